@@ -1,0 +1,1 @@
+"""Quire's shared models and I/O interfaces: IR, plan, session, configuration, storage."""

@@ -1,0 +1,77 @@
+"""One exception family, so every layer can tell bad input from a bug or a transient fault.
+
+The CLI prints `QuireError`s as one line (no traceback); workers record their `code` and
+message as the document's failure reason; only `TransientError`s are retried.
+"""
+
+from __future__ import annotations
+
+
+class QuireError(Exception):
+    """Base class. `code` is a stable machine-readable reason, the message is for people."""
+
+    code = "error"
+
+    def __init__(self, message: str, *, source: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.source = source
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.message}" if self.source else self.message
+
+
+class InputError(QuireError):
+    """The document itself is unusable; retrying cannot help."""
+
+    code = "bad_input"
+
+
+class UnsupportedFormatError(InputError):
+    code = "unsupported_format"
+
+
+class CorruptDocumentError(InputError):
+    code = "corrupt"
+
+
+class EncryptedDocumentError(InputError):
+    code = "encrypted"
+
+
+class EmptyDocumentError(InputError):
+    code = "empty"
+
+
+class TooLargeError(InputError):
+    code = "too_large"
+
+
+class ConflictError(QuireError):
+    """A commit was made against a stale revision; nothing was changed."""
+
+    code = "conflict"
+
+
+class TransientError(QuireError):
+    """A fault of the environment (network, 5xx, rate limit) worth retrying with backoff."""
+
+    code = "transient"
+
+
+class BackendError(QuireError):
+    """A review/analysis backend gave no valid answer after its retries."""
+
+    code = "backend"
+
+
+class ValidationFailedError(QuireError):
+    """A decision (boundary, analysis, index) broke a rule and was refused."""
+
+    code = "invalid_decision"
+
+
+class VerificationError(QuireError):
+    """Written output does not preserve the source."""
+
+    code = "verification_failed"

@@ -1,0 +1,116 @@
+"""Boundary planning data: safe cut candidates, topic-review votes, boundaries and chunks.
+
+Pure data. The logic lives in `workers.boundaries` (candidates, scoring, planner) and
+`workers.review` (reviewer backends).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared.ir import ElementType
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Candidate(_Model):
+    """A structurally safe cut point: between `after_id` and `before_id`."""
+
+    after_id: str
+    before_id: str
+    ends_type: ElementType
+    begins_type: ElementType
+    left_snippet: str
+    right_snippet: str
+    cum_pages: float  # size of the document up to the cut, in pages (PDF pages or words/400)
+    cum_words: int
+    heading_level: int | None = None  # level of the heading that begins after the cut
+    numbering: str | None = None  # e.g. "Chapter 3", "2.4", when the next heading/para has it
+    score: float = 0.0  # change-point score in [0, 1]; higher = stronger topic change
+
+
+ReviewRole = Literal["transition", "continuity", "adjudicator"]
+REVIEW_ROLES: tuple[ReviewRole, ...] = ("transition", "continuity", "adjudicator")
+Verdict = Literal["new_topic", "same_topic"]
+
+
+class ReviewTask(_Model):
+    """One candidate transition to review, with the element ids visible on each side."""
+
+    doc_id: str
+    after_id: str
+    left_ids: list[str]
+    right_ids: list[str]
+    score: float
+
+
+class ReviewVote(_Model):
+    """One reviewer's strict JSON answer, validated against the task's sides."""
+
+    after_id: str
+    role: ReviewRole
+    verdict: Verdict
+    confidence: float = Field(ge=0.0, le=1.0)
+    evidence_left: list[str]
+    evidence_right: list[str]
+    reason: str = Field(min_length=1)
+    backend: str
+
+
+class ReviewFailure(_Model):
+    after_id: str
+    role: ReviewRole
+    backend: str
+    error: str
+
+
+class ReviewOutcome(_Model):
+    """All votes on one transition and what they add up to."""
+
+    after_id: str
+    votes: list[ReviewVote] = []
+    failures: list[ReviewFailure] = []
+    decision: Literal["confirmed_change", "continuity", "uncertain", "failed"]
+
+
+class Boundary(_Model):
+    """A chosen cut. `after_id` is always a listed safe candidate."""
+
+    after_id: str
+    reason: str
+    decider: str  # "heuristic", "openai", "anthropic", "command", "agent", "forced"
+    evidence: list[str] = []
+    revision: int | None = None
+    forced: bool = False  # hard cap reached: the next chunk continues this one's concept
+
+
+class PlanSettings(_Model):
+    min_pages: float = 5
+    max_pages: float = 12  # preferred maximum
+    soft_max_pages: float = 13  # allowed to finish a concept, with a specific reason
+    hard_max_pages: float = 20  # absolute cap: a forced cut happens before this
+
+
+class ChunkPlan(_Model):
+    number: int  # 1-based
+    first_id: str
+    last_id: str
+    page_first: int
+    page_last: int
+    pages: float
+    words: int
+    title: str
+    end_reason: str  # why the chunk ends (the boundary's reason, or "end of document")
+    end_decider: str
+    continues: bool = False  # ends at a forced cut: the next chunk continues its concept
+
+
+class Plan(_Model):
+    doc_id: str
+    settings: PlanSettings
+    boundaries: list[Boundary]
+    chunks: list[ChunkPlan]
