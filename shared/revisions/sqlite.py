@@ -1,0 +1,138 @@
+"""SqliteRevisionStore: the embedded revision store for local mode.
+
+Safe across threads and processes: WAL journal, a busy timeout, and every CAS inside
+`BEGIN IMMEDIATE`, which takes the database's write lock before reading, so no other writer
+can slip between the read and the write. Threads of one process also queue on a local lock
+first, which avoids spinning in SQLite's busy handler. One connection per thread and process
+(sqlite3 connections must not cross a fork).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from shared.errors import TransientError
+from shared.revisions.base import RevisionStore, check_doc_id, check_rev
+
+_SCHEMA = "CREATE TABLE IF NOT EXISTS revisions (doc_id TEXT PRIMARY KEY, rev INTEGER NOT NULL)"
+
+
+class SqliteRevisionStore(RevisionStore):
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._reset_process_state()
+        self._init_db()
+
+    def __repr__(self) -> str:
+        return f"SqliteRevisionStore({str(self.path)!r})"
+
+    def _reset_process_state(self) -> None:
+        self._pid = os.getpid()
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        self._conns: list[sqlite3.Connection] = []
+        self._conns_lock = threading.Lock()
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._pid != os.getpid():  # forked: the parent's connections and locks are not ours
+            self._reset_process_state()
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(
+                self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+            )
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+            with self._conns_lock:
+                self._conns.append(conn)
+        return conn
+
+    def _init_db(self) -> None:
+        conn = self._conn()
+        deadline = time.monotonic() + self.timeout
+        while True:  # switching to WAL needs a moment of exclusive access
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(_SCHEMA)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise TransientError(f"revision database busy: {exc}") from exc
+                time.sleep(0.01)
+
+    def current(self, doc_id: str) -> int:
+        check_doc_id(doc_id)
+        try:
+            row = (
+                self._conn()
+                .execute("SELECT rev FROM revisions WHERE doc_id = ?", (doc_id,))
+                .fetchone()
+            )
+        except sqlite3.OperationalError as exc:
+            raise TransientError(f"revision database unavailable: {exc}") from exc
+        return int(row[0]) if row else 0
+
+    def compare_and_set(self, doc_id: str, expected: int, new: int) -> bool:
+        check_doc_id(doc_id)
+        check_rev(expected)
+        check_rev(new)
+        conn = self._conn()
+        with self._write_lock:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise TransientError(f"revision database busy: {exc}") from exc
+            try:
+                row = conn.execute(
+                    "SELECT rev FROM revisions WHERE doc_id = ?", (doc_id,)
+                ).fetchone()
+                if (int(row[0]) if row else 0) != expected:
+                    conn.execute("ROLLBACK")
+                    return False
+                conn.execute(
+                    "INSERT INTO revisions (doc_id, rev) VALUES (?, ?) "
+                    "ON CONFLICT(doc_id) DO UPDATE SET rev = excluded.rev",
+                    (doc_id, new),
+                )
+                conn.execute("COMMIT")
+                return True
+            except BaseException as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise TransientError(f"revision database busy: {exc}") from exc
+                raise
+
+    def force(self, doc_id: str, value: int) -> None:
+        check_doc_id(doc_id)
+        check_rev(value)
+        conn = self._conn()
+        with self._write_lock:
+            try:
+                conn.execute(
+                    "INSERT INTO revisions (doc_id, rev) VALUES (?, ?) "
+                    "ON CONFLICT(doc_id) DO UPDATE SET rev = excluded.rev",
+                    (doc_id, value),
+                )
+            except sqlite3.OperationalError as exc:
+                raise TransientError(f"revision database busy: {exc}") from exc
+
+    def list_docs(self) -> list[str]:
+        try:
+            rows = self._conn().execute("SELECT doc_id FROM revisions ORDER BY doc_id").fetchall()
+        except sqlite3.OperationalError as exc:
+            raise TransientError(f"revision database unavailable: {exc}") from exc
+        return sorted(str(r[0]) for r in rows)
+
+    def close(self) -> None:
+        with self._conns_lock:
+            conns, self._conns = self._conns, []
+        for conn in conns:
+            conn.close()
+        self._local = threading.local()

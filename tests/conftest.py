@@ -1,0 +1,69 @@
+"""Shared fixtures. Service fixtures start real processes (see services.py); a missing
+binary fails the test that needs it."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from services import S3_SCRUB_ENV, S3_TEST_ENV, MotoServer, RedisServer
+
+if TYPE_CHECKING:
+    from shared.store.s3 import S3Store
+
+
+@pytest.fixture(scope="session")
+def redis_service() -> Iterator[RedisServer]:
+    """One redis-server for the whole session. Share it by using unique key prefixes."""
+    with RedisServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_service: RedisServer) -> str:
+    return redis_service.url
+
+
+@pytest.fixture
+def private_redis() -> Iterator[RedisServer]:
+    """A redis-server for this test alone, free to restart, kill, pause or flush."""
+    with RedisServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def moto_service() -> Iterator[MotoServer]:
+    with MotoServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint(moto_service: MotoServer) -> str:
+    return moto_service.endpoint_url
+
+
+@pytest.fixture
+def s3_env(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    """Dummy AWS credentials and QUIRE_S3_ENDPOINT_URL for this test; returns the endpoint."""
+    for name in S3_SCRUB_ENV:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in S3_TEST_ENV.items():
+        monkeypatch.setenv(name, value)
+    # Keep any ~/.aws config of the machine out of the test.
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    monkeypatch.setenv("QUIRE_S3_ENDPOINT_URL", s3_endpoint)
+    return s3_endpoint
+
+
+@pytest.fixture
+def s3_store(s3_env: str) -> S3Store:
+    """An S3Store on moto with a fresh bucket (and a prefix) for this test."""
+    from shared.store.s3 import S3Store  # boto3 is loaded only by tests that need it
+
+    store = S3Store(f"quire-test-{uuid.uuid4().hex[:16]}", "t")
+    store.ensure_bucket()
+    return store
