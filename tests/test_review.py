@@ -1,0 +1,443 @@
+"""Topic review: validation, heuristic baseline, combining votes, LLM reviewers end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shared.errors import BackendError
+from shared.ir import assign_ids, make_element
+from shared.plan import REVIEW_ROLES, ReviewFailure, ReviewRole, ReviewTask, ReviewVote
+from tests.llm_servers import FakeProvider, answer, status
+from workers.review import (
+    HeuristicReviewer,
+    InvalidVote,
+    LLMReviewer,
+    PromptBudget,
+    ReviewAnswer,
+    combine,
+    generic_reason,
+    heuristic_vote,
+    make_reviewer,
+    review_all,
+    validate_answer,
+)
+from workers.review.prompts import system_prompt, user_prompt
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# el-000001..3 photosynthesis, el-000004 heading "Cell Division", el-000005..6 mitosis,
+# el-000007 "as follows:", el-000008 list continuing it, el-000009 more on mitosis.
+ELEMENTS = assign_ids(
+    [
+        make_element(
+            "paragraph",
+            "Photosynthesis converts light energy into chemical energy "
+            "stored in glucose inside the chloroplasts of plant cells.",
+            1,
+        ),
+        make_element(
+            "paragraph",
+            "Chlorophyll absorbs red and blue light; the light reactions "
+            "split water and release oxygen.",
+            1,
+        ),
+        make_element(
+            "paragraph",
+            "The Calvin cycle fixes carbon dioxide into sugar using ATP "
+            "and NADPH from the light reactions.",
+            2,
+        ),
+        make_element("heading", "## Cell Division", 2, level=2),
+        make_element(
+            "paragraph",
+            "Mitosis divides a nucleus into two genetically identical daughter nuclei.",
+            2,
+        ),
+        make_element(
+            "paragraph",
+            "Before mitosis, chromosomes replicate during interphase and "
+            "condense into sister chromatids.",
+            3,
+        ),
+        make_element(
+            "paragraph", "The stages of mitosis with their chromosomes are as follows:", 3
+        ),
+        make_element(
+            "list",
+            "1. prophase: chromosomes condense\n2. metaphase: chromosomes align",
+            3,
+            items=["prophase: chromosomes condense", "metaphase: chromosomes align"],
+            ordered=True,
+        ),
+        make_element(
+            "paragraph",
+            "During anaphase sister chromatids of each chromosome "
+            "separate toward opposite poles; mitosis ends with telophase.",
+            4,
+        ),
+    ]
+)
+BY_ID = {e.id: e for e in ELEMENTS}
+ids = [e.id for e in ELEMENTS]
+CHANGE = ReviewTask(doc_id="d", after_id=ids[2], left_ids=ids[0:3], right_ids=ids[3:6], score=0.8)
+CONTINUE = ReviewTask(doc_id="d", after_id=ids[6], left_ids=ids[4:7], right_ids=ids[7:9], score=0.2)
+GOOD_VOTE = {
+    "verdict": "new_topic",
+    "confidence": 0.85,
+    "evidence_left": [ids[2]],
+    "evidence_right": [ids[3], ids[4]],
+    "reason": "The Calvin cycle closes photosynthesis; the heading 'Cell Division' opens "
+    "mitosis, an unrelated process.",
+}
+KEYS = {"openai": "sk-review-test-key-1", "anthropic": "sk-ant-review-test-key-2"}
+
+
+def vote(
+    role: ReviewRole, verdict: str, confidence: float = 0.8, after_id: str = CHANGE.after_id
+) -> ReviewVote:
+    return ReviewVote(
+        after_id=after_id,
+        role=role,
+        verdict=verdict,
+        confidence=confidence,
+        evidence_left=[ids[2]],
+        evidence_right=[ids[3]],
+        reason="photosynthesis ends, mitosis begins",
+        backend="test",
+    )
+
+
+# --- validation --------------------------------------------------------------------------
+
+
+def test_valid_answer_becomes_vote_with_unique_ids() -> None:
+    data = {**GOOD_VOTE, "evidence_right": [ids[3], ids[3], ids[4]]}
+    result = validate_answer(ReviewAnswer(**data), CHANGE, "transition", "openai")
+    assert result.evidence_right == [ids[3], ids[4]]
+    assert (result.after_id, result.role, result.backend) == (ids[2], "transition", "openai")
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"evidence_left": [ids[3]]}, "on the other side"),
+        ({"evidence_right": [ids[0]]}, "on the other side"),
+        ({"evidence_left": ["el-999999"]}, "not in this task"),
+        ({"evidence_left": []}, "evidence_left is empty"),
+        ({"evidence_right": []}, "evidence_right is empty"),
+        ({"reason": "n/a"}, "too short"),
+        ({"reason": "A new topic starts here."}, "generic"),
+        ({"reason": "new topic"}, "too short"),
+        ({"reason": "The topic changes here, clearly."}, "nothing specific"),
+        ({"reason": "<reason for the verdict>"}, "placeholder"),
+    ],
+)
+def test_validation_rejects_bad_evidence_and_generic_reasons(
+    change: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(InvalidVote, match=message):
+        validate_answer(ReviewAnswer(**{**GOOD_VOTE, **change}), CHANGE, "adjudicator", "x")
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "auto",
+        "same",
+        "N/A",
+        "same topic",
+        "ok",
+        "new_topic",
+        "It continues.",
+        "   ",
+        "different topic!!!!!!",
+    ],
+)
+def test_generic_reasons(reason: str) -> None:
+    assert generic_reason(reason) is not None
+
+
+def test_specific_reasons_pass() -> None:
+    assert generic_reason("Mitosis stages continue the list begun before the cut") is None
+    assert generic_reason("heading 'Cell Division' starts; overlap 0.05") is None
+
+
+def test_schema_rejects_out_of_range_confidence() -> None:
+    with pytest.raises(ValueError):
+        ReviewAnswer(**{**GOOD_VOTE, "confidence": 1.5})
+
+
+# --- prompts -----------------------------------------------------------------------------
+
+
+def test_prompt_shows_both_sides_with_ids_and_role_question() -> None:
+    text = user_prompt(CHANGE, "continuity", BY_ID)
+    before, after = text.split("AFTER THE CUT")
+    for element_id in CHANGE.left_ids:
+        assert f'id="{element_id}"' in before
+    for element_id in CHANGE.right_ids:
+        assert f'id="{element_id}"' in after
+    assert "Calvin cycle" in before and "## Cell Division" in after
+    assert "same concept continue" in text
+    assert system_prompt("continuity") != system_prompt("transition")
+    assert "CONTINUITY" in system_prompt("continuity")
+
+
+def test_prompt_budget_keeps_text_nearest_the_cut() -> None:
+    long_left = assign_ids(
+        [make_element("paragraph", f"Older filler sentence {i}. " * 40, 1) for i in range(5)]
+        + [
+            make_element("paragraph", "start " + "x" * 3000 + " CUTEND", 2),
+            make_element("paragraph", "RIGHTSTART " + "y" * 3000, 2),
+        ]
+    )
+    by_id = {e.id: e for e in long_left}
+    task = ReviewTask(
+        doc_id="d",
+        after_id="el-000006",
+        left_ids=[e.id for e in long_left[:6]],
+        right_ids=["el-000007"],
+        score=0.5,
+    )
+    text = user_prompt(task, "transition", by_id, PromptBudget(side_chars=2000, element_chars=1500))
+    assert "CUTEND" in text and "RIGHTSTART" in text  # the ends that touch the cut
+    assert 'id="el-000001"' not in text and "not shown" in text
+    assert len(text) < 5000
+
+
+def test_unknown_element_ids_are_a_caller_error() -> None:
+    task = CHANGE.model_copy(update={"right_ids": ["el-424242"]})
+    with pytest.raises(ValueError, match="el-424242"):
+        user_prompt(task, "transition", BY_ID)
+
+
+# --- heuristic ---------------------------------------------------------------------------
+
+
+def heuristic_json() -> str:
+    votes = [heuristic_vote(t, r, BY_ID) for t in (CHANGE, CONTINUE) for r in REVIEW_ROLES]
+    return json.dumps([v.model_dump(mode="json") for v in votes], ensure_ascii=False)
+
+
+def test_heuristic_is_deterministic_across_runs_and_hash_seeds() -> None:
+    first = heuristic_json()
+    assert heuristic_json() == first
+    script = (
+        "from tests.test_review import heuristic_json; import sys; "
+        "sys.stdout.write(heuristic_json())"
+    )
+    for seed in ("1", "2"):
+        out = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        assert out == first
+
+
+def test_heuristic_sees_a_heading_topic_change() -> None:
+    votes = [heuristic_vote(CHANGE, role, BY_ID) for role in REVIEW_ROLES]
+    assert [v.verdict for v in votes] == ["new_topic"] * 3
+    for v in votes:
+        assert v.reason.startswith(f"heuristic baseline ({v.role})")
+        assert "heading 'Cell Division' (level 2) starts here" in v.reason
+        assert "lexical overlap 0.0" in v.reason
+        assert v.evidence_left == [ids[2]] and v.evidence_right == [ids[3]]
+        assert v.backend == "heuristic" and 0.5 <= v.confidence <= 0.95
+    assert combine(CHANGE.after_id, votes).decision == "confirmed_change"
+
+
+def test_heuristic_sees_continuity() -> None:
+    votes = [HeuristicReviewer().vote(CONTINUE, role, BY_ID) for role in REVIEW_ROLES]
+    assert [v.verdict for v in votes] == ["same_topic"] * 3
+    for v in votes:
+        assert "no heading starts here" in v.reason
+        assert "ends with ':'" in v.reason
+        assert "shared terms: chromosomes" in v.reason
+    assert combine(CONTINUE.after_id, votes).decision == "continuity"
+
+
+# --- combine -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "roles,expected",
+    [
+        (
+            {"transition": ("new_topic", 0.9), "adjudicator": ("new_topic", 0.55)},
+            "confirmed_change",
+        ),
+        ({"adjudicator": ("new_topic", 0.7)}, "confirmed_change"),  # alone, confident
+        ({"adjudicator": ("new_topic", 0.55)}, "uncertain"),  # alone, not confident enough
+        (
+            {
+                "transition": ("same_topic", 0.9),
+                "continuity": ("same_topic", 0.9),
+                "adjudicator": ("new_topic", 0.9),
+            },
+            "uncertain",
+        ),  # both others dissent: vetoed
+        (
+            {
+                "transition": ("same_topic", 0.9),
+                "continuity": ("new_topic", 0.6),
+                "adjudicator": ("new_topic", 0.55),
+            },
+            "confirmed_change",
+        ),  # continuity agrees
+        ({"continuity": ("same_topic", 0.8), "adjudicator": ("same_topic", 0.5)}, "continuity"),
+        ({"transition": ("new_topic", 0.9), "continuity": ("new_topic", 0.7)}, "confirmed_change"),
+        ({"transition": ("new_topic", 0.9), "continuity": ("same_topic", 0.7)}, "uncertain"),
+        ({"transition": ("new_topic", 0.9)}, "uncertain"),
+        ({"transition": ("new_topic", 0.9), "adjudicator": ("new_topic", 0.3)}, "uncertain"),
+    ],
+)
+def test_combine_decisions(roles: dict[ReviewRole, tuple[str, float]], expected: str) -> None:
+    votes = [vote(role, verdict, conf) for role, (verdict, conf) in roles.items()]
+    assert combine(CHANGE.after_id, votes).decision == expected
+
+
+def test_combine_without_votes_fails_and_keeps_failures() -> None:
+    failure = ReviewFailure(
+        after_id=CHANGE.after_id, role="adjudicator", backend="openai", error="HTTP 500"
+    )
+    outcome = combine(CHANGE.after_id, [], [failure])
+    assert outcome.decision == "failed" and outcome.failures == [failure]
+    with pytest.raises(ValueError):
+        combine("el-000001", [vote("transition", "new_topic")])
+
+
+# --- LLM reviewers end to end ------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "QUIRE_AGENT_COMMAND",
+        "QUIRE_BACKEND_CONCURRENCY",
+    ):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("QUIRE_BACKEND_BACKOFF", "0.001")
+    monkeypatch.setenv("QUIRE_BACKEND_TIMEOUT", "5")
+
+
+@pytest.fixture(params=["openai", "anthropic"])
+def provider(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[FakeProvider]:
+    with FakeProvider(request.param) as server:
+        prefix = request.param.upper()
+        monkeypatch.setenv(f"{prefix}_API_KEY", KEYS[request.param])
+        monkeypatch.setenv(f"{prefix}_BASE_URL", server.base_url)
+        yield server
+
+
+def test_llm_reviewer_votes(provider: FakeProvider) -> None:
+    provider.enqueue(answer(GOOD_VOTE))
+    result = make_reviewer(provider.kind).vote(CHANGE, "adjudicator", BY_ID)
+    assert isinstance(result, ReviewVote)
+    assert result.backend == provider.kind and result.verdict == "new_topic"
+    sent = provider.requests[0].raw.decode()
+    assert "ADJUDICATOR" in sent and "Cell Division" in sent and ids[4] in sent
+    assert KEYS[provider.kind] not in sent
+
+
+def test_llm_reviewer_429_then_success(provider: FakeProvider) -> None:
+    provider.enqueue(status(429, headers={"retry-after-ms": "300"}), answer(GOOD_VOTE))
+    started = time.monotonic()
+    result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
+    assert isinstance(result, ReviewVote)
+    assert len(provider.requests) == 2 and time.monotonic() - started >= 0.3
+
+
+def test_llm_reviewer_malformed_then_success(provider: FakeProvider) -> None:
+    provider.enqueue(answer("{not json"), answer(GOOD_VOTE))
+    assert isinstance(make_reviewer(provider.kind).vote(CHANGE, "continuity", BY_ID), ReviewVote)
+    assert len(provider.requests) == 2
+
+
+def test_rule_breaking_vote_is_reasked_with_the_rule(provider: FakeProvider) -> None:
+    provider.enqueue(answer({**GOOD_VOTE, "evidence_left": [ids[4]]}), answer(GOOD_VOTE))
+    result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
+    assert isinstance(result, ReviewVote)
+    assert "on the other side" in provider.requests[1].body["messages"][-1]["content"]
+
+
+def test_persistent_garbage_is_a_failure_not_a_vote(provider: FakeProvider) -> None:
+    provider.default = answer("garbage")
+    result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
+    assert isinstance(result, ReviewFailure)
+    assert result.backend == provider.kind and "no valid answer" in result.error
+    assert len(provider.requests) == 3
+
+
+def test_persistently_generic_votes_are_a_failure(provider: FakeProvider) -> None:
+    provider.default = answer({**GOOD_VOTE, "reason": "new topic"})
+    result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
+    assert isinstance(result, ReviewFailure) and "too short" in result.error
+    assert len(provider.requests) == 3
+    outcome = combine(CHANGE.after_id, [], [result])
+    assert outcome.decision == "failed" and outcome.votes == []
+
+
+def test_review_all_respects_the_concurrency_limit(
+    provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUIRE_BACKEND_CONCURRENCY", "2")
+    provider.default = answer(GOOD_VOTE, delay=0.1)
+    tasks = [CHANGE, CHANGE.model_copy(update={"doc_id": "other"})]
+    outcomes = review_all(tasks, BY_ID, make_reviewer(provider.kind), max_workers=6)
+    assert [o.decision for o in outcomes] == ["confirmed_change"] * 2
+    assert all(len(o.votes) == 3 for o in outcomes)
+    assert len(provider.requests) == 6 and provider.max_in_flight == 2
+
+
+def test_command_reviewer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = tmp_path / "agent.py"
+    script.write_text(
+        "import json, sys\n"
+        "task = json.loads(sys.stdin.read())\n"
+        "assert task['task'] == 'review.continuity' and 'evidence_left' in task['user']\n"
+        f"print(json.dumps({GOOD_VOTE!r}))\n"
+    )
+    monkeypatch.setenv(
+        "QUIRE_AGENT_COMMAND", f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    )
+    reviewer = make_reviewer("command")
+    assert isinstance(reviewer, LLMReviewer)
+    result = reviewer.vote(CHANGE, "continuity", BY_ID)
+    assert isinstance(result, ReviewVote) and result.backend == "command"
+
+
+def test_command_reviewer_failing_agent_is_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUIRE_BACKEND_MAX_ATTEMPTS", "2")
+    monkeypatch.setenv(
+        "QUIRE_AGENT_COMMAND",
+        f"{shlex.quote(sys.executable)} -c "
+        + shlex.quote("import sys; sys.exit('no model configured')"),
+    )
+    result = make_reviewer("command").vote(CHANGE, "adjudicator", BY_ID)
+    assert isinstance(result, ReviewFailure) and "no model configured" in result.error
+
+
+def test_make_reviewer_names() -> None:
+    assert isinstance(make_reviewer("heuristic"), HeuristicReviewer)
+    with pytest.raises(BackendError, match="OPENAI_API_KEY"):
+        make_reviewer("openai")

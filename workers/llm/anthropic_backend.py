@@ -1,0 +1,88 @@
+"""Anthropic messages API, answer forced through one tool whose input is the schema."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from shared.errors import BackendError
+from workers.llm.base import BackendSettings, RetryingBackend, http_fault, require_env, schema_name
+from workers.llm.retry import InvalidAnswer, TransientFault
+
+DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
+
+
+class AnthropicBackend(RetryingBackend):
+    """`QUIRE_ANTHROPIC_MODEL`, `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY` from the env.
+
+    `QUIRE_ANTHROPIC_MAX_TOKENS` (default 4096) bounds the answer.
+    """
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        settings: BackendSettings | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        env = os.environ if env is None else env
+        super().__init__(settings or BackendSettings.from_env(env))
+        key = require_env("ANTHROPIC_API_KEY", env)
+        self._secrets = (key,)
+        self.model = model or env.get("QUIRE_ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
+        try:
+            self.max_tokens = int(env.get("QUIRE_ANTHROPIC_MAX_TOKENS") or 4096)
+        except ValueError as exc:
+            raise BackendError("QUIRE_ANTHROPIC_MAX_TOKENS must be an integer") from exc
+        import anthropic  # optional extra; imported only when this backend is used
+
+        self._sdk = anthropic
+        # max_retries=0: our retry policy is the only one, so it is predictable and testable.
+        self._client: Any = anthropic.Anthropic(
+            api_key=key,
+            base_url=env.get("ANTHROPIC_BASE_URL") or None,
+            max_retries=0,
+            timeout=self.settings.timeout,
+        )
+
+    def _request(
+        self, *, system: str, user: str, schema: type[BaseModel], task: str
+    ) -> dict[str, Any]:
+        tool = schema_name(schema)
+        sdk = self._sdk
+        try:
+            response = self._client.messages.create(
+                model=self.model,
+                max_tokens=self.max_tokens,
+                system=system,
+                messages=[{"role": "user", "content": user}],
+                tools=[
+                    {
+                        "name": tool,
+                        "description": "Record your answer. Call this exactly once.",
+                        "input_schema": schema.model_json_schema(),
+                    }
+                ],
+                tool_choice={"type": "tool", "name": tool},
+            )
+        except sdk.APIStatusError as exc:
+            raise http_fault(
+                exc.status_code, exc.response.headers, exc.message, where=f"anthropic {task}"
+            ) from exc
+        except sdk.APIConnectionError as exc:  # includes APITimeoutError
+            raise TransientFault(f"{type(exc).__name__}: {exc.message}") from exc
+        except sdk.AnthropicError as exc:
+            raise BackendError(f"anthropic {task}: {type(exc).__name__}: {exc}") from exc
+        for block in response.content:
+            if getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == tool:
+                if not isinstance(block.input, dict):
+                    raise InvalidAnswer("the tool input is not a JSON object")
+                return dict(block.input)
+        if response.stop_reason == "max_tokens":
+            raise InvalidAnswer("the answer was cut off at the token limit")
+        raise InvalidAnswer(f"the answer did not call the {tool} tool")

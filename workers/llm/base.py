@@ -1,0 +1,281 @@
+"""The one interface every LLM backend offers: ask for JSON, get back a validated model.
+
+Callers (topic review, the boundary decider, chunk analysis) never see provider details:
+they pass a system prompt, a user prompt and a pydantic model class, and get an instance of
+that class or a `shared.errors.BackendError`. Transport retries, re-asks on invalid output
+and the concurrency limit live in `RetryingBackend`, so every provider behaves the same.
+
+Secrets: API keys are read from the environment at construction, handed to the SDK and
+never logged, put in prompts, task payloads or error messages (`redact` scrubs them).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import os
+import re
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from shared.errors import BackendError
+from workers.llm.retry import (
+    InvalidAnswer,
+    RetryPolicy,
+    TransientFault,
+    call_with_retries,
+    parse_retry_after,
+)
+
+log = logging.getLogger("quire.llm")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class JsonBackend(Protocol):
+    """Ask a model for one JSON object matching `schema`; `task` labels the call in logs."""
+
+    name: str
+
+    def ask(self, *, system: str, user: str, schema: type[M], task: str) -> M: ...
+
+
+def env_float(env: Mapping[str, str], key: str, default: float) -> float:
+    raw = env.get(key)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError as exc:
+        raise BackendError(f"{key} must be a number, got {raw!r}") from exc
+
+
+@dataclass(frozen=True)
+class BackendSettings:
+    """Limits shared by all backends; `from_env` reads the QUIRE_BACKEND_* variables."""
+
+    concurrency: int = 4  # QUIRE_BACKEND_CONCURRENCY: calls in flight per provider
+    timeout: float = 120.0  # QUIRE_BACKEND_TIMEOUT: seconds per request / command run
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> BackendSettings:
+        env = os.environ if env is None else env
+        default = RetryPolicy()
+        concurrency = int(env_float(env, "QUIRE_BACKEND_CONCURRENCY", 4))
+        if concurrency < 1:
+            raise BackendError("QUIRE_BACKEND_CONCURRENCY must be at least 1")
+        return cls(
+            concurrency=concurrency,
+            timeout=env_float(env, "QUIRE_BACKEND_TIMEOUT", 120.0),
+            policy=RetryPolicy(
+                max_attempts=int(
+                    env_float(env, "QUIRE_BACKEND_MAX_ATTEMPTS", default.max_attempts)
+                ),
+                reasks=int(env_float(env, "QUIRE_BACKEND_REASKS", default.reasks)),
+                backoff_base=env_float(env, "QUIRE_BACKEND_BACKOFF", default.backoff_base),
+                backoff_max=env_float(env, "QUIRE_BACKEND_BACKOFF_MAX", default.backoff_max),
+                retry_after_max=env_float(
+                    env, "QUIRE_BACKEND_RETRY_AFTER_MAX", default.retry_after_max
+                ),
+            ),
+        )
+
+
+def require_env(key: str, env: Mapping[str, str] | None = None) -> str:
+    """A required setting (API key, model command): missing → BackendError naming the key."""
+    value = (os.environ if env is None else env).get(key, "").strip()
+    if not value:
+        raise BackendError(f"{key} is not set; it is required for this backend")
+    return value
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """Remove secret values from text that may end up in logs or error messages."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+_TOOL_NAME = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def schema_name(schema: type[BaseModel]) -> str:
+    """A provider-safe name (a-z, 0-9, _ and -; at most 64) for a response schema / tool."""
+    return _TOOL_NAME.sub("_", schema.__name__)[:64] or "answer"
+
+
+# Keywords OpenAI's strict mode has rejected at one time or another. They are dropped from
+# the copy sent to the provider only; pydantic still enforces them on the answer.
+_STRICT_UNSUPPORTED = (
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "default",
+)
+
+
+def strict_json_schema(schema: type[BaseModel]) -> tuple[dict[str, Any], bool]:
+    """The model's JSON schema made strict-mode compatible, and whether that was possible.
+
+    Strict mode wants every object closed (`additionalProperties: false`) with all its
+    properties required. A property with a default becomes required too, which only means
+    the model must state it. Free-form objects (dict fields) cannot be strict: then the
+    plain schema is returned with strict=False.
+    """
+    result = copy.deepcopy(schema.model_json_schema())
+    ok = True
+
+    def visit(node: Any) -> None:
+        nonlocal ok
+        if isinstance(node, dict):
+            if node.get("type") == "object":
+                props = node.get("properties")
+                extra = node.get("additionalProperties")
+                if not isinstance(props, dict) or (extra not in (None, False)):
+                    ok = False
+                else:
+                    node["additionalProperties"] = False
+                    node["required"] = list(props)
+            for key in _STRICT_UNSUPPORTED:
+                if key in node and not isinstance(node.get(key), dict):
+                    node.pop(key)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(result)
+    return (result, True) if ok else (schema.model_json_schema(), False)
+
+
+def _reject_constant(token: str) -> Any:
+    raise InvalidAnswer(f"answer contains {token}, which is not JSON")
+
+
+def http_fault(
+    status: int, headers: Mapping[str, str], message: str, *, where: str
+) -> TransientFault | BackendError:
+    """Map an HTTP error status to a retry (429, 408, 409, 5xx) or a final error."""
+    if status in (408, 409, 429) or status >= 500:
+        return TransientFault(f"HTTP {status}: {message}", retry_after=parse_retry_after(headers))
+    return BackendError(f"{where}: HTTP {status}: {message}")
+
+
+def parse_answer(raw: str | bytes | dict[str, Any], schema: type[M]) -> M:
+    """Validate a provider's answer; anything unusable becomes `InvalidAnswer` (re-ask)."""
+    try:
+        if isinstance(raw, dict):
+            return schema.model_validate(raw)
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        data = json.loads(text, parse_constant=_reject_constant)
+        if not isinstance(data, dict):
+            raise InvalidAnswer(f"expected one JSON object, got {type(data).__name__}")
+        return schema.model_validate(data)
+    except UnicodeDecodeError as exc:
+        raise InvalidAnswer("answer is not UTF-8") from exc
+    except json.JSONDecodeError as exc:
+        raise InvalidAnswer(f"answer is not valid JSON: {exc.msg} at char {exc.pos}") from exc
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
+            for err in exc.errors()[:8]
+        )
+        raise InvalidAnswer(f"answer does not match the schema: {problems}") from exc
+
+
+def with_feedback(user: str, feedback: str | None) -> str:
+    """The user prompt for a re-ask: the original plus why the last answer was refused."""
+    if not feedback:
+        return user
+    return (
+        f"{user}\n\nYour previous answer was rejected: {feedback[:600]}\n"
+        "Answer again with exactly one JSON object that matches the schema."
+    )
+
+
+_SLOTS: dict[tuple[str, int], threading.BoundedSemaphore] = {}
+_SLOTS_LOCK = threading.Lock()
+
+
+def _slots(name: str, size: int) -> threading.BoundedSemaphore:
+    """One semaphore per backend name (and limit) per process: every instance built for
+    the same provider, e.g. one per review batch, shares the provider's limit."""
+    with _SLOTS_LOCK:
+        return _SLOTS.setdefault((name, size), threading.BoundedSemaphore(size))
+
+
+class RetryingBackend(ABC):
+    """Shared `ask`: concurrency slots, retries with backoff, re-asks, one error type out.
+
+    Subclasses implement `_request`, one provider call returning the raw answer (a JSON
+    string or an already-decoded object). It raises `TransientFault` for faults worth
+    retrying after a pause (429, 5xx, timeouts, connection errors, crashed commands),
+    `InvalidAnswer` for output worth re-asking, and `BackendError` for everything final.
+    """
+
+    name: str = "backend"
+
+    def __init__(self, settings: BackendSettings | None = None) -> None:
+        self.settings = settings or BackendSettings.from_env()
+        # Held only while a request is in flight, not during backoff sleeps.
+        self._slots = _slots(self.name, self.settings.concurrency)
+        self._secrets: tuple[str, ...] = ()
+
+    @abstractmethod
+    def _request(
+        self, *, system: str, user: str, schema: type[BaseModel], task: str
+    ) -> str | bytes | dict[str, Any]: ...
+
+    def ask(self, *, system: str, user: str, schema: type[M], task: str) -> M:
+        feedback: list[str] = []  # reason the latest answer was refused, for the re-ask
+
+        def attempt() -> M:
+            prompt = with_feedback(user, feedback[-1] if feedback else None)
+            started = time.monotonic()
+            try:
+                with self._slots:
+                    raw = self._request(system=system, user=prompt, schema=schema, task=task)
+                answer = parse_answer(raw, schema)
+            except InvalidAnswer as exc:
+                feedback.append(str(exc))
+                raise
+            log.info("%s %s: answer in %.2fs", self.name, task, time.monotonic() - started)
+            return answer
+
+        def on_retry(exc: BaseException, wait: float) -> None:
+            log.warning(
+                "%s %s: %s; retrying in %.2fs",
+                self.name,
+                task,
+                redact(str(exc), self._secrets),
+                wait,
+            )
+
+        try:
+            return call_with_retries(attempt, self.settings.policy, on_retry=on_retry)
+        except (TransientFault, InvalidAnswer) as exc:
+            raise BackendError(
+                f"{self.name} {task}: no valid answer after retries: "
+                f"{redact(str(exc), self._secrets)}"
+            ) from None
+        except BackendError as exc:
+            raise BackendError(redact(str(exc), self._secrets)) from None

@@ -1,0 +1,132 @@
+"""Any external agent as a backend: one process per call, JSON task in, JSON answer out.
+
+`QUIRE_AGENT_COMMAND` (split with shlex, run without a shell) receives on stdin
+`{"task": ..., "system": ..., "user": ..., "schema": {...}}` and must print exactly one JSON
+object matching the schema on stdout, then exit 0. A non-zero exit or a timeout is retried
+after a pause; output that is too large, not JSON or off-schema is re-asked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+from collections.abc import Mapping
+from typing import IO
+
+from pydantic import BaseModel
+
+from shared.errors import BackendError
+from workers.llm.base import BackendSettings, RetryingBackend, env_float, require_env
+from workers.llm.retry import InvalidAnswer, TransientFault
+
+DEFAULT_MAX_OUTPUT = 1 << 20  # bytes of stdout accepted from one run
+_STDERR_TAIL = 2000
+
+
+class CommandBackend(RetryingBackend):
+    """`QUIRE_AGENT_TIMEOUT` (default: QUIRE_BACKEND_TIMEOUT) bounds each run."""
+
+    name = "command"
+
+    def __init__(
+        self,
+        *,
+        command: str | None = None,
+        settings: BackendSettings | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        max_output: int = DEFAULT_MAX_OUTPUT,
+    ) -> None:
+        env = os.environ if env is None else env
+        super().__init__(settings or BackendSettings.from_env(env))
+        line = command or require_env("QUIRE_AGENT_COMMAND", env)
+        try:
+            self.argv = shlex.split(line)
+        except ValueError as exc:
+            raise BackendError(f"QUIRE_AGENT_COMMAND cannot be parsed: {exc}") from exc
+        if not self.argv:
+            raise BackendError("QUIRE_AGENT_COMMAND is empty")
+        if shutil.which(self.argv[0]) is None:
+            raise BackendError(
+                f"QUIRE_AGENT_COMMAND: program {self.argv[0]!r} not found or not executable"
+            )
+        self.timeout = timeout or env_float(env, "QUIRE_AGENT_TIMEOUT", self.settings.timeout)
+        self.max_output = max_output
+
+    def _request(self, *, system: str, user: str, schema: type[BaseModel], task: str) -> bytes:
+        payload = json.dumps(
+            {"task": task, "system": system, "user": user, "schema": schema.model_json_schema()},
+            ensure_ascii=False,
+        ).encode("utf-8")
+        return self._run(payload, task)
+
+    def _run(self, payload: bytes, task: str) -> bytes:
+        try:
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # own group: kill it all
+            )
+        except OSError as exc:
+            raise BackendError(f"command {task}: cannot start {self.argv[0]!r}: {exc}") from exc
+        assert proc.stdin and proc.stdout and proc.stderr
+        out = bytearray()
+        err = bytearray()
+        oversize = threading.Event()
+
+        def kill() -> None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+        def feed(stream: IO[bytes]) -> None:
+            try:
+                stream.write(payload)
+                stream.close()
+            except OSError:  # the command exited without reading it all
+                pass
+
+        def drain_stdout(stream: IO[bytes]) -> None:
+            while chunk := os.read(stream.fileno(), 65536):
+                out.extend(chunk)
+                if len(out) > self.max_output:
+                    oversize.set()
+                    kill()
+                    return
+
+        def drain_stderr(stream: IO[bytes]) -> None:
+            while chunk := os.read(stream.fileno(), 65536):
+                err.extend(chunk)
+                del err[:-_STDERR_TAIL]
+
+        threads = [
+            threading.Thread(target=feed, args=(proc.stdin,), daemon=True),
+            threading.Thread(target=drain_stdout, args=(proc.stdout,), daemon=True),
+            threading.Thread(target=drain_stderr, args=(proc.stderr,), daemon=True),
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            proc.wait(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            kill()
+            proc.wait()
+            raise TransientFault(f"command timed out after {self.timeout:g}s") from None
+        finally:
+            for thread in threads:
+                thread.join(timeout=5)
+            for stream in (proc.stdout, proc.stderr):
+                stream.close()
+        if oversize.is_set():
+            raise InvalidAnswer(f"command output exceeds {self.max_output} bytes")
+        if proc.returncode != 0:
+            tail = err.decode("utf-8", "replace").strip()[-300:]
+            raise TransientFault(f"command exited with status {proc.returncode}: {tail}")
+        return bytes(out)

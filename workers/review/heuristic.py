@@ -1,0 +1,148 @@
+"""Offline, deterministic topic review: a baseline built from a few visible signals.
+
+Signals: the candidate's change-point score, whether the first element after the cut is a
+heading (and its level), the lexical overlap of both sides (Jaccard over content words),
+and whether the text before the cut ends with a colon (it announces what follows). Each
+role weighs them differently, mirroring what the LLM roles are asked to look at. Votes
+are plain functions of the input, so the same task always gives byte-identical JSON, and
+their reasons say they are a heuristic baseline and quote the signals they used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from shared.ir import Element
+from shared.plan import ReviewRole, ReviewTask, ReviewVote
+from workers.review.prompts import ReviewAnswer, side_elements, validate_answer
+
+NAME = "heuristic"
+# Calibrated on r-intro.pdf (pages 11-60, windows of 3 text blocks per side): Jaccard
+# overlap within a chapter has deciles 0.03 .. 0.17 (median 0.08); across chapter starts
+# it is 0.00 .. 0.09 (median 0.02).
+OVERLAP_LOW = 0.04  # below: the sides share little vocabulary
+OVERLAP_HIGH = 0.12  # at or above: the sides clearly talk about the same things
+# How strongly a heading of each level announces a new topic on its own.
+HEADING_STRENGTH = {1: 0.9, 2: 0.8, 3: 0.65, 4: 0.5, 5: 0.45, 6: 0.4}
+
+_WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
+_STOP_WORDS = """
+the and for are but not you all any can had her was one our out has him his how its may
+new now see two way who did get let put say she too use this that with have from they will
+would there their what about which when make like into than them then some these could
+other more only also such each most many much very been were where while after before
+between both because through over under same used using given thus hence here show shows
+shown above below following example figure table section chapter page note see
+"""
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def _content_words(elements: list[Element]) -> Counter[str]:
+    words: Counter[str] = Counter()
+    for element in elements:
+        words.update(w for w in (m.lower() for m in _WORD.findall(element.text)) if w not in _STOP)
+    return words
+
+
+def _heading_title(element: Element) -> str:
+    title = element.text.lstrip("#").strip().splitlines()[0] if element.text.strip() else ""
+    return title if len(title) <= 60 else title[:57] + "..."
+
+
+@dataclass(frozen=True)
+class Signals:
+    score: float
+    heading_level: int | None
+    heading_title: str
+    overlap: float
+    shared_terms: tuple[str, ...]
+    ends_with_colon: bool
+
+    @classmethod
+    def of(cls, task: ReviewTask, elements: dict[str, Element]) -> Signals:
+        left = side_elements(task.left_ids, elements)
+        right = side_elements(task.right_ids, elements)
+        first = right[0] if right else None
+        lw, rw = _content_words(left), _content_words(right)
+        union = set(lw) | set(rw)
+        shared = set(lw) & set(rw)
+        overlap = len(shared) / len(union) if union else 0.0
+        top = sorted(shared, key=lambda w: (-(lw[w] + rw[w]), w))[:3]
+        last_text = left[-1].text.rstrip() if left else ""
+        return cls(
+            score=min(1.0, max(0.0, task.score)),
+            heading_level=first.level if first is not None and first.type == "heading" else None,
+            heading_title=_heading_title(first) if first is not None else "",
+            overlap=round(overlap, 4),
+            shared_terms=tuple(top),
+            ends_with_colon=last_text.endswith(":"),
+        )
+
+    def heading_strength(self) -> float:
+        return HEADING_STRENGTH.get(self.heading_level or 0, 0.0)
+
+    def lexical_change(self) -> float:
+        """1 when the sides share no vocabulary, 0 at OVERLAP_HIGH or more."""
+        return max(0.0, 1.0 - self.overlap / OVERLAP_HIGH)
+
+
+def _p_new_topic(role: ReviewRole, s: Signals) -> float:
+    """The role's belief that a new topic starts, in [0, 1]."""
+    if role == "transition":  # what starts here: headings and the change-point score
+        p = max(s.heading_strength(), s.score)
+    elif role == "continuity":  # what carries over: shared vocabulary first
+        p = 0.6 * s.lexical_change() + 0.4 * s.score
+        if s.heading_level is not None and s.heading_level <= 2:
+            p += 0.2
+    else:  # adjudicator: all signals together
+        p = 0.4 * s.heading_strength() + 0.35 * s.score + 0.25 * s.lexical_change()
+        if s.heading_level is not None:
+            p = max(p, 0.5 * s.heading_strength() + 0.3)
+    if s.ends_with_colon:
+        p -= 0.3
+    return min(1.0, max(0.0, p))
+
+
+def _reason(role: ReviewRole, s: Signals, new_topic: bool) -> str:
+    parts = [f"heuristic baseline ({role})"]
+    if s.heading_level is not None:
+        parts.append(f"heading '{s.heading_title}' (level {s.heading_level}) starts here")
+    else:
+        parts.append("no heading starts here")
+    parts.append(f"change-point score {s.score:.2f}")
+    relation = "<" if s.overlap < OVERLAP_LOW else ">=" if s.overlap >= OVERLAP_HIGH else "between"
+    if relation == "between":
+        parts.append(f"lexical overlap {s.overlap:.2f} between {OVERLAP_LOW} and {OVERLAP_HIGH}")
+    else:
+        bound = OVERLAP_LOW if relation == "<" else OVERLAP_HIGH
+        parts.append(f"lexical overlap {s.overlap:.2f} {relation} {bound}")
+    if s.shared_terms:
+        parts.append("shared terms: " + ", ".join(s.shared_terms))
+    if s.ends_with_colon:
+        parts.append("text before the cut ends with ':'")
+    verdict = "new topic" if new_topic else "same topic continues"
+    return "; ".join(parts) + f" -> {verdict}"
+
+
+def heuristic_vote(task: ReviewTask, role: ReviewRole, elements: dict[str, Element]) -> ReviewVote:
+    signals = Signals.of(task, elements)
+    p = _p_new_topic(role, signals)
+    new_topic = p >= 0.5
+    answer = ReviewAnswer(
+        verdict="new_topic" if new_topic else "same_topic",
+        confidence=round(min(0.95, 0.5 + abs(p - 0.5)), 2),
+        evidence_left=task.left_ids[-1:],  # the element that ends at the cut
+        evidence_right=task.right_ids[:1],  # the element that starts after it
+        reason=_reason(role, signals, new_topic),
+    )
+    # The same rules as for LLM answers: a heuristic vote is never exempt from validation.
+    return validate_answer(answer, task, role, NAME)
+
+
+class HeuristicReviewer:
+    name = NAME
+
+    def vote(self, task: ReviewTask, role: ReviewRole, elements: dict[str, Element]) -> ReviewVote:
+        return heuristic_vote(task, role, elements)
