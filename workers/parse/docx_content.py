@@ -1,0 +1,240 @@
+"""Text, images and fonts of one DOCX paragraph or table, read straight from the XML.
+
+python-docx's `paragraph.text` only sees runs that are direct children of the paragraph or
+of a hyperlink; runs inside content controls, smart tags, simple fields, tracked insertions
+and math are missed. This walker sees them all, skips deleted text and field instructions,
+and notes every picture (DrawingML or VML) it passes, in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from workers.parse.docx_styles import StyleSheet, is_mono_font, w, wval
+
+R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
+WP_NS = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
+V_NS = "urn:schemas-microsoft-com:vml"
+O_NS = "urn:schemas-microsoft-com:office:office"
+M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+
+P, R, T, TBL, TR, TC = (w(t) for t in ("p", "r", "t", "tbl", "tr", "tc"))
+SDT, SDT_CONTENT = w("sdt"), w("sdtContent")
+TXBX = w("txbxContent")
+ALTERNATE = f"{{{MC_NS}}}AlternateContent"
+CHOICE = f"{{{MC_NS}}}Choice"
+BLIP = f"{{{A_NS}}}blip"
+DOC_PR = f"{{{WP_NS}}}docPr"
+IMAGEDATA = f"{{{V_NS}}}imagedata"
+SHAPE = f"{{{V_NS}}}shape"
+M_T = f"{{{M_NS}}}t"
+MATH = frozenset({f"{{{M_NS}}}oMath", f"{{{M_NS}}}oMathPara"})
+# Inline wrappers whose children are read as if they were the paragraph's own.
+_CONTAINERS = frozenset(
+    w(t) for t in ("hyperlink", "ins", "smartTag", "customXml", "fldSimple", "moveTo", "dir", "bdo")
+)
+_RUN_TEXT = {w("tab"): "\t", w("ptab"): "\t", w("br"): "\n", w("cr"): "\n", w("noBreakHyphen"): "-"}
+_PICTURES = frozenset({w("drawing"), w("pict"), w("object")})
+
+
+@dataclass(frozen=True)
+class ImageHit:
+    rel_id: str
+    alt: str
+
+
+@dataclass
+class Content:
+    text: str = ""
+    images: list[ImageHit] = field(default_factory=list)
+    mono: bool = False  # every run with visible text is set in a monospace font
+
+
+@dataclass
+class _State:
+    style_id: str | None
+    parts: list[str] = field(default_factory=list)
+    images: list[ImageHit] = field(default_factory=list)
+    mono_runs: int = 0
+    other_runs: int = 0
+
+
+class ContentReader:
+    def __init__(self, sheet: StyleSheet) -> None:
+        self.sheet = sheet
+
+    def paragraph(self, p: etree._Element, style_id: str | None) -> Content:
+        st = _State(style_id)
+        self._walk(p, st)
+        return Content("".join(st.parts), st.images, st.mono_runs > 0 and st.other_runs == 0)
+
+    def table(self, tbl: etree._Element) -> tuple[list[list[str]], list[ImageHit]]:
+        """Rows of cell texts, as laid out: a merged cell's text appears once, in its first
+        grid column/row; the columns it spans are empty strings, so no text is duplicated."""
+        rows: list[list[str]] = []
+        images: list[ImageHit] = []
+        for tr in _children(tbl, TR):
+            row: list[str] = []
+            tr_pr = tr.find(w("trPr"))
+            before = _int(wval(tr_pr.find(w("gridBefore")))) if tr_pr is not None else 0
+            row += [""] * before
+            for tc in _children(tr, TC):
+                text, cell_images = self._cell(tc)
+                images += cell_images
+                tc_pr = tc.find(w("tcPr"))
+                span = _int(wval(tc_pr.find(w("gridSpan")))) if tc_pr is not None else 1
+                row.append(text)
+                row += [""] * (max(span, 1) - 1)
+            rows.append(row)
+        return rows, images
+
+    def _cell(self, tc: etree._Element) -> tuple[str, list[ImageHit]]:
+        texts: list[str] = []
+        images: list[ImageHit] = []
+        for child in flatten(tc):
+            if child.tag == P:
+                c = self.paragraph(child, pstyle(child))
+                texts.append(c.text)
+                images += c.images
+            elif child.tag == TBL:
+                rows, nested = self.table(child)  # a nested table is flattened into the cell
+                texts += [" ".join(cell for cell in r if cell.strip()) for r in rows]
+                images += nested
+        return " ".join(" ".join(t.split()) for t in texts if t.strip()), images
+
+    def _walk(self, el: etree._Element, st: _State) -> None:
+        for child in el:
+            tag = child.tag
+            if tag == R:
+                self._run(child, child, st)
+            elif tag in _CONTAINERS:
+                self._walk(child, st)
+            elif tag == SDT:
+                content = child.find(SDT_CONTENT)
+                if content is not None:
+                    self._walk(content, st)
+            elif tag == ALTERNATE:
+                choice = child.find(CHOICE)  # the Fallback repeats the same content
+                if choice is not None:
+                    self._walk(choice, st)
+            elif tag in MATH:
+                st.parts.append("".join(t.text or "" for t in child.iter(M_T)))
+            # Everything else (pPr, bookmarks, w:del, w:moveFrom, comments) carries no text.
+
+    def _run(self, run: etree._Element, container: etree._Element, st: _State) -> None:
+        visible = False
+        for child in container:
+            tag = child.tag
+            if tag == T:
+                text = child.text or ""
+                st.parts.append(text)
+                visible = visible or bool(text.strip())
+            elif tag in _RUN_TEXT:
+                st.parts.append(_RUN_TEXT[tag])
+            elif tag in _PICTURES:
+                self._picture(child, st)
+            elif tag == ALTERNATE:
+                choice = child.find(CHOICE)
+                if choice is not None:
+                    self._run(run, choice, st)
+            # w:instrText (field codes), w:delText, w:fldChar, note references: no text.
+        if visible:
+            if is_mono_font(self._run_font(run, st.style_id)):
+                st.mono_runs += 1
+            else:
+                st.other_runs += 1
+
+    def _run_font(self, run: etree._Element, style_id: str | None) -> str | None:
+        rpr = run.find(w("rPr"))
+        if rpr is not None:
+            fonts = rpr.find(w("rFonts"))
+            if fonts is not None:
+                own = fonts.get(w("ascii")) or fonts.get(w("hAnsi"))
+                if own:
+                    return own
+            return self.sheet.run_font(wval(rpr.find(w("rStyle"))), style_id)
+        return self.sheet.run_font(None, style_id)
+
+    def _picture(self, pic: etree._Element, st: _State) -> None:
+        """Images of a w:drawing / w:pict / w:object, then the text of any text boxes in it."""
+        alt = ""
+        doc_pr = next(pic.iter(DOC_PR), None)
+        if doc_pr is not None:
+            alt = doc_pr.get("descr") or doc_pr.get("title") or ""
+        boxes: list[etree._Element] = []
+        for el in _outside_boxes(pic, boxes):
+            if el.tag == BLIP:
+                rel_id = el.get(f"{{{R_NS}}}embed")
+                if rel_id:
+                    st.images.append(ImageHit(rel_id, alt))
+            elif el.tag == IMAGEDATA:
+                rel_id = el.get(f"{{{R_NS}}}id")
+                if rel_id:
+                    parent = el.getparent()
+                    vml_alt = parent.get("alt") if parent is not None else None
+                    st.images.append(ImageHit(rel_id, vml_alt or el.get(f"{{{O_NS}}}title") or ""))
+        for box in boxes:
+            for p in box.iter(P):
+                if p.getparent() is not None and _in_box(p, box):
+                    inner = self.paragraph(p, pstyle(p))
+                    if inner.text.strip():
+                        st.parts.append("\n" + inner.text)
+                    st.images += inner.images
+
+
+def _outside_boxes(el: etree._Element, boxes: list[etree._Element]) -> Iterator[etree._Element]:
+    """Descendants of `el` not inside a text box; the text boxes found are collected."""
+    for child in el:
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag == TXBX:
+            boxes.append(child)
+            continue
+        yield child
+        yield from _outside_boxes(child, boxes)
+
+
+def _in_box(p: etree._Element, box: etree._Element) -> bool:
+    """True when `p` belongs to `box` itself, not to a text box nested inside it."""
+    parent = p.getparent()
+    while parent is not None and parent is not box:
+        if parent.tag == TXBX:
+            return False
+        parent = parent.getparent()
+    return parent is box
+
+
+def _children(el: etree._Element, tag: str) -> list[etree._Element]:
+    return [c for c in flatten(el) if c.tag == tag]
+
+
+def flatten(el: etree._Element) -> list[etree._Element]:
+    """Children, looking through content controls and custom XML wrappers."""
+    out: list[etree._Element] = []
+    for child in el:
+        if child.tag == SDT:
+            content = child.find(SDT_CONTENT)
+            if content is not None:
+                out += flatten(content)
+        elif child.tag == w("customXml"):
+            out += flatten(child)
+        elif isinstance(child.tag, str):
+            out.append(child)
+    return out
+
+
+def pstyle(p: etree._Element) -> str | None:
+    ppr = p.find(w("pPr"))
+    return wval(ppr.find(w("pStyle"))) if ppr is not None else None
+
+
+def _int(val: str | None) -> int:
+    try:
+        return int(val) if val is not None else 0
+    except ValueError:
+        return 0
