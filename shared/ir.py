@@ -79,7 +79,7 @@ def make_element(type: ElementType, text: str, page_first: int, page_last: int |
         type=type, text=text, page_first=page_first,
         page_last=page_last if page_last is not None else page_first,
         word_count=count_words(text), content_hash=text_hash(text),
-        **fields,  # type: ignore[arg-type]
+        **fields,
     )
 
 

@@ -1,0 +1,131 @@
+"""Advancing documents: decide the next step from committed state and say what to enqueue.
+
+Pure decision logic over a SessionRepo; it never runs a stage itself. The caller (the Celery
+`orchestrate` task, or the embedded runner) sends the returned messages.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from pydantic import BaseModel, ConfigDict
+
+from orchestrator.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES
+from shared.session import Session, SessionRepo
+
+
+class TaskMessage(BaseModel):
+    """What a worker needs to run one part: ids and revisions only, never bodies or secrets."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    doc_id: str
+    state: str
+    part: str
+    revision: int  # the revision the part was dispatched at
+
+    @property
+    def queue(self) -> str:
+        return STAGES[self.state].queue
+
+
+PartsFn = Callable[[Session], list[str]]
+
+
+def pending_parts(s: Session) -> list[str]:
+    """Parts of the current state still to do, FINISH last and only after the others."""
+    assert s.parts is not None
+    todo = [p for p in s.parts if p not in s.done]
+    if not todo and STAGES[s.state].finish and FINISH not in s.done:
+        todo = [FINISH]
+    return todo
+
+
+def advance(repo: SessionRepo, doc_id: str, parts_for: PartsFn,
+            *, actor: str = "orchestrator") -> list[TaskMessage]:
+    """Move `doc_id` forward as far as committed state allows; return the parts to send.
+
+    Idempotent: a part already dispatched in this state is not returned again (the
+    reconciler clears `dispatched` when a state has stalled)."""
+    sent: list[TaskMessage] = []
+
+    def change(s: Session) -> bool:
+        sent.clear()
+        changed = False
+        now = time.time()
+        if s.state == "queued":
+            s.enter(FIRST_STATE, now)
+            changed = True
+        while s.state in STAGES:
+            if s.parts is None:
+                s.parts = parts_for(s)
+                changed = True
+            todo = pending_parts(s)
+            if todo:
+                fresh = [p for p in todo if p not in s.dispatched]
+                for p in fresh:
+                    s.dispatched[p] = s.revision
+                    sent.append(TaskMessage(doc_id=s.doc_id, state=s.state, part=p,
+                                            revision=s.revision))
+                return changed or bool(fresh)
+            s.enter(STAGES[s.state].next, now)
+            changed = True
+        return changed
+
+    repo.update(doc_id, change, actor=actor, why="advance")
+    return list(sent)
+
+
+def mark_done(repo: SessionRepo, msg: TaskMessage, output_key: str, *, actor: str) -> bool:
+    """Record a finished part. A duplicate or stale delivery (state moved on, part already
+    done) changes nothing and returns False."""
+    def change(s: Session) -> bool:
+        if s.state != msg.state or s.parts is None or msg.part in s.done:
+            return False
+        if msg.part != FINISH and msg.part not in s.parts:
+            return False
+        s.done[msg.part] = output_key
+        return True
+
+    why = f"{msg.state}:{msg.part} done"
+    return repo.update(msg.doc_id, change, actor=actor, why=why) is not None
+
+
+def mark_failed(repo: SessionRepo, doc_id: str, code: str, reason: str, *, actor: str) -> None:
+    def change(s: Session) -> bool:
+        if s.terminal:
+            return False
+        s.fail(code, reason, time.time())
+        return True
+
+    repo.update(doc_id, change, actor=actor, why=f"failed: {code}")
+
+
+def reconcile(repo: SessionRepo, doc_ids: list[str], *, now: float | None = None,
+              actor: str = "reconciler") -> list[str]:
+    """Re-drive documents stuck past their state's deadline; fail them after MAX_REDRIVES.
+
+    Returns the ids that were re-driven (the caller then calls `advance` on them)."""
+    now = time.time() if now is None else now
+    redriven: list[str] = []
+    for doc_id in doc_ids:
+        s = repo.load(doc_id)
+        stage = STAGES.get(s.state)
+        if stage is None or now - s.committed_at < stage.deadline_s:
+            continue
+
+        def change(d: Session, stage_state: str = s.state) -> bool:
+            if d.state != stage_state:
+                return False
+            if d.attempts >= MAX_REDRIVES:
+                d.fail("stuck", f"no progress in state {d.state} after {d.attempts} re-drives",
+                       now)
+            else:
+                d.attempts += 1
+                d.dispatched = {}
+            return True
+
+        if repo.update(doc_id, change, actor=actor, why="deadline passed") is not None:
+            redriven.append(doc_id)
+    return redriven

@@ -1,0 +1,155 @@
+"""A document's session: its state-machine position, committed as immutable revisions.
+
+Commit protocol (DESIGN.md §2, made crash-safe):
+1. the committer read revision n and built revision n+1;
+2. it creates `docs/{id}/session/rev-{n+1}.json` with a create-only write (`put_if_absent`):
+   of two racing committers exactly one wins, the other gets a ConflictError and nothing
+   it wrote is visible;
+3. it advances the revision store from n to n+1 (atomic compare-and-set).
+
+The object store is the source of truth; the revision store (Redis or SQLite) is a fast
+index of it. If a committer dies between 2 and 3, or Redis loses its data, the next reader
+rolls the index forward from the objects, so no commit is ever lost or duplicated.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared.config import RunSettings
+from shared.errors import ConflictError, QuireError
+from shared.revisions.base import RevisionStore
+from shared.store.base import NotFound, ObjectStore
+
+DocState = Literal[
+    "queued", "parsing", "scoring", "topic_review", "planning", "awaiting_decision",
+    "writing", "verifying", "analysing", "repairing", "indexing", "complete", "failed",
+]
+TERMINAL_STATES: frozenset[str] = frozenset({"complete", "failed"})
+
+
+class Session(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    doc_id: str
+    revision: int = 0
+    state: DocState = "queued"
+    source_name: str
+    source_format: Literal["pdf", "docx"]
+    source_key: str
+    page_count: int = 0
+    settings: RunSettings = Field(default_factory=RunSettings)
+    # fan-out of the current state: its parts, which are done (part -> output key), and at
+    # which revision each was dispatched (so advancing twice never enqueues twice)
+    parts: list[str] | None = None
+    done: dict[str, str] = {}
+    dispatched: dict[str, int] = {}
+    attempts: int = 0  # reconciler re-drives of the current state
+    state_entered_at: float = 0.0
+    error_code: str | None = None
+    error: str | None = None
+    # audit trail of this revision
+    actor: str = ""
+    why: str = ""
+    committed_at: float = 0.0
+
+    @property
+    def terminal(self) -> bool:
+        return self.state in TERMINAL_STATES
+
+    def enter(self, state: DocState, now: float) -> None:
+        """Move to a new state with a fresh fan-out."""
+        self.state = state
+        self.parts = None
+        self.done = {}
+        self.dispatched = {}
+        self.attempts = 0
+        self.state_entered_at = now
+
+    def fail(self, code: str, reason: str, now: float) -> None:
+        self.enter("failed", now)
+        self.error_code = code
+        self.error = reason
+
+
+def doc_prefix(doc_id: str) -> str:
+    return f"docs/{doc_id}/"
+
+
+def _rev_key(doc_id: str, rev: int) -> str:
+    return f"docs/{doc_id}/session/rev-{rev:08d}.json"
+
+
+_REV_RE = re.compile(r"rev-(\d{8})\.json$")
+
+
+class SessionRepo:
+    """Loads and commits sessions over an object store and a revision store."""
+
+    def __init__(self, store: ObjectStore, revisions: RevisionStore) -> None:
+        self.store = store
+        self.revisions = revisions
+
+    def current_revision(self, doc_id: str) -> int:
+        rev = self.revisions.current(doc_id)
+        if rev == 0:
+            rev = self._highest_in_store(doc_id)
+        start = rev
+        # roll forward over commits whose index update was lost (crash, Redis flush)
+        while self.store.exists(_rev_key(doc_id, rev + 1)):
+            rev += 1
+        if rev != start or (rev and self.revisions.current(doc_id) < rev):
+            self.revisions.force(doc_id, rev)
+        return rev
+
+    def _highest_in_store(self, doc_id: str) -> int:
+        revs = [int(m.group(1)) for k in self.store.list(f"docs/{doc_id}/session/")
+                if (m := _REV_RE.search(k))]
+        return max(revs, default=0)
+
+    def exists(self, doc_id: str) -> bool:
+        return self.current_revision(doc_id) > 0
+
+    def load(self, doc_id: str, revision: int | None = None) -> Session:
+        rev = self.current_revision(doc_id) if revision is None else revision
+        if rev == 0:
+            raise NotFound(f"no document {doc_id}")
+        return Session.model_validate_json(self.store.get(_rev_key(doc_id, rev)))
+
+    def commit(self, session: Session, *, expected: int, actor: str, why: str) -> Session:
+        """Commit `session` as revision expected+1, or raise ConflictError."""
+        doc_id = session.doc_id
+        if self.current_revision(doc_id) != expected:
+            raise ConflictError(f"{doc_id}: revision {expected} is stale")
+        new = session.model_copy(update={
+            "revision": expected + 1, "actor": actor, "why": why, "committed_at": time.time(),
+        })
+        if not self.store.put_if_absent(_rev_key(doc_id, expected + 1),
+                                        new.model_dump_json(indent=1).encode()):
+            raise ConflictError(f"{doc_id}: revision {expected + 1} was committed by another")
+        # losing this CAS means a reader already rolled the index forward: still committed
+        self.revisions.compare_and_set(doc_id, expected, expected + 1)
+        return new
+
+    def update(self, doc_id: str, change: Callable[[Session], bool], *, actor: str, why: str,
+               attempts: int = 50) -> Session | None:
+        """Optimistic read-modify-commit. `change` edits the session in place and returns
+        False when there is nothing to commit. Returns the committed session or None."""
+        for _ in range(attempts):
+            current = self.load(doc_id)
+            draft = current.model_copy(deep=True)
+            if not change(draft):
+                return None
+            try:
+                return self.commit(draft, expected=current.revision, actor=actor, why=why)
+            except ConflictError:
+                time.sleep(0.002)
+        raise QuireError(f"{doc_id}: could not commit after {attempts} conflicting attempts")
+
+    def history(self, doc_id: str) -> list[Session]:
+        return [self.load(doc_id, r) for r in range(1, self.current_revision(doc_id) + 1)]

@@ -1,0 +1,60 @@
+"""The Celery application: queues, routing and the reliability settings (DESIGN.md §3).
+
+Messages are small JSON (`TaskMessage`: ids, part names, revisions). Fan-in is tracked in
+our own revision-checked session state, not with chords, so no result backend is needed.
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+from kombu import Queue
+
+from orchestrator.states import QUEUES
+from shared.config import Environment
+
+# soft / hard time limits per queue, seconds
+TIME_LIMITS: dict[str, tuple[int, int]] = {
+    "orchestrate": (120, 180),
+    "parse": (600, 660),
+    "review": (300, 360),
+    "write": (300, 360),
+    "render": (600, 660),
+    "analysis": (300, 360),
+}
+
+
+def make_app(env: Environment | None = None) -> Celery:
+    env = env or Environment.from_env()
+    app = Celery("quire", broker=env.broker_url or "memory://")
+    app.conf.update(
+        task_serializer="json",
+        accept_content=["json"],
+        task_ignore_result=True,
+        result_expires=3600,
+        task_queues=[Queue(q) for q in QUEUES],
+        task_default_queue="orchestrate",
+        task_routes={f"quire.{q}": {"queue": q} for q in QUEUES},
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        # PyMuPDF and ONNX are native libraries: recycle children to bound leaks
+        worker_max_tasks_per_child=200,
+        worker_max_memory_per_child=1_500_000,  # KiB
+        # Redis redelivers unacknowledged tasks only after this; the reconciler covers loss
+        broker_transport_options={"visibility_timeout": 1800},
+        broker_connection_retry_on_startup=True,
+        worker_hijack_root_logger=False,
+        task_send_sent_event=True,
+        worker_send_task_events=True,
+    )
+    return app
+
+
+app = make_app()
+
+
+def use_broker(url: str) -> None:
+    """Point the (import-time) app at `url` before the first send, e.g. in a CLI process
+    whose environment was set after import."""
+    if app.conf.broker_url != url:
+        app.conf.broker_url = url

@@ -1,0 +1,106 @@
+"""Running one part, the same way on a Celery worker and in the embedded runner.
+
+A part is skipped when its message is stale (the document moved on) or a duplicate (the
+part is already done); its output key is derived from its inputs, so a redelivered task
+rewrites the same object with the same bytes. Bad input fails the document, never the
+worker; transient faults propagate so Celery retries them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from orchestrator.engine import TaskMessage, advance, mark_done, mark_failed
+from shared.config import RunSettings
+from shared.errors import InputError, QuireError, TransientError
+from shared.session import Session
+from shared.text import sha256_bytes
+from workers import steps
+from workers.runtime import Runtime
+
+log = logging.getLogger("quire.execute")
+
+
+def advance_document(rt: Runtime, doc_id: str) -> list[TaskMessage]:
+    try:
+        return advance(rt.repo, doc_id, lambda s: steps.parts_for(rt, s))
+    except TransientError:
+        raise
+    except QuireError as exc:
+        mark_failed(rt.repo, doc_id, exc.code, str(exc), actor="orchestrator")
+        return []
+
+
+def run_part(rt: Runtime, msg: TaskMessage, *, actor: str) -> bool:
+    """Run one part and record it. Returns True when the session changed."""
+    s = rt.repo.load(msg.doc_id)
+    if s.state != msg.state or s.terminal or msg.part in s.done:
+        log.info("skip %s %s:%s (stale or duplicate)", msg.doc_id[:12], msg.state, msg.part)
+        return False
+    started = time.perf_counter()
+    try:
+        key = steps.run(rt, s, msg.part)
+    except TransientError:
+        raise
+    except QuireError as exc:
+        mark_failed(rt.repo, msg.doc_id, exc.code, str(exc), actor=actor)
+        return True
+    except Exception as exc:  # a bug must fail this document only, with its reason kept
+        log.exception("%s %s:%s crashed", msg.doc_id[:12], msg.state, msg.part)
+        mark_failed(rt.repo, msg.doc_id, "internal", f"{type(exc).__name__}: {exc}", actor=actor)
+        return True
+    log.info("%s %s:%s done in %.2fs", msg.doc_id[:12], msg.state, msg.part,
+             time.perf_counter() - started)
+    return mark_done(rt.repo, msg, key, actor=actor)
+
+
+def submit(rt: Runtime, path: Path, settings: RunSettings, *, actor: str = "cli",
+           rerun: bool = False) -> Session:
+    """Create the document's session, or return the existing one: documents are keyed by
+    content hash, so the same file twice is one document. With `rerun`, a finished document
+    whose settings differ (or that failed) starts again, its old outputs removed. Bad input
+    is recorded as a failed session with its reason, so a batch keeps going."""
+    from workers.parse.detect import detect_format
+    from workers.parse.pdf_open import pdf_page_count
+
+    data = path.read_bytes()
+    doc_id = sha256_bytes(data)
+    if rt.repo.exists(doc_id):
+        old = rt.repo.load(doc_id)
+        if rerun and old.terminal and (old.settings != settings or old.state == "failed"):
+            return restart(rt, old, settings, actor=actor)
+        return old
+    now = time.time()
+    fmt = "pdf" if path.suffix.lower() == ".pdf" else "docx"
+    session = Session(doc_id=doc_id, source_name=path.name, source_format=fmt,
+                      source_key=f"docs/{doc_id}/source.{fmt}", settings=settings,
+                      state_entered_at=now)
+    try:
+        if len(data) > settings.max_file_bytes:
+            raise InputError(f"file is {len(data)} bytes, over the limit of "
+                             f"{settings.max_file_bytes}", source=path.name)
+        session.source_format = detect_format(path)
+        session.source_key = f"docs/{doc_id}/source.{session.source_format}"
+        rt.store.put(session.source_key, data)
+        session.page_count = pdf_page_count(path) if session.source_format == "pdf" else 0
+        if session.page_count > settings.max_pages:
+            raise InputError(f"{session.page_count} pages, over the limit of "
+                             f"{settings.max_pages}", source=path.name)
+    except InputError as exc:
+        session.fail(exc.code, str(exc), now)
+    try:
+        return rt.repo.commit(session, expected=0, actor=actor, why=f"submitted {path.name}")
+    except QuireError:
+        return rt.repo.load(doc_id)  # submitted concurrently by someone else
+
+
+def restart(rt: Runtime, old: Session, settings: RunSettings, *, actor: str) -> Session:
+    for prefix in ("out/", "work/"):
+        for key in rt.store.list(f"docs/{old.doc_id}/{prefix}"):
+            rt.store.delete(key)
+    new = old.model_copy(deep=True)
+    new.enter("queued", time.time())
+    new.settings, new.error, new.error_code = settings, None, None
+    return rt.repo.commit(new, expected=old.revision, actor=actor, why="re-run with new settings")

@@ -1,0 +1,277 @@
+"""What each state's parts do: load inputs from the store, call the pure stage, store outputs.
+
+Keys of one document (`docs/{doc_id}/`): `source.{pdf|docx}`, `session/rev-*.json`,
+`work/...` (intermediate results of parts, keyed by part name, so a redelivered part
+rewrites the same object), and `out/...` (the output folder, exported as it is).
+Every output key is derived from the part's inputs: running a part twice writes the same
+bytes to the same keys.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from pydantic import TypeAdapter
+
+from orchestrator.states import FINISH
+from shared.errors import VerificationError
+from shared.ir import Document, dump_ir, load_ir
+from shared.manifest import ManifestChunk, VerificationReport, dump_manifest, load_manifest
+from shared.plan import Candidate, Plan, ReviewOutcome, ReviewTask
+from shared.session import Session
+from shared.store import NotFound, ObjectStore
+from workers.runtime import Runtime
+
+REVIEW_BATCH = {"heuristic": 100}  # review tasks per part; LLM backends get small batches
+LLM_REVIEW_BATCH = 4
+
+_candidates = TypeAdapter(list[Candidate])
+_tasks = TypeAdapter(list[ReviewTask])
+_outcomes = TypeAdapter(list[ReviewOutcome])
+_finding_list = TypeAdapter(list[dict[str, object]])
+
+
+def work(s: Session, name: str) -> str:
+    return f"docs/{s.doc_id}/work/{name}"
+
+
+def out(s: Session, name: str) -> str:
+    return f"docs/{s.doc_id}/out/{name}"
+
+
+class StoreImages(Mapping[str, bytes]):
+    """The document's extracted images (`out/images/...`), read from the store on demand."""
+
+    def __init__(self, store: ObjectStore, s: Session) -> None:
+        self.store, self.prefix = store, out(s, "")
+
+    def __getitem__(self, name: str) -> bytes:
+        try:
+            return self.store.get(self.prefix + name)
+        except NotFound:
+            raise KeyError(name) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return (k[len(self.prefix):] for k in self.store.list(self.prefix + "images/"))
+
+    def __len__(self) -> int:
+        return len(self.store.list(self.prefix + "images/"))
+
+
+def _put_json(rt: Runtime, key: str, data: object) -> str:
+    rt.store.put(key, json.dumps(data, ensure_ascii=False, sort_keys=True).encode())
+    return key
+
+
+def load_doc(rt: Runtime, s: Session) -> Document:
+    return load_ir(rt.store.get(out(s, "ir.json")))
+
+
+def load_plan(rt: Runtime, s: Session) -> Plan:
+    return Plan.model_validate_json(rt.store.get(out(s, "plan.json")))
+
+
+def load_outcomes(rt: Runtime, s: Session) -> list[ReviewOutcome]:
+    report = json.loads(rt.store.get(out(s, "semantic-review-report.json")))
+    return _outcomes.validate_python(report["outcomes"])
+
+
+# --- parts of each state -------------------------------------------------------------------
+
+def parts_for(rt: Runtime, s: Session) -> list[str]:
+    if s.state == "parsing":
+        if s.source_format == "docx":
+            return ["all"]
+        step = s.settings.range_pages
+        return [f"{a:05d}-{min(a + step - 1, s.page_count):05d}"
+                for a in range(1, s.page_count + 1, step)]
+    if s.state in ("scoring", "planning"):
+        return [s.state]
+    if s.state == "topic_review":
+        tasks = _tasks.validate_json(rt.store.get(work(s, "review-tasks.json")))
+        size = REVIEW_BATCH.get(s.settings.backend, LLM_REVIEW_BATCH)
+        return [f"batch-{i:04d}" for i in range((len(tasks) + size - 1) // size)]
+    if s.state == "writing":
+        return [f"{c.number:04d}" for c in load_plan(rt, s).chunks]
+    if s.state == "verifying":
+        parts = ["content"]
+        if s.source_format == "pdf" and "pdf" in s.settings.formats():
+            from workers.verify.render import plan_render_batches
+
+            manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
+            batches = plan_render_batches(manifest, s.settings.render_batch_pages)
+            parts += [f"render-{b.index:04d}" for b in batches]
+        return parts
+    if s.state in ("analysing", "indexing"):
+        return []  # issue 5: analysis and study indexes are not built yet
+    raise ValueError(f"no parts for state {s.state}")
+
+
+def run(rt: Runtime, s: Session, part: str) -> str:
+    """Run one part of the session's current state; return the key of its output."""
+    handler = {
+        "parsing": _parse, "scoring": _score, "topic_review": _review, "planning": _plan,
+        "writing": _write, "verifying": _verify, "analysing": _noop, "indexing": _noop,
+    }[s.state]
+    return handler(rt, s, part)
+
+
+def _noop(rt: Runtime, s: Session, part: str) -> str:
+    return ""
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+def _store_parsed(rt: Runtime, s: Session, doc: Document, images: Mapping[str, bytes]) -> str:
+    for name, data in sorted(images.items()):
+        rt.store.put(out(s, name), data)
+    rt.store.put(out(s, "ir.json"), dump_ir(doc))
+    return out(s, "ir.json")
+
+
+def _parse(rt: Runtime, s: Session, part: str) -> str:
+    if s.source_format == "docx":
+        from workers.parse.docx import parse_docx
+
+        if part == FINISH:
+            return out(s, "ir.json")
+        with rt.file(s.source_key) as path:
+            parsed = parse_docx(path)
+        parsed.document.source_name = s.source_name
+        return _store_parsed(rt, s, parsed.document, parsed.images)
+    from workers.parse import merge_pdf_ranges, parse_pdf_range
+    from workers.parse.pdf_types import PdfRangeResult
+
+    if part == FINISH:
+        assert s.parts is not None
+        results = [PdfRangeResult.from_json(rt.store.get(s.done[p])) for p in s.parts]
+        with rt.file(s.source_key) as path:
+            parsed = merge_pdf_ranges(path, results)
+        parsed.document.source_name = s.source_name
+        return _store_parsed(rt, s, parsed.document, parsed.images)
+    first, last = (int(x) for x in part.split("-"))
+    with rt.file(s.source_key) as path:
+        result = parse_pdf_range(path, first, last)
+    key = work(s, f"parse/{part}.json")
+    rt.store.put(key, result.to_json())
+    return key
+
+
+# --- scoring, review, planning -------------------------------------------------------------
+
+def _score(rt: Runtime, s: Session, part: str) -> str:
+    from workers.boundaries.candidates import safe_candidates
+    from workers.boundaries.scoring import review_tasks, score_candidates
+
+    doc = load_doc(rt, s)
+    candidates = score_candidates(doc, safe_candidates(doc))
+    rt.store.put(work(s, "candidates.json"), _candidates.dump_json(candidates))
+    rt.store.put(work(s, "review-tasks.json"), _tasks.dump_json(review_tasks(doc, candidates)))
+    return work(s, "candidates.json")
+
+
+def _review(rt: Runtime, s: Session, part: str) -> str:
+    from workers.review import make_reviewer, review_all
+
+    tasks = _tasks.validate_json(rt.store.get(work(s, "review-tasks.json")))
+    size = REVIEW_BATCH.get(s.settings.backend, LLM_REVIEW_BATCH)
+    index = int(part.split("-")[1])
+    batch = tasks[index * size:(index + 1) * size]
+    doc = load_doc(rt, s)
+    outcomes = review_all(batch, doc.by_id(), make_reviewer(s.settings.backend))
+    key = work(s, f"reviews/{part}.json")
+    rt.store.put(key, _outcomes.dump_json(outcomes))
+    return key
+
+
+def _plan(rt: Runtime, s: Session, part: str) -> str:
+    from workers.boundaries.llm_decider import make_decider
+    from workers.boundaries.planner import plan_document
+
+    doc = load_doc(rt, s)
+    candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
+    outcomes = [o for key in sorted(rt.store.list(work(s, "reviews/")))
+                for o in _outcomes.validate_json(rt.store.get(key))]
+    report = {
+        "doc_id": s.doc_id, "backend": s.settings.backend,
+        "candidates": len(candidates), "reviewed": len(outcomes),
+        "confirmed_changes": sum(o.decision == "confirmed_change" for o in outcomes),
+        "failed": sum(o.decision == "failed" for o in outcomes),
+        "outcomes": _outcomes.dump_python(outcomes, mode="json"),
+    }
+    _put_json(rt, out(s, "semantic-review-report.json"), report)
+    plan = plan_document(doc, candidates, {o.after_id: o for o in outcomes}, s.settings.plan,
+                         make_decider(s.settings.backend))
+    rt.store.put(out(s, "plan.json"), plan.model_dump_json(indent=1).encode())
+    return out(s, "plan.json")
+
+
+# --- writing and verifying -----------------------------------------------------------------
+
+def _write(rt: Runtime, s: Session, part: str) -> str:
+    from workers.write import write_chunk
+    from workers.write.manifest import build_manifest
+
+    doc, plan = load_doc(rt, s), load_plan(rt, s)
+    formats = sorted(s.settings.formats())
+    if part == FINISH:
+        assert s.parts is not None
+        entries = [ManifestChunk.model_validate_json(rt.store.get(s.done[p])) for p in s.parts]
+        manifest = build_manifest(doc, plan, entries, formats=formats,  # type: ignore[arg-type]
+                                  overlap_pages=s.settings.overlap_pages)
+        rt.store.put(out(s, "manifest.json"), dump_manifest(manifest))
+        return out(s, "manifest.json")
+    with rt.file(s.source_key) as source:
+        written = write_chunk(doc, plan, int(part), formats=formats,  # type: ignore[arg-type]
+                              source_pdf=source if s.source_format == "pdf" else None,
+                              images=StoreImages(rt.store, s),
+                              overlap_pages=s.settings.overlap_pages)
+    for name, data in written.files.items():
+        rt.store.put(out(s, name), data)
+    key = work(s, f"chunks/{part}.json")
+    rt.store.put(key, written.entry.model_dump_json().encode())
+    return key
+
+
+def _verify(rt: Runtime, s: Session, part: str) -> str:
+    from workers.verify.render import plan_render_batches, run_render_batch
+    from workers.verify.report import add_render_findings, dump_report, verify_output
+
+    if part == FINISH:
+        assert s.parts is not None
+        report = VerificationReport.model_validate_json(rt.store.get(s.done["content"]))
+        for p in s.parts[1:]:
+            batch = json.loads(rt.store.get(s.done[p]))
+            report = add_render_findings(report, _findings(batch["findings"]), batch["pages"])
+        rt.store.put(out(s, "verification-report.json"), dump_report(report))
+        if not report.passed:
+            kinds = sorted({f.kind for f in report.findings})
+            raise VerificationError(f"verification failed: {len(report.findings)} findings "
+                                    f"({', '.join(kinds)}); see verification-report.json")
+        return out(s, "verification-report.json")
+    with rt.folder(out(s, "")) as folder:
+        if part == "content":
+            report = verify_output(folder, render=False, outcomes=load_outcomes(rt, s))
+            key = work(s, "verify/content.json")
+            rt.store.put(key, report.model_dump_json().encode())
+            return key
+        index = int(part.split("-")[1])
+        manifest = load_manifest((folder / "manifest.json").read_bytes())
+        batch = plan_render_batches(manifest, s.settings.render_batch_pages)[index]
+        with rt.file(s.source_key) as source:
+            findings = run_render_batch(folder, source, batch, dpi=s.settings.render_dpi)
+    return _put_json(rt, work(s, f"verify/{part}.json"), {
+        "pages": len(batch.pages), "findings": [f.model_dump(mode="json") for f in findings]})
+
+
+def _findings(raw: list[dict[str, object]]) -> list:  # type: ignore[type-arg]
+    from shared.manifest import Finding
+
+    return [Finding.model_validate(f) for f in raw]
+
+
+def source_path_hint(rt: Runtime, s: Session) -> Path | None:
+    root = rt.local_root
+    return root.joinpath(*s.source_key.split("/")) if root else None

@@ -1,0 +1,61 @@
+"""Celery task wrappers: one task name per queue, each a thin call into `workers.execute`.
+
+Task names and arguments are readable in Flower (`quire.parse`, args: doc id, state, part,
+revision). Only transient faults are retried, with exponential backoff and jitter.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from celery import Task
+
+from orchestrator.engine import TaskMessage
+from orchestrator.states import QUEUES
+from shared.errors import TransientError
+from workers.app import TIME_LIMITS, app
+from workers.runtime import Runtime
+
+
+@functools.cache
+def runtime() -> Runtime:
+    return Runtime.from_env()
+
+
+def send(messages: list[TaskMessage]) -> None:
+    for m in messages:
+        app.send_task(f"quire.{m.queue}", args=[m.doc_id, m.state, m.part, m.revision],
+                      queue=m.queue)
+
+
+def poke(doc_id: str) -> None:
+    """Ask the orchestrator to advance a document."""
+    app.send_task("quire.orchestrate", args=[doc_id], queue="orchestrate")
+
+
+def _orchestrate(doc_id: str) -> None:
+    from workers.execute import advance_document
+
+    send(advance_document(runtime(), doc_id))
+
+
+def _run_part(doc_id: str, state: str, part: str, revision: int) -> None:
+    from workers.execute import run_part
+
+    msg = TaskMessage(doc_id=doc_id, state=state, part=part, revision=revision)
+    if run_part(runtime(), msg, actor=f"worker:{msg.queue}"):
+        poke(doc_id)
+
+
+def _register(queue: str) -> Task[Any, Any]:
+    soft, hard = TIME_LIMITS[queue]
+    body = _orchestrate if queue == "orchestrate" else _run_part
+    return app.task(  # type: ignore[no-any-return]
+        name=f"quire.{queue}", soft_time_limit=soft, time_limit=hard,
+        autoretry_for=(TransientError,), retry_backoff=2, retry_backoff_max=120,
+        retry_jitter=True, max_retries=6, acks_late=True,
+    )(body)
+
+
+TASKS = {q: _register(q) for q in QUEUES}
