@@ -1,0 +1,134 @@
+"""Plan checks: consecutive chunks meet exactly (no gap, no overlap) in element order, and no
+confirmed topic change falls inside a chunk."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shared.ir import Document
+from shared.manifest import Finding, Manifest
+from shared.plan import Plan, ReviewOutcome
+
+
+@dataclass(frozen=True)
+class ChunkRange:
+    number: int
+    first_id: str
+    last_id: str
+
+
+def ranges_from_plan(plan: Plan) -> list[ChunkRange]:
+    return [ChunkRange(c.number, c.first_id, c.last_id) for c in plan.chunks]
+
+
+def ranges_from_manifest(manifest: Manifest) -> list[ChunkRange]:
+    return [ChunkRange(c.number, c.first_id, c.last_id) for c in manifest.chunks]
+
+
+def check_plan(
+    doc: Document,
+    chunks: Sequence[ChunkRange],
+    *,
+    outcomes: Sequence[ReviewOutcome] | None = None,
+    source: str = "plan",
+) -> list[Finding]:
+    """Findings for `chunks` (in their given order) against the IR's element order.
+
+    `source` names where the ranges came from ("plan.json", "manifest.json") in messages."""
+    ids = [e.id for e in doc.elements]
+    index = {eid: i for i, eid in enumerate(ids)}
+    findings: list[Finding] = []
+
+    def gap(chunk: int | None, a: int, b: int, where: str) -> None:
+        n = b - a + 1
+        findings.append(
+            Finding(
+                kind="plan_gap",
+                chunk=chunk,
+                element_id=ids[a],
+                message=f"{source}: {ids[a]}..{ids[b]} ({n} element{'s' * (n != 1)}) {where} "
+                "belong to no chunk",
+            )
+        )
+
+    if not chunks:
+        if ids:
+            gap(None, 0, len(ids) - 1, "of the document")
+        return findings
+    spans: list[tuple[ChunkRange, int, int]] = []
+    for k, c in enumerate(chunks, 1):
+        if c.number != k:
+            findings.append(
+                Finding(
+                    kind="plan_gap",
+                    chunk=c.number,
+                    message=f"{source}: chunk "
+                    f"numbers are not 1, 2, 3...: position {k} is {c.number}",
+                )
+            )
+        unknown = [x for x in (c.first_id, c.last_id) if x not in index]
+        for x in unknown:
+            findings.append(
+                Finding(
+                    kind="unknown",
+                    chunk=c.number,
+                    element_id=x,
+                    message=f"{source}: chunk {c.number} names {x}, which is not in the IR",
+                )
+            )
+        if unknown:
+            continue
+        a, b = index[c.first_id], index[c.last_id]
+        if b < a:
+            findings.append(
+                Finding(
+                    kind="plan_overlap",
+                    chunk=c.number,
+                    element_id=c.first_id,
+                    message=f"{source}: chunk {c.number} is reversed "
+                    f"({c.first_id} after {c.last_id})",
+                )
+            )
+            continue
+        spans.append((c, a, b))
+
+    prev: tuple[ChunkRange, int, int] | None = None
+    for c, a, b in spans:
+        if prev is None:
+            if a > 0:
+                gap(c.number, 0, a - 1, f"before chunk {c.number}")
+        else:
+            p, _, pb = prev
+            if a > pb + 1:
+                gap(c.number, pb + 1, a - 1, f"between chunks {p.number} and {c.number}")
+            elif a <= pb:
+                findings.append(
+                    Finding(
+                        kind="plan_overlap",
+                        chunk=c.number,
+                        element_id=c.first_id,
+                        message=f"{source}: chunk {c.number} starts at {c.first_id}, inside chunk "
+                        f"{p.number} (which ends at {p.last_id}); {pb - a + 1} element(s) in both",
+                    )
+                )
+        prev = (c, a, b)
+    if prev is not None and prev[2] < len(ids) - 1:
+        gap(prev[0].number, prev[2] + 1, len(ids) - 1, f"after the last chunk ({prev[0].number})")
+
+    for o in outcomes or ():
+        if o.decision != "confirmed_change" or o.after_id not in index:
+            continue
+        i = index[o.after_id]
+        for c, a, b in spans:
+            if a <= i < b:
+                findings.append(
+                    Finding(
+                        kind="topic_crossed",
+                        chunk=c.number,
+                        element_id=o.after_id,
+                        message=f"{source}: reviewers confirmed a topic change after {o.after_id}, "
+                        f"but chunk {c.number} runs on to {c.last_id}; cut there",
+                    )
+                )
+    return findings

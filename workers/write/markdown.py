@@ -1,0 +1,82 @@
+"""A chunk as Markdown: a small front block, then each element's canonical text.
+
+Layout (the verifier parses exactly this back):
+
+    <!-- quire-chunk
+    chunk: 3
+    title: "Vectors and assignment"
+    source-pages: 12-19
+    elements: el-000120..el-000180
+    -->
+
+    <!-- el-000120 -->
+    # Vectors and assignment
+
+    <!-- el-000121 -->
+    Paragraph text ...
+
+Element text is written as-is (it is already canonical Markdown), so the verifier can hash
+what it reads back and compare it with the IR. The anchors are HTML comments: invisible to a
+reader, but they map every stretch of text back to its element id. Images are linked as
+`images/<sha256>.<ext>`, relative to the chunk file, which sits beside the `images/` folder.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from shared.ir import Element
+
+FRONT_OPEN = "<!-- quire-chunk"
+FRONT_CLOSE = "-->"
+ANCHOR = re.compile(r"<!-- (el-\d{6,}) -->")
+
+
+def anchor(element_id: str) -> str:
+    return f"<!-- {element_id} -->"
+
+
+def _title_value(title: str) -> str:
+    # JSON string on one line; "--" is escaped so a title can never close the comment early
+    return json.dumps(" ".join(title.split()), ensure_ascii=False).replace("--", "-\\u002d")
+
+
+def front_block(
+    number: int, title: str, page_first: int, page_last: int, first_id: str, last_id: str
+) -> str:
+    return "\n".join(
+        [
+            FRONT_OPEN,
+            f"chunk: {number}",
+            f"title: {_title_value(title)}",
+            f"source-pages: {page_first}-{page_last}",
+            f"elements: {first_id}..{last_id}",
+            FRONT_CLOSE,
+        ]
+    )
+
+
+def render_chunk_markdown(number: int, title: str, elements: Sequence[Element]) -> str:
+    """The chunk's Markdown text (ends with one newline)."""
+    if not elements:
+        raise ValueError(f"chunk {number} has no elements")
+    front = front_block(
+        number,
+        title,
+        min(e.page_first for e in elements),
+        max(e.page_last for e in elements),
+        elements[0].id,
+        elements[-1].id,
+    )
+    body = "\n\n".join(f"{anchor(e.id)}\n{e.text}" for e in elements)
+    return f"{front}\n\n{body}\n"
+
+
+IMAGE_LINK = re.compile(r"!\[[^\]\n]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def image_links(text: str) -> list[str]:
+    """Targets of Markdown image links in `text`, in order."""
+    return IMAGE_LINK.findall(text)
