@@ -1,0 +1,164 @@
+"""The heuristic plan of every corpus document obeys the planning rules.
+
+Each document is parsed once per session (`workers.parse.parse_document`), scored, and
+planned twice with the heuristic decider:
+
+1. with no review outcomes: the plan must cover the document, cut only at listed safe
+   candidates, keep every chunk within 20 pages, never end a chunk on a heading, and make
+   >= 85% of its chunks (all but the last; documents of 5 pages or more) 5-13 pages long;
+2. with the outcomes of the pipeline's own offline reviewer (`workers.review`, backend
+   "heuristic", on the default review tasks): the same hard rules, plus every confirmed
+   topic change is a cut and longer-than-13-page chunks carry two continuity reviews.
+   The 5-13 share is not required here: that reviewer confirms every chapter start, and a
+   confirmed change is cut even when the chapter is only 2 pages long.
+
+A size histogram per document is printed (run with -s to see it). r-fullrefman.pdf (2,415
+pages) has its own test, which also times scoring and planning.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from irgen import plan_violations
+
+from shared.errors import (
+    CorruptDocumentError,
+    EmptyDocumentError,
+    EncryptedDocumentError,
+    InputError,
+)
+from shared.ir import Document
+from shared.plan import Candidate, Plan, PlanSettings, ReviewOutcome
+from workers.boundaries import (
+    HeuristicDecider,
+    plan_document,
+    review_tasks,
+    safe_candidates,
+    score_candidates,
+)
+from workers.parse import parse_document
+from workers.review import make_reviewer, review_all
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+BIG = "r-fullrefman.pdf"
+ALL_DOCS = sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".pdf", ".docx"))
+DOCS = [n for n in ALL_DOCS if n != BIG]
+# Files that cannot be planned because no IR can be made of them (MANIFEST.md): the
+# parser must refuse them with the specific reason.
+UNUSABLE: dict[str, type[InputError]] = {
+    "debian-faq-password.pdf": EncryptedDocumentError,
+    "liboctave-excerpt-image-only.pdf": EmptyDocumentError,
+    "r-data-truncated.pdf": CorruptDocumentError,
+}
+RULES = PlanSettings()
+TARGET_SHARE = 0.85
+
+Parsed = Callable[[str], "Document | InputError"]
+
+
+@pytest.fixture(scope="session")
+def parsed_corpus() -> Parsed:
+    """Parse each corpus file at most once per test session."""
+    cache: dict[str, Document | InputError] = {}
+
+    def get(name: str) -> Document | InputError:
+        if name not in cache:
+            try:
+                cache[name] = parse_document(CORPUS / name).document
+            except InputError as exc:
+                cache[name] = exc
+        return cache[name]
+
+    return get
+
+
+def histogram(plan: Plan) -> str:
+    sizes = Counter(min(int(c.pages), 21) for c in plan.chunks)
+    return " ".join(f"{k if k < 21 else '>20'}p:{v}" for k, v in sorted(sizes.items()))
+
+
+def check_hard_rules(
+    doc: Document, cands: list[Candidate], outcomes: dict[str, ReviewOutcome], plan: Plan
+) -> None:
+    assert plan_violations(doc, cands, outcomes, plan) == []
+    index = {e.id: i for i, e in enumerate(doc.elements)}
+    # the whole document, once, in order
+    covered = [i for c in plan.chunks for i in range(index[c.first_id], index[c.last_id] + 1)]
+    assert covered == list(range(len(doc.elements)))
+    listed = {c.after_id for c in cands}
+    assert all(b.after_id in listed for b in plan.boundaries)
+    assert all(c.pages <= RULES.hard_max_pages for c in plan.chunks), histogram(plan)
+    assert all(doc.elements[index[c.last_id]].type != "heading" for c in plan.chunks[:-1])
+
+
+def size_share(doc: Document, plan: Plan) -> float | None:
+    body = plan.chunks[:-1]
+    pages = doc.page_count if doc.page_basis == "pdf" else sum(c.pages for c in plan.chunks)
+    if not body or pages < RULES.min_pages:
+        return None
+    return sum(RULES.min_pages <= c.pages <= RULES.soft_max_pages for c in body) / len(body)
+
+
+def plan_and_check(
+    name: str, doc: Document, cands: list[Candidate] | None = None, plan: Plan | None = None
+) -> None:
+    cands = cands if cands is not None else score_candidates(doc, safe_candidates(doc))
+    plan = plan if plan is not None else plan_document(doc, cands, {}, RULES, HeuristicDecider())
+    check_hard_rules(doc, cands, {}, plan)
+    share = size_share(doc, plan)
+    print(
+        f"\n{name}: {len(plan.chunks)} chunks, 5-13 pages: "
+        f"{'n/a' if share is None else f'{share:.0%}'}; {histogram(plan)}"
+    )
+    if share is not None:
+        assert share >= TARGET_SHARE, histogram(plan)
+
+    tasks = review_tasks(doc, cands)
+    outcomes = {o.after_id: o for o in review_all(tasks, doc.by_id(), make_reviewer("heuristic"))}
+    reviewed = plan_document(doc, cands, outcomes, RULES, HeuristicDecider())
+    check_hard_rules(doc, cands, outcomes, reviewed)
+    confirmed = sum(o.decision == "confirmed_change" for o in outcomes.values())
+    print(
+        f"{name} with heuristic reviews ({len(tasks)} tasks, {confirmed} confirmed): "
+        f"{len(reviewed.chunks)} chunks; {histogram(reviewed)}"
+    )
+
+
+def test_every_corpus_file_is_covered() -> None:
+    assert len(ALL_DOCS) >= 20 and BIG in ALL_DOCS
+    assert set(UNUSABLE) <= set(ALL_DOCS)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", DOCS)
+def test_heuristic_plan_of_corpus_document(name: str, parsed_corpus: Parsed) -> None:
+    result = parsed_corpus(name)
+    if name in UNUSABLE:
+        assert isinstance(result, UNUSABLE[name]), result
+        return
+    assert isinstance(result, Document), f"{name}: {result}"
+    assert result.elements
+    plan_and_check(name, result)
+
+
+@pytest.mark.corpus
+def test_heuristic_plan_of_the_2415_page_reference_manual(parsed_corpus: Parsed) -> None:
+    doc = parsed_corpus(BIG)
+    assert isinstance(doc, Document), doc
+    started = time.perf_counter()
+    cands = score_candidates(doc, safe_candidates(doc))
+    scored_in = time.perf_counter() - started
+    started = time.perf_counter()
+    plan = plan_document(doc, cands, {}, RULES, HeuristicDecider())
+    planned_in = time.perf_counter() - started
+    print(
+        f"\n{BIG}: {len(doc.elements)} elements, {len(cands)} candidates scored in "
+        f"{scored_in:.1f}s, planned in {planned_in:.1f}s"
+    )
+    assert scored_in < 30 and planned_in < 30  # ~1.5 s and ~2 s measured
+    plan_and_check(BIG, doc, cands, plan)

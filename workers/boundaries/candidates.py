@@ -1,0 +1,142 @@
+"""Safe cut candidates: the places between two elements where a chunk may end.
+
+A cut never falls inside an element. On top of that some gaps are unsafe because the two
+sides belong together:
+
+- right after a heading (a heading stays with what it introduces);
+- between an image or table and its caption (caption just before or just after it);
+- between an introductory paragraph ending in ':' and the list/table/code/formula it
+  introduces.
+
+Everything else is a candidate; the change-point scores decide which ones are good.
+"""
+
+from __future__ import annotations
+
+import re
+
+from shared.ir import WORDS_PER_PAGE, Document, Element
+from shared.plan import Candidate
+
+SNIPPET_CHARS = 120
+
+_CAPTIONED = frozenset({"image", "table"})
+_INTRODUCED = frozenset({"list", "table", "code", "formula"})
+
+# "Chapter 3", "Part II", "Appendix B", "Section 4.2", "Lesson 7" ...
+_NAMED_NUMBER = re.compile(
+    r"^(chapter|part|appendix|section|lesson|unit|book|lecture|module)\s+"
+    r"([0-9]{1,3}(?:\.[0-9]{1,3})*|[IVXLC]{1,6}|[A-Z])\b[.:]?",
+    re.IGNORECASE,
+)
+# "2.4 Title", "3. Title", "A.1 Title", "12 Title" (not "2023 was ...": at most 3 digits)
+_DOTTED_NUMBER = re.compile(r"^((?:[0-9]{1,3}|[A-Z])(?:\.[0-9]{1,3})*)\.?\s+(?=\S)")
+_TITLE_END = re.compile(r"[.:;,!?]$")
+_WS = re.compile(r"\s+")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+
+
+def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> list[Candidate]:
+    """Every safe cut point of `doc`, in reading order (`scores` keyed by after_id)."""
+    els = doc.elements
+    if len(els) < 2:
+        return []
+    words_basis = doc.page_basis == "words"
+    first_page = els[0].page_first
+    out: list[Candidate] = []
+    cum_words = 0
+    for i in range(len(els) - 1):
+        left, right = els[i], els[i + 1]
+        cum_words += left.word_count
+        if not is_safe_gap(left, right):
+            continue
+        cum_pages = (
+            cum_words / WORDS_PER_PAGE if words_basis else float(left.page_last - first_page + 1)
+        )
+        out.append(
+            Candidate(
+                after_id=left.id,
+                before_id=right.id,
+                ends_type=left.type,
+                begins_type=right.type,
+                left_snippet=snippet(left, tail=True),
+                right_snippet=snippet(right),
+                cum_pages=cum_pages,
+                cum_words=cum_words,
+                heading_level=right.level if right.type == "heading" else None,
+                numbering=parse_numbering(right),
+                score=(scores or {}).get(left.id, 0.0),
+            )
+        )
+    return out
+
+
+def is_safe_gap(left: Element, right: Element) -> bool:
+    """May a chunk end after `left` when `right` follows it?"""
+    if left.type == "heading":
+        return False
+    if left.type == "caption" and right.type in _CAPTIONED:
+        return False
+    if right.type == "caption" and left.type in _CAPTIONED:
+        return False
+    return not (left.type == "paragraph" and right.type in _INTRODUCED and introduces(left))
+
+
+def introduces(el: Element) -> bool:
+    """A paragraph ending in ':' (ignoring closing emphasis) announces what follows."""
+    return el.text.rstrip().rstrip("*_`)] ").endswith(":")
+
+
+def plain_text(el: Element) -> str:
+    """The element's text on one line, without the Markdown heading marks."""
+    text = el.text
+    if el.type == "heading":
+        text = text.lstrip("#").strip()
+    elif el.type == "image":  # just the alt text, not the Markdown or the file name
+        text = _IMAGE.sub(lambda m: m.group(1), text)
+    return _WS.sub(" ", text).strip()
+
+
+def snippet(el: Element, tail: bool = False, limit: int = SNIPPET_CHARS) -> str:
+    text = plain_text(el)
+    if len(text) <= limit:
+        return text
+    return "…" + text[-(limit - 1) :].lstrip() if tail else text[: limit - 1].rstrip() + "…"
+
+
+def parse_numbering(el: Element) -> str | None:
+    """The section number a heading (or a title-like paragraph) starts with, if any."""
+    if el.type not in ("heading", "paragraph"):
+        return None
+    text = plain_text(el)
+    if el.type == "paragraph" and not looks_like_title(el.text):
+        return None
+    m = _NAMED_NUMBER.match(text)
+    if m:
+        return f"{m.group(1).capitalize()} {m.group(2)}"
+    m = _DOTTED_NUMBER.match(text)
+    if m:
+        number = m.group(1)
+        # A lone capital letter ("A Quick Tour") is a word, not an appendix number.
+        if re.fullmatch(r"[A-Z]", number):
+            return None
+        return number
+    return None
+
+
+def looks_like_title(text: str) -> bool:
+    """Short, one line, not ending like a sentence: a heading that lost its style."""
+    text = text.strip()
+    if not text or "\n" in text or _TITLE_END.search(text):
+        return False
+    return len(text.split()) <= 14
+
+
+def numbering_depth(numbering: str | None) -> int | None:
+    """1 for "Chapter 3", "Part II", "3"; 2 for "2.4", "A.1"; 3 for "1.2.3" ..."""
+    if not numbering:
+        return None
+    word, _, number = numbering.partition(" ")
+    if number:  # "Chapter 3" is top level whatever follows; "Section 4.2" is not
+        return number.count(".") + 1 if word.lower() == "section" else 1
+    return numbering.count(".") + 1

@@ -1,0 +1,99 @@
+"""The LLM decider: a model picks where a chunk ends, but only among listed safe candidates.
+
+Its answer goes through the same `validate_decision` as an external agent's; a refused
+answer is re-asked with the reason, and when the model still breaks the rules the heuristic
+decider decides instead, with the model's failure named in the recorded reason. An invalid
+answer never becomes a cut.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from shared.errors import BackendError, ValidationFailedError
+from workers.boundaries.decisions import (
+    BoundaryContext,
+    Decision,
+    HeuristicDecider,
+    validate_decision,
+)
+from workers.llm import JsonBackend
+from workers.llm.base import with_feedback
+
+log = logging.getLogger("quire.decider")
+REASKS = 2
+
+SYSTEM = """You plan study sessions for a long technical document.
+A session should hold complete concepts and be about {min:g}-{max:g} pages; {soft:g} pages are
+allowed only to finish a concept, and longer only with continuity evidence.
+You may ONLY cut after one of the listed candidate element ids. Answer with JSON:
+{{"action": "cut" | "extend", "element_id": "<a listed after_id, or null for extend>",
+ "reason": "<specific: name the concept that ends and the one that begins>",
+ "evidence": ["<element ids from the window that support the decision>"]}}"""
+
+
+class DecisionAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["cut", "extend"]
+    element_id: str | None = None
+    reason: str
+    evidence: list[str] = []
+
+
+def decision_prompt(context: BoundaryContext) -> str:
+    shortlist = [
+        {k: v for k, v in c.model_dump().items() if v not in (None, [], "")}
+        for c in context.shortlist()
+    ]
+    return json.dumps({
+        "chunk_number": context.chunk_number, "starts_at": context.start_id,
+        "start_page": context.start_page, "remaining_pages": context.remaining_pages,
+        "must_cut_by": context.must_cut_by, "may_extend": context.may_extend,
+        "candidates": shortlist,
+    }, ensure_ascii=False, indent=1)
+
+
+class LLMDecider:
+    def __init__(self, backend: JsonBackend) -> None:
+        self.backend = backend
+        self.name = backend.name
+        self.fallback = HeuristicDecider()
+
+    def decide(self, context: BoundaryContext) -> Decision:
+        r = context.rules
+        system = SYSTEM.format(min=r.min_pages, max=r.max_pages, soft=r.soft_max_pages)
+        user = decision_prompt(context)
+        feedback: str | None = None
+        for _ in range(1 + REASKS):
+            try:
+                answer = self.backend.ask(system=system, user=with_feedback(user, feedback),
+                                          schema=DecisionAnswer, task="decide")
+            except BackendError as exc:
+                feedback = None
+                problem = f"backend failed: {exc}"
+                break
+            decision = Decision(**answer.model_dump(), decider=self.name,
+                                start_id=context.start_id)
+            try:
+                return validate_decision(context, decision)
+            except ValidationFailedError as exc:
+                feedback = problem = exc.message
+        log.warning("%s decider gave no valid decision (%s); using the heuristic", self.name,
+                    problem)
+        fallback = self.fallback.decide(context)
+        return fallback.model_copy(update={
+            "reason": f"{fallback.reason} (the {self.name} decider's answer was refused: "
+                      f"{problem[:160]})"})
+
+
+def make_decider(backend: str) -> HeuristicDecider | LLMDecider:
+    if backend == "heuristic":
+        return HeuristicDecider()
+    from workers.llm import make_backend
+
+    return LLMDecider(make_backend(backend))

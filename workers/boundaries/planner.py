@@ -1,0 +1,385 @@
+"""The planner: chunk boundaries chosen one decision at a time among safe candidates.
+
+    plan_document = repeat { boundary_context -> decider.decide -> validate -> apply }
+
+The state is just the list of boundaries chosen so far, so the same steps serve the batch
+planner (any `Decider`) and an external agent (CLI `boundary-context` / `commit-boundary`).
+
+Sizes are pages: for PDFs the span of physical pages a chunk touches, for DOCX words / 400.
+The window offered for one chunk runs from its first element up to the hard cap, and stops
+at the first confirmed topic change (which is never crossed). If even the first safe cut
+lies beyond the hard cap, the stretch before it cannot be divided and is offered alone:
+only such an indivisible run may make a chunk larger than the cap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from shared.errors import ValidationFailedError
+from shared.ir import WORDS_PER_PAGE, Document, Element
+from shared.plan import (
+    Boundary,
+    Candidate,
+    ChunkPlan,
+    Plan,
+    PlanSettings,
+    ReviewOutcome,
+    ReviewRole,
+)
+from shared.text import count_words
+from workers.boundaries.candidates import plain_text
+from workers.boundaries.decisions import (
+    BoundaryContext,
+    ContextCandidate,
+    Decider,
+    Decision,
+    Zone,
+    _strength,
+    continuity_support,
+    validate_decision,
+)
+
+TITLE_WORDS = 8
+
+
+class _Index:
+    """Lookups shared by every step of one plan (built once per document)."""
+
+    def __init__(
+        self,
+        doc: Document,
+        candidates: Sequence[Candidate],
+        outcomes: Mapping[str, ReviewOutcome],
+        settings: PlanSettings,
+    ) -> None:
+        self.doc = doc
+        self.settings = settings
+        self.outcomes = outcomes
+        self.els = doc.elements
+        self.pos = {e.id: i for i, e in enumerate(self.els)}
+        self.words_basis = doc.page_basis == "words"
+        self.cum_words = [0]
+        for e in self.els:
+            self.cum_words.append(self.cum_words[-1] + e.word_count)
+        cands = sorted(
+            (c for c in candidates if c.after_id in self.pos), key=lambda c: self.pos[c.after_id]
+        )
+        self.cands = cands
+        self.cand_pos = [self.pos[c.after_id] for c in cands]
+        self.by_after = {c.after_id: k for k, c in enumerate(cands)}
+        # Page span of every suffix, so "the rest of the document" costs O(1).
+        n = len(self.els)
+        self.tail_lo = [0] * (n + 1)
+        self.tail_hi = [0] * (n + 1)
+        self.tail_lo[n] = 1 << 30
+        for i in range(n - 1, -1, -1):
+            self.tail_lo[i] = min(self.tail_lo[i + 1], self.els[i].page_first)
+            self.tail_hi[i] = max(self.tail_hi[i + 1], self.els[i].page_last)
+
+    def remaining_pages(self, first: int) -> float:
+        """Size in pages from element `first` to the end of the document."""
+        if self.words_basis:
+            return (self.cum_words[-1] - self.cum_words[first]) / WORDS_PER_PAGE
+        return float(self.tail_hi[first] - self.tail_lo[first] + 1)
+
+    def start_of(self, boundaries: Sequence[Boundary]) -> int:
+        """Index of the first element not yet in a chunk; checks the boundaries."""
+        previous = -1
+        for b in boundaries:
+            if b.after_id not in self.by_after:
+                raise ValidationFailedError(f"boundary after {b.after_id} is not a safe candidate")
+            at = self.pos[b.after_id]
+            if at <= previous:
+                raise ValidationFailedError(f"boundary after {b.after_id} is out of order")
+            previous = at
+        return previous + 1
+
+
+def _zone(pages: float, s: PlanSettings) -> Zone:
+    if pages < s.min_pages:
+        return "below_min"
+    if pages <= s.max_pages:
+        return "preferred"
+    if pages <= s.soft_max_pages:
+        return "finish"
+    if pages <= s.hard_max_pages:
+        return "extended"
+    return "over_cap"
+
+
+def _first_candidate_at_or_after(ix: _Index, start: int) -> int:
+    lo, hi = 0, len(ix.cand_pos)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ix.cand_pos[mid] < start:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _context(ix: _Index, boundaries: Sequence[Boundary]) -> BoundaryContext | None:
+    s = ix.settings
+    start = ix.start_of(boundaries)
+    n = len(ix.els)
+    if start >= n:
+        return None
+    first_k = _first_candidate_at_or_after(ix, start)
+    remaining = ix.remaining_pages(start)
+    confirmed_ahead = (
+        any(
+            (o := ix.outcomes.get(c.after_id)) is not None and o.decision == "confirmed_change"
+            for c in ix.cands[first_k:]
+        )
+        if remaining <= s.max_pages
+        else True
+    )
+    # Nothing left to decide: no safe cut left, or a tail that fits and has no confirmed
+    # change in it.
+    if first_k >= len(ix.cands) or (remaining <= s.max_pages and not confirmed_ahead):
+        return None
+    window: list[ContextCandidate] = []
+    must_cut_by: str | None = None
+    words_basis = ix.words_basis
+    lo_page = ix.els[start].page_first
+    hi_page = 0
+    scanned = start
+    for k in range(first_k, len(ix.cands)):
+        c = ix.cands[k]
+        at = ix.cand_pos[k]
+        if words_basis:
+            pages = (ix.cum_words[at + 1] - ix.cum_words[start]) / WORDS_PER_PAGE
+        else:  # running min/max of the page span, without rescanning the window
+            for e in ix.els[scanned : at + 1]:
+                lo_page = min(lo_page, e.page_first)
+                hi_page = max(hi_page, e.page_last)
+            scanned = at + 1
+            pages = float(hi_page - lo_page + 1)
+        if pages > s.hard_max_pages and window:
+            break
+        outcome = ix.outcomes.get(c.after_id)
+        window.append(
+            _context_candidate(
+                c,
+                pages,
+                ix.cum_words[at + 1] - ix.cum_words[start],
+                s,
+                outcome,
+                page_break=ix.els[at + 1].page_first > ix.els[at].page_last,
+            )
+        )
+        if outcome is not None and outcome.decision == "confirmed_change":
+            must_cut_by = c.after_id
+            break
+        if pages > s.hard_max_pages:
+            break
+    reaches_end = must_cut_by is None and remaining <= s.hard_max_pages
+    last = window[-1]
+    last_visible = ix.els[-1].id if reaches_end else last.before_id
+    may_extend = must_cut_by is None and not reaches_end
+    return BoundaryContext(
+        doc_id=ix.doc.doc_id,
+        page_basis=ix.doc.page_basis,
+        chunk_number=len(boundaries) + 1,
+        start_id=ix.els[start].id,
+        start_page=ix.els[start].page_first,
+        last_visible_id=last_visible,
+        remaining_pages=remaining,
+        reaches_end=reaches_end,
+        must_cut_by=must_cut_by,
+        may_extend=may_extend,
+        rules=s,
+        candidates=window,
+    )
+
+
+def _context_candidate(
+    c: Candidate,
+    pages: float,
+    words: int,
+    s: PlanSettings,
+    outcome: ReviewOutcome | None,
+    page_break: bool,
+) -> ContextCandidate:
+    change: list[ReviewRole] = []
+    same: list[ReviewRole] = []
+    evidence: list[str] = []
+    if outcome is not None:
+        for v in outcome.votes:
+            (change if v.verdict == "new_topic" else same).append(v.role)
+            evidence.extend(v.evidence_left + v.evidence_right)
+    # Internal data, already validated: construct without re-validating (hot path).
+    return ContextCandidate.model_construct(
+        after_id=c.after_id,
+        before_id=c.before_id,
+        pages=pages,
+        words=words,
+        zone=_zone(pages, s),
+        score=c.score,
+        ends_type=c.ends_type,
+        begins_type=c.begins_type,
+        heading_level=c.heading_level,
+        numbering=c.numbering,
+        left_snippet=c.left_snippet,
+        right_snippet=c.right_snippet,
+        page_break=page_break,
+        review=outcome.decision if outcome else None,
+        change_roles=sorted(set(change)),
+        continuity_roles=sorted(set(same)),
+        review_evidence=list(dict.fromkeys(evidence)),
+    )
+
+
+def _apply(
+    ix: _Index, context: BoundaryContext, boundaries: Sequence[Boundary], decision: Decision
+) -> list[Boundary]:
+    decision = validate_decision(context, decision)
+    if decision.action == "cut":
+        assert decision.element_id is not None
+        boundary = Boundary(
+            after_id=decision.element_id,
+            reason=decision.reason,
+            decider=decision.decider,
+            evidence=list(decision.evidence),
+        )
+    else:
+        boundary = _forced_cut(context, decision)
+    return [*boundaries, boundary]
+
+
+def _forced_cut(context: BoundaryContext, decision: Decision) -> Boundary:
+    """The decider wanted to go on, but the hard cap forbids it: cut at the strongest safe
+    candidate after the continuity review it cited (preferably past the soft maximum), and
+    say that the next chunk continues this one."""
+    rules = context.rules
+    cited = set(decision.evidence)
+    support = [
+        k
+        for k in continuity_support(context)
+        if cited & {k.after_id, k.before_id, *k.review_evidence}
+    ]
+    pool = context.candidates
+    if support:
+        after = 1 + next(
+            i for i, c in enumerate(context.candidates) if c.after_id == support[0].after_id
+        )
+        pool = context.candidates[after:] or [support[0]]
+    late = [c for c in pool if c.pages > rules.soft_max_pages]
+    best = max(late or pool, key=lambda c: (round(_strength(c), 6), c.pages))
+    size = f"{best.pages:.0f}" if context.page_basis == "pdf" else f"{best.pages:.1f}"
+    reason = (
+        f"hard cap {rules.hard_max_pages:g} pages: {decision.decider} extended the chunk "
+        f"({decision.reason}); forced cut at the strongest safe candidate before the cap, "
+        f"'{best.right_snippet[:60]}' (change score {best.score:.2f}, chunk {size} pages); "
+        "the next chunk continues this concept"
+    )
+    return Boundary(
+        after_id=best.after_id,
+        reason=reason,
+        decider="forced",
+        evidence=list(dict.fromkeys([*decision.evidence, best.after_id, best.before_id])),
+        forced=True,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Public steps
+
+
+def boundary_context(
+    doc: Document,
+    candidates: Sequence[Candidate],
+    outcomes: Mapping[str, ReviewOutcome],
+    settings: PlanSettings,
+    boundaries_so_far: Sequence[Boundary],
+) -> BoundaryContext | None:
+    """What the decider must decide next, or None when the plan is complete."""
+    return _context(_Index(doc, candidates, outcomes, settings), boundaries_so_far)
+
+
+def apply_decision(
+    doc: Document,
+    candidates: Sequence[Candidate],
+    outcomes: Mapping[str, ReviewOutcome],
+    settings: PlanSettings,
+    boundaries_so_far: Sequence[Boundary],
+    decision: Decision,
+) -> list[Boundary]:
+    """The boundaries after `decision` (validated against the current context): one more
+    boundary, forced at the hard cap when the decision was to extend."""
+    ix = _Index(doc, candidates, outcomes, settings)
+    context = _context(ix, boundaries_so_far)
+    if context is None:
+        raise ValidationFailedError("the plan is already complete; nothing to decide")
+    return _apply(ix, context, boundaries_so_far, decision)
+
+
+def plan_document(
+    doc: Document,
+    candidates: Sequence[Candidate],
+    outcomes: Mapping[str, ReviewOutcome],
+    settings: PlanSettings,
+    decider: Decider,
+) -> Plan:
+    """The whole plan, one validated decision at a time."""
+    ix = _Index(doc, candidates, outcomes, settings)
+    boundaries: list[Boundary] = []
+    while (context := _context(ix, boundaries)) is not None:
+        boundaries = _apply(ix, context, boundaries, decider.decide(context))
+    return plan_from_boundaries(doc, settings, boundaries)
+
+
+def plan_from_boundaries(
+    doc: Document, settings: PlanSettings, boundaries: Sequence[Boundary]
+) -> Plan:
+    """The chunks that `boundaries` cut `doc` into."""
+    els = doc.elements
+    pos = {e.id: i for i, e in enumerate(els)}
+    chunks: list[ChunkPlan] = []
+    first = 0
+    ends: list[tuple[int, Boundary | None]] = [(pos[b.after_id], b) for b in boundaries]
+    if els:
+        ends.append((len(els) - 1, None))
+    for number, (last, boundary) in enumerate(ends, 1):
+        part = els[first : last + 1]
+        words = sum(e.word_count for e in part)
+        page_first = min(e.page_first for e in part)
+        page_last = max(e.page_last for e in part)
+        pages = (
+            words / WORDS_PER_PAGE
+            if doc.page_basis == "words"
+            else float(page_last - page_first + 1)
+        )
+        chunks.append(
+            ChunkPlan(
+                number=number,
+                first_id=part[0].id,
+                last_id=part[-1].id,
+                page_first=page_first,
+                page_last=page_last,
+                pages=round(pages, 3),
+                words=words,
+                title=chunk_title(part, number),
+                end_reason=boundary.reason if boundary else "end of document",
+                end_decider=boundary.decider if boundary else "end",
+                continues=bool(boundary and boundary.forced),
+            )
+        )
+        first = last + 1
+    return Plan(doc_id=doc.doc_id, settings=settings, boundaries=list(boundaries), chunks=chunks)
+
+
+def chunk_title(part: Sequence[Element], number: int) -> str:
+    """The first heading's text; else the first words of the first element with words;
+    else "Section N"."""
+    for e in part:
+        if e.type == "heading":
+            text = plain_text(e)
+            if text:
+                return text
+    for e in part:
+        words = plain_text(e).split()
+        if count_words(" ".join(words)):
+            return " ".join(words[:TITLE_WORDS]) + ("…" if len(words) > TITLE_WORDS else "")
+    return f"Section {number}"
