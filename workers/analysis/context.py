@@ -1,0 +1,271 @@
+"""What an analyser sees of one chunk: its whole content, its headings, its neighbours' titles.
+
+`build_context` is pure: IR + plan (+ the scored safe candidates) in, a JSON-serialisable
+`AnalysisContext` out. The same object feeds the LLM prompt, the heuristic analyser and the
+agent CLI (`analysis-context --chunk-id N`). Key terms are tf-idf against the whole document
+(document frequency over its elements), so they say what is particular to this chunk;
+`DocumentStats` holds the document-wide part, to build it once for many chunks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from shared.ir import WORDS_PER_PAGE, Document, Element
+from shared.plan import Candidate, ChunkPlan, Plan
+from workers.boundaries.candidates import plain_text, snippet
+from workers.boundaries.scoring import STOP_WORDS, stem
+
+KEY_TERMS = 12
+_TERM = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
+# Words frequent in textbooks whatever their subject: never key terms.
+_EXTRA_STOP_WORDS = """
+example examples figure figures table tables section sections chapter chapters page pages
+note notes see also following shown show shows given way ways case cases first second third
+new like just many much make makes made number numbers value values called call calls can
+will used use one two three way part parts set sets get gets within without between each
+"""
+_EXTRA_STOP = frozenset(_EXTRA_STOP_WORDS.split())
+_PROSE = frozenset({"heading", "paragraph", "list", "table", "caption"})
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ContextHeading(_Model):
+    id: str
+    level: int
+    text: str
+
+
+class NeighbourTitle(_Model):
+    chunk: int
+    title: str
+
+
+class KeyTerm(_Model):
+    term: str
+    count: int  # occurrences in the chunk
+    weight: float  # tf-idf against the whole document
+
+
+class InternalCut(_Model):
+    """A safe candidate strictly inside the chunk, with the sizes a split there would give."""
+
+    after_id: str
+    before_id: str
+    score: float
+    heading_level: int | None = None
+    numbering: str | None = None
+    pages_before: float
+    pages_after: float
+    right_snippet: str
+
+
+class AnalysisContext(_Model):
+    doc_id: str
+    source_name: str
+    page_basis: Literal["pdf", "words"]
+    chunk: int
+    chunk_count: int
+    title: str  # the chunk's current title (plan)
+    first_id: str
+    last_id: str
+    page_first: int
+    page_last: int
+    pages: float
+    words: int
+    min_pages: float  # the plan's minimum chunk size (a split must not go far below it)
+    element_types: dict[str, int]  # element type -> count
+    enclosing: list[ContextHeading]  # headings in effect where the chunk starts, outermost first
+    starts_with_heading: bool
+    headings: list[ContextHeading]  # headings inside the chunk, in order
+    key_terms: list[KeyTerm]
+    previous: NeighbourTitle | None = None
+    next: NeighbourTitle | None = None
+    internal_cuts: list[InternalCut] = []
+    content: str  # the chunk's full Markdown (element texts in order)
+
+
+@dataclass
+class DocumentStats:
+    """Document-wide lookups: element positions, document frequencies, the heading trail."""
+
+    positions: dict[str, int]
+    elements: int
+    df: Counter[str]
+    headings: list[ContextHeading] = field(default_factory=list)
+    heading_pos: list[int] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, doc: Document) -> DocumentStats:
+        df: Counter[str] = Counter()
+        headings, heading_pos = [], []
+        for i, e in enumerate(doc.elements):
+            df.update(set(_stems(e)))
+            if e.type == "heading":
+                headings.append(ContextHeading(id=e.id, level=e.level or 1, text=plain_text(e)))
+                heading_pos.append(i)
+        return cls(
+            {e.id: i for i, e in enumerate(doc.elements)},
+            len(doc.elements),
+            df,
+            headings,
+            heading_pos,
+        )
+
+    def enclosing(self, start: int) -> list[ContextHeading]:
+        """The heading trail in effect just before element `start` (outermost first)."""
+        trail: dict[int, ContextHeading] = {}
+        for pos, h in zip(self.heading_pos, self.headings, strict=True):
+            if pos >= start:
+                break
+            trail = {lv: t for lv, t in trail.items() if lv < h.level}
+            trail[h.level] = h
+        return [trail[lv] for lv in sorted(trail)]
+
+
+def _tokens(e: Element) -> list[str]:
+    return [
+        w
+        for w in (m.lower() for m in _TERM.findall(plain_text(e)))
+        if w not in STOP_WORDS and w not in _EXTRA_STOP
+    ]
+
+
+def _stems(e: Element) -> list[str]:
+    return [stem(w) for w in _tokens(e)]
+
+
+def key_terms(
+    elements: Sequence[Element], stats: DocumentStats, k: int = KEY_TERMS
+) -> list[KeyTerm]:
+    """The chunk's k highest tf-idf terms (prose first; code only if there is no prose).
+
+    Terms are grouped by stem and shown in their most frequent spelling in the chunk."""
+    prose = [e for e in elements if e.type in _PROSE]
+    pool = prose if any(_tokens(e) for e in prose) else list(elements)
+    tf: Counter[str] = Counter()
+    spelling: dict[str, Counter[str]] = {}
+    for e in pool:
+        for w in _tokens(e):
+            s = stem(w)
+            tf[s] += 1
+            spelling.setdefault(s, Counter())[w] += 1
+    total = sum(tf.values())
+    # In a chunk of some size, a word seen once is noise rather than its subject.
+    floor = 2 if total >= 150 else 1
+    n = max(stats.elements, 1)
+    scored = []
+    for s, count in tf.items():
+        if count < floor:
+            continue
+        idf = math.log((1 + n) / (1 + stats.df.get(s, 0))) + 1.0
+        word = sorted(spelling[s].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+        scored.append((round(count * idf, 4), word, count))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    return [KeyTerm(term=w, count=c, weight=wt) for wt, w, c in scored[:k]]
+
+
+def _span_pages(elements: Sequence[Element], basis: str) -> float:
+    if basis == "words":
+        return round(sum(e.word_count for e in elements) / WORDS_PER_PAGE, 3)
+    return float(max(e.page_last for e in elements) - min(e.page_first for e in elements) + 1)
+
+
+def internal_cuts(
+    doc: Document,
+    chunk: ChunkPlan,
+    candidates: Sequence[Candidate],
+    stats: DocumentStats | None = None,
+) -> list[InternalCut]:
+    """Safe candidates strictly inside `chunk` (never at its last element), in order."""
+    pos = stats.positions if stats else {e.id: i for i, e in enumerate(doc.elements)}
+    lo, hi = pos[chunk.first_id], pos[chunk.last_id]
+    els = doc.elements
+    out = []
+    for c in sorted((c for c in candidates if c.after_id in pos), key=lambda c: pos[c.after_id]):
+        at = pos[c.after_id]
+        if not lo <= at < hi:
+            continue
+        out.append(
+            InternalCut(
+                after_id=c.after_id,
+                before_id=c.before_id,
+                score=c.score,
+                heading_level=c.heading_level,
+                numbering=c.numbering,
+                pages_before=_span_pages(els[lo : at + 1], doc.page_basis),
+                pages_after=_span_pages(els[at + 1 : hi + 1], doc.page_basis),
+                right_snippet=snippet(els[at + 1]),
+            )
+        )
+    return out
+
+
+def build_context(
+    doc: Document,
+    plan: Plan,
+    number: int,
+    *,
+    candidates: Sequence[Candidate] = (),
+    stats: DocumentStats | None = None,
+) -> AnalysisContext:
+    """The analysis context of chunk `number` of `plan` (see the module docstring)."""
+    if plan.doc_id != doc.doc_id:
+        raise ValueError("plan and IR belong to different documents")
+    chunks = {c.number: c for c in plan.chunks}
+    if number not in chunks:
+        raise ValueError(f"plan has no chunk {number}")
+    stats = stats or DocumentStats.of(doc)
+    chunk = chunks[number]
+    lo, hi = stats.positions[chunk.first_id], stats.positions[chunk.last_id]
+    elements = doc.elements[lo : hi + 1]
+    types = Counter(e.type for e in elements)
+    prev, nxt = chunks.get(number - 1), chunks.get(number + 1)
+    return AnalysisContext(
+        doc_id=doc.doc_id,
+        source_name=doc.source_name,
+        page_basis=doc.page_basis,
+        chunk=number,
+        chunk_count=len(plan.chunks),
+        title=chunk.title,
+        first_id=chunk.first_id,
+        last_id=chunk.last_id,
+        page_first=chunk.page_first,
+        page_last=chunk.page_last,
+        pages=chunk.pages,
+        words=sum(e.word_count for e in elements),
+        min_pages=plan.settings.min_pages,
+        element_types=dict(sorted(types.items())),
+        enclosing=stats.enclosing(lo),
+        starts_with_heading=elements[0].type == "heading",
+        headings=[
+            ContextHeading(id=e.id, level=e.level or 1, text=plain_text(e))
+            for e in elements
+            if e.type == "heading"
+        ],
+        key_terms=key_terms(elements, stats),
+        previous=NeighbourTitle(chunk=prev.number, title=prev.title) if prev else None,
+        next=NeighbourTitle(chunk=nxt.number, title=nxt.title) if nxt else None,
+        internal_cuts=internal_cuts(doc, chunk, candidates, stats),
+        content="\n\n".join(e.text for e in elements),
+    )
+
+
+def build_contexts(
+    doc: Document, plan: Plan, candidates: Sequence[Candidate] = ()
+) -> list[AnalysisContext]:
+    """Every chunk's context, sharing one `DocumentStats` (local mode, tests)."""
+    stats = DocumentStats.of(doc)
+    return [
+        build_context(doc, plan, c.number, candidates=candidates, stats=stats) for c in plan.chunks
+    ]

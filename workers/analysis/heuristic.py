@@ -1,0 +1,302 @@
+"""Offline, deterministic chunk analysis from visible signals: headings, key terms, scores.
+
+- topic_en: the chunk's top-level headings (numbering stripped), prefixed by the section it
+  continues when it does not start with a heading; generic headings ("Examples", "Usage")
+  get the top key terms appended; with no usable heading, the top key terms themselves.
+- study_focus_en: the key terms to learn, the sections, what kind of material it holds.
+- coherence: needs_review only when a strong change point lies inside the chunk with a
+  sizeable part on both sides (a split there would leave two real study sessions).
+- Persian: never invented. The fa fields stay empty and `fa_missing_reason` says that an
+  LLM backend is needed. English fields that cannot be derived (a chunk with no
+  Latin-script headings or terms) likewise stay empty with `en_missing_reason`.
+
+Output is a pure function of the context (and the other chunks' committed focuses, only to
+stay distinct from them), so the same input always gives byte-identical JSON.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from shared.analysis import ChunkAnalysis, Coherence
+from workers.analysis.context import AnalysisContext, InternalCut
+from workers.analysis.validate import (
+    check_analysis,
+    english_problem,
+    generic_problem,
+    is_arabic,
+    repeats_topic,
+    same_focus,
+)
+
+NAME = "heuristic"
+# Chapter starts (level-1 headings with a number) score 0.85-0.95 and section starts up to
+# about 0.85 (r-intro.pdf). The planner joins short chapters on purpose (minimum size), so a
+# strong change inside a chunk only asks for repair when both sides would be full sessions.
+STRONG_CHANGE = 0.85
+MIN_SIDE_SHARE = 1.0  # of min_pages, on both sides of the strong change
+TOPIC_CHARS = 90
+FOCUS_CHARS = 700
+FA_MISSING = (
+    "the heuristic backend does not write Persian; an LLM backend (openai, "
+    "anthropic or command) is needed for topic_fa and study_focus_fa"
+)
+EN_MISSING = (
+    "the chunk has no specific Latin-script headings or key terms to derive an English "
+    "topic from; an LLM backend is needed for topic_en and study_focus_en"
+)
+
+FOCUS_MISSING = (
+    "the chunk has no key terms or material beyond its title to derive an "
+    "English study focus from; an LLM backend is needed for study_focus_en"
+)
+
+_NUMBERING = re.compile(
+    r"^(?:(?:chapter|part|appendix|section|lesson|unit)\s+(?:[0-9]{1,3}|[A-Z]\b)(?:\.[0-9]+)*"
+    r"[.:]?\s*|(?:[0-9]{1,3}|[A-Z](?=\.[0-9]))(?:\.[0-9]{1,3})*\.?\s+)",
+    re.IGNORECASE,
+)
+_GENERIC_HEADINGS_WORDS = """
+introduction overview summary examples example usage arguments details value description
+references notes note exercises contents index preface acknowledgements acknowledgments
+appendix background conclusion conclusions discussion author authors source format keywords
+bibliography foreword remarks abstract
+"""
+_GENERIC_HEADINGS = frozenset(_GENERIC_HEADINGS_WORDS.split()) | {
+    "see also",
+    "table of contents",
+    "further reading",
+}
+_TYPE_NOUNS = {
+    "code": ("code example", "code examples"),
+    "table": ("table", "tables"),
+    "image": ("figure", "figures"),
+    "list": ("list", "lists"),
+    "formula": ("formula", "formulas"),
+}
+
+
+def clean_heading(text: str) -> str:
+    """A heading as a title: one line, section numbering and trailing punctuation removed."""
+    text = " ".join(text.replace("*", "").replace("`", "").split())
+    stripped = _NUMBERING.sub("", text).strip(" .:-–—")
+    return stripped or text
+
+
+def _latin(text: str) -> bool:
+    """Usable in an English field: Latin script, and nothing at all in Arabic script (a
+    mixed heading such as "\\strut و rule ۷ . ۶" is not English)."""
+    return bool(text) and english_problem(text) is None and not any(is_arabic(c) for c in text)
+
+
+def _generic_heading(title: str) -> bool:
+    return title.casefold().strip() in _GENERIC_HEADINGS
+
+
+def _join(items: Sequence[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _shorten(text: str, limit: int = TOPIC_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(" ,;:-")
+    return cut + "…"
+
+
+def _terms(context: AnalysisContext) -> list[str]:
+    return [t.term for t in context.key_terms if _latin(t.term)]
+
+
+def _sections(context: AnalysisContext) -> list[str]:
+    """Latin-script titles of the chunk's top-level headings, in order, without repeats."""
+    usable = [h for h in context.headings if _latin(clean_heading(h.text))]
+    if not usable:
+        return []
+    top = min(h.level for h in usable)
+    titles: list[str] = []
+    for h in usable:
+        title = clean_heading(h.text)
+        folded = title.casefold()
+        if h.level == top and not any(
+            folded.startswith(t.casefold()) or t.casefold().startswith(folded) for t in titles
+        ):
+            titles.append(title)
+    return titles
+
+
+def heuristic_topic(context: AnalysisContext) -> str:
+    """The English topic ("" when nothing Latin-script is there to derive it from)."""
+    parts: list[str] = []
+    usable = [h for h in context.headings if _latin(clean_heading(h.text))]
+    top = min((h.level for h in usable), default=None)
+    parent = None
+    if not context.starts_with_heading:
+        parent = context.enclosing[-1] if context.enclosing else None
+    elif top is not None and context.headings[0].level > top:
+        # Starts inside a section and later reaches its siblings: name the section too.
+        above = [h for h in context.enclosing if h.level < context.headings[0].level]
+        parent = above[-1] if above else None
+    if parent is not None and _latin(clean_heading(parent.text)):
+        parts.append(f"{clean_heading(parent.text)} (continued)")
+    sections = _sections(context)
+    if len(sections) > 3:
+        parts += [*sections[:2], f"{len(sections) - 2} more sections"]
+    else:
+        parts += sections
+    terms = _terms(context)
+    if parts:
+        topic = "; ".join(parts)
+        if _generic_heading(parts[0].removesuffix(" (continued)")) and terms:
+            topic += ": " + ", ".join(terms[:3])
+        return _shorten(topic)
+    if len(terms) >= 2:
+        return _shorten(_join([terms[0].capitalize(), *terms[1:3]]))
+    return ""
+
+
+def _material(context: AnalysisContext) -> str:
+    bits = []
+    for kind, (one, many) in _TYPE_NOUNS.items():
+        n = context.element_types.get(kind, 0)
+        if n:
+            bits.append(f"{n} {one if n == 1 else many}")
+    return f"Includes {_join(bits)}." if bits else ""
+
+
+def opening_words(context: AnalysisContext, n: int = 12) -> str:
+    """The first words of the chunk's first Latin-script text block (not a heading)."""
+    for block in context.content.split("\n\n"):
+        if block.lstrip().startswith(("#", "```", "|", "![")):
+            continue
+        words = [w for w in block.split() if _latin(w)]
+        if len(words) >= 3:
+            return " ".join(words[:n]) + ("…" if len(words) > n else "")
+    return ""
+
+
+def heuristic_focus(context: AnalysisContext, terms_shown: int = 6, opening: bool = False) -> str:
+    """Key terms, section titles, material and source pages; with `opening`, also the
+    chunk's first words (used only to tell apart chunks whose terms and sections agree)."""
+    terms = _terms(context)
+    sentences = []
+    if terms:
+        sentences.append(f"Key terms to learn: {', '.join(terms[:terms_shown])}.")
+    sections = [clean_heading(h.text) for h in context.headings if _latin(clean_heading(h.text))]
+    unique = list(dict.fromkeys(sections))
+    if unique:
+        shown = [_shorten(t, 60) for t in unique[:6]]
+        more = f" and {len(unique) - 6} more" if len(unique) > 6 else ""
+        sentences.append(f"Sections: {'; '.join(shown)}{more}.")
+    if not sentences:
+        return ""
+    material = _material(context)
+    if material:
+        sentences.append(material)
+    span = (
+        f"page {context.page_first}"
+        if context.page_first == context.page_last
+        else f"pages {context.page_first}-{context.page_last}"
+    )
+    sentences.append(f"Source {span}.")
+    first = opening_words(context) if opening else ""
+    if first:
+        sentences.append(f"It opens with: {first}")
+    return _shorten(" ".join(sentences), FOCUS_CHARS)
+
+
+def strongest_cut(context: AnalysisContext) -> InternalCut | None:
+    """The highest-scoring internal cut leaving at least MIN_SIDE_SHARE·min_pages on each
+    side (ties: the earlier one)."""
+    need = MIN_SIDE_SHARE * context.min_pages
+    best: InternalCut | None = None
+    for cut in context.internal_cuts:
+        if min(cut.pages_before, cut.pages_after) < need:
+            continue
+        if best is None or cut.score > best.score:
+            best = cut
+    return best
+
+
+def heuristic_coherence(context: AnalysisContext) -> tuple[Coherence, str]:
+    best = strongest_cut(context)
+    overall = max((c.score for c in context.internal_cuts), default=None)
+    if best is not None and best.score >= STRONG_CHANGE:
+        where = (
+            f"level-{best.heading_level} heading"
+            if best.heading_level
+            else f"{best.right_snippet[:50]!r}"
+        )
+        return "needs_review", (
+            f"heuristic: strong change point inside the chunk after {best.after_id} "
+            f"(score {best.score:.2f} >= {STRONG_CHANGE}, {where} "
+            f"'{best.right_snippet[:60]}'), with {best.pages_before:g} and "
+            f"{best.pages_after:g} pages on either side"
+        )
+    size = f"{len(context.headings)} headings, {context.words} words"
+    if overall is None:
+        detail = "no safe cut inside the chunk"
+    elif best is None:
+        detail = (
+            f"no cut inside leaves {context.min_pages:g}+ pages on both sides "
+            f"(strongest change score {overall:.2f} would leave a short piece)"
+        )
+    else:
+        detail = (
+            f"strongest change where both sides have {context.min_pages:g}+ pages is "
+            f"{best.score:.2f} after {best.after_id}, below {STRONG_CHANGE}"
+        )
+    return "confident", f"heuristic: {detail}; {size}"
+
+
+def heuristic_analysis(
+    context: AnalysisContext, others: Iterable[ChunkAnalysis] = ()
+) -> ChunkAnalysis:
+    """The heuristic analysis of one chunk, validated like any other (InvalidAnalysis if it
+    cannot be made distinct from the other chunks' focuses)."""
+    others = list(others)
+    topic = heuristic_topic(context)
+    # Stay distinct from committed focuses: more key terms, then the opening words.
+    rivals = [o.study_focus_en for o in others if o.chunk != context.chunk]
+    focus = ""
+    for shown, opening in ((6, False), (9, False), (12, False), (12, True)):
+        focus = heuristic_focus(context, shown, opening)
+        if not any(same_focus(focus, rival) for rival in rivals):
+            break
+    # A heading such as "Overview" with no key terms to add is no topic: say so instead.
+    if topic and generic_problem(topic, "topic", "en"):
+        topic = ""
+    en_missing = None
+    if not topic:
+        focus, en_missing = "", EN_MISSING  # nothing to anchor a focus: say so instead
+    elif not focus or repeats_topic(focus, topic) or generic_problem(focus, "focus", "en"):
+        focus, en_missing = "", FOCUS_MISSING
+    coherence, reason = heuristic_coherence(context)
+    analysis = ChunkAnalysis(
+        chunk=context.chunk,
+        first_id=context.first_id,
+        last_id=context.last_id,
+        topic_en=topic,
+        topic_fa="",
+        study_focus_en=focus,
+        study_focus_fa="",
+        coherence=coherence,
+        reason=reason,
+        backend=NAME,
+        heuristic=True,
+        fa_missing_reason=FA_MISSING,
+        en_missing_reason=en_missing,
+    )
+    return check_analysis(analysis, context, others)
+
+
+class HeuristicAnalyser:
+    name = NAME
+
+    def analyse(
+        self, context: AnalysisContext, others: Iterable[ChunkAnalysis] = ()
+    ) -> ChunkAnalysis:
+        return heuristic_analysis(context, others)
