@@ -47,8 +47,8 @@ def main(verbose: bool) -> None:
 def run_settings(output_format: str, backend: str | None, min_pages: float, max_pages: float,
                  overlap_pages: int) -> RunSettings:
     return RunSettings(
-        output_format=output_format,  # type: ignore[arg-type]
-        backend=backend or os.environ.get("QUIRE_REVIEW_BACKEND") or "heuristic",  # type: ignore[arg-type]
+        output_format=output_format,
+        backend=backend or os.environ.get("QUIRE_REVIEW_BACKEND") or "heuristic",
         plan=PlanSettings(min_pages=min_pages, max_pages=max_pages,
                           soft_max_pages=max_pages + 1,
                           hard_max_pages=max(20, max_pages + 8)),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
 from orchestrator.engine import TaskMessage
 from shared.config import Environment
@@ -30,20 +30,20 @@ def _run(msg: TaskMessage) -> None:
     run_part(_RT, msg, actor="embedded")
 
 
-class _Inline(Executor):
-    """A one-process executor: no pool start-up cost for small jobs."""
+Submit = Callable[[TaskMessage], "Future[None]"]
 
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
 
-    def submit(self, fn: Callable[..., object], /, *args: object, **kw: object) -> Future[object]:
-        fut: Future[object] = Future()
+def _inline(rt: Runtime) -> Submit:
+    """Run each part at once in this process: no pool start-up cost for small jobs."""
+    def submit(msg: TaskMessage) -> Future[None]:
+        fut: Future[None] = Future()
         try:
-            run_part(self.rt, args[0], actor="embedded")  # type: ignore[arg-type]
+            run_part(rt, msg, actor="embedded")
             fut.set_result(None)
         except BaseException as exc:
             fut.set_exception(exc)
         return fut
+    return submit
 
 
 Progress = Callable[[TaskMessage], None]
@@ -53,22 +53,22 @@ def run_documents(rt: Runtime, doc_ids: list[str], *, processes: int = 1,
                   on_done: Progress | None = None) -> None:
     """Drive documents until each is complete, failed or waiting for an external decision."""
     if processes <= 1:
-        _drive(rt, doc_ids, _Inline(rt), on_done)
+        _drive(rt, doc_ids, _inline(rt), on_done)
         return
     gc.collect()  # see BASELINES.md: never let a child free ONNX sessions it inherited
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(processes, mp_context=ctx, initializer=_init,
                              initargs=(rt.env,)) as pool:
-        _drive(rt, doc_ids, pool, on_done)
+        _drive(rt, doc_ids, lambda msg: pool.submit(_run, msg), on_done)
 
 
-def _drive(rt: Runtime, doc_ids: list[str], pool: Executor, on_done: Progress | None) -> None:
+def _drive(rt: Runtime, doc_ids: list[str], submit: Submit, on_done: Progress | None) -> None:
     ready = list(dict.fromkeys(doc_ids))
-    running: dict[Future[object], TaskMessage] = {}
+    running: dict[Future[None], TaskMessage] = {}
     while ready or running:
         for doc_id in ready:
             for msg in advance_document(rt, doc_id):
-                running[pool.submit(_run, msg)] = msg
+                running[submit(msg)] = msg
         ready = []
         if not running:
             break

@@ -17,7 +17,8 @@ log = logging.getLogger("quire.service")
 
 
 def process_documents(rt: Runtime, doc_ids: list[str], *, processes: int | None = None,
-                      console: Console | None = None, poll: float = 0.5) -> None:
+                      console: Console | None = None, poll: float = 0.5,
+                      timeout: float | None = None) -> None:
     """Drive documents to a terminal state: in-process, or through the workers when a
     broker is configured (then this only pokes the orchestrator and follows progress)."""
     console = console or Console(stderr=True)
@@ -37,7 +38,10 @@ def process_documents(rt: Runtime, doc_ids: list[str], *, processes: int | None 
             use_broker(rt.env.broker_url)
             for d in doc_ids:
                 poke(d)
+            deadline = None if timeout is None else time.monotonic() + timeout
             while not all(rt.repo.load(d).terminal for d in doc_ids):
+                if deadline is not None and time.monotonic() > deadline:
+                    raise TimeoutError(f"documents not finished after {timeout}s")
                 show()
                 time.sleep(poll)
         else:

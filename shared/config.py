@@ -56,5 +56,5 @@ class Environment(BaseModel):
             store_url=env.get("QUIRE_STORE_URL") or ".quire/store",
             state_dir=Path(env.get("QUIRE_STATE_DIR") or ".quire"),
             s3_endpoint_url=env.get("QUIRE_S3_ENDPOINT_URL") or None,
-            review_backend=env.get("QUIRE_REVIEW_BACKEND") or "heuristic",  # type: ignore[arg-type]
+            review_backend=env.get("QUIRE_REVIEW_BACKEND") or "heuristic",
         )

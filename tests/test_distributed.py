@@ -49,7 +49,7 @@ def stack(private_redis: RedisServer, s3_store: S3Store, tmp_path: Path,
 
 def test_distributed_run_matches_embedded(stack: Runtime, tmp_path: Path) -> None:
     ids = [submit(stack, path, settings).doc_id for path, settings in DOCS]
-    process_documents(stack, ids, poll=0.2)
+    process_documents(stack, ids, poll=0.2, timeout=240)
     embedded = local_runtime(tmp_path / "embedded")
     for doc_id, (path, settings) in zip(ids, DOCS, strict=True):
         s = stack.repo.load(doc_id)

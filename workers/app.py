@@ -33,7 +33,8 @@ def make_app(env: Environment | None = None) -> Celery:
         result_expires=3600,
         task_queues=[Queue(q) for q in QUEUES],
         task_default_queue="orchestrate",
-        task_routes={f"quire.{q}": {"queue": q} for q in QUEUES},
+        task_routes={"quire.advance": {"queue": "orchestrate"}}
+        | {f"quire.part.{q}": {"queue": q} for q in QUEUES},
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,

@@ -266,7 +266,7 @@ def _verify(rt: Runtime, s: Session, part: str) -> str:
         "pages": len(batch.pages), "findings": [f.model_dump(mode="json") for f in findings]})
 
 
-def _findings(raw: list[dict[str, object]]) -> list:  # type: ignore[type-arg]
+def _findings(raw: list[dict[str, object]]) -> list:
     from shared.manifest import Finding
 
     return [Finding.model_validate(f) for f in raw]

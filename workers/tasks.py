@@ -1,7 +1,8 @@
 """Celery task wrappers: one task name per queue, each a thin call into `workers.execute`.
 
-Task names and arguments are readable in Flower (`quire.parse`, args: doc id, state, part,
-revision). Only transient faults are retried, with exponential backoff and jitter.
+Task names and arguments are readable in Flower: `quire.advance` (args: doc id) on the
+`orchestrate` queue, and `quire.part.<queue>` (args: doc id, state, part, revision) for the
+work. Only transient faults are retried, with exponential backoff and jitter.
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ def runtime() -> Runtime:
 
 def send(messages: list[TaskMessage]) -> None:
     for m in messages:
-        app.send_task(f"quire.{m.queue}", args=[m.doc_id, m.state, m.part, m.revision],
+        app.send_task(f"quire.part.{m.queue}", args=[m.doc_id, m.state, m.part, m.revision],
                       queue=m.queue)
 
 
 def poke(doc_id: str) -> None:
     """Ask the orchestrator to advance a document."""
-    app.send_task("quire.orchestrate", args=[doc_id], queue="orchestrate")
+    app.send_task(ADVANCE, args=[doc_id], queue="orchestrate")
 
 
 def _orchestrate(doc_id: str) -> None:
@@ -48,14 +49,15 @@ def _run_part(doc_id: str, state: str, part: str, revision: int) -> None:
         poke(doc_id)
 
 
-def _register(queue: str) -> Task[Any, Any]:
+def _register(name: str, queue: str, body: Any) -> Task[Any, Any]:
     soft, hard = TIME_LIMITS[queue]
-    body = _orchestrate if queue == "orchestrate" else _run_part
-    return app.task(  # type: ignore[no-any-return]
-        name=f"quire.{queue}", soft_time_limit=soft, time_limit=hard,
+    return app.task(
+        name=name, queue=queue, soft_time_limit=soft, time_limit=hard,
         autoretry_for=(TransientError,), retry_backoff=2, retry_backoff_max=120,
         retry_jitter=True, max_retries=6, acks_late=True,
     )(body)
 
 
-TASKS = {q: _register(q) for q in QUEUES}
+ADVANCE = "quire.advance"
+TASKS = {ADVANCE: _register(ADVANCE, "orchestrate", _orchestrate)} | {
+    f"quire.part.{q}": _register(f"quire.part.{q}", q, _run_part) for q in QUEUES}

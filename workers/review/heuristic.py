@@ -26,6 +26,11 @@ OVERLAP_LOW = 0.04  # below: the sides share little vocabulary
 OVERLAP_HIGH = 0.12  # at or above: the sides clearly talk about the same things
 # How strongly a heading of each level announces a new topic on its own.
 HEADING_STRENGTH = {1: 0.9, 2: 0.8, 3: 0.65, 4: 0.5, 5: 0.45, 6: 0.4}
+# A confirmed change is never crossed by the planner, so the baseline confirms only changes
+# at the document's major heading level: the deepest level whose headings are no more
+# frequent than one per MIN_SESSION_PAGES (chapters of a textbook, not its sections).
+MIN_SESSION_PAGES = 5
+MINOR_CAP = 0.45  # without a major heading the baseline never votes new_topic
 
 _WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
 _STOP_WORDS = """
@@ -51,6 +56,29 @@ def _heading_title(element: Element) -> str:
     return title if len(title) <= 60 else title[:57] + "..."
 
 
+_MAJOR_CACHE: dict[int, tuple[dict[str, Element], int]] = {}
+
+
+def major_level(elements: dict[str, Element]) -> int:
+    """The deepest heading level L with at most one heading of level <= L per
+    MIN_SESSION_PAGES pages; 0 when even level-1 headings are denser than that."""
+    cached = _MAJOR_CACHE.get(id(elements))
+    if cached is not None and cached[0] is elements:
+        return cached[1]
+    pages = max((e.page_last for e in elements.values()), default=1)
+    levels = Counter(e.level for e in elements.values() if e.type == "heading" and e.level)
+    budget = max(2, pages // MIN_SESSION_PAGES)
+    major, total = 0, 0
+    for level in sorted(levels):
+        total += levels[level]
+        if total > budget:
+            break
+        major = level
+    _MAJOR_CACHE.clear()  # one document at a time; never keep a stale one alive
+    _MAJOR_CACHE[id(elements)] = (elements, major)
+    return major
+
+
 @dataclass(frozen=True)
 class Signals:
     score: float
@@ -59,6 +87,7 @@ class Signals:
     overlap: float
     shared_terms: tuple[str, ...]
     ends_with_colon: bool
+    major: bool  # the heading that starts here is at the document's major level
 
     @classmethod
     def of(cls, task: ReviewTask, elements: dict[str, Element]) -> Signals:
@@ -78,6 +107,8 @@ class Signals:
             overlap=round(overlap, 4),
             shared_terms=tuple(top),
             ends_with_colon=last_text.endswith(":"),
+            major=bool(first is not None and first.type == "heading" and first.level
+                       and first.level <= major_level(elements)),
         )
 
     def heading_strength(self) -> float:
@@ -102,13 +133,16 @@ def _p_new_topic(role: ReviewRole, s: Signals) -> float:
             p = max(p, 0.5 * s.heading_strength() + 0.3)
     if s.ends_with_colon:
         p -= 0.3
+    if not s.major and role != "continuity":
+        p = min(p, MINOR_CAP)
     return min(1.0, max(0.0, p))
 
 
 def _reason(role: ReviewRole, s: Signals, new_topic: bool) -> str:
     parts = [f"heuristic baseline ({role})"]
     if s.heading_level is not None:
-        parts.append(f"heading '{s.heading_title}' (level {s.heading_level}) starts here")
+        rank = "major" if s.major else "minor"
+        parts.append(f"{rank} heading '{s.heading_title}' (level {s.heading_level}) starts here")
     else:
         parts.append("no heading starts here")
     parts.append(f"change-point score {s.score:.2f}")
