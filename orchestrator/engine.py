@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict
 
 from orchestrator.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES
-from shared.session import Session, SessionRepo
+from shared.session import DocState, Session, SessionRepo
 
 
 class TaskMessage(BaseModel):
@@ -69,7 +69,7 @@ def advance(repo: SessionRepo, doc_id: str, parts_for: PartsFn,
                     sent.append(TaskMessage(doc_id=s.doc_id, state=s.state, part=p,
                                             revision=s.revision))
                 return changed or bool(fresh)
-            s.enter(STAGES[s.state].next, now)
+            s.enter(s.goto or STAGES[s.state].next, now)
             changed = True
         return changed
 
@@ -77,15 +77,18 @@ def advance(repo: SessionRepo, doc_id: str, parts_for: PartsFn,
     return list(sent)
 
 
-def mark_done(repo: SessionRepo, msg: TaskMessage, output_key: str, *, actor: str) -> bool:
-    """Record a finished part. A duplicate or stale delivery (state moved on, part already
-    done) changes nothing and returns False."""
+def mark_done(repo: SessionRepo, msg: TaskMessage, output_key: str, *, actor: str,
+              goto: DocState | None = None) -> bool:
+    """Record a finished part (a FINISH part may name the state to go to next). A duplicate
+    or stale delivery (state moved on, part already done) changes nothing, returns False."""
     def change(s: Session) -> bool:
         if s.state != msg.state or s.parts is None or msg.part in s.done:
             return False
         if msg.part != FINISH and msg.part not in s.parts:
             return False
         s.done[msg.part] = output_key
+        if goto is not None:
+            s.goto = goto
         return True
 
     why = f"{msg.state}:{msg.part} done"

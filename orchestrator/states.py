@@ -3,7 +3,8 @@ how long it may take before the reconciler re-drives it.
 
 Each working state fans out into parts (one task each); when every part is done, a state
 with `finish=True` runs one more task (the fan-in step: merge, manifest, report) before the
-orchestrator moves the document on. DESIGN.md §1 lists the states.
+orchestrator moves the document on — to `next`, or where the FINISH part said (`goto`):
+analysing sends retitled or repaired plans back to writing. DESIGN.md §1 lists the states.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ STAGES: dict[str, Stage] = {
         Stage("writing", "write", "verifying", 600, finish=True),
         Stage("verifying", "render", "analysing", 900, finish=True),
         Stage("analysing", "analysis", "indexing", 900, finish=True),
+        Stage("repairing", "analysis", "writing", 600),
         Stage("indexing", "analysis", "complete", 600),
     )
 }

@@ -33,8 +33,10 @@ class RunSettings(BaseModel):
     max_file_bytes: int = 500_000_000
     max_pages: int = 10_000
 
-    def formats(self) -> set[str]:
-        return {"markdown", "pdf"} if self.output_format == "both" else {self.output_format}
+    def formats(self) -> list[Literal["markdown", "pdf"]]:
+        if self.output_format == "both":
+            return ["markdown", "pdf"]
+        return [self.output_format]
 
 
 class Environment(BaseModel):

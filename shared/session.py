@@ -50,6 +50,7 @@ class Session(BaseModel):
     done: dict[str, str] = {}
     dispatched: dict[str, int] = {}
     attempts: int = 0  # reconciler re-drives of the current state
+    goto: DocState | None = None  # set by a FINISH part to leave the usual next state
     state_entered_at: float = 0.0
     error_code: str | None = None
     error: str | None = None
@@ -69,6 +70,7 @@ class Session(BaseModel):
         self.done = {}
         self.dispatched = {}
         self.attempts = 0
+        self.goto = None
         self.state_entered_at = now
 
     def fail(self, code: str, reason: str, now: float) -> None:

@@ -41,7 +41,7 @@ def run_part(rt: Runtime, msg: TaskMessage, *, actor: str) -> bool:
         return False
     started = time.perf_counter()
     try:
-        key = steps.run(rt, s, msg.part)
+        result = steps.run(rt, s, msg.part)
     except TransientError:
         raise
     except QuireError as exc:
@@ -53,7 +53,7 @@ def run_part(rt: Runtime, msg: TaskMessage, *, actor: str) -> bool:
         return True
     log.info("%s %s:%s done in %.2fs", msg.doc_id[:12], msg.state, msg.part,
              time.perf_counter() - started)
-    return mark_done(rt.repo, msg, key, actor=actor)
+    return mark_done(rt.repo, msg, result.key, actor=actor, goto=result.goto)
 
 
 def submit(rt: Runtime, path: Path, settings: RunSettings, *, actor: str = "cli",

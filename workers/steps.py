@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from pathlib import Path
+from dataclasses import dataclass
 
 from pydantic import TypeAdapter
 
 from orchestrator.states import FINISH
-from shared.errors import VerificationError
+from shared.analysis import AnalysisFailure, ChunkAnalysis
+from shared.errors import QuireError, VerificationError
 from shared.ir import Document, dump_ir, load_ir
 from shared.manifest import ManifestChunk, VerificationReport, dump_manifest, load_manifest
-from shared.plan import Candidate, Plan, ReviewOutcome, ReviewTask
-from shared.session import Session
+from shared.plan import Candidate, ChunkPlan, Plan, ReviewOutcome, ReviewTask
+from shared.session import DocState, Session
 from shared.store import NotFound, ObjectStore
 from workers.runtime import Runtime
 
@@ -30,7 +31,6 @@ LLM_REVIEW_BATCH = 4
 _candidates = TypeAdapter(list[Candidate])
 _tasks = TypeAdapter(list[ReviewTask])
 _outcomes = TypeAdapter(list[ReviewOutcome])
-_finding_list = TypeAdapter(list[dict[str, object]])
 
 
 def work(s: Session, name: str) -> str:
@@ -54,7 +54,7 @@ class StoreImages(Mapping[str, bytes]):
             raise KeyError(name) from None
 
     def __iter__(self) -> Iterator[str]:
-        return (k[len(self.prefix):] for k in self.store.list(self.prefix + "images/"))
+        return (k[len(self.prefix) :] for k in self.store.list(self.prefix + "images/"))
 
     def __len__(self) -> int:
         return len(self.store.list(self.prefix + "images/"))
@@ -80,13 +80,16 @@ def load_outcomes(rt: Runtime, s: Session) -> list[ReviewOutcome]:
 
 # --- parts of each state -------------------------------------------------------------------
 
+
 def parts_for(rt: Runtime, s: Session) -> list[str]:
     if s.state == "parsing":
         if s.source_format == "docx":
             return ["all"]
         step = s.settings.range_pages
-        return [f"{a:05d}-{min(a + step - 1, s.page_count):05d}"
-                for a in range(1, s.page_count + 1, step)]
+        return [
+            f"{a:05d}-{min(a + step - 1, s.page_count):05d}"
+            for a in range(1, s.page_count + 1, step)
+        ]
     if s.state in ("scoring", "planning"):
         return [s.state]
     if s.state == "topic_review":
@@ -104,25 +107,39 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
             batches = plan_render_batches(manifest, s.settings.render_batch_pages)
             parts += [f"render-{b.index:04d}" for b in batches]
         return parts
-    if s.state in ("analysing", "indexing"):
-        return []  # issue 5: analysis and study indexes are not built yet
+    if s.state == "analysing":
+        plan = load_plan(rt, s)
+        return [f"{c.number:04d}" for c in plan.chunks if not rt.store.exists(_analysis_key(s, c))]
+    if s.state in ("repairing", "indexing"):
+        return [s.state]
     raise ValueError(f"no parts for state {s.state}")
 
 
-def run(rt: Runtime, s: Session, part: str) -> str:
-    """Run one part of the session's current state; return the key of its output."""
+@dataclass(frozen=True)
+class PartResult:
+    key: str  # where the part's output is
+    goto: DocState | None = None  # FINISH parts: leave the state's usual successor
+
+
+def run(rt: Runtime, s: Session, part: str) -> PartResult:
+    """Run one part of the session's current state."""
     handler = {
-        "parsing": _parse, "scoring": _score, "topic_review": _review, "planning": _plan,
-        "writing": _write, "verifying": _verify, "analysing": _noop, "indexing": _noop,
+        "parsing": _parse,
+        "scoring": _score,
+        "topic_review": _review,
+        "planning": _plan,
+        "writing": _write,
+        "verifying": _verify,
+        "analysing": _analyse,
+        "repairing": _repair,
+        "indexing": _index,
     }[s.state]
-    return handler(rt, s, part)
-
-
-def _noop(rt: Runtime, s: Session, part: str) -> str:
-    return ""
+    result = handler(rt, s, part)
+    return result if isinstance(result, PartResult) else PartResult(result)
 
 
 # --- parsing -------------------------------------------------------------------------------
+
 
 def _store_parsed(rt: Runtime, s: Session, doc: Document, images: Mapping[str, bytes]) -> str:
     for name, data in sorted(images.items()):
@@ -161,6 +178,7 @@ def _parse(rt: Runtime, s: Session, part: str) -> str:
 
 # --- scoring, review, planning -------------------------------------------------------------
 
+
 def _score(rt: Runtime, s: Session, part: str) -> str:
     from workers.boundaries.candidates import safe_candidates
     from workers.boundaries.scoring import review_tasks, score_candidates
@@ -178,7 +196,7 @@ def _review(rt: Runtime, s: Session, part: str) -> str:
     tasks = _tasks.validate_json(rt.store.get(work(s, "review-tasks.json")))
     size = REVIEW_BATCH.get(s.settings.backend, LLM_REVIEW_BATCH)
     index = int(part.split("-")[1])
-    batch = tasks[index * size:(index + 1) * size]
+    batch = tasks[index * size : (index + 1) * size]
     doc = load_doc(rt, s)
     outcomes = review_all(batch, doc.by_id(), make_reviewer(s.settings.backend))
     key = work(s, f"reviews/{part}.json")
@@ -192,42 +210,63 @@ def _plan(rt: Runtime, s: Session, part: str) -> str:
 
     doc = load_doc(rt, s)
     candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
-    outcomes = [o for key in sorted(rt.store.list(work(s, "reviews/")))
-                for o in _outcomes.validate_json(rt.store.get(key))]
+    outcomes = [
+        o
+        for key in sorted(rt.store.list(work(s, "reviews/")))
+        for o in _outcomes.validate_json(rt.store.get(key))
+    ]
     report = {
-        "doc_id": s.doc_id, "backend": s.settings.backend,
-        "candidates": len(candidates), "reviewed": len(outcomes),
+        "doc_id": s.doc_id,
+        "backend": s.settings.backend,
+        "candidates": len(candidates),
+        "reviewed": len(outcomes),
         "confirmed_changes": sum(o.decision == "confirmed_change" for o in outcomes),
         "failed": sum(o.decision == "failed" for o in outcomes),
         "outcomes": _outcomes.dump_python(outcomes, mode="json"),
     }
     _put_json(rt, out(s, "semantic-review-report.json"), report)
-    plan = plan_document(doc, candidates, {o.after_id: o for o in outcomes}, s.settings.plan,
-                         make_decider(s.settings.backend))
+    plan = plan_document(
+        doc,
+        candidates,
+        {o.after_id: o for o in outcomes},
+        s.settings.plan,
+        make_decider(s.settings.backend),
+    )
     rt.store.put(out(s, "plan.json"), plan.model_dump_json(indent=1).encode())
     return out(s, "plan.json")
 
 
 # --- writing and verifying -----------------------------------------------------------------
 
+
 def _write(rt: Runtime, s: Session, part: str) -> str:
     from workers.write import write_chunk
     from workers.write.manifest import build_manifest
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)
-    formats = sorted(s.settings.formats())
+    formats = s.settings.formats()
     if part == FINISH:
         assert s.parts is not None
         entries = [ManifestChunk.model_validate_json(rt.store.get(s.done[p])) for p in s.parts]
-        manifest = build_manifest(doc, plan, entries, formats=formats,  # type: ignore[arg-type]
-                                  overlap_pages=s.settings.overlap_pages)
+        manifest = build_manifest(
+            doc,
+            plan,
+            entries,
+            formats=formats,
+            overlap_pages=s.settings.overlap_pages,
+        )
         rt.store.put(out(s, "manifest.json"), dump_manifest(manifest))
         return out(s, "manifest.json")
     with rt.file(s.source_key) as source:
-        written = write_chunk(doc, plan, int(part), formats=formats,  # type: ignore[arg-type]
-                              source_pdf=source if s.source_format == "pdf" else None,
-                              images=StoreImages(rt.store, s),
-                              overlap_pages=s.settings.overlap_pages)
+        written = write_chunk(
+            doc,
+            plan,
+            int(part),
+            formats=formats,
+            source_pdf=source if s.source_format == "pdf" else None,
+            images=StoreImages(rt.store, s),
+            overlap_pages=s.settings.overlap_pages,
+        )
     for name, data in written.files.items():
         rt.store.put(out(s, name), data)
     key = work(s, f"chunks/{part}.json")
@@ -248,8 +287,10 @@ def _verify(rt: Runtime, s: Session, part: str) -> str:
         rt.store.put(out(s, "verification-report.json"), dump_report(report))
         if not report.passed:
             kinds = sorted({f.kind for f in report.findings})
-            raise VerificationError(f"verification failed: {len(report.findings)} findings "
-                                    f"({', '.join(kinds)}); see verification-report.json")
+            raise VerificationError(
+                f"verification failed: {len(report.findings)} findings "
+                f"({', '.join(kinds)}); see verification-report.json"
+            )
         return out(s, "verification-report.json")
     with rt.folder(out(s, "")) as folder:
         if part == "content":
@@ -262,8 +303,11 @@ def _verify(rt: Runtime, s: Session, part: str) -> str:
         batch = plan_render_batches(manifest, s.settings.render_batch_pages)[index]
         with rt.file(s.source_key) as source:
             findings = run_render_batch(folder, source, batch, dpi=s.settings.render_dpi)
-    return _put_json(rt, work(s, f"verify/{part}.json"), {
-        "pages": len(batch.pages), "findings": [f.model_dump(mode="json") for f in findings]})
+    return _put_json(
+        rt,
+        work(s, f"verify/{part}.json"),
+        {"pages": len(batch.pages), "findings": [f.model_dump(mode="json") for f in findings]},
+    )
 
 
 def _findings(raw: list[dict[str, object]]) -> list:
@@ -272,6 +316,127 @@ def _findings(raw: list[dict[str, object]]) -> list:
     return [Finding.model_validate(f) for f in raw]
 
 
-def source_path_hint(rt: Runtime, s: Session) -> Path | None:
-    root = rt.local_root
-    return root.joinpath(*s.source_key.split("/")) if root else None
+# --- analysis, repair, indexing ------------------------------------------------------------
+
+
+def _analysis_key(s: Session, c: ChunkPlan) -> str:
+    """Analyses are keyed by element range, so they survive renumbering after a repair."""
+    return work(s, f"analysis/{c.first_id}-{c.last_id}.json")
+
+
+def _load_analysis(rt: Runtime, s: Session, c: ChunkPlan) -> ChunkAnalysis | AnalysisFailure:
+    raw = json.loads(rt.store.get(_analysis_key(s, c)))
+    if "error" in raw:
+        return AnalysisFailure.model_validate(raw)
+    return ChunkAnalysis.model_validate(raw).model_copy(update={"chunk": c.number})
+
+
+def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
+    from workers.analysis import DocumentStats, analyse_chunk, build_context, check_analysis
+
+    doc, plan = load_doc(rt, s), load_plan(rt, s)
+    candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
+    if part != FINISH:
+        chunk = plan.chunks[int(part) - 1]
+        context = build_context(doc, plan, chunk.number, candidates=candidates)
+        result = analyse_chunk(context, s.settings.backend)
+        rt.store.put(_analysis_key(s, chunk), result.model_dump_json().encode())
+        return _analysis_key(s, chunk)
+    # fan-in: chunks analysed in parallel never saw each other, so check them together
+    stats = DocumentStats.of(doc)
+    analyses: list[ChunkAnalysis] = []
+    for chunk in plan.chunks:
+        result = _load_analysis(rt, s, chunk)
+        if isinstance(result, ChunkAnalysis):
+            context = build_context(doc, plan, chunk.number, candidates=candidates, stats=stats)
+            try:
+                result = check_analysis(result, context, analyses)
+            except QuireError:
+                result = analyse_chunk(context, s.settings.backend, others=analyses)
+                rt.store.put(_analysis_key(s, chunk), result.model_dump_json().encode())
+        if isinstance(result, AnalysisFailure):
+            raise QuireError(
+                f"analysis of chunk {chunk.number} failed after "
+                f"{result.attempts} attempts: {result.error}"
+            )
+        analyses.append(result)
+    for key in rt.store.list(out(s, "analysis/")):
+        rt.store.delete(key)
+    for a in analyses:
+        rt.store.put(
+            out(s, f"analysis/chunk-{a.chunk:04d}.json"), a.model_dump_json(indent=1).encode()
+        )
+    repaired = {k.rsplit("/", 1)[-1] for k in rt.store.list(work(s, "repair/"))}
+    if any(
+        a.coherence == "needs_review" and f"{a.first_id}-{a.last_id}.json" not in repaired
+        for a in analyses
+    ):
+        return PartResult(out(s, "analysis/"), goto="repairing")
+    from workers.analysis import retitle_plan
+
+    retitled = retitle_plan(plan, analyses)
+    if retitled != plan:
+        _replace_plan(rt, s, retitled)
+        return PartResult(out(s, "analysis/"), goto="writing")
+    return out(s, "analysis/")
+
+
+def _replace_plan(rt: Runtime, s: Session, plan: Plan) -> None:
+    """A new plan (retitled or split) is written again in full: drop the old chunk files."""
+    manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
+    for c in manifest.chunks:
+        for name in (c.markdown_file, c.pdf_file):
+            if name:
+                rt.store.delete(out(s, name))
+    for key in rt.store.list(work(s, "chunks/")):
+        rt.store.delete(key)
+    rt.store.put(out(s, "plan.json"), plan.model_dump_json(indent=1).encode())
+
+
+def _repair(rt: Runtime, s: Session, part: str) -> str:
+    from workers.analysis import make_repair_decider, repair_context, split_chunk
+
+    doc, plan = load_doc(rt, s), load_plan(rt, s)
+    candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
+    decider = make_repair_decider(s.settings.backend)
+    # last chunk first, so the numbers of chunks still to repair do not move
+    for chunk in reversed(plan.chunks):
+        analysis = _load_analysis(rt, s, chunk)
+        marker = work(s, f"repair/{chunk.first_id}-{chunk.last_id}.json")
+        if (not isinstance(analysis, ChunkAnalysis) or analysis.coherence != "needs_review"
+                or rt.store.exists(marker)):
+            continue
+        context = repair_context(doc, plan, candidates, chunk.number)
+        record: dict[str, object] = {"chunk": chunk.number, "why": analysis.reason}
+        if context.candidates:
+            choice = decider.decide(context)
+            plan = split_chunk(
+                doc, plan, chunk.number, choice.after_id, choice.reason, choice.decider
+            )
+            record |= {"split_after": choice.after_id, "reason": choice.reason}
+        else:
+            record |= {"split_after": None, "reason": "no safe candidate inside the chunk"}
+        _put_json(rt, marker, record)
+    _replace_plan(rt, s, plan)
+    return out(s, "plan.json")
+
+
+def _index(rt: Runtime, s: Session, part: str) -> str:
+    from workers.analysis import author_index, index_context, render_index, validate_index
+
+    doc, plan = load_doc(rt, s), load_plan(rt, s)
+    manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
+    analyses = {
+        c.number: a for c in plan.chunks if isinstance(a := _load_analysis(rt, s, c), ChunkAnalysis)
+    }
+    context = index_context(manifest, analyses, doc=doc)
+    files = render_index(context, author_index(context, s.settings.backend))
+    validate_index(
+        context,
+        en=files["study-index-en.md"],
+        fa=files["study-index-fa.md"],
+        map=files["study-map.md"],
+    )
+    for name, text in files.items():
+        rt.store.put(out(s, name), text.encode("utf-8"))
+    return out(s, "study-index-en.md")
