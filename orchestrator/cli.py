@@ -19,7 +19,7 @@ from shared.config import RunSettings
 from shared.errors import QuireError
 from shared.plan import PlanSettings
 
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 out = Console()
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -78,19 +78,28 @@ def settings_options(fn: F) -> F:
 @settings_options
 @click.option("--processes", type=int, default=None,
               help="Embedded mode: local worker processes (default: CPU count).")
+@click.option("--decider", type=click.Choice(["backend", "agent"]), default="backend",
+              show_default=True, help="agent: pause for boundary-context / commit-boundary.")
 @clean_errors
 def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None,
-        min_pages: float, max_pages: float, overlap_pages: int, processes: int | None) -> None:
-    """Process one document end to end; exit 0 only when verification passed."""
+        min_pages: float, max_pages: float, overlap_pages: int, processes: int | None,
+        decider: str) -> None:
+    """Process one document end to end; exit 0 only when verification passed (3 when it
+    waits for an external agent's boundary decisions)."""
     from orchestrator.service import export_document, finished_ok, process_documents
     from workers.execute import submit
     from workers.runtime import Runtime
 
     rt = Runtime.from_env()
     settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages)
+    settings.decider = decider  # type: ignore[assignment]
     session = submit(rt, input_path, settings, rerun=True)
     process_documents(rt, [session.doc_id], processes=processes, console=err)
     session = rt.repo.load(session.doc_id)
+    if session.state == "awaiting_decision":
+        err.print(f"{input_path.name}: waiting for boundary decisions; run "
+                  f"`quire boundary-context {session.doc_id[:16]}`", highlight=False)
+        sys.exit(3)
     if session.state == "failed":
         err.print(f"[red]quire: {input_path.name} failed ({session.error_code}):[/red] "
                   f"{session.error}", highlight=False)
@@ -186,6 +195,159 @@ def export(ident: str, out_dir: Path) -> None:
 
     rt = Runtime.from_env()
     export_document(rt, resolve_doc(rt.revisions.list_docs(), ident), out_dir)
+
+
+# --- the agent loop (JSON on stdout) -------------------------------------------------------
+
+def _emit(data: Any) -> None:
+    import json
+
+    from pydantic import BaseModel
+
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json")
+    click.echo(json.dumps(data, ensure_ascii=False, indent=1))
+
+
+def _agent_rt() -> tuple[Any, Any]:
+    from orchestrator import agent
+    from workers.runtime import Runtime
+
+    return agent, Runtime.from_env()
+
+
+def _continue(rt: Any, doc_id: str) -> None:
+    """After a commit that moved the document on, drive it to its next stop."""
+    from orchestrator.service import process_documents
+
+    if rt.repo.load(doc_id).state not in ("awaiting_decision", "complete", "failed"):
+        process_documents(rt, [doc_id], console=err)
+
+
+doc_arg = click.argument("ident")
+chunk_opt = click.option("--chunk-id", "chunk", type=int, required=True)
+revision_opt = click.option("--revision", type=int, required=True,
+                            help="The revision the context was read at.")
+
+
+@main.command("boundary-context")
+@doc_arg
+@clean_errors
+def boundary_context_cmd(ident: str) -> None:
+    """The window and safe candidates for the next boundary decision."""
+    agent, rt = _agent_rt()
+    _emit(agent.boundary_context(rt, resolve_doc(rt.revisions.list_docs(), ident)))
+
+
+@main.command("commit-boundary")
+@doc_arg
+@revision_opt
+@click.option("--action", type=click.Choice(["cut", "extend"]), required=True)
+@click.option("--element-id", default=None, help="For cut: a listed candidate's after_id.")
+@click.option("--reason", required=True)
+@click.option("--evidence", multiple=True, help="Element ids supporting the decision.")
+@clean_errors
+def commit_boundary_cmd(ident: str, revision: int, action: str, element_id: str | None,
+                        reason: str, evidence: tuple[str, ...]) -> None:
+    """Validate and record one boundary decision (refused when stale or invalid)."""
+    agent, rt = _agent_rt()
+    doc_id = resolve_doc(rt.revisions.list_docs(), ident)
+    snap = agent.commit_boundary(rt, doc_id, revision=revision, action=action,
+                                 element_id=element_id, reason=reason, evidence=list(evidence))
+    _continue(rt, doc_id)
+    _emit(snap)
+
+
+@main.command("get-chunk")
+@doc_arg
+@chunk_opt
+@clean_errors
+def get_chunk_cmd(ident: str, chunk: int) -> None:
+    """A chunk's plan entry and full Markdown content."""
+    agent, rt = _agent_rt()
+    _emit(agent.get_chunk(rt, resolve_doc(rt.revisions.list_docs(), ident), chunk))
+
+
+@main.command("analysis-context")
+@doc_arg
+@chunk_opt
+@clean_errors
+def analysis_context_cmd(ident: str, chunk: int) -> None:
+    """A chunk's full content, neighbours' titles and key terms, for an analysis."""
+    agent, rt = _agent_rt()
+    _emit(agent.analysis_context(rt, resolve_doc(rt.revisions.list_docs(), ident), chunk))
+
+
+@main.command("commit-analysis")
+@doc_arg
+@chunk_opt
+@revision_opt
+@click.option("--json", "answer_file", type=click.File("r"), required=True,
+              help="The analysis JSON (topic_en, topic_fa, study_focus_en, study_focus_fa, "
+                   "coherence, reason); '-' reads stdin.")
+@clean_errors
+def commit_analysis_cmd(ident: str, chunk: int, revision: int, answer_file: Any) -> None:
+    """Validate and store a chunk analysis; the document is retitled and re-verified."""
+    import json
+
+    agent, rt = _agent_rt()
+    doc_id = resolve_doc(rt.revisions.list_docs(), ident)
+    analysis = agent.commit_analysis(rt, doc_id, chunk, json.load(answer_file),
+                                     revision=revision)
+    _continue(rt, doc_id)
+    _emit(analysis)
+
+
+@main.command("repair-context")
+@doc_arg
+@chunk_opt
+@clean_errors
+def repair_context_cmd(ident: str, chunk: int) -> None:
+    """The safe candidates strictly inside a chunk, for a split-only repair."""
+    agent, rt = _agent_rt()
+    _emit(agent.repair_context(rt, resolve_doc(rt.revisions.list_docs(), ident), chunk))
+
+
+@main.command("repair-boundary")
+@doc_arg
+@chunk_opt
+@revision_opt
+@click.option("--element-id", required=True)
+@click.option("--reason", required=True)
+@clean_errors
+def repair_boundary_cmd(ident: str, chunk: int, revision: int, element_id: str,
+                        reason: str) -> None:
+    """Split a chunk at one listed inner candidate; later chunks are renumbered."""
+    agent, rt = _agent_rt()
+    doc_id = resolve_doc(rt.revisions.list_docs(), ident)
+    plan = agent.repair_boundary(rt, doc_id, chunk, revision=revision, element_id=element_id,
+                                 reason=reason)
+    _continue(rt, doc_id)
+    _emit({"chunks": len(plan.chunks)})
+
+
+@main.command("index")
+@doc_arg
+@clean_errors
+def index_cmd(ident: str) -> None:
+    """The verified chunk metadata a study index is written from."""
+    agent, rt = _agent_rt()
+    _emit(agent.index_context(rt, resolve_doc(rt.revisions.list_docs(), ident)))
+
+
+@main.command("commit-index")
+@doc_arg
+@revision_opt
+@click.option("--en", type=click.File("r"), required=True)
+@click.option("--fa", type=click.File("r"), required=True)
+@click.option("--map", "study_map", type=click.File("r"), required=True)
+@clean_errors
+def commit_index_cmd(ident: str, revision: int, en: Any, fa: Any, study_map: Any) -> None:
+    """Validate and store study-index-en.md, study-index-fa.md and study-map.md."""
+    agent, rt = _agent_rt()
+    _emit(agent.commit_index(rt, resolve_doc(rt.revisions.list_docs(), ident),
+                             revision=revision, en=en.read(), fa=fa.read(),
+                             study_map=study_map.read()))
 
 
 @main.command(context_settings={"ignore_unknown_options": True})

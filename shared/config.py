@@ -25,6 +25,8 @@ class RunSettings(BaseModel):
 
     output_format: OutputFormat = "markdown"
     backend: Backend = "heuristic"
+    # "agent": planning pauses in awaiting_decision for boundary-context / commit-boundary
+    decider: Literal["backend", "agent"] = "backend"
     plan: PlanSettings = Field(default_factory=PlanSettings)
     overlap_pages: int = Field(default=1, ge=0, le=5)
     range_pages: int = Field(default=100, ge=1)  # pages per parse task

@@ -109,7 +109,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
         return parts
     if s.state == "analysing":
         plan = load_plan(rt, s)
-        return [f"{c.number:04d}" for c in plan.chunks if not rt.store.exists(_analysis_key(s, c))]
+        return [f"{c.number:04d}" for c in plan.chunks if not rt.store.exists(analysis_key(s, c))]
     if s.state in ("repairing", "indexing"):
         return [s.state]
     raise ValueError(f"no parts for state {s.state}")
@@ -204,7 +204,7 @@ def _review(rt: Runtime, s: Session, part: str) -> str:
     return key
 
 
-def _plan(rt: Runtime, s: Session, part: str) -> str:
+def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
     from workers.boundaries.llm_decider import make_decider
     from workers.boundaries.planner import plan_document
 
@@ -225,6 +225,8 @@ def _plan(rt: Runtime, s: Session, part: str) -> str:
         "outcomes": _outcomes.dump_python(outcomes, mode="json"),
     }
     _put_json(rt, out(s, "semantic-review-report.json"), report)
+    if s.settings.decider == "agent":
+        return PartResult(out(s, "semantic-review-report.json"), goto="awaiting_decision")
     plan = plan_document(
         doc,
         candidates,
@@ -319,13 +321,13 @@ def _findings(raw: list[dict[str, object]]) -> list:
 # --- analysis, repair, indexing ------------------------------------------------------------
 
 
-def _analysis_key(s: Session, c: ChunkPlan) -> str:
+def analysis_key(s: Session, c: ChunkPlan) -> str:
     """Analyses are keyed by element range, so they survive renumbering after a repair."""
     return work(s, f"analysis/{c.first_id}-{c.last_id}.json")
 
 
-def _load_analysis(rt: Runtime, s: Session, c: ChunkPlan) -> ChunkAnalysis | AnalysisFailure:
-    raw = json.loads(rt.store.get(_analysis_key(s, c)))
+def load_analysis(rt: Runtime, s: Session, c: ChunkPlan) -> ChunkAnalysis | AnalysisFailure:
+    raw = json.loads(rt.store.get(analysis_key(s, c)))
     if "error" in raw:
         return AnalysisFailure.model_validate(raw)
     return ChunkAnalysis.model_validate(raw).model_copy(update={"chunk": c.number})
@@ -340,20 +342,20 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
         chunk = plan.chunks[int(part) - 1]
         context = build_context(doc, plan, chunk.number, candidates=candidates)
         result = analyse_chunk(context, s.settings.backend)
-        rt.store.put(_analysis_key(s, chunk), result.model_dump_json().encode())
-        return _analysis_key(s, chunk)
+        rt.store.put(analysis_key(s, chunk), result.model_dump_json().encode())
+        return analysis_key(s, chunk)
     # fan-in: chunks analysed in parallel never saw each other, so check them together
     stats = DocumentStats.of(doc)
     analyses: list[ChunkAnalysis] = []
     for chunk in plan.chunks:
-        result = _load_analysis(rt, s, chunk)
+        result = load_analysis(rt, s, chunk)
         if isinstance(result, ChunkAnalysis):
             context = build_context(doc, plan, chunk.number, candidates=candidates, stats=stats)
             try:
                 result = check_analysis(result, context, analyses)
             except QuireError:
                 result = analyse_chunk(context, s.settings.backend, others=analyses)
-                rt.store.put(_analysis_key(s, chunk), result.model_dump_json().encode())
+                rt.store.put(analysis_key(s, chunk), result.model_dump_json().encode())
         if isinstance(result, AnalysisFailure):
             raise QuireError(
                 f"analysis of chunk {chunk.number} failed after "
@@ -376,12 +378,12 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
 
     retitled = retitle_plan(plan, analyses)
     if retitled != plan:
-        _replace_plan(rt, s, retitled)
+        replace_plan(rt, s, retitled)
         return PartResult(out(s, "analysis/"), goto="writing")
     return out(s, "analysis/")
 
 
-def _replace_plan(rt: Runtime, s: Session, plan: Plan) -> None:
+def replace_plan(rt: Runtime, s: Session, plan: Plan) -> None:
     """A new plan (retitled or split) is written again in full: drop the old chunk files."""
     manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
     for c in manifest.chunks:
@@ -401,7 +403,7 @@ def _repair(rt: Runtime, s: Session, part: str) -> str:
     decider = make_repair_decider(s.settings.backend)
     # last chunk first, so the numbers of chunks still to repair do not move
     for chunk in reversed(plan.chunks):
-        analysis = _load_analysis(rt, s, chunk)
+        analysis = load_analysis(rt, s, chunk)
         marker = work(s, f"repair/{chunk.first_id}-{chunk.last_id}.json")
         if (not isinstance(analysis, ChunkAnalysis) or analysis.coherence != "needs_review"
                 or rt.store.exists(marker)):
@@ -417,7 +419,7 @@ def _repair(rt: Runtime, s: Session, part: str) -> str:
         else:
             record |= {"split_after": None, "reason": "no safe candidate inside the chunk"}
         _put_json(rt, marker, record)
-    _replace_plan(rt, s, plan)
+    replace_plan(rt, s, plan)
     return out(s, "plan.json")
 
 
@@ -427,7 +429,7 @@ def _index(rt: Runtime, s: Session, part: str) -> str:
     doc, plan = load_doc(rt, s), load_plan(rt, s)
     manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
     analyses = {
-        c.number: a for c in plan.chunks if isinstance(a := _load_analysis(rt, s, c), ChunkAnalysis)
+        c.number: a for c in plan.chunks if isinstance(a := load_analysis(rt, s, c), ChunkAnalysis)
     }
     context = index_context(manifest, analyses, doc=doc)
     files = render_index(context, author_index(context, s.settings.backend))

@@ -1,0 +1,240 @@
+"""The agent loop: an external agent (CLI, MCP host) reads contexts and commits decisions.
+
+Every read returns the session revision it was made at; every commit names that revision
+and is refused with a ConflictError when the document changed in between (re-read the
+context and decide again). Decisions pass the same validation as LLM deciders: only listed
+candidates, evidence-gated extensions, specific reasons.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter
+
+from shared.analysis import ChunkAnalysis
+from shared.errors import ConflictError, ValidationFailedError
+from shared.ir import Document
+from shared.plan import Boundary, Candidate, Plan, ReviewOutcome
+from shared.session import Session
+from workers import steps
+from workers.runtime import Runtime
+
+_boundaries = TypeAdapter(list[Boundary])
+_candidates = TypeAdapter(list[Candidate])
+
+
+class Snapshot(BaseModel):
+    """What an agent read, and the revision its next commit must name."""
+
+    doc_id: str
+    revision: int
+    state: str
+    context: dict[str, Any] | None  # None: nothing left to decide at this step
+
+
+def _session(rt: Runtime, doc_id: str, revision: int | None = None,
+             states: tuple[str, ...] = ()) -> Session:
+    s = rt.repo.load(doc_id)
+    if revision is not None and s.revision != revision:
+        raise ConflictError(f"document is at revision {s.revision}, not {revision}: "
+                            "re-read the context and decide again")
+    if states and s.state not in states:
+        raise ValidationFailedError(f"document is {s.state}; this needs {' or '.join(states)}")
+    return s
+
+
+def _planning_inputs(rt: Runtime, s: Session) -> tuple[Document, list[Candidate],
+                                                        dict[str, ReviewOutcome]]:
+    doc = steps.load_doc(rt, s)
+    candidates = _candidates.validate_json(rt.store.get(steps.work(s, "candidates.json")))
+    outcomes = {o.after_id: o for o in steps.load_outcomes(rt, s)}
+    return doc, candidates, outcomes
+
+
+def _agent_boundaries(rt: Runtime, s: Session) -> list[Boundary]:
+    key = s.done.get("agent-boundaries")
+    return _boundaries.validate_json(rt.store.get(key)) if key else []
+
+
+# --- boundaries ----------------------------------------------------------------------------
+
+def boundary_context(rt: Runtime, doc_id: str) -> Snapshot:
+    from workers.boundaries.planner import boundary_context as context_for
+
+    s = _session(rt, doc_id, states=("awaiting_decision",))
+    doc, candidates, outcomes = _planning_inputs(rt, s)
+    ctx = context_for(doc, candidates, outcomes, s.settings.plan, _agent_boundaries(rt, s))
+    return Snapshot(doc_id=doc_id, revision=s.revision, state=s.state,
+                    context=ctx.model_dump(mode="json") if ctx else None)
+
+
+def commit_boundary(rt: Runtime, doc_id: str, *, revision: int, action: str,
+                    element_id: str | None, reason: str, evidence: list[str],
+                    decider: str = "agent") -> Snapshot:
+    """Validate and record one decision; when the plan is complete, write it and send the
+    document on to writing."""
+    from workers.boundaries.decisions import Decision
+    from workers.boundaries.planner import apply_decision, boundary_context, plan_from_boundaries
+
+    s = _session(rt, doc_id, revision, states=("awaiting_decision",))
+    doc, candidates, outcomes = _planning_inputs(rt, s)
+    decision = Decision(action=action, element_id=element_id, reason=reason,
+                        evidence=evidence, decider=decider)
+    so_far = _agent_boundaries(rt, s)
+    settings = s.settings.plan
+    after = apply_decision(doc, candidates, outcomes, settings, so_far, decision)
+    after = [b if b.revision is not None else b.model_copy(update={"revision": s.revision})
+             for b in after]
+    key = steps.work(s, f"agent/boundaries-{s.revision + 1:08d}.json")
+    rt.store.put(key, _boundaries.dump_json(after))
+    s.done["agent-boundaries"] = key
+    complete = boundary_context(doc, candidates, outcomes, settings, after) is None
+    if complete:
+        plan = plan_from_boundaries(doc, settings, after)
+        rt.store.put(steps.out(s, "plan.json"), plan.model_dump_json(indent=1).encode())
+        s.enter("writing", time.time())
+    new = rt.repo.commit(s, expected=revision, actor=f"agent:{decider}",
+                         why=f"boundary {action} {element_id or ''}".strip())
+    return boundary_context_or_done(rt, new)
+
+
+def boundary_context_or_done(rt: Runtime, s: Session) -> Snapshot:
+    if s.state == "awaiting_decision":
+        return boundary_context(rt, s.doc_id)
+    return Snapshot(doc_id=s.doc_id, revision=s.revision, state=s.state, context=None)
+
+
+# --- chunks and analyses -------------------------------------------------------------------
+
+def _plan(rt: Runtime, s: Session) -> Plan:
+    return steps.load_plan(rt, s)
+
+
+def get_chunk(rt: Runtime, doc_id: str, chunk: int) -> dict[str, Any]:
+    from workers.write import chunk_elements
+
+    s = _session(rt, doc_id)
+    plan, doc = _plan(rt, s), steps.load_doc(rt, s)
+    c = _chunk(plan, chunk)
+    text = "\n\n".join(e.text for e in chunk_elements(doc, c.first_id, c.last_id))
+    return {"doc_id": doc_id, "revision": s.revision, "chunk": c.model_dump(), "content": text}
+
+
+def _chunk(plan: Plan, number: int) -> Any:
+    for c in plan.chunks:
+        if c.number == number:
+            return c
+    raise ValidationFailedError(f"no chunk {number}; the plan has {len(plan.chunks)}")
+
+
+def analysis_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
+    from workers.analysis import build_context
+
+    s = _session(rt, doc_id, states=("complete", "analysing", "indexing"))
+    doc, candidates, _ = _planning_inputs(rt, s)
+    plan = _plan(rt, s)
+    _chunk(plan, chunk)
+    ctx = build_context(doc, plan, chunk, candidates=candidates)
+    rt.store.put(steps.work(s, f"agent/read/{ctx.first_id}-{ctx.last_id}"), b"")
+    return Snapshot(doc_id=doc_id, revision=s.revision, state=s.state,
+                    context=ctx.model_dump(mode="json"))
+
+
+def commit_analysis(rt: Runtime, doc_id: str, chunk: int, answer: dict[str, Any], *,
+                    revision: int, backend: str = "agent") -> ChunkAnalysis:
+    """Validate an agent's analysis like an LLM's, store it, and send the document back
+    through analysing (retitle, rewrite, verify, index)."""
+    from workers.analysis import AnalysisAnswer, build_context, validate_answer
+
+    s = _session(rt, doc_id, revision, states=("complete", "analysing", "indexing"))
+    doc, candidates, _ = _planning_inputs(rt, s)
+    plan = _plan(rt, s)
+    c = _chunk(plan, chunk)
+    ctx = build_context(doc, plan, chunk, candidates=candidates)
+    others = [a for o in plan.chunks if o.number != chunk
+              and isinstance(a := steps.load_analysis(rt, s, o), ChunkAnalysis)]
+    analysis = validate_answer(AnalysisAnswer.model_validate(answer), ctx, backend,
+                               others=others)
+    rt.store.put(steps.analysis_key(s, c), analysis.model_dump_json().encode())
+    s.enter("analysing", time.time())
+    rt.repo.commit(s, expected=revision, actor=f"agent:{backend}",
+                   why=f"analysis of chunk {chunk}")
+    return analysis
+
+
+# --- repair --------------------------------------------------------------------------------
+
+def repair_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
+    from workers.analysis import repair_context as context_for
+
+    s = _session(rt, doc_id, states=("complete", "analysing", "indexing"))
+    doc, candidates, _ = _planning_inputs(rt, s)
+    ctx = context_for(doc, _plan(rt, s), candidates, chunk)
+    return Snapshot(doc_id=doc_id, revision=s.revision, state=s.state,
+                    context=ctx.model_dump(mode="json"))
+
+
+def repair_boundary(rt: Runtime, doc_id: str, chunk: int, *, revision: int, element_id: str,
+                    reason: str, decider: str = "agent") -> Plan:
+    """Split one chunk at a listed inner candidate (never a merge or a moved boundary)."""
+    from workers.analysis import RepairChoice, split_chunk, validate_repair_choice
+    from workers.analysis import repair_context as context_for
+
+    s = _session(rt, doc_id, revision, states=("complete", "analysing", "indexing"))
+    doc, candidates, _ = _planning_inputs(rt, s)
+    plan = _plan(rt, s)
+    ctx = context_for(doc, plan, candidates, chunk)
+    choice = validate_repair_choice(ctx, RepairChoice(after_id=element_id, reason=reason,
+                                                      decider=decider))
+    new_plan = split_chunk(doc, plan, chunk, choice.after_id, choice.reason, choice.decider)
+    steps.replace_plan(rt, s, new_plan)
+    s.enter("writing", time.time())
+    rt.repo.commit(s, expected=revision, actor=f"agent:{decider}",
+                   why=f"repair: split chunk {chunk} after {element_id}")
+    return new_plan
+
+
+# --- study index ---------------------------------------------------------------------------
+
+def _index_context(rt: Runtime, s: Session, *, track_reads: bool) -> Any:
+    from shared.manifest import load_manifest
+    from workers.analysis import index_context as context_for
+
+    plan = _plan(rt, s)
+    analyses = {c.number: a for c in plan.chunks
+                if isinstance(a := steps.load_analysis(rt, s, c), ChunkAnalysis)}
+    read = None
+    if track_reads:
+        read = [c.number for c in plan.chunks
+                if rt.store.exists(steps.work(s, f"agent/read/{c.first_id}-{c.last_id}"))]
+    manifest = load_manifest(rt.store.get(steps.out(s, "manifest.json")))
+    return context_for(manifest, analyses, doc=steps.load_doc(rt, s), read=read)
+
+
+def index_context(rt: Runtime, doc_id: str) -> Snapshot:
+    s = _session(rt, doc_id, states=("complete", "indexing"))
+    ctx = _index_context(rt, s, track_reads=True)
+    return Snapshot(doc_id=doc_id, revision=s.revision, state=s.state,
+                    context=ctx.model_dump(mode="json"))
+
+
+def commit_index(rt: Runtime, doc_id: str, *, revision: int, en: str, fa: str,
+                 study_map: str) -> list[str]:
+    """Validate the agent's indexes (every chunk linked, real files, reading times, Persian
+    in the fa index) and store them. Refused until every chunk's context was read."""
+    from workers.analysis import validate_index
+
+    s = _session(rt, doc_id, revision, states=("complete", "indexing"))
+    ctx = _index_context(rt, s, track_reads=True)
+    if ctx.unread:
+        raise ValidationFailedError(f"indexes refused: chunks {ctx.unread} were never read "
+                                    "(analysis-context)")
+    validate_index(ctx, en=en, fa=fa, map=study_map)
+    files = {"study-index-en.md": en, "study-index-fa.md": fa, "study-map.md": study_map}
+    for name, text in files.items():
+        rt.store.put(steps.out(s, name), text.encode("utf-8"))
+    s.enter("complete", time.time())
+    rt.repo.commit(s, expected=revision, actor="agent", why="study index committed")
+    return sorted(files)
