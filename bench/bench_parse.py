@@ -1,0 +1,260 @@
+"""Benchmark Quire's PDF parser against the bare text layer and pymupdf4llm, side by side.
+
+    python3 bench/bench_parse.py [--quick]
+
+For each of the corpus's largest PDFs (r-fullrefman, gnuplot, r-exts, beamer) it prints
+pages/s and peak RSS for:
+- quire-1p      parse_document in one process (range tasks of 100 pages, merged);
+- quire-2p      range tasks (25-100 pages, ~4 per worker) on a pool of 2 worker processes
+                (results passed as JSON, as the Celery workers do, decoded as they
+                arrive), merged in the parent; `x1p` is its speed-up over quire-1p;
+- pymupdf4llm   pymupdf4llm.to_markdown without the layout model, on a sample of pages
+                (it runs at a few pages/s; the sample is spread over the document);
+- get_text      bare page.get_text("dict") over every page (the floor);
+- range-task    peak RSS of ONE 100-page range task at the start, middle and end of the
+                document (it should not grow with the document).
+Every measurement runs in a fresh interpreter (`--child ...`), so imports are not shared
+and ru_maxrss is that measurement's own peak. Times exclude interpreter start-up and
+imports; speeds are medians of several runs (one with --quick).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+DOCS = ["r-fullrefman.pdf", "gnuplot-manual.pdf", "r-exts.pdf", "beamer-user-guide.pdf"]
+RANGE = 100  # pages per range task in one process and for the RSS probe
+
+
+def pool_range(pages: int, workers: int) -> int:
+    """Task size for the pool: about four tasks per worker (so the last round is short),
+    between 25 and 100 pages (each task re-opens the PDF: ~0.1 s on r-fullrefman)."""
+    return max(25, min(RANGE, -(-pages // (4 * workers))))
+
+
+def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024.0  # Linux: KiB
+
+
+# --- children: each prints one JSON line --------------------------------------------------
+
+
+def _child_quire(path: Path) -> dict[str, Any]:
+    from workers.parse import parse_document
+    from workers.parse.pdf_open import pymupdf_module
+
+    pymupdf_module()
+    t = time.perf_counter()
+    parsed = parse_document(path, range_pages=RANGE)
+    dt = time.perf_counter() - t
+    return {
+        "pages": parsed.document.page_count,
+        "seconds": dt,
+        "rss_mb": _rss_mb(),
+        "elements": len(parsed.document.elements),
+    }
+
+
+def _range_task(args: tuple[str, int, int, str]) -> bytes:
+    from workers.parse import parse_pdf_range
+
+    path, first, last, doc_id = args
+    return parse_pdf_range(Path(path), first, last, doc_id=doc_id).to_json()
+
+
+def _warm(_: int) -> int:
+    from workers.parse.pdf_open import pymupdf_module
+
+    pymupdf_module()
+    return 0
+
+
+def _child_quire_pool(path: Path, workers: int) -> dict[str, Any]:
+    import multiprocessing as mp
+
+    from workers.parse import PdfRangeResult, merge_pdf_ranges, page_ranges, pdf_meta
+
+    ctx = mp.get_context("spawn")  # fresh workers, as Celery prefork children after import
+    with ctx.Pool(workers) as pool:
+        pool.map(_warm, range(workers))  # imports done before the clock starts
+        t = time.perf_counter()
+        meta = pdf_meta(path)
+        size = pool_range(meta.page_count, workers)
+        tasks = [(str(path), a, b, meta.doc_id) for a, b in page_ranges(meta.page_count, size)]
+        # decode each result as it arrives, while the workers go on
+        results = [PdfRangeResult.from_json(b) for b in pool.imap(_range_task, tasks)]
+        parsed = merge_pdf_ranges(meta, results)
+        dt = time.perf_counter() - t
+    return {
+        "pages": parsed.document.page_count,
+        "seconds": dt,
+        "task_pages": size,
+        "rss_mb": max(_rss_mb(), _rss_mb(resource.RUSAGE_CHILDREN)),
+    }
+
+
+def _child_pymupdf4llm(path: Path, sample: int) -> dict[str, Any]:
+    sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
+    import pymupdf
+    import pymupdf4llm
+
+    pymupdf4llm.use_layout(False)
+    doc = pymupdf.open(path)
+    step = max(1, doc.page_count // sample)
+    pages = list(range(0, doc.page_count, step))[:sample]
+    t = time.perf_counter()  # one call: its document-wide header analysis runs once
+    pymupdf4llm.to_markdown(doc, pages=pages, show_progress=False)
+    dt = time.perf_counter() - t
+    return {"pages": len(pages), "seconds": dt, "rss_mb": _rss_mb()}
+
+
+def _child_get_text(path: Path) -> dict[str, Any]:
+    from workers.parse.pdf_open import pymupdf_module
+
+    pymupdf = pymupdf_module()
+    doc = pymupdf.open(path)
+    t = time.perf_counter()
+    for page in doc:
+        page.get_text("dict")
+    dt = time.perf_counter() - t
+    return {"pages": doc.page_count, "seconds": dt, "rss_mb": _rss_mb()}
+
+
+def _child_range(path: Path, first: int, last: int) -> dict[str, Any]:
+    from workers.parse import parse_pdf_range
+    from workers.parse.pdf_open import pymupdf_module
+
+    pymupdf_module()
+    base = _rss_mb()
+    t = time.perf_counter()
+    result = parse_pdf_range(path, first, last)
+    blob = result.to_json()
+    dt = time.perf_counter() - t
+    return {
+        "pages": last - first + 1,
+        "seconds": dt,
+        "rss_mb": _rss_mb(),
+        "import_rss_mb": base,
+        "json_mb": len(blob) / 1e6,
+    }
+
+
+def _run_child(*args: str) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+# --- parent -------------------------------------------------------------------------------
+
+
+def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    secs = statistics.median(r["seconds"] for r in runs)
+    return {
+        "pages": runs[0]["pages"],
+        "seconds": secs,
+        "pps": runs[0]["pages"] / secs,
+        "rss_mb": max(r["rss_mb"] for r in runs),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="one run each, smaller samples")
+    ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        mode, path, *rest = args.child
+        sys.path.insert(0, str(ROOT))
+        fn = {
+            "quire": lambda: _child_quire(Path(path)),
+            "pool": lambda: _child_quire_pool(Path(path), int(rest[0])),
+            "p4llm": lambda: _child_pymupdf4llm(Path(path), int(rest[0])),
+            "get_text": lambda: _child_get_text(Path(path)),
+            "range": lambda: _child_range(Path(path), int(rest[0]), int(rest[1])),
+        }[mode]
+        print(json.dumps(fn()))
+        return
+
+    runs = 1 if args.quick else 3
+    sample = 10 if args.quick else 30
+    # The parent never imports PyMuPDF: on Linux a child's ru_maxrss starts from the RSS
+    # of the process it was forked from, so a big parent would hide the children's peaks.
+    rows: list[list[str]] = []
+    flat: list[str] = []
+    for name in DOCS:
+        path = str(CORPUS / name)
+        print(f"... {name}", file=sys.stderr, flush=True)
+        q1 = _median([_run_child("quire", path) for _ in range(runs)])
+        n = int(q1["pages"])
+        q2 = _median([_run_child("pool", path, "2") for _ in range(runs)])
+        p4 = _median([_run_child("p4llm", path, str(sample))])
+        gt = _median([_run_child("get_text", path) for _ in range(runs)])
+        starts = sorted({1, max(1, (n // 2) - RANGE // 2), max(1, n - RANGE + 1)})
+        rng = [_run_child("range", path, str(a), str(min(n, a + RANGE - 1))) for a in starts]
+        rows.append(
+            [
+                name,
+                str(n),
+                f"{q1['pps']:.0f}",
+                f"{q1['rss_mb']:.0f}",
+                f"{q2['pps']:.0f}",
+                f"{q2['pps'] / q1['pps']:.2f}x",
+                f"{q2['rss_mb']:.0f}",
+                f"{p4['pps']:.1f} ({p4['pages']}p)",
+                f"{p4['rss_mb']:.0f}",
+                f"{gt['pps']:.0f}",
+                f"{gt['rss_mb']:.0f}",
+                "/".join(f"{r['rss_mb']:.0f}" for r in rng),
+            ]
+        )
+        flat.append(
+            f"{name}: range tasks at pages {starts}: peak RSS "
+            + ", ".join(
+                f"{r['rss_mb']:.0f} MB ({r['seconds']:.2f}s, JSON {r['json_mb']:.1f} MB)"
+                for r in rng
+            )
+        )
+    head = [
+        "document",
+        "pages",
+        "quire-1p p/s",
+        "RSS MB",
+        "quire-2p p/s",
+        "x1p",
+        "RSS MB",
+        "pymupdf4llm p/s",
+        "RSS MB",
+        "get_text p/s",
+        "RSS MB",
+        "range-task RSS MB",
+    ]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    print(
+        f"Quire PDF parser benchmark ({'quick, 1 run' if args.quick else f'median of {runs}'};"
+        f" pymupdf4llm on {sample} sampled pages, layout model off)"
+    )
+    for r in [head, ["-" * w for w in widths], *rows]:
+        print(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+    print()
+    for line in flat:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

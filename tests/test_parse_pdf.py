@@ -1,0 +1,346 @@
+"""PDF parser on small PDFs built in the test: one test per element type, bad input, and the
+properties the pipeline relies on (range independence, JSON round trips)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pymupdf
+import pytest
+from pdf_samples import (
+    BULLETS,
+    CODE,
+    HEADER,
+    NEXT_PARA,
+    NUMBERED,
+    SPLIT_BOTTOM,
+    SPLIT_TOP,
+    TABLE,
+    build_manual,
+    build_text_pages,
+    zero_page_pdf,
+)
+
+from shared.errors import (
+    CorruptDocumentError,
+    EmptyDocumentError,
+    EncryptedDocumentError,
+    UnsupportedFormatError,
+)
+from shared.ir import Document, Element, dump_ir, load_ir
+from shared.text import sha256_bytes
+from workers.parse import (
+    PdfRangeResult,
+    detect_format,
+    merge_pdf_ranges,
+    page_ranges,
+    parse_document,
+    parse_pdf_range,
+    pdf_meta,
+    pdf_page_count,
+)
+from workers.parse.base import ParsedDocument
+from workers.parse.pdf import fallback_page
+from workers.parse.pdf_open import open_pdf
+
+
+@pytest.fixture(scope="module")
+def manual(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_manual(tmp_path_factory.mktemp("pdf") / "manual.pdf")
+
+
+@pytest.fixture(scope="module")
+def parsed(manual: Path) -> ParsedDocument:
+    return parse_document(manual)
+
+
+def _const(name: str) -> int:
+    """A PyMuPDF constant (not all are in its type stubs)."""
+    return int(getattr(pymupdf, name))
+
+
+def _of(doc: Document, type_: str) -> list[Element]:
+    return [e for e in doc.elements if e.type == type_]
+
+
+def _body(doc: Document) -> str:
+    return "\n".join(e.text for e in doc.elements)
+
+
+def test_document_identity_and_pages(manual: Path, parsed: ParsedDocument) -> None:
+    doc = parsed.document
+    assert doc.doc_id == sha256_bytes(manual.read_bytes())
+    assert doc.source_format == "pdf" and doc.page_basis == "pdf"
+    assert doc.page_count == 5 and doc.skipped_pages == []
+    assert [e.id for e in doc.elements] == [f"el-{i:06d}" for i in range(1, len(doc.elements) + 1)]
+    assert [(u.parser, u.first_page, u.last_page) for u in doc.parsers] == [("pymupdf", 1, 5)]
+    pages = [e.page_first for e in doc.elements]
+    assert pages == sorted(pages)
+
+
+def test_headings_follow_the_outline(parsed: ParsedDocument) -> None:
+    heads = [(e.text, e.level, e.page_first, e.origin) for e in _of(parsed.document, "heading")]
+    assert heads == [
+        ("# 1 Introduction", 1, 1, "outline"),
+        ("## 1.1 Steps", 2, 1, "outline"),
+        ("# 2 Code and Tables", 1, 2, "outline"),
+        ("## 2.1 Results", 2, 2, "outline"),
+        ("# 3 Pictures", 1, 3, "outline"),
+        ("# 4 Appendix", 1, 5, "outline"),
+    ]
+    assert [o.title for o in parsed.document.outline][:2] == ["1 Introduction", "1.1 Steps"]
+
+
+def test_headings_from_font_sizes_without_outline(tmp_path: Path) -> None:
+    doc = parse_document(build_manual(tmp_path / "plain.pdf", outline=False)).document
+    assert doc.outline == []
+    heads = [(e.text, e.level, e.origin) for e in _of(doc, "heading")]
+    assert heads == [
+        ("# 1 Introduction", 1, "font"),
+        ("## 1.1 Steps", 2, "font"),
+        ("# 2 Code and Tables", 1, "font"),
+        ("## 2.1 Results", 2, "font"),
+        ("# 3 Pictures", 1, "font"),
+        ("# 4 Appendix", 1, "font"),
+    ]
+
+
+def test_bullet_and_numbered_lists(parsed: ParsedDocument) -> None:
+    lists = _of(parsed.document, "list")
+    assert len(lists) == 2
+    bullets, numbered = lists
+    assert bullets.items == BULLETS and bullets.ordered is False
+    assert bullets.text == "\n".join(f"- {i}" for i in BULLETS)
+    assert numbered.items == NUMBERED and numbered.ordered is True and numbered.start == 1
+    assert numbered.text.startswith("1. Open the file.\n2. Read every page.")
+
+
+def test_code_block_keeps_indentation(parsed: ParsedDocument) -> None:
+    (code,) = _of(parsed.document, "code")
+    assert code.text == "```\n" + "\n".join(CODE) + "\n```"
+    assert code.page_first == 2
+
+
+def test_ruled_table(parsed: ParsedDocument) -> None:
+    (table,) = _of(parsed.document, "table")
+    assert table.rows == TABLE
+    assert table.text.splitlines()[:2] == ["| Name | Pages |", "| --- | --- |"]
+
+
+def test_image_is_extracted_with_its_bytes(parsed: ParsedDocument) -> None:
+    (img,) = _of(parsed.document, "image")
+    assert img.image is not None and img.page_first == 3
+    data = parsed.images[img.image.file]
+    assert img.image.sha256 == sha256_bytes(data)
+    assert img.image.file == f"images/{img.image.sha256}.png"
+    pix = pymupdf.Pixmap(data)
+    assert (pix.width, pix.height) == (64, 48) == (img.image.width, img.image.height)
+    assert list(parsed.images) == [img.image.file]
+
+
+def test_captions(parsed: ParsedDocument) -> None:
+    caps = [(e.text, e.page_first) for e in _of(parsed.document, "caption")]
+    assert caps == [
+        ("Table 1: Pages per chapter in the sample.", 2),
+        ("Figure 1: A red and blue test picture.", 3),
+    ]
+    order = [e.type for e in parsed.document.elements if e.page_first == 3]
+    assert order[:3] == ["heading", "image", "caption"]
+
+
+def test_paragraph_across_page_break_is_one_element(parsed: ParsedDocument) -> None:
+    joined = " ".join(SPLIT_TOP + SPLIT_BOTTOM)
+    (para,) = [e for e in parsed.document.elements if e.text == joined]
+    assert (para.type, para.page_first, para.page_last) == ("paragraph", 3, 4)
+    nxt = parsed.document.elements[parsed.document.elements.index(para) + 1]
+    assert nxt.text == " ".join(NEXT_PARA) and nxt.page_first == 4
+
+
+def test_running_header_and_page_numbers_are_removed(parsed: ParsedDocument) -> None:
+    doc = parsed.document
+    assert HEADER not in _body(doc)
+    removed = {(r.page, r.kind, r.text) for r in doc.removed}
+    for n in range(1, 6):
+        assert (n, "header", HEADER) in removed
+        assert (n, "page_number", str(n)) in removed
+    assert len(doc.removed) == 10
+    assert not any(e.type == "paragraph" and e.text.strip().isdigit() for e in doc.elements)
+
+
+def test_ir_json_round_trip_is_byte_identical(parsed: ParsedDocument, tmp_path: Path) -> None:
+    data = dump_ir(parsed.document)
+    again = load_ir(data)
+    assert again == parsed.document
+    assert dump_ir(again) == data
+    (tmp_path / "ir.json").write_bytes(data)
+    assert load_ir((tmp_path / "ir.json").read_bytes()) == parsed.document
+
+
+def test_same_ir_whatever_the_range_size(manual: Path, parsed: ParsedDocument) -> None:
+    reference = dump_ir(parsed.document)
+    for size in (1, 2, 3):
+        assert dump_ir(parse_document(manual, range_pages=size).document) == reference
+    # ranges merged in any order, from their JSON form (as workers store them)
+    meta = pdf_meta(manual)
+    results = [
+        PdfRangeResult.from_json(parse_pdf_range(manual, a, b).to_json())
+        for a, b in reversed(page_ranges(meta.page_count, 2))
+    ]
+    merged = merge_pdf_ranges(manual, results)
+    assert dump_ir(merged.document) == reference
+    assert merged.images == parsed.images
+
+
+def test_range_result_json_keeps_image_bytes(manual: Path, parsed: ParsedDocument) -> None:
+    result = parse_pdf_range(manual, 3, 3)
+    payload = json.loads(result.to_json())
+    assert payload["first"] == 3 and payload["last"] == 3
+    back = PdfRangeResult.from_json(result.to_json())
+    assert back == result and back.images == parsed.images
+    with pytest.raises(ValueError, match="outside"):
+        parse_pdf_range(manual, 4, 6)
+
+
+def test_merge_refuses_incomplete_ranges(manual: Path) -> None:
+    with pytest.raises(ValueError, match="exactly once"):
+        merge_pdf_ranges(manual, [parse_pdf_range(manual, 1, 2)])
+
+
+def test_fallback_parser_is_recorded_per_page(manual: Path, parsed: ParsedDocument) -> None:
+    """A page whose native extraction fails is parsed by pymupdf4llm and recorded."""
+    results = [parse_pdf_range(manual, 1, 5)]
+    doc = open_pdf(manual)
+    try:
+        results[0].pages[4] = fallback_page(doc, 5, RuntimeError("broken content stream"))
+    finally:
+        doc.close()
+    out = merge_pdf_ranges(manual, results).document
+    uses = [(u.parser, u.first_page, u.last_page, u.reason) for u in out.parsers]
+    assert uses[0] == ("pymupdf", 1, 4, None)
+    assert uses[1][:3] == ("pymupdf4llm", 5, 5)
+    assert "native extraction failed (RuntimeError: broken content stream)" in (uses[1][3] or "")
+    assert any(n.kind == "fallback" and n.first_page == 5 for n in out.notes)
+    assert "Nothing more to say." in _body(out)
+
+
+def test_pages_without_text_are_skipped_with_a_reason(tmp_path: Path) -> None:
+    path = build_text_pages(tmp_path / "gaps.pdf", 6, blank={2}, image_only={4})
+    doc = parse_document(path).document
+    skipped = {s.page: s.reason for s in doc.skipped_pages}
+    assert set(skipped) == {2, 4}
+    assert "blank" in skipped[2]
+    assert "image-only" in skipped[4] and "OCR is not enabled" in skipped[4]
+    assert {e.page_first for e in doc.elements} == {1, 3, 5, 6}
+    assert not any(e.type == "image" for e in doc.elements)
+
+
+def test_repaired_pdf_parses_with_a_note(manual: Path, tmp_path: Path) -> None:
+    data = manual.read_bytes()
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes(data[: int(len(data) * 0.97)])  # xref table and trailer gone
+    doc = parse_document(cut).document
+    assert doc.page_count == 5
+    assert any(n.kind == "warning" and "repaired" in n.message for n in doc.notes)
+
+
+# --- bad input: each fails with its own error class and a reason -------------------------
+
+
+def test_zero_byte_files_are_empty(tmp_path: Path) -> None:
+    for name in ("empty.pdf", "empty.docx"):
+        path = tmp_path / name
+        path.write_bytes(b"")
+        with pytest.raises(EmptyDocumentError, match=r"empty file \(0 bytes\)"):
+            parse_document(path)
+    with pytest.raises(EmptyDocumentError, match="0 bytes"):
+        pdf_page_count(tmp_path / "empty.pdf")
+
+
+def test_text_file_named_pdf_is_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "notes.pdf"
+    path.write_text("These are plain notes, not a PDF.\n")
+    with pytest.raises(CorruptDocumentError, match="not a PDF file"):
+        parse_document(path)
+    with pytest.raises(CorruptDocumentError, match="not a PDF file"):
+        detect_format(path)
+
+
+def test_garbage_after_pdf_header_is_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.pdf"
+    path.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 40)
+    with pytest.raises(CorruptDocumentError, match="cannot be opened as a PDF"):
+        parse_document(path)
+
+
+def test_truncated_pdf_repaired_to_nothing_is_corrupt(manual: Path, tmp_path: Path) -> None:
+    packed = tmp_path / "packed.pdf"
+    src = pymupdf.open(manual)
+    src.save(packed, use_objstms=1, garbage=3, deflate=True)  # pages live in object streams
+    src.close()
+    data = packed.read_bytes()
+    cut = tmp_path / "half.pdf"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CorruptDocumentError, match="truncated PDF: MuPDF's repair recovered no"):
+        pdf_page_count(cut)
+    with pytest.raises(CorruptDocumentError):
+        parse_document(cut)
+
+
+def test_password_protected_pdf_is_encrypted(manual: Path, tmp_path: Path) -> None:
+    locked = tmp_path / "locked.pdf"
+    src = pymupdf.open(manual)
+    src.save(locked, encryption=_const("PDF_ENCRYPT_AES_256"), user_pw="user", owner_pw="owner")
+    src.close()
+    with pytest.raises(EncryptedDocumentError, match="password"):
+        pdf_page_count(locked)
+    with pytest.raises(EncryptedDocumentError, match="user password is needed"):
+        parse_document(locked)
+
+
+def test_owner_password_only_pdf_parses(manual: Path, tmp_path: Path) -> None:
+    restricted = tmp_path / "restricted.pdf"
+    src = pymupdf.open(manual)
+    src.save(
+        restricted,
+        encryption=_const("PDF_ENCRYPT_AES_128"),
+        owner_pw="owner",
+        permissions=_const("PDF_PERM_ACCESSIBILITY"),
+    )
+    src.close()
+    assert pdf_page_count(restricted) == 5
+    assert len(parse_document(restricted).document.elements) > 10
+
+
+def test_zero_page_pdf_is_empty(tmp_path: Path) -> None:
+    path = zero_page_pdf(tmp_path / "zero.pdf")
+    with pytest.raises(EmptyDocumentError, match="zero pages"):
+        pdf_page_count(path)
+    with pytest.raises(EmptyDocumentError, match="zero pages"):
+        parse_document(path)
+
+
+def test_image_only_pdf_is_empty(tmp_path: Path) -> None:
+    path = build_text_pages(tmp_path / "scan.pdf", 3, image_only={1, 2, 3})
+    with pytest.raises(
+        EmptyDocumentError, match="no extractable text on any page; OCR is not enabled"
+    ):
+        parse_document(path)
+
+
+def test_unsupported_extension(tmp_path: Path) -> None:
+    for name in ("book.txt", "book.epub", "book"):
+        path = tmp_path / name
+        path.write_bytes(b"%PDF-1.7\n")
+        with pytest.raises(UnsupportedFormatError, match="unsupported file type"):
+            parse_document(path)
+
+
+def test_detect_format_by_extension_and_magic(manual: Path, tmp_path: Path) -> None:
+    assert detect_format(manual) == "pdf"
+    upper = tmp_path / "MANUAL.PDF"
+    upper.write_bytes(manual.read_bytes())
+    assert detect_format(upper) == "pdf"
+    docx = tmp_path / "a.docx"
+    docx.write_bytes(b"PK\x03\x04rest")
+    assert detect_format(docx) == "docx"

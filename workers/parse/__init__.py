@@ -1,0 +1,42 @@
+"""Parsing: a PDF or DOCX file -> `ParsedDocument` (IR `Document` + image bytes).
+
+`parse_document` is the one entry point for a whole file. Large PDFs can instead be parsed
+as page-range tasks (`parse_pdf_range`, JSON-serialisable `PdfRangeResult`) whose results
+are merged by `merge_pdf_ranges`; the IR is the same however the pages were split.
+Bad input raises the specific `shared.errors.InputError` subclasses (see detect.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workers.parse.base import ParsedDocument
+from workers.parse.detect import detect_format
+from workers.parse.pdf import page_ranges, parse_pdf, parse_pdf_range
+from workers.parse.pdf_merge import merge_pdf_ranges
+from workers.parse.pdf_open import PdfMeta, pdf_meta, pdf_page_count
+from workers.parse.pdf_types import PdfRangeResult
+
+__all__ = [
+    "ParsedDocument",
+    "PdfMeta",
+    "PdfRangeResult",
+    "detect_format",
+    "merge_pdf_ranges",
+    "page_ranges",
+    "parse_document",
+    "parse_pdf_range",
+    "pdf_meta",
+    "pdf_page_count",
+]
+
+
+def parse_document(path: Path, *, range_pages: int = 100) -> ParsedDocument:
+    """Detect the format and parse the whole document (PDFs range by range, then merged)."""
+    path = Path(path)
+    fmt = detect_format(path)
+    if fmt == "docx":
+        from workers.parse.docx import parse_docx  # lazy: python-docx is not needed for PDFs
+
+        return parse_docx(path)
+    return parse_pdf(path, range_pages=range_pages)

@@ -1,0 +1,642 @@
+"""One PDF page -> `PdfPage`: text lines grouped into blocks, tables, images.
+
+Native PyMuPDF only (get_text("dict"), get_cdrawings, get_image_info): ~hundreds of pages
+per second before our own Python work. Nothing here looks at other pages, so a page's
+result is the same whichever range task extracts it.
+
+Grouping rules (line -> block), applied in content-stream order:
+- lines on the same baseline that MuPDF split (big gaps) are joined into one row;
+- a new block starts at a change between monospace and proportional rows, a font-size or
+  boldness change, a jump back up the page (new column), a vertical gap clearly larger than
+  the line pitch, a list marker, after a short line in justified text (a paragraph's last
+  line), or at a change of indentation (first-line indent of the next paragraph, outdent
+  after a hanging list item);
+- monospace runs become "code" blocks, indentation rebuilt from x positions;
+- `find_tables` runs only on pages whose rulings form a grid (a vertical ruling crossing
+  three horizontal ones; the finder costs 30-200 ms a page); the rows inside a found table
+  leave the text flow and the table takes the place of its first row.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+import statistics
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from shared.ir import ImageRef
+from shared.text import sha256_bytes
+from workers.parse.pdf_open import pymupdf_module
+from workers.parse.pdf_types import PdfBlock, PdfPage
+
+_MONO_FONT = re.compile(
+    r"mono|courier|cmtt|cmsltt|cmitt|typewriter|consol|menlo|inconsolata|lmtt|sfmono|sftt"
+    r"|txtt|pcrr|nimbusmon|cousine|firacode|sourcecode|dejavusansm|liberationmono"
+    r"|lucidaconsole|lucidasanstypewriter|beramono|\btt\d",
+    re.IGNORECASE,
+)
+_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|cmbx|cmb\d|bx\d+$|-bd|\bbd\b", re.I)
+
+# A list marker at the start of a line: strong bullets may touch the text, weak ones
+# (dashes, asterisks) and enumerators need a space after them.
+_STRONG_BULLETS = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
+_MARKER = re.compile(
+    rf"^(?:(?P<strong>[{_STRONG_BULLETS}])\s*"
+    r"|(?P<weak>[-–—*∗])\s+"
+    r"|(?P<num>\d{1,3})[.)]\s+|\((?P<pnum>\d{1,3})\)\s+"
+    r"|(?P<alpha>[a-z])[.)]\s+|\((?P<palpha>[a-z])\)\s+"
+    r"|\((?P<roman>[ivx]{1,5})\)\s+)"
+)
+
+_RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
+_LETTER = re.compile(r"[^\W\d_]")
+_LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
+_PRESENTATION = re.compile(r"[\ufb50-\ufdff\ufe70-\ufeff]")
+_COMPAT = re.compile(r"[\ufb00-\ufb06\ufb50-\ufdff\ufe70-\ufefe]+")
+
+# Images smaller than this (points on the page, or pixels) are decoration: rules, bullets.
+_MIN_IMAGE_PT = 12.0
+_MIN_IMAGE_PIXELS = 32 * 32
+# Stroked rulings only, as pymupdf4llm does. ("lines" also takes filled rectangles as
+# rulings; on this corpus that adds no real table, only coloured boxes such as beamer's
+# example slides.)
+TABLE_STRATEGY = "lines_strict"
+_IMAGE_EXTS = {"png": "png", "jpeg": "jpg", "jpg": "jpg", "gif": "gif", "webp": "webp"}
+
+
+def list_marker(text: str) -> re.Match[str] | None:
+    """The list marker at the start of `text`, if any."""
+    return _MARKER.match(text)
+
+
+@dataclass
+class _Row:
+    """One visual text line (MuPDF lines on the same baseline joined)."""
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    size: float
+    bold: bool
+    mono: bool
+    rtl: bool
+    horizontal: bool
+
+    @property
+    def h(self) -> float:
+        return max(1.0, self.y1 - self.y0)
+
+    @property
+    def left(self) -> float:
+        """The edge lines align on: the left one, or the right one for RTL text."""
+        return -self.x1 if self.rtl else self.x0
+
+
+@dataclass
+class _Object:
+    """A table or image placed in the text flow."""
+
+    block: PdfBlock
+
+    @property
+    def y0(self) -> float:
+        return self.block.bbox[1]
+
+
+@lru_cache(maxsize=4096)
+def _font_style(font: str) -> tuple[bool, bool]:
+    name = font.split("+", 1)[-1]  # drop subset prefix "ABCDEF+"
+    return bool(_MONO_FONT.search(name)), bool(_BOLD_FONT.search(name))
+
+
+def _text_flags() -> int:
+    p = pymupdf_module()
+    # No image payloads (we extract images ourselves). Ligatures are kept as MuPDF sees
+    # them and expanded by `_expand` below: MuPDF's own expansion puts the letters of an
+    # Arabic lam-alef in visual order and spaces words differently from get_text().
+    return int(p.TEXTFLAGS_DICT & ~p.TEXT_PRESERVE_IMAGES)
+
+
+def _expand(text: str) -> str:
+    """Latin ligatures (ﬁ) and Arabic presentation forms -> their letters (NFKC)."""
+    return _COMPAT.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
+
+
+def _raw_lines(textpage: dict[str, Any]) -> tuple[list[_Row], int]:
+    """The page's text lines, and how many Arabic presentation-form glyphs they had."""
+    rows: list[_Row] = []
+    presentation = 0
+    for block in textpage["blocks"]:
+        if block["type"] != 0:
+            continue
+        for line in block["lines"]:
+            parts: list[str] = []
+            n = mono_n = bold_n = 0
+            sizes: dict[float, int] = {}
+            for span in line["spans"]:
+                t = span["text"]
+                if not t:
+                    continue
+                parts.append(t)
+                k = len(t) - t.count(" ")
+                if k <= 0:
+                    continue
+                mono, bold = _font_style(span["font"])
+                flags = span["flags"]
+                if mono or flags & 8:
+                    mono_n += k
+                if bold or flags & 16:
+                    bold_n += k
+                sz = round(span["size"] * 2) / 2
+                sizes[sz] = sizes.get(sz, 0) + k
+                n += k
+            text = "".join(parts).strip()
+            if n == 0 or not text:
+                continue
+            if _COMPAT.search(text):
+                presentation += len(_PRESENTATION.findall(text))
+                text = _expand(text)
+            x0, y0, x1, y1 = line["bbox"]
+            dx, dy = line["dir"]
+            rtl_n = len(_RTL.findall(text))
+            rows.append(
+                _Row(
+                    text=text,
+                    x0=x0,
+                    y0=y0,
+                    x1=x1,
+                    y1=y1,
+                    size=max(sizes.items(), key=lambda kv: kv[1])[0],
+                    bold=bold_n * 2 > n,
+                    mono=mono_n * 10 >= n * 8,
+                    rtl=rtl_n * 2 > len(_LETTER.findall(text)) > 0,
+                    horizontal=abs(dy) < 1e-3 and dx > 0,
+                )
+            )
+    return rows, presentation
+
+
+def _same_row(prev: _Row, ln: _Row) -> bool:
+    return (
+        prev.horizontal
+        and ln.horizontal
+        and abs(ln.y1 - prev.y1) <= 0.3 * min(ln.h, prev.h)
+        and ln.x0 >= prev.x1 - 1
+    )
+
+
+def _join(prev: _Row, ln: _Row) -> _Row:
+    """Join two MuPDF lines on the same baseline (MuPDF splits lines at wide gaps)."""
+    gap = ln.x0 - prev.x1
+    if prev.mono and ln.mono:
+        cw = (prev.x1 - prev.x0) / max(1, len(prev.text))
+        sep = " " * max(1, round(gap / cw)) if cw > 0 else " "
+    else:
+        sep = "" if gap < 0.1 * prev.size else " "
+    longer = prev if len(prev.text) >= len(ln.text) else ln
+    weight = len(prev.text) + len(ln.text)
+    return _Row(
+        text=prev.text + sep + ln.text,
+        x0=prev.x0,
+        y0=min(prev.y0, ln.y0),
+        x1=ln.x1,
+        y1=max(prev.y1, ln.y1),
+        size=longer.size,
+        bold=(prev.bold * len(prev.text) + ln.bold * len(ln.text)) * 2 > weight,
+        mono=prev.mono and ln.mono,
+        rtl=longer.rtl,
+        horizontal=True,
+    )
+
+
+def _rulings(
+    page: Any,
+) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]], int]:
+    """Horizontal (y, x0, x1) and vertical (x, y0, y1) stroked rulings: lines and the edges
+    of rectangles (fill-only shapes are ignored, as by the lines_strict table finder), and
+    the number of other stroked items (curves, slanted lines: plots and drawings)."""
+    hs: list[tuple[float, float, float]] = []
+    vs: list[tuple[float, float, float]] = []
+    other = 0
+    for path in page.get_cdrawings():
+        if "s" not in (path.get("type") or ""):
+            continue
+        for item in path["items"]:
+            op = item[0]
+            if op == "l":
+                (ax, ay), (bx, by) = item[1], item[2]
+                if abs(ay - by) <= 1 and abs(ax - bx) >= 5:
+                    hs.append((ay, min(ax, bx), max(ax, bx)))
+                elif abs(ax - bx) <= 1 and abs(ay - by) >= 5:
+                    vs.append((ax, min(ay, by), max(ay, by)))
+                else:
+                    other += 1
+            elif op == "c":
+                other += 1
+            elif op in ("re", "qu"):
+                if op == "re":
+                    x0, y0, x1, y1 = item[1]
+                else:
+                    px = [pt[0] for pt in item[1]]
+                    py = [pt[1] for pt in item[1]]
+                    x0, y0, x1, y1 = min(px), min(py), max(px), max(py)
+                x0, x1 = min(x0, x1), max(x0, x1)
+                y0, y1 = min(y0, y1), max(y0, y1)
+                if y1 - y0 <= 2 and x1 - x0 >= 5:
+                    hs.append(((y0 + y1) / 2, x0, x1))
+                elif x1 - x0 <= 2 and y1 - y0 >= 5:
+                    vs.append(((x0 + x1) / 2, y0, y1))
+                elif x1 - x0 >= 5 and y1 - y0 >= 5:
+                    hs += [(y0, x0, x1), (y1, x0, x1)]
+                    vs += [(x0, y0, y1), (x1, y0, y1)]
+    return hs, vs, other
+
+
+def _join_collinear(segs: list[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
+    """Join touching segments on the same line: (pos, a0, a1) -> longer (pos, a0, a1)."""
+    out: list[tuple[float, float, float]] = []
+    for pos, a0, a1 in sorted(segs, key=lambda s: (round(s[0]), s[1])):
+        if out and round(out[-1][0]) == round(pos) and a0 <= out[-1][2] + 2:
+            out[-1] = (out[-1][0], out[-1][1], max(out[-1][2], a1))
+        else:
+            out.append((pos, a0, a1))
+    return out
+
+
+def _has_grid(page: Any) -> bool:
+    """Does a vertical ruling meet a horizontal one inside its span (a cross or a T, not a
+    corner)? Every ruled table with two columns has such a junction: the column separator
+    meets the header rule. A framed box (code listing, note, one-column boxed table) has
+    only corners, body text no rulings at all. Collinear touching pieces (one per cell)
+    are joined first. Pages drawn mostly with curves and slanted lines (plots)
+    are left out."""
+    hs, vs, other = _rulings(page)
+    if not hs or not vs or other > len(hs) + len(vs):
+        return False  # no rulings, or mostly curves and slanted lines: a plot, not a table
+    hs = sorted(_join_collinear(hs))
+    ys = [h[0] for h in hs]
+    for x, y0, y1 in _join_collinear(vs):
+        for _y, hx0, hx1 in hs[bisect.bisect_left(ys, y0 - 1) : bisect.bisect_right(ys, y1 + 1)]:
+            if hx0 + 2 < x < hx1 - 2:  # a column separator meeting a row ruling
+                return True
+    return False
+
+
+def _find_tables(page: Any) -> list[PdfBlock]:
+    if not _has_grid(page):
+        return []
+    found = page.find_tables(strategy=TABLE_STRATEGY, use_layout=False)
+    tables: list[PdfBlock] = []
+    words: list[Any] | None = None
+    for tab in found.tables:
+        if tab.row_count < 2 or tab.col_count < 2:
+            continue
+        # (tab.header.external would be a text line above the table that PyMuPDF guesses
+        # is its header; often it is a heading or a caption, so we keep it as text.)
+        cell_rows = [list(r.cells) for r in tab.rows]
+        if words is None:
+            words = page.get_text("words", flags=_text_flags())
+        # Cell text from MuPDF's words (which keep inter-word spaces that the table
+        # finder's own char-based extract() drops in some PDFs, e.g. Apache FOP output).
+        rows = [[_cell_text(words, c) for c in r] for r in cell_rows]
+        rows = [r for r in rows if any(rows_cell for rows_cell in r)]
+        keep = [
+            j
+            for j in range(max((len(r) for r in rows), default=0))
+            if any(j < len(r) and r[j] for r in rows)
+        ]
+        rows = [[r[j] if j < len(r) else "" for j in keep] for r in rows]
+        if len(rows) < 2 or len(keep) < 2 or not _plausible(rows):
+            continue
+        tables.append(PdfBlock(kind="table", bbox=_round4(tab.bbox), rows=rows))
+    return tables
+
+
+def _plausible(rows: list[list[str]]) -> bool:
+    """Reject "tables" that are really framed or coloured boxes (e.g. slides drawn as
+    vector graphics): mostly empty cells, or a cell holding a whole paragraph."""
+    cells = [c for r in rows for c in r]
+    empty = sum(1 for c in cells if not c)
+    return empty * 2 <= len(cells) and max(len(c) for c in cells) <= 250
+
+
+def _cell_text(words: list[Any], cell: Any) -> str:
+    if cell is None:
+        return ""  # covered by a merged neighbour cell
+    x0, y0, x1, y1 = cell
+    return " ".join(
+        w[4]
+        for w in words
+        if x0 - 1 <= (w[0] + w[2]) / 2 <= x1 + 1 and y0 - 1 <= (w[1] + w[3]) / 2 <= y1 + 1
+    )
+
+
+def _inside(row: _Row, bbox: tuple[float, float, float, float]) -> bool:
+    cx, cy = (row.x0 + row.x1) / 2, (row.y0 + row.y1) / 2
+    return bbox[0] - 1 <= cx <= bbox[2] + 1 and bbox[1] - 1 <= cy <= bbox[3] + 1
+
+
+def _image_bytes(doc: Any, xref: int) -> tuple[bytes, str] | None:
+    p = pymupdf_module()
+    try:
+        info = doc.extract_image(xref)
+    except Exception:
+        info = None
+    if info and info.get("image") and info.get("ext", "").lower() in _IMAGE_EXTS:
+        return info["image"], _IMAGE_EXTS[info["ext"].lower()]
+    # JPX, JBIG2, CMYK etc.: re-encode as PNG so any Markdown viewer can show it
+    try:
+        pix = p.Pixmap(doc, xref)
+        if pix.colorspace is not None and pix.colorspace.n > 3:
+            pix = p.Pixmap(p.csRGB, pix)
+        return pix.tobytes("png"), "png"
+    except Exception:
+        return None
+
+
+def _images(
+    doc: Any, page: Any, out: dict[str, bytes], cache: dict[int, Any], counts: dict[str, int]
+) -> list[PdfBlock]:
+    blocks: list[PdfBlock] = []
+    prect = page.rect
+    for info in page.get_image_info(xrefs=True):
+        x0, y0, x1, y1 = info["bbox"]
+        x0, y0 = max(x0, prect.x0), max(y0, prect.y0)
+        x1, y1 = min(x1, prect.x1), min(y1, prect.y1)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        if (
+            x1 - x0 < _MIN_IMAGE_PT
+            or y1 - y0 < _MIN_IMAGE_PT
+            or info.get("width", 0) * info.get("height", 0) < _MIN_IMAGE_PIXELS
+        ):
+            counts["decorative"] += 1
+            continue
+        xref = int(info.get("xref") or 0)
+        if xref <= 0:
+            counts["inline"] += 1
+            continue
+        if xref not in cache:
+            got = _image_bytes(doc, xref)
+            if got is None:
+                cache[xref] = None
+            else:
+                data, ext = got
+                sha = sha256_bytes(data)
+                ref = ImageRef(
+                    sha256=sha,
+                    file=f"images/{sha}.{ext}",
+                    width=info.get("width"),
+                    height=info.get("height"),
+                )
+                cache[xref] = (ref, data)
+        hit = cache[xref]
+        if hit is None:
+            counts["decorative"] += 1
+            continue
+        ref, data = hit
+        out[ref.file] = data
+        blocks.append(PdfBlock(kind="image", bbox=_round4((x0, y0, x1, y1)), image=ref))
+    return blocks
+
+
+def _round4(b: Any) -> tuple[float, float, float, float]:
+    return (round(b[0], 2), round(b[1], 2), round(b[2], 2), round(b[3], 2))
+
+
+@dataclass
+class _Layout:
+    """Page-level facts the line grouping compares rows against."""
+
+    body: float = 0.0  # most common font size
+    pitch: float = 0.0  # usual baseline-to-baseline distance of body lines (0: unknown)
+    ends: tuple[float, ...] = ()  # where justified lines end (x1; x0 for RTL lines)
+
+    def full(self, row: _Row) -> bool:
+        """Does the row reach the column's edge (so the paragraph may go on)?"""
+        end = row.x0 if row.rtl else row.x1
+        return any(abs(end - e) <= 2.5 for e in self.ends)
+
+
+def _page_layout(rows: list[_Row]) -> _Layout:
+    if len(rows) < 3:
+        return _Layout()
+    sizes: dict[float, int] = {}
+    for r in rows:
+        sizes[r.size] = sizes.get(r.size, 0) + len(r.text)
+    body = max(sizes.items(), key=lambda kv: kv[1])[0]
+    steps = [
+        b.y1 - a.y1
+        for a, b in itertools.pairwise(rows)
+        if a.size == body == b.size and not a.mono and 0 < b.y1 - a.y1 < 2.5 * body
+    ]
+    # Justified text: many long lines end at the same x (one edge per column). Ragged
+    # text has no such edge, and then line length says nothing.
+    prose = [r for r in rows if not r.mono and len(r.text) >= 20]
+    counts: dict[int, int] = {}
+    for r in prose:
+        e = round(r.x0 if r.rtl else r.x1)
+        counts[e] = counts.get(e, 0) + 1
+    need = max(3, len(prose) // 5)
+    ends = tuple(
+        float(e)
+        for e, n in counts.items()
+        if n + counts.get(e - 1, 0) + counts.get(e + 1, 0) >= need
+    )
+    return _Layout(body, statistics.median(steps) if len(steps) >= 2 else 0.0, ends)
+
+
+def _breaks(cur: list[_Row], b: _Row, lay: _Layout) -> bool:
+    """Does row `b` start a new block after the rows in `cur`?"""
+    a = cur[-1]
+    h = min(a.h, b.h)
+    if a.mono != b.mono or a.rtl != b.rtl:
+        return True
+    if not (a.horizontal and b.horizontal):
+        return True
+    if b.y0 < a.y0 - 0.5 * h:  # back up the page: next column or out-of-flow text
+        return True
+    if b.x0 >= a.x1 + h and b.y0 < a.y1:  # side by side
+        return True
+    if abs(a.size - b.size) > max(0.6, 0.08 * a.size):
+        return True
+    gap = b.y0 - a.y1
+    if a.mono:
+        return gap > 2.2 * h
+    if a.bold != b.bold:
+        return True
+    if gap > 0.7 * h:
+        return True
+    if lay.pitch and b.y1 - a.y1 > 1.3 * lay.pitch * max(1.0, a.size / lay.body):
+        return True
+    if list_marker(b.text):
+        return True
+    if lay.ends and a.size == lay.body and not lay.full(a):
+        return True  # a justified paragraph's short last line
+    if len(cur) >= 2:
+        left = cur[1].left
+        return abs(b.left - left) > 3
+    if list_marker(a.text):
+        return b.left < a.left - 3  # a hanging item continues to the right of its marker
+    return b.left > a.left + 3  # a label line followed by indented text
+
+
+def _code_lines(rows: list[_Row]) -> list[str]:
+    """Monospace rows -> code lines with indentation and blank lines rebuilt."""
+    widths = [(r.x1 - r.x0) / len(r.text) for r in rows if len(r.text) >= 4]
+    cw = statistics.median(widths) if widths else rows[0].size * 0.52
+    base = min(r.x0 for r in rows)
+    steps = [b.y0 - a.y0 for a, b in itertools.pairwise(rows) if b.y0 > a.y0]
+    pitch = min(steps) if steps else rows[0].h
+    out: list[str] = []
+    for i, r in enumerate(rows):
+        if i and pitch > 0:
+            blank = round((r.y0 - rows[i - 1].y0) / pitch) - 1
+            out.extend([""] * max(0, min(blank, 2)))
+        indent = max(0, round((r.x0 - base) / cw)) if cw > 0 else 0
+        out.append(" " * indent + r.text)
+    return out
+
+
+def _make_block(rows: list[_Row]) -> PdfBlock:
+    bbox = _round4(
+        (
+            min(r.x0 for r in rows),
+            min(r.y0 for r in rows),
+            max(r.x1 for r in rows),
+            max(r.y1 for r in rows),
+        )
+    )
+    weight = sum(len(r.text) for r in rows)
+    sizes: dict[float, int] = {}
+    for r in rows:
+        sizes[r.size] = sizes.get(r.size, 0) + len(r.text)
+    size = max(sizes.items(), key=lambda kv: kv[1])[0]
+    if rows[0].mono:
+        return PdfBlock(
+            kind="code",
+            bbox=bbox,
+            lines=_code_lines(rows),
+            line_x0=[round(r.x0, 2) for r in rows],
+            size=size,
+        )
+    return PdfBlock(
+        kind="text",
+        bbox=bbox,
+        lines=[r.text for r in rows],
+        line_x0=[round(r.left, 2) for r in rows],
+        size=size,
+        bold=sum(len(r.text) for r in rows if r.bold) * 2 > weight,
+        rtl=rows[0].rtl,
+    )
+
+
+def _segment(items: list[_Row | _Object]) -> list[PdfBlock]:
+    rows = [it for it in items if isinstance(it, _Row)]
+    lay = _page_layout(rows)
+    blocks: list[PdfBlock] = []
+    cur: list[_Row] = []
+    for it in items:
+        if isinstance(it, _Object):
+            if cur:
+                blocks.append(_make_block(cur))
+                cur = []
+            blocks.append(it.block)
+            continue
+        if cur and _breaks(cur, it, lay):
+            blocks.append(_make_block(cur))
+            cur = []
+        cur.append(it)
+    if cur:
+        blocks.append(_make_block(cur))
+    return blocks
+
+
+def _skip_reason(page: Any, images: list[PdfBlock]) -> str:
+    area = page.rect.width * page.rect.height or 1.0
+    covered = sum((b.bbox[2] - b.bbox[0]) * (b.bbox[3] - b.bbox[1]) for b in images)
+    if images and covered >= 0.5 * area:
+        return "image-only page (no text layer, e.g. a scan); OCR is not enabled"
+    if images or page.get_cdrawings():
+        return "no extractable text (graphics only); OCR is not enabled"
+    return "blank page (no text)"
+
+
+def extract_page(
+    doc: Any, pno: int, images_out: dict[str, bytes], image_cache: dict[int, Any]
+) -> PdfPage:
+    """Extract page `pno` (1-based) of an open document; image bytes go to `images_out`."""
+    page = doc[pno - 1]
+    rect = page.rect
+    result = PdfPage(
+        page=pno,
+        width=round(rect.width, 2),
+        height=round(rect.height, 2),
+        label=page.get_label() or "",
+    )
+    lines, presentation = _raw_lines(page.get_text("dict", flags=_text_flags()))
+    counts = {"decorative": 0, "inline": 0}
+    if not lines:
+        # A page without text is skipped whole (its images too): there is nothing to cut
+        # or verify in it without OCR. The reason says whether it looks scanned.
+        page_images = _images(doc, page, {}, image_cache, counts)
+        result.skipped = _skip_reason(page, page_images)
+        return result
+    images = _images(doc, page, images_out, image_cache, counts)
+    result.decorative_images = counts["decorative"]
+    result.inline_images = counts["inline"]
+
+    tables = _find_tables(page)
+    items: list[_Row | _Object] = []
+    placed: set[int] = set()
+    for ln in lines:
+        owner = next((i for i, t in enumerate(tables) if _inside(ln, t.bbox)), None)
+        if owner is not None:
+            if owner not in placed:
+                placed.add(owner)
+                items.append(_Object(tables[owner]))
+            continue
+        prev = items[-1] if items else None
+        if isinstance(prev, _Row) and _same_row(prev, ln):
+            items[-1] = _join(prev, ln)
+        else:
+            items.append(ln)
+    for i, t in enumerate(tables):
+        if i not in placed:
+            _insert_by_y(items, _Object(t))
+    for img in images:
+        _insert_by_y(items, _Object(img))
+    result.blocks = _segment(items)
+
+    text = "\n".join(ln.text for ln in lines)
+    letters = len(_LETTER.findall(text))
+    result.garbled = letters >= 40 and len(_LATIN1_SUPP.findall(text)) > 0.25 * letters
+    result.presentation_forms = presentation >= 20
+    fffd = text.count("\ufffd")
+    result.unmapped = fffd >= 10 and fffd > 0.1 * len(text)
+    return result
+
+
+def _insert_by_y(items: list[_Row | _Object], obj: _Object) -> None:
+    """Place a table/image right after the nearest item above it (preferring items in the
+    same column, i.e. overlapping it horizontally); first when nothing is above it."""
+    b = obj.block.bbox
+
+    def overlaps(it: _Row | _Object) -> bool:
+        x0, x1 = (it.x0, it.x1) if isinstance(it, _Row) else (it.block.bbox[0], it.block.bbox[2])
+        return x0 < b[2] and x1 > b[0]
+
+    above = [i for i, it in enumerate(items) if it.y0 <= b[1]]
+    same_column = [i for i in above if overlaps(items[i])]
+    pool = same_column or above
+    if not pool:
+        items.insert(0, obj)
+        return
+    best = max(pool, key=lambda i: (items[i].y0, i))
+    items.insert(best + 1, obj)

@@ -1,0 +1,280 @@
+"""Headings: from the PDF outline where there is one, from font statistics where there is not.
+
+The outline (bookmarks) is the authors' own statement of where headings are. Each entry is
+matched to a text block on its target page: normalised titles (case, spacing and
+punctuation ignored) equal, or the block is the title behind a section number ("1.1.4 The
+INDEX file" for "The INDEX file"), or a close fuzzy match; among several matches the one
+nearest below the entry's target point wins. When the text layer is garbled (no match at
+all), the short bold/large block right below the target point is taken instead. A heading
+that shares a block with following body lines is split off. Level = outline level (max 6).
+
+Without an outline, a block is a heading when it is short and set larger than the body size
+(the most common size, weighted by characters, over the whole document) or bold on a line
+of its own; levels rank the distinct (size, bold) styles, largest first.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from shared.ir import OutlineEntry
+from workers.parse.pdf_extract import list_marker
+from workers.parse.pdf_types import PdfBlock
+
+CAPTION = re.compile(
+    r"^(?:figure|fig\.|table|tab\.|listing|plate|chart|exhibit)\s+[A-Z]?\d+(?:[.\-–]\d+)*[a-z]?"
+    r"\s*(?:[:.—–-]|$)",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Heading:
+    level: int
+    origin: str  # "outline", "outline-position" or "font"
+
+
+@dataclass
+class PageBody:
+    """The body blocks of one page and the headings found among them (by block index)."""
+
+    page: int
+    blocks: list[PdfBlock]
+    headings: dict[int, Heading] = field(default_factory=dict)
+
+
+_NON_ALNUM = re.compile(r"[\W_]+")
+
+
+def norm_title(text: str) -> str:
+    """Letters and digits only, case-folded: how titles and text lines are compared."""
+    return _NON_ALNUM.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def body_size(bodies: list[PageBody]) -> float:
+    sizes: dict[float, int] = {}
+    for pb in bodies:
+        for b in pb.blocks:
+            if b.kind == "text":
+                n = sum(len(s) for s in b.lines)
+                sizes[b.size] = sizes.get(b.size, 0) + n
+    return max(sizes.items(), key=lambda kv: kv[1])[0] if sizes else 10.0
+
+
+def _score(title_n: str, cand_n: str, one_line: bool = False) -> float:
+    if not cand_n:
+        return 0.0
+    if cand_n == title_n:
+        return 1.0
+    if cand_n.endswith(title_n) and len(cand_n) - len(title_n) <= 12:
+        return 0.95  # section number (or "chapter 3") in front of the title
+    if title_n.endswith(cand_n) and len(cand_n) >= 0.6 * len(title_n):
+        return 0.9
+    if one_line and cand_n.startswith(title_n) and len(cand_n) <= 4 * len(title_n) + 60:
+        return 0.85  # a title line that says more, e.g. "agrep  Approximate String Matching"
+    if len(title_n) >= 6 and len(cand_n) <= 2 * len(title_n) + 12:
+        sm = difflib.SequenceMatcher(None, title_n, cand_n, autojunk=False)
+        if sm.quick_ratio() >= 0.85:  # cheap upper bound first
+            ratio = sm.ratio()
+            if ratio >= 0.85:
+                return 0.85 * ratio
+    return 0.0
+
+
+def _split(pb: PageBody, index: int, k: int) -> None:
+    """Split block `index` after its first k lines (heading | rest)."""
+    b = pb.blocks[index]
+    if k >= len(b.lines):
+        return
+    head = b.model_copy(update={"lines": b.lines[:k], "line_x0": b.line_x0[:k]})
+    rest = b.model_copy(update={"lines": b.lines[k:], "line_x0": b.line_x0[k:]})
+    pb.blocks[index : index + 1] = [head, rest]
+    pb.headings = {(i + 1 if i > index else i): h for i, h in pb.headings.items()}
+
+
+def _join_next(pb: PageBody, index: int, k: int) -> None:
+    """Move the first k - len(lines) lines of the next block into block `index`."""
+    b, nxt = pb.blocks[index], pb.blocks[index + 1]
+    take = k - len(b.lines)
+    box = (min(b.bbox[0], nxt.bbox[0]), b.bbox[1], max(b.bbox[2], nxt.bbox[2]), nxt.bbox[3])
+    pb.blocks[index] = b.model_copy(
+        update={
+            "lines": b.lines + nxt.lines[:take],
+            "line_x0": b.line_x0 + nxt.line_x0[:take],
+            "bbox": box,
+        }
+    )
+    if take >= len(nxt.lines):
+        del pb.blocks[index + 1]
+        pb.headings = {(i - 1 if i > index else i): h for i, h in pb.headings.items()}
+    else:
+        pb.blocks[index + 1] = nxt.model_copy(
+            update={"lines": nxt.lines[take:], "line_x0": nxt.line_x0[take:]}
+        )
+
+
+def _run_in(pb: PageBody, index: int, cut: int) -> None:
+    """Split a run-in heading ("Png  If gnuplot was ...") off the block's first line."""
+    b = pb.blocks[index]
+    first = b.lines[0]
+    head = b.model_copy(update={"lines": [first[:cut].strip()], "line_x0": b.line_x0[:1]})
+    rest = b.model_copy(update={"lines": [first[cut:].strip(), *b.lines[1:]]})
+    pb.blocks[index : index + 1] = [head, rest]
+    pb.headings = {(i + 1 if i > index else i): h for i, h in pb.headings.items()}
+
+
+def _prefix_end(line: str, title_n: str) -> int | None:
+    """Index just after the part of `line` whose normalised text is `title_n` (and any
+    punctuation glued to it), when that part ends at a word boundary; else None."""
+    got = 0
+    for idx, ch in enumerate(line):
+        nc = norm_title(ch)
+        if not nc:
+            continue
+        if title_n[got : got + len(nc)] != nc:
+            return None
+        got += len(nc)
+        if got == len(title_n):
+            end = idx + 1
+            while end < len(line) and not line[end].isspace() and not line[end].isalnum():
+                end += 1
+            if end >= len(line) or not line[end].isspace():
+                return None
+            return end
+    return None
+
+
+def _similar(b: PdfBlock, nxt: PdfBlock) -> bool:
+    return (
+        nxt.kind == "text"
+        and abs(nxt.size - b.size) < 0.6
+        and nxt.bold == b.bold
+        and nxt.bbox[1] - b.bbox[3] < 1.5 * max(b.size, 1.0)
+    )
+
+
+def match_outline(
+    bodies: dict[int, PageBody],
+    outline: list[OutlineEntry],
+    outline_y: list[float | None],
+    body: float,
+) -> list[int]:
+    """Mark outline headings in `bodies`; returns the indexes of unmatched entries."""
+    unmatched: list[int] = []
+    for n, entry in enumerate(outline):
+        pb = bodies.get(entry.page)
+        title_n = norm_title(entry.title)
+        if pb is None or not title_n:
+            unmatched.append(n)
+            continue
+        y = outline_y[n] if n < len(outline_y) else None
+        level = max(1, min(entry.level, 6))
+        # rank: (match class, -distance to the target point): exact > strong > fuzzy > run-in
+        best: tuple[int, float, int, str, int] | None = None
+        for i, b in enumerate(pb.blocks):
+            if b.kind != "text" or i in pb.headings:
+                continue
+            dist = 0.0
+            if y is not None:  # headings sit just below their target point
+                dist = abs(b.bbox[1] - y) + (200.0 if b.bbox[1] < y - 30 else 0.0)
+            lines, action = list(b.lines[:3]), "split"
+            nxt = pb.blocks[i + 1] if i + 1 < len(pb.blocks) else None
+            if (
+                len(b.lines) <= 2
+                and nxt is not None
+                and i + 1 not in pb.headings
+                and _similar(b, nxt)
+            ):
+                lines += nxt.lines[:2]  # a title wrapped onto a line the grouping split off
+            normed = [norm_title(ln) for ln in lines]  # norm(a + " " + b) == norm(a) + norm(b)
+            for k in range(1, len(lines) + 1):
+                joined = k > len(b.lines)
+                s = _score(title_n, "".join(normed[:k]), len(b.lines) == 1)
+                if s < 0.8:
+                    continue
+                cls = 2 if s >= 1.0 else 1 if s >= 0.9 else 0
+                cand = (cls, -dist, i, "join" if joined else action, k)
+                if best is None or cand[:2] > best[:2]:
+                    best = cand
+            if y is not None and dist <= 40 and best is None:
+                cut = _prefix_end(b.lines[0], title_n)
+                if cut is not None:
+                    best = (-1, -dist, i, "run-in", cut)
+        if best is not None:
+            _, _, i, action, k = best
+            if action == "join":
+                _join_next(pb, i, k)
+            elif action == "run-in":
+                _run_in(pb, i, k)
+            else:
+                _split(pb, i, k)
+            pb.headings[i] = Heading(level, "outline")
+            continue
+        pos = _below_target(pb, y, body) if y is not None else None
+        if pos is None:
+            unmatched.append(n)
+        else:  # garbled or missing text: the styled block right under the target point
+            pb.headings[pos] = Heading(level, "outline-position")
+    return unmatched
+
+
+def _below_target(pb: PageBody, y: float, body: float) -> int | None:
+    """The first short, bold or larger-than-body block starting just below `y`; a larger
+    one right after it wins (a "Chapter 1" line above the chapter title)."""
+    found = [
+        i
+        for i, b in enumerate(pb.blocks)
+        if b.kind == "text"
+        and i not in pb.headings
+        and y - 5 <= b.bbox[1] <= y + 160
+        and len(b.lines) <= 2
+        and len(" ".join(b.lines).split()) <= 20
+        and (b.bold or b.size > body * 1.05)
+    ]
+    if not found:
+        return None
+    first = found[0]
+    for j in found[1:]:
+        b, a = pb.blocks[j], pb.blocks[first]
+        if b.bbox[1] - a.bbox[3] <= 60 and b.size > a.size:
+            return j
+        break
+    return first
+
+
+def _font_candidate(b: PdfBlock, body: float) -> bool:
+    if b.kind != "text" or len(b.lines) > 3:
+        return False
+    text = " ".join(b.lines)
+    if len(text) > 120 or list_marker(text) or CAPTION.match(text):
+        return False
+    if text.rstrip()[-1:] in ",;" or not any(ch.isalpha() for ch in text):
+        return False
+    if b.size >= body * 1.15:
+        return True
+    return (
+        b.bold
+        and len(b.lines) == 1
+        and b.size >= body * 0.95
+        and len(text.split()) <= 10
+        and not text[0].islower()
+        and text[-1] not in ".)"
+    )
+
+
+def font_headings(bodies: list[PageBody], body: float) -> None:
+    """Mark headings by font size/boldness (documents without a usable outline)."""
+    styles: set[tuple[float, bool]] = set()
+    for pb in bodies:
+        for b in pb.blocks:
+            if _font_candidate(b, body):
+                styles.add((b.size, b.bold))
+    ranked = sorted(styles, key=lambda s: (-s[0], not s[1]))
+    levels = {s: min(i + 1, 6) for i, s in enumerate(ranked)}
+    for pb in bodies:
+        for i, b in enumerate(pb.blocks):
+            if i not in pb.headings and _font_candidate(b, body):
+                pb.headings[i] = Heading(levels[(b.size, b.bold)], "font")

@@ -1,0 +1,419 @@
+"""Merge page-range results into one IR `Document`: every cross-page decision lives here.
+
+Order of work: check the ranges cover every page once -> drop running headers/footers and
+page numbers (neighbour comparison) -> headings (outline, else font statistics) -> walk the
+body blocks in page order building elements, continuing a paragraph, list or code block
+across a page break when the previous page ends inside it -> ids -> notes.
+Because this sees all pages at once and the per-page extraction never looks at other
+pages, the Document is identical however the pages were grouped into ranges.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shared import markdown
+from shared.errors import EmptyDocumentError
+from shared.ir import (
+    Document,
+    Element,
+    ImageRef,
+    ParserNote,
+    ParserUse,
+    SkippedPage,
+    element_id,
+    make_element,
+)
+from workers.parse.base import ParsedDocument
+from workers.parse.pdf_extract import list_marker
+from workers.parse.pdf_headings import (
+    CAPTION,
+    Heading,
+    PageBody,
+    body_size,
+    font_headings,
+    match_outline,
+)
+from workers.parse.pdf_open import PdfMeta, pdf_meta
+from workers.parse.pdf_running import body_blocks, find_running_text
+from workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
+
+_SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
+_STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
+_MAX_CAPTION_WORDS = 80
+
+
+def join_lines(lines: list[str]) -> str:
+    """Lines of one paragraph -> one line of text; a hyphen at a line end stays put."""
+    out = ""
+    for ln in lines:
+        if not out:
+            out = ln
+        elif out.endswith("-") and len(out) > 1 and out[-2].isalpha() and ln[:1].islower():
+            out += ln
+        else:
+            out += " " + ln
+    return out
+
+
+@dataclass
+class _Pending:
+    """An element being built; it may still grow onto the next page."""
+
+    type: str
+    page_first: int
+    page_last: int
+    text: str = ""
+    lines: list[str] = field(default_factory=list)  # code
+    items: list[str] = field(default_factory=list)  # list
+    list_kind: str = ""  # "bullet:<char>" or "number"
+    next_number: int = 0
+    start: int = 1
+    item_x0: float = 0.0  # left edge of the last item's text (continuations align here)
+    level: int = 0
+    origin: str | None = None
+    rows: list[list[str]] | None = None
+    image: ImageRef | None = None
+    rtl: bool = False
+    size: float = 0.0
+    bold: bool = False
+
+    def build(self, eid: str) -> Element:
+        t, pf, pl = self.type, self.page_first, self.page_last
+        if t == "heading":
+            text = markdown.heading(self.text, self.level)
+            return make_element(
+                "heading", text, pf, pl, id=eid, level=self.level, origin=self.origin, rtl=self.rtl
+            )
+        if t == "code":
+            lines = list(self.lines)
+            while lines and not lines[-1].strip():
+                lines.pop()
+            return make_element("code", markdown.code("\n".join(lines)), pf, pl, id=eid)
+        if t == "list":
+            ordered = self.list_kind == "number"
+            text = markdown.bullet_list(self.items, ordered, self.start)
+            return make_element(
+                "list",
+                text,
+                pf,
+                pl,
+                id=eid,
+                items=list(self.items),
+                ordered=ordered,
+                start=self.start if ordered else None,
+                rtl=self.rtl,
+            )
+        if t == "table":
+            assert self.rows is not None
+            return make_element("table", markdown.table(self.rows), pf, pl, id=eid, rows=self.rows)
+        if t == "image":
+            assert self.image is not None
+            return make_element(
+                "image", markdown.image(self.image.file), pf, pl, id=eid, image=self.image
+            )
+        return make_element(t, self.text, pf, pl, id=eid, rtl=self.rtl)  # type: ignore[arg-type]
+
+
+def _item(block: PdfBlock) -> tuple[str, int | None, str] | None:
+    """(list kind, number, item text) when the block starts with a list marker."""
+    first = block.lines[0]
+    m = list_marker(first)
+    if m is None:
+        return None
+    rest = [first[m.end() :].strip(), *block.lines[1:]]
+    text = join_lines([r for r in rest if r])
+    if m.group("num") or m.group("pnum"):
+        return "number", int(m.group("num") or m.group("pnum")), text
+    if m.group("strong") or m.group("weak"):
+        return f"bullet:{(m.group('strong') or m.group('weak'))}", None, text
+    # letters and roman numerals: keep the label in the item, as an unordered list
+    return "label", None, join_lines(block.lines)
+
+
+def _item_left(block: PdfBlock) -> float:
+    """Where a list item's text (not its marker) starts: its second line's edge, or a
+    little right of the marker for a one-line item."""
+    if len(block.line_x0) > 1:
+        return min(block.line_x0[1:])
+    return (block.line_x0[0] if block.line_x0 else 0.0) + 6.0
+
+
+class _Assembler:
+    def __init__(self, body_size: float) -> None:
+        self.items: list[_Pending] = []
+        self.body = body_size
+
+    @property
+    def cur(self) -> _Pending | None:
+        return self.items[-1] if self.items else None
+
+    def start(self, p: _Pending) -> None:
+        self.items.append(p)
+
+    def elements(self) -> list[Element]:
+        """The finished elements, numbered in reading order (the ids `assign_ids` would
+        give; set here to save copying ~40k elements on the largest document)."""
+        out: list[Element] = []
+        for p in self.items:
+            if (
+                p.type == "list"
+                and len(p.items) == 1
+                and not (p.list_kind.startswith("bullet:") and p.list_kind[-1] in _STRONG)
+            ):
+                # a lone "1." or "-" line is more likely prose than a one-item list
+                p = _Pending("paragraph", p.page_first, p.page_last, text=p.text, rtl=p.rtl)
+            out.append(p.build(element_id(len(out) + 1)))
+        return out
+
+    def _open_paragraph(self, page: int) -> _Pending | None:
+        """The paragraph the previous page ended inside: its last element, or the last one
+        before the footnotes (smaller text) at the foot of that page."""
+        for p in reversed(self.items):
+            if p.page_last != page - 1:
+                return None
+            if p.type != "paragraph":
+                return None
+            if p.size >= self.body * 0.92:
+                return None if _SENTENCE_END.search(p.text) else p
+        return None
+
+    def add(self, page: int, block: PdfBlock, heading: Heading | None, first_on_page: bool) -> None:
+        cur = self.cur
+        # continues from the previous page: this is the page's first body block and the
+        # element being built was the last thing on the page before
+        carry = first_on_page and cur is not None and cur.page_last == page - 1
+        if heading is not None:
+            text = join_lines(block.lines)
+            self.start(
+                _Pending(
+                    "heading",
+                    page,
+                    page,
+                    text=text,
+                    level=heading.level,
+                    origin=heading.origin,
+                    rtl=block.rtl,
+                )
+            )
+            return
+        if block.kind == "image":
+            self.start(_Pending("image", page, page, image=block.image))
+            return
+        if block.kind == "table":
+            self.start(_Pending("table", page, page, rows=block.rows))
+            return
+        if block.kind == "code":
+            if carry and cur is not None and cur.type == "code":
+                cur.lines.extend(block.lines)
+                cur.page_last = page
+                return
+            self.start(_Pending("code", page, page, lines=list(block.lines)))
+            return
+        text = join_lines(block.lines)
+        if CAPTION.match(text) and len(text.split()) <= _MAX_CAPTION_WORDS:
+            self.start(_Pending("caption", page, page, text=text, rtl=block.rtl))
+            return
+        item = _item(block)
+        if item is not None:
+            kind, number, item_text = item
+            same_place = cur is not None and (cur.page_last == page or carry)
+            if (
+                same_place
+                and cur is not None
+                and cur.type == "list"
+                and cur.list_kind == kind
+                and (number is None or number == cur.next_number)
+            ):
+                cur.items.append(item_text)
+                cur.item_x0 = _item_left(block)
+                cur.text = text
+                cur.next_number = (number or 0) + 1
+                cur.page_last = page
+                return
+            self.start(
+                _Pending(
+                    "list",
+                    page,
+                    page,
+                    items=[item_text],
+                    list_kind=kind,
+                    next_number=(number or 0) + 1,
+                    start=number or 1,
+                    item_x0=_item_left(block),
+                    text=text,
+                    rtl=block.rtl,
+                )
+            )
+            return
+        if cur is not None and cur.type == "list" and cur.items:
+            # an item running on over the page break, or an indented follow-on paragraph
+            indented = (
+                cur.page_last == page
+                and bool(block.line_x0)
+                and (min(block.line_x0) >= cur.item_x0 - 1)
+            )
+            if (carry and not _SENTENCE_END.search(cur.items[-1])) or indented:
+                sep = "\n" if indented and not carry else " "
+                cur.items[-1] = cur.items[-1] + sep + text
+                cur.text = join_lines([cur.text, text])
+                cur.page_last = page
+                return
+        target = self._open_paragraph(page) if first_on_page else None
+        if (
+            target is not None
+            and abs(target.size - block.size) < 0.6
+            and (target.bold == block.bold)
+        ):
+            target.text = join_lines([target.text, text])
+            target.page_last = page
+            return
+        self.start(
+            _Pending(
+                "paragraph", page, page, text=text, rtl=block.rtl, size=block.size, bold=block.bold
+            )
+        )
+
+
+def _runs(pages: list[PdfPage], flag: str) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for p in pages:
+        if getattr(p, flag):
+            if runs and runs[-1][1] == p.page - 1:
+                runs[-1] = (runs[-1][0], p.page)
+            else:
+                runs.append((p.page, p.page))
+    return runs
+
+
+def _parsers(pages: list[PdfPage]) -> list[ParserUse]:
+    uses: list[ParserUse] = []
+    for p in pages:
+        last = uses[-1] if uses else None
+        if last and last.parser == p.parser and last.reason == p.parser_reason:
+            last.last_page = p.page
+        else:
+            uses.append(
+                ParserUse(
+                    first_page=p.page, last_page=p.page, parser=p.parser, reason=p.parser_reason
+                )
+            )
+    return uses
+
+
+_FLAG_NOTES = {
+    "garbled": "text layer looks garbled (Latin-1 mojibake from fonts without a Unicode "
+    "map): extracted text differs from the printed text",
+    "presentation_forms": "right-to-left text is extracted as Arabic presentation forms in "
+    "visual order: letter order and word spacing may be wrong",
+    "unmapped": "many glyphs have no Unicode mapping (U+FFFD in the extracted text)",
+}
+
+
+def _notes(meta: PdfMeta, pages: list[PdfPage], unmatched: list[int]) -> list[ParserNote]:
+    notes: list[ParserNote] = []
+    if meta.repaired:
+        notes.append(
+            ParserNote(
+                kind="warning",
+                message=f"the PDF is damaged (e.g. a truncated download) and was repaired by "
+                f"MuPDF when opened; {meta.page_count} pages recovered, content may be "
+                "incomplete",
+            )
+        )
+    for flag, message in _FLAG_NOTES.items():
+        for a, b in _runs(pages, flag):
+            notes.append(ParserNote(kind="warning", message=message, first_page=a, last_page=b))
+    for use in _parsers(pages):
+        if use.reason:
+            notes.append(
+                ParserNote(
+                    kind="fallback",
+                    message=f"{use.parser}: {use.reason}",
+                    first_page=use.first_page,
+                    last_page=use.last_page,
+                )
+            )
+    for attr, what in (
+        ("decorative_images", "tiny decorative images left out"),
+        ("inline_images", "inline images (no object id) left out"),
+    ):
+        hit = [p for p in pages if getattr(p, attr)]
+        if hit:
+            total = sum(getattr(p, attr) for p in hit)
+            notes.append(
+                ParserNote(
+                    kind="info",
+                    message=f"{total} {what}",
+                    first_page=hit[0].page,
+                    last_page=hit[-1].page,
+                )
+            )
+    if unmatched:
+        pointing = [n for n in unmatched if meta.outline[n].page]
+        if pointing:
+            shown = "; ".join(meta.outline[n].title for n in pointing[:5])
+            notes.append(
+                ParserNote(
+                    kind="info",
+                    message=f"{len(pointing)} of {len(meta.outline)} outline entries were not "
+                    f"found as a heading on their page (e.g. {shown})",
+                )
+            )
+    return notes
+
+
+def merge_pdf_ranges(source: Path | PdfMeta, results: list[PdfRangeResult]) -> ParsedDocument:
+    """Merge the range results of one PDF into its ParsedDocument (any order, any sizes)."""
+    meta = source if isinstance(source, PdfMeta) else pdf_meta(Path(source))
+    pages = sorted((p for r in results for p in r.pages), key=lambda p: p.page)
+    if [p.page for p in pages] != list(range(1, meta.page_count + 1)):
+        raise ValueError(f"range results do not cover pages 1..{meta.page_count} exactly once")
+    if any(r.doc_id != meta.doc_id for r in results):
+        raise ValueError("range results come from a different document")
+    images: dict[str, bytes] = {}
+    for r in results:
+        images.update(r.images)
+
+    size = body_size([PageBody(p.page, p.blocks) for p in pages])
+    drop, removed = find_running_text(pages, size)
+    bodies = {p.page: PageBody(p.page, body_blocks(p, drop)) for p in pages if not p.skipped}
+    unmatched: list[int] = []
+    usable_outline = any(e.page for e in meta.outline)
+    if usable_outline:
+        unmatched = match_outline(bodies, meta.outline, meta.outline_y, size)
+    else:
+        font_headings(list(bodies.values()), size)
+
+    asm = _Assembler(size)
+    for pno in sorted(bodies):
+        pb = bodies[pno]
+        for i, block in enumerate(pb.blocks):
+            asm.add(pno, block, pb.headings.get(i), first_on_page=i == 0)
+    built = asm.elements()
+
+    skipped = [SkippedPage(page=p.page, reason=p.skipped) for p in pages if p.skipped]
+    if len(skipped) == len(pages):
+        raise EmptyDocumentError(
+            "no extractable text on any page; OCR is not enabled", source=meta.source_name
+        )
+    if not built:
+        raise EmptyDocumentError("no body text on any page", source=meta.source_name)
+    elements = built
+    used = {e.image.file for e in elements if e.image is not None}
+    doc = Document(
+        doc_id=meta.doc_id,
+        source_name=meta.source_name,
+        source_format="pdf",
+        page_count=meta.page_count,
+        page_basis="pdf",
+        parsers=_parsers(pages),
+        skipped_pages=skipped,
+        removed=removed,
+        notes=_notes(meta, pages, unmatched),
+        outline=meta.outline,
+        elements=elements,
+    )
+    return ParsedDocument(document=doc, images={f: images[f] for f in sorted(used)})

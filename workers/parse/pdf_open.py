@@ -1,0 +1,153 @@
+"""Opening PDFs with PyMuPDF: a quiet import, input validation and document-level facts.
+
+`import pymupdf` (2.0) also imports `pymupdf.layout`, which loads an ONNX layout model
+(~0.5 s, and ONNX sessions that can hang a forked worker when garbage-collected there) and
+makes `find_tables` consult it. Quire never uses that model, so when PyMuPDF is not yet
+imported we block the sub-package before importing it. MuPDF's own warnings are kept out of
+stdout/stderr; the parser records what matters (e.g. repairs) as notes instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from pydantic import BaseModel
+
+from shared.errors import CorruptDocumentError, EmptyDocumentError, EncryptedDocumentError
+from shared.ir import OutlineEntry
+from shared.text import sha256_bytes
+from workers.parse.detect import detect_format
+
+_pymupdf: ModuleType | None = None
+
+
+def pymupdf_module() -> ModuleType:
+    """PyMuPDF, imported once, without the ONNX layout analyzer and without console chatter."""
+    global _pymupdf
+    if _pymupdf is None:
+        if "pymupdf" not in sys.modules:
+            # A None entry makes `import pymupdf.layout` raise ImportError, which PyMuPDF
+            # (and pymupdf4llm) treat as "layout analyzer not installed".
+            sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
+        import pymupdf
+
+        pymupdf.no_recommend_layout()  # else find_tables prints a hint to stdout
+        pymupdf.TOOLS.mupdf_display_errors(False)
+        pymupdf.TOOLS.mupdf_display_warnings(False)
+        _pymupdf = pymupdf
+    return _pymupdf
+
+
+class PdfMeta(BaseModel):
+    """Document-level facts every range task and the merge step agree on."""
+
+    doc_id: str
+    source_name: str
+    page_count: int
+    repaired: bool = False
+    outline: list[OutlineEntry] = []
+    # Where each outline entry points on its page (MuPDF coordinates, y grows downwards);
+    # None when the entry has no position. Parallel to `outline`.
+    outline_y: list[float | None] = []
+
+
+def open_pdf(path: Path) -> Any:
+    """Open and validate a PDF; returns a `pymupdf.Document` with at least one page.
+
+    Raises CorruptDocumentError (not a PDF, unreadable, repaired down to zero pages),
+    EncryptedDocumentError (a user password is needed) or EmptyDocumentError.
+    """
+    path = Path(path)
+    if detect_format(path) != "pdf":
+        raise CorruptDocumentError("not a PDF file (wrong extension)", source=path.name)
+    pymupdf = pymupdf_module()
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except Exception as exc:  # FileDataError, RuntimeError...: MuPDF gave up entirely
+        raise CorruptDocumentError(
+            f"cannot be opened as a PDF ({_one_line(exc)})", source=path.name
+        ) from None
+    if doc.needs_pass:
+        doc.close()
+        raise EncryptedDocumentError(
+            "password-protected PDF: a user password is needed to open it", source=path.name
+        )
+    if doc.page_count == 0:
+        repaired = doc.is_repaired
+        doc.close()
+        if repaired:
+            raise CorruptDocumentError(
+                "damaged or truncated PDF: MuPDF's repair recovered no pages", source=path.name
+            )
+        raise EmptyDocumentError("the PDF has zero pages", source=path.name)
+    return doc
+
+
+def pdf_page_count(path: Path) -> int:
+    """Validate the PDF (see `open_pdf`) and return its number of pages."""
+    doc = open_pdf(path)
+    try:
+        return int(doc.page_count)
+    finally:
+        doc.close()
+
+
+def read_meta(doc: Any, path: Path) -> PdfMeta:
+    """doc_id (sha256 of the bytes), page count, repair flag and the outline of an open PDF."""
+    path = Path(path)
+    toc = doc.get_toc(simple=True)
+    outline = [
+        OutlineEntry(
+            level=int(level),
+            title=" ".join(str(title).split()),
+            page=page if 1 <= page <= doc.page_count else 0,
+        )
+        for level, title, page, *_ in toc
+    ]
+    return PdfMeta(
+        doc_id=sha256_bytes(path.read_bytes()),
+        source_name=path.name,
+        page_count=int(doc.page_count),
+        repaired=bool(doc.is_repaired),
+        outline=outline,
+        outline_y=_outline_y(doc, outline) if toc else [],
+    )
+
+
+def _outline_y(doc: Any, outline: list[OutlineEntry]) -> list[float | None]:
+    """The target height of each outline entry on its page (None when unknown).
+
+    get_toc(simple=False) resolves named destinations one by one (~0.6 s on r-fullrefman);
+    walking the outline tree is cheap and MuPDF has already resolved each node's target
+    point (x, y) in page coordinates. The walk visits nodes in get_toc order.
+    """
+    ys: list[float | None] = []
+    stack: list[Any] = [doc.outline]
+    while stack:
+        node = stack.pop()
+        if node.next is not None:
+            stack.append(node.next)
+        if node.down is not None:
+            stack.append(node.down)
+        y = node.y
+        ys.append(float(y) if isinstance(y, int | float) and y == y else None)
+    if len(ys) != len(outline):
+        return [None] * len(outline)
+    return [y if e.page else None for y, e in zip(ys, outline, strict=True)]
+
+
+def pdf_meta(path: Path) -> PdfMeta:
+    """Open, validate and describe a PDF (for callers that merge range results)."""
+    doc = open_pdf(path)
+    try:
+        return read_meta(doc, path)
+    finally:
+        doc.close()
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:200] or type(exc).__name__
