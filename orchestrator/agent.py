@@ -93,7 +93,7 @@ def commit_boundary(rt: Runtime, doc_id: str, *, revision: int, action: str,
     complete = boundary_context(doc, candidates, outcomes, settings, after) is None
     if complete:
         plan = plan_from_boundaries(doc, settings, after)
-        rt.store.put(steps.out(s, "plan.json"), plan.model_dump_json(indent=1).encode())
+        s.artifacts["plan"] = steps.save_plan(rt, s, plan)
         s.enter("writing", time.time())
     new = rt.repo.commit(s, expected=revision, actor=f"agent:{decider}",
                          why=f"boundary {action} {element_id or ''}".strip())
@@ -189,7 +189,7 @@ def repair_boundary(rt: Runtime, doc_id: str, chunk: int, *, revision: int, elem
     choice = validate_repair_choice(ctx, RepairChoice(after_id=element_id, reason=reason,
                                                       decider=decider))
     new_plan = split_chunk(doc, plan, chunk, choice.after_id, choice.reason, choice.decider)
-    steps.replace_plan(rt, s, new_plan)
+    s.artifacts["plan"] = steps.replace_plan(rt, s, new_plan)
     s.enter("writing", time.time())
     rt.repo.commit(s, expected=revision, actor=f"agent:{decider}",
                    why=f"repair: split chunk {chunk} after {element_id}")

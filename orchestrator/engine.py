@@ -78,7 +78,7 @@ def advance(repo: SessionRepo, doc_id: str, parts_for: PartsFn,
 
 
 def mark_done(repo: SessionRepo, msg: TaskMessage, output_key: str, *, actor: str,
-              goto: DocState | None = None) -> bool:
+              goto: DocState | None = None, artifacts: dict[str, str] | None = None) -> bool:
     """Record a finished part (a FINISH part may name the state to go to next). A duplicate
     or stale delivery (state moved on, part already done) changes nothing, returns False."""
     def change(s: Session) -> bool:
@@ -89,6 +89,7 @@ def mark_done(repo: SessionRepo, msg: TaskMessage, output_key: str, *, actor: st
         s.done[msg.part] = output_key
         if goto is not None:
             s.goto = goto
+        s.artifacts.update(artifacts or {})
         return True
 
     why = f"{msg.state}:{msg.part} done"

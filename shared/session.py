@@ -51,6 +51,9 @@ class Session(BaseModel):
     dispatched: dict[str, int] = {}
     attempts: int = 0  # reconciler re-drives of the current state
     goto: DocState | None = None  # set by a FINISH part to leave the usual next state
+    # named pointers to immutable objects that outlive a state, e.g. "plan" -> the key of
+    # the current plan version; parts read their inputs through these, never overwrite them
+    artifacts: dict[str, str] = {}
     state_entered_at: float = 0.0
     error_code: str | None = None
     error: str | None = None

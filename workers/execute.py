@@ -8,13 +8,16 @@ worker; transient faults propagate so Celery retries them.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from orchestrator.engine import TaskMessage, advance, mark_done, mark_failed
 from shared.config import RunSettings
-from shared.errors import InputError, QuireError, TransientError
+from shared.errors import InputError, QuireError, TooLargeError, TransientError
 from shared.session import Session
 from shared.text import sha256_bytes
 from workers import steps
@@ -44,16 +47,19 @@ def run_part(rt: Runtime, msg: TaskMessage, *, actor: str) -> bool:
         result = steps.run(rt, s, msg.part)
     except TransientError:
         raise
-    except QuireError as exc:
-        mark_failed(rt.repo, msg.doc_id, exc.code, str(exc), actor=actor)
+    except QuireError as exc:  # named after the document, not the stored copy's key
+        mark_failed(rt.repo, msg.doc_id, exc.code, f"{s.source_name}: {exc.message}",
+                    actor=actor)
         return True
     except Exception as exc:  # a bug must fail this document only, with its reason kept
         log.exception("%s %s:%s crashed", msg.doc_id[:12], msg.state, msg.part)
-        mark_failed(rt.repo, msg.doc_id, "internal", f"{type(exc).__name__}: {exc}", actor=actor)
+        mark_failed(rt.repo, msg.doc_id, "internal",
+                    f"{s.source_name}: {type(exc).__name__}: {exc}", actor=actor)
         return True
     log.info("%s %s:%s done in %.2fs", msg.doc_id[:12], msg.state, msg.part,
              time.perf_counter() - started)
-    return mark_done(rt.repo, msg, result.key, actor=actor, goto=result.goto)
+    return mark_done(rt.repo, msg, result.key, actor=actor, goto=result.goto,
+                     artifacts=result.artifacts)
 
 
 def submit(rt: Runtime, path: Path, settings: RunSettings, *, actor: str = "cli",
@@ -62,38 +68,67 @@ def submit(rt: Runtime, path: Path, settings: RunSettings, *, actor: str = "cli"
     content hash, so the same file twice is one document. With `rerun`, a finished document
     whose settings differ (or that failed) starts again, its old outputs removed. Bad input
     is recorded as a failed session with its reason, so a batch keeps going."""
-    from workers.parse.detect import detect_format
-    from workers.parse.pdf_open import pdf_page_count
+    return submit_bytes(rt, path.read_bytes(), path.name, settings, actor=actor, rerun=rerun,
+                        path=path)
 
-    data = path.read_bytes()
+
+def submit_bytes(rt: Runtime, data: bytes, name: str, settings: RunSettings, *,
+                 actor: str = "cli", rerun: bool = False, path: Path | None = None) -> Session:
+    """`submit` for bytes from anywhere (an S3 object, an HTTP upload); `name` is the file
+    name whose extension says what the bytes should be. `path`, when given, is a local file
+    holding the same bytes (spares a temporary copy for the format checks)."""
     doc_id = sha256_bytes(data)
+    expected = 0
     if rt.repo.exists(doc_id):
         old = rt.repo.load(doc_id)
-        if rerun and old.terminal and (old.settings != settings or old.state == "failed"):
+        if not (rerun and old.terminal and (old.settings != settings or old.state == "failed")):
+            return old
+        if not (old.state == "failed" and old.revision == 1):
             return restart(rt, old, settings, actor=actor)
-        return old
+        expected = 1  # refused at submission (e.g. a limit): admit it again with new settings
     now = time.time()
-    fmt = "pdf" if path.suffix.lower() == ".pdf" else "docx"
-    session = Session(doc_id=doc_id, source_name=path.name, source_format=fmt,
+    fmt = "pdf" if name.lower().endswith(".pdf") else "docx"
+    session = Session(doc_id=doc_id, source_name=name, source_format=fmt,
                       source_key=f"docs/{doc_id}/source.{fmt}", settings=settings,
                       state_entered_at=now)
     try:
         if len(data) > settings.max_file_bytes:
-            raise InputError(f"file is {len(data)} bytes, over the limit of "
-                             f"{settings.max_file_bytes}", source=path.name)
-        session.source_format = detect_format(path)
-        session.source_key = f"docs/{doc_id}/source.{session.source_format}"
-        rt.store.put(session.source_key, data)
-        session.page_count = pdf_page_count(path) if session.source_format == "pdf" else 0
-        if session.page_count > settings.max_pages:
-            raise InputError(f"{session.page_count} pages, over the limit of "
-                             f"{settings.max_pages}", source=path.name)
+            raise TooLargeError(f"file is {len(data)} bytes, over the limit of "
+                                f"{settings.max_file_bytes}", source=name)
+        with _local_copy(data, name, path) as local:
+            _admit(rt, session, data, local)
     except InputError as exc:
         session.fail(exc.code, str(exc), now)
     try:
-        return rt.repo.commit(session, expected=0, actor=actor, why=f"submitted {path.name}")
+        return rt.repo.commit(session, expected=expected, actor=actor,
+                              why=f"submitted {name}")
     except QuireError:
         return rt.repo.load(doc_id)  # submitted concurrently by someone else
+
+
+def _admit(rt: Runtime, session: Session, data: bytes, path: Path) -> None:
+    """Check the format and the page limit, and store the source; InputError refuses."""
+    from workers.parse.detect import detect_format
+    from workers.parse.pdf_open import pdf_page_count
+
+    session.source_format = detect_format(path)
+    session.source_key = f"docs/{session.doc_id}/source.{session.source_format}"
+    rt.store.put(session.source_key, data)
+    session.page_count = pdf_page_count(path) if session.source_format == "pdf" else 0
+    if session.page_count > session.settings.max_pages:
+        raise TooLargeError(f"{session.page_count} pages, over the limit of "
+                            f"{session.settings.max_pages}", source=path.name)
+
+
+@contextlib.contextmanager
+def _local_copy(data: bytes, name: str, path: Path | None) -> Iterator[Path]:
+    if path is not None:
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="quire-submit-") as tmp:
+        local = Path(tmp) / (Path(name).name or "source")
+        local.write_bytes(data)
+        yield local
 
 
 def restart(rt: Runtime, old: Session, settings: RunSettings, *, actor: str) -> Session:

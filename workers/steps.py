@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import TypeAdapter
 
@@ -23,6 +23,7 @@ from shared.manifest import ManifestChunk, VerificationReport, dump_manifest, lo
 from shared.plan import Candidate, ChunkPlan, Plan, ReviewOutcome, ReviewTask
 from shared.session import DocState, Session
 from shared.store import NotFound, ObjectStore
+from shared.text import sha256_bytes
 from workers.runtime import Runtime
 
 REVIEW_BATCH = {"heuristic": 100}  # review tasks per part; LLM backends get small batches
@@ -70,7 +71,17 @@ def load_doc(rt: Runtime, s: Session) -> Document:
 
 
 def load_plan(rt: Runtime, s: Session) -> Plan:
-    return Plan.model_validate_json(rt.store.get(out(s, "plan.json")))
+    """The session's current plan version (immutable; `out/plan.json` is its copy)."""
+    return Plan.model_validate_json(rt.store.get(s.artifacts["plan"]))
+
+
+def save_plan(rt: Runtime, s: Session, plan: Plan) -> str:
+    """Store a plan version under a content-derived key; returns the key to point at."""
+    data = plan.model_dump_json(indent=1).encode()
+    key = work(s, f"plans/{sha256_bytes(data)[:16]}.json")
+    rt.store.put(key, data)
+    rt.store.put(out(s, "plan.json"), data)
+    return key
 
 
 def load_outcomes(rt: Runtime, s: Session) -> list[ReviewOutcome]:
@@ -119,6 +130,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
 class PartResult:
     key: str  # where the part's output is
     goto: DocState | None = None  # FINISH parts: leave the state's usual successor
+    artifacts: dict[str, str] = field(default_factory=dict)  # new session pointers
 
 
 def run(rt: Runtime, s: Session, part: str) -> PartResult:
@@ -234,8 +246,8 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
         s.settings.plan,
         make_decider(s.settings.backend),
     )
-    rt.store.put(out(s, "plan.json"), plan.model_dump_json(indent=1).encode())
-    return out(s, "plan.json")
+    key = save_plan(rt, s, plan)
+    return PartResult(key, artifacts={"plan": key})
 
 
 # --- writing and verifying -----------------------------------------------------------------
@@ -369,22 +381,24 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
             out(s, f"analysis/chunk-{a.chunk:04d}.json"), a.model_dump_json(indent=1).encode()
         )
     repaired = {k.rsplit("/", 1)[-1] for k in rt.store.list(work(s, "repair/"))}
-    if any(
-        a.coherence == "needs_review" and f"{a.first_id}-{a.last_id}.json" not in repaired
-        for a in analyses
-    ):
-        return PartResult(out(s, "analysis/"), goto="repairing")
+    to_repair = [a.chunk for a in analyses if a.coherence == "needs_review"
+                 and f"{a.first_id}-{a.last_id}.json" not in repaired]
+    if to_repair:
+        key = _put_json(rt, work(s, f"repair-requests/{s.artifacts['plan'][-21:-5]}.json"),
+                        {"chunks": to_repair})
+        return PartResult(out(s, "analysis/"), goto="repairing", artifacts={"repair": key})
     from workers.analysis import retitle_plan
 
     retitled = retitle_plan(plan, analyses)
     if retitled != plan:
-        replace_plan(rt, s, retitled)
-        return PartResult(out(s, "analysis/"), goto="writing")
+        key = replace_plan(rt, s, retitled)
+        return PartResult(out(s, "analysis/"), goto="writing", artifacts={"plan": key})
     return out(s, "analysis/")
 
 
-def replace_plan(rt: Runtime, s: Session, plan: Plan) -> None:
-    """A new plan (retitled or split) is written again in full: drop the old chunk files."""
+def replace_plan(rt: Runtime, s: Session, plan: Plan) -> str:
+    """A new plan (retitled or split) is written again in full: drop the old chunk files.
+    Returns the new plan version's key."""
     manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
     for c in manifest.chunks:
         for name in (c.markdown_file, c.pdf_file):
@@ -392,24 +406,22 @@ def replace_plan(rt: Runtime, s: Session, plan: Plan) -> None:
                 rt.store.delete(out(s, name))
     for key in rt.store.list(work(s, "chunks/")):
         rt.store.delete(key)
-    rt.store.put(out(s, "plan.json"), plan.model_dump_json(indent=1).encode())
+    return save_plan(rt, s, plan)
 
 
-def _repair(rt: Runtime, s: Session, part: str) -> str:
+def _repair(rt: Runtime, s: Session, part: str) -> PartResult:
+    """Split each chunk the analysis sent here once, at a safe candidate strictly inside."""
     from workers.analysis import make_repair_decider, repair_context, split_chunk
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)
     candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
     decider = make_repair_decider(s.settings.backend)
+    requested = set(json.loads(rt.store.get(s.artifacts["repair"]))["chunks"])
     # last chunk first, so the numbers of chunks still to repair do not move
-    for chunk in reversed(plan.chunks):
-        analysis = load_analysis(rt, s, chunk)
+    for chunk in reversed([c for c in plan.chunks if c.number in requested]):
         marker = work(s, f"repair/{chunk.first_id}-{chunk.last_id}.json")
-        if (not isinstance(analysis, ChunkAnalysis) or analysis.coherence != "needs_review"
-                or rt.store.exists(marker)):
-            continue
         context = repair_context(doc, plan, candidates, chunk.number)
-        record: dict[str, object] = {"chunk": chunk.number, "why": analysis.reason}
+        record: dict[str, object] = {"chunk": chunk.number}
         if context.candidates:
             choice = decider.decide(context)
             plan = split_chunk(
@@ -419,8 +431,8 @@ def _repair(rt: Runtime, s: Session, part: str) -> str:
         else:
             record |= {"split_after": None, "reason": "no safe candidate inside the chunk"}
         _put_json(rt, marker, record)
-    replace_plan(rt, s, plan)
-    return out(s, "plan.json")
+    key = replace_plan(rt, s, plan)
+    return PartResult(key, artifacts={"plan": key})
 
 
 def _index(rt: Runtime, s: Session, part: str) -> str:
