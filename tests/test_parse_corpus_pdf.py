@@ -33,7 +33,8 @@ from workers.parse import ParsedDocument, parse_document
 from workers.parse.pdf_headings import norm_title
 from workers.parse.pdf_open import pymupdf_module
 
-pytestmark = pytest.mark.corpus
+# one xdist worker runs the whole module: test_zz_report prints what the others gathered
+pytestmark = [pytest.mark.corpus, pytest.mark.xdist_group("parse_corpus_pdf")]
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

@@ -224,7 +224,9 @@ _GENERIC_WORDS = {
     "fine",
 }
 _TEMPLATE = re.compile(
-    r"\{[^}]*\}|<[a-z_ ]+>|\[(?:reason|title|heading|n|x)\]|%[sd]|\$\{|\bTODO\b|\bTBD\b"
+    # placeholders such as {reason} or <title>; quoted code like "{ x:=0 }" is not one
+    r"\{\s*[a-z_][\w ]{0,30}\}|<[a-z_ ]+>|\[(?:reason|title|heading|n|x)\]|%[sd]|\$\{"
+    r"|\bTODO\b|\bTBD\b"
     r"|\blorem ipsum\b|\bxxx+\b",
     re.IGNORECASE,
 )

@@ -1,0 +1,123 @@
+"""End-to-end pipeline benchmark: embedded vs distributed with 1 and 2 Celery workers.
+
+    python3 bench/bench_pipeline.py [--store s3|local] [--docs N]
+
+Runs the same batch of corpus documents (markdown + pdf output, heuristic backend) three
+ways in one run and prints pages/s and wall time for each, with the two ratios the runtime
+issue asks for: orchestration overhead (distributed, 1 worker process / embedded, 1
+process; target <= 1.15) and scaling (2 worker processes / 1; target >= 1.7x).
+The distributed runs use a real redis-server (broker + revisions) and, with --store s3
+(default), a moto S3 server over HTTP on loopback; --store local shares a folder instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from services import CeleryWorker, MotoServer, RedisServer  # noqa: E402
+
+from orchestrator.local import run_documents  # noqa: E402
+from orchestrator.service import process_documents  # noqa: E402
+from shared.config import Environment, RunSettings  # noqa: E402
+from workers.execute import submit  # noqa: E402
+from workers.runtime import Runtime  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+DOCS = ["r-intro.pdf", "amsmath-user-guide.pdf", "fhs-3.0.pdf", "r-lang-tail-cut.pdf",
+        "siunitx-manual.pdf", "python-logging-howto-cookbook.docx",
+        "debian-handbook-en-ch12-14.docx", "latex-news-22.pdf"]
+SETTINGS = RunSettings(output_format="both", range_pages=50, render_batch_pages=100)
+
+
+def pages_of(rt: Runtime, ids: list[str]) -> int:
+    return sum(max(rt.repo.load(d).page_count, 1) for d in ids)
+
+
+def embedded(paths: list[Path], tmp: Path) -> tuple[float, int]:
+    rt = Runtime.from_env(Environment(store_url=str(tmp / "store"), state_dir=tmp / "state"))
+    ids = [submit(rt, p, SETTINGS).doc_id for p in paths]
+    start = time.perf_counter()
+    run_documents(rt, ids, processes=1)
+    elapsed = time.perf_counter() - start
+    assert all(rt.repo.load(d).state == "complete" for d in ids)
+    return elapsed, _doc_pages(rt, ids)
+
+
+def _doc_pages(rt: Runtime, ids: list[str]) -> int:
+    from shared.ir import load_ir
+
+    return sum(load_ir(rt.store.get(f"docs/{d}/out/ir.json")).page_count for d in ids)
+
+
+def distributed(paths: list[Path], tmp: Path, workers: int, store: str) -> tuple[float, int]:
+    with RedisServer() as redis:
+        base = redis.url.rsplit("/", 1)[0]
+        env = {"QUIRE_BROKER_URL": f"{base}/0", "QUIRE_REDIS_URL": f"{base}/1",
+               "QUIRE_STATE_DIR": str(tmp / "state")}
+        moto = MotoServer().start() if store == "s3" else None
+        try:
+            if moto is not None:
+                env |= {"QUIRE_STORE_URL": f"s3://bench-{uuid.uuid4().hex[:8]}/q",
+                        "QUIRE_S3_ENDPOINT_URL": moto.endpoint_url,
+                        "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
+                        "AWS_DEFAULT_REGION": "us-east-1"}
+            else:
+                env["QUIRE_STORE_URL"] = str(tmp / "store")
+            os.environ.update(env)
+            rt = Runtime.from_env()
+            if moto is not None:
+                rt.store.ensure_bucket()  # type: ignore[attr-defined]
+            ids = [submit(rt, p, SETTINGS).doc_id for p in paths]
+            pool = [CeleryWorker(f"w{i}{uuid.uuid4().hex[:4]}",
+                                 "orchestrate,parse,review,write,render,analysis", env)
+                    for i in range(workers)]
+            for w in pool:
+                w.start()
+            try:
+                start = time.perf_counter()
+                process_documents(rt, ids, poll=0.1, timeout=3600)
+                elapsed = time.perf_counter() - start
+            finally:
+                for w in pool:
+                    w.stop()
+            bad = [rt.repo.load(d).error for d in ids if rt.repo.load(d).state != "complete"]
+            assert not bad, bad
+            return elapsed, _doc_pages(rt, ids)
+        finally:
+            if moto is not None:
+                moto.stop()
+            for k in env:
+                os.environ.pop(k, None)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--store", choices=["s3", "local"], default="s3")
+    ap.add_argument("--docs", type=int, default=len(DOCS))
+    args = ap.parse_args()
+    paths = [CORPUS / name for name in DOCS[: args.docs]]
+    with tempfile.TemporaryDirectory(prefix="quire-bench-") as tmp:
+        t_e, pages = embedded(paths, Path(tmp) / "e")
+        t_1, _ = distributed(paths, Path(tmp) / "d1", 1, args.store)
+        t_2, _ = distributed(paths, Path(tmp) / "d2", 2, args.store)
+    print(f"{len(paths)} documents, {pages} pages, store={args.store}, output markdown+pdf")
+    print(f"{'run':<28}{'wall s':>9}{'pages/s':>10}")
+    for name, t in (("embedded, 1 process", t_e), ("distributed, 1 worker", t_1),
+                    ("distributed, 2 workers", t_2)):
+        print(f"{name:<28}{t:>9.1f}{pages / t:>10.1f}")
+    print(f"orchestration overhead (distributed 1 / embedded 1): {t_1 / t_e:.2f} "
+          "(target <= 1.15)")
+    print(f"scaling (2 workers / 1 worker, pages/s): {t_1 / t_2:.2f}x (target >= 1.7x)")
+
+
+if __name__ == "__main__":
+    main()
