@@ -35,9 +35,11 @@ class RunSettings(BaseModel):
     max_file_bytes: int = 500_000_000
     max_pages: int = 10_000
 
-    def formats(self) -> list[Literal["markdown", "pdf"]]:
+    def formats(self, source_format: str = "pdf") -> list[Literal["markdown", "pdf"]]:
+        """The formats to write. PDF chunks are source pages, so a DOCX source gets Markdown
+        only under "both" (an explicit "pdf" for a DOCX is refused at submission)."""
         if self.output_format == "both":
-            return ["markdown", "pdf"]
+            return ["markdown", "pdf"] if source_format == "pdf" else ["markdown"]
         return [self.output_format]
 
 

@@ -111,7 +111,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
         return [f"{c.number:04d}" for c in load_plan(rt, s).chunks]
     if s.state == "verifying":
         parts = ["content"]
-        if s.source_format == "pdf" and "pdf" in s.settings.formats():
+        if "pdf" in s.settings.formats(s.source_format):
             from workers.verify.render import plan_render_batches
 
             manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
@@ -258,7 +258,7 @@ def _write(rt: Runtime, s: Session, part: str) -> str:
     from workers.write.manifest import build_manifest
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)
-    formats = s.settings.formats()
+    formats = s.settings.formats(s.source_format)
     if part == FINISH:
         assert s.parts is not None
         entries = [ManifestChunk.model_validate_json(rt.store.get(s.done[p])) for p in s.parts]
