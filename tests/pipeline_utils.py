@@ -29,11 +29,14 @@ def run_embedded(rt: Runtime, path: Path, settings: RunSettings) -> Session:
 def outputs(rt: Runtime, doc_id: str) -> dict[str, bytes]:
     """The document's output folder as {relative path: bytes}."""
     prefix = f"docs/{doc_id}/out/"
-    return {k[len(prefix):]: rt.store.get(k) for k in rt.store.list(prefix)}
+    return {k[len(prefix) :]: rt.store.get(k) for k in rt.store.list(prefix)}
 
 
 def store_snapshot(rt: Runtime, doc_id: str) -> dict[str, bytes]:
     """Every object of the document except its session revisions (the audit trail)."""
     prefix = f"docs/{doc_id}/"
-    return {k[len(prefix):]: rt.store.get(k) for k in rt.store.list(prefix)
-            if not k.startswith(prefix + "session/")}
+    return {
+        k[len(prefix) :]: rt.store.get(k)
+        for k in rt.store.list(prefix)
+        if not k.startswith(prefix + "session/")
+    }

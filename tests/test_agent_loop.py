@@ -35,9 +35,15 @@ def plan_as_agent(rt: Runtime, doc_id: str) -> int:
     snap = agent.boundary_context(rt, doc_id)
     while snap.context is not None:
         d = decider.decide(BoundaryContext.model_validate(snap.context))
-        snap = agent.commit_boundary(rt, doc_id, revision=snap.revision, action=d.action,
-                                     element_id=d.element_id, reason=d.reason,
-                                     evidence=d.evidence)
+        snap = agent.commit_boundary(
+            rt,
+            doc_id,
+            revision=snap.revision,
+            action=d.action,
+            element_id=d.element_id,
+            reason=d.reason,
+            evidence=d.evidence,
+        )
         decisions += 1
     return decisions
 
@@ -49,17 +55,36 @@ def test_boundary_errors_are_refused_and_change_nothing(tmp_path: Path) -> None:
     listed = {c["after_id"] for c in snap.context["candidates"]}
     invented = next(f"el-{i:06d}" for i in range(2, 99999) if f"el-{i:06d}" not in listed)
     with pytest.raises(ValidationFailedError, match="not a listed safe candidate"):
-        agent.commit_boundary(rt, doc_id, revision=snap.revision, action="cut",
-                              element_id=invented, reason="the logging basics end and the "
-                              "handlers section begins", evidence=[])
+        agent.commit_boundary(
+            rt,
+            doc_id,
+            revision=snap.revision,
+            action="cut",
+            element_id=invented,
+            reason="the logging basics end and the handlers section begins",
+            evidence=[],
+        )
     good = snap.context["candidates"][0]["after_id"]
     with pytest.raises(ValidationFailedError, match="reason"):
-        agent.commit_boundary(rt, doc_id, revision=snap.revision, action="cut",
-                              element_id=good, reason="auto-cut", evidence=[])
+        agent.commit_boundary(
+            rt,
+            doc_id,
+            revision=snap.revision,
+            action="cut",
+            element_id=good,
+            reason="auto-cut",
+            evidence=[],
+        )
     with pytest.raises(ConflictError):
-        agent.commit_boundary(rt, doc_id, revision=snap.revision - 1, action="cut",
-                              element_id=good, reason="the tutorial's introduction ends "
-                              "and the basic tutorial begins", evidence=[])
+        agent.commit_boundary(
+            rt,
+            doc_id,
+            revision=snap.revision - 1,
+            action="cut",
+            element_id=good,
+            reason="the tutorial's introduction ends and the basic tutorial begins",
+            evidence=[],
+        )
     assert rt.repo.load(doc_id).revision == snap.revision  # nothing was committed
 
 
@@ -84,7 +109,7 @@ def test_agent_drives_a_document_to_complete(tmp_path: Path) -> None:
         "topic_en": "Logging module basics and when to use it",
         "topic_fa": "مبانی ماژول لاگ‌گیری و زمان استفاده از آن",
         "study_focus_en": "Choose between print, logging.info and warnings for a given "
-                          "situation and configure basicConfig for a script.",
+        "situation and configure basicConfig for a script.",
         "study_focus_fa": "انتخاب میان چاپ، ثبت اطلاعات و هشدارها و پیکربندی پایه برای یک اسکریپت.",
         "coherence": "confident",
         "reason": "Logging levels, basicConfig and the first tutorial examples form one unit.",
@@ -103,25 +128,123 @@ def test_agent_drives_a_document_to_complete(tmp_path: Path) -> None:
 def test_cli_speaks_json_and_fails_cleanly(tmp_path: Path) -> None:
     env_dir = tmp_path / "cli"
     env_dir.mkdir()
-    run = subprocess.run([sys.executable, "-m", "orchestrator.cli", "run", "--input", str(DOC),
-                          "--out", str(env_dir / "out"), "--decider", "agent"],
-                         cwd=env_dir, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orchestrator.cli",
+            "run",
+            "--input",
+            str(DOC),
+            "--out",
+            str(env_dir / "out"),
+            "--decider",
+            "agent",
+        ],
+        cwd=env_dir,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 3, run.stderr
-    ctx = subprocess.run([sys.executable, "-m", "orchestrator.cli", "boundary-context",
-                          _doc_prefix(env_dir)], cwd=env_dir, capture_output=True, text=True,
-                         timeout=120)
+    ctx = subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli", "boundary-context", _doc_prefix(env_dir)],
+        cwd=env_dir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     snap = json.loads(ctx.stdout)
-    bad = subprocess.run([sys.executable, "-m", "orchestrator.cli", "commit-boundary",
-                          snap["doc_id"], "--revision", str(snap["revision"]), "--action",
-                          "cut", "--element-id", "el-999999", "--reason",
-                          "an element id nobody listed as a candidate"],
-                         cwd=env_dir, capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orchestrator.cli",
+            "commit-boundary",
+            snap["doc_id"],
+            "--revision",
+            str(snap["revision"]),
+            "--action",
+            "cut",
+            "--element-id",
+            "el-999999",
+            "--reason",
+            "an element id nobody listed as a candidate",
+        ],
+        cwd=env_dir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2
     assert "not a listed safe candidate" in bad.stderr
     assert "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1
 
 
 def _doc_prefix(cwd: Path) -> str:
-    status = subprocess.run([sys.executable, "-m", "orchestrator.cli", "status"], cwd=cwd,
-                            capture_output=True, text=True, timeout=60)
+    status = subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli", "status"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     return next(w for w in status.stdout.split() if len(w) == 16 and w.isalnum())
+
+
+def _files(rt: Runtime, doc_id: str) -> dict[str, bytes]:
+    manifest = json.loads(rt.store.get(f"docs/{doc_id}/out/manifest.json"))
+    return {
+        c["first_id"]: rt.store.get(f"docs/{doc_id}/out/{c['markdown_file']}")
+        for c in manifest["chunks"]
+    }
+
+
+def _body(md: bytes) -> bytes:
+    return md.split(b"-->\n", 1)[1]  # without the front block (it names the chunk number)
+
+
+def test_split_only_repair_keeps_unaffected_chunks(tmp_path: Path) -> None:
+    rt = local_runtime(tmp_path)
+    s = submit(rt, CORPUS / "python-logging-howto-cookbook.docx", RunSettings())
+    run_documents(rt, [s.doc_id])
+    before = _files(rt, s.doc_id)
+    analyses_before = {k: rt.store.get(k) for k in rt.store.list(f"docs/{s.doc_id}/work/analysis/")}
+    target = 2
+    snap = agent.repair_context(rt, s.doc_id, target)
+    assert snap.context is not None and snap.context["candidates"]
+    inside = snap.context["candidates"][len(snap.context["candidates"]) // 2]["after_id"]
+    outside = snap.context["first_id"]  # not strictly inside: refused
+    with pytest.raises(ValidationFailedError):
+        agent.repair_boundary(
+            rt,
+            s.doc_id,
+            target,
+            revision=snap.revision,
+            element_id=outside,
+            reason="the chunk's opening section ends and a separate recipe begins",
+        )
+    agent.repair_boundary(
+        rt,
+        s.doc_id,
+        target,
+        revision=snap.revision,
+        element_id=inside,
+        reason="the handler configuration recipes end and the filter recipes begin",
+    )
+    run_documents(rt, [s.doc_id])
+    assert rt.repo.load(s.doc_id).state == "complete"
+    after = _files(rt, s.doc_id)
+    assert len(after) == len(before) + 1
+    split_first = snap.context["first_id"]
+    for first_id, data in before.items():
+        if first_id == split_first:
+            continue
+        assert first_id in after  # no boundary moved, nothing merged
+        if first_id < split_first:
+            assert after[first_id] == data  # earlier chunks: exact bytes
+        else:
+            assert _body(after[first_id]) == _body(data)  # later: renumbered, same content
+    analyses_after = {k: rt.store.get(k) for k in rt.store.list(f"docs/{s.doc_id}/work/analysis/")}
+    kept = {k for k in analyses_before if split_first not in k}
+    assert all(analyses_after[k] == analyses_before[k] for k in kept)

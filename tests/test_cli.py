@@ -12,20 +12,33 @@ from pipeline_utils import CORPUS, SAMPLE_PDF
 
 
 def quire(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "orchestrator.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_run_then_verify_then_tamper(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    done = quire(tmp_path, "run", "--input", str(SAMPLE_PDF), "--out", str(out),
-                 "--output-format", "both")
+    done = quire(
+        tmp_path, "run", "--input", str(SAMPLE_PDF), "--out", str(out), "--output-format", "both"
+    )
     assert done.returncode == 0, done.stderr
     assert "verification passed" in done.stderr
     names = {p.name for p in out.iterdir()}
-    assert {"ir.json", "manifest.json", "verification-report.json", "plan.json",
-            "semantic-review-report.json", "study-index-en.md", "study-index-fa.md",
-            "study-map.md"} <= names
+    assert {
+        "ir.json",
+        "manifest.json",
+        "verification-report.json",
+        "plan.json",
+        "semantic-review-report.json",
+        "study-index-en.md",
+        "study-index-fa.md",
+        "study-map.md",
+    } <= names
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["chunk_count"] >= 4
     assert all(c["pdf_file"] and c["markdown_file"] for c in manifest["chunks"])
@@ -45,11 +58,14 @@ def test_run_then_verify_then_tamper(tmp_path: Path) -> None:
     assert status.returncode == 0 and "complete" in status.stdout and "advance" in status.stdout
 
 
-@pytest.mark.parametrize(("name", "reason"), [
-    ("debian-faq-password.pdf", "encrypted"),
-    ("r-data-truncated.pdf", "corrupt"),
-    ("liboctave-excerpt-image-only.pdf", "empty"),
-])
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("debian-faq-password.pdf", "encrypted"),
+        ("r-data-truncated.pdf", "corrupt"),
+        ("liboctave-excerpt-image-only.pdf", "empty"),
+    ],
+)
 def test_parse_refuses_bad_input_in_one_line(tmp_path: Path, name: str, reason: str) -> None:
     result = quire(tmp_path, "parse", "--input", str(CORPUS / name), "--out", str(tmp_path))
     assert result.returncode == 2
@@ -72,8 +88,14 @@ def test_parse_unsupported_and_fake_files(tmp_path: Path) -> None:
 
 
 def test_parse_writes_ir_and_images(tmp_path: Path) -> None:
-    result = quire(tmp_path, "parse", "--input", str(CORPUS / "python-hashlib.docx"),
-                   "--out", str(tmp_path / "p"))
+    result = quire(
+        tmp_path,
+        "parse",
+        "--input",
+        str(CORPUS / "python-hashlib.docx"),
+        "--out",
+        str(tmp_path / "p"),
+    )
     assert result.returncode == 0, result.stderr
     ir = json.loads((tmp_path / "p" / "ir.json").read_text())
     images = [e for e in ir["elements"] if e["type"] == "image"]

@@ -27,8 +27,9 @@ DOCS = [
 
 
 @pytest.fixture
-def stack(private_redis: RedisServer, s3_store: S3Store, tmp_path: Path,
-          monkeypatch: pytest.MonkeyPatch) -> Iterator[Runtime]:
+def stack(
+    private_redis: RedisServer, s3_store: S3Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Runtime]:
     base = private_redis.url.rsplit("/", 1)[0]
     env = {
         "QUIRE_BROKER_URL": f"{base}/0",
@@ -40,10 +41,11 @@ def stack(private_redis: RedisServer, s3_store: S3Store, tmp_path: Path,
         monkeypatch.setenv(k, v)
     import os
 
-    worker_env = {k: v for k, v in os.environ.items()
-                  if k.startswith(("AWS_", "QUIRE_"))}
-    with CeleryWorker(f"a{uuid.uuid4().hex[:6]}", "orchestrate,parse,review", worker_env), \
-         CeleryWorker(f"b{uuid.uuid4().hex[:6]}", "write,render,analysis,parse", worker_env):
+    worker_env = {k: v for k, v in os.environ.items() if k.startswith(("AWS_", "QUIRE_"))}
+    with (
+        CeleryWorker(f"a{uuid.uuid4().hex[:6]}", "orchestrate,parse,review", worker_env),
+        CeleryWorker(f"b{uuid.uuid4().hex[:6]}", "write,render,analysis,parse", worker_env),
+    ):
         yield Runtime.from_env(Environment.from_env())
 
 

@@ -47,12 +47,17 @@ def test_every_part_twice_leaves_the_same_store(tmp_path: Path) -> None:
     assert len(twice.repo.history(s.doc_id)) == len(once.repo.history(s.doc_id))
 
 
-def test_redis_flushed_mid_run_is_rebuilt_from_the_store(tmp_path: Path,
-                                                         private_redis: RedisServer) -> None:
+def test_redis_flushed_mid_run_is_rebuilt_from_the_store(
+    tmp_path: Path, private_redis: RedisServer
+) -> None:
     store = LocalStore(tmp_path / "store")
     revisions = RedisRevisionStore(private_redis.url)
-    rt = Runtime(env=Environment(store_url=str(tmp_path / "store"), state_dir=tmp_path),
-                 store=store, revisions=revisions, repo=SessionRepo(store, revisions))
+    rt = Runtime(
+        env=Environment(store_url=str(tmp_path / "store"), state_dir=tmp_path),
+        store=store,
+        revisions=revisions,
+        repo=SessionRepo(store, revisions),
+    )
     s = submit(rt, CORPUS / "python-hashlib.docx", RunSettings())
     rounds = 0
     while msgs := advance_document(rt, s.doc_id):
@@ -73,15 +78,23 @@ def test_bad_documents_fail_alone_with_their_reason(tmp_path: Path) -> None:
     rt = local_runtime(tmp_path)
     notpdf = tmp_path / "notes.pdf"
     notpdf.write_text("this is plain text, not a PDF")
-    inputs = [CORPUS / "python-hashlib.docx", CORPUS / "debian-faq-password.pdf",
-              CORPUS / "r-data-truncated.pdf", CORPUS / "liboctave-excerpt-image-only.pdf",
-              notpdf]
+    inputs = [
+        CORPUS / "python-hashlib.docx",
+        CORPUS / "debian-faq-password.pdf",
+        CORPUS / "r-data-truncated.pdf",
+        CORPUS / "liboctave-excerpt-image-only.pdf",
+        notpdf,
+    ]
     ids = [submit(rt, p, RunSettings()).doc_id for p in inputs]
     run_documents(rt, ids, processes=2)
     states = {p.name: rt.repo.load(d) for p, d in zip(inputs, ids, strict=True)}
     assert states["python-hashlib.docx"].state == "complete"
-    expected = {"debian-faq-password.pdf": "encrypted", "r-data-truncated.pdf": "corrupt",
-                "liboctave-excerpt-image-only.pdf": "empty", "notes.pdf": "corrupt"}
+    expected = {
+        "debian-faq-password.pdf": "encrypted",
+        "r-data-truncated.pdf": "corrupt",
+        "liboctave-excerpt-image-only.pdf": "empty",
+        "notes.pdf": "corrupt",
+    }
     for name, code in expected.items():
         s = states[name]
         assert (s.state, s.error_code) == ("failed", code), (name, s.error_code, s.error)

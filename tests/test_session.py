@@ -32,8 +32,13 @@ def repo(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SessionRepo
 
 
 def new_session(repo: SessionRepo, doc_id: str = "d1") -> Session:
-    s = Session(doc_id=doc_id, source_name="a.pdf", source_format="pdf",
-                source_key=f"docs/{doc_id}/source.pdf", page_count=250)
+    s = Session(
+        doc_id=doc_id,
+        source_name="a.pdf",
+        source_format="pdf",
+        source_key=f"docs/{doc_id}/source.pdf",
+        page_count=250,
+    )
     return repo.commit(s, expected=0, actor="test", why="create")
 
 
@@ -56,6 +61,7 @@ def test_concurrent_commits_lose_no_update(repo: SessionRepo) -> None:
         def change(s: Session) -> bool:
             s.done[part] = f"key-{part}"
             return True
+
         repo.update("d1", change, actor=f"worker-{part}", why=f"{part} done")
 
     threads = [threading.Thread(target=work, args=(p,)) for p in parts]
@@ -82,8 +88,9 @@ def test_index_loss_is_rebuilt_from_the_store(repo: SessionRepo) -> None:
 
 
 def _parts(s: Session) -> list[str]:
-    return {"parsing": ["00001-00100", "00101-00200", "00201-00250"],
-            "scoring": ["scoring"]}.get(s.state, [])
+    return {"parsing": ["00001-00100", "00101-00200", "00201-00250"], "scoring": ["scoring"]}.get(
+        s.state, []
+    )
 
 
 def test_advance_is_idempotent_and_fans_in(repo: SessionRepo) -> None:
