@@ -58,4 +58,5 @@ def use_broker(url: str) -> None:
     """Point the (import-time) app at `url` before the first send, e.g. in a CLI process
     whose environment was set after import."""
     if app.conf.broker_url != url:
+        app.close()  # drop pooled connections to the previous broker
         app.conf.broker_url = url
