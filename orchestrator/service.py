@@ -39,7 +39,9 @@ def process_documents(rt: Runtime, doc_ids: list[str], *, processes: int | None 
             for d in doc_ids:
                 poke(d)
             deadline = None if timeout is None else time.monotonic() + timeout
-            while not all(rt.repo.load(d).terminal for d in doc_ids):
+            # awaiting_decision also stops: nothing moves until an agent commits
+            while not all(s.terminal or s.state == "awaiting_decision"
+                          for s in (rt.repo.load(d) for d in doc_ids)):
                 if deadline is not None and time.monotonic() > deadline:
                     raise TimeoutError(f"documents not finished after {timeout}s")
                 show()
