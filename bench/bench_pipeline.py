@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -99,16 +100,37 @@ def distributed(paths: list[Path], tmp: Path, workers: int, store: str) -> tuple
                 os.environ.pop(k, None)
 
 
+def in_child(mode: str, args: argparse.Namespace, tmp: Path, workers: int = 0) -> float:
+    """Each run in a fresh process: no broker connection or warm cache carries over."""
+    out = subprocess.run([sys.executable, __file__, "--child", mode, "--workers", str(workers),
+                          "--store", args.store, "--docs", str(args.docs), "--tmp", str(tmp)],
+                         capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--store", choices=["s3", "local"], default="s3")
     ap.add_argument("--docs", type=int, default=len(DOCS))
+    ap.add_argument("--child", choices=["embedded", "distributed"], help=argparse.SUPPRESS)
+    ap.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
+    ap.add_argument("--tmp", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     paths = [CORPUS / name for name in DOCS[: args.docs]]
+    if args.child:
+        if args.child == "embedded":
+            elapsed, _ = embedded(paths, args.tmp)
+        else:
+            elapsed, _ = distributed(paths, args.tmp, args.workers, args.store)
+        print(elapsed)
+        return
     with tempfile.TemporaryDirectory(prefix="quire-bench-") as tmp:
-        t_e, pages = embedded(paths, Path(tmp) / "e")
-        t_1, _ = distributed(paths, Path(tmp) / "d1", 1, args.store)
-        t_2, _ = distributed(paths, Path(tmp) / "d2", 2, args.store)
+        t_e = in_child("embedded", args, Path(tmp) / "e")
+        t_1 = in_child("distributed", args, Path(tmp) / "d1", 1)
+        t_2 = in_child("distributed", args, Path(tmp) / "d2", 2)
+        rt = Runtime.from_env(Environment(store_url=str(Path(tmp) / "e" / "store"),
+                                          state_dir=Path(tmp) / "e" / "state"))
+        pages = _doc_pages(rt, rt.revisions.list_docs())
     print(f"{len(paths)} documents, {pages} pages, store={args.store}, output markdown+pdf")
     print(f"{'run':<28}{'wall s':>9}{'pages/s':>10}")
     for name, t in (("embedded, 1 process", t_e), ("distributed, 1 worker", t_1),

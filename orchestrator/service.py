@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from orchestrator.engine import TaskMessage, reconcile
-from shared.manifest import VerificationReport
+from shared.manifest import VerificationReport, load_manifest
 from workers.runtime import Runtime
 
 log = logging.getLogger("quire.service")
@@ -71,15 +71,14 @@ def finished_ok(rt: Runtime, doc_id: str) -> tuple[bool, str]:
         return False, f"{s.source_name}: {s.state} ({s.error_code}: {s.error})"
     report = VerificationReport.model_validate_json(
         rt.store.get(f"docs/{doc_id}/out/verification-report.json"))
-    plan_chunks = len(rt.store.list(f"docs/{doc_id}/work/chunks/"))
-    return report.passed, (f"{s.source_name}: {plan_chunks} chunks, verification "
+    manifest = load_manifest(rt.store.get(f"docs/{doc_id}/out/manifest.json"))
+    return report.passed, (f"{s.source_name}: {manifest.chunk_count} chunks, verification "
                            f"{'passed' if report.passed else 'FAILED'}")
 
 
 def verify_folder(out_dir: Path, source: Path | None) -> VerificationReport:
     """`quire verify`: re-run every check; render-compare when the source PDF is known
     (given, or still in the store this folder was exported from)."""
-    from shared.manifest import load_manifest
     from workers.verify.report import verify_output, write_report
 
     manifest = load_manifest((out_dir / "manifest.json").read_bytes())

@@ -6,6 +6,8 @@ our own revision-checked session state, not with chords, so no result backend is
 
 from __future__ import annotations
 
+import os
+
 from celery import Celery
 from kombu import Queue
 
@@ -21,6 +23,28 @@ TIME_LIMITS: dict[str, tuple[int, int]] = {
     "render": (600, 660),
     "analysis": (300, 360),
 }
+
+
+DEFAULT_VISIBILITY_TIMEOUT = 1800.0
+
+
+def broker_transport_options() -> dict[str, float]:
+    """Redis redelivers an unacknowledged task (its worker died) only after the visibility
+    timeout: `QUIRE_VISIBILITY_TIMEOUT` seconds (default 1800). A task running longer than
+    this is delivered a second time, which is harmless (parts are idempotent) but wasteful,
+    so keep it above the longest time limit in production. A timeout set here also makes
+    the restore sweep run every quarter timeout (at most every 10 s), so it takes effect."""
+    raw = os.environ.get("QUIRE_VISIBILITY_TIMEOUT", "").strip()
+    if not raw:
+        return {"visibility_timeout": DEFAULT_VISIBILITY_TIMEOUT}
+    timeout = float(raw)
+    if timeout <= 0:
+        raise ValueError(f"QUIRE_VISIBILITY_TIMEOUT must be positive, got {raw!r}")
+    return {
+        "visibility_timeout": timeout,
+        "unacked_restore_interval": max(1.0, min(10.0, timeout / 4)),
+        "unacked_restore_throttle": 1,
+    }
 
 
 def make_app(env: Environment | None = None) -> Celery:
@@ -42,7 +66,7 @@ def make_app(env: Environment | None = None) -> Celery:
         worker_max_tasks_per_child=200,
         worker_max_memory_per_child=1_500_000,  # KiB
         # Redis redelivers unacknowledged tasks only after this; the reconciler covers loss
-        broker_transport_options={"visibility_timeout": 1800},
+        broker_transport_options=broker_transport_options(),
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         task_send_sent_event=True,
@@ -58,5 +82,4 @@ def use_broker(url: str) -> None:
     """Point the (import-time) app at `url` before the first send, e.g. in a CLI process
     whose environment was set after import."""
     if app.conf.broker_url != url:
-        app.close()  # drop pooled connections to the previous broker
         app.conf.broker_url = url
