@@ -86,6 +86,7 @@ FindingKind = Literal[
     "plan_overlap",  # consecutive chunks share elements
     "topic_crossed",  # a confirmed topic change falls inside a chunk
     "manifest_mismatch",  # the manifest disagrees with the files (hashes, listed files, ids)
+    "rag_chunks",  # rag-chunks.jsonl does not rebuild the sessions or breaks a chunk rule
 ]
 
 

@@ -30,6 +30,7 @@ from shared.text import sha256_bytes
 from workers.verify.markdown import WORD_TOLERANCE, check_markdown, inside
 from workers.verify.pdf import check_pdf_structure
 from workers.verify.plan import check_plan, ranges_from_manifest, ranges_from_plan
+from workers.verify.rag import check_rag
 from workers.verify.render import (
     DEFAULT_BATCH,
     DEFAULT_DPI,
@@ -230,6 +231,9 @@ def verify_output(
                 findings += run_render_batch(out_dir, Path(source_pdf), batch, dpi=dpi)
                 rendered += len(batch.pages)
             checked["rendered_pages"] = rendered
+    rag_findings, rag_checked = check_rag(out_dir, doc, manifest, plan)  # rag-chunks.jsonl
+    findings += rag_findings
+    checked.update(rag_checked)
     findings = _dedupe(findings)
     return VerificationReport(
         doc_id=doc.doc_id,

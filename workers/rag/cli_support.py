@@ -1,0 +1,130 @@
+"""What `quire rag --out DIR` does: read the folder's IR and plan, cut, prove, enrich, write.
+
+The folder is a Quire output folder: `ir.json` and `plan.json` (or, from older exports,
+only `manifest.json`, whose chunk list gives the same sessions). The chunks are proven
+against the IR before anything is written; `rag-chunks.jsonl` and `rag-settings.json` are
+written atomically (temporary file + rename), the JSONL first.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shared.errors import InputError, VerificationError
+from shared.ir import Document, load_ir
+from shared.manifest import Manifest, load_manifest
+from shared.plan import ChunkPlan, Plan, PlanSettings
+from shared.rag import (
+    DEFAULT_MAX_CHARS,
+    RAG_CHUNKS_FILE,
+    RAG_SETTINGS_FILE,
+    Algorithm,
+    RagChunk,
+    RagSettings,
+    dump_jsonl,
+    dump_settings,
+)
+from shared.text import sha256_bytes
+from workers.rag.chunker import rag_chunks
+from workers.rag.enrich import EnrichFailure, FolderCache, enrich_all
+from workers.rag.verify import verify_rag
+
+CACHE_DIR = "rag-cache"
+
+
+def plan_from_manifest(manifest: Manifest) -> Plan:
+    """The sessions a manifest lists, as a Plan (boundaries are not needed to chunk)."""
+    return Plan(
+        doc_id=manifest.doc_id,
+        settings=PlanSettings(),
+        boundaries=[],
+        chunks=[
+            ChunkPlan(
+                number=c.number,
+                first_id=c.first_id,
+                last_id=c.last_id,
+                page_first=c.page_first,
+                page_last=c.page_last,
+                pages=c.page_last - c.page_first + 1,
+                words=c.word_count,
+                title=c.title,
+                end_reason=c.end_reason,
+                end_decider=c.end_decider,
+                continues=c.continues,
+            )
+            for c in manifest.chunks
+        ],
+    )
+
+
+def load_sessions(out_dir: Path) -> tuple[Document, Plan]:
+    """The IR and the sessions of an output folder (plan.json, else manifest.json)."""
+    try:
+        doc = load_ir((out_dir / "ir.json").read_bytes())
+        plan_path = out_dir / "plan.json"
+        if plan_path.exists():
+            plan = Plan.model_validate_json(plan_path.read_bytes())
+        else:
+            plan = plan_from_manifest(load_manifest((out_dir / "manifest.json").read_bytes()))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read the output folder: {exc}", source=str(out_dir)) from exc
+    return doc, plan
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".quire-tmp-")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+@dataclass
+class RagBuild:
+    chunks: list[RagChunk]
+    path: Path
+    sessions: int
+    failures: list[EnrichFailure] = field(default_factory=list)
+    calls: int = 0
+    cache_hits: int = 0
+
+
+def build_rag(
+    out_dir: Path,
+    *,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    algorithm: Algorithm = "hierarchical",
+    enrich_backend: str | None = None,
+    cache_dir: Path | None = None,
+) -> RagBuild:
+    """Write `rag-chunks.jsonl` (+ `rag-settings.json`) into `out_dir`. The concatenation
+    proof must pass first (VerificationError otherwise). Enrichment failures leave those
+    chunks unenriched and are returned, not raised."""
+    out_dir = Path(out_dir)
+    doc, plan = load_sessions(out_dir)
+    chunks = rag_chunks(doc, plan, max_chars=max_chars, algorithm=algorithm)
+    problems = verify_rag(doc, plan, chunks, max_chars)
+    if problems:
+        shown = "; ".join(f"{p.kind}: {p.message}" for p in problems[:5])
+        raise VerificationError(f"retrieval chunks failed their proof: {shown}")
+    build = RagBuild(chunks=chunks, path=out_dir / RAG_CHUNKS_FILE, sessions=len(plan.chunks))
+    if enrich_backend:
+        cache = FolderCache(cache_dir or out_dir / CACHE_DIR)
+        result = enrich_all(chunks, doc, plan, enrich_backend, cache)
+        build.chunks, build.failures = result.chunks, result.failures
+        build.calls, build.cache_hits = result.calls, result.cache_hits
+    data = dump_jsonl(build.chunks)
+    _write_atomic(build.path, data)
+    settings = RagSettings(
+        doc_id=doc.doc_id,
+        max_chars=max_chars,
+        algorithm=algorithm,
+        chunk_count=len(build.chunks),
+        sessions=build.sessions,
+        jsonl_sha256=sha256_bytes(data),
+        enrichment_backend=enrich_backend,
+    )
+    _write_atomic(out_dir / RAG_SETTINGS_FILE, dump_settings(settings))
+    return build
