@@ -7,6 +7,9 @@ the embedded runner use the very same wiring.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -17,6 +20,9 @@ from shared.config import Environment
 from shared.revisions import RevisionStore, open_revision_store
 from shared.session import SessionRepo
 from shared.store import LocalStore, ObjectStore, open_store
+
+# keys whose bytes never change: sources are stored under their own content hash
+_IMMUTABLE = re.compile(r"^docs/[0-9a-f]{64}/source\.(pdf|docx)$")
 
 
 @dataclass
@@ -40,15 +46,16 @@ class Runtime:
         return self.store.root if isinstance(self.store, LocalStore) else None
 
     @contextlib.contextmanager
-    def folder(self, prefix: str) -> Iterator[Path]:
-        """The objects under `prefix` as a folder: the store's own folder in local mode,
-        else a temporary download (read-only use)."""
+    def folder(self, prefix: str, only: list[str] | None = None) -> Iterator[Path]:
+        """The objects under `prefix` (or just the names in `only`) as a folder: the
+        store's own folder in local mode, else a temporary download (read-only use)."""
         if self.local_root is not None:
             yield self.local_root.joinpath(*prefix.strip("/").split("/"))
             return
         tmp = Path(tempfile.mkdtemp(prefix="quire-"))
+        keys = self.store.list(prefix) if only is None else [prefix + n for n in only]
         try:
-            for key in self.store.list(prefix):
+            for key in keys:
                 target = tmp / key[len(prefix):]
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(self.store.get(key))
@@ -58,11 +65,25 @@ class Runtime:
 
     @contextlib.contextmanager
     def file(self, key: str) -> Iterator[Path]:
-        """One object as a local file path (no copy in local mode)."""
+        """One object as a local file path: no copy in local mode; from S3, sources (whose
+        keys are content hashes, so they never change) are downloaded once per machine."""
         if self.local_root is not None:
             yield self.local_root.joinpath(*key.split("/"))
+            return
+        if _IMMUTABLE.search(key):
+            yield self._cached(key)
             return
         with tempfile.TemporaryDirectory(prefix="quire-") as tmp:
             path = Path(tmp) / key.rsplit("/", 1)[-1]
             path.write_bytes(self.store.get(key))
             yield path
+
+    def _cached(self, key: str) -> Path:
+        digest = hashlib.sha256(f"{self.store.url}/{key}".encode()).hexdigest()[:32]
+        path = Path(tempfile.gettempdir()) / "quire-cache" / f"{digest}-{key.rsplit('/', 1)[-1]}"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(self.store.get(key))
+            tmp.replace(path)  # atomic: concurrent workers never read a partial file
+        return path

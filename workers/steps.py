@@ -66,8 +66,18 @@ def _put_json(rt: Runtime, key: str, data: object) -> str:
     return key
 
 
+_IR_CACHE: dict[tuple[str, str], Document] = {}
+
+
 def load_doc(rt: Runtime, s: Session) -> Document:
-    return load_ir(rt.store.get(out(s, "ir.json")))
+    """The session's IR. Its key is content-derived (immutable), so a worker parses each
+    IR once, not once per part: a 2,400-page IR takes seconds to validate."""
+    key = s.artifacts["ir"]
+    cached = _IR_CACHE.get((rt.store.url, key))
+    if cached is None:
+        _IR_CACHE.clear()  # one document at a time is enough to keep
+        cached = _IR_CACHE[(rt.store.url, key)] = load_ir(rt.store.get(key))
+    return cached
 
 
 def load_plan(rt: Runtime, s: Session) -> Plan:
@@ -153,14 +163,18 @@ def run(rt: Runtime, s: Session, part: str) -> PartResult:
 # --- parsing -------------------------------------------------------------------------------
 
 
-def _store_parsed(rt: Runtime, s: Session, doc: Document, images: Mapping[str, bytes]) -> str:
+def _store_parsed(rt: Runtime, s: Session, doc: Document,
+                  images: Mapping[str, bytes]) -> PartResult:
     for name, data in sorted(images.items()):
         rt.store.put(out(s, name), data)
-    rt.store.put(out(s, "ir.json"), dump_ir(doc))
-    return out(s, "ir.json")
+    data = dump_ir(doc)
+    key = work(s, f"ir/{sha256_bytes(data)[:16]}.json")
+    rt.store.put(key, data)
+    rt.store.put(out(s, "ir.json"), data)
+    return PartResult(key, artifacts={"ir": key})
 
 
-def _parse(rt: Runtime, s: Session, part: str) -> str:
+def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
     if s.source_format == "docx":
         from workers.parse.docx import parse_docx
 
@@ -306,17 +320,18 @@ def _verify(rt: Runtime, s: Session, part: str) -> str:
                 f"({', '.join(kinds)}); see verification-report.json"
             )
         return out(s, "verification-report.json")
-    with rt.folder(out(s, "")) as folder:
-        if part == "content":
+    if part == "content":
+        with rt.folder(out(s, "")) as folder:
             report = verify_output(folder, render=False, outcomes=load_outcomes(rt, s))
-            key = work(s, "verify/content.json")
-            rt.store.put(key, report.model_dump_json().encode())
-            return key
-        index = int(part.split("-")[1])
-        manifest = load_manifest((folder / "manifest.json").read_bytes())
-        batch = plan_render_batches(manifest, s.settings.render_batch_pages)[index]
-        with rt.file(s.source_key) as source:
-            findings = run_render_batch(folder, source, batch, dpi=s.settings.render_dpi)
+        key = work(s, "verify/content.json")
+        rt.store.put(key, report.model_dump_json().encode())
+        return key
+    manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
+    batch = plan_render_batches(manifest, s.settings.render_batch_pages)[int(part.split("-")[1])]
+    # only the chunk PDFs this batch renders, not the whole output folder
+    with rt.folder(out(s, ""), only=sorted(batch.chunk_pdfs.values())) as folder, \
+            rt.file(s.source_key) as source:
+        findings = run_render_batch(folder, source, batch, dpi=s.settings.render_dpi)
     return _put_json(
         rt,
         work(s, f"verify/{part}.json"),
