@@ -8,8 +8,10 @@ Commit protocol (DESIGN.md §2, made crash-safe):
 3. it advances the revision store from n to n+1 (atomic compare-and-set).
 
 The object store is the source of truth; the revision store (Redis or SQLite) is a fast
-index of it. If a committer dies between 2 and 3, or Redis loses its data, the next reader
-rolls the index forward from the objects, so no commit is ever lost or duplicated.
+index of it. If Redis loses its data, the next reader rebuilds the index from the objects;
+if a committer dies between 2 and 3, readers lag one revision until the next commit, whose
+create-only write fails, rolls the index forward and retries. No commit is ever lost or
+duplicated, and a read costs one index lookup and one object read.
 """
 
 from __future__ import annotations
@@ -102,20 +104,31 @@ class SessionRepo:
 
     def current_revision(self, doc_id: str) -> int:
         rev = self.revisions.current(doc_id)
-        if rev == 0:
+        if rev == 0:  # unknown to the index: new, or the index lost its data
             rev = self._highest_in_store(doc_id)
+            if rev:
+                self.revisions.force(doc_id, rev)
+        return rev
+
+    def _roll_forward(self, doc_id: str, rev: int) -> None:
+        """Advance the index over commits whose index update was lost (a committer died
+        between its object write and its CAS)."""
         start = rev
-        # roll forward over commits whose index update was lost (crash, Redis flush)
         while self.store.exists(_rev_key(doc_id, rev + 1)):
             rev += 1
-        if rev != start or (rev and self.revisions.current(doc_id) < rev):
+        if rev != start:
             self.revisions.force(doc_id, rev)
-        return rev
 
     def _highest_in_store(self, doc_id: str) -> int:
         revs = [int(m.group(1)) for k in self.store.list(f"docs/{doc_id}/session/")
                 if (m := _REV_RE.search(k))]
         return max(revs, default=0)
+
+    def documents_in_store(self) -> list[str]:
+        """Every document with a committed session, from a full listing of `docs/` in the
+        store (not the index): for rebuilding the index after the revision store lost it."""
+        first = "/session/" + _rev_key("x", 1).rsplit("/", 1)[1]
+        return sorted(k.split("/")[1] for k in self.store.list("docs/") if k.endswith(first))
 
     def exists(self, doc_id: str) -> bool:
         return self.current_revision(doc_id) > 0
@@ -136,6 +149,7 @@ class SessionRepo:
         })
         if not self.store.put_if_absent(_rev_key(doc_id, expected + 1),
                                         new.model_dump_json(indent=1).encode()):
+            self._roll_forward(doc_id, expected)
             raise ConflictError(f"{doc_id}: revision {expected + 1} was committed by another")
         # losing this CAS means a reader already rolled the index forward: still committed
         self.revisions.compare_and_set(doc_id, expected, expected + 1)

@@ -82,9 +82,12 @@ def test_index_loss_is_rebuilt_from_the_store(repo: SessionRepo) -> None:
     repo.revisions.force("d1", 0)  # what a Redis flush looks like
     assert repo.current_revision("d1") == 4
     assert repo.revisions.current("d1") == 4
-    # a committer that died after writing its object but before the CAS
+    # a committer that died after writing its object but before the CAS: the next commit
+    # finds revision 4 taken, rolls the index forward and commits on top of it
     repo.revisions.force("d1", 3)
-    assert repo.load("d1").revision == 4
+    after = repo.update("d1", lambda s: True, actor="t", why="after the crash")
+    assert after is not None and after.revision == 5
+    assert [s.revision for s in repo.history("d1")] == [1, 2, 3, 4, 5]
 
 
 def _parts(s: Session) -> list[str]:
