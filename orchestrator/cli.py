@@ -151,13 +151,48 @@ def verify(out_dir: Path, source: Path | None) -> None:
 
 
 @main.command()
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, exists=True,
+                                                  file_okay=False), required=True)
+@click.option("--max-chars", type=int, default=2000, show_default=True)
+@click.option("--algorithm", type=click.Choice(["hierarchical", "linear"]),
+              default="hierarchical", show_default=True)
+@click.option("--enrich", is_flag=True, help="Add context, summary, keywords, questions.")
+@click.option("--backend", type=click.Choice(["heuristic", "command", "openai", "anthropic"]),
+              default=None, help="Enrichment backend [env QUIRE_REVIEW_BACKEND; heuristic].")
+@click.option("--cache", "cache_dir", type=click.Path(path_type=Path), default=None,
+              help="Enrichment cache folder [DIR/rag-cache].")
+@clean_errors
+def rag(out_dir: Path, max_chars: int, algorithm: str, enrich: bool, backend: str | None,
+        cache_dir: Path | None) -> None:
+    """Write verified retrieval chunks (DIR/rag-chunks.jsonl) from DIR's IR and sessions."""
+    from workers.rag.cli_support import build_rag
+
+    name = (backend or os.environ.get("QUIRE_REVIEW_BACKEND") or "heuristic") if enrich else None
+    build = build_rag(out_dir, max_chars=max_chars, algorithm=algorithm,  # type: ignore[arg-type]
+                      enrich_backend=name, cache_dir=cache_dir)
+    for f in build.failures[:20]:
+        err.print(f"[red]enrichment failed[/red] {f.chunk_id}: {f.error}", highlight=False)
+    enriched = f", enriched by {name}: {build.calls} calls, {build.cache_hits} cached, " \
+               f"{len(build.failures)} failed" if name else ""
+    err.print(f"{len(build.chunks)} retrieval chunks from {build.sessions} sessions "
+              f"-> {build.path}{enriched}", highlight=False)
+    sys.exit(1 if build.failures else 0)
+
+
+@main.command()
 @click.argument("ident", required=False)
 @clean_errors
 def status(ident: str | None) -> None:
-    """Show every document, or one document's state and revision history."""
+    """Show every document, one document's state and revision history, or a batch's
+    progress (`quire status batch-...`)."""
+    from orchestrator.batch import find_batch, show_status
     from workers.runtime import Runtime
 
     rt = Runtime.from_env()
+    batch_id = find_batch(rt, ident) if ident else None
+    if batch_id is not None:
+        show_status(rt, batch_id, out)
+        return
     if ident is None:
         table = Table("document", "source", "state", "rev", "error")
         for doc_id in rt.revisions.list_docs():
@@ -368,14 +403,22 @@ def worker(queues: str, concurrency: int | None, celery_args: tuple[str, ...]) -
 @main.command()
 @click.option("--interval", type=float, default=30.0, show_default=True)
 @click.option("--once", is_flag=True, help="Reconcile once and exit.")
-def orchestrator(interval: float, once: bool) -> None:
+@click.option("--webhook-port", type=int, default=None,
+              help="Also serve the S3 event webhook on this port (see `quire trigger`).")
+@clean_errors
+def orchestrator(interval: float, once: bool, webhook_port: int | None) -> None:
     """Run the reconciler: re-drive documents stuck past their state's deadline."""
     from orchestrator.service import reconcile_forever
 
+    if webhook_port is not None:
+        from orchestrator.triggers import build_service
+        from orchestrator.webhook import start_webhook
+
+        start_webhook(build_service(), port=webhook_port)
     reconcile_forever(interval=interval, once=once)
 
 
-@main.command()
+@main.command(context_settings={"ignore_unknown_options": True})
 @click.argument("flower_args", nargs=-1, type=click.UNPROCESSED)
 def flower(flower_args: tuple[str, ...]) -> None:
     """Run Flower on the same broker (set FLOWER_BASIC_AUTH=user:password)."""
@@ -383,6 +426,209 @@ def flower(flower_args: tuple[str, ...]) -> None:
 
     app.start(["flower", *flower_args])
 
+
+# --- batches, triggers, metrics (logic in orchestrator/batch.py, triggers.py, metrics.py) --
+
+def limit_options(fn: F) -> F:
+    for opt in reversed([
+        click.option("--max-file-bytes", type=int, envvar="QUIRE_MAX_FILE_BYTES",
+                     default=RunSettings().max_file_bytes, show_default=True,
+                     help="Refuse larger files [env QUIRE_MAX_FILE_BYTES]."),
+        click.option("--max-doc-pages", type=int, envvar="QUIRE_MAX_DOC_PAGES",
+                     default=RunSettings().max_pages, show_default=True,
+                     help="Refuse documents with more pages [env QUIRE_MAX_DOC_PAGES]."),
+    ]):
+        fn = opt(fn)
+    return fn
+
+
+@main.command()
+@click.argument("sources", nargs=-1, required=True)
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
+              default=None, help="Export each document's output folder under DIR.")
+@click.option("--detach", is_flag=True, help="Print the batch id and return at once.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Where batch-report.json goes [DIR, else working folder].")
+@click.option("--rerun", is_flag=True,
+              help="Restart documents that failed or ran with other settings.")
+@settings_options
+@limit_options
+@click.option("--processes", type=int, default=None,
+              help="Embedded mode: local worker processes (default: CPU count).")
+@clean_errors
+def batch(sources: tuple[str, ...], out_dir: Path | None, detach: bool,
+          report_path: Path | None, rerun: bool, output_format: str, backend: str | None,
+          min_pages: float, max_pages: float, overlap_pages: int, max_file_bytes: int,
+          max_doc_pages: int, processes: int | None) -> None:
+    """Process many documents: files, folders, globs or s3://bucket/prefix.
+
+    Exit 0 only when every document completed with verification passed; a failing
+    document never stops the others."""
+    from orchestrator import batch as batches
+    from orchestrator.sources import expand_sources
+    from workers.runtime import Runtime
+
+    rt = Runtime.from_env()
+    settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages)
+    settings.max_file_bytes, settings.max_pages = max_file_bytes, max_doc_pages
+    items, skipped = expand_sources(sources)
+    if not items:
+        raise QuireError("no documents found in " + " ".join(sources))
+    for origin in skipped:
+        err.print(f"skipping {origin}: not a .pdf or .docx", highlight=False)
+    err.print(f"submitting {len(items)} documents...", highlight=False)
+    record = batches.create_batch(rt, items, settings, out_dir=out_dir, skipped=skipped,
+                                  rerun=rerun)
+    if detach:
+        where = batches.start_detached(rt, record, processes=processes)
+        err.print(f"batch {record.batch_id} runs in {where}; follow it with "
+                  f"`quire status {record.batch_id}`", highlight=False)
+        click.echo(record.batch_id)
+        return
+    sys.exit(batches.finish_batch(rt, record, processes=processes, report_path=report_path,
+                                  out=out, err=err))
+
+
+@main.command("batch-resume", hidden=True)
+@click.argument("batch_id")
+@click.option("--processes", type=int, default=None)
+@click.option("--report", "report_path", type=click.Path(path_type=Path), default=None)
+@click.option("--quiet", is_flag=True, help="No live display (background runs).")
+@clean_errors
+def batch_resume(batch_id: str, processes: int | None, report_path: Path | None,
+                 quiet: bool) -> None:
+    """Run or follow an existing batch to its end (used by `batch --detach`)."""
+    from orchestrator import batch as batches
+    from workers.runtime import Runtime
+
+    rt = Runtime.from_env()
+    found = batches.find_batch(rt, batch_id)
+    if found is None:
+        raise QuireError(f"no batch {batch_id!r}")
+    record = batches.load_batch(rt, found)
+    sys.exit(batches.finish_batch(rt, record, processes=processes, report_path=report_path,
+                                  live=not quiet, out=out, err=err))
+
+
+@main.group()
+def trigger() -> None:
+    """Turn uploads to a bucket into documents (S3 event notifications).
+
+    Configuration: QUIRE_TRIGGER_BUCKET, QUIRE_TRIGGER_PREFIX (inbox/),
+    QUIRE_TRIGGER_OUTPUT_PREFIX (outbox/), QUIRE_WEBHOOK_TOKEN; flags override."""
+
+
+def trigger_options(fn: F) -> F:
+    for opt in reversed([
+        click.option("--bucket", default=None, help="Only this bucket [any]."),
+        click.option("--prefix", default=None, help="Watched key prefix [inbox/]."),
+        click.option("--output-prefix", default=None, help="Where results go [outbox/]."),
+        click.option("--processes", type=int, default=1, show_default=True,
+                     help="Embedded mode: local worker processes."),
+    ]):
+        fn = opt(fn)
+    return fn
+
+
+@trigger.command("webhook")
+@trigger_options
+@click.option("--host", default="0.0.0.0", show_default=True)
+@click.option("--port", type=int, default=8080, show_default=True)
+@clean_errors
+def trigger_webhook(bucket: str | None, prefix: str | None, output_prefix: str | None,
+                    processes: int, host: str, port: int) -> None:
+    """Serve POST /events for S3/MinIO webhook notifications (Bearer QUIRE_WEBHOOK_TOKEN)."""
+    from orchestrator.triggers import build_service
+    from orchestrator.webhook import start_webhook, stop_webhook
+
+    server, stop = start_webhook(build_service(bucket=bucket, prefix=prefix,
+                                               output_prefix=output_prefix,
+                                               processes=processes), host=host, port=port)
+    err.print(f"webhook on {server.url}/events", highlight=False)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        stop_webhook(server, stop)
+
+
+@trigger.command("sqs")
+@trigger_options
+@click.option("--queue-url", envvar="QUIRE_SQS_QUEUE_URL", required=True,
+              help="[env QUIRE_SQS_QUEUE_URL; endpoint QUIRE_SQS_ENDPOINT_URL]")
+@click.option("--once", is_flag=True, help="One long poll, then exit.")
+@clean_errors
+def trigger_sqs(bucket: str | None, prefix: str | None, output_prefix: str | None,
+                processes: int, queue_url: str, once: bool) -> None:
+    """Long-poll an SQS queue that receives the bucket's event notifications."""
+    from orchestrator.sqs_poller import SqsPoller
+    from orchestrator.triggers import build_service
+
+    poller = SqsPoller(build_service(bucket=bucket, prefix=prefix, output_prefix=output_prefix,
+                                     processes=processes), queue_url)
+    if once:
+        poller.poll_once()
+    else:
+        poller.run_forever()
+
+
+@main.command()
+@click.option("--serve", "port", type=int, default=None,
+              help="Serve GET /metrics on this port instead of printing once.")
+@click.option("--host", default="0.0.0.0", show_default=True)
+def metrics(port: int | None, host: str) -> None:
+    """Queue depths, documents per state, per-stage latency and failures (Prometheus)."""
+    from orchestrator.metrics import Collector, MetricsServer, render
+    from workers.runtime import Runtime
+
+    collector = Collector(Runtime.from_env())
+    if port is None:
+        click.echo(render(collector.collect()), nl=False)
+        return
+    server = MetricsServer((host, port), collector)
+    err.print(f"metrics on http://{host}:{server.server_address[1]}/metrics",
+              highlight=False)
+    server.serve_forever()
+
+
+
+# --- MCP: AI hosts drive the agent loop (orchestrator/mcp_server.py) ---------------------------
+
+@main.group()
+def mcp() -> None:
+    """The MCP server that lets AI hosts (Claude Code, Codex, Cursor...) drive the agent loop."""
+
+
+@mcp.command("serve")
+@click.option("--processes", type=int, default=None,
+              help="Embedded mode: local worker processes [env QUIRE_MCP_PROCESSES; CPUs].")
+def mcp_serve(processes: int | None) -> None:
+    """Serve Quire's agent loop over MCP on stdin/stdout."""
+    try:
+        from orchestrator.mcp_server import serve
+    except ModuleNotFoundError as exc:
+        if exc.name != "mcp" and not (exc.name or "").startswith("mcp."):
+            raise
+        err.print("quire: the MCP server needs the mcp extra: pip install 'quire[mcp]'")
+        sys.exit(2)
+    if processes:
+        os.environ["QUIRE_MCP_PROCESSES"] = str(processes)
+    serve()
+
+
+@mcp.command("install")
+@click.option("--write", is_flag=True, help="Also write the project-level .mcp.json.")
+@click.option("--project", type=click.Path(path_type=Path, file_okay=False), default=".",
+              show_default=True, help="The project the server works for.")
+@clean_errors
+def mcp_install(write: bool, project: Path) -> None:
+    """Print registration snippets for common MCP hosts (with --write, write .mcp.json)."""
+    from orchestrator.mcp_install import registration, snippets, write_project_config
+
+    reg = registration(project.resolve())
+    click.echo(snippets(reg))
+    if write:
+        err.print(f"wrote {write_project_config(project.resolve(), reg)}", highlight=False)
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,580 @@
+"""Bulk batches: many documents submitted together, followed to the end, reported on.
+
+A batch is a record in the store (`batches/{batch_id}.json`) listing its documents; its
+progress is never stored separately, it is read from the documents' sessions, so `quire
+status BATCH` shows the same truth from any machine. The id is derived from the documents
+and the settings: submitting the same files with the same settings again names the same
+batch, and since documents are keyed by content hash no work is repeated either.
+
+Each document runs isolated: bad input is refused at submission with its reason, a failing
+stage fails only its document, and the others still complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from orchestrator.sources import SourceItem
+from shared.config import RunSettings
+from shared.errors import QuireError
+from shared.session import Session
+from shared.store import NotFound
+from shared.text import sha256_bytes
+from workers.runtime import Runtime
+
+log = logging.getLogger("quire.batch")
+
+BATCH_PREFIX = "batches/"
+# Share of a document's work done when it leaves each state (a rough cost model: parsing and
+# verification dominate). Used only for progress and ETA.
+_STAGE_WEIGHTS: list[tuple[str, float]] = [
+    ("parsing", 0.35),
+    ("scoring", 0.05),
+    ("topic_review", 0.10),
+    ("planning", 0.05),
+    ("awaiting_decision", 0.0),
+    ("writing", 0.15),
+    ("verifying", 0.20),
+    ("analysing", 0.05),
+    ("repairing", 0.0),
+    ("indexing", 0.05),
+]
+STOPPED = frozenset({"complete", "failed", "awaiting_decision"})  # nothing runs by itself
+
+
+class BatchItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    origin: str
+    name: str
+    doc_id: str | None  # None when the source could not even be read
+    out_name: str  # its folder under --out
+    error: str | None = None
+
+
+class BatchRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    batch_id: str
+    created_at: float
+    settings: RunSettings
+    out_dir: str | None = None
+    items: list[BatchItem]
+    skipped: list[str] = []  # folder/prefix entries that are not documents
+
+    def doc_ids(self) -> list[str]:
+        return list(dict.fromkeys(i.doc_id for i in self.items if i.doc_id))
+
+
+class DocProgress(BaseModel):
+    name: str
+    origin: str
+    doc_id: str | None
+    state: str
+    pages: int | None  # PDF pages, or words / 400 for DOCX once parsed
+    fraction: float  # 0..1 of the document's work
+    chunks: int | None = None
+    verification: Literal["passed", "failed"] | None = None
+    seconds: float | None = None  # processing time, for stopped documents
+    error_code: str | None = None
+    error: str | None = None
+
+
+class BatchReport(BaseModel):
+    batch_id: str
+    mode: Literal["embedded", "distributed"]
+    store: str
+    created_at: float
+    finished: bool  # every document complete, failed or waiting for a decision
+    ok: bool  # every document complete with verification passed
+    counts: dict[str, int]
+    pages_total: int
+    pages_done: float
+    documents: list[DocProgress]
+
+
+def batch_key(batch_id: str) -> str:
+    return f"{BATCH_PREFIX}{batch_id}.json"
+
+
+def _out_names(items: Sequence[tuple[SourceItem, str | None]]) -> list[str]:
+    stems = [Path(src.name).stem or "document" for src, _ in items]
+    return [
+        stem if stems.count(stem) == 1 else f"{stem}-{(doc_id or 'unread')[:8]}"
+        for stem, (_, doc_id) in zip(stems, items, strict=True)
+    ]
+
+
+def create_batch(
+    rt: Runtime,
+    sources: Sequence[SourceItem],
+    settings: RunSettings,
+    *,
+    out_dir: Path | None = None,
+    skipped: Sequence[str] = (),
+    rerun: bool = False,
+) -> BatchRecord:
+    """Submit every source (content-keyed: known documents are not redone) and store the
+    batch record. Unreadable or refused sources become failed items, never an exception."""
+    from workers.execute import submit_bytes
+
+    submitted: list[tuple[SourceItem, str | None, str | None]] = []
+    for src in sources:
+        try:
+            data = src.read()
+        except (OSError, QuireError) as exc:
+            log.warning("cannot read %s: %s", src.origin, exc)
+            submitted.append((src, None, f"cannot read: {exc}"))
+            continue
+        session = submit_bytes(
+            rt, data, src.name, settings, actor="batch", rerun=rerun, path=src.path
+        )
+        submitted.append((src, session.doc_id, None))
+    names = _out_names([(s, d) for s, d, _ in submitted])
+    items = [
+        BatchItem(origin=s.origin, name=s.name, doc_id=d, out_name=n, error=e)
+        for (s, d, e), n in zip(submitted, names, strict=True)
+    ]
+    digest = sha256_bytes(
+        json.dumps(
+            {
+                "docs": sorted(i.doc_id or i.origin for i in items),
+                "settings": settings.model_dump(mode="json"),
+            },
+            sort_keys=True,
+        ).encode()
+    )
+    batch_id = f"batch-{digest[:12]}"
+    created = time.time()
+    with contextlib.suppress(NotFound):  # the same batch again: keep its creation time
+        created = load_batch(rt, batch_id).created_at
+    record = BatchRecord(
+        batch_id=batch_id,
+        created_at=created,
+        settings=settings,
+        out_dir=str(out_dir.resolve()) if out_dir else None,
+        items=items,
+        skipped=list(skipped),
+    )
+    rt.store.put(batch_key(batch_id), record.model_dump_json(indent=1).encode())
+    return record
+
+
+def load_batch(rt: Runtime, batch_id: str) -> BatchRecord:
+    return BatchRecord.model_validate_json(rt.store.get(batch_key(batch_id)))
+
+
+def list_batches(rt: Runtime) -> list[str]:
+    return [
+        k[len(BATCH_PREFIX) : -len(".json")]
+        for k in rt.store.list(BATCH_PREFIX)
+        if k.endswith(".json")
+    ]
+
+
+def find_batch(rt: Runtime, ident: str) -> str | None:
+    """The batch id `ident` names (a unique prefix), or None when it names no batch."""
+    if not ident.startswith("batch-"):  # never a doc id: those are hex
+        return None
+    matches = [b for b in list_batches(rt) if b.startswith(ident)]
+    if len(matches) > 1:
+        raise QuireError(f"ambiguous batch id {ident!r}")
+    return matches[0] if matches else None
+
+
+# --- progress ------------------------------------------------------------------------------
+
+
+def _fraction(s: Session) -> float:
+    if s.state == "complete":
+        return 1.0
+    if s.state in ("queued", "failed"):
+        return 0.0 if s.state == "queued" else 1.0
+    done = 0.0
+    for state, weight in _STAGE_WEIGHTS:
+        if state == s.state:
+            parts = len(s.parts or [])
+            return done + (weight * len(s.done) / parts if parts else 0.0)
+        done += weight
+    return done
+
+
+class ProgressReader:
+    """Reads documents' progress; caches what cannot change any more (stopped documents,
+    DOCX page estimates) so polling a big batch stays cheap."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self._final: dict[str, DocProgress] = {}
+        self._pages: dict[str, int] = {}
+
+    def _docx_pages(self, s: Session) -> int | None:
+        if s.doc_id in self._pages:
+            return self._pages[s.doc_id]
+        if s.state in ("queued", "parsing", "failed"):
+            return None
+        try:
+            pages = int(json.loads(self.rt.store.get(f"docs/{s.doc_id}/out/ir.json"))["page_count"])
+        except (NotFound, KeyError, ValueError):
+            return None
+        self._pages[s.doc_id] = pages
+        return pages
+
+    def _seconds(self, s: Session) -> float:
+        if s.revision < 2:
+            return 0.0  # refused at submission
+        # the first advance (rev 2) started the work; a --rerun restart is not separated
+        return max(0.0, s.committed_at - self.rt.repo.load(s.doc_id, 2).committed_at)
+
+    def _outputs(self, p: DocProgress, doc_id: str) -> None:
+        from shared.manifest import VerificationReport, load_manifest
+
+        try:
+            manifest = load_manifest(self.rt.store.get(f"docs/{doc_id}/out/manifest.json"))
+            p.chunks = manifest.chunk_count
+            p.pages = p.pages or manifest.page_count
+        except NotFound:
+            pass
+        try:
+            report = VerificationReport.model_validate_json(
+                self.rt.store.get(f"docs/{doc_id}/out/verification-report.json")
+            )
+            p.verification = "passed" if report.passed else "failed"
+        except NotFound:
+            pass
+
+    def progress(self, item: BatchItem) -> DocProgress:
+        if item.doc_id is None:
+            return DocProgress(
+                name=item.name,
+                origin=item.origin,
+                doc_id=None,
+                state="failed",
+                pages=None,
+                fraction=1.0,
+                error_code="unreadable",
+                error=item.error,
+            )
+        if item.doc_id in self._final:
+            return self._final[item.doc_id].model_copy(
+                update={"name": item.name, "origin": item.origin}
+            )
+        s = self.rt.repo.load(item.doc_id)
+        pages = s.page_count if s.source_format == "pdf" else self._docx_pages(s)
+        p = DocProgress(
+            name=item.name,
+            origin=item.origin,
+            doc_id=s.doc_id,
+            state=s.state,
+            pages=pages or None,
+            fraction=_fraction(s),
+            error_code=s.error_code,
+            error=s.error,
+        )
+        if s.state in STOPPED:
+            self._outputs(p, s.doc_id)
+            p.seconds = round(self._seconds(s), 2)
+            if s.state != "awaiting_decision":
+                self._final[s.doc_id] = p
+        return p
+
+    def report(self, record: BatchRecord) -> BatchReport:
+        docs = [self.progress(i) for i in record.items]
+        counts: dict[str, int] = {}
+        for d in docs:
+            counts[d.state] = counts.get(d.state, 0) + 1
+        total = sum(d.pages or 0 for d in docs)
+        done = sum((d.pages or 0) * d.fraction for d in docs)
+        return BatchReport(
+            batch_id=record.batch_id,
+            mode="distributed" if self.rt.env.broker_url else "embedded",
+            store=self.rt.store.url,
+            created_at=record.created_at,
+            finished=all(d.state in STOPPED for d in docs),
+            ok=bool(docs)
+            and all(d.state == "complete" and d.verification == "passed" for d in docs),
+            counts=counts,
+            pages_total=total,
+            pages_done=round(done, 1),
+            documents=docs,
+        )
+
+
+# --- rendering -----------------------------------------------------------------------------
+
+
+def _bar(fraction: float, width: int = 12) -> str:
+    full = round(fraction * width)
+    return "█" * full + "░" * (width - full) + f" {fraction * 100:3.0f}%"
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    whole = int(seconds)
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    return f"{whole // 3600}h{whole // 60 % 60:02d}m"
+
+
+def _reason(d: DocProgress) -> str:
+    """The failure reason without the file name our errors start with."""
+    if not d.error:
+        return ""
+    return f"{d.error_code}: {d.error.removeprefix(f'{d.name}: ')}"
+
+
+def progress_view(
+    report: BatchReport, *, elapsed: float | None = None, eta: float | None = None
+) -> Group:
+    """Per-document state and progress, then overall pages done / total and ETA."""
+    table = Table(
+        "document",
+        "state",
+        "pages",
+        "progress",
+        "note",
+        title=report.batch_id,
+        title_justify="left",
+    )
+    for d in report.documents:
+        style = {"complete": "green", "failed": "red"}.get(d.state, "")
+        table.add_row(
+            d.name,
+            Text(d.state, style=style),
+            str(d.pages or "?"),
+            _bar(d.fraction),
+            Text(_reason(d), style="red", no_wrap=True, overflow="ellipsis"),
+        )
+    counts = ", ".join(f"{n} {s}" for s, n in sorted(report.counts.items()))
+    line = f"pages {report.pages_done:.0f}/{report.pages_total} · {counts}"
+    if elapsed is not None:
+        line += f" · elapsed {_duration(elapsed)}"
+    if not report.finished:
+        line += f" · ETA {_duration(eta) if eta is not None else '--'}"
+    return Group(table, Text(line))
+
+
+def summary_table(report: BatchReport) -> Table:
+    """The final table: document, pages, chunks, verification, time, failure reason."""
+    table = Table(
+        "document",
+        "state",
+        "pages",
+        "chunks",
+        "verification",
+        "time",
+        "failure reason",
+        title=f"batch {report.batch_id}",
+        title_justify="left",
+    )
+    for d in report.documents:
+        ver = d.verification or "-"
+        table.add_row(
+            d.name,
+            Text(d.state, style={"complete": "green", "failed": "red"}.get(d.state, "")),
+            str(d.pages or "-"),
+            str(d.chunks if d.chunks is not None else "-"),
+            Text(ver, style="green" if ver == "passed" else "red"),
+            _duration(d.seconds),
+            _reason(d),
+        )
+    return table
+
+
+# --- running -------------------------------------------------------------------------------
+
+
+class _Follower:
+    """Refreshes the live view at most every `interval` seconds and exports documents'
+    output folders as they complete."""
+
+    def __init__(
+        self,
+        rt: Runtime,
+        record: BatchRecord,
+        live: Live | None,
+        out_dir: Path | None,
+        interval: float = 0.5,
+    ) -> None:
+        self.rt, self.record, self.live = rt, record, live
+        self.out_dir = out_dir
+        self.reader = ProgressReader(rt)
+        self.exported: set[str] = set()
+        self.interval = interval
+        self.started = time.monotonic()
+        self.last = 0.0
+        self.report = self.reader.report(record)
+        self.initial_done = self.report.pages_done
+
+    def tick(self, force: bool = False) -> BatchReport:
+        now = time.monotonic()
+        if not force and now - self.last < self.interval:
+            return self.report
+        self.last = now
+        self.report = self.reader.report(self.record)
+        self._export()
+        if self.live is not None:
+            self.live.update(self.view())
+        return self.report
+
+    def view(self) -> Group:
+        elapsed = time.monotonic() - self.started
+        gained = self.report.pages_done - self.initial_done
+        eta = None
+        if gained > 0 and elapsed > 1:
+            eta = (self.report.pages_total - self.report.pages_done) * elapsed / gained
+        return progress_view(self.report, elapsed=elapsed, eta=eta)
+
+    def _export(self) -> None:
+        if self.out_dir is None:
+            return
+        from orchestrator.service import export_document
+
+        for item, d in zip(self.record.items, self.report.documents, strict=True):
+            if d.state == "complete" and item.doc_id and item.out_name not in self.exported:
+                export_document(self.rt, item.doc_id, self.out_dir / item.out_name)
+                self.exported.add(item.out_name)
+
+
+def run_batch(
+    rt: Runtime,
+    record: BatchRecord,
+    *,
+    processes: int | None = None,
+    console: Console | None = None,
+    live: bool = True,
+    poll: float = 0.5,
+    timeout: float | None = None,
+) -> BatchReport:
+    """Drive the batch's documents until each has stopped (embedded), or poke the
+    orchestrator and follow them (distributed); export as they complete; return the
+    final report."""
+    console = console or Console(stderr=True)
+    out_dir = Path(record.out_dir) if record.out_dir else None
+    pending = [d for d in record.doc_ids() if rt.repo.load(d).state not in STOPPED]
+    display = Live(console=console, refresh_per_second=4) if live else contextlib.nullcontext()
+    with display as view:
+        follower = _Follower(rt, record, view, out_dir)
+        follower.tick(force=True)
+        if pending and rt.env.broker_url:
+            from workers.app import use_broker
+            from workers.tasks import poke
+
+            use_broker(rt.env.broker_url)
+            for doc_id in pending:
+                poke(doc_id)
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while not follower.tick(force=True).finished:
+                if deadline is not None and time.monotonic() > deadline:
+                    raise TimeoutError(f"batch {record.batch_id} not finished after {timeout}s")
+                time.sleep(poll)
+        elif pending:
+            from orchestrator.local import run_documents
+
+            def on_done(_msg: object) -> None:
+                follower.tick()
+
+            run_documents(rt, pending, processes=processes or os.cpu_count() or 1, on_done=on_done)
+        report = follower.tick(force=True)
+    if live and not console.is_terminal:
+        console.line()  # the last frame ends without a newline
+    return report
+
+
+def start_detached(rt: Runtime, record: BatchRecord, *, processes: int | None = None) -> str:
+    """Let the batch run without this process. Distributed: poke the orchestrator. Embedded:
+    start `quire batch-resume` in a new session, logging to the state folder."""
+    if rt.env.broker_url:
+        from workers.app import use_broker
+        from workers.tasks import poke
+
+        use_broker(rt.env.broker_url)
+        for doc_id in record.doc_ids():
+            poke(doc_id)
+        return "the workers"
+    log_dir = rt.env.state_dir / "batches"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / f"{record.batch_id}.log"
+    argv = [sys.executable, "-m", "orchestrator.cli", "batch-resume", record.batch_id, "--quiet"]
+    if processes:
+        argv += ["--processes", str(processes)]
+    with open(log_path, "ab") as out:
+        subprocess.Popen(
+            argv,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    return f"a background process (log: {log_path})"
+
+
+def write_report(report: BatchReport, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(report.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def finish_batch(
+    rt: Runtime,
+    record: BatchRecord,
+    *,
+    processes: int | None = None,
+    report_path: Path | None = None,
+    live: bool = True,
+    out: Console | None = None,
+    err: Console | None = None,
+    timeout: float | None = None,
+) -> int:
+    """Run or follow the batch to its end, print the summary, write `batch-report.json`
+    (to `report_path`, else into the output folder, else the working folder). Returns the
+    exit code: 0 only when every document completed with verification passed."""
+    out = out or Console()
+    err = err or Console(stderr=True)
+    report = run_batch(rt, record, processes=processes, console=err, live=live, timeout=timeout)
+    _wide(out).print(summary_table(report))
+    if report_path is None:
+        report_path = (Path(record.out_dir) if record.out_dir else Path.cwd()) / "batch-report.json"
+    write_report(report, report_path)
+    failed = [d for d in report.documents if d.state != "complete" or d.verification != "passed"]
+    err.print(
+        f"batch {record.batch_id}: {len(report.documents) - len(failed)} of "
+        f"{len(report.documents)} documents complete; report {report_path}",
+        highlight=False,
+    )
+    return 0 if report.ok else 1
+
+
+def show_status(rt: Runtime, batch_id: str, out: Console) -> None:
+    """`quire status BATCH`: progress while it runs, the summary once it has finished."""
+    record = load_batch(rt, batch_id)
+    report = ProgressReader(rt).report(record)
+    if report.finished:
+        _wide(out).print(summary_table(report))
+    else:
+        _wide(out).print(progress_view(report, elapsed=time.time() - record.created_at))
+
+
+def _wide(console: Console) -> Console:
+    """Logs and pipes get full lines: wrapped names and reasons help nobody there."""
+    if console.is_terminal:
+        return console
+    return Console(file=console.file, width=max(console.width, 200))

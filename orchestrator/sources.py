@@ -1,0 +1,120 @@
+"""Expanding `quire batch SOURCE...` arguments into the files to submit.
+
+A SOURCE is a file, a folder (searched recursively), a glob (`books/**/*.pdf`) or an S3
+prefix (`s3://bucket/prefix`). What the user named explicitly — a file, or whatever a glob
+matched — is always submitted, so a wrong file fails with its reason in the report; what a
+folder or prefix merely contains is taken only when it looks like a document (`.pdf`,
+`.docx`), so a folder's README or MANIFEST is not reported as a failed book.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from shared.errors import QuireError
+
+DOCUMENT_SUFFIXES = (".pdf", ".docx")
+_GLOB_CHARS = set("*?[")
+
+
+class SourceError(QuireError):
+    """A SOURCE argument names nothing usable (missing path, empty glob, bad URL)."""
+
+    code = "source"
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    """One file to submit: where it came from, its file name, and how to read it."""
+
+    origin: str  # a local path or s3://bucket/key, as shown in reports
+    name: str  # the file name (its extension says what the bytes should be)
+    size: int
+    path: Path | None = None  # a local file, when there is one
+    _read: Callable[[], bytes] | None = field(default=None, compare=False, repr=False)
+
+    def read(self) -> bytes:
+        if self.path is not None:
+            return self.path.read_bytes()
+        assert self._read is not None
+        return self._read()
+
+
+def is_document_name(name: str) -> bool:
+    return name.lower().endswith(DOCUMENT_SUFFIXES)
+
+
+def expand_sources(args: Sequence[str]) -> tuple[list[SourceItem], list[str]]:
+    """The files the arguments name, in argument order (each folder's files sorted), each
+    once; and the origins skipped because they are not documents (folder/prefix only)."""
+    items: list[SourceItem] = []
+    skipped: list[str] = []
+    for arg in args:
+        if arg.startswith("s3://"):
+            found, skip = _expand_s3(arg)
+        elif _GLOB_CHARS & set(arg) and not Path(arg).exists():
+            found, skip = _expand_glob(arg), []
+        else:
+            found, skip = _expand_path(Path(arg))
+        items.extend(found)
+        skipped.extend(skip)
+    seen: set[str] = set()
+    unique = []
+    for item in items:
+        key = str(item.path.resolve()) if item.path else item.origin
+        if key not in seen:
+            seen.add(key)
+            unique.append(item)
+    return unique, skipped
+
+
+def _file_item(path: Path) -> SourceItem:
+    return SourceItem(origin=str(path), name=path.name, size=path.stat().st_size, path=path)
+
+
+def _expand_path(path: Path) -> tuple[list[SourceItem], list[str]]:
+    if path.is_file():
+        return [_file_item(path)], []
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+        docs = [p for p in files if is_document_name(p.name)]
+        return [_file_item(p) for p in docs], [str(p) for p in files if p not in docs]
+    raise SourceError(f"no such file or folder: {path}")
+
+
+def _expand_glob(pattern: str) -> list[SourceItem]:
+    matches = sorted(Path(m) for m in glob.glob(pattern, recursive=True))
+    files = [m for m in matches if m.is_file()]
+    if not files:
+        raise SourceError(f"no files match {pattern!r}")
+    return [_file_item(p) for p in files]
+
+
+def _expand_s3(url: str) -> tuple[list[SourceItem], list[str]]:
+    """Every document under `s3://bucket/prefix` (endpoint from QUIRE_S3_ENDPOINT_URL)."""
+    from shared.store.s3 import S3Store
+
+    parts = urlsplit(url)
+    if not parts.netloc:
+        raise SourceError(f"not an s3://bucket/prefix URL: {url!r}")
+    bucket, prefix = parts.netloc, parts.path.lstrip("/")
+    store = S3Store(bucket)
+    keys = store.list(prefix) if prefix else store.list()
+    docs = [k for k in keys if is_document_name(k)]
+    if not docs and not keys:
+        raise SourceError(f"no objects under {url}")
+    items = [
+        SourceItem(
+            origin=f"s3://{bucket}/{k}",
+            name=k.rsplit("/", 1)[-1],
+            size=-1,
+            _read=functools.partial(store.get, k),
+        )
+        for k in docs
+    ]
+    return items, [f"s3://{bucket}/{k}" for k in keys if k not in docs]

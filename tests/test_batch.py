@@ -1,0 +1,258 @@
+"""`quire batch` for real: a mix of good and bad corpus documents in embedded mode (failures
+isolated, with their reasons), re-submission without duplicate work, limits, --detach with
+`quire status`, an S3 prefix as the source, and the distributed stack."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from pipeline_utils import CORPUS
+from services import CeleryWorker, RedisServer
+
+from orchestrator.cli import main
+from shared.config import Environment
+from workers.runtime import Runtime
+
+GOOD = ["latex-news-22.pdf", "python-hashlib.docx", "octave-refcard-a4.pdf"]
+BAD = {  # file -> the reason code it must fail with
+    "debian-faq-password.pdf": "encrypted",
+    "r-data-truncated.pdf": "corrupt",
+    "liboctave-excerpt-image-only.pdf": "empty",
+}
+ALL_QUEUES = "orchestrate,parse,review,write,render,analysis"
+
+
+@pytest.fixture(autouse=True)
+def fresh_broker_connections() -> Iterator[None]:
+    """The Celery app is process-wide: drop its pooled connections to an earlier test's
+    (stopped) broker before and after each test."""
+    from workers.app import app
+
+    app._after_fork()
+    yield
+    app._after_fork()
+
+
+@pytest.fixture
+def local_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An embedded installation in tmp_path (store + revision database)."""
+    for name in (
+        "QUIRE_BROKER_URL",
+        "QUIRE_REDIS_URL",
+        "QUIRE_MAX_FILE_BYTES",
+        "QUIRE_MAX_DOC_PAGES",
+        "QUIRE_REVIEW_BACKEND",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("QUIRE_STORE_URL", str(tmp_path / "store"))
+    monkeypatch.setenv("QUIRE_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def quire(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def shelf(tmp: Path, names: list[str]) -> Path:
+    folder = tmp / "shelf"
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        shutil.copy(CORPUS / name, folder / name)
+    return folder
+
+
+def report_of(path: Path) -> dict[str, dict]:
+    report = json.loads(path.read_text())
+    return {d["name"]: d for d in report["documents"]}
+
+
+def test_batch_isolates_failures_and_resubmits_without_work(local_env: Path) -> None:
+    tmp = local_env
+    folder = shelf(tmp, [*GOOD, *BAD])
+    (folder / "MANIFEST.md").write_text("not a book")  # in a folder: skipped, not failed
+    notes = tmp / "notes.txt"
+    notes.write_text("named explicitly: must fail with a reason")
+    out = tmp / "out"
+
+    result = quire("batch", str(folder), str(notes), "--out", str(out), "--processes", "1")
+    assert result.exit_code == 1, result.output  # some failed, the others completed
+    assert "skipping" in result.output and "MANIFEST.md" in result.output
+
+    docs = report_of(out / "batch-report.json")
+    assert sorted(docs) == sorted([*GOOD, *BAD, "notes.txt"])
+    for name in GOOD:
+        d = docs[name]
+        assert (d["state"], d["verification"]) == ("complete", "passed"), d
+        assert d["chunks"] >= 1 and d["pages"] >= 2 and d["seconds"] > 0
+        folder_out = out / Path(name).stem
+        assert (folder_out / "manifest.json").is_file()
+        assert (folder_out / "verification-report.json").is_file()
+        assert any(folder_out.glob("*.md"))
+    for name, code in BAD.items():
+        assert (docs[name]["state"], docs[name]["error_code"]) == ("failed", code), docs[name]
+        assert docs[name]["error"]
+        assert not (out / Path(name).stem).exists()
+    assert docs["notes.txt"]["error_code"] == "unsupported_format"
+    # the summary table names every document and the failure reasons
+    for text in [*GOOD, *BAD, "notes.txt", "password", "truncated"]:
+        assert text in result.output, text
+
+    report = json.loads((out / "batch-report.json").read_text())
+    assert report["finished"] and not report["ok"]
+    assert report["counts"] == {"complete": 3, "failed": 4}
+    rt = Runtime.from_env(Environment.from_env())
+    record = json.loads(rt.store.get(f"batches/{report['batch_id']}.json"))
+    assert len(record["items"]) == 7 and record["skipped"] == [str(folder / "MANIFEST.md")]
+
+    # the same files again: the same batch, no new revision on any document
+    revisions = {d: rt.repo.current_revision(d) for d in rt.revisions.list_docs()}
+    again = quire("batch", str(folder), str(notes), "--out", str(out), "--processes", "1")
+    assert again.exit_code == 1
+    assert json.loads((out / "batch-report.json").read_text())["batch_id"] == report["batch_id"]
+    assert {d: rt.repo.current_revision(d) for d in rt.revisions.list_docs()} == revisions
+
+    status = quire("status", report["batch_id"][:12])
+    assert status.exit_code == 0
+    assert "octave-refcard-a4.pdf" in status.output and "encrypted" in status.output
+
+
+def test_batch_limits_refuse_clearly_and_rerun_admits(local_env: Path) -> None:
+    folder = shelf(local_env, ["latex-news-22.pdf", "octave-refcard-a4.pdf"])
+    big = folder / "latex-news-22.pdf"
+    result = quire("batch", str(big), "--max-file-bytes", "100000", "--processes", "1")
+    assert result.exit_code == 1
+    doc = report_of(local_env / "batch-report.json")["latex-news-22.pdf"]
+    assert doc["error_code"] == "too_large" and "over the limit of 100000" in doc["error"]
+
+    result = CliRunner(env={"QUIRE_MAX_DOC_PAGES": "2"}).invoke(
+        main, ["batch", str(folder / "octave-refcard-a4.pdf"), "--processes", "1"]
+    )
+    assert result.exit_code == 1
+    doc = report_of(local_env / "batch-report.json")["octave-refcard-a4.pdf"]
+    assert doc["error_code"] == "too_large" and "3 pages, over the limit of 2" in doc["error"]
+
+    # with the default limits and --rerun, both are admitted and complete
+    result = quire("batch", str(folder), "--rerun", "--processes", "1")
+    assert result.exit_code == 0, result.output
+    docs = report_of(local_env / "batch-report.json")
+    assert {d["state"] for d in docs.values()} == {"complete"}
+
+
+def test_detached_batch_is_followed_with_status(local_env: Path) -> None:
+    doc = CORPUS / "latex-news-22.pdf"
+    env = {**os.environ, "COLUMNS": "200"}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orchestrator.cli",
+            "batch",
+            str(doc),
+            "--detach",
+            "--processes",
+            "1",
+            "--out",
+            str(local_env / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=local_env,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    batch_id = run.stdout.strip()
+    assert batch_id.startswith("batch-") and "quire status" in run.stderr
+    deadline = time.monotonic() + 60
+    while True:
+        status = subprocess.run(
+            [sys.executable, "-m", "orchestrator.cli", "status", batch_id],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=local_env,
+            timeout=60,
+        )
+        assert status.returncode == 0, status.stderr
+        if "verification" in status.stdout:  # the summary table: the batch has finished
+            break
+        assert "progress" in status.stdout  # the live view while it runs
+        assert time.monotonic() < deadline, status.stdout
+        time.sleep(0.5)
+    assert "latex-news-22.pdf" in status.stdout and "complete" in status.stdout
+    for _ in range(100):  # the background process writes its report after the last commit
+        if (local_env / "out" / "batch-report.json").exists():
+            break
+        time.sleep(0.1)
+    assert (
+        report_of(local_env / "out" / "batch-report.json")["latex-news-22.pdf"]["verification"]
+        == "passed"
+    )
+    assert (local_env / "out" / "latex-news-22" / "manifest.json").is_file()
+
+
+def test_batch_from_an_s3_prefix(local_env: Path, s3_env: str) -> None:
+    import boto3
+
+    s3 = boto3.client("s3", endpoint_url=s3_env)
+    bucket = f"shelf-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    for name in ("latex-news-22.pdf", "python-hashlib.docx"):
+        s3.put_object(Bucket=bucket, Key=f"books/{name}", Body=(CORPUS / name).read_bytes())
+    s3.put_object(Bucket=bucket, Key="books/readme.txt", Body=b"not a book")
+    s3.put_object(Bucket=bucket, Key="other/r-data.pdf", Body=b"%PDF-1.4 outside the prefix")
+
+    result = quire(
+        "batch", f"s3://{bucket}/books/", "--out", str(local_env / "out"), "--processes", "1"
+    )
+    assert result.exit_code == 0, result.output
+    assert f"s3://{bucket}/books/readme.txt" in result.output  # skipped, said so
+    docs = report_of(local_env / "out" / "batch-report.json")
+    assert sorted(docs) == ["latex-news-22.pdf", "python-hashlib.docx"]
+    assert docs["latex-news-22.pdf"]["origin"] == f"s3://{bucket}/books/latex-news-22.pdf"
+    assert (local_env / "out" / "python-hashlib" / "manifest.json").is_file()
+
+
+@pytest.mark.services
+def test_distributed_batch(
+    private_redis: RedisServer, s3_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from shared.store.s3 import S3Store
+
+    store = S3Store(f"quire-batch-{uuid.uuid4().hex[:10]}", "lib")
+    store.ensure_bucket()
+    base = private_redis.url.rsplit("/", 1)[0]
+    env = {
+        "QUIRE_BROKER_URL": f"{base}/0",
+        "QUIRE_REDIS_URL": f"{base}/1",
+        "QUIRE_STORE_URL": store.url,
+        "QUIRE_STATE_DIR": str(tmp_path / "state"),
+    }
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    worker_env = {k: v for k, v in os.environ.items() if k.startswith(("AWS_", "QUIRE_"))}
+    names = ["latex-news-22.pdf", "python-hashlib.docx", "r-data-truncated.pdf"]
+    folder = shelf(tmp_path, names)
+    with CeleryWorker(f"batch{uuid.uuid4().hex[:6]}", ALL_QUEUES, worker_env, concurrency=2):
+        result = quire("batch", str(folder), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 1, result.output
+    docs = report_of(tmp_path / "out" / "batch-report.json")
+    assert json.loads((tmp_path / "out" / "batch-report.json").read_text())["mode"] == "distributed"
+    assert docs["r-data-truncated.pdf"]["error_code"] == "corrupt"
+    for name in names[:2]:
+        assert (docs[name]["state"], docs[name]["verification"]) == ("complete", "passed")
+        assert (tmp_path / "out" / Path(name).stem / "manifest.json").is_file()
+    rt = Runtime.from_env(Environment.from_env())
+    actors = {h.actor for d in rt.revisions.list_docs() for h in rt.repo.history(d)}
+    assert {"batch", "orchestrator", "worker:parse"} <= actors
