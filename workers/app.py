@@ -82,4 +82,5 @@ def use_broker(url: str) -> None:
     """Point the (import-time) app at `url` before the first send, e.g. in a CLI process
     whose environment was set after import."""
     if app.conf.broker_url != url:
+        app._after_fork()  # Celery's own reset of pooled broker connections
         app.conf.broker_url = url
