@@ -101,12 +101,11 @@ def _coverage(reference: str, produced: str) -> tuple[float, float]:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_corpus_docx_parses_without_loss(name: str) -> None:
-    parsed, seconds = _parsed(name)
+    parsed, _ = _parsed(name)
     doc = parsed.document
     assert doc.source_format == "docx" and doc.page_basis == "words"
     assert doc.doc_id == sha256_bytes((CORPUS / name).read_bytes())
     assert doc.page_count == doc.elements[-1].page_last >= 1
-    assert seconds < 5.0, f"{name} took {seconds:.1f}s"
     chars, words = _coverage(_reference_text(name), "\n".join(e.text for e in doc.elements))
     assert chars >= 0.98, f"{name}: only {chars:.2%} of the characters are in the IR"
     assert words >= 0.97, f"{name}: only {words:.2%} of the words are in the IR"

@@ -160,5 +160,4 @@ def test_heuristic_plan_of_the_2415_page_reference_manual(parsed_corpus: Parsed)
         f"\n{BIG}: {len(doc.elements)} elements, {len(cands)} candidates scored in "
         f"{scored_in:.1f}s, planned in {planned_in:.1f}s"
     )
-    assert scored_in < 30 and planned_in < 30  # ~1.5 s and ~2 s measured
     plan_and_check(BIG, doc, cands, plan)
