@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # el-000001..3 photosynthesis, el-000004 heading "Cell Division", el-000005..6 mitosis,
 # el-000007 "as follows:", el-000008 list continuing it, el-000009 more on mitosis.
+# pages spread so both sides of the heading are a minimum session long (5 pages)
 ELEMENTS = assign_ids(
     [
         make_element(
@@ -49,33 +50,33 @@ ELEMENTS = assign_ids(
             "paragraph",
             "Chlorophyll absorbs red and blue light; the light reactions "
             "split water and release oxygen.",
-            1,
+            3,
         ),
         make_element(
             "paragraph",
             "The Calvin cycle fixes carbon dioxide into sugar using ATP "
             "and NADPH from the light reactions.",
-            2,
+            5,
         ),
-        make_element("heading", "## Cell Division", 2, level=2),
+        make_element("heading", "## Cell Division", 6, level=2),
         make_element(
             "paragraph",
             "Mitosis divides a nucleus into two genetically identical daughter nuclei.",
-            2,
+            7,
         ),
         make_element(
             "paragraph",
             "Before mitosis, chromosomes replicate during interphase and "
             "condense into sister chromatids.",
-            3,
+            8,
         ),
         make_element(
-            "paragraph", "The stages of mitosis with their chromosomes are as follows:", 3
+            "paragraph", "The stages of mitosis with their chromosomes are as follows:", 9
         ),
         make_element(
             "list",
             "1. prophase: chromosomes condense\n2. metaphase: chromosomes align",
-            3,
+            9,
             items=["prophase: chromosomes condense", "metaphase: chromosomes align"],
             ordered=True,
         ),
@@ -83,7 +84,7 @@ ELEMENTS = assign_ids(
             "paragraph",
             "During anaphase sister chromatids of each chromosome "
             "separate toward opposite poles; mitosis ends with telophase.",
-            4,
+            10,
         ),
     ]
 )
@@ -441,3 +442,14 @@ def test_make_reviewer_names() -> None:
     assert isinstance(make_reviewer("heuristic"), HeuristicReviewer)
     with pytest.raises(BackendError, match="OPENAI_API_KEY"):
         make_reviewer("openai")
+
+
+def test_heuristic_leaves_short_chapters_to_the_size_rules() -> None:
+    # the same heading with only two pages before it: confirming it would force a tiny chunk
+    squeezed = [e.model_copy(update={"page_first": min(e.page_first, 2),
+                                     "page_last": min(e.page_last, 2)}) if i < 3 else e
+                for i, e in enumerate(ELEMENTS)]
+    by_id = {e.id: e for e in squeezed}
+    votes = [heuristic_vote(CHANGE, role, by_id) for role in REVIEW_ROLES]
+    assert all("minor heading 'Cell Division'" in v.reason for v in votes)
+    assert combine(CHANGE.after_id, votes).decision != "confirmed_change"

@@ -26,9 +26,9 @@ OVERLAP_LOW = 0.04  # below: the sides share little vocabulary
 OVERLAP_HIGH = 0.12  # at or above: the sides clearly talk about the same things
 # How strongly a heading of each level announces a new topic on its own.
 HEADING_STRENGTH = {1: 0.9, 2: 0.8, 3: 0.65, 4: 0.5, 5: 0.45, 6: 0.4}
-# A confirmed change is never crossed by the planner, so the baseline confirms only changes
-# at the document's major heading level: the deepest level whose headings are no more
-# frequent than one per MIN_SESSION_PAGES (chapters of a textbook, not its sections).
+# A confirmed change is never crossed by the planner, so the baseline confirms only the
+# starts of major divisions (chapters of a textbook, not its sections) that are at least a
+# minimum session long on both sides; see major_starts.
 MIN_SESSION_PAGES = 5
 MINOR_CAP = 0.45  # without a major heading the baseline never votes new_topic
 
@@ -56,17 +56,24 @@ def _heading_title(element: Element) -> str:
     return title if len(title) <= 60 else title[:57] + "..."
 
 
-_MAJOR_CACHE: dict[int, tuple[dict[str, Element], int]] = {}
+_MAJOR_CACHE: dict[int, tuple[dict[str, Element], frozenset[str]]] = {}
 
 
-def major_level(elements: dict[str, Element]) -> int:
-    """The deepest heading level L with at most one heading of level <= L per
-    MIN_SESSION_PAGES pages; 0 when even level-1 headings are denser than that."""
+def _pages(first: Element, last: Element) -> int:
+    return last.page_last - first.page_first + 1
+
+
+def major_starts(elements: dict[str, Element]) -> frozenset[str]:
+    """Ids of the headings that start a major division worth confirming: at the major
+    level (the deepest whose headings are no more frequent than one per MIN_SESSION_PAGES
+    pages), with at least MIN_SESSION_PAGES pages on each side up to the neighbouring major
+    headings. Short chapters are left for the size rules to group, never forced apart."""
     cached = _MAJOR_CACHE.get(id(elements))
     if cached is not None and cached[0] is elements:
         return cached[1]
-    pages = max((e.page_last for e in elements.values()), default=1)
-    levels = Counter(e.level for e in elements.values() if e.type == "heading" and e.level)
+    order = list(elements.values())
+    pages = max((e.page_last for e in order), default=1)
+    levels = Counter(e.level for e in order if e.type == "heading" and e.level)
     budget = max(2, pages // MIN_SESSION_PAGES)
     major, total = 0, 0
     for level in sorted(levels):
@@ -74,9 +81,18 @@ def major_level(elements: dict[str, Element]) -> int:
         if total > budget:
             break
         major = level
+    heads = [i for i, e in enumerate(order)
+             if e.type == "heading" and e.level and e.level <= major]
+    bounds = [0, *heads, len(order)]
+    starts = frozenset(
+        order[h].id for k, h in enumerate(heads, 1)
+        if _pages(order[bounds[k - 1]], order[h - 1]) >= MIN_SESSION_PAGES
+        and _pages(order[h], order[bounds[k + 1] - 1]) >= MIN_SESSION_PAGES
+        and h > 0
+    )
     _MAJOR_CACHE.clear()  # one document at a time; never keep a stale one alive
-    _MAJOR_CACHE[id(elements)] = (elements, major)
-    return major
+    _MAJOR_CACHE[id(elements)] = (elements, starts)
+    return starts
 
 
 @dataclass(frozen=True)
@@ -87,7 +103,7 @@ class Signals:
     overlap: float
     shared_terms: tuple[str, ...]
     ends_with_colon: bool
-    major: bool  # the heading that starts here is at the document's major level
+    major: bool  # a heading starting a major division starts here (see major_starts)
 
     @classmethod
     def of(cls, task: ReviewTask, elements: dict[str, Element]) -> Signals:
@@ -107,8 +123,7 @@ class Signals:
             overlap=round(overlap, 4),
             shared_terms=tuple(top),
             ends_with_colon=last_text.endswith(":"),
-            major=bool(first is not None and first.type == "heading" and first.level
-                       and first.level <= major_level(elements)),
+            major=first is not None and first.id in major_starts(elements),
         )
 
     def heading_strength(self) -> float:
