@@ -80,10 +80,12 @@ def settings_options(fn: F) -> F:
               help="Embedded mode: local worker processes (default: CPU count).")
 @click.option("--decider", type=click.Choice(["backend", "agent"]), default="backend",
               show_default=True, help="agent: pause for boundary-context / commit-boundary.")
+@click.option("--rag", "rag_chars", type=int, default=None, metavar="MAX_CHARS",
+              help="Also write verified retrieval chunks (rag-chunks.jsonl) of this size.")
 @clean_errors
 def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None,
         min_pages: float, max_pages: float, overlap_pages: int, processes: int | None,
-        decider: str) -> None:
+        decider: str, rag_chars: int | None) -> None:
     """Process one document end to end; exit 0 only when verification passed (3 when it
     waits for an external agent's boundary decisions)."""
     from orchestrator.service import export_document, finished_ok, process_documents
@@ -106,6 +108,10 @@ def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None
         sys.exit(1)
     export_document(rt, session.doc_id, out_dir)
     ok, summary = finished_ok(rt, session.doc_id)
+    if ok and rag_chars:
+        from workers.rag.cli_support import build_rag
+
+        summary += f"; {len(build_rag(out_dir, max_chars=rag_chars).chunks)} retrieval chunks"
     err.print(summary, highlight=False)
     sys.exit(0 if ok else 1)
 
