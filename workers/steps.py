@@ -19,7 +19,13 @@ from orchestrator.states import FINISH
 from shared.analysis import AnalysisFailure, ChunkAnalysis
 from shared.errors import QuireError, VerificationError
 from shared.ir import Document, dump_ir, load_ir
-from shared.manifest import ManifestChunk, VerificationReport, dump_manifest, load_manifest
+from shared.manifest import (
+    Finding,
+    ManifestChunk,
+    VerificationReport,
+    dump_manifest,
+    load_manifest,
+)
 from shared.plan import Candidate, ChunkPlan, Plan, ReviewOutcome, ReviewTask
 from shared.session import DocState, Session
 from shared.store import NotFound, ObjectStore
@@ -339,9 +345,7 @@ def _verify(rt: Runtime, s: Session, part: str) -> str:
     )
 
 
-def _findings(raw: list[dict[str, object]]) -> list:
-    from shared.manifest import Finding
-
+def _findings(raw: list[dict[str, object]]) -> list[Finding]:
     return [Finding.model_validate(f) for f in raw]
 
 
