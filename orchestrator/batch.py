@@ -16,6 +16,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -112,8 +113,15 @@ def batch_key(batch_id: str) -> str:
     return f"{BATCH_PREFIX}{batch_id}.json"
 
 
+def _out_name(name: str) -> str:
+    """A folder name under --out from a document's file name, which comes from outside:
+    "...pdf" has the stem "..", and control characters or separators must not pass."""
+    stem = re.sub(r"[\x00-\x1f\x7f/\\]", "_", Path(name).stem).strip(". ")
+    return stem or "document"
+
+
 def _out_names(items: Sequence[tuple[SourceItem, str | None]]) -> list[str]:
-    stems = [Path(src.name).stem or "document" for src, _ in items]
+    stems = [_out_name(src.name) for src, _ in items]
     return [
         stem if stems.count(stem) == 1 else f"{stem}-{(doc_id or 'unread')[:8]}"
         for stem, (_, doc_id) in zip(stems, items, strict=True)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from orchestrator.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES
+from orchestrator.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES, deadline_scale
 from shared.session import DocState, Session, SessionRepo
 
 
@@ -107,16 +107,18 @@ def mark_failed(repo: SessionRepo, doc_id: str, code: str, reason: str, *, actor
 
 
 def reconcile(repo: SessionRepo, doc_ids: list[str], *, now: float | None = None,
-              actor: str = "reconciler") -> list[str]:
+              actor: str = "reconciler", scale: float | None = None) -> list[str]:
     """Re-drive documents stuck past their state's deadline; fail them after MAX_REDRIVES.
 
+    Deadlines are multiplied by `scale` (default: `QUIRE_DEADLINE_SCALE`, else 1).
     Returns the ids that were re-driven (the caller then calls `advance` on them)."""
     now = time.time() if now is None else now
+    scale = deadline_scale() if scale is None else scale
     redriven: list[str] = []
     for doc_id in doc_ids:
         s = repo.load(doc_id)
         stage = STAGES.get(s.state)
-        if stage is None or now - s.committed_at < stage.deadline_s:
+        if stage is None or now - s.committed_at < stage.deadline_s * scale:
             continue
 
         def change(d: Session, stage_state: str = s.state) -> bool:

@@ -99,10 +99,26 @@ def reconcile_forever(*, interval: float, once: bool) -> None:
     rt = Runtime.from_env()
     from workers.tasks import poke
 
+    known: set[str] = set()
     while True:
-        for doc_id in reconcile(rt.repo, rt.revisions.list_docs()):
-            log.warning("re-driving %s", doc_id)
-            poke(doc_id)
+        try:
+            known = known_documents(rt, known)
+            for doc_id in reconcile(rt.repo, sorted(known)):
+                log.warning("re-driving %s", doc_id)
+                poke(doc_id)
+        except Exception:  # Redis or S3 away for a while: keep reconciling, never exit
+            log.exception("reconcile pass failed; retrying in %.1fs", interval)
         if once:
             return
         time.sleep(interval)
+
+
+def known_documents(rt: Runtime, known: set[str]) -> set[str]:
+    """The documents to reconcile: the revision index's, or — on the first pass and
+    whenever the index has lost documents it had (Redis flushed or restarted empty) —
+    every document with a session in the store. Reconciling them (loading each session)
+    writes their revisions back into the index."""
+    indexed = set(rt.revisions.list_docs())
+    if not known or not known <= indexed:
+        indexed |= set(rt.repo.documents_in_store())
+    return indexed

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from orchestrator.sources import DOCUMENT_SUFFIXES
 from shared.config import RunSettings
 from shared.errors import QuireError
-from shared.store import NotFound
+from shared.store import NotFound, validate_key
 from workers.runtime import Runtime
 
 log = logging.getLogger("quire.trigger")
@@ -175,6 +175,10 @@ def classify(event: ObjectEvent, config: TriggerConfig) -> str | None:
         return "a folder marker, not a file"
     if not event.key.lower().endswith(config.suffixes):
         return f"not a document (only {', '.join(config.suffixes)})"
+    try:  # '..' segments, control characters: its results could land outside the output
+        validate_key(event.key)
+    except ValueError as exc:
+        return f"unsafe object key: {exc}"
     return None
 
 

@@ -147,13 +147,22 @@ class SessionRepo:
         new = session.model_copy(update={
             "revision": expected + 1, "actor": actor, "why": why, "committed_at": time.time(),
         })
-        if not self.store.put_if_absent(_rev_key(doc_id, expected + 1),
-                                        new.model_dump_json(indent=1).encode()):
+        key, data = _rev_key(doc_id, expected + 1), new.model_dump_json(indent=1).encode()
+        if not self.store.put_if_absent(key, data) and not self._landed(key, data):
             self._roll_forward(doc_id, expected)
             raise ConflictError(f"{doc_id}: revision {expected + 1} was committed by another")
         # losing this CAS means a reader already rolled the index forward: still committed
         self.revisions.compare_and_set(doc_id, expected, expected + 1)
         return new
+
+    def _landed(self, key: str, data: bytes) -> bool:
+        """Whether a create-only write that found its key taken was our own: the store
+        retried it after the first attempt's reply was lost. Then the object holds exactly
+        our bytes (`committed_at` makes them unique to this commit)."""
+        try:
+            return self.store.get(key) == data
+        except NotFound:
+            return False
 
     def update(self, doc_id: str, change: Callable[[Session], bool], *, actor: str, why: str,
                attempts: int = 50) -> Session | None:

@@ -25,6 +25,16 @@ TIME_LIMITS: dict[str, tuple[int, int]] = {
 }
 
 
+def time_limits(queue: str) -> tuple[float, float]:
+    """(soft, hard) seconds for a queue's tasks, multiplied by `QUIRE_TIME_LIMIT_SCALE`
+    (default 1; tests use small values). The soft limit fails the document with code
+    "timeout"; the hard limit (kept at least 5 s later) kills a task stuck in native code."""
+    raw = os.environ.get("QUIRE_TIME_LIMIT_SCALE", "").strip()
+    scale = float(raw) if raw else 1.0
+    soft, hard = TIME_LIMITS[queue]
+    return soft * scale, max(hard * scale, soft * scale + 5)
+
+
 DEFAULT_VISIBILITY_TIMEOUT = 1800.0
 
 

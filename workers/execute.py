@@ -36,8 +36,10 @@ def advance_document(rt: Runtime, doc_id: str) -> list[TaskMessage]:
         return []
 
 
-def run_part(rt: Runtime, msg: TaskMessage, *, actor: str) -> bool:
-    """Run one part and record it. Returns True when the session changed."""
+def run_part(rt: Runtime, msg: TaskMessage, *, actor: str,
+             timeouts: tuple[type[BaseException], ...] = ()) -> bool:
+    """Run one part and record it. Returns True when the session changed. `timeouts`:
+    the exceptions that mean the part ran out of time (Celery's soft time limit)."""
     s = rt.repo.load(msg.doc_id)
     if s.state != msg.state or s.terminal or msg.part in s.done:
         log.info("skip %s %s:%s (stale or duplicate)", msg.doc_id[:12], msg.state, msg.part)
@@ -47,6 +49,11 @@ def run_part(rt: Runtime, msg: TaskMessage, *, actor: str) -> bool:
         result = steps.run(rt, s, msg.part)
     except TransientError:
         raise
+    except timeouts:  # a document that takes too long fails alone, with that reason
+        mark_failed(rt.repo, msg.doc_id, "timeout",
+                    f"{s.source_name}: {msg.state}:{msg.part} ran past its time limit after "
+                    f"{time.perf_counter() - started:.0f}s", actor=actor)
+        return True
     except QuireError as exc:  # named after the document, not the stored copy's key
         mark_failed(rt.repo, msg.doc_id, exc.code, f"{s.source_name}: {exc.message}",
                     actor=actor)

@@ -8,14 +8,16 @@ work. Only transient faults are retried, with exponential backoff and jitter.
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
-from celery import Task
+from celery import Task, current_task
+from celery.exceptions import SoftTimeLimitExceeded
 
 from orchestrator.engine import TaskMessage
 from orchestrator.states import QUEUES
 from shared.errors import TransientError
-from workers.app import TIME_LIMITS, app
+from workers.app import app, time_limits
 from workers.runtime import Runtime
 
 
@@ -45,18 +47,50 @@ def _run_part(doc_id: str, state: str, part: str, revision: int) -> None:
     from workers.execute import advance_document, run_part
 
     msg = TaskMessage(doc_id=doc_id, state=state, part=part, revision=revision)
-    if run_part(runtime(), msg, actor=f"worker:{msg.queue}"):
-        # advance right here rather than through the orchestrate queue: the same
-        # idempotent, revision-checked step, minus a queue hop behind other parts
-        send(advance_document(runtime(), doc_id))
+    try:
+        run_part(runtime(), msg, actor=f"worker:{msg.queue}", timeouts=(SoftTimeLimitExceeded,))
+    except TransientError as exc:
+        if current_task.request.retries < current_task.max_retries:
+            raise  # autoretry: again after a backoff
+        _give_up(msg, exc)
+        return
+    # advance right here rather than through the orchestrate queue: the same idempotent,
+    # revision-checked step, minus a queue hop behind other parts. Also when this delivery
+    # changed nothing: a duplicate of a part whose worker died after recording it and
+    # before advancing must still advance, or the document waits for the reconciler.
+    send(advance_document(runtime(), doc_id))
+
+
+def _give_up(msg: TaskMessage, exc: TransientError) -> None:
+    """A fault that outlasted every retry is no longer transient for this document: fail
+    it with the fault as the reason, instead of leaving it for the reconciler to time out."""
+    from orchestrator.engine import mark_failed
+
+    rt = runtime()
+    name = rt.repo.load(msg.doc_id).source_name
+    attempts = current_task.request.retries + 1
+    mark_failed(rt.repo, msg.doc_id, exc.code,
+                f"{name}: {msg.state}:{msg.part} gave up after {attempts} attempts: {exc}",
+                actor=f"worker:{msg.queue}")
+
+
+def _env_int(key: str, default: int) -> int:
+    raw = os.environ.get(key, "").strip()
+    return int(raw) if raw else default
+
+
+# Retries of transient faults: QUIRE_TASK_MAX_RETRIES (default 6) after exponential backoff
+# from QUIRE_TASK_RETRY_BACKOFF seconds (default 2), capped at 120, with full jitter.
+MAX_RETRIES = _env_int("QUIRE_TASK_MAX_RETRIES", 6)
+RETRY_BACKOFF = _env_int("QUIRE_TASK_RETRY_BACKOFF", 2)
 
 
 def _register(name: str, queue: str, body: Any) -> Task[Any, Any]:
-    soft, hard = TIME_LIMITS[queue]
+    soft, hard = time_limits(queue)
     return app.task(
         name=name, queue=queue, soft_time_limit=soft, time_limit=hard,
-        autoretry_for=(TransientError,), retry_backoff=2, retry_backoff_max=120,
-        retry_jitter=True, max_retries=6, acks_late=True,
+        autoretry_for=(TransientError,), retry_backoff=RETRY_BACKOFF, retry_backoff_max=120,
+        retry_jitter=True, max_retries=MAX_RETRIES, acks_late=True,
     )(body)
 
 

@@ -2,18 +2,21 @@
 
 Keys are '/'-separated relative paths (`docs/{doc_id}/ir.json`). They are validated the same
 way for every backend so that a key accepted by LocalStore is accepted by S3Store and the
-reverse: no absolute paths, no '.'/'..' segments, no empty segments, no NUL.
+reverse: no absolute paths, no '.'/'..' segments, no empty segments, no NUL or other
+control characters.
 """
 
 from __future__ import annotations
 
 import abc
+import re
 
 from shared.errors import QuireError
 
 # Temporary files of LocalStore start with this; keys may not, so list() can skip them.
 TMP_PREFIX = ".quire-tmp-"
 MAX_KEY_BYTES = 1024  # S3's limit; enforced everywhere so local keys stay portable
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class NotFound(QuireError, KeyError):
@@ -37,6 +40,8 @@ def validate_key(key: str) -> str:
         raise ValueError("object key must be a non-empty string")
     if "\x00" in key:
         raise ValueError(f"object key contains NUL: {key!r}")
+    if _CONTROL.search(key):  # newlines, escapes...: they forge log lines and file names
+        raise ValueError(f"object key contains a control character: {key!r}")
     if key.startswith("/"):
         raise ValueError(f"object key must be relative, not absolute: {key!r}")
     if len(key.encode("utf-8")) > MAX_KEY_BYTES:

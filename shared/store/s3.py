@@ -12,6 +12,7 @@ exists for tests and development.
 
 from __future__ import annotations
 
+import http.client
 import os
 import time
 from typing import Any
@@ -20,6 +21,7 @@ from urllib.parse import urlsplit
 import boto3
 import botocore.loaders
 import botocore.session
+import urllib3
 from botocore.config import Config
 from botocore.exceptions import (
     BotoCoreError,
@@ -27,6 +29,7 @@ from botocore.exceptions import (
     ConnectionClosedError,
     ConnectTimeoutError,
     EndpointConnectionError,
+    HTTPClientError,
     IncompleteReadError,
     NoCredentialsError,
     ReadTimeoutError,
@@ -56,6 +59,7 @@ _TRANSIENT_BOTO = (
     IncompleteReadError,
     ResponseStreamingError,
 )
+_NETWORK_FAULTS = (OSError, urllib3.exceptions.HTTPError, http.client.HTTPException)
 # S3 answers 409 ConditionalRequestConflict while another conditional write of the same key
 # is in flight; AWS says to retry, and the retry then gets 200 or 412.
 _CONFLICT_RETRIES = 5
@@ -73,6 +77,17 @@ def _new_session() -> boto3.session.Session:
     core = botocore.session.get_session()
     core.register_component("data_loader", _LOADER)
     return boto3.session.Session(botocore_session=core)
+
+
+def _reraise_interruptions(caught_exception: Exception | None = None, **_: Any) -> None:
+    """botocore wraps *any* exception raised while a request is on the wire in an
+    HTTPClientError and retries it as a network fault. One that is not a network fault,
+    such as a worker's soft time limit signalled during the request, would be swallowed
+    by the retry: raise it as it is instead."""
+    if isinstance(caught_exception, HTTPClientError):
+        inner = caught_exception.kwargs.get("error")
+        if isinstance(inner, Exception) and not isinstance(inner, _NETWORK_FAULTS):
+            raise inner
 
 
 def _safe_endpoint(endpoint_url: str | None) -> str | None:
@@ -119,6 +134,7 @@ class S3Store(ObjectStore):
                 s3={"addressing_style": "path"} if endpoint_url else None,
             )
             client = _new_session().client("s3", endpoint_url=endpoint_url, config=config)
+            client.meta.events.register_first("needs-retry.s3", _reraise_interruptions)
         self._client = client
 
     @classmethod

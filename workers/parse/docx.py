@@ -39,6 +39,7 @@ Rules (what each Word construct becomes):
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,8 +69,10 @@ from workers.parse.base import ParsedDocument
 from workers.parse.docx_content import TBL, ContentReader, ImageHit, P, flatten, pstyle
 from workers.parse.docx_package import open_docx
 from workers.parse.docx_styles import Numbering, StyleSheet, on_off, w, wval
+from workers.parse.limits import MAX_IMAGE_PIXELS
 
 PARSER = "python-docx"
+_SAFE_EXT = re.compile(r"[a-z0-9]{1,8}")
 PARSER_TOLERANT = "python-docx-tolerant"
 
 
@@ -323,15 +326,26 @@ class _Builder:
             part = rel.target_part
             blob = part.blob
             sha = sha256_bytes(blob)
-            ext = (part.partname.ext or "bin").lower()
-            file = f"images/{sha}.{ext}"
-            self.images[file] = blob
+            # the part name comes from the document: only a plain extension becomes a name
+            ext = (part.partname.ext or "").lower()
+            file = f"images/{sha}.{ext if _SAFE_EXT.fullmatch(ext) else 'bin'}"
             width = height = None
             try:
                 info = DocxImage.from_blob(blob)
                 width, height = info.px_width, info.px_height
             except Exception:  # EMF/WMF/SVG and damaged images: size unknown
                 pass
+            if width and height and width * height > MAX_IMAGE_PIXELS:
+                self.notes.append(
+                    ParserNote(
+                        kind="warning",
+                        message=f"image {rel_id} declares {width}x{height} pixels, over the "
+                        f"limit of {MAX_IMAGE_PIXELS:,}; left out",
+                    )
+                )
+                self._image_cache[rel_id] = None
+                return None
+            self.images[file] = blob
             ref = ImageRef(sha256=sha, file=file, width=width, height=height)
         self._image_cache[rel_id] = ref
         return ref

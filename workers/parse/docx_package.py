@@ -24,7 +24,13 @@ from shared.errors import (
     CorruptDocumentError,
     EmptyDocumentError,
     EncryptedDocumentError,
+    TooLargeError,
     UnsupportedFormatError,
+)
+from workers.parse.limits import (
+    MAX_DOCX_MEMBERS,
+    MAX_DOCX_UNCOMPRESSED_BYTES,
+    MAX_DOCX_XML_PART_BYTES,
 )
 
 RELS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
@@ -53,13 +59,20 @@ def open_docx(data: bytes, source: str) -> OpenedDocx:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         names = set(archive.namelist())
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+    except Exception as exc:  # zipfile raises BadZipFile, ValueError, NotImplementedError...
         if data.startswith(b"PK\x03\x04"):
             raise CorruptDocumentError(
                 "damaged DOCX: the zip archive is truncated or corrupt", source=source
             ) from exc
         raise CorruptDocumentError("not a DOCX (zip) file", source=source) from exc
-    main = _main_part(archive, names)
+    check_sizes(archive, source)
+    try:
+        main = _main_part(archive, names)
+    except Exception as exc:  # a damaged member (bad offsets, CRC, deflate data)
+        raise CorruptDocumentError(
+            f"damaged DOCX: cannot read its package relationships ({_describe(exc)})",
+            source=source,
+        ) from exc
     if main is None or main not in names:
         raise CorruptDocumentError(
             f"zip has no {main or 'word/document.xml'}: not a Word document", source=source
@@ -89,6 +102,42 @@ def open_docx(data: bytes, source: str) -> OpenedDocx:
             f"python-docx cannot open it, even after repair: {_describe(exc)}", source=source
         ) from exc
     return OpenedDocx(document, repair="; ".join(fixes), error=_describe(first))
+
+
+def check_sizes(archive: zipfile.ZipFile, source: str) -> None:
+    """Refuse a zip bomb by the sizes its directory declares, then make sure no member
+    inflates beyond its declaration: zipfile stops there, but only after inflating a whole
+    `read()` into memory, which python-docx would do with a lying member."""
+    infos = archive.infolist()
+    total = sum(i.file_size for i in infos)
+    if len(infos) > MAX_DOCX_MEMBERS:
+        raise TooLargeError(
+            f"DOCX package has {len(infos)} parts, over the limit of {MAX_DOCX_MEMBERS}",
+            source=source,
+        )
+    if total > MAX_DOCX_UNCOMPRESSED_BYTES:
+        raise TooLargeError(
+            f"DOCX package inflates to {total:,} bytes, over the limit of "
+            f"{MAX_DOCX_UNCOMPRESSED_BYTES:,}",
+            source=source,
+        )
+    for info in infos:
+        if info.filename.endswith((".xml", ".rels")) and info.file_size > MAX_DOCX_XML_PART_BYTES:
+            raise TooLargeError(
+                f"DOCX part {info.filename} inflates to {info.file_size:,} bytes, over the "
+                f"limit of {MAX_DOCX_XML_PART_BYTES:,}",
+                source=source,
+            )
+    for info in infos:  # inflate in bounded steps: a lying member fails its CRC here
+        try:
+            with archive.open(info) as member:
+                while member.read(1 << 20):
+                    pass
+        except Exception as exc:
+            raise CorruptDocumentError(
+                f"damaged DOCX: part {info.filename} cannot be read ({_describe(exc)})",
+                source=source,
+            ) from exc
 
 
 def _main_part(archive: zipfile.ZipFile, names: set[str]) -> str | None:

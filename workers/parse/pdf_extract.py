@@ -30,6 +30,7 @@ from typing import Any
 
 from shared.ir import ImageRef
 from shared.text import sha256_bytes
+from workers.parse.limits import MAX_IMAGE_PIXELS
 from workers.parse.pdf_open import pymupdf_module
 from workers.parse.pdf_types import PdfBlock, PdfPage
 
@@ -360,12 +361,28 @@ def _image_bytes(doc: Any, xref: int) -> tuple[bytes, str] | None:
         return None
 
 
+def _image_infos(page: Any) -> list[dict[str, Any]]:
+    """`get_image_info(xrefs=True)`, unless an image on the page declares more than
+    MAX_IMAGE_PIXELS: finding xrefs decodes every image of the page (to match digests),
+    which could take gigabytes. Then the xrefs come from the declared dimensions instead,
+    where they identify one image (an oversized image needs none: it is left out)."""
+    declared = page.get_images(full=True)  # from the PDF dictionaries: nothing decoded
+    if all(item[2] * item[3] <= MAX_IMAGE_PIXELS for item in declared):
+        return list(page.get_image_info(xrefs=True))
+    infos = []
+    for info in page.get_image_info():  # positions and sizes only, no decoding
+        same = {item[0] for item in declared
+                if (item[2], item[3]) == (info.get("width"), info.get("height"))}
+        infos.append({**info, "xref": same.pop() if len(same) == 1 else 0})
+    return infos
+
+
 def _images(
     doc: Any, page: Any, out: dict[str, bytes], cache: dict[int, Any], counts: dict[str, int]
 ) -> list[PdfBlock]:
     blocks: list[PdfBlock] = []
     prect = page.rect
-    for info in page.get_image_info(xrefs=True):
+    for info in _image_infos(page):
         x0, y0, x1, y1 = info["bbox"]
         x0, y0 = max(x0, prect.x0), max(y0, prect.y0)
         x1, y1 = min(x1, prect.x1), min(y1, prect.y1)
@@ -377,6 +394,9 @@ def _images(
             or info.get("width", 0) * info.get("height", 0) < _MIN_IMAGE_PIXELS
         ):
             counts["decorative"] += 1
+            continue
+        if info.get("width", 0) * info.get("height", 0) > MAX_IMAGE_PIXELS:
+            counts["oversized"] += 1  # decoding it could take gigabytes: leave it out
             continue
         xref = int(info.get("xref") or 0)
         if xref <= 0:
@@ -581,7 +601,7 @@ def extract_page(
         label=page.get_label() or "",
     )
     lines, presentation = _raw_lines(page.get_text("dict", flags=_text_flags()))
-    counts = {"decorative": 0, "inline": 0}
+    counts = {"decorative": 0, "inline": 0, "oversized": 0}
     if not lines:
         # A page without text is skipped whole (its images too): there is nothing to cut
         # or verify in it without OCR. The reason says whether it looks scanned.
@@ -591,6 +611,7 @@ def extract_page(
     images = _images(doc, page, images_out, image_cache, counts)
     result.decorative_images = counts["decorative"]
     result.inline_images = counts["inline"]
+    result.oversized_images = counts["oversized"]
 
     tables = _find_tables(page)
     items: list[_Row | _Object] = []

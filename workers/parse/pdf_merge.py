@@ -27,6 +27,7 @@ from shared.ir import (
     make_element,
 )
 from workers.parse.base import ParsedDocument
+from workers.parse.limits import MAX_IMAGE_PIXELS
 from workers.parse.pdf_extract import list_marker
 from workers.parse.pdf_headings import (
     CAPTION,
@@ -339,6 +340,7 @@ def _notes(meta: PdfMeta, pages: list[PdfPage], unmatched: list[int]) -> list[Pa
     for attr, what in (
         ("decorative_images", "tiny decorative images left out"),
         ("inline_images", "inline images (no object id) left out"),
+        ("oversized_images", f"images over {MAX_IMAGE_PIXELS:,} pixels left out, undecoded"),
     ):
         hit = [p for p in pages if getattr(p, attr)]
         if hit:

@@ -75,7 +75,14 @@ def open_pdf(path: Path) -> Any:
         raise EncryptedDocumentError(
             "password-protected PDF: a user password is needed to open it", source=path.name
         )
-    if doc.page_count == 0:
+    try:
+        page_count = doc.page_count
+    except Exception as exc:  # a page tree MuPDF refuses ("Invalid number of pages")
+        doc.close()
+        raise CorruptDocumentError(
+            f"damaged page tree ({_one_line(exc)})", source=path.name
+        ) from None
+    if page_count == 0:
         repaired = doc.is_repaired
         doc.close()
         if repaired:

@@ -49,6 +49,7 @@ class PdfPage(BaseModel):
     unmapped: bool = False  # many U+FFFD (glyphs without Unicode)
     decorative_images: int = 0  # tiny images left out
     inline_images: int = 0  # inline images (no xref) left out
+    oversized_images: int = 0  # images over limits.MAX_IMAGE_PIXELS left out, undecoded
 
 
 class PdfRangeResult(BaseModel):
