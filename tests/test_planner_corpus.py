@@ -21,15 +21,12 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
+from corpus import ALL_DOCS, BIG, CORPUS, DOCS, UNUSABLE
 from irgen import plan_violations
 
 from shared.errors import (
-    CorruptDocumentError,
-    EmptyDocumentError,
-    EncryptedDocumentError,
     InputError,
 )
 from shared.ir import Document
@@ -44,17 +41,6 @@ from workers.boundaries import (
 from workers.parse import parse_document
 from workers.review import make_reviewer, review_all
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-BIG = "r-fullrefman.pdf"
-ALL_DOCS = sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".pdf", ".docx"))
-DOCS = [n for n in ALL_DOCS if n != BIG]
-# Files that cannot be planned because no IR can be made of them (MANIFEST.md): the
-# parser must refuse them with the specific reason.
-UNUSABLE: dict[str, type[InputError]] = {
-    "debian-faq-password.pdf": EncryptedDocumentError,
-    "liboctave-excerpt-image-only.pdf": EmptyDocumentError,
-    "r-data-truncated.pdf": CorruptDocumentError,
-}
 RULES = PlanSettings()
 TARGET_SHARE = 0.85
 

@@ -18,13 +18,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 from click.testing import CliRunner
+from corpus import ALL_DOCS, BIG, CORPUS, DOCS, UNUSABLE
 from ragfix import cut_problems, rebuild, session_texts, whole_units_kept
 
 from orchestrator.cli import main
 from shared.errors import (
-    CorruptDocumentError,
-    EmptyDocumentError,
-    EncryptedDocumentError,
     InputError,
 )
 from shared.ir import Document, dump_ir
@@ -36,15 +34,6 @@ from workers.rag import rag_chunks, verify_rag
 from workers.verify.report import verify_output
 from workers.write import save_files, write_all
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-BIG = "r-fullrefman.pdf"
-ALL_DOCS = sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".pdf", ".docx"))
-DOCS = [n for n in ALL_DOCS if n != BIG]
-UNUSABLE: dict[str, type[InputError]] = {
-    "debian-faq-password.pdf": EncryptedDocumentError,
-    "liboctave-excerpt-image-only.pdf": EmptyDocumentError,
-    "r-data-truncated.pdf": CorruptDocumentError,
-}
 BIG_PAGES = (1000, 1149)  # the sub-range of r-fullrefman.pdf
 CAPS: dict[Algorithm, tuple[int, ...]] = {"hierarchical": (2000, 600), "linear": (2000,)}
 
