@@ -225,7 +225,6 @@ class Stack:
         worker = Worker(
             f"{name}{uuid.uuid4().hex[:6]}", queues, self.worker_env(), concurrency=concurrency
         )
-        # the worker must not inherit AWS or QUIRE settings of the test process
         worker.start()
         self.workers[name] = worker
         return worker

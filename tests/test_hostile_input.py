@@ -200,6 +200,22 @@ def test_broken_documents_fail_alone_with_their_reason_in_the_pipeline(tmp_path:
         assert s.error and name in s.error
 
 
+def test_repaired_pdf_whose_pages_lost_their_objects_fails_as_corrupt(tmp_path: Path) -> None:
+    """Found by the soak run: MuPDF repairs a truncated PDF well enough to parse it, but
+    copying its pages into a chunk PDF fails ("source object number out of range"), which
+    was recorded as an internal error."""
+    rt = local_runtime(tmp_path)
+    path = textbook_pdf(tmp_path / "cut.pdf", 1116, chapter_count=5, paragraphs=8)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 3])
+    s = submit(rt, path, RunSettings(output_format="both"))
+    assert s.state == "queued", s.error  # admitted: MuPDF repairs it
+    run_documents(rt, [s.doc_id], processes=1)
+    s = rt.repo.load(s.doc_id)
+    assert (s.state, s.error_code) == ("failed", "corrupt"), (s.state, s.error)
+    assert s.error and "cut.pdf: pages" in s.error and "damaged source PDF" in s.error
+
+
 # --- bombs and absurd sizes ----------------------------------------------------------------
 
 
@@ -584,18 +600,16 @@ def test_batch_output_folders_cannot_escape(tmp_path: Path) -> None:
 
 @pytest.mark.services
 def test_a_part_past_its_time_limit_fails_only_its_document(tmp_path: Path) -> None:
-    """Soft time limits scaled down (QUIRE_TIME_LIMIT_SCALE): a parse whose output write
-    hangs for longer than the limit fails its document with code "timeout"; another
-    document in the same stack completes."""
+    """Time limits scaled down (QUIRE_TIME_LIMIT_SCALE=0.02: parse 12 s soft; on every
+    worker, since the sender stamps its limits on each message): a parse whose output
+    write hangs for longer fails its document with code "timeout"; another completes."""
     slow = textbook_pdf(tmp_path / "slow.pdf", 61)
     fine = textbook_docx(tmp_path / "fine.docx", 62)
     with MotoServer() as moto:
-        stack = Stack(
-            tmp_path, moto, extra_env={"QUIRE_TIME_LIMIT_SCALE": "0.005"}
-        ).start()  # parse: 3 s
+        stack = Stack(tmp_path, moto, extra_env={"QUIRE_TIME_LIMIT_SCALE": "0.02"}).start()
         try:
             slow_id = stack.submit(slow, RunSettings())
-            stack.proxy.add(delay(8.0), ops={"PUT"}, key=rf"docs/{slow_id}/work/parse/")
+            stack.proxy.add(delay(16.0), ops={"PUT"}, key=rf"docs/{slow_id}/work/parse/")
             fine_id = stack.submit(fine, RunSettings())
             stack.poke([slow_id, fine_id])
             sessions = stack.wait_terminal([slow_id, fine_id], 90)

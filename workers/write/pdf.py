@@ -139,7 +139,13 @@ def render_chunk_pdf(src: pymupdf.Document, pages: PdfPages, title: str) -> byte
             else:
                 runs.append((p, p))
         for a, b in runs:
-            out.insert_pdf(src, from_page=a - 1, to_page=b - 1, links=True, annots=True)
+            try:
+                out.insert_pdf(src, from_page=a - 1, to_page=b - 1, links=True, annots=True)
+            except RuntimeError as exc:  # a repaired source whose pages point at lost objects
+                raise CorruptDocumentError(
+                    f"pages {a}-{b} cannot be copied from the damaged source PDF "
+                    f"({' '.join(str(exc).split())[:160]})"
+                ) from None
         for i, p in enumerate(pages.pages, 1):
             _copy_page_group(src, out, p, i)
         out.set_metadata({"title": title, "producer": "quire", "creator": "quire"})
