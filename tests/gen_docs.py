@@ -12,7 +12,7 @@ import random
 import re
 from pathlib import Path
 
-import pymupdf
+from workers.parse.pdf_open import pymupdf_module
 
 W, H = 595.0, 842.0
 LEFT = 72.0
@@ -87,7 +87,7 @@ def textbook_pdf(
     extra: list[str] | None = None,
 ) -> Path:
     """A small PDF textbook: each chapter starts on a new page, outline included."""
-    doc = pymupdf.open()
+    doc = pymupdf_module().open()  # not `import pymupdf`: that loads its layout model
     toc: list[list[object]] = []
     content = [(t, p + (extra or [])) for t, p in chapters(seed, chapter_count, paragraphs)]
     for title, paras in content:

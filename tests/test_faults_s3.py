@@ -36,7 +36,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             moto,
             visibility_timeout=None,
             # bounded and quick Celery retries, so persistent faults give up within seconds
-            extra_env={"QUIRE_TASK_MAX_RETRIES": "2", "QUIRE_TASK_RETRY_BACKOFF": "1"},
+            extra_env={"QUIRE_TASK_MAX_RETRIES": "1", "QUIRE_TASK_RETRY_BACKOFF": "1"},
         ).start()
         try:
             yield stack
@@ -108,7 +108,7 @@ def test_persistent_server_errors_give_up_after_bounded_retries(
     stack: Stack, tmp_path: Path
 ) -> None:
     """503 on every write of one part's output: botocore retries each call, Celery retries
-    the part (QUIRE_TASK_MAX_RETRIES=2), then the document fails with the fault."""
+    the part (QUIRE_TASK_MAX_RETRIES=1), then the document fails with the fault."""
     path = textbook_pdf(tmp_path / "unlucky.pdf", seed=31)
     doc_id = stack.submit(path, PDF_BOTH)
     stack.proxy.add(status(503), ops={"PUT"}, key=rf"docs/{doc_id}/work/parse/")
@@ -117,6 +117,6 @@ def test_persistent_server_errors_give_up_after_bounded_retries(
     assert (s.state, s.error_code) == ("failed", "transient"), (s.state, s.error)
     assert s.error is not None
     assert "unlucky.pdf" in s.error and "parsing:" in s.error
-    assert "gave up after 3 attempts" in s.error and "SlowDown (HTTP 503)" in s.error
+    assert "gave up after 2 attempts" in s.error and "SlowDown (HTTP 503)" in s.error
     puts = stack.proxy.injected["status"]
-    assert 3 <= puts <= 3 * 5, puts  # 3 task attempts x at most 5 botocore attempts
+    assert 2 <= puts <= 2 * 5, puts  # 2 task attempts x at most 5 botocore attempts
