@@ -5,14 +5,18 @@
 For each of the corpus's largest PDFs (r-fullrefman, gnuplot, r-exts, beamer) it prints
 pages/s and peak RSS for:
 - quire-1p      parse_document in one process (range tasks of 100 pages, merged);
-- quire-2p      range tasks (25-100 pages, ~4 per worker) on a pool of 2 worker processes
-                (results passed as JSON, as the Celery workers do, decoded as they
-                arrive), merged in the parent; `x1p` is its speed-up over quire-1p;
+- quire-2p      range tasks (20-50 pages, ~16 per document) on a pool of 2 worker
+                processes (results passed as JSON, as the Celery workers do, decoded as
+                they arrive), merged in the parent;
 - pymupdf4llm   pymupdf4llm.to_markdown without the layout model, on a sample of pages
                 (it runs at a few pages/s; the sample is spread over the document);
 - get_text      bare page.get_text("dict") over every page (the floor);
 - range-task    peak RSS of ONE 100-page range task at the start, middle and end of the
                 document (it should not grow with the document).
+A second table sets 2 pool workers against 1 on the same tasks: the range tasks alone, and
+with the (serial) merge. Last, a batch of all four documents goes through one pool with
+each merge queued as a task once its ranges are in (the runtime's shape): its 2-against-1
+ratio is the parser's scaling on a library.
 Every measurement runs in a fresh interpreter (`--child ...`), so imports are not shared
 and ru_maxrss is that measurement's own peak. Times exclude interpreter start-up and
 imports; speeds are medians of several runs (one with --quick).
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -36,10 +41,11 @@ DOCS = ["r-fullrefman.pdf", "gnuplot-manual.pdf", "r-exts.pdf", "beamer-user-gui
 RANGE = 100  # pages per range task in one process and for the RSS probe
 
 
-def pool_range(pages: int, workers: int) -> int:
-    """Task size for the pool: about four tasks per worker (so the last round is short),
-    between 25 and 100 pages (each task re-opens the PDF: ~0.1 s on r-fullrefman)."""
-    return max(25, min(RANGE, -(-pages // (4 * workers))))
+def pool_range(pages: int) -> int:
+    """Task size on the pools, the same for 1 and 2 workers (the same work, split alike):
+    about 16 tasks, so the last round is short, of 20-50 pages (a worker keeps the PDF
+    open between its tasks, so a task costs little more than its pages)."""
+    return max(20, min(50, -(-pages // 16)))
 
 
 def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
@@ -79,26 +85,87 @@ def _warm(_: int) -> int:
     return 0
 
 
-def _child_quire_pool(path: Path, workers: int) -> dict[str, Any]:
+def _spawn_pool(workers: int) -> Any:
     import multiprocessing as mp
 
+    pool = mp.get_context("spawn").Pool(workers)  # fresh, as Celery prefork children
+    pool.map(_warm, range(workers))  # imports done before the clock starts
+    return pool
+
+
+def _child_quire_pool(path: Path, workers: int) -> dict[str, Any]:
     from workers.parse import PdfRangeResult, merge_pdf_ranges, page_ranges, pdf_meta
 
-    ctx = mp.get_context("spawn")  # fresh workers, as Celery prefork children after import
-    with ctx.Pool(workers) as pool:
-        pool.map(_warm, range(workers))  # imports done before the clock starts
+    with _spawn_pool(workers) as pool:
         t = time.perf_counter()
         meta = pdf_meta(path)
-        size = pool_range(meta.page_count, workers)
+        size = pool_range(meta.page_count)
         tasks = [(str(path), a, b, meta.doc_id) for a, b in page_ranges(meta.page_count, size)]
         # decode each result as it arrives, while the workers go on
         results = [PdfRangeResult.from_json(b) for b in pool.imap(_range_task, tasks)]
+        ranges_done = time.perf_counter()
         parsed = merge_pdf_ranges(meta, results)
         dt = time.perf_counter() - t
     return {
         "pages": parsed.document.page_count,
         "seconds": dt,
+        "range_seconds": ranges_done - t,
         "task_pages": size,
+        "rss_mb": max(_rss_mb(), _rss_mb(resource.RUSAGE_CHILDREN)),
+    }
+
+
+# --- batch: several documents on one pool, merges as tasks, results through files ---------
+
+
+def _batch_range(args: tuple[str, int, int, str, str]) -> str:
+    from workers.parse import parse_pdf_range
+
+    path, first, last, doc_id, out = args
+    target = Path(out) / f"{first:06d}.json"
+    target.write_bytes(parse_pdf_range(Path(path), first, last, doc_id=doc_id).to_json())
+    return path
+
+
+def _batch_merge(args: tuple[str, str]) -> int:
+    from workers.parse import PdfRangeResult, merge_pdf_ranges
+
+    path, out = args
+    results = [PdfRangeResult.from_json(f.read_bytes()) for f in sorted(Path(out).iterdir())]
+    return merge_pdf_ranges(Path(path), results).document.page_count
+
+
+def _child_batch(paths: list[Path], workers: int) -> dict[str, Any]:
+    """The distributed runtime's shape on one machine: every document's range tasks go to
+    one pool, and a document's merge is queued as a task of its own once its last range is
+    in, reading the ranges from files (the store) as the FINISH part does. Throughput, not
+    one document's latency, is what two workers buy a library-sized batch."""
+    import tempfile
+
+    from workers.parse import page_ranges, pdf_meta
+
+    with tempfile.TemporaryDirectory() as tmp, _spawn_pool(workers) as pool:
+        t = time.perf_counter()
+        tasks: list[tuple[str, int, int, str, str]] = []
+        left: dict[str, int] = {}
+        outs: dict[str, str] = {}
+        for n, path in enumerate(paths):
+            meta = pdf_meta(path)  # done at submit time in the runtime
+            outs[str(path)] = out = str(Path(tmp) / str(n))
+            Path(out).mkdir()
+            ranges = page_ranges(meta.page_count, pool_range(meta.page_count))
+            tasks += [(str(path), a, b, meta.doc_id, out) for a, b in ranges]
+            left[str(path)] = len(ranges)
+        merges = []
+        for done in pool.imap_unordered(_batch_range, tasks):
+            left[done] -= 1
+            if left[done] == 0:
+                merges.append(pool.apply_async(_batch_merge, ((done, outs[done]),)))
+        pages = sum(m.get() for m in merges)
+        dt = time.perf_counter() - t
+    return {
+        "pages": pages,
+        "seconds": dt,
         "rss_mb": max(_rss_mb(), _rss_mb(resource.RUSAGE_CHILDREN)),
     }
 
@@ -165,12 +232,21 @@ def _run_child(*args: str) -> dict[str, Any]:
 
 def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
     secs = statistics.median(r["seconds"] for r in runs)
-    return {
+    out = {
         "pages": runs[0]["pages"],
         "seconds": secs,
         "pps": runs[0]["pages"] / secs,
         "rss_mb": max(r["rss_mb"] for r in runs),
     }
+    if "range_seconds" in runs[0]:
+        out["range_pps"] = runs[0]["pages"] / statistics.median(r["range_seconds"] for r in runs)
+    return out
+
+
+def _table(head: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    for r in [head, ["-" * w for w in widths], *rows]:
+        print(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
 
 
 def main() -> None:
@@ -184,6 +260,7 @@ def main() -> None:
         fn = {
             "quire": lambda: _child_quire(Path(path)),
             "pool": lambda: _child_quire_pool(Path(path), int(rest[0])),
+            "batch": lambda: _child_batch([Path(x) for x in path.split(os.pathsep)], int(rest[0])),
             "p4llm": lambda: _child_pymupdf4llm(Path(path), int(rest[0])),
             "get_text": lambda: _child_get_text(Path(path)),
             "range": lambda: _child_range(Path(path), int(rest[0]), int(rest[1])),
@@ -196,13 +273,17 @@ def main() -> None:
     # The parent never imports PyMuPDF: on Linux a child's ru_maxrss starts from the RSS
     # of the process it was forked from, so a big parent would hide the children's peaks.
     rows: list[list[str]] = []
+    scaling: list[list[str]] = []
     flat: list[str] = []
+    in_process_seconds = 0.0
     for name in DOCS:
         path = str(CORPUS / name)
         print(f"... {name}", file=sys.stderr, flush=True)
         q1 = _median([_run_child("quire", path) for _ in range(runs)])
+        in_process_seconds += q1["seconds"]
         n = int(q1["pages"])
-        q2 = _median([_run_child("pool", path, "2") for _ in range(runs)])
+        p1 = _median([_run_child("pool", path, "1") for _ in range(runs)])
+        p2 = _median([_run_child("pool", path, "2") for _ in range(runs)])
         p4 = _median([_run_child("p4llm", path, str(sample))])
         gt = _median([_run_child("get_text", path) for _ in range(runs)])
         starts = sorted({1, max(1, (n // 2) - RANGE // 2), max(1, n - RANGE + 1)})
@@ -213,14 +294,26 @@ def main() -> None:
                 str(n),
                 f"{q1['pps']:.0f}",
                 f"{q1['rss_mb']:.0f}",
-                f"{q2['pps']:.0f}",
-                f"{q2['pps'] / q1['pps']:.2f}x",
-                f"{q2['rss_mb']:.0f}",
+                f"{p2['pps']:.0f}",
+                f"{p2['rss_mb']:.0f}",
                 f"{p4['pps']:.1f} ({p4['pages']}p)",
                 f"{p4['rss_mb']:.0f}",
+                f"{q1['pps'] / p4['pps']:.0f}x",
                 f"{gt['pps']:.0f}",
                 f"{gt['rss_mb']:.0f}",
                 "/".join(f"{r['rss_mb']:.0f}" for r in rng),
+            ]
+        )
+        scaling.append(
+            [
+                name,
+                f"{p1['range_pps']:.0f}",
+                f"{p2['range_pps']:.0f}",
+                f"{p2['range_pps'] / p1['range_pps']:.2f}x",
+                f"{p1['pps']:.0f}",
+                f"{p2['pps']:.0f}",
+                f"{p2['pps'] / p1['pps']:.2f}x",
+                f"{p2['pps'] / q1['pps']:.2f}x",
             ]
         )
         flat.append(
@@ -230,27 +323,53 @@ def main() -> None:
                 for r in rng
             )
         )
-    head = [
-        "document",
-        "pages",
-        "quire-1p p/s",
-        "RSS MB",
-        "quire-2p p/s",
-        "x1p",
-        "RSS MB",
-        "pymupdf4llm p/s",
-        "RSS MB",
-        "get_text p/s",
-        "RSS MB",
-        "range-task RSS MB",
-    ]
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    print("... batch", file=sys.stderr, flush=True)
+    batch_paths = os.pathsep.join(str(CORPUS / name) for name in DOCS)
+    b1 = _median([_run_child("batch", batch_paths, "1") for _ in range(runs)])
+    b2 = _median([_run_child("batch", batch_paths, "2") for _ in range(runs)])
+
     print(
         f"Quire PDF parser benchmark ({'quick, 1 run' if args.quick else f'median of {runs}'};"
         f" pymupdf4llm on {sample} sampled pages, layout model off)"
     )
-    for r in [head, ["-" * w for w in widths], *rows]:
-        print(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+    _table(
+        [
+            "document",
+            "pages",
+            "quire-1p p/s",
+            "RSS MB",
+            "quire-2p p/s",
+            "RSS MB",
+            "pymupdf4llm p/s",
+            "RSS MB",
+            "1p/p4llm",
+            "get_text p/s",
+            "RSS MB",
+            "range-task RSS MB",
+        ],
+        rows,
+    )
+    print()
+    print("Two processes against one, on the same pool code (p/s):")
+    _table(
+        [
+            "document",
+            "ranges 1w",
+            "ranges 2w",
+            "x",
+            "with merge 1w",
+            "with merge 2w",
+            "x",
+            "2w vs quire-1p",
+        ],
+        scaling,
+    )
+    print(
+        f"batch of {len(DOCS)} documents ({b1['pages']} pages), merges queued as tasks:"
+        f" 1 worker {b1['pps']:.0f} p/s, 2 workers {b2['pps']:.0f} p/s ="
+        f" {b2['pps'] / b1['pps']:.2f}x (quire-1p in-process, one after another:"
+        f" {b1['pages'] / in_process_seconds:.0f} p/s); peak RSS {b2['rss_mb']:.0f} MB"
+    )
     print()
     for line in flat:
         print(line)

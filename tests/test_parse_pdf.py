@@ -42,7 +42,7 @@ from workers.parse import (
 )
 from workers.parse.base import ParsedDocument
 from workers.parse.pdf import fallback_page
-from workers.parse.pdf_open import open_pdf
+from workers.parse.pdf_open import open_pdf, open_pdf_kept
 
 
 @pytest.fixture(scope="module")
@@ -190,6 +190,44 @@ def test_same_ir_whatever_the_range_size(manual: Path, parsed: ParsedDocument) -
     merged = merge_pdf_ranges(manual, results)
     assert dump_ir(merged.document) == reference
     assert merged.images == parsed.images
+
+
+def test_range_tasks_reuse_the_open_pdf_until_the_file_changes(
+    manual: Path, tmp_path: Path
+) -> None:
+    """A worker keeps its last PDF open between range tasks; a file replaced at the same
+    path (new bytes, new inode) is opened afresh, never read through the old handle."""
+    copy = tmp_path / "doc.pdf"
+    copy.write_bytes(manual.read_bytes())
+    kept = open_pdf_kept(copy)
+    assert open_pdf_kept(copy) is kept
+    first = parse_pdf_range(copy, 1, 1)
+    assert open_pdf_kept(copy) is kept
+    other = build_text_pages(tmp_path / "other.pdf", 2)
+    replacement = tmp_path / "replacement.pdf"
+    replacement.write_bytes(other.read_bytes())
+    replacement.replace(copy)
+    again = parse_pdf_range(copy, 1, 1)
+    assert open_pdf_kept(copy) is not kept and kept.is_closed
+    assert again.doc_id == sha256_bytes(other.read_bytes()) != first.doc_id
+    assert again.pages != first.pages
+    assert parse_pdf_range(manual, 1, 1).pages == first.pages  # and back again
+
+
+def _kept_in_child() -> bool:
+    from workers.parse import pdf_open
+
+    return pdf_open._kept is None
+
+
+def test_forked_child_does_not_inherit_the_kept_pdf(manual: Path) -> None:
+    """A forked worker must open its own handle: sharing the parent's file offset would let
+    two processes' reads interleave."""
+    import multiprocessing
+
+    open_pdf_kept(manual)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_kept_in_child) is True
 
 
 def test_range_result_json_keeps_image_bytes(manual: Path, parsed: ParsedDocument) -> None:

@@ -15,7 +15,7 @@ from shared.text import sha256_bytes
 from workers.parse.base import ParsedDocument
 from workers.parse.pdf_extract import extract_page
 from workers.parse.pdf_merge import merge_pdf_ranges
-from workers.parse.pdf_open import open_pdf, read_meta
+from workers.parse.pdf_open import open_pdf_kept, read_meta
 from workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
 
 FALLBACK_PARSER = "pymupdf4llm"
@@ -39,27 +39,24 @@ def parse_pdf_range(
     save hashing the file again in every range task.
     """
     path = Path(path)
-    doc = open_pdf(path)
-    try:
-        if not 1 <= first <= last <= doc.page_count:
-            raise ValueError(f"page range {first}-{last} outside 1-{doc.page_count}")
-        images: dict[str, bytes] = {}
-        cache: dict[int, Any] = {}
-        pages = []
-        for pno in range(first, last + 1):
-            try:
-                pages.append(extract_page(doc, pno, images, cache))
-            except Exception as exc:  # a broken page must not sink the document
-                pages.append(fallback_page(doc, pno, exc))
-        return PdfRangeResult(
-            doc_id=doc_id or sha256_bytes(path.read_bytes()),
-            first=first,
-            last=last,
-            pages=pages,
-            images=images,
-        )
-    finally:
-        doc.close()
+    doc = open_pdf_kept(path)
+    if not 1 <= first <= last <= doc.page_count:
+        raise ValueError(f"page range {first}-{last} outside 1-{doc.page_count}")
+    images: dict[str, bytes] = {}
+    cache: dict[int, Any] = {}
+    pages = []
+    for pno in range(first, last + 1):
+        try:
+            pages.append(extract_page(doc, pno, images, cache))
+        except Exception as exc:  # a broken page must not sink the document
+            pages.append(fallback_page(doc, pno, exc))
+    return PdfRangeResult(
+        doc_id=doc_id or sha256_bytes(path.read_bytes()),
+        first=first,
+        last=last,
+        pages=pages,
+        images=images,
+    )
 
 
 def fallback_page(doc: Any, pno: int, exc: BaseException) -> PdfPage:
@@ -107,11 +104,7 @@ def _pymupdf4llm_markdown(doc: Any, pno: int) -> str:
 def parse_pdf(path: Path, *, range_pages: int = 100) -> ParsedDocument:
     """Parse a whole PDF in-process, range by range, then merge."""
     path = Path(path)
-    doc = open_pdf(path)
-    try:
-        meta = read_meta(doc, path)
-    finally:
-        doc.close()
+    meta = read_meta(open_pdf_kept(path), path)
     results = [
         parse_pdf_range(path, a, b, doc_id=meta.doc_id)
         for a, b in page_ranges(meta.page_count, range_pages)
