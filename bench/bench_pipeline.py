@@ -1,6 +1,6 @@
 """End-to-end pipeline benchmark: embedded vs distributed with 1 and 2 Celery workers.
 
-    python3 bench/bench_pipeline.py [--store s3|local] [--docs N]
+    python3 bench/bench_pipeline.py [--store s3|local] [--docs N] [--runs N]
 
 Runs the same batch of corpus documents (markdown + pdf output, heuristic backend) three
 ways in one run and prints pages/s and wall time for each, with the two ratios the runtime
@@ -8,12 +8,15 @@ issue asks for: orchestration overhead (distributed, 1 worker process / embedded
 process; target <= 1.15) and scaling (2 worker processes / 1; target >= 1.7x).
 The distributed runs use a real redis-server (broker + revisions) and, with --store s3
 (default), a moto S3 server over HTTP on loopback; --store local shares a folder instead.
+Each configuration runs --runs times (default 3), in turn, each in a fresh process; the
+figures are medians.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -112,6 +115,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--store", choices=["s3", "local"], default="s3")
     ap.add_argument("--docs", type=int, default=len(DOCS))
+    ap.add_argument("--runs", type=int, default=3, help="runs of each configuration")
     ap.add_argument("--child", choices=["embedded", "distributed"], help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--tmp", type=Path, help=argparse.SUPPRESS)
@@ -124,14 +128,20 @@ def main() -> None:
             elapsed, _ = distributed(paths, args.tmp, args.workers, args.store)
         print(elapsed)
         return
+    times: dict[str, list[float]] = {"e": [], "d1": [], "d2": []}
     with tempfile.TemporaryDirectory(prefix="quire-bench-") as tmp:
-        t_e = in_child("embedded", args, Path(tmp) / "e")
-        t_1 = in_child("distributed", args, Path(tmp) / "d1", 1)
-        t_2 = in_child("distributed", args, Path(tmp) / "d2", 2)
-        rt = Runtime.from_env(Environment(store_url=str(Path(tmp) / "e" / "store"),
-                                          state_dir=Path(tmp) / "e" / "state"))
+        for n in range(args.runs):  # interleaved, so a noisy minute hits all three alike
+            times["e"].append(in_child("embedded", args, Path(tmp) / f"e{n}"))
+            times["d1"].append(in_child("distributed", args, Path(tmp) / f"d1-{n}", 1))
+            times["d2"].append(in_child("distributed", args, Path(tmp) / f"d2-{n}", 2))
+        rt = Runtime.from_env(Environment(store_url=str(Path(tmp) / "e0" / "store"),
+                                          state_dir=Path(tmp) / "e0" / "state"))
         pages = _doc_pages(rt, rt.revisions.list_docs())
-    print(f"{len(paths)} documents, {pages} pages, store={args.store}, output markdown+pdf")
+    t_e, t_1, t_2 = (statistics.median(times[k]) for k in ("e", "d1", "d2"))
+    print("runs (s): " + "; ".join(
+        f"{k} " + " ".join(f"{t:.1f}" for t in v) for k, v in times.items()))
+    print(f"{len(paths)} documents, {pages} pages, store={args.store}, output markdown+pdf,"
+          f" median of {args.runs}")
     print(f"{'run':<28}{'wall s':>9}{'pages/s':>10}")
     for name, t in (("embedded, 1 process", t_e), ("distributed, 1 worker", t_1),
                     ("distributed, 2 workers", t_2)):

@@ -107,16 +107,26 @@ def mark_failed(repo: SessionRepo, doc_id: str, code: str, reason: str, *, actor
 
 
 def reconcile(repo: SessionRepo, doc_ids: list[str], *, now: float | None = None,
-              actor: str = "reconciler", scale: float | None = None) -> list[str]:
+              actor: str = "reconciler", scale: float | None = None,
+              settled: dict[str, int] | None = None) -> list[str]:
     """Re-drive documents stuck past their state's deadline; fail them after MAX_REDRIVES.
 
     Deadlines are multiplied by `scale` (default: `QUIRE_DEADLINE_SCALE`, else 1).
-    Returns the ids that were re-driven (the caller then calls `advance` on them)."""
+    `settled` (kept by the caller between passes) maps finished documents to the revision
+    they finished at: they cost one revision lookup instead of a session read, until a
+    re-run commits again. Returns the ids that were re-driven (the caller then calls
+    `advance` on them)."""
     now = time.time() if now is None else now
     scale = deadline_scale() if scale is None else scale
     redriven: list[str] = []
     for doc_id in doc_ids:
+        if settled is not None and doc_id in settled:
+            if repo.current_revision(doc_id) == settled[doc_id]:
+                continue
+            del settled[doc_id]
         s = repo.load(doc_id)
+        if s.terminal and settled is not None:
+            settled[doc_id] = s.revision
         stage = STAGES.get(s.state)
         if stage is None or now - s.committed_at < stage.deadline_s * scale:
             continue

@@ -100,10 +100,11 @@ def reconcile_forever(*, interval: float, once: bool) -> None:
     from workers.tasks import poke
 
     known: set[str] = set()
+    settled: dict[str, int] = {}  # finished documents are not re-read every pass
     while True:
         try:
             known = known_documents(rt, known)
-            for doc_id in reconcile(rt.repo, sorted(known)):
+            for doc_id in reconcile(rt.repo, sorted(known), settled=settled):
                 log.warning("re-driving %s", doc_id)
                 poke(doc_id)
         except Exception:  # Redis or S3 away for a while: keep reconciling, never exit

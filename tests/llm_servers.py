@@ -14,9 +14,12 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+import pytest
 
 Kind = Literal["openai", "anthropic"]
 PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
@@ -173,3 +176,36 @@ class FakeProvider:
                     self.wfile.write(data)
 
         return Handler
+
+
+# --- fixtures' helpers: each LLM test module has the same two fixtures ----------------------
+
+_LLM_ENV = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_BASE_URL",
+    "QUIRE_AGENT_COMMAND",
+    "QUIRE_AGENT_TIMEOUT",
+    "QUIRE_BACKEND_CONCURRENCY",
+    "QUIRE_REVIEW_BACKEND",
+)
+
+
+def quick_llm_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No provider configured from the outside; retries and timeouts short."""
+    for key in _LLM_ENV:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("QUIRE_BACKEND_BACKOFF", "0.001")
+    monkeypatch.setenv("QUIRE_BACKEND_TIMEOUT", "5")
+
+
+@contextlib.contextmanager
+def serving(
+    kind: Kind, key: str, monkeypatch: pytest.MonkeyPatch, *, default: Reply | None = None
+) -> Iterator[FakeProvider]:
+    """A fake `kind` provider, with the environment pointing its official SDK at it."""
+    with FakeProvider(kind, default=default) as server:
+        monkeypatch.setenv(f"{kind.upper()}_API_KEY", key)
+        monkeypatch.setenv(f"{kind.upper()}_BASE_URL", server.base_url)
+        yield server

@@ -19,7 +19,7 @@ from shared.errors import ValidationFailedError
 from shared.ir import dump_ir
 from tests.analysisfix import GOOD, good_analysis, sample_candidates, sample_doc, sample_plan
 from tests.irgen import build_doc, heading, para
-from tests.llm_servers import FakeProvider, answer
+from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving
 from tests.writefix import make_tiny
 from workers.analysis import (
     AnalysisAnswer,
@@ -349,25 +349,14 @@ def test_clean_heading() -> None:
 
 @pytest.fixture(autouse=True)
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in (
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "QUIRE_AGENT_COMMAND",
-        "QUIRE_BACKEND_CONCURRENCY",
-    ):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("QUIRE_BACKEND_BACKOFF", "0.001")
-    monkeypatch.setenv("QUIRE_BACKEND_TIMEOUT", "5")
+    quick_llm_env(monkeypatch)
 
 
 @pytest.fixture(params=["openai", "anthropic"])
 def provider(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[FakeProvider]:
-    with FakeProvider(request.param) as server:
-        prefix = request.param.upper()
-        monkeypatch.setenv(f"{prefix}_API_KEY", KEYS[request.param])
-        monkeypatch.setenv(f"{prefix}_BASE_URL", server.base_url)
+    with serving(request.param, KEYS[request.param], monkeypatch) as server:
         yield server
 
 

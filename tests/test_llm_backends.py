@@ -16,7 +16,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared.errors import BackendError
-from tests.llm_servers import FakeProvider, answer, status
+from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving, status
 from workers.llm import make_backend
 from workers.llm.base import strict_json_schema
 from workers.llm.retry import parse_retry_after
@@ -35,18 +35,7 @@ class Pick(BaseModel):
 
 @pytest.fixture(autouse=True)
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in (
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_BASE_URL",
-        "QUIRE_AGENT_COMMAND",
-        "QUIRE_AGENT_TIMEOUT",
-        "QUIRE_BACKEND_CONCURRENCY",
-    ):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("QUIRE_BACKEND_BACKOFF", "0.001")
-    monkeypatch.setenv("QUIRE_BACKEND_TIMEOUT", "5")
+    quick_llm_env(monkeypatch)
 
 
 @pytest.fixture(params=["openai", "anthropic"])
@@ -54,11 +43,8 @@ def provider(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[FakeProvider]:
     kind = request.param
-    with FakeProvider(kind) as server:
-        prefix = kind.upper()
-        monkeypatch.setenv(f"{prefix}_API_KEY", KEYS[kind])
-        monkeypatch.setenv(f"{prefix}_BASE_URL", server.base_url)
-        monkeypatch.setenv(f"QUIRE_{prefix}_MODEL", f"fake-{kind}-model")
+    with serving(kind, KEYS[kind], monkeypatch) as server:
+        monkeypatch.setenv(f"QUIRE_{kind.upper()}_MODEL", f"fake-{kind}-model")
         yield server
 
 

@@ -21,7 +21,7 @@ from shared.ir import Document, dump_ir
 from shared.plan import Plan
 from shared.rag import RAG_CHUNKS_FILE, RagChunk, load_jsonl
 from shared.store.local import LocalStore
-from tests.llm_servers import FakeProvider, answer
+from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving
 from workers.rag import rag_chunks, verify_rag
 from workers.rag.enrich import (
     EnrichAnswer,
@@ -150,26 +150,15 @@ def test_heuristic_enrichment_is_valid_deterministic_and_leaves_chunks_intact(
 
 @pytest.fixture(autouse=True)
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in (
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "QUIRE_AGENT_COMMAND",
-        "QUIRE_BACKEND_CONCURRENCY",
-        "QUIRE_REVIEW_BACKEND",
-    ):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("QUIRE_BACKEND_BACKOFF", "0.001")
-    monkeypatch.setenv("QUIRE_BACKEND_TIMEOUT", "5")
+    quick_llm_env(monkeypatch)
 
 
 @pytest.fixture(params=["openai", "anthropic"])
 def provider(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[FakeProvider]:
-    with FakeProvider(request.param, default=answer(GOOD)) as server:
-        prefix = request.param.upper()
-        monkeypatch.setenv(f"{prefix}_API_KEY", KEYS[request.param])
-        monkeypatch.setenv(f"{prefix}_BASE_URL", server.base_url)
+    kind = request.param
+    with serving(kind, KEYS[kind], monkeypatch, default=answer(GOOD)) as server:
         yield server
 
 

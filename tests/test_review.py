@@ -17,7 +17,7 @@ import pytest
 from shared.errors import BackendError
 from shared.ir import assign_ids, make_element
 from shared.plan import REVIEW_ROLES, ReviewFailure, ReviewRole, ReviewTask, ReviewVote
-from tests.llm_servers import FakeProvider, answer, status
+from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving, status
 from workers.review import (
     HeuristicReviewer,
     InvalidVote,
@@ -326,25 +326,14 @@ def test_combine_without_votes_fails_and_keeps_failures() -> None:
 
 @pytest.fixture(autouse=True)
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in (
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "QUIRE_AGENT_COMMAND",
-        "QUIRE_BACKEND_CONCURRENCY",
-    ):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("QUIRE_BACKEND_BACKOFF", "0.001")
-    monkeypatch.setenv("QUIRE_BACKEND_TIMEOUT", "5")
+    quick_llm_env(monkeypatch)
 
 
 @pytest.fixture(params=["openai", "anthropic"])
 def provider(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[FakeProvider]:
-    with FakeProvider(request.param) as server:
-        prefix = request.param.upper()
-        monkeypatch.setenv(f"{prefix}_API_KEY", KEYS[request.param])
-        monkeypatch.setenv(f"{prefix}_BASE_URL", server.base_url)
+    with serving(request.param, KEYS[request.param], monkeypatch) as server:
         yield server
 
 

@@ -124,3 +124,30 @@ def test_reconciler_redrives_then_fails(repo: SessionRepo) -> None:
     reconcile(repo, ["d1"], now=far * 10)
     s = repo.load("d1")
     assert s.state == "failed" and s.error_code == "stuck"
+
+
+def test_reconciler_skips_settled_documents_until_they_commit_again(repo: SessionRepo) -> None:
+    """A finished document costs the reconciler one revision lookup per pass, not a session
+    read; a re-run (a new commit) puts it back under watch."""
+    new_session(repo)
+    advance(repo, "d1", _parts)
+    s = repo.load("d1")
+    s.fail("corrupt", "bad input", s.committed_at)
+    failed = repo.commit(s, expected=s.revision, actor="test", why="fail")
+    settled: dict[str, int] = {}
+    far = failed.committed_at + 10_000
+    assert reconcile(repo, ["d1"], now=far, settled=settled) == []
+    assert settled == {"d1": failed.revision}
+    # the settled session is not read again: even an unreadable object goes unnoticed
+    key = f"docs/d1/session/rev-{failed.revision:08d}.json"
+    good = repo.store.get(key)
+    repo.store.put(key, b"not json")
+    assert reconcile(repo, ["d1"], now=far, settled=settled) == []
+    repo.store.put(key, good)
+    # re-run: the document is watched again, and re-driven once it is stuck
+    again = repo.load("d1")
+    again.enter("parsing", again.committed_at)
+    again.error = again.error_code = None
+    rerun = repo.commit(again, expected=again.revision, actor="test", why="re-run")
+    assert reconcile(repo, ["d1"], now=rerun.committed_at + 10_000, settled=settled) == ["d1"]
+    assert "d1" not in settled

@@ -72,8 +72,10 @@ def make_app(env: Environment | None = None) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        # PyMuPDF and ONNX are native libraries: recycle children to bound leaks
-        worker_max_tasks_per_child=200,
+        # PyMuPDF is a native library: recycle children to bound leaks. The memory cap is
+        # the real guard; the task count is high because a new child starts cold (its IR
+        # cache, open PDF and MuPDF's font store empty) and a book is a few hundred tasks.
+        worker_max_tasks_per_child=1000,
         worker_max_memory_per_child=1_500_000,  # KiB
         # Redis redelivers unacknowledged tasks only after this; the reconciler covers loss
         broker_transport_options=broker_transport_options(),

@@ -10,6 +10,7 @@ bytes to the same keys.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -72,18 +73,28 @@ def _put_json(rt: Runtime, key: str, data: object) -> str:
     return key
 
 
-_IR_CACHE: dict[tuple[str, str], Document] = {}
+# IRs this process loaded lately, least recently used first. A worker interleaves parts of
+# every document in flight, so a single entry would reload an IR for nearly every part;
+# the bound is on elements (~1 KB each in memory), not documents, so one 40k-element
+# reference manual and a few textbooks fit, never an unbounded batch.
+_IR_CACHE: OrderedDict[tuple[str, str], Document] = OrderedDict()
+IR_CACHE_ELEMENTS = 100_000
 
 
 def load_doc(rt: Runtime, s: Session) -> Document:
     """The session's IR. Its key is content-derived (immutable), so a worker parses each
     IR once, not once per part: a 2,400-page IR takes seconds to validate."""
-    key = s.artifacts["ir"]
-    cached = _IR_CACHE.get((rt.store.url, key))
-    if cached is None:
-        _IR_CACHE.clear()  # one document at a time is enough to keep
-        cached = _IR_CACHE[(rt.store.url, key)] = load_ir(rt.store.get(key))
-    return cached
+    key = (rt.store.url, s.artifacts["ir"])
+    doc = _IR_CACHE.get(key)
+    if doc is not None:
+        _IR_CACHE.move_to_end(key)
+        return doc
+    doc = _IR_CACHE[key] = load_ir(rt.store.get(key[1]))
+    while len(_IR_CACHE) > 1 and sum(len(d.elements) for d in _IR_CACHE.values()) > (
+        IR_CACHE_ELEMENTS
+    ):
+        _IR_CACHE.popitem(last=False)
+    return doc
 
 
 def load_plan(rt: Runtime, s: Session) -> Plan:
