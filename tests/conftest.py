@@ -11,8 +11,14 @@ from typing import TYPE_CHECKING
 import pytest
 from services import S3_SCRUB_ENV, S3_TEST_ENV, MotoServer, RedisServer
 
+from workers.parse.pdf_open import pymupdf_module
+
 if TYPE_CHECKING:
     from shared.store.s3 import S3Store
+
+# Import PyMuPDF as Quire does (without its layout model, which changes find_tables) before
+# any test module's bare `import pymupdf` can: results must not depend on collection order.
+pymupdf_module()
 
 
 @pytest.fixture(scope="session")

@@ -382,3 +382,17 @@ def test_detect_format_by_extension_and_magic(manual: Path, tmp_path: Path) -> N
     docx = tmp_path / "a.docx"
     docx.write_bytes(b"PK\x03\x04rest")
     assert detect_format(docx) == "docx"
+
+
+def test_a_fallback_page_leaves_later_parsing_unchanged(tmp_path: Path) -> None:
+    """pymupdf4llm changes PyMuPDF's process-wide text settings; after a fallback page the
+    same pages must still parse to the same IR (else a worker's output would depend on
+    whether it had fallen back before)."""
+    sample = Path(__file__).resolve().parents[1] / "samples" / "fhs-3.0.pdf"
+    before = parse_pdf_range(sample, 1, 30)
+    doc = open_pdf(sample)
+    try:
+        fallback_page(doc, 3, RuntimeError("broken content stream"))
+    finally:
+        doc.close()
+    assert parse_pdf_range(sample, 1, 30) == before

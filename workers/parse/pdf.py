@@ -15,7 +15,7 @@ from shared.text import sha256_bytes
 from workers.parse.base import ParsedDocument
 from workers.parse.pdf_extract import extract_page
 from workers.parse.pdf_merge import merge_pdf_ranges
-from workers.parse.pdf_open import open_pdf_kept, read_meta
+from workers.parse.pdf_open import open_pdf_kept, pymupdf_module, read_meta
 from workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
 
 FALLBACK_PARSER = "pymupdf4llm"
@@ -92,13 +92,28 @@ def fallback_page(doc: Any, pno: int, exc: BaseException) -> PdfPage:
 def _pymupdf4llm_markdown(doc: Any, pno: int) -> str:
     # Lazy import: pymupdf4llm pulls in extra modules, and its layout mode loads ONNX
     # sessions; the non-layout path is called directly and never prints to stdout.
-    from pymupdf4llm.helpers import pymupdf_rag
-
-    return str(
-        pymupdf_rag.to_markdown(
-            doc, pages=[pno - 1], show_progress=False, write_images=False, embed_images=False
-        )
+    # pymupdf4llm also changes PyMuPDF's process-wide settings (quad corrections on import,
+    # table text flags per call): they are put back afterwards, or every page this process
+    # parsed after one fallback would get other boxes than in a process that never fell back.
+    pymupdf = pymupdf_module()
+    saved = (
+        pymupdf.TOOLS.unset_quad_corrections(),
+        pymupdf.table.FLAGS,
+        getattr(pymupdf, "_get_layout", None),
     )
+    try:
+        from pymupdf4llm.helpers import pymupdf_rag
+
+        pymupdf.TOOLS.unset_quad_corrections(True)  # as pymupdf4llm sets it for itself
+        return str(
+            pymupdf_rag.to_markdown(
+                doc, pages=[pno - 1], show_progress=False, write_images=False, embed_images=False
+            )
+        )
+    finally:
+        pymupdf.TOOLS.unset_quad_corrections(saved[0])
+        pymupdf.table.FLAGS = saved[1]
+        setattr(pymupdf, "_get_layout", saved[2])  # noqa: B010 - not in the type stubs
 
 
 def parse_pdf(path: Path, *, range_pages: int = 100) -> ParsedDocument:
