@@ -87,9 +87,11 @@ def distributed(paths: list[Path], tmp: Path, workers: int, store: str) -> tuple
             for w in pool:
                 w.start()
             try:
-                start = time.perf_counter()
+                start, moto_start = time.perf_counter(), _cpu_seconds(moto)
                 process_documents(rt, ids, poll=0.1, timeout=3600)
                 elapsed = time.perf_counter() - start
+                if moto is not None:  # how much of the run the (single-threaded) S3 took
+                    print(f"moto-busy {(_cpu_seconds(moto) - moto_start) / elapsed:.2f}")
             finally:
                 for w in pool:
                     w.stop()
@@ -103,12 +105,27 @@ def distributed(paths: list[Path], tmp: Path, workers: int, store: str) -> tuple
                 os.environ.pop(k, None)
 
 
+def _cpu_seconds(moto: MotoServer | None) -> float:
+    """CPU time (user + system) of the moto server process so far; 0 without one."""
+    if moto is None or moto.proc is None:
+        return 0.0
+    fields = Path(f"/proc/{moto.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def in_child(mode: str, args: argparse.Namespace, tmp: Path, workers: int = 0) -> float:
     """Each run in a fresh process: no broker connection or warm cache carries over."""
     out = subprocess.run([sys.executable, __file__, "--child", mode, "--workers", str(workers),
                           "--store", args.store, "--docs", str(args.docs), "--tmp", str(tmp)],
                          capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    lines = out.stdout.strip().splitlines()
+    busy = [line.split()[1] for line in lines if line.startswith("moto-busy ")]
+    if busy:
+        MOTO_BUSY.setdefault(workers, []).append(float(busy[0]))
+    return float(lines[-1])
+
+
+MOTO_BUSY: dict[int, list[float]] = {}  # workers -> share of wall time moto was on a CPU
 
 
 def main() -> None:
@@ -149,6 +166,9 @@ def main() -> None:
     print(f"orchestration overhead (distributed 1 / embedded 1): {t_1 / t_e:.2f} "
           "(target <= 1.15)")
     print(f"scaling (2 workers / 1 worker, pages/s): {t_1 / t_2:.2f}x (target >= 1.7x)")
+    for workers, shares in sorted(MOTO_BUSY.items()):
+        print(f"moto S3 server on a CPU for {statistics.median(shares):.0%} of the distributed"
+              f" run with {workers} worker(s) (it serves one request at a time)")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import random
 import signal
 import struct
@@ -619,3 +620,43 @@ def test_a_part_past_its_time_limit_fails_only_its_document(tmp_path: Path) -> N
     assert (s.state, s.error_code) == ("failed", "timeout"), (s.state, s.error)
     assert s.error and "slow.pdf: parsing:00001-00003 ran past its time limit" in s.error
     assert sessions[fine_id].state == "complete", sessions[fine_id].error
+
+
+@pytest.mark.services
+def test_a_part_killed_at_its_hard_time_limit_fails_its_document_at_once(
+    tmp_path: Path,
+) -> None:
+    """A part that never returns to Python cannot be stopped by the soft limit (a signal
+    handled by the interpreter). Modelled by SIGSTOPping the pool child mid-part (its parse
+    output PUT is held by the proxy): at the hard limit Celery kills the child, and the
+    document fails with code "timeout" then and there — no reconciler runs in this stack."""
+    from workers.app import use_broker
+    from workers.execute import advance_document
+    from workers.tasks import app
+
+    stuck = textbook_pdf(tmp_path / "stuck.pdf", 63)
+    with MotoServer() as moto:
+        stack = Stack(tmp_path, moto).start()
+        try:
+            doc_id = stack.submit(stuck, RunSettings())
+            stack.proxy.add(delay(30.0), ops={"PUT"}, key=rf"docs/{doc_id}/work/parse/")
+            use_broker(stack.env["QUIRE_BROKER_URL"])
+            for m in advance_document(stack.runtime, doc_id):  # limits stamped on the message
+                app.send_task(f"quire.part.{m.queue}", args=[m.doc_id, m.state, m.part,
+                              m.revision], queue=m.queue, soft_time_limit=2, time_limit=6)
+            deadline = time.monotonic() + 20
+            while not stack.proxy.injected["delay"]:  # the part is inside its PUT
+                assert time.monotonic() < deadline, stack.logs()[-4000:]
+                time.sleep(0.05)
+            stopped = stack.workers["a"].pool_children()
+            for pid in stopped:
+                os.kill(pid, signal.SIGSTOP)
+            s = stack.wait_terminal([doc_id], 20)[doc_id]
+            logs = stack.logs()
+        finally:
+            stack.stop()
+    assert (s.state, s.error_code) == ("failed", "timeout"), (s.state, s.error)
+    assert s.error and "stuck.pdf: parsing:00001-00003 was killed at its hard time limit" in (
+        s.error
+    )
+    assert "Hard time limit (6" in logs and stopped

@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from celery import Task, current_task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import worker_init
 
 from orchestrator.engine import TaskMessage
@@ -90,6 +90,36 @@ def _give_up(msg: TaskMessage, exc: TransientError) -> None:
                 actor=f"worker:{msg.queue}")
 
 
+class PartTask(Task[Any, Any]):
+    """A part task that fails its document when the hard time limit kills it."""
+
+    def on_failure(
+        self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        # Celery calls this in the worker's main process after the hard limit killed the
+        # child (code that never returned to Python, e.g. stuck in MuPDF): fail the
+        # document now, rather than leave it to the reconciler's deadline.
+        if isinstance(exc, TimeLimitExceeded):
+            _killed(TaskMessage(doc_id=args[0], state=args[1], part=args[2], revision=args[3]))
+
+
+def _killed(msg: TaskMessage) -> None:
+    from orchestrator.engine import mark_failed
+
+    # A Runtime of its own, dropped after use: the cached one would be inherited by the
+    # children this process forks later, sockets and all.
+    rt = Runtime.from_env()
+    try:
+        s = rt.repo.load(msg.doc_id)
+        if s.state != msg.state or msg.part in s.done:
+            return  # stale: the document moved on without this part
+        mark_failed(rt.repo, msg.doc_id, "timeout",
+                    f"{s.source_name}: {msg.state}:{msg.part} was killed at its hard time "
+                    f"limit", actor=f"worker:{msg.queue}")
+    finally:
+        rt.revisions.close()
+
+
 def _env_int(key: str, default: int) -> int:
     raw = os.environ.get(key, "").strip()
     return int(raw) if raw else default
@@ -101,10 +131,12 @@ MAX_RETRIES = _env_int("QUIRE_TASK_MAX_RETRIES", 6)
 RETRY_BACKOFF = _env_int("QUIRE_TASK_RETRY_BACKOFF", 2)
 
 
-def _register(name: str, queue: str, body: Any) -> Task[Any, Any]:
+def _register(
+    name: str, queue: str, body: Any, base: type[Task[Any, Any]] = Task
+) -> Task[Any, Any]:
     soft, hard = time_limits(queue)
     return app.task(
-        name=name, queue=queue, soft_time_limit=soft, time_limit=hard,
+        base=base, name=name, queue=queue, soft_time_limit=soft, time_limit=hard,
         autoretry_for=(TransientError,), retry_backoff=RETRY_BACKOFF, retry_backoff_max=120,
         retry_jitter=True, max_retries=MAX_RETRIES, acks_late=True,
     )(body)
@@ -112,4 +144,4 @@ def _register(name: str, queue: str, body: Any) -> Task[Any, Any]:
 
 ADVANCE = "quire.advance"
 TASKS = {ADVANCE: _register(ADVANCE, "orchestrate", _orchestrate)} | {
-    f"quire.part.{q}": _register(f"quire.part.{q}", q, _run_part) for q in QUEUES}
+    f"quire.part.{q}": _register(f"quire.part.{q}", q, _run_part, PartTask) for q in QUEUES}
