@@ -14,13 +14,13 @@ from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 from docx.text.paragraph import Paragraph
 from lxml import etree
-from PIL import Image
 
 from shared import markdown as md
 from shared.errors import CorruptDocumentError, EmptyDocumentError, UnsupportedFormatError
 from shared.ir import WORDS_PER_PAGE, Element, dump_ir, load_ir
 from shared.text import sha256_bytes
 from workers.parse.docx import parse_docx
+from workers.parse.pdf_open import pymupdf_module
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
@@ -54,9 +54,10 @@ def _of_type(elements: list[Element], type_: str) -> list[Element]:
 
 
 def _png(color: tuple[int, int, int], size: tuple[int, int] = (8, 6)) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, color).save(out, format="PNG")
-    return out.getvalue()
+    pymupdf = pymupdf_module()
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, *size), False)
+    pix.set_rect(pix.irect, color)
+    return bytes(pix.tobytes("png"))
 
 
 # -- element types ------------------------------------------------------------------------
