@@ -107,3 +107,13 @@ def test_resubmitting_the_same_file_creates_no_new_work(tmp_path: Path) -> None:
     again = submit(rt, CORPUS / "python-hashlib.docx", RunSettings())
     assert again.revision == first.revision and again.state == "complete"
     assert advance_document(rt, first.doc_id) == []
+
+
+def test_chunks_are_written_and_analysed_in_groups() -> None:
+    """Several chunks per writing/analysis part (one per part for LLM analyses): a part
+    names its first and last chunk; an analysis group may span chunks already analysed."""
+    assert steps.chunk_parts(list(range(1, 10)), 4) == ["0001-0004", "0005-0008", "0009"]
+    assert steps.chunk_parts([2, 5, 6], 8) == ["0002-0006"]
+    assert steps.chunk_parts([3, 7], 1) == ["0003", "0007"]
+    assert steps.part_chunks("0005-0008") == [5, 6, 7, 8]
+    assert steps.part_chunks("0009") == [9]

@@ -35,8 +35,14 @@ from workers.runtime import Runtime
 
 REVIEW_BATCH = {"heuristic": 100}  # review tasks per part; LLM backends get small batches
 LLM_REVIEW_BATCH = 4
+# Chunks per writing or analysis part. A part costs ~10 ms of orchestration (session read,
+# commits, a broker round trip) and a handful of store requests: a 5-12-page chunk is too
+# little work for one. LLM analyses stay one per part, so they run in parallel.
+WRITE_BATCH = 4
+ANALYSIS_BATCH = {"heuristic": 8}
 
 _candidates = TypeAdapter(list[Candidate])
+_entries = TypeAdapter(list[ManifestChunk])
 _tasks = TypeAdapter(list[ReviewTask])
 _outcomes = TypeAdapter(list[ReviewOutcome])
 
@@ -135,7 +141,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
         size = REVIEW_BATCH.get(s.settings.backend, LLM_REVIEW_BATCH)
         return [f"batch-{i:04d}" for i in range((len(tasks) + size - 1) // size)]
     if s.state == "writing":
-        return [f"{c.number:04d}" for c in load_plan(rt, s).chunks]
+        return chunk_parts([c.number for c in load_plan(rt, s).chunks], WRITE_BATCH)
     if s.state == "verifying":
         parts = ["content"]
         if "pdf" in s.settings.formats(s.source_format):
@@ -147,10 +153,23 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
         return parts
     if s.state == "analysing":
         plan = load_plan(rt, s)
-        return [f"{c.number:04d}" for c in plan.chunks if not rt.store.exists(analysis_key(s, c))]
+        todo = [c.number for c in plan.chunks if not rt.store.exists(analysis_key(s, c))]
+        return chunk_parts(todo, ANALYSIS_BATCH.get(s.settings.backend, 1))
     if s.state in ("repairing", "indexing"):
         return [s.state]
     raise ValueError(f"no parts for state {s.state}")
+
+
+def chunk_parts(numbers: list[int], size: int) -> list[str]:
+    """Parts of up to `size` chunks, in order: "0007" for one chunk, "0001-0004" for several
+    (all chunk numbers in between; an analysis part skips those already analysed)."""
+    groups = [numbers[i : i + size] for i in range(0, len(numbers), size)]
+    return [f"{g[0]:04d}" if len(g) == 1 else f"{g[0]:04d}-{g[-1]:04d}" for g in groups]
+
+
+def part_chunks(part: str) -> list[int]:
+    first, _, last = part.partition("-")
+    return list(range(int(first), int(last or first) + 1))
 
 
 @dataclass(frozen=True)
@@ -292,7 +311,7 @@ def _write(rt: Runtime, s: Session, part: str) -> str:
     formats = s.settings.formats(s.source_format)
     if part == FINISH:
         assert s.parts is not None
-        entries = [ManifestChunk.model_validate_json(rt.store.get(s.done[p])) for p in s.parts]
+        entries = [e for p in s.parts for e in _entries.validate_json(rt.store.get(s.done[p]))]
         manifest = build_manifest(
             doc,
             plan,
@@ -302,20 +321,23 @@ def _write(rt: Runtime, s: Session, part: str) -> str:
         )
         rt.store.put(out(s, "manifest.json"), dump_manifest(manifest))
         return out(s, "manifest.json")
+    written_entries: list[ManifestChunk] = []
     with rt.file(s.source_key) as source:
-        written = write_chunk(
-            doc,
-            plan,
-            int(part),
-            formats=formats,
-            source_pdf=source if s.source_format == "pdf" else None,
-            images=StoreImages(rt.store, s),
-            overlap_pages=s.settings.overlap_pages,
-        )
-    for name, data in written.files.items():
-        rt.store.put(out(s, name), data)
+        for number in part_chunks(part):
+            written = write_chunk(
+                doc,
+                plan,
+                number,
+                formats=formats,
+                source_pdf=source if s.source_format == "pdf" else None,
+                images=StoreImages(rt.store, s),
+                overlap_pages=s.settings.overlap_pages,
+            )
+            for name, data in written.files.items():
+                rt.store.put(out(s, name), data)
+            written_entries.append(written.entry)
     key = work(s, f"chunks/{part}.json")
-    rt.store.put(key, written.entry.model_dump_json().encode())
+    rt.store.put(key, _entries.dump_json(written_entries))
     return key
 
 
@@ -381,11 +403,14 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
     doc, plan = load_doc(rt, s), load_plan(rt, s)
     candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
     if part != FINISH:
-        chunk = plan.chunks[int(part) - 1]
-        context = build_context(doc, plan, chunk.number, candidates=candidates)
-        result = analyse_chunk(context, s.settings.backend)
-        rt.store.put(analysis_key(s, chunk), result.model_dump_json().encode())
-        return analysis_key(s, chunk)
+        chunks = [plan.chunks[n - 1] for n in part_chunks(part)]
+        for chunk in chunks:
+            if rt.store.exists(analysis_key(s, chunk)):
+                continue  # analysed before this part was formed, or by its last delivery
+            context = build_context(doc, plan, chunk.number, candidates=candidates)
+            result = analyse_chunk(context, s.settings.backend)
+            rt.store.put(analysis_key(s, chunk), result.model_dump_json().encode())
+        return analysis_key(s, chunks[0])
     # fan-in: chunks analysed in parallel never saw each other, so check them together
     stats = DocumentStats.of(doc)
     analyses: list[ChunkAnalysis] = []
