@@ -57,6 +57,18 @@ class Request:
         data: dict[str, Any] = json.loads(self.raw)
         return data
 
+    @property
+    def task(self) -> str:
+        """The response schema's name (OpenAI structured output): which Quire task asked."""
+        fmt = self.body.get("response_format") or {}
+        return str((fmt.get("json_schema") or {}).get("name", "?"))
+
+    @property
+    def user(self) -> str:
+        """The first user message."""
+        messages = self.body.get("messages", [])
+        return next((str(m["content"]) for m in messages if m.get("role") == "user"), "")
+
 
 def _render(kind: Kind, request: dict[str, Any], content: dict[str, Any] | str) -> bytes:
     if kind == "openai":
@@ -130,7 +142,9 @@ class FakeProvider:
         self._server.server_close()
         self._thread.join(timeout=5)
 
-    def _next(self) -> Reply:
+    def choose(self, request: Request) -> Reply:
+        """The reply to `request`: the next scripted one, else the default (else a 599).
+        Subclasses answer by what the request asks."""
         with self._lock:
             if self.script:
                 return self.script.popleft()
@@ -147,17 +161,16 @@ class FakeProvider:
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                request = Request(self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
                 with provider._lock:
-                    provider.requests.append(
-                        Request(self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
-                    )
+                    provider.requests.append(request)
                     provider.in_flight += 1
                     provider.max_in_flight = max(provider.max_in_flight, provider.in_flight)
                 try:
                     if self.path.split("?")[0] != PATHS[provider.kind]:
                         reply = status(404)
                     else:
-                        reply = provider._next()
+                        reply = provider.choose(request)
                     time.sleep(reply.delay)
                     if reply.raw is not None:
                         data = reply.raw

@@ -3,7 +3,7 @@
 built from the prompt, so whole documents can run on the `openai` backend over loopback.
 
 Faults are scripted per task (the response schema's name: "ReviewAnswer",
-"DecisionAnswer", "AnalysisAnswer", "RepairAnswer", "IndexAnswer"): `script[task]` is a
+"DecisionAnswer", "AnalysisAnswer", "RepairAnswer", "IndexAnswer"): `scripts[task]` is a
 queue of replies sent before the task is answered properly (429s, timeouts, malformed
 JSON...), and `always[task]` replaces every proper answer of that task (a persistent
 fault, or an answer breaking the rules). `obey_injections` makes the model do what
@@ -12,17 +12,13 @@ instructions planted in the document tell it to.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-import threading
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from llm_servers import Reply, _render, answer, status
+from llm_servers import FakeProvider, Reply, Request, answer, status
 
 TASKS = ("ReviewAnswer", "DecisionAnswer", "AnalysisAnswer", "RepairAnswer", "IndexAnswer")
 
@@ -161,49 +157,23 @@ ANSWERS: dict[str, Callable[[str], dict[str, Any]]] = {
 }
 
 
-@dataclass
-class Seen:
-    task: str
-    user: str
-    headers: dict[str, str]
-    raw: bytes
-
-
-class SmartProvider:
+class SmartProvider(FakeProvider):
     """An OpenAI chat-completions server on a loopback port; use as a context manager."""
 
     def __init__(self, *, obey_injections: bool = False) -> None:
+        super().__init__("openai")
         self.obey_injections = obey_injections
-        self.script: dict[str, deque[Reply]] = {t: deque() for t in TASKS}
+        self.scripts: dict[str, deque[Reply]] = {t: deque() for t in TASKS}
         self.always: dict[str, Reply] = {}
-        self.requests: list[Seen] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), daemon=True
-        )
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
     def count(self, task: str) -> int:
         return sum(1 for r in self.requests if r.task == task)
 
-    def __enter__(self) -> SmartProvider:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    def reply(self, task: str, user: str) -> Reply:
+    def choose(self, request: Request) -> Reply:
+        task, user = request.task, request.user
         with self._lock:
-            if self.script.get(task):
-                return self.script[task].popleft()
+            if self.scripts.get(task):
+                return self.scripts[task].popleft()
             if task in self.always:
                 return self.always[task]
         if self.obey_injections and INJECTION.search(user):
@@ -222,41 +192,3 @@ class SmartProvider:
             return status(400)
         return answer(ANSWERS[task](user))
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        provider = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                body = json.loads(raw)
-                fmt = body.get("response_format") or {}
-                task = (fmt.get("json_schema") or {}).get("name", "?")
-                user = next(
-                    (m["content"] for m in body.get("messages", []) if m.get("role") == "user"), ""
-                )
-                with provider._lock:
-                    provider.requests.append(
-                        Seen(task, user, {k.lower(): v for k, v in self.headers.items()}, raw)
-                    )
-                reply = provider.reply(task, user)
-                threading.Event().wait(reply.delay)
-                data = (
-                    reply.raw
-                    if reply.raw is not None
-                    else _render("openai", body, reply.answer or {})
-                )
-                with contextlib.suppress(OSError):  # the client may have timed out
-                    self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    for key, value in reply.headers.items():
-                        self.send_header(key, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-
-        return Handler

@@ -109,7 +109,7 @@ def test_429_storm_is_retried_and_the_document_is_unchanged(
         os.environ["OPENAI_BASE_URL"] = llm_url
     storm = Reply(**{**status(429).__dict__, "headers": {"retry-after-ms": "20"}})
     for task in ("ReviewAnswer", "DecisionAnswer", "AnalysisAnswer", "IndexAnswer"):
-        llm.script[task].extend([storm] * (MAX_ATTEMPTS - 1))  # one short of giving up
+        llm.scripts[task].extend([storm] * (MAX_ATTEMPTS - 1))  # one short of giving up
     rt, s = run(tmp_path / "storm", book)
     assert s.state == "complete", s.error
     assert outputs(rt, s.doc_id) == calm_outputs
@@ -139,7 +139,7 @@ def test_timeouts_are_retried_then_recorded_as_the_failure_reason(
     monkeypatch.setenv("QUIRE_BACKEND_TIMEOUT", "0.5")
     late = answer({"late": True}, delay=1.0)
     small = textbook_pdf(tmp_path / "small.pdf", 8)  # 3 pages, 2 chunks
-    llm.script["AnalysisAnswer"].append(late)  # one timeout, then answers in time
+    llm.scripts["AnalysisAnswer"].append(late)  # one timeout, then answers in time
     rt, s = run(tmp_path / "once", small)
     assert s.state == "complete", s.error
     chunks = len(plan_of(rt, s).chunks)
@@ -158,9 +158,9 @@ def test_malformed_json_is_reasked_then_recorded(
     llm: SmartProvider, book: Path, tmp_path: Path
 ) -> None:
     garbage = answer('{"verdict": "new_topic", "confidence": 0.9, "evidence_left": [')
-    llm.script["ReviewAnswer"].extend([garbage] * REASKS)
+    llm.scripts["ReviewAnswer"].extend([garbage] * REASKS)
     # an answer citing an element that is not in the task is refused and re-asked too
-    llm.script["ReviewAnswer"].append(
+    llm.scripts["ReviewAnswer"].append(
         answer(
             {
                 "verdict": "new_topic",
