@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from shared.analysis import AnalysisFailure, ChunkAnalysis
-from shared.errors import BackendError
 from workers.analysis.context import AnalysisContext
 from workers.analysis.heuristic import NAME as HEURISTIC
 from workers.analysis.heuristic import heuristic_analysis
 from workers.analysis.validate import AnalysisAnswer, InvalidAnalysis, validate_answer
 from workers.llm import JsonBackend, make_backend
-from workers.llm.base import with_feedback
+from workers.llm.base import ask_checked
 
 REASKS = 2  # extra asks after an answer that breaks the analysis rules
 CONTENT_CHARS = 120_000  # the whole chunk, unless it is huge (then head and tail)
@@ -92,37 +91,27 @@ def analyse_with(
     """Ask `backend` for the chunk's analysis, re-asking with the broken rules."""
     others = list(others)
     user = user_prompt(context, content_chars)
-    feedback: str | None = None
-    attempts = 0
-    for _ in range(1 + reasks):
-        attempts += 1
-        try:
-            answer = backend.ask(
-                system=SYSTEM,
-                user=with_feedback(user, feedback),
-                schema=AnalysisAnswer,
-                task="analysis",
-            )
-        except BackendError as exc:
-            return AnalysisFailure(
-                chunk=context.chunk,
-                first_id=context.first_id,
-                last_id=context.last_id,
-                backend=backend.name,
-                error=str(exc),
-                attempts=attempts,
-            )
-        try:
-            return validate_answer(answer, context, backend.name, others=others)
-        except InvalidAnalysis as exc:
-            feedback = exc.message
+    got = ask_checked(
+        backend,
+        system=SYSTEM,
+        user=user,
+        schema=AnalysisAnswer,
+        task="analysis",
+        check=lambda answer: validate_answer(answer, context, backend.name, others=others),
+        refused=InvalidAnalysis,
+        reasks=reasks,
+    )
+    if got.value is not None:
+        return got.value
     return AnalysisFailure(
         chunk=context.chunk,
         first_id=context.first_id,
         last_id=context.last_id,
         backend=backend.name,
-        attempts=attempts,
-        error=f"invalid analysis after {attempts} attempts: {feedback}",
+        attempts=got.attempts,
+        error=got.error if got.backend_failed else (
+            f"invalid analysis after {got.attempts} attempts: {got.error}"
+        ),
     )
 
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from shared.errors import BackendError, ValidationFailedError
+from shared.errors import ValidationFailedError
 from workers.boundaries.decisions import (
     BoundaryContext,
     Decision,
@@ -22,7 +22,7 @@ from workers.boundaries.decisions import (
     validate_decision,
 )
 from workers.llm import JsonBackend
-from workers.llm.base import with_feedback
+from workers.llm.base import ask_checked
 
 log = logging.getLogger("quire.decider")
 REASKS = 2
@@ -68,21 +68,20 @@ class LLMDecider:
         r = context.rules
         system = SYSTEM.format(min=r.min_pages, max=r.max_pages, soft=r.soft_max_pages)
         user = decision_prompt(context)
-        feedback: str | None = None
-        for _ in range(1 + REASKS):
-            try:
-                answer = self.backend.ask(system=system, user=with_feedback(user, feedback),
-                                          schema=DecisionAnswer, task="decide")
-            except BackendError as exc:
-                feedback = None
-                problem = f"backend failed: {exc}"
-                break
-            decision = Decision(**answer.model_dump(), decider=self.name,
-                                start_id=context.start_id)
-            try:
-                return validate_decision(context, decision)
-            except ValidationFailedError as exc:
-                feedback = problem = exc.message
+        got = ask_checked(
+            self.backend,
+            system=system,
+            user=user,
+            schema=DecisionAnswer,
+            task="decide",
+            check=lambda answer: validate_decision(context, Decision(
+                **answer.model_dump(), decider=self.name, start_id=context.start_id)),
+            refused=ValidationFailedError,
+            reasks=REASKS,
+        )
+        if got.value is not None:
+            return got.value
+        problem = f"backend failed: {got.error}" if got.backend_failed else got.error
         log.warning("%s decider gave no valid decision (%s); using the heuristic", self.name,
                     problem)
         fallback = self.fallback.decide(context)

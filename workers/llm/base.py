@@ -19,9 +19,9 @@ import re
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -37,6 +37,7 @@ from workers.llm.retry import (
 log = logging.getLogger("quire.llm")
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 
 class JsonBackend(Protocol):
@@ -210,6 +211,45 @@ def with_feedback(user: str, feedback: str | None) -> str:
         f"{user}\n\nYour previous answer was rejected: {feedback[:600]}\n"
         "Answer again with exactly one JSON object that matches the schema."
     )
+
+
+@dataclass(frozen=True)
+class Checked(Generic[T]):
+    """What `ask_checked` got: the first answer its check accepted, or why there is none."""
+
+    value: T | None
+    error: str  # the backend's error, or the rule the last answer broke ("" with a value)
+    attempts: int
+    backend_failed: bool = False
+
+
+def ask_checked(
+    backend: JsonBackend,
+    *,
+    system: str,
+    user: str,
+    schema: type[M],
+    task: str,
+    check: Callable[[M], T],
+    refused: type[Exception],
+    reasks: int,
+) -> Checked[T]:
+    """Ask, and while `check` refuses the answer (raising `refused`), ask again with the
+    broken rule in the prompt, 1 + `reasks` times at most. A backend error ends it at once
+    (the backend has already retried its own faults)."""
+    feedback: str | None = None
+    for attempt in range(1, reasks + 2):
+        try:
+            answer = backend.ask(
+                system=system, user=with_feedback(user, feedback), schema=schema, task=task
+            )
+        except BackendError as exc:
+            return Checked(None, str(exc), attempt, backend_failed=True)
+        try:
+            return Checked(check(answer), "", attempt)
+        except refused as exc:
+            feedback = str(exc)
+    return Checked(None, feedback or "", reasks + 1)
 
 
 _SLOTS: dict[tuple[str, int], threading.BoundedSemaphore] = {}

@@ -31,13 +31,13 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from shared.errors import BackendError, ValidationFailedError
+from shared.errors import ValidationFailedError
 from shared.ir import Document
 from shared.plan import Plan
 from shared.rag import RagChunk, RagEnrichment
 from shared.store.base import NotFound, ObjectStore
 from workers.llm import JsonBackend, make_backend
-from workers.llm.base import with_feedback
+from workers.llm.base import ask_checked
 from workers.rag.split import sentences
 
 ENRICH_VERSION = 1  # part of the cache key: bump when the prompt or the rules change
@@ -397,31 +397,24 @@ def _from_cache(cache: EnrichCache | None, key: str, chunk: RagChunk) -> EnrichA
 def _ask(
     backend: JsonBackend, inp: EnrichInput, user: str, reasks: int
 ) -> tuple[EnrichAnswer | EnrichFailure, int]:
-    feedback: str | None = None
-    attempts = 0
-    for _ in range(1 + reasks):
-        attempts += 1
-        try:
-            answer = backend.ask(
-                system=SYSTEM,
-                user=with_feedback(user, feedback),
-                schema=EnrichAnswer,
-                task="rag.enrich",
-            )
-        except BackendError as exc:
-            return EnrichFailure(
-                chunk_id=inp.chunk.id, backend=backend.name, error=str(exc), attempts=attempts
-            ), attempts
-        try:
-            return validate_enrichment(answer, inp.chunk), attempts
-        except InvalidEnrichment as exc:
-            feedback = exc.message
+    got = ask_checked(
+        backend,
+        system=SYSTEM,
+        user=user,
+        schema=EnrichAnswer,
+        task="rag.enrich",
+        check=lambda answer: validate_enrichment(answer, inp.chunk),
+        refused=InvalidEnrichment,
+        reasks=reasks,
+    )
+    if got.value is not None:
+        return got.value, got.attempts
+    error = got.error if got.backend_failed else (
+        f"invalid enrichment after {got.attempts} attempts: {got.error}"
+    )
     return EnrichFailure(
-        chunk_id=inp.chunk.id,
-        backend=backend.name,
-        error=f"invalid enrichment after {attempts} attempts: {feedback}",
-        attempts=attempts,
-    ), attempts
+        chunk_id=inp.chunk.id, backend=backend.name, error=error, attempts=got.attempts
+    ), got.attempts
 
 
 def enrich_all(

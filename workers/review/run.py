@@ -11,7 +11,6 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal, Protocol
 
-from shared.errors import BackendError
 from shared.ir import Element
 from shared.plan import (
     REVIEW_ROLES,
@@ -23,7 +22,7 @@ from shared.plan import (
     Verdict,
 )
 from workers.llm import JsonBackend, make_backend
-from workers.llm.base import with_feedback
+from workers.llm.base import ask_checked
 from workers.review.heuristic import HeuristicReviewer
 from workers.review.prompts import (
     InvalidVote,
@@ -61,29 +60,22 @@ def review_task(
     """
     system = system_prompt(role)
     user = user_prompt(task, role, elements, budget)
-    feedback: str | None = None
-    for _ in range(1 + reasks):
-        try:
-            answer = backend.ask(
-                system=system,
-                user=with_feedback(user, feedback),
-                schema=ReviewAnswer,
-                task=f"review.{role}",
-            )
-        except BackendError as exc:
-            return ReviewFailure(
-                after_id=task.after_id, role=role, backend=backend.name, error=str(exc)
-            )
-        try:
-            return validate_answer(answer, task, role, backend.name)
-        except InvalidVote as exc:
-            feedback = str(exc)
-    return ReviewFailure(
-        after_id=task.after_id,
-        role=role,
-        backend=backend.name,
-        error=f"invalid vote after {1 + reasks} attempts: {feedback}",
+    got = ask_checked(
+        backend,
+        system=system,
+        user=user,
+        schema=ReviewAnswer,
+        task=f"review.{role}",
+        check=lambda answer: validate_answer(answer, task, role, backend.name),
+        refused=InvalidVote,
+        reasks=reasks,
     )
+    if got.value is not None:
+        return got.value
+    error = got.error if got.backend_failed else (
+        f"invalid vote after {got.attempts} attempts: {got.error}"
+    )
+    return ReviewFailure(after_id=task.after_id, role=role, backend=backend.name, error=error)
 
 
 class LLMReviewer:
