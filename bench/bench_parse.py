@@ -56,8 +56,8 @@ def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
 
 
 def _child_quire(path: Path) -> dict[str, Any]:
-    from workers.parse import parse_document
-    from workers.parse.pdf_open import pymupdf_module
+    from quire.workers.parse import parse_document
+    from quire.workers.parse.pdf_open import pymupdf_module
 
     pymupdf_module()
     t = time.perf_counter()
@@ -72,14 +72,14 @@ def _child_quire(path: Path) -> dict[str, Any]:
 
 
 def _range_task(args: tuple[str, int, int, str]) -> bytes:
-    from workers.parse import parse_pdf_range
+    from quire.workers.parse import parse_pdf_range
 
     path, first, last, doc_id = args
     return parse_pdf_range(Path(path), first, last, doc_id=doc_id).to_json()
 
 
 def _warm(_: int) -> int:
-    from workers.parse.pdf_open import pymupdf_module
+    from quire.workers.parse.pdf_open import pymupdf_module
 
     pymupdf_module()
     return 0
@@ -94,7 +94,7 @@ def _spawn_pool(workers: int) -> Any:
 
 
 def _child_quire_pool(path: Path, workers: int) -> dict[str, Any]:
-    from workers.parse import PdfRangeResult, merge_pdf_ranges, page_ranges, pdf_meta
+    from quire.workers.parse import PdfRangeResult, merge_pdf_ranges, page_ranges, pdf_meta
 
     with _spawn_pool(workers) as pool:
         t = time.perf_counter()
@@ -119,7 +119,7 @@ def _child_quire_pool(path: Path, workers: int) -> dict[str, Any]:
 
 
 def _batch_range(args: tuple[str, int, int, str, str]) -> str:
-    from workers.parse import parse_pdf_range
+    from quire.workers.parse import parse_pdf_range
 
     path, first, last, doc_id, out = args
     target = Path(out) / f"{first:06d}.json"
@@ -128,7 +128,7 @@ def _batch_range(args: tuple[str, int, int, str, str]) -> str:
 
 
 def _batch_merge(args: tuple[str, str]) -> int:
-    from workers.parse import PdfRangeResult, merge_pdf_ranges
+    from quire.workers.parse import PdfRangeResult, merge_pdf_ranges
 
     path, out = args
     results = [PdfRangeResult.from_json(f.read_bytes()) for f in sorted(Path(out).iterdir())]
@@ -142,7 +142,7 @@ def _child_batch(paths: list[Path], workers: int) -> dict[str, Any]:
     one document's latency, is what two workers buy a library-sized batch."""
     import tempfile
 
-    from workers.parse import page_ranges, pdf_meta
+    from quire.workers.parse import page_ranges, pdf_meta
 
     with tempfile.TemporaryDirectory() as tmp, _spawn_pool(workers) as pool:
         t = time.perf_counter()
@@ -186,7 +186,7 @@ def _child_pymupdf4llm(path: Path, sample: int) -> dict[str, Any]:
 
 
 def _child_get_text(path: Path) -> dict[str, Any]:
-    from workers.parse.pdf_open import pymupdf_module
+    from quire.workers.parse.pdf_open import pymupdf_module
 
     pymupdf = pymupdf_module()
     doc = pymupdf.open(path)
@@ -198,8 +198,8 @@ def _child_get_text(path: Path) -> dict[str, Any]:
 
 
 def _child_range(path: Path, first: int, last: int) -> dict[str, Any]:
-    from workers.parse import parse_pdf_range
-    from workers.parse.pdf_open import pymupdf_module
+    from quire.workers.parse import parse_pdf_range
+    from quire.workers.parse.pdf_open import pymupdf_module
 
     pymupdf_module()
     base = _rss_mb()

@@ -29,11 +29,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from services import CeleryWorker, MotoServer, RedisServer  # noqa: E402
 
-from orchestrator.local import run_documents  # noqa: E402
-from orchestrator.service import process_documents  # noqa: E402
-from shared.config import Environment, RunSettings  # noqa: E402
-from workers.execute import submit  # noqa: E402
-from workers.runtime import Runtime  # noqa: E402
+from quire.orchestrator.local import run_documents  # noqa: E402
+from quire.orchestrator.service import process_documents  # noqa: E402
+from quire.shared.config import Environment, RunSettings  # noqa: E402
+from quire.workers.execute import submit  # noqa: E402
+from quire.workers.runtime import Runtime  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 DOCS = ["r-intro.pdf", "amsmath-user-guide.pdf", "fhs-3.0.pdf", "r-lang-tail-cut.pdf",
@@ -57,7 +57,7 @@ def embedded(paths: list[Path], tmp: Path) -> tuple[float, int]:
 
 
 def _doc_pages(rt: Runtime, ids: list[str]) -> int:
-    from shared.ir import load_ir
+    from quire.shared.ir import load_ir
 
     return sum(load_ir(rt.store.get(f"docs/{d}/out/ir.json")).page_count for d in ids)
 

@@ -21,20 +21,20 @@ from typing import TypeVar
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from shared.ir import dump_ir  # noqa: E402
-from shared.plan import Plan, PlanSettings  # noqa: E402
-from shared.rag import Algorithm, RagChunk  # noqa: E402
-from workers.boundaries import (  # noqa: E402
+from quire.shared.ir import dump_ir  # noqa: E402
+from quire.shared.plan import Plan, PlanSettings  # noqa: E402
+from quire.shared.rag import Algorithm, RagChunk  # noqa: E402
+from quire.workers.boundaries import (  # noqa: E402
     HeuristicDecider,
     plan_document,
     safe_candidates,
     score_candidates,
 )
-from workers.parse import parse_document  # noqa: E402
-from workers.rag import RagProblem, rag_chunks, verify_rag  # noqa: E402
-from workers.rag.enrich import enrich_all  # noqa: E402
-from workers.verify.report import verify_output  # noqa: E402
-from workers.write import save_files, write_all  # noqa: E402
+from quire.workers.parse import parse_document  # noqa: E402
+from quire.workers.rag import RagProblem, rag_chunks, verify_rag  # noqa: E402
+from quire.workers.rag.enrich import enrich_all  # noqa: E402
+from quire.workers.verify.report import verify_output  # noqa: E402
+from quire.workers.write import save_files, write_all  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 DEFAULT_DOCS = ["r-intro.pdf", "gnuplot-manual.pdf", "python-logging-howto-cookbook.docx"]

@@ -28,12 +28,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from writefix import outline_titles, plan_every, simple_pdf_ir  # noqa: E402
 
-from shared.ir import dump_ir  # noqa: E402
-from shared.manifest import OutputFormat, load_manifest  # noqa: E402
-from workers.verify import plan_render_batches, run_render_batch, verify_output  # noqa: E402
-from workers.verify.render import DEFAULT_BATCH, render_page  # noqa: E402
-from workers.write import save_files, write_all  # noqa: E402
-from workers.write.pdf import clear_source_cache  # noqa: E402
+from quire.shared.ir import dump_ir  # noqa: E402
+from quire.shared.manifest import OutputFormat, load_manifest  # noqa: E402
+from quire.workers.verify import plan_render_batches, run_render_batch, verify_output  # noqa: E402
+from quire.workers.verify.render import DEFAULT_BATCH, render_page  # noqa: E402
+from quire.workers.write import save_files, write_all  # noqa: E402
+from quire.workers.write.pdf import clear_source_cache  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 T = TypeVar("T")

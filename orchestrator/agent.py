@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from shared.analysis import ChunkAnalysis
-from shared.errors import ConflictError, ValidationFailedError
-from shared.ir import Document, Element
-from shared.plan import (
+from quire.shared.analysis import ChunkAnalysis
+from quire.shared.errors import ConflictError, ValidationFailedError
+from quire.shared.ir import Document, Element
+from quire.shared.plan import (
     REVIEW_ROLES,
     Boundary,
     Candidate,
@@ -28,10 +28,10 @@ from shared.plan import (
     ReviewTask,
     ReviewVote,
 )
-from shared.session import Session
-from workers import steps
-from workers.review.prompts import ReviewAnswer
-from workers.runtime import Runtime
+from quire.shared.session import Session
+from quire.workers import steps
+from quire.workers.review.prompts import ReviewAnswer
+from quire.workers.runtime import Runtime
 
 _boundaries = TypeAdapter(list[Boundary])
 _candidates = TypeAdapter(list[Candidate])
@@ -75,7 +75,7 @@ def _agent_boundaries(rt: Runtime, s: Session) -> list[Boundary]:
 # --- boundaries ----------------------------------------------------------------------------
 
 def boundary_context(rt: Runtime, doc_id: str) -> Snapshot:
-    from workers.boundaries.planner import boundary_context as context_for
+    from quire.workers.boundaries.planner import boundary_context as context_for
 
     s = _session(rt, doc_id, states=("awaiting_decision",))
     doc, candidates, outcomes = _planning_inputs(rt, s)
@@ -89,8 +89,12 @@ def commit_boundary(rt: Runtime, doc_id: str, *, revision: int, action: str,
                     decider: str = "agent") -> Snapshot:
     """Validate and record one decision; when the plan is complete, write it and send the
     document on to writing."""
-    from workers.boundaries.decisions import Decision
-    from workers.boundaries.planner import apply_decision, boundary_context, plan_from_boundaries
+    from quire.workers.boundaries.decisions import Decision
+    from quire.workers.boundaries.planner import (
+        apply_decision,
+        boundary_context,
+        plan_from_boundaries,
+    )
 
     s = _session(rt, doc_id, revision, states=("awaiting_decision",))
     doc, candidates, outcomes = _planning_inputs(rt, s)
@@ -123,8 +127,8 @@ def boundary_context_or_done(rt: Runtime, s: Session) -> Snapshot:
 def finish_plan(rt: Runtime, doc_id: str, *, revision: int) -> Snapshot:
     """Write the plan when no boundary decision is left (e.g. the whole document fits in one
     chunk, so `boundary_context` has nothing to ask) and send the document on to writing."""
-    from workers.boundaries.planner import boundary_context as context_for
-    from workers.boundaries.planner import plan_from_boundaries
+    from quire.workers.boundaries.planner import boundary_context as context_for
+    from quire.workers.boundaries.planner import plan_from_boundaries
 
     s = _session(rt, doc_id, revision, states=("awaiting_decision",))
     doc, candidates, outcomes = _planning_inputs(rt, s)
@@ -209,7 +213,7 @@ def _review_tasks(rt: Runtime, s: Session) -> list[ReviewTask]:
 
 def merged_outcomes(rt: Runtime, s: Session, tasks: list[ReviewTask]) -> list[ReviewOutcome]:
     """The pipeline's review outcomes with the session's review layers on top."""
-    from workers.review import combine
+    from quire.workers.review import combine
 
     layers = [[o for key in sorted(rt.store.list(steps.work(s, "reviews/")))
                for o in _outcomes.validate_json(rt.store.get(key))]]
@@ -261,7 +265,7 @@ def _shown(elements: list[Element], *, before: bool) -> list[ReviewElement]:
 def review_batch(rt: Runtime, doc_id: str, *, size: int = 5,
                  after_ids: list[str] | None = None) -> Snapshot:
     """The next transitions without an agent vote (or the ones named), with their text."""
-    from workers.review.prompts import ROLE_BRIEFS, SYSTEM_COMMON
+    from quire.workers.review.prompts import ROLE_BRIEFS, SYSTEM_COMMON
 
     s = _review_session(rt, doc_id)
     tasks = _review_tasks(rt, s)
@@ -291,7 +295,7 @@ def commit_reviews(rt: Runtime, doc_id: str, votes: list[AgentVote], *,
                    revision: int) -> Snapshot:
     """Validate the agent's votes like an LLM reviewer's (evidence ids from the side they are
     cited for, both sides cited, a specific reason) and store them; all or nothing."""
-    from workers.review import InvalidVote, combine, validate_answer
+    from quire.workers.review import InvalidVote, combine, validate_answer
 
     s = _review_session(rt, doc_id, revision)
     tasks = {t.after_id: t for t in _review_tasks(rt, s)}
@@ -323,7 +327,7 @@ def run_reviews(rt: Runtime, doc_id: str, *, revision: int, backend: str | None 
                 after_ids: list[str] | None = None) -> Snapshot:
     """Have a backend (default: the document's) review the transitions named, or every one
     without an agent vote, all roles in parallel; its votes replace earlier backend votes."""
-    from workers.review import make_reviewer, review_all
+    from quire.workers.review import make_reviewer, review_all
 
     s = _review_session(rt, doc_id, revision)
     tasks = _review_tasks(rt, s)
@@ -383,7 +387,7 @@ def _plan(rt: Runtime, s: Session) -> Plan:
 
 
 def get_chunk(rt: Runtime, doc_id: str, chunk: int) -> dict[str, Any]:
-    from workers.write import chunk_elements
+    from quire.workers.write import chunk_elements
 
     s = _session(rt, doc_id)
     plan, doc = _plan(rt, s), steps.load_doc(rt, s)
@@ -400,7 +404,7 @@ def _chunk(plan: Plan, number: int) -> Any:
 
 
 def analysis_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
-    from workers.analysis import build_context
+    from quire.workers.analysis import build_context
 
     s = _session(rt, doc_id, states=("complete", "analysing", "indexing"))
     doc, candidates, _ = _planning_inputs(rt, s)
@@ -416,7 +420,7 @@ def commit_analysis(rt: Runtime, doc_id: str, chunk: int, answer: dict[str, Any]
                     revision: int, backend: str = "agent") -> ChunkAnalysis:
     """Validate an agent's analysis like an LLM's, store it, and send the document back
     through analysing (retitle, rewrite, verify, index)."""
-    from workers.analysis import AnalysisAnswer, build_context, validate_answer
+    from quire.workers.analysis import AnalysisAnswer, build_context, validate_answer
 
     s = _session(rt, doc_id, revision, states=("complete", "analysing", "indexing"))
     doc, candidates, _ = _planning_inputs(rt, s)
@@ -437,7 +441,7 @@ def commit_analysis(rt: Runtime, doc_id: str, chunk: int, answer: dict[str, Any]
 # --- repair --------------------------------------------------------------------------------
 
 def repair_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
-    from workers.analysis import repair_context as context_for
+    from quire.workers.analysis import repair_context as context_for
 
     s = _session(rt, doc_id, states=("complete", "analysing", "indexing"))
     doc, candidates, _ = _planning_inputs(rt, s)
@@ -449,8 +453,8 @@ def repair_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
 def repair_boundary(rt: Runtime, doc_id: str, chunk: int, *, revision: int, element_id: str,
                     reason: str, decider: str = "agent") -> Plan:
     """Split one chunk at a listed inner candidate (never a merge or a moved boundary)."""
-    from workers.analysis import RepairChoice, split_chunk, validate_repair_choice
-    from workers.analysis import repair_context as context_for
+    from quire.workers.analysis import RepairChoice, split_chunk, validate_repair_choice
+    from quire.workers.analysis import repair_context as context_for
 
     s = _session(rt, doc_id, revision, states=("complete", "analysing", "indexing"))
     doc, candidates, _ = _planning_inputs(rt, s)
@@ -469,8 +473,8 @@ def repair_boundary(rt: Runtime, doc_id: str, chunk: int, *, revision: int, elem
 # --- study index ---------------------------------------------------------------------------
 
 def _index_context(rt: Runtime, s: Session, *, track_reads: bool) -> Any:
-    from shared.manifest import load_manifest
-    from workers.analysis import index_context as context_for
+    from quire.shared.manifest import load_manifest
+    from quire.workers.analysis import index_context as context_for
 
     plan = _plan(rt, s)
     analyses = {c.number: a for c in plan.chunks
@@ -494,7 +498,7 @@ def commit_index(rt: Runtime, doc_id: str, *, revision: int, en: str, fa: str,
                  study_map: str) -> list[str]:
     """Validate the agent's indexes (every chunk linked, real files, reading times, Persian
     in the fa index) and store them. Refused until every chunk's context was read."""
-    from workers.analysis import validate_index
+    from quire.workers.analysis import validate_index
 
     s = _session(rt, doc_id, revision, states=("complete", "indexing"))
     ctx = _index_context(rt, s, track_reads=True)

@@ -30,13 +30,13 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from orchestrator.sources import SourceItem
-from shared.config import RunSettings
-from shared.errors import QuireError
-from shared.session import Session
-from shared.store import NotFound
-from shared.text import sha256_bytes
-from workers.runtime import Runtime
+from quire.orchestrator.sources import SourceItem
+from quire.shared.config import RunSettings
+from quire.shared.errors import QuireError
+from quire.shared.session import Session
+from quire.shared.store import NotFound
+from quire.shared.text import sha256_bytes
+from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.batch")
 
@@ -139,7 +139,7 @@ def create_batch(
 ) -> BatchRecord:
     """Submit every source (content-keyed: known documents are not redone) and store the
     batch record. Unreadable or refused sources become failed items, never an exception."""
-    from workers.execute import submit_bytes
+    from quire.workers.execute import submit_bytes
 
     submitted: list[tuple[SourceItem, str | None, str | None]] = []
     for src in sources:
@@ -250,7 +250,7 @@ class ProgressReader:
         return max(0.0, s.committed_at - self.rt.repo.load(s.doc_id, 2).committed_at)
 
     def _outputs(self, p: DocProgress, doc_id: str) -> None:
-        from shared.manifest import VerificationReport, load_manifest
+        from quire.shared.manifest import VerificationReport, load_manifest
 
         try:
             manifest = load_manifest(self.rt.store.get(f"docs/{doc_id}/out/manifest.json"))
@@ -454,7 +454,7 @@ class _Follower:
     def _export(self) -> None:
         if self.out_dir is None:
             return
-        from orchestrator.service import export_document
+        from quire.orchestrator.service import export_document
 
         for item, d in zip(self.record.items, self.report.documents, strict=True):
             if d.state == "complete" and item.doc_id and item.out_name not in self.exported:
@@ -483,8 +483,8 @@ def run_batch(
         follower = _Follower(rt, record, view, out_dir)
         follower.tick(force=True)
         if pending and rt.env.broker_url:
-            from workers.app import use_broker
-            from workers.tasks import poke
+            from quire.workers.app import use_broker
+            from quire.workers.tasks import poke
 
             use_broker(rt.env.broker_url)
             for doc_id in pending:
@@ -495,7 +495,7 @@ def run_batch(
                     raise TimeoutError(f"batch {record.batch_id} not finished after {timeout}s")
                 time.sleep(poll)
         elif pending:
-            from orchestrator.local import run_documents
+            from quire.orchestrator.local import run_documents
 
             def on_done(_msg: object) -> None:
                 follower.tick()
@@ -511,8 +511,8 @@ def start_detached(rt: Runtime, record: BatchRecord, *, processes: int | None = 
     """Let the batch run without this process. Distributed: poke the orchestrator. Embedded:
     start `quire batch-resume` in a new session, logging to the state folder."""
     if rt.env.broker_url:
-        from workers.app import use_broker
-        from workers.tasks import poke
+        from quire.workers.app import use_broker
+        from quire.workers.tasks import poke
 
         use_broker(rt.env.broker_url)
         for doc_id in record.doc_ids():
@@ -521,7 +521,8 @@ def start_detached(rt: Runtime, record: BatchRecord, *, processes: int | None = 
     log_dir = rt.env.state_dir / "batches"
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"{record.batch_id}.log"
-    argv = [sys.executable, "-m", "orchestrator.cli", "batch-resume", record.batch_id, "--quiet"]
+    argv = [sys.executable, "-m", "quire.orchestrator.cli", "batch-resume", record.batch_id,
+            "--quiet"]
     if processes:
         argv += ["--processes", str(processes)]
     with open(log_path, "ab") as out:

@@ -15,9 +15,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from shared.config import RunSettings
-from shared.errors import QuireError
-from shared.plan import PlanSettings
+from quire.shared.config import RunSettings
+from quire.shared.errors import QuireError
+from quire.shared.plan import PlanSettings
 
 err = Console(stderr=True, soft_wrap=True)
 out = Console()
@@ -88,9 +88,9 @@ def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None
         decider: str, rag_chars: int | None) -> None:
     """Process one document end to end; exit 0 only when verification passed (3 when it
     waits for an external agent's boundary decisions)."""
-    from orchestrator.service import export_document, finished_ok, process_documents
-    from workers.execute import submit
-    from workers.runtime import Runtime
+    from quire.orchestrator.service import export_document, finished_ok, process_documents
+    from quire.workers.execute import submit
+    from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
     settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages)
@@ -109,7 +109,7 @@ def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None
     export_document(rt, session.doc_id, out_dir)
     ok, summary = finished_ok(rt, session.doc_id)
     if ok and rag_chars:
-        from workers.rag.cli_support import build_rag
+        from quire.workers.rag.cli_support import build_rag
 
         summary += f"; {len(build_rag(out_dir, max_chars=rag_chars).chunks)} retrieval chunks"
     err.print(summary, highlight=False)
@@ -123,8 +123,8 @@ def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None
 @clean_errors
 def parse(input_path: Path, out_dir: Path) -> None:
     """Parse one document and write DIR/ir.json (and DIR/images/)."""
-    from shared.ir import dump_ir
-    from workers.parse import parse_document
+    from quire.shared.ir import dump_ir
+    from quire.workers.parse import parse_document
 
     parsed = parse_document(input_path)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -145,7 +145,7 @@ def parse(input_path: Path, out_dir: Path) -> None:
 @clean_errors
 def verify(out_dir: Path, source: Path | None) -> None:
     """Re-run every check on an output folder; non-zero exit on failure."""
-    from orchestrator.service import verify_folder
+    from quire.orchestrator.service import verify_folder
 
     report = verify_folder(out_dir, source)
     for f in report.findings[:50]:
@@ -171,7 +171,7 @@ def verify(out_dir: Path, source: Path | None) -> None:
 def rag(out_dir: Path, max_chars: int, algorithm: str, enrich: bool, backend: str | None,
         cache_dir: Path | None) -> None:
     """Write verified retrieval chunks (DIR/rag-chunks.jsonl) from DIR's IR and sessions."""
-    from workers.rag.cli_support import build_rag
+    from quire.workers.rag.cli_support import build_rag
 
     name = (backend or os.environ.get("QUIRE_REVIEW_BACKEND") or "heuristic") if enrich else None
     build = build_rag(out_dir, max_chars=max_chars, algorithm=algorithm,  # type: ignore[arg-type]
@@ -191,8 +191,8 @@ def rag(out_dir: Path, max_chars: int, algorithm: str, enrich: bool, backend: st
 def status(ident: str | None) -> None:
     """Show every document, one document's state and revision history, or a batch's
     progress (`quire status batch-...`)."""
-    from orchestrator.batch import find_batch, show_status
-    from workers.runtime import Runtime
+    from quire.orchestrator.batch import find_batch, show_status
+    from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
     batch_id = find_batch(rt, ident) if ident else None
@@ -231,8 +231,8 @@ def resolve_doc(doc_ids: list[str], ident: str) -> str:
 @clean_errors
 def export(ident: str, out_dir: Path) -> None:
     """Copy a document's output folder out of the store."""
-    from orchestrator.service import export_document
-    from workers.runtime import Runtime
+    from quire.orchestrator.service import export_document
+    from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
     export_document(rt, resolve_doc(rt.revisions.list_docs(), ident), out_dir)
@@ -251,15 +251,15 @@ def _emit(data: Any) -> None:
 
 
 def _agent_rt() -> tuple[Any, Any]:
-    from orchestrator import agent
-    from workers.runtime import Runtime
+    from quire.orchestrator import agent
+    from quire.workers.runtime import Runtime
 
     return agent, Runtime.from_env()
 
 
 def _continue(rt: Any, doc_id: str) -> None:
     """After a commit that moved the document on, drive it to its next stop."""
-    from orchestrator.service import process_documents
+    from quire.orchestrator.service import process_documents
 
     if rt.repo.load(doc_id).state not in ("awaiting_decision", "complete", "failed"):
         process_documents(rt, [doc_id], console=err)
@@ -398,7 +398,7 @@ def commit_index_cmd(ident: str, revision: int, en: Any, fa: Any, study_map: Any
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
 def worker(queues: str, concurrency: int | None, celery_args: tuple[str, ...]) -> None:
     """Run a Celery worker on the given queues (needs QUIRE_BROKER_URL)."""
-    from workers.tasks import app
+    from quire.workers.tasks import app
 
     argv = ["worker", "-Q", queues, "--loglevel", "INFO", *celery_args]
     if concurrency:
@@ -414,11 +414,11 @@ def worker(queues: str, concurrency: int | None, celery_args: tuple[str, ...]) -
 @clean_errors
 def orchestrator(interval: float, once: bool, webhook_port: int | None) -> None:
     """Run the reconciler: re-drive documents stuck past their state's deadline."""
-    from orchestrator.service import reconcile_forever
+    from quire.orchestrator.service import reconcile_forever
 
     if webhook_port is not None:
-        from orchestrator.triggers import build_service
-        from orchestrator.webhook import start_webhook
+        from quire.orchestrator.triggers import build_service
+        from quire.orchestrator.webhook import start_webhook
 
         start_webhook(build_service(), port=webhook_port)
     reconcile_forever(interval=interval, once=once)
@@ -428,7 +428,7 @@ def orchestrator(interval: float, once: bool, webhook_port: int | None) -> None:
 @click.argument("flower_args", nargs=-1, type=click.UNPROCESSED)
 def flower(flower_args: tuple[str, ...]) -> None:
     """Run Flower on the same broker (set FLOWER_BASIC_AUTH=user:password)."""
-    from workers.tasks import app
+    from quire.workers.tasks import app
 
     app.start(["flower", *flower_args])
 
@@ -470,9 +470,9 @@ def batch(sources: tuple[str, ...], out_dir: Path | None, detach: bool,
 
     Exit 0 only when every document completed with verification passed; a failing
     document never stops the others."""
-    from orchestrator import batch as batches
-    from orchestrator.sources import expand_sources
-    from workers.runtime import Runtime
+    from quire.orchestrator import batch as batches
+    from quire.orchestrator.sources import expand_sources
+    from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
     settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages)
@@ -504,8 +504,8 @@ def batch(sources: tuple[str, ...], out_dir: Path | None, detach: bool,
 def batch_resume(batch_id: str, processes: int | None, report_path: Path | None,
                  quiet: bool) -> None:
     """Run or follow an existing batch to its end (used by `batch --detach`)."""
-    from orchestrator import batch as batches
-    from workers.runtime import Runtime
+    from quire.orchestrator import batch as batches
+    from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
     found = batches.find_batch(rt, batch_id)
@@ -544,8 +544,8 @@ def trigger_options(fn: F) -> F:
 def trigger_webhook(bucket: str | None, prefix: str | None, output_prefix: str | None,
                     processes: int, host: str, port: int) -> None:
     """Serve POST /events for S3/MinIO webhook notifications (Bearer QUIRE_WEBHOOK_TOKEN)."""
-    from orchestrator.triggers import build_service
-    from orchestrator.webhook import start_webhook, stop_webhook
+    from quire.orchestrator.triggers import build_service
+    from quire.orchestrator.webhook import start_webhook, stop_webhook
 
     server, stop = start_webhook(build_service(bucket=bucket, prefix=prefix,
                                                output_prefix=output_prefix,
@@ -567,8 +567,8 @@ def trigger_webhook(bucket: str | None, prefix: str | None, output_prefix: str |
 def trigger_sqs(bucket: str | None, prefix: str | None, output_prefix: str | None,
                 processes: int, queue_url: str, once: bool) -> None:
     """Long-poll an SQS queue that receives the bucket's event notifications."""
-    from orchestrator.sqs_poller import SqsPoller
-    from orchestrator.triggers import build_service
+    from quire.orchestrator.sqs_poller import SqsPoller
+    from quire.orchestrator.triggers import build_service
 
     poller = SqsPoller(build_service(bucket=bucket, prefix=prefix, output_prefix=output_prefix,
                                      processes=processes), queue_url)
@@ -584,8 +584,8 @@ def trigger_sqs(bucket: str | None, prefix: str | None, output_prefix: str | Non
 @click.option("--host", default="0.0.0.0", show_default=True)
 def metrics(port: int | None, host: str) -> None:
     """Queue depths, documents per state, per-stage latency and failures (Prometheus)."""
-    from orchestrator.metrics import Collector, MetricsServer, render
-    from workers.runtime import Runtime
+    from quire.orchestrator.metrics import Collector, MetricsServer, render
+    from quire.workers.runtime import Runtime
 
     collector = Collector(Runtime.from_env())
     if port is None:
@@ -611,7 +611,7 @@ def mcp() -> None:
 def mcp_serve(processes: int | None) -> None:
     """Serve Quire's agent loop over MCP on stdin/stdout."""
     try:
-        from orchestrator.mcp_server import serve
+        from quire.orchestrator.mcp_server import serve
     except ModuleNotFoundError as exc:
         if exc.name != "mcp" and not (exc.name or "").startswith("mcp."):
             raise
@@ -629,7 +629,7 @@ def mcp_serve(processes: int | None) -> None:
 @clean_errors
 def mcp_install(write: bool, project: Path) -> None:
     """Print registration snippets for common MCP hosts (with --write, write .mcp.json)."""
-    from orchestrator.mcp_install import registration, snippets, write_project_config
+    from quire.orchestrator.mcp_install import registration, snippets, write_project_config
 
     reg = registration(project.resolve())
     click.echo(snippets(reg))

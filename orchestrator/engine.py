@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from orchestrator.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES, deadline_scale
-from shared.session import DocState, Session, SessionRepo
+from quire.orchestrator.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES, deadline_scale
+from quire.shared.session import DocState, Session, SessionRepo
 
 
 class TaskMessage(BaseModel):

@@ -12,10 +12,10 @@ import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-from orchestrator.engine import TaskMessage
-from shared.config import Environment
-from workers.execute import advance_document, run_part
-from workers.runtime import Runtime
+from quire.orchestrator.engine import TaskMessage
+from quire.shared.config import Environment
+from quire.workers.execute import advance_document, run_part
+from quire.workers.runtime import Runtime
 
 _RT: Runtime | None = None
 

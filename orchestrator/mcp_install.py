@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from shared.errors import QuireError
+from quire.shared.errors import QuireError
 
 SERVER_NAME = "quire"
 SETTINGS = (
@@ -82,7 +82,7 @@ def registration(project: Path, environ: Mapping[str, str] | None = None) -> Reg
     env.setdefault("QUIRE_STATE_DIR", str((project / ".quire").resolve()))
     if "QUIRE_STORE_URL" not in omitted:
         env.setdefault("QUIRE_STORE_URL", str((project / ".quire" / "store").resolve()))
-    return Registration(sys.executable, ["-m", "orchestrator.mcp_server"], env, omitted)
+    return Registration(sys.executable, ["-m", "quire.orchestrator.mcp_server"], env, omitted)
 
 
 def server_entry(reg: Registration) -> dict[str, object]:

@@ -38,19 +38,19 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from orchestrator import agent
-from shared.analysis import ChunkAnalysis
-from shared.config import Backend, OutputFormat, RunSettings
-from shared.errors import ConflictError, InputError, QuireError, ValidationFailedError
-from shared.manifest import Finding, VerificationReport, load_manifest
-from shared.plan import ChunkPlan
-from shared.session import Session
-from workers.analysis.context import AnalysisContext
-from workers.analysis.index import IndexContext
-from workers.analysis.repair import RepairContext
-from workers.analysis.validate import AnalysisAnswer
-from workers.boundaries.decisions import BoundaryContext
-from workers.runtime import Runtime
+from quire.orchestrator import agent
+from quire.shared.analysis import ChunkAnalysis
+from quire.shared.config import Backend, OutputFormat, RunSettings
+from quire.shared.errors import ConflictError, InputError, QuireError, ValidationFailedError
+from quire.shared.manifest import Finding, VerificationReport, load_manifest
+from quire.shared.plan import ChunkPlan
+from quire.shared.session import Session
+from quire.workers.analysis.context import AnalysisContext
+from quire.workers.analysis.index import IndexContext
+from quire.workers.analysis.repair import RepairContext
+from quire.workers.analysis.validate import AnalysisAnswer
+from quire.workers.boundaries.decisions import BoundaryContext
+from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.mcp")
 
@@ -469,7 +469,7 @@ def _drive(rt: Runtime, doc_id: str, timeout_s: float) -> Session:
     """Run the document to its next stop (complete, failed or awaiting a decision)."""
     from rich.console import Console
 
-    from orchestrator.service import process_documents
+    from quire.orchestrator.service import process_documents
 
     try:
         process_documents(
@@ -523,7 +523,7 @@ def _output_folder(rt: Runtime, doc_id: str, given: str | None) -> Path | None:
 def _export(rt: Runtime, doc_id: str, folder: Path) -> None:
     """Copy the document's output into `folder`, removing chunk files of an earlier export
     of the same document that the new output no longer has (renamed or split chunks)."""
-    from orchestrator.service import export_document
+    from quire.orchestrator.service import export_document
 
     old: set[str] = set()
     manifest_path = folder / "manifest.json"
@@ -590,9 +590,9 @@ def split_document(args: SplitDocumentIn) -> SplitDocumentOut:
     with the configured backend, and stop for your boundary decisions (decider=agent) or run
     to the end (decider=backend). The same file twice is one document (attached=true).
     Without output_dir the chunks go to a new isolated run folder."""
-    from orchestrator.cli import run_settings
-    from shared.text import sha256_bytes
-    from workers.execute import restart, submit
+    from quire.orchestrator.cli import run_settings
+    from quire.shared.text import sha256_bytes
+    from quire.workers.execute import restart, submit
 
     path = Path(args.path).expanduser().resolve()
     if not path.is_file():
@@ -814,7 +814,7 @@ def verify_integrity(args: VerifyIn) -> VerifyOut:
     """Re-run every verification check on an output folder: every source element exactly
     once and in order, text hashes, word counts, tables, images, PDF pages (rendered against
     the source when it is known), no confirmed topic change crossed."""
-    from orchestrator.service import verify_folder
+    from quire.orchestrator.service import verify_folder
 
     rt = _runtime()
     doc_id = _resolve(rt, args.doc_id) if args.doc_id else None
@@ -1016,7 +1016,7 @@ def get_status(args: StatusIn) -> StatusOut:
     s = rt.repo.load(doc_id)
     reviews = None
     if rt.store.exists(f"docs/{doc_id}/out/semantic-review-report.json"):
-        from workers import steps
+        from quire.workers import steps
 
         reviews = agent.summarize_reviews(steps.load_outcomes(rt, s))
     plan_key = f"docs/{doc_id}/out/plan.json"

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from orchestrator.states import QUEUES
-from workers.runtime import Runtime
+from quire.orchestrator.states import QUEUES
+from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.metrics")
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from orchestrator.engine import TaskMessage, reconcile
-from shared.manifest import VerificationReport, load_manifest
-from workers.runtime import Runtime
+from quire.orchestrator.engine import TaskMessage, reconcile
+from quire.shared.manifest import VerificationReport, load_manifest
+from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.service")
 
@@ -32,8 +32,8 @@ def process_documents(rt: Runtime, doc_ids: list[str], *, processes: int | None 
                 progress.update(bar, state=rt.repo.load(d).state)
 
         if rt.env.broker_url:
-            from workers.app import use_broker
-            from workers.tasks import poke
+            from quire.workers.app import use_broker
+            from quire.workers.tasks import poke
 
             use_broker(rt.env.broker_url)
             for d in doc_ids:
@@ -49,7 +49,7 @@ def process_documents(rt: Runtime, doc_ids: list[str], *, processes: int | None 
         else:
             import os
 
-            from orchestrator.local import run_documents
+            from quire.orchestrator.local import run_documents
 
             run_documents(rt, doc_ids, processes=processes or os.cpu_count() or 1, on_done=show)
         show()
@@ -79,7 +79,7 @@ def finished_ok(rt: Runtime, doc_id: str) -> tuple[bool, str]:
 def verify_folder(out_dir: Path, source: Path | None) -> VerificationReport:
     """`quire verify`: re-run every check; render-compare when the source PDF is known
     (given, or still in the store this folder was exported from)."""
-    from workers.verify.report import verify_output, write_report
+    from quire.workers.verify.report import verify_output, write_report
 
     manifest = load_manifest((out_dir / "manifest.json").read_bytes())
     if source is None and "pdf" in manifest.formats:
@@ -97,7 +97,7 @@ def verify_folder(out_dir: Path, source: Path | None) -> VerificationReport:
 
 def reconcile_forever(*, interval: float, once: bool) -> None:
     rt = Runtime.from_env()
-    from workers.tasks import poke
+    from quire.workers.tasks import poke
 
     known: set[str] = set()
     settled: dict[str, int] = {}  # finished documents are not re-read every pass

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from shared.errors import QuireError
+from quire.shared.errors import QuireError
 
 DOCUMENT_SUFFIXES = (".pdf", ".docx")
 _GLOB_CHARS = set("*?[")
@@ -97,7 +97,7 @@ def _expand_glob(pattern: str) -> list[SourceItem]:
 
 def _expand_s3(url: str) -> tuple[list[SourceItem], list[str]]:
     """Every document under `s3://bucket/prefix` (endpoint from QUIRE_S3_ENDPOINT_URL)."""
-    from shared.store.s3 import S3Store
+    from quire.shared.store.s3 import S3Store
 
     parts = urlsplit(url)
     if not parts.netloc:

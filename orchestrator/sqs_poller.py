@@ -15,8 +15,8 @@ import os
 import threading
 from typing import Any
 
-from orchestrator.triggers import MalformedEvent, TriggerService
-from shared.errors import TransientError
+from quire.orchestrator.triggers import MalformedEvent, TriggerService
+from quire.shared.errors import TransientError
 
 log = logging.getLogger("quire.sqs")
 

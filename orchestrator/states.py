@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from shared.session import DocState
+from quire.shared.session import DocState
 
 FINISH = "finish"  # the name of a state's fan-in part
 

@@ -28,11 +28,11 @@ from urllib.parse import unquote_plus
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from orchestrator.sources import DOCUMENT_SUFFIXES
-from shared.config import RunSettings
-from shared.errors import QuireError
-from shared.store import NotFound, validate_key
-from workers.runtime import Runtime
+from quire.orchestrator.sources import DOCUMENT_SUFFIXES
+from quire.shared.config import RunSettings
+from quire.shared.errors import QuireError
+from quire.shared.store import NotFound, validate_key
+from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.trigger")
 
@@ -203,7 +203,7 @@ class S3Objects:
     def _store(self, bucket: str) -> Any:
         with self._lock:
             if bucket not in self._stores:
-                from shared.store.s3 import S3Store
+                from quire.shared.store.s3 import S3Store
 
                 self._stores[bucket] = S3Store(bucket)
             return self._stores[bucket]
@@ -301,7 +301,7 @@ class Intake:
                 action="ignored",
                 reason="object no longer exists",
             )
-        from workers.execute import submit_bytes
+        from quire.workers.execute import submit_bytes
 
         session = submit_bytes(
             self.rt, data, event.key.rsplit("/", 1)[-1], self.settings, actor="trigger"
@@ -359,7 +359,7 @@ class Intake:
 
     def unfinished(self) -> list[str]:
         """Documents of pending deliveries that have not stopped (to resume after a crash)."""
-        from orchestrator.batch import STOPPED
+        from quire.orchestrator.batch import STOPPED
 
         return list(
             dict.fromkeys(
@@ -369,7 +369,7 @@ class Intake:
 
     def deliver(self) -> list[Delivery]:
         """Write the results of every pending upload whose document has stopped."""
-        from orchestrator.batch import STOPPED
+        from quire.orchestrator.batch import STOPPED
 
         delivered = []
         for d in self.pending():
@@ -449,8 +449,8 @@ class TriggerService:
         if not doc_ids:
             return
         if self.rt.env.broker_url:
-            from workers.app import use_broker
-            from workers.tasks import poke
+            from quire.workers.app import use_broker
+            from quire.workers.tasks import poke
 
             use_broker(self.rt.env.broker_url)
             for doc_id in doc_ids:
@@ -466,7 +466,7 @@ class TriggerService:
             with self._lock:
                 todo, self._todo = list(dict.fromkeys(self._todo)), []
             if todo:
-                from orchestrator.local import run_documents
+                from quire.orchestrator.local import run_documents
 
                 run_documents(self.rt, todo, processes=self.processes)
             return self.intake.deliver()

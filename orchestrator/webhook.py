@@ -21,8 +21,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from orchestrator.triggers import MalformedEvent, TriggerService
-from shared.errors import QuireError, TransientError
+from quire.orchestrator.triggers import MalformedEvent, TriggerService
+from quire.shared.errors import QuireError, TransientError
 
 log = logging.getLogger("quire.webhook")
 

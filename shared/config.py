@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.plan import PlanSettings
+from quire.shared.plan import PlanSettings
 
 Backend = Literal["heuristic", "command", "openai", "anthropic"]
 OutputFormat = Literal["markdown", "pdf", "both"]

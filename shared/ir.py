@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from shared.text import count_words, normalize, text_hash
+from quire.shared.text import count_words, normalize, text_hash
 
 IR_VERSION = 1
 

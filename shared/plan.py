@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.ir import ElementType
+from quire.shared.ir import ElementType
 
 
 class _Model(BaseModel):

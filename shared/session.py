@@ -23,10 +23,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.config import RunSettings
-from shared.errors import ConflictError, QuireError
-from shared.revisions.base import RevisionStore
-from shared.store.base import NotFound, ObjectStore
+from quire.shared.config import RunSettings
+from quire.shared.errors import ConflictError, QuireError
+from quire.shared.revisions.base import RevisionStore
+from quire.shared.store.base import NotFound, ObjectStore
 
 DocState = Literal[
     "queued", "parsing", "scoring", "topic_review", "planning", "awaiting_decision",

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared.analysis import ChunkAnalysis
-from shared.ir import Document
-from shared.plan import Boundary, Candidate, Plan, PlanSettings
+from quire.shared.analysis import ChunkAnalysis
+from quire.shared.ir import Document
+from quire.shared.plan import Boundary, Candidate, Plan, PlanSettings
+from quire.workers.boundaries.candidates import safe_candidates
+from quire.workers.boundaries.planner import plan_from_boundaries
 from tests.irgen import build_doc, code, heading, para
-from workers.boundaries.candidates import safe_candidates
-from workers.boundaries.planner import plan_from_boundaries
 
 VECTORS = (
     "A vector holds values of one mode. The function c() combines values into a "

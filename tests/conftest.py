@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 import pytest
 from services import S3_SCRUB_ENV, S3_TEST_ENV, MotoServer, RedisServer
 
-from workers.parse.pdf_open import pymupdf_module
+from quire.workers.parse.pdf_open import pymupdf_module
 
 if TYPE_CHECKING:
-    from shared.store.s3 import S3Store
+    from quire.shared.store.s3 import S3Store
 
 # Import PyMuPDF as Quire does (without its layout model, which changes find_tables) before
 # any test module's bare `import pymupdf` can: results must not depend on collection order.
@@ -68,7 +68,7 @@ def s3_env(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
 @pytest.fixture
 def s3_store(s3_env: str) -> S3Store:
     """An S3Store on moto with a fresh bucket (and a prefix) for this test."""
-    from shared.store.s3 import S3Store  # boto3 is loaded only by tests that need it
+    from quire.shared.store.s3 import S3Store  # boto3 is loaded only by tests that need it
 
     store = S3Store(f"quire-test-{uuid.uuid4().hex[:16]}", "t")
     store.ensure_bucket()

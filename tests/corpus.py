@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shared.errors import (
+from quire.shared.errors import (
     CorruptDocumentError,
     EmptyDocumentError,
     EncryptedDocumentError,

@@ -37,14 +37,14 @@ from services import (
     _tail,
 )
 
-from shared.config import Environment, RunSettings
-from shared.errors import TransientError
-from shared.revisions.base import RevisionStore
-from shared.revisions.redis import RedisRevisionStore
-from shared.session import Session, SessionRepo
-from shared.store.s3 import S3Store
-from workers.execute import submit
-from workers.runtime import Runtime
+from quire.shared.config import Environment, RunSettings
+from quire.shared.errors import TransientError
+from quire.shared.revisions.base import RevisionStore
+from quire.shared.revisions.redis import RedisRevisionStore
+from quire.shared.session import Session, SessionRepo
+from quire.shared.store.s3 import S3Store
+from quire.workers.execute import submit
+from quire.workers.runtime import Runtime
 
 # Which worker consumes which queues: every queue has exactly one consumer, so a test knows
 # which process is running a part.
@@ -236,7 +236,7 @@ class Stack:
                 [
                     sys.executable,
                     "-m",
-                    "orchestrator.cli",
+                    "quire.orchestrator.cli",
                     "-v",
                     "orchestrator",
                     "--interval",
@@ -284,8 +284,8 @@ class Stack:
         return submit(self.runtime, path, settings).doc_id
 
     def poke(self, doc_ids: list[str]) -> None:
-        from workers.app import use_broker
-        from workers.tasks import poke
+        from quire.workers.app import use_broker
+        from quire.workers.tasks import poke
 
         use_broker(self.env["QUIRE_BROKER_URL"])
         for d in doc_ids:

@@ -12,7 +12,7 @@ import random
 import re
 from pathlib import Path
 
-from workers.parse.pdf_open import pymupdf_module
+from quire.workers.parse.pdf_open import pymupdf_module
 
 W, H = 595.0, 842.0
 LEFT = 72.0

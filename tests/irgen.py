@@ -18,9 +18,9 @@ from typing import Literal
 
 from hypothesis import strategies as st
 
-from shared import markdown
-from shared.ir import Document, Element, ElementType, ImageRef, assign_ids, make_element
-from shared.plan import (
+from quire.shared import markdown
+from quire.shared.ir import Document, Element, ElementType, ImageRef, assign_ids, make_element
+from quire.shared.plan import (
     REVIEW_ROLES,
     Candidate,
     Plan,

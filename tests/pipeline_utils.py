@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shared.config import Environment, RunSettings
-from shared.session import Session
-from workers.execute import submit
-from workers.runtime import Runtime
+from quire.shared.config import Environment, RunSettings
+from quire.shared.session import Session
+from quire.workers.execute import submit
+from quire.workers.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -19,7 +19,7 @@ def local_runtime(tmp: Path) -> Runtime:
 
 
 def run_embedded(rt: Runtime, path: Path, settings: RunSettings) -> Session:
-    from orchestrator.local import run_documents
+    from quire.orchestrator.local import run_documents
 
     s = submit(rt, path, settings)
     run_documents(rt, [s.doc_id], processes=1)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import itertools
 import re
 
-from shared.ir import Document
-from shared.plan import Plan
-from shared.rag import RagChunk
+from quire.shared.ir import Document
+from quire.shared.plan import Plan
+from quire.shared.rag import RagChunk
 
 _SENTENCE_END = re.compile(r"[.!?…؟][\"'”’»)\]]*$")
 # The boundary kinds allowed inside an element of each type (besides "word"/"char").

@@ -330,7 +330,7 @@ class CeleryWorker:
     def start(self, timeout: float = 60.0) -> CeleryWorker:
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "workers.tasks", "worker",
+                [sys.executable, "-m", "celery", "-A", "quire.workers.tasks", "worker",
                  "-Q", self.queues, "-c", str(self.concurrency), "-n", f"{self.name}@%h",
                  "--without-mingle", "--without-gossip", "--loglevel", "INFO"],
                 stdout=out, stderr=out, stdin=subprocess.DEVNULL, cwd=self.cwd,

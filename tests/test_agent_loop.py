@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from pipeline_utils import CORPUS, local_runtime
 
-from orchestrator import agent
-from orchestrator.local import run_documents
-from shared.config import RunSettings
-from shared.errors import ConflictError, ValidationFailedError
-from workers.boundaries.decisions import BoundaryContext, HeuristicDecider
-from workers.execute import submit
-from workers.runtime import Runtime
+from quire.orchestrator import agent
+from quire.orchestrator.local import run_documents
+from quire.shared.config import RunSettings
+from quire.shared.errors import ConflictError, ValidationFailedError
+from quire.workers.boundaries.decisions import BoundaryContext, HeuristicDecider
+from quire.workers.execute import submit
+from quire.workers.runtime import Runtime
 
 DOC = CORPUS / "python-logging-howto-cookbook.docx"
 
@@ -132,7 +132,7 @@ def test_cli_speaks_json_and_fails_cleanly(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "orchestrator.cli",
+            "quire.orchestrator.cli",
             "run",
             "--input",
             str(DOC),
@@ -148,7 +148,7 @@ def test_cli_speaks_json_and_fails_cleanly(tmp_path: Path) -> None:
     )
     assert run.returncode == 3, run.stderr
     ctx = subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", "boundary-context", _doc_prefix(env_dir)],
+        [sys.executable, "-m", "quire.orchestrator.cli", "boundary-context", _doc_prefix(env_dir)],
         cwd=env_dir,
         capture_output=True,
         text=True,
@@ -159,7 +159,7 @@ def test_cli_speaks_json_and_fails_cleanly(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "orchestrator.cli",
+            "quire.orchestrator.cli",
             "commit-boundary",
             snap["doc_id"],
             "--revision",
@@ -183,7 +183,7 @@ def test_cli_speaks_json_and_fails_cleanly(tmp_path: Path) -> None:
 
 def _doc_prefix(cwd: Path) -> str:
     status = subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", "status"],
+        [sys.executable, "-m", "quire.orchestrator.cli", "status"],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -14,14 +14,10 @@ from typing import Any
 
 import pytest
 
-from shared.analysis import AnalysisFailure, ChunkAnalysis
-from shared.errors import ValidationFailedError
-from shared.ir import dump_ir
-from tests.analysisfix import GOOD, good_analysis, sample_candidates, sample_doc, sample_plan
-from tests.irgen import build_doc, heading, para
-from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving
-from tests.writefix import make_tiny
-from workers.analysis import (
+from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
+from quire.shared.errors import ValidationFailedError
+from quire.shared.ir import dump_ir
+from quire.workers.analysis import (
     AnalysisAnswer,
     AnalysisContext,
     InvalidAnalysis,
@@ -34,10 +30,19 @@ from workers.analysis import (
     retitle_plan,
     validate_answer,
 )
-from workers.analysis.heuristic import FA_MISSING, STRONG_CHANGE, clean_heading, heuristic_focus
-from workers.analysis.validate import same_focus
-from workers.verify import verify_output
-from workers.write import save_files, write_all
+from quire.workers.analysis.heuristic import (
+    FA_MISSING,
+    STRONG_CHANGE,
+    clean_heading,
+    heuristic_focus,
+)
+from quire.workers.analysis.validate import same_focus
+from quire.workers.verify import verify_output
+from quire.workers.write import save_files, write_all
+from tests.analysisfix import GOOD, good_analysis, sample_candidates, sample_doc, sample_plan
+from tests.irgen import build_doc, heading, para
+from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving
+from tests.writefix import make_tiny
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = {"openai": "sk-analysis-test-key-1", "anthropic": "sk-ant-analysis-test-key-2"}
@@ -170,7 +175,7 @@ def test_focuses_differing_only_in_numbers_count_as_the_same() -> None:
 
 def test_analysis_for_another_chunk_is_refused() -> None:
     a = good_analysis(2, "el-000007", "el-000009")
-    from workers.analysis import check_analysis
+    from quire.workers.analysis import check_analysis
 
     with pytest.raises(InvalidAnalysis, match="context is chunk 1"):
         check_analysis(a, ctx(1))

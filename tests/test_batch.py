@@ -19,9 +19,9 @@ from click.testing import CliRunner, Result
 from pipeline_utils import CORPUS
 from services import CeleryWorker, RedisServer
 
-from orchestrator.cli import main
-from shared.config import Environment
-from workers.runtime import Runtime
+from quire.orchestrator.cli import main
+from quire.shared.config import Environment
+from quire.workers.runtime import Runtime
 
 GOOD = ["latex-news-22.pdf", "python-hashlib.docx", "octave-refcard-a4.pdf"]
 BAD = {  # file -> the reason code it must fail with
@@ -36,7 +36,7 @@ ALL_QUEUES = "orchestrate,parse,review,write,render,analysis"
 def fresh_broker_connections() -> Iterator[None]:
     """The Celery app is process-wide: drop its pooled connections to an earlier test's
     (stopped) broker before and after each test."""
-    from workers.app import app
+    from quire.workers.app import app
 
     app._after_fork()
     yield
@@ -156,7 +156,7 @@ def test_detached_batch_is_followed_with_status(local_env: Path) -> None:
         [
             sys.executable,
             "-m",
-            "orchestrator.cli",
+            "quire.orchestrator.cli",
             "batch",
             str(doc),
             "--detach",
@@ -177,7 +177,7 @@ def test_detached_batch_is_followed_with_status(local_env: Path) -> None:
     deadline = time.monotonic() + 60
     while True:
         status = subprocess.run(
-            [sys.executable, "-m", "orchestrator.cli", "status", batch_id],
+            [sys.executable, "-m", "quire.orchestrator.cli", "status", batch_id],
             capture_output=True,
             text=True,
             env=env,
@@ -228,7 +228,7 @@ def test_batch_from_an_s3_prefix(local_env: Path, s3_env: str) -> None:
 def test_distributed_batch(
     private_redis: RedisServer, s3_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from shared.store.s3 import S3Store
+    from quire.shared.store.s3 import S3Store
 
     store = S3Store(f"quire-batch-{uuid.uuid4().hex[:10]}", "lib")
     store.ensure_bucket()

@@ -18,8 +18,8 @@ from irgen import (
     words,
 )
 
-from shared.ir import Document
-from workers.boundaries.candidates import (
+from quire.shared.ir import Document
+from quire.workers.boundaries.candidates import (
     SNIPPET_CHARS,
     is_safe_gap,
     numbering_depth,

@@ -13,7 +13,7 @@ from pipeline_utils import CORPUS, SAMPLE_PDF
 
 def quire(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", *args],
+        [sys.executable, "-m", "quire.orchestrator.cli", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from pipeline_utils import ROOT
 
-from orchestrator.cli import main
+from quire.orchestrator.cli import main
 
 COMPOSE = ROOT / "docker-compose.yml"
 DOCS = (ROOT / "README.md").read_text() + (ROOT / "deploy" / "OPERATIONS.md").read_text()

@@ -12,11 +12,11 @@ import pytest
 from pipeline_utils import CORPUS, SAMPLE_PDF, local_runtime, outputs, run_embedded
 from services import CeleryWorker, RedisServer
 
-from orchestrator.service import process_documents
-from shared.config import Environment, RunSettings
-from shared.store.s3 import S3Store
-from workers.execute import submit
-from workers.runtime import Runtime
+from quire.orchestrator.service import process_documents
+from quire.shared.config import Environment, RunSettings
+from quire.shared.store.s3 import S3Store
+from quire.workers.execute import submit
+from quire.workers.runtime import Runtime
 
 pytestmark = pytest.mark.services
 

@@ -21,10 +21,10 @@ from llm_servers import Reply, answer, status
 from llm_smart import INJECTION, SmartProvider
 from pipeline_utils import local_runtime, outputs, run_embedded
 
-from shared.config import RunSettings
-from shared.plan import Candidate, Plan
-from shared.session import Session
-from workers.runtime import Runtime
+from quire.shared.config import RunSettings
+from quire.shared.plan import Candidate, Plan
+from quire.shared.session import Session
+from quire.workers.runtime import Runtime
 
 SETTINGS = RunSettings(output_format="markdown", backend="openai")
 MAX_ATTEMPTS = 3  # transport attempts per ask (QUIRE_BACKEND_MAX_ATTEMPTS)

@@ -19,7 +19,7 @@ from pipeline_utils import CORPUS, local_runtime, outputs, run_embedded
 from s3_fault_proxy import delay, drop, lose_reply, status
 from services import MotoServer
 
-from shared.config import RunSettings
+from quire.shared.config import RunSettings
 
 pytestmark = pytest.mark.services
 

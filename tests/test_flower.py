@@ -22,10 +22,10 @@ import pytest
 from pipeline_utils import CORPUS, ROOT
 from services import CeleryWorker, RedisServer, _die_with_parent, free_port
 
-from orchestrator.service import process_documents
-from shared.config import Environment, RunSettings
-from workers.execute import submit
-from workers.runtime import Runtime
+from quire.orchestrator.service import process_documents
+from quire.shared.config import Environment, RunSettings
+from quire.workers.execute import submit
+from quire.workers.runtime import Runtime
 
 pytestmark = pytest.mark.services
 
@@ -36,7 +36,7 @@ USER, PASSWORD = "operator", "flower-test-pw"
 def fresh_broker_connections() -> Iterator[None]:
     """The Celery app is process-wide: drop its pooled connections to an earlier test's
     (stopped) broker before and after each test."""
-    from workers.app import app
+    from quire.workers.app import app
 
     app._after_fork()
     yield
@@ -80,7 +80,7 @@ def flower(stack: dict[str, str], tmp_path: Path) -> Iterator[str]:
             [
                 sys.executable,
                 "-m",
-                "orchestrator.cli",
+                "quire.orchestrator.cli",
                 "flower",
                 f"--port={port}",
                 "--address=127.0.0.1",
@@ -146,12 +146,12 @@ def test_flower_shows_our_tasks_and_metrics_show_the_queues(
     assert {"quire.advance", "quire.part.write", "quire.part.render"} & names
 
     # with no worker left, pokes wait in the orchestrate queue: the metrics see them
-    from workers.tasks import poke
+    from quire.workers.tasks import poke
 
     for _ in range(3):
         poke(session.doc_id)
     run = subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", "metrics"],
+        [sys.executable, "-m", "quire.orchestrator.cli", "metrics"],
         capture_output=True,
         text=True,
         cwd=ROOT,

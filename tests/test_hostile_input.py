@@ -31,20 +31,20 @@ from pipeline_utils import CORPUS, ROOT, local_runtime
 from s3_fault_proxy import delay
 from services import MotoServer
 
-from orchestrator.local import run_documents
-from orchestrator.triggers import ObjectEvent, TriggerConfig, classify
-from shared.config import RunSettings
-from shared.errors import InputError
-from shared.store import LocalStore
-from shared.store.s3 import S3Store
-from workers.execute import submit
-from workers.parse import parse_document, pdf_page_count
-from workers.parse.detect import detect_format
-from workers.parse.docx import parse_docx
-from workers.parse.limits import MAX_IMAGE_PIXELS
-from workers.parse.pdf_open import pymupdf_module
-from workers.write import save_files
-from workers.write.names import safe_image_path
+from quire.orchestrator.local import run_documents
+from quire.orchestrator.triggers import ObjectEvent, TriggerConfig, classify
+from quire.shared.config import RunSettings
+from quire.shared.errors import InputError
+from quire.shared.store import LocalStore
+from quire.shared.store.s3 import S3Store
+from quire.workers.execute import submit
+from quire.workers.parse import parse_document, pdf_page_count
+from quire.workers.parse.detect import detect_format
+from quire.workers.parse.docx import parse_docx
+from quire.workers.parse.limits import MAX_IMAGE_PIXELS
+from quire.workers.parse.pdf_open import pymupdf_module
+from quire.workers.write import save_files
+from quire.workers.write.names import safe_image_path
 
 PDF_BASE = (CORPUS / "latex-news-22.pdf").read_bytes()
 DOCX_BASE = (CORPUS / "python-hashlib.docx").read_bytes()
@@ -244,8 +244,8 @@ def measure(script: str, *args: str) -> dict[str, object]:
 
 PARSE_SCRIPT = """
 from pathlib import Path
-from shared.errors import InputError
-from workers.parse import parse_document
+from quire.shared.errors import InputError
+from quire.workers.parse import parse_document
 out = {}
 try:
     parsed = parse_document(Path(sys.argv[1]))
@@ -579,7 +579,7 @@ def test_batch_output_folders_cannot_escape(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "orchestrator.cli",
+            "quire.orchestrator.cli",
             "batch",
             str(hostile),
             "--out",
@@ -630,9 +630,9 @@ def test_a_part_killed_at_its_hard_time_limit_fails_its_document_at_once(
     handled by the interpreter). Modelled by SIGSTOPping the pool child mid-part (its parse
     output PUT is held by the proxy): at the hard limit Celery kills the child, and the
     document fails with code "timeout" then and there — no reconciler runs in this stack."""
-    from workers.app import use_broker
-    from workers.execute import advance_document
-    from workers.tasks import app
+    from quire.workers.app import use_broker
+    from quire.workers.execute import advance_document
+    from quire.workers.tasks import app
 
     stuck = textbook_pdf(tmp_path / "stuck.pdf", 63)
     with MotoServer() as moto:

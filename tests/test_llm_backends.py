@@ -15,11 +15,11 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.errors import BackendError
+from quire.shared.errors import BackendError
+from quire.workers.llm import make_backend
+from quire.workers.llm.base import strict_json_schema
+from quire.workers.llm.retry import parse_retry_after
 from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving, status
-from workers.llm import make_backend
-from workers.llm.base import strict_json_schema
-from workers.llm.retry import parse_retry_after
 
 KEYS = {"openai": "sk-test-OPENAI-5ecret-0001", "anthropic": "sk-ant-test-5ecret-0002"}
 GOOD = {"label": "alpha", "score": 0.5, "tags": ["x"]}

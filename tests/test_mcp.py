@@ -28,9 +28,9 @@ from mcp.client.stdio import stdio_client
 from pipeline_utils import CORPUS, ROOT
 from services import CeleryWorker, RedisServer
 
-from orchestrator import mcp_server
-from shared.store.s3 import S3Store
-from workers.boundaries.decisions import BoundaryContext, HeuristicDecider
+from quire.orchestrator import mcp_server
+from quire.shared.store.s3 import S3Store
+from quire.workers.boundaries.decisions import BoundaryContext, HeuristicDecider
 
 DOC = CORPUS / "python-logging-howto-cookbook.docx"
 SMALL = CORPUS / "python-hashlib.docx"
@@ -118,7 +118,7 @@ async def serving(tmp: Path, argv: list[str], env: dict[str, str]) -> AsyncItera
 
 def run(tmp: Path, scenario: Callable[[Host], Awaitable[None]]) -> None:
     async def main() -> None:
-        argv = [sys.executable, "-m", "orchestrator.cli", "mcp", "serve"]
+        argv = [sys.executable, "-m", "quire.orchestrator.cli", "mcp", "serve"]
         async with serving(tmp, argv, server_env(tmp)) as host:
             await scenario(host)
 
@@ -499,7 +499,7 @@ def test_install_prints_snippets_and_writes_a_working_mcp_json(tmp_path: Path) -
         [
             sys.executable,
             "-m",
-            "orchestrator.cli",
+            "quire.orchestrator.cli",
             "mcp",
             "install",
             "--write",
@@ -516,7 +516,7 @@ def test_install_prints_snippets_and_writes_a_working_mcp_json(tmp_path: Path) -
     printed = done.stdout
     assert "hunter2" not in printed and "sk-not-a-real-key" not in printed
     assert "QUIRE_REDIS_URL carries a password" in printed
-    argv = [sys.executable, "-m", "orchestrator.mcp_server"]
+    argv = [sys.executable, "-m", "quire.orchestrator.mcp_server"]
     claude = shlex.split(
         next(line for line in printed.splitlines() if line.startswith("claude mcp add"))
     )
@@ -558,7 +558,7 @@ def test_the_same_tools_drive_the_distributed_stack(
     passed = {k: v for k, v in os.environ.items() if k.startswith(("AWS_", "QUIRE_"))} | env
 
     async def main() -> None:
-        argv = [sys.executable, "-m", "orchestrator.mcp_server"]
+        argv = [sys.executable, "-m", "quire.orchestrator.mcp_server"]
         async with serving(tmp_path, argv, passed) as host:
             split = await host.ok("split_document", path=str(SMALL), timeout_s=120)
             assert split["state"] == "awaiting_decision", split

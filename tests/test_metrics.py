@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pipeline_utils import CORPUS, local_runtime, run_embedded
 
-from orchestrator.metrics import Collector, MetricsServer, render
-from shared.config import RunSettings
-from workers.execute import submit
+from quire.orchestrator.metrics import Collector, MetricsServer, render
+from quire.shared.config import RunSettings
+from quire.workers.execute import submit
 
 
 def test_metrics_from_sessions(tmp_path: Path) -> None:

@@ -20,10 +20,10 @@ import pytest
 from docx.table import Table
 from lxml import etree
 
-from shared.ir import dump_ir, load_ir
-from shared.text import sha256_bytes
-from workers.parse.base import ParsedDocument
-from workers.parse.docx import parse_docx
+from quire.shared.ir import dump_ir, load_ir
+from quire.shared.text import sha256_bytes
+from quire.workers.parse.base import ParsedDocument
+from quire.workers.parse.docx import parse_docx
 
 pytestmark = pytest.mark.corpus
 

@@ -27,11 +27,11 @@ from pathlib import Path
 
 import pytest
 
-from shared.errors import CorruptDocumentError, EmptyDocumentError, EncryptedDocumentError
-from shared.ir import Document, dump_ir, load_ir
-from workers.parse import ParsedDocument, parse_document
-from workers.parse.pdf_headings import norm_title
-from workers.parse.pdf_open import pymupdf_module
+from quire.shared.errors import CorruptDocumentError, EmptyDocumentError, EncryptedDocumentError
+from quire.shared.ir import Document, dump_ir, load_ir
+from quire.workers.parse import ParsedDocument, parse_document
+from quire.workers.parse.pdf_headings import norm_title
+from quire.workers.parse.pdf_open import pymupdf_module
 
 # one xdist worker runs the whole module: test_zz_report prints what the others gathered
 pytestmark = [pytest.mark.corpus, pytest.mark.xdist_group("parse_corpus_pdf")]

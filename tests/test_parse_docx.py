@@ -15,12 +15,12 @@ from docx.oxml.ns import qn
 from docx.text.paragraph import Paragraph
 from lxml import etree
 
-from shared import markdown as md
-from shared.errors import CorruptDocumentError, EmptyDocumentError, UnsupportedFormatError
-from shared.ir import WORDS_PER_PAGE, Element, dump_ir, load_ir
-from shared.text import sha256_bytes
-from workers.parse.docx import parse_docx
-from workers.parse.pdf_open import pymupdf_module
+from quire.shared import markdown as md
+from quire.shared.errors import CorruptDocumentError, EmptyDocumentError, UnsupportedFormatError
+from quire.shared.ir import WORDS_PER_PAGE, Element, dump_ir, load_ir
+from quire.shared.text import sha256_bytes
+from quire.workers.parse.docx import parse_docx
+from quire.workers.parse.pdf_open import pymupdf_module
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"

@@ -22,15 +22,15 @@ from pdf_samples import (
     zero_page_pdf,
 )
 
-from shared.errors import (
+from quire.shared.errors import (
     CorruptDocumentError,
     EmptyDocumentError,
     EncryptedDocumentError,
     UnsupportedFormatError,
 )
-from shared.ir import Document, Element, dump_ir, load_ir
-from shared.text import sha256_bytes
-from workers.parse import (
+from quire.shared.ir import Document, Element, dump_ir, load_ir
+from quire.shared.text import sha256_bytes
+from quire.workers.parse import (
     PdfRangeResult,
     detect_format,
     merge_pdf_ranges,
@@ -40,9 +40,9 @@ from workers.parse import (
     pdf_meta,
     pdf_page_count,
 )
-from workers.parse.base import ParsedDocument
-from workers.parse.pdf import fallback_page
-from workers.parse.pdf_open import open_pdf, open_pdf_kept
+from quire.workers.parse.base import ParsedDocument
+from quire.workers.parse.pdf import fallback_page
+from quire.workers.parse.pdf_open import open_pdf, open_pdf_kept
 
 
 @pytest.fixture(scope="module")
@@ -215,7 +215,7 @@ def test_range_tasks_reuse_the_open_pdf_until_the_file_changes(
 
 
 def _kept_in_child() -> bool:
-    from workers.parse import pdf_open
+    from quire.workers.parse import pdf_open
 
     return pdf_open._kept is None
 

@@ -8,14 +8,14 @@ from pathlib import Path
 from pipeline_utils import CORPUS, SAMPLE_PDF, local_runtime, run_embedded, store_snapshot
 from services import RedisServer
 
-from orchestrator.local import run_documents
-from shared.config import Environment, RunSettings
-from shared.revisions.redis import RedisRevisionStore
-from shared.session import SessionRepo
-from shared.store import LocalStore
-from workers import steps
-from workers.execute import advance_document, run_part, submit
-from workers.runtime import Runtime
+from quire.orchestrator.local import run_documents
+from quire.shared.config import Environment, RunSettings
+from quire.shared.revisions.redis import RedisRevisionStore
+from quire.shared.session import SessionRepo
+from quire.shared.store import LocalStore
+from quire.workers import steps
+from quire.workers.execute import advance_document, run_part, submit
+from quire.workers.runtime import Runtime
 
 SETTINGS = RunSettings(output_format="both", range_pages=15, render_batch_pages=30)
 

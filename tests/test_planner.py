@@ -23,11 +23,11 @@ from irgen import (
     words,
 )
 
-from shared.errors import ValidationFailedError
-from shared.ir import Document, Element
-from shared.plan import Boundary, Candidate, Plan, PlanSettings, ReviewOutcome
-from workers.boundaries.candidates import safe_candidates
-from workers.boundaries.decisions import (
+from quire.shared.errors import ValidationFailedError
+from quire.shared.ir import Document, Element
+from quire.shared.plan import Boundary, Candidate, Plan, PlanSettings, ReviewOutcome
+from quire.workers.boundaries.candidates import safe_candidates
+from quire.workers.boundaries.decisions import (
     BoundaryContext,
     Decider,
     Decision,
@@ -36,13 +36,13 @@ from workers.boundaries.decisions import (
     continuity_support,
     validate_decision,
 )
-from workers.boundaries.planner import (
+from quire.workers.boundaries.planner import (
     apply_decision,
     boundary_context,
     plan_document,
     plan_from_boundaries,
 )
-from workers.boundaries.scoring import score_candidates
+from quire.workers.boundaries.scoring import score_candidates
 
 RULES = PlanSettings()
 

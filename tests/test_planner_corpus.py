@@ -26,20 +26,20 @@ import pytest
 from corpus import ALL_DOCS, BIG, CORPUS, DOCS, UNUSABLE
 from irgen import plan_violations
 
-from shared.errors import (
+from quire.shared.errors import (
     InputError,
 )
-from shared.ir import Document
-from shared.plan import Candidate, Plan, PlanSettings, ReviewOutcome
-from workers.boundaries import (
+from quire.shared.ir import Document
+from quire.shared.plan import Candidate, Plan, PlanSettings, ReviewOutcome
+from quire.workers.boundaries import (
     HeuristicDecider,
     plan_document,
     review_tasks,
     safe_candidates,
     score_candidates,
 )
-from workers.parse import parse_document
-from workers.review import make_reviewer, review_all
+from quire.workers.parse import parse_document
+from quire.workers.review import make_reviewer, review_all
 
 RULES = PlanSettings()
 TARGET_SHARE = 0.85

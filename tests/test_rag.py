@@ -17,11 +17,11 @@ from irgen import build_doc, bullets, code, documents, heading, para, table, wor
 from ragfix import cut_problems, rebuild, session_texts, whole_units_kept
 from writefix import plan_for
 
-from orchestrator.cli import main
-from shared.errors import InputError
-from shared.ir import Document, dump_ir
-from shared.plan import Plan, PlanSettings
-from shared.rag import (
+from quire.orchestrator.cli import main
+from quire.shared.errors import InputError
+from quire.shared.ir import Document, dump_ir
+from quire.shared.plan import Plan, PlanSettings
+from quire.shared.rag import (
     RAG_CHUNKS_FILE,
     RAG_SETTINGS_FILE,
     Algorithm,
@@ -30,10 +30,10 @@ from shared.rag import (
     load_jsonl,
     load_settings,
 )
-from workers.rag import rag_chunks, verify_rag
-from workers.rag.split import sentences
-from workers.verify.report import verify_output
-from workers.write import save_files, write_all
+from quire.workers.rag import rag_chunks, verify_rag
+from quire.workers.rag.split import sentences
+from quire.workers.verify.report import verify_output
+from quire.workers.write import save_files, write_all
 
 
 def one_session(doc: Document) -> Plan:

@@ -21,18 +21,23 @@ from click.testing import CliRunner
 from corpus import ALL_DOCS, BIG, CORPUS, DOCS, UNUSABLE
 from ragfix import cut_problems, rebuild, session_texts, whole_units_kept
 
-from orchestrator.cli import main
-from shared.errors import (
+from quire.orchestrator.cli import main
+from quire.shared.errors import (
     InputError,
 )
-from shared.ir import Document, dump_ir
-from shared.plan import Plan, PlanSettings
-from shared.rag import RAG_CHUNKS_FILE, Algorithm, dump_jsonl, load_jsonl
-from workers.boundaries import HeuristicDecider, plan_document, safe_candidates, score_candidates
-from workers.parse import parse_document
-from workers.rag import rag_chunks, verify_rag
-from workers.verify.report import verify_output
-from workers.write import save_files, write_all
+from quire.shared.ir import Document, dump_ir
+from quire.shared.plan import Plan, PlanSettings
+from quire.shared.rag import RAG_CHUNKS_FILE, Algorithm, dump_jsonl, load_jsonl
+from quire.workers.boundaries import (
+    HeuristicDecider,
+    plan_document,
+    safe_candidates,
+    score_candidates,
+)
+from quire.workers.parse import parse_document
+from quire.workers.rag import rag_chunks, verify_rag
+from quire.workers.verify.report import verify_output
+from quire.workers.write import save_files, write_all
 
 BIG_PAGES = (1000, 1149)  # the sub-range of r-fullrefman.pdf
 CAPS: dict[Algorithm, tuple[int, ...]] = {"hierarchical": (2000, 600), "linear": (2000,)}

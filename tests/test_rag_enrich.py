@@ -16,14 +16,13 @@ from click.testing import CliRunner
 from irgen import build_doc, heading, para, table, words
 from writefix import plan_for
 
-from orchestrator.cli import main
-from shared.ir import Document, dump_ir
-from shared.plan import Plan
-from shared.rag import RAG_CHUNKS_FILE, RagChunk, load_jsonl
-from shared.store.local import LocalStore
-from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving
-from workers.rag import rag_chunks, verify_rag
-from workers.rag.enrich import (
+from quire.orchestrator.cli import main
+from quire.shared.ir import Document, dump_ir
+from quire.shared.plan import Plan
+from quire.shared.rag import RAG_CHUNKS_FILE, RagChunk, load_jsonl
+from quire.shared.store.local import LocalStore
+from quire.workers.rag import rag_chunks, verify_rag
+from quire.workers.rag.enrich import (
     EnrichAnswer,
     FolderCache,
     InvalidEnrichment,
@@ -33,8 +32,9 @@ from workers.rag.enrich import (
     enrich_all,
     validate_enrichment,
 )
-from workers.verify.report import verify_output
-from workers.write import save_files, write_all
+from quire.workers.verify.report import verify_output
+from quire.workers.write import save_files, write_all
+from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving
 
 KEYS = {"openai": "sk-test-openai-secret", "anthropic": "sk-ant-test-secret"}
 GOOD = {

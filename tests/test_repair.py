@@ -11,14 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shared.analysis import ChunkAnalysis
-from shared.errors import BackendError, ValidationFailedError
-from shared.ir import Document, dump_ir
-from shared.plan import Plan, PlanSettings
-from tests.analysisfix import good_analysis, sample_candidates, sample_doc, sample_plan
-from tests.irgen import documents
-from tests.llm_servers import FakeProvider, answer
-from workers.analysis import (
+from quire.shared.analysis import ChunkAnalysis
+from quire.shared.errors import BackendError, ValidationFailedError
+from quire.shared.ir import Document, dump_ir
+from quire.shared.plan import Plan, PlanSettings
+from quire.workers.analysis import (
     HeuristicRepairDecider,
     RepairChoice,
     analyse_chunk,
@@ -30,14 +27,17 @@ from workers.analysis import (
     unaffected_chunks,
     validate_repair_choice,
 )
-from workers.boundaries.candidates import is_safe_gap, safe_candidates
-from workers.boundaries.decisions import HeuristicDecider
-from workers.boundaries.planner import plan_document
-from workers.boundaries.scoring import score_candidates
-from workers.verify import verify_output
-from workers.verify.plan import check_plan, ranges_from_plan
-from workers.write import save_files, write_all
-from workers.write.markdown import FRONT_CLOSE
+from quire.workers.boundaries.candidates import is_safe_gap, safe_candidates
+from quire.workers.boundaries.decisions import HeuristicDecider
+from quire.workers.boundaries.planner import plan_document
+from quire.workers.boundaries.scoring import score_candidates
+from quire.workers.verify import verify_output
+from quire.workers.verify.plan import check_plan, ranges_from_plan
+from quire.workers.write import save_files, write_all
+from quire.workers.write.markdown import FRONT_CLOSE
+from tests.analysisfix import good_analysis, sample_candidates, sample_doc, sample_plan
+from tests.irgen import documents
+from tests.llm_servers import FakeProvider, answer
 
 DOC = sample_doc()
 SCORES = {"el-000006": 0.93, "el-000008": 0.3, "el-000009": 0.6, "el-000011": 0.2}

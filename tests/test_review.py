@@ -14,11 +14,10 @@ from typing import Any
 
 import pytest
 
-from shared.errors import BackendError
-from shared.ir import assign_ids, make_element
-from shared.plan import REVIEW_ROLES, ReviewFailure, ReviewRole, ReviewTask, ReviewVote
-from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving, status
-from workers.review import (
+from quire.shared.errors import BackendError
+from quire.shared.ir import assign_ids, make_element
+from quire.shared.plan import REVIEW_ROLES, ReviewFailure, ReviewRole, ReviewTask, ReviewVote
+from quire.workers.review import (
     HeuristicReviewer,
     InvalidVote,
     LLMReviewer,
@@ -31,7 +30,8 @@ from workers.review import (
     review_all,
     validate_answer,
 )
-from workers.review.prompts import system_prompt, user_prompt
+from quire.workers.review.prompts import system_prompt, user_prompt
+from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving, status
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from services import RedisServer
 
-from shared.errors import TransientError
-from shared.revisions import RevisionStore, SqliteRevisionStore, open_revision_store
-from shared.revisions.redis import RedisRevisionStore
+from quire.shared.errors import TransientError
+from quire.shared.revisions import RevisionStore, SqliteRevisionStore, open_revision_store
+from quire.shared.revisions.redis import RedisRevisionStore
 
 pytestmark = pytest.mark.services
 

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from irgen import build_doc, documents, heading, pages_of_paragraphs, para, words
 
-from shared.ir import Document, Element, assign_ids, make_element
-from shared.plan import Candidate
-from workers.boundaries.candidates import plain_text, safe_candidates
-from workers.boundaries.scoring import (
+from quire.shared.ir import Document, Element, assign_ids, make_element
+from quire.shared.plan import Candidate
+from quire.workers.boundaries.candidates import plain_text, safe_candidates
+from quire.workers.boundaries.scoring import (
     MIN_REVIEW_SCORE,
     STOP_WORDS,
     _Vocabulary,
@@ -26,7 +26,7 @@ from workers.boundaries.scoring import (
     stem,
     structural_score,
 )
-from workers.parse import parse_document
+from quire.workers.parse import parse_document
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

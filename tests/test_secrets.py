@@ -27,7 +27,7 @@ from llm_servers import Reply
 from llm_smart import SmartProvider
 from services import MotoServer
 
-from shared.config import RunSettings
+from quire.shared.config import RunSettings
 
 pytestmark = pytest.mark.services
 

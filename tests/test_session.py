@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.engine import TaskMessage, advance, mark_done, reconcile
-from orchestrator.states import FINISH, MAX_REDRIVES
-from shared.errors import ConflictError
-from shared.revisions import SqliteRevisionStore
-from shared.revisions.redis import RedisRevisionStore
-from shared.session import Session, SessionRepo
-from shared.store import LocalStore
+from quire.orchestrator.engine import TaskMessage, advance, mark_done, reconcile
+from quire.orchestrator.states import FINISH, MAX_REDRIVES
+from quire.shared.errors import ConflictError
+from quire.shared.revisions import SqliteRevisionStore
+from quire.shared.revisions.redis import RedisRevisionStore
+from quire.shared.session import Session, SessionRepo
+from quire.shared.store import LocalStore
 
 
 @pytest.fixture(params=["local", "distributed"])

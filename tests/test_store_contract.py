@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from shared.errors import QuireError, TransientError
-from shared.store import LocalStore, NotFound, ObjectStore, StoreError, open_store
-from shared.store.s3 import S3Store
+from quire.shared.errors import QuireError, TransientError
+from quire.shared.store import LocalStore, NotFound, ObjectStore, StoreError, open_store
+from quire.shared.store.s3 import S3Store
 
 pytestmark = pytest.mark.services
 

@@ -11,14 +11,12 @@ from typing import Any
 
 import pytest
 
-from shared.analysis import INDEX_FILES, ChunkAnalysis, StudyIndex
-from shared.errors import BackendError, ValidationFailedError
-from shared.ir import Document, dump_ir
-from shared.manifest import Manifest, load_manifest
-from shared.plan import Plan, PlanSettings
-from tests.analysisfix import GOOD, good_analysis, sample_doc, sample_plan
-from tests.llm_servers import FakeProvider, answer
-from workers.analysis import (
+from quire.shared.analysis import INDEX_FILES, ChunkAnalysis, StudyIndex
+from quire.shared.errors import BackendError, ValidationFailedError
+from quire.shared.ir import Document, dump_ir
+from quire.shared.manifest import Manifest, load_manifest
+from quire.shared.plan import Plan, PlanSettings
+from quire.workers.analysis import (
     IndexAnswer,
     IndexContext,
     analyse_chunk,
@@ -32,8 +30,10 @@ from workers.analysis import (
     validate_index,
     validate_index_answer,
 )
-from workers.write import save_files, write_all
-from workers.write.names import chunk_stem
+from quire.workers.write import save_files, write_all
+from quire.workers.write.names import chunk_stem
+from tests.analysisfix import GOOD, good_analysis, sample_doc, sample_plan
+from tests.llm_servers import FakeProvider, answer
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 DOC = sample_doc()
@@ -338,11 +338,11 @@ def test_llm_index_persistently_invalid_is_an_error(provider: FakeProvider) -> N
 
 def _offline_run(doc: Document, images: dict[str, bytes], out: Path) -> dict[str, str]:
     """Heuristic analysis, renaming by topic, writing, verifying and indexing, offline."""
-    from workers.boundaries.candidates import safe_candidates
-    from workers.boundaries.decisions import HeuristicDecider
-    from workers.boundaries.planner import plan_document
-    from workers.boundaries.scoring import score_candidates
-    from workers.verify import verify_output
+    from quire.workers.boundaries.candidates import safe_candidates
+    from quire.workers.boundaries.decisions import HeuristicDecider
+    from quire.workers.boundaries.planner import plan_document
+    from quire.workers.boundaries.scoring import score_candidates
+    from quire.workers.verify import verify_output
 
     candidates = score_candidates(doc, safe_candidates(doc))
     plan = plan_document(doc, candidates, {}, PlanSettings(), HeuristicDecider())
@@ -377,7 +377,7 @@ def _offline_run(doc: Document, images: dict[str, bytes], out: Path) -> dict[str
 @pytest.mark.corpus
 @pytest.mark.parametrize("name", ["python-hashlib.docx", "debian-handbook-fa-ch03-04.docx"])
 def test_corpus_docx_offline_end_to_end(name: str, tmp_path: Path) -> None:
-    from workers.parse.docx import parse_docx
+    from quire.workers.parse.docx import parse_docx
 
     parsed = parse_docx(CORPUS / name)
     rendered = _offline_run(parsed.document, parsed.images, tmp_path / "out")
@@ -387,7 +387,7 @@ def test_corpus_docx_offline_end_to_end(name: str, tmp_path: Path) -> None:
 
 @pytest.mark.corpus
 def test_corpus_pdf_offline_end_to_end(tmp_path: Path) -> None:
-    from workers.parse.pdf import parse_pdf
+    from quire.workers.parse.pdf import parse_pdf
 
     parsed = parse_pdf(CORPUS / "r-intro.pdf")
     rendered = _offline_run(parsed.document, parsed.images, tmp_path / "out")

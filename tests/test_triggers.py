@@ -22,8 +22,8 @@ import pytest
 from pipeline_utils import CORPUS, ROOT, local_runtime
 from services import _die_with_parent, free_port
 
-from orchestrator.sqs_poller import SqsPoller, sqs_client
-from orchestrator.triggers import (
+from quire.orchestrator.sqs_poller import SqsPoller, sqs_client
+from quire.orchestrator.triggers import (
     RESULT_FILE,
     MalformedEvent,
     ObjectEvent,
@@ -33,9 +33,9 @@ from orchestrator.triggers import (
     classify,
     parse_notification,
 )
-from orchestrator.webhook import WebhookServer, start_webhook, stop_webhook
-from shared.config import RunSettings
-from workers.runtime import Runtime
+from quire.orchestrator.webhook import WebhookServer, start_webhook, stop_webhook
+from quire.shared.config import RunSettings
+from quire.workers.runtime import Runtime
 
 CONFIG = TriggerConfig(prefix="inbox/", output_prefix="outbox/")
 
@@ -408,7 +408,7 @@ def test_trigger_webhook_command(tmp_path: Path) -> None:
     argv = [
         sys.executable,
         "-m",
-        "orchestrator.cli",
+        "quire.orchestrator.cli",
         "trigger",
         "webhook",
         "--host",

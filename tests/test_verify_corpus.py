@@ -13,12 +13,12 @@ import pymupdf
 import pytest
 from writefix import outline_titles, plan_every, simple_pdf_ir
 
-from shared.errors import InputError
-from shared.ir import dump_ir
-from shared.manifest import OutputFormat
-from workers.parse.docx import parse_docx
-from workers.verify import render_compare_batch, verify_output
-from workers.write import save_files, write_all, write_chunk
+from quire.shared.errors import InputError
+from quire.shared.ir import dump_ir
+from quire.shared.manifest import OutputFormat
+from quire.workers.parse.docx import parse_docx
+from quire.workers.verify import render_compare_batch, verify_output
+from quire.workers.write import save_files, write_all, write_chunk
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

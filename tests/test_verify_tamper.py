@@ -11,16 +11,16 @@ import pymupdf
 import pytest
 from writefix import Tiny, make_tiny, write_output
 
-from shared.manifest import Finding, VerificationReport, load_report
-from shared.plan import ReviewOutcome
-from workers.verify import (
+from quire.shared.manifest import Finding, VerificationReport, load_report
+from quire.shared.plan import ReviewOutcome
+from quire.workers.verify import (
     add_render_findings,
     plan_render_batches,
     run_render_batch,
     verify_output,
     write_report,
 )
-from workers.write.markdown import anchor
+from quire.workers.write.markdown import anchor
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +101,7 @@ def test_render_batches_fan_out_like_one_run(clean: Path, tiny: Tiny, out: Path)
     (out / "04-results.pdf.new").replace(out / "04-results.pdf")
     whole = verify(out, tiny)
     base = verify_output(out, source_pdf=None, render=False)
-    from shared.manifest import load_manifest
+    from quire.shared.manifest import load_manifest
 
     manifest = load_manifest((out / "manifest.json").read_bytes())
     batches = plan_render_batches(manifest, batch_size=5)
@@ -263,7 +263,7 @@ def test_substituted_pdf_page(out: Path, tiny: Tiny) -> None:
 def test_every_page_substitution_is_caught(clean: Path, tiny: Tiny, tmp_path: Path) -> None:
     """Any source page put in place of any other is seen by render-compare."""
     src = pymupdf.open(tiny.pdf)
-    from workers.verify import render_compare_batch
+    from quire.workers.verify import render_compare_batch
 
     for wrong in range(6):
         fake = pymupdf.open()

@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from writefix import Tiny, make_tiny
 
-from shared.errors import InputError
-from shared.ir import SkippedPage
-from shared.manifest import load_manifest
-from shared.text import sha256_bytes
-from workers.write import build_manifest, dump_manifest, save_files, write_all, write_chunk
-from workers.write.names import RESERVED, chunk_stem, chunk_stems, slugify
-from workers.write.pdf import chunk_pdf_pages, clear_source_cache
+from quire.shared.errors import InputError
+from quire.shared.ir import SkippedPage
+from quire.shared.manifest import load_manifest
+from quire.shared.text import sha256_bytes
+from quire.workers.write import build_manifest, dump_manifest, save_files, write_all, write_chunk
+from quire.workers.write.names import RESERVED, chunk_stem, chunk_stems, slugify
+from quire.workers.write.pdf import chunk_pdf_pages, clear_source_cache
 
 
 @pytest.fixture(scope="module")

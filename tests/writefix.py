@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pymupdf
 
-from shared import markdown as md
-from shared.ir import Document, ImageRef, assign_ids, dump_ir, make_element
-from shared.plan import Boundary, ChunkPlan, Plan, PlanSettings
-from shared.text import sha256_bytes
-from workers.write import save_files, write_all
+from quire.shared import markdown as md
+from quire.shared.ir import Document, ImageRef, assign_ids, dump_ir, make_element
+from quire.shared.plan import Boundary, ChunkPlan, Plan, PlanSettings
+from quire.shared.text import sha256_bytes
+from quire.workers.write import save_files, write_all
 
 TABLE = [
     ["Command", "Effect"],
@@ -171,7 +171,7 @@ def simple_pdf_ir(path: Path, text_pages: range | None = None) -> Document:
 
     With `text_pages`, pages outside it get one placeholder element each (cheap IRs of
     huge documents when only a page range is under test)."""
-    from shared.ir import SkippedPage
+    from quire.shared.ir import SkippedPage
 
     elements, skipped = [], []
     with pymupdf.open(path) as pdf:

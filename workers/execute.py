@@ -15,13 +15,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from orchestrator.engine import TaskMessage, advance, mark_done, mark_failed
-from shared.config import RunSettings
-from shared.errors import InputError, QuireError, TooLargeError, TransientError
-from shared.session import Session
-from shared.text import sha256_bytes
-from workers import steps
-from workers.runtime import Runtime
+from quire.orchestrator.engine import TaskMessage, advance, mark_done, mark_failed
+from quire.shared.config import RunSettings
+from quire.shared.errors import InputError, QuireError, TooLargeError, TransientError
+from quire.shared.session import Session
+from quire.shared.text import sha256_bytes
+from quire.workers import steps
+from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.execute")
 
@@ -115,8 +115,8 @@ def submit_bytes(rt: Runtime, data: bytes, name: str, settings: RunSettings, *,
 
 def _admit(rt: Runtime, session: Session, data: bytes, path: Path) -> None:
     """Check the format and the page limit, and store the source; InputError refuses."""
-    from workers.parse.detect import detect_format
-    from workers.parse.pdf_open import pdf_page_count
+    from quire.workers.parse.detect import detect_format
+    from quire.workers.parse.pdf_open import pdf_page_count
 
     session.source_format = detect_format(path)
     session.source_key = f"docs/{session.doc_id}/source.{session.source_format}"

@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.config import Environment
-from shared.revisions import RevisionStore, open_revision_store
-from shared.session import SessionRepo
-from shared.store import LocalStore, ObjectStore, open_store
+from quire.shared.config import Environment
+from quire.shared.revisions import RevisionStore, open_revision_store
+from quire.shared.session import SessionRepo
+from quire.shared.store import LocalStore, ObjectStore, open_store
 
 # keys whose bytes never change: sources are stored under their own content hash
 _IMMUTABLE = re.compile(r"^docs/[0-9a-f]{64}/source\.(pdf|docx)$")

@@ -16,22 +16,22 @@ from dataclasses import dataclass, field
 
 from pydantic import TypeAdapter
 
-from orchestrator.states import FINISH
-from shared.analysis import AnalysisFailure, ChunkAnalysis
-from shared.errors import QuireError, VerificationError
-from shared.ir import Document, dump_ir, load_ir
-from shared.manifest import (
+from quire.orchestrator.states import FINISH
+from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
+from quire.shared.errors import QuireError, VerificationError
+from quire.shared.ir import Document, dump_ir, load_ir
+from quire.shared.manifest import (
     Finding,
     ManifestChunk,
     VerificationReport,
     dump_manifest,
     load_manifest,
 )
-from shared.plan import Candidate, ChunkPlan, Plan, ReviewOutcome, ReviewTask
-from shared.session import DocState, Session
-from shared.store import NotFound, ObjectStore
-from shared.text import sha256_bytes
-from workers.runtime import Runtime
+from quire.shared.plan import Candidate, ChunkPlan, Plan, ReviewOutcome, ReviewTask
+from quire.shared.session import DocState, Session
+from quire.shared.store import NotFound, ObjectStore
+from quire.shared.text import sha256_bytes
+from quire.workers.runtime import Runtime
 
 REVIEW_BATCH = {"heuristic": 100}  # review tasks per part; LLM backends get small batches
 LLM_REVIEW_BATCH = 4
@@ -145,7 +145,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
     if s.state == "verifying":
         parts = ["content"]
         if "pdf" in s.settings.formats(s.source_format):
-            from workers.verify.render import plan_render_batches
+            from quire.workers.verify.render import plan_render_batches
 
             manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
             batches = plan_render_batches(manifest, s.settings.render_batch_pages)
@@ -212,7 +212,7 @@ def _store_parsed(rt: Runtime, s: Session, doc: Document,
 
 def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
     if s.source_format == "docx":
-        from workers.parse.docx import parse_docx
+        from quire.workers.parse.docx import parse_docx
 
         if part == FINISH:
             return out(s, "ir.json")
@@ -220,8 +220,8 @@ def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
             parsed = parse_docx(path)
         parsed.document.source_name = s.source_name
         return _store_parsed(rt, s, parsed.document, parsed.images)
-    from workers.parse import merge_pdf_ranges, parse_pdf_range
-    from workers.parse.pdf_types import PdfRangeResult
+    from quire.workers.parse import merge_pdf_ranges, parse_pdf_range
+    from quire.workers.parse.pdf_types import PdfRangeResult
 
     if part == FINISH:
         assert s.parts is not None
@@ -242,8 +242,8 @@ def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
 
 
 def _score(rt: Runtime, s: Session, part: str) -> str:
-    from workers.boundaries.candidates import safe_candidates
-    from workers.boundaries.scoring import review_tasks, score_candidates
+    from quire.workers.boundaries.candidates import safe_candidates
+    from quire.workers.boundaries.scoring import review_tasks, score_candidates
 
     doc = load_doc(rt, s)
     candidates = score_candidates(doc, safe_candidates(doc))
@@ -253,7 +253,7 @@ def _score(rt: Runtime, s: Session, part: str) -> str:
 
 
 def _review(rt: Runtime, s: Session, part: str) -> str:
-    from workers.review import make_reviewer, review_all
+    from quire.workers.review import make_reviewer, review_all
 
     tasks = _tasks.validate_json(rt.store.get(work(s, "review-tasks.json")))
     size = REVIEW_BATCH.get(s.settings.backend, LLM_REVIEW_BATCH)
@@ -267,8 +267,8 @@ def _review(rt: Runtime, s: Session, part: str) -> str:
 
 
 def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
-    from workers.boundaries.llm_decider import make_decider
-    from workers.boundaries.planner import plan_document
+    from quire.workers.boundaries.llm_decider import make_decider
+    from quire.workers.boundaries.planner import plan_document
 
     doc = load_doc(rt, s)
     candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
@@ -304,8 +304,8 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
 
 
 def _write(rt: Runtime, s: Session, part: str) -> str:
-    from workers.write import write_chunk
-    from workers.write.manifest import build_manifest
+    from quire.workers.write import write_chunk
+    from quire.workers.write.manifest import build_manifest
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)
     formats = s.settings.formats(s.source_format)
@@ -342,8 +342,8 @@ def _write(rt: Runtime, s: Session, part: str) -> str:
 
 
 def _verify(rt: Runtime, s: Session, part: str) -> str:
-    from workers.verify.render import plan_render_batches, run_render_batch
-    from workers.verify.report import add_render_findings, dump_report, verify_output
+    from quire.workers.verify.render import plan_render_batches, run_render_batch
+    from quire.workers.verify.report import add_render_findings, dump_report, verify_output
 
     if part == FINISH:
         assert s.parts is not None
@@ -398,7 +398,7 @@ def load_analysis(rt: Runtime, s: Session, c: ChunkPlan) -> ChunkAnalysis | Anal
 
 
 def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
-    from workers.analysis import DocumentStats, analyse_chunk, build_context, check_analysis
+    from quire.workers.analysis import DocumentStats, analyse_chunk, build_context, check_analysis
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)
     candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
@@ -442,7 +442,7 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
         key = _put_json(rt, work(s, f"repair-requests/{s.artifacts['plan'][-21:-5]}.json"),
                         {"chunks": to_repair})
         return PartResult(out(s, "analysis/"), goto="repairing", artifacts={"repair": key})
-    from workers.analysis import retitle_plan
+    from quire.workers.analysis import retitle_plan
 
     retitled = retitle_plan(plan, analyses)
     if retitled != plan:
@@ -466,7 +466,7 @@ def replace_plan(rt: Runtime, s: Session, plan: Plan) -> str:
 
 def _repair(rt: Runtime, s: Session, part: str) -> PartResult:
     """Split each chunk the analysis sent here once, at a safe candidate strictly inside."""
-    from workers.analysis import make_repair_decider, repair_context, split_chunk
+    from quire.workers.analysis import make_repair_decider, repair_context, split_chunk
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)
     candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
@@ -491,7 +491,7 @@ def _repair(rt: Runtime, s: Session, part: str) -> PartResult:
 
 
 def _index(rt: Runtime, s: Session, part: str) -> str:
-    from workers.analysis import author_index, index_context, render_index, validate_index
+    from quire.workers.analysis import author_index, index_context, render_index, validate_index
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)
     manifest = load_manifest(rt.store.get(out(s, "manifest.json")))

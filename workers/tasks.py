@@ -15,24 +15,24 @@ from celery import Task, current_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import worker_init
 
-from orchestrator.engine import TaskMessage
-from orchestrator.states import QUEUES
-from shared.errors import TransientError
-from workers.app import app, time_limits
-from workers.runtime import Runtime
+from quire.orchestrator.engine import TaskMessage
+from quire.orchestrator.states import QUEUES
+from quire.shared.errors import TransientError
+from quire.workers.app import app, time_limits
+from quire.workers.runtime import Runtime
 
 
 @worker_init.connect
 def _preload(**_: Any) -> None:
     """Import the stage code in the worker's main process, before it forks its pool: each
     child (and each replacement child) then starts with it imported, not ~0.5 s later."""
-    import workers.analysis
-    import workers.boundaries.planner
-    import workers.parse
-    import workers.review
-    import workers.verify.report
-    import workers.write  # noqa: F401
-    from workers.parse.pdf_open import pymupdf_module
+    import quire.workers.analysis
+    import quire.workers.boundaries.planner
+    import quire.workers.parse
+    import quire.workers.review
+    import quire.workers.verify.report
+    import quire.workers.write  # noqa: F401
+    from quire.workers.parse.pdf_open import pymupdf_module
 
     pymupdf_module()
 
@@ -54,13 +54,13 @@ def poke(doc_id: str) -> None:
 
 
 def _orchestrate(doc_id: str) -> None:
-    from workers.execute import advance_document
+    from quire.workers.execute import advance_document
 
     send(advance_document(runtime(), doc_id))
 
 
 def _run_part(doc_id: str, state: str, part: str, revision: int) -> None:
-    from workers.execute import advance_document, run_part
+    from quire.workers.execute import advance_document, run_part
 
     msg = TaskMessage(doc_id=doc_id, state=state, part=part, revision=revision)
     try:
@@ -80,7 +80,7 @@ def _run_part(doc_id: str, state: str, part: str, revision: int) -> None:
 def _give_up(msg: TaskMessage, exc: TransientError) -> None:
     """A fault that outlasted every retry is no longer transient for this document: fail
     it with the fault as the reason, instead of leaving it for the reconciler to time out."""
-    from orchestrator.engine import mark_failed
+    from quire.orchestrator.engine import mark_failed
 
     rt = runtime()
     name = rt.repo.load(msg.doc_id).source_name
@@ -104,7 +104,7 @@ class PartTask(Task[Any, Any]):
 
 
 def _killed(msg: TaskMessage) -> None:
-    from orchestrator.engine import mark_failed
+    from quire.orchestrator.engine import mark_failed
 
     # A Runtime of its own, dropped after use: the cached one would be inherited by the
     # children this process forks later, sockets and all.

@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from shared.revisions.base import RevisionStore, RevisionStoreError
-from shared.revisions.sqlite import SqliteRevisionStore
+from quire.shared.revisions.base import RevisionStore, RevisionStoreError
+from quire.shared.revisions.sqlite import SqliteRevisionStore
 
 __all__ = [
     "DEFAULT_SQLITE_NAME",
@@ -27,7 +27,7 @@ def open_revision_store(redis_url: str | None, local_path: str | os.PathLike[str
     """Redis when `redis_url` is set; else SQLite at `local_path` (a database file, or a
     folder that gets `revisions.sqlite3`)."""
     if redis_url:
-        from shared.revisions.redis import RedisRevisionStore
+        from quire.shared.revisions.redis import RedisRevisionStore
 
         return RedisRevisionStore(redis_url)
     path = Path(local_path)

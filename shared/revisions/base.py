@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import abc
 
-from shared.errors import QuireError
+from quire.shared.errors import QuireError
 
 
 class RevisionStoreError(QuireError):

@@ -19,8 +19,8 @@ import redis
 from redis.backoff import EqualJitterBackoff
 from redis.retry import Retry
 
-from shared.errors import TransientError
-from shared.revisions.base import RevisionStore, RevisionStoreError, check_doc_id, check_rev
+from quire.shared.errors import TransientError
+from quire.shared.revisions.base import RevisionStore, RevisionStoreError, check_doc_id, check_rev
 
 T = TypeVar("T")
 

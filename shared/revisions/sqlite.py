@@ -15,8 +15,8 @@ import threading
 import time
 from pathlib import Path
 
-from shared.errors import TransientError
-from shared.revisions.base import RevisionStore, check_doc_id, check_rev
+from quire.shared.errors import TransientError
+from quire.shared.revisions.base import RevisionStore, check_doc_id, check_rev
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS revisions (doc_id TEXT PRIMARY KEY, rev INTEGER NOT NULL)"
 

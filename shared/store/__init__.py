@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from shared.store.base import NotFound, ObjectStore, StoreError, validate_key
-from shared.store.local import LocalStore
+from quire.shared.store.base import NotFound, ObjectStore, StoreError, validate_key
+from quire.shared.store.local import LocalStore
 
 __all__ = [
     "DEFAULT_LOCAL_DIR",
@@ -31,7 +31,7 @@ def open_store(url: str | None) -> ObjectStore:
     if url is None or url == "":
         return LocalStore(Path.cwd() / DEFAULT_LOCAL_DIR)
     if url.startswith("s3://"):
-        from shared.store.s3 import S3Store
+        from quire.shared.store.s3 import S3Store
 
         return S3Store.from_url(url)
     if url.startswith("file://"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import abc
 import re
 
-from shared.errors import QuireError
+from quire.shared.errors import QuireError
 
 # Temporary files of LocalStore start with this; keys may not, so list() can skip them.
 TMP_PREFIX = ".quire-tmp-"

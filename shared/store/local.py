@@ -12,7 +12,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from shared.store.base import (
+from quire.shared.store.base import (
     TMP_PREFIX,
     NotFound,
     ObjectStore,

@@ -36,8 +36,8 @@ from botocore.exceptions import (
     ResponseStreamingError,
 )
 
-from shared.errors import QuireError, TransientError
-from shared.store.base import NotFound, ObjectStore, StoreError, validate_key, validate_prefix
+from quire.shared.errors import QuireError, TransientError
+from quire.shared.store.base import NotFound, ObjectStore, StoreError, validate_key, validate_prefix
 
 ENDPOINT_ENV = "QUIRE_S3_ENDPOINT_URL"
 

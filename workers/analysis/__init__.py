@@ -8,15 +8,15 @@ analysis, `index_context` -> `author_index` -> `render_index` / `validate_index`
 
 from __future__ import annotations
 
-from workers.analysis.context import (
+from quire.workers.analysis.context import (
     AnalysisContext,
     DocumentStats,
     InternalCut,
     build_context,
     build_contexts,
 )
-from workers.analysis.heuristic import HeuristicAnalyser, heuristic_analysis
-from workers.analysis.index import (
+from quire.workers.analysis.heuristic import HeuristicAnalyser, heuristic_analysis
+from quire.workers.analysis.index import (
     IndexAnswer,
     IndexContext,
     author_index,
@@ -27,7 +27,7 @@ from workers.analysis.index import (
     validate_index,
     validate_index_answer,
 )
-from workers.analysis.repair import (
+from quire.workers.analysis.repair import (
     HeuristicRepairDecider,
     LLMRepairDecider,
     RepairChoice,
@@ -40,8 +40,8 @@ from workers.analysis.repair import (
     unaffected_chunks,
     validate_repair_choice,
 )
-from workers.analysis.run import analyse_chunk, analyse_with
-from workers.analysis.validate import (
+from quire.workers.analysis.run import analyse_chunk, analyse_with
+from quire.workers.analysis.validate import (
     AnalysisAnswer,
     InvalidAnalysis,
     check_analysis,

@@ -18,10 +18,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from shared.ir import WORDS_PER_PAGE, Document, Element
-from shared.plan import Candidate, ChunkPlan, Plan
-from workers.boundaries.candidates import plain_text, snippet
-from workers.boundaries.scoring import STOP_WORDS, stem
+from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.plan import Candidate, ChunkPlan, Plan
+from quire.workers.boundaries.candidates import plain_text, snippet
+from quire.workers.boundaries.scoring import STOP_WORDS, stem
 
 KEY_TERMS = 12
 _TERM = re.compile(r"[^\W\d_]{3,}", re.UNICODE)

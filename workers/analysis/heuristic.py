@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from shared.analysis import ChunkAnalysis, Coherence
-from workers.analysis.context import AnalysisContext, InternalCut
-from workers.analysis.validate import (
+from quire.shared.analysis import ChunkAnalysis, Coherence
+from quire.workers.analysis.context import AnalysisContext, InternalCut
+from quire.workers.analysis.validate import (
     check_analysis,
     english_problem,
     generic_problem,

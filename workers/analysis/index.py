@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.analysis import (
+from quire.shared.analysis import (
     INDEX_FILES,
     WORDS_PER_MINUTE,
     ChunkAnalysis,
@@ -31,14 +31,14 @@ from shared.analysis import (
     MapGroup,
     StudyIndex,
 )
-from shared.errors import BackendError, ValidationFailedError
-from shared.ir import Document
-from shared.manifest import Manifest
-from workers.analysis.heuristic import clean_heading
-from workers.analysis.validate import english_problem, generic_problem, persian_problem
-from workers.boundaries.candidates import plain_text
-from workers.llm import JsonBackend, make_backend
-from workers.llm.base import with_feedback
+from quire.shared.errors import BackendError, ValidationFailedError
+from quire.shared.ir import Document
+from quire.shared.manifest import Manifest
+from quire.workers.analysis.heuristic import clean_heading
+from quire.workers.analysis.validate import english_problem, generic_problem, persian_problem
+from quire.workers.boundaries.candidates import plain_text
+from quire.workers.llm import JsonBackend, make_backend
+from quire.workers.llm.base import with_feedback
 
 REASKS = 2
 HEURISTIC_NOTE_EN = (

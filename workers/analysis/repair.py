@@ -16,16 +16,16 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.analysis import ChunkAnalysis
-from shared.errors import BackendError, ValidationFailedError
-from shared.ir import WORDS_PER_PAGE, Document, Element
-from shared.plan import Boundary, Candidate, ChunkPlan, Plan
-from workers.analysis.context import InternalCut, internal_cuts
-from workers.boundaries.candidates import is_safe_gap
-from workers.boundaries.decisions import check_reason
-from workers.boundaries.planner import chunk_title
-from workers.llm import JsonBackend, make_backend
-from workers.llm.base import with_feedback
+from quire.shared.analysis import ChunkAnalysis
+from quire.shared.errors import BackendError, ValidationFailedError
+from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.plan import Boundary, Candidate, ChunkPlan, Plan
+from quire.workers.analysis.context import InternalCut, internal_cuts
+from quire.workers.boundaries.candidates import is_safe_gap
+from quire.workers.boundaries.decisions import check_reason
+from quire.workers.boundaries.planner import chunk_title
+from quire.workers.llm import JsonBackend, make_backend
+from quire.workers.llm.base import with_feedback
 
 REASKS = 2
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from shared.analysis import AnalysisFailure, ChunkAnalysis
-from workers.analysis.context import AnalysisContext
-from workers.analysis.heuristic import NAME as HEURISTIC
-from workers.analysis.heuristic import heuristic_analysis
-from workers.analysis.validate import AnalysisAnswer, InvalidAnalysis, validate_answer
-from workers.llm import JsonBackend, make_backend
-from workers.llm.base import ask_checked
+from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
+from quire.workers.analysis.context import AnalysisContext
+from quire.workers.analysis.heuristic import NAME as HEURISTIC
+from quire.workers.analysis.heuristic import heuristic_analysis
+from quire.workers.analysis.validate import AnalysisAnswer, InvalidAnalysis, validate_answer
+from quire.workers.llm import JsonBackend, make_backend
+from quire.workers.llm.base import ask_checked
 
 REASKS = 2  # extra asks after an answer that breaks the analysis rules
 CONTENT_CHARS = 120_000  # the whole chunk, unless it is huge (then head and tail)

@@ -26,9 +26,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.analysis import ChunkAnalysis, Coherence
-from shared.errors import ValidationFailedError
-from workers.analysis.context import AnalysisContext
+from quire.shared.analysis import ChunkAnalysis, Coherence
+from quire.shared.errors import ValidationFailedError
+from quire.workers.analysis.context import AnalysisContext
 
 
 class AnalysisAnswer(BaseModel):

@@ -1,8 +1,8 @@
 """Where chunks may end (safe candidates), how strongly the topic changes there (scores,
 review tasks), and the planner that chooses the cuts through a validated decider."""
 
-from workers.boundaries.candidates import safe_candidates
-from workers.boundaries.decisions import (
+from quire.workers.boundaries.candidates import safe_candidates
+from quire.workers.boundaries.decisions import (
     BoundaryContext,
     ContextCandidate,
     Decider,
@@ -11,13 +11,13 @@ from workers.boundaries.decisions import (
     check_reason,
     validate_decision,
 )
-from workers.boundaries.planner import (
+from quire.workers.boundaries.planner import (
     apply_decision,
     boundary_context,
     plan_document,
     plan_from_boundaries,
 )
-from workers.boundaries.scoring import (
+from quire.workers.boundaries.scoring import (
     default_review_threshold,
     review_tasks,
     score_candidates,

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from shared.ir import WORDS_PER_PAGE, Document, Element
-from shared.plan import Candidate
+from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.plan import Candidate
 
 SNIPPET_CHARS = 120
 

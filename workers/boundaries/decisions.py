@@ -23,9 +23,9 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from shared.errors import ValidationFailedError
-from shared.ir import ElementType
-from shared.plan import PlanSettings, ReviewRole
+from quire.shared.errors import ValidationFailedError
+from quire.shared.ir import ElementType
+from quire.shared.plan import PlanSettings, ReviewRole
 
 Zone = Literal["below_min", "preferred", "finish", "extended", "over_cap"]
 MIN_REASON_CHARS = 15

@@ -14,15 +14,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from shared.errors import ValidationFailedError
-from workers.boundaries.decisions import (
+from quire.shared.errors import ValidationFailedError
+from quire.workers.boundaries.decisions import (
     BoundaryContext,
     Decision,
     HeuristicDecider,
     validate_decision,
 )
-from workers.llm import JsonBackend
-from workers.llm.base import ask_checked
+from quire.workers.llm import JsonBackend
+from quire.workers.llm.base import ask_checked
 
 log = logging.getLogger("quire.decider")
 REASKS = 2
@@ -93,6 +93,6 @@ class LLMDecider:
 def make_decider(backend: str) -> HeuristicDecider | LLMDecider:
     if backend == "heuristic":
         return HeuristicDecider()
-    from workers.llm import make_backend
+    from quire.workers.llm import make_backend
 
     return LLMDecider(make_backend(backend))

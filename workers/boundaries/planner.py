@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from shared.errors import ValidationFailedError
-from shared.ir import WORDS_PER_PAGE, Document, Element
-from shared.plan import (
+from quire.shared.errors import ValidationFailedError
+from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.plan import (
     Boundary,
     Candidate,
     ChunkPlan,
@@ -27,9 +27,9 @@ from shared.plan import (
     ReviewOutcome,
     ReviewRole,
 )
-from shared.text import count_words
-from workers.boundaries.candidates import plain_text
-from workers.boundaries.decisions import (
+from quire.shared.text import count_words
+from quire.workers.boundaries.candidates import plain_text
+from quire.workers.boundaries.decisions import (
     BoundaryContext,
     ContextCandidate,
     Decider,

@@ -24,9 +24,9 @@ import re
 from collections import deque
 from collections.abc import Sequence
 
-from shared.ir import WORDS_PER_PAGE, Document
-from shared.plan import Candidate, ReviewTask
-from workers.boundaries.candidates import numbering_depth, plain_text
+from quire.shared.ir import WORDS_PER_PAGE, Document
+from quire.shared.plan import Candidate, ReviewTask
+from quire.workers.boundaries.candidates import numbering_depth, plain_text
 
 WINDOW_WORDS = 300
 LEXICAL_WEIGHT = 0.7

@@ -6,9 +6,9 @@ one from the environment; see `base.JsonBackend` for the interface.
 
 from __future__ import annotations
 
-from shared.errors import BackendError
-from workers.llm.base import BackendSettings, JsonBackend, RetryingBackend
-from workers.llm.retry import InvalidAnswer, RetryPolicy, TransientFault
+from quire.shared.errors import BackendError
+from quire.workers.llm.base import BackendSettings, JsonBackend, RetryingBackend
+from quire.workers.llm.retry import InvalidAnswer, RetryPolicy, TransientFault
 
 JSON_BACKENDS = ("openai", "anthropic", "command")
 
@@ -16,15 +16,15 @@ JSON_BACKENDS = ("openai", "anthropic", "command")
 def make_backend(name: str, *, settings: BackendSettings | None = None) -> JsonBackend:
     """ "openai" | "anthropic" | "command", configured from the environment."""
     if name == "openai":
-        from workers.llm.openai_backend import OpenAIBackend
+        from quire.workers.llm.openai_backend import OpenAIBackend
 
         return OpenAIBackend(settings=settings)
     if name == "anthropic":
-        from workers.llm.anthropic_backend import AnthropicBackend
+        from quire.workers.llm.anthropic_backend import AnthropicBackend
 
         return AnthropicBackend(settings=settings)
     if name == "command":
-        from workers.llm.command_backend import CommandBackend
+        from quire.workers.llm.command_backend import CommandBackend
 
         return CommandBackend(settings=settings)
     if name == "heuristic":

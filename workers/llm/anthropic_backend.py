@@ -8,9 +8,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from shared.errors import BackendError
-from workers.llm.base import BackendSettings, RetryingBackend, http_fault, require_env, schema_name
-from workers.llm.retry import InvalidAnswer, TransientFault
+from quire.shared.errors import BackendError
+from quire.workers.llm.base import (
+    BackendSettings,
+    RetryingBackend,
+    http_fault,
+    require_env,
+    schema_name,
+)
+from quire.workers.llm.retry import InvalidAnswer, TransientFault
 
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 

@@ -25,8 +25,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from shared.errors import BackendError
-from workers.llm.retry import (
+from quire.shared.errors import BackendError
+from quire.workers.llm.retry import (
     InvalidAnswer,
     RetryPolicy,
     TransientFault,

@@ -21,9 +21,9 @@ from typing import IO
 
 from pydantic import BaseModel
 
-from shared.errors import BackendError
-from workers.llm.base import BackendSettings, RetryingBackend, env_float, require_env
-from workers.llm.retry import InvalidAnswer, TransientFault
+from quire.shared.errors import BackendError
+from quire.workers.llm.base import BackendSettings, RetryingBackend, env_float, require_env
+from quire.workers.llm.retry import InvalidAnswer, TransientFault
 
 DEFAULT_MAX_OUTPUT = 1 << 20  # bytes of stdout accepted from one run
 _STDERR_TAIL = 2000

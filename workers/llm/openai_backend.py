@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from shared.errors import BackendError
-from workers.llm.base import (
+from quire.shared.errors import BackendError
+from quire.workers.llm.base import (
     BackendSettings,
     RetryingBackend,
     http_fault,
@@ -17,7 +17,7 @@ from workers.llm.base import (
     schema_name,
     strict_json_schema,
 )
-from workers.llm.retry import InvalidAnswer, TransientFault
+from quire.workers.llm.retry import InvalidAnswer, TransientFault
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workers.parse.base import ParsedDocument
-from workers.parse.detect import detect_format
-from workers.parse.pdf import page_ranges, parse_pdf, parse_pdf_range
-from workers.parse.pdf_merge import merge_pdf_ranges
-from workers.parse.pdf_open import PdfMeta, pdf_meta, pdf_page_count
-from workers.parse.pdf_types import PdfRangeResult
+from quire.workers.parse.base import ParsedDocument
+from quire.workers.parse.detect import detect_format
+from quire.workers.parse.pdf import page_ranges, parse_pdf, parse_pdf_range
+from quire.workers.parse.pdf_merge import merge_pdf_ranges
+from quire.workers.parse.pdf_open import PdfMeta, pdf_meta, pdf_page_count
+from quire.workers.parse.pdf_types import PdfRangeResult
 
 __all__ = [
     "ParsedDocument",
@@ -36,7 +36,7 @@ def parse_document(path: Path, *, range_pages: int = 100) -> ParsedDocument:
     path = Path(path)
     fmt = detect_format(path)
     if fmt == "docx":
-        from workers.parse.docx import parse_docx  # lazy: python-docx is not needed for PDFs
+        from quire.workers.parse.docx import parse_docx  # lazy: python-docx is not needed for PDFs
 
         return parse_docx(path)
     return parse_pdf(path, range_pages=range_pages)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from shared.ir import Document
+from quire.shared.ir import Document
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from shared.errors import (
+from quire.shared.errors import (
     CorruptDocumentError,
     EmptyDocumentError,
     InputError,

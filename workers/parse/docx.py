@@ -50,9 +50,9 @@ from docx.image.image import Image as DocxImage
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from lxml import etree
 
-from shared import markdown as md
-from shared.errors import EmptyDocumentError
-from shared.ir import (
+from quire.shared import markdown as md
+from quire.shared.errors import EmptyDocumentError
+from quire.shared.ir import (
     WORDS_PER_PAGE,
     Document,
     Element,
@@ -64,12 +64,12 @@ from shared.ir import (
     assign_ids,
     make_element,
 )
-from shared.text import count_words, normalize, sha256_bytes
-from workers.parse.base import ParsedDocument
-from workers.parse.docx_content import TBL, ContentReader, ImageHit, P, flatten, pstyle
-from workers.parse.docx_package import open_docx
-from workers.parse.docx_styles import Numbering, StyleSheet, on_off, w, wval
-from workers.parse.limits import MAX_IMAGE_PIXELS
+from quire.shared.text import count_words, normalize, sha256_bytes
+from quire.workers.parse.base import ParsedDocument
+from quire.workers.parse.docx_content import TBL, ContentReader, ImageHit, P, flatten, pstyle
+from quire.workers.parse.docx_package import open_docx
+from quire.workers.parse.docx_styles import Numbering, StyleSheet, on_off, w, wval
+from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 
 PARSER = "python-docx"
 _SAFE_EXT = re.compile(r"[a-z0-9]{1,8}")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from workers.parse.docx_styles import StyleSheet, is_mono_font, w, wval
+from quire.workers.parse.docx_styles import StyleSheet, is_mono_font, w, wval
 
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"

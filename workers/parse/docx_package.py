@@ -20,14 +20,14 @@ import docx
 from docx.document import Document as DocxDocument
 from lxml import etree
 
-from shared.errors import (
+from quire.shared.errors import (
     CorruptDocumentError,
     EmptyDocumentError,
     EncryptedDocumentError,
     TooLargeError,
     UnsupportedFormatError,
 )
-from workers.parse.limits import (
+from quire.workers.parse.limits import (
     MAX_DOCX_MEMBERS,
     MAX_DOCX_UNCOMPRESSED_BYTES,
     MAX_DOCX_XML_PART_BYTES,

@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from shared.text import sha256_bytes
-from workers.parse.base import ParsedDocument
-from workers.parse.pdf_extract import extract_page
-from workers.parse.pdf_merge import merge_pdf_ranges
-from workers.parse.pdf_open import open_pdf_kept, pymupdf_module, read_meta
-from workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
+from quire.shared.text import sha256_bytes
+from quire.workers.parse.base import ParsedDocument
+from quire.workers.parse.pdf_extract import extract_page
+from quire.workers.parse.pdf_merge import merge_pdf_ranges
+from quire.workers.parse.pdf_open import open_pdf_kept, pymupdf_module, read_meta
+from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
 
 FALLBACK_PARSER = "pymupdf4llm"
 

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from shared.ir import ImageRef
-from shared.text import sha256_bytes
-from workers.parse.limits import MAX_IMAGE_PIXELS
-from workers.parse.pdf_open import pymupdf_module
-from workers.parse.pdf_types import PdfBlock, PdfPage
+from quire.shared.ir import ImageRef
+from quire.shared.text import sha256_bytes
+from quire.workers.parse.limits import MAX_IMAGE_PIXELS
+from quire.workers.parse.pdf_open import pymupdf_module
+from quire.workers.parse.pdf_types import PdfBlock, PdfPage
 
 _MONO_FONT = re.compile(
     r"mono|courier|cmtt|cmsltt|cmitt|typewriter|consol|menlo|inconsolata|lmtt|sfmono|sftt"

@@ -20,9 +20,9 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from shared.ir import OutlineEntry
-from workers.parse.pdf_extract import list_marker
-from workers.parse.pdf_types import PdfBlock
+from quire.shared.ir import OutlineEntry
+from quire.workers.parse.pdf_extract import list_marker
+from quire.workers.parse.pdf_types import PdfBlock
 
 CAPTION = re.compile(
     r"^(?:figure|fig\.|table|tab\.|listing|plate|chart|exhibit)\s+[A-Z]?\d+(?:[.\-–]\d+)*[a-z]?"

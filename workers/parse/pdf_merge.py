@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shared import markdown
-from shared.errors import EmptyDocumentError
-from shared.ir import (
+from quire.shared import markdown
+from quire.shared.errors import EmptyDocumentError
+from quire.shared.ir import (
     Document,
     Element,
     ImageRef,
@@ -26,10 +26,10 @@ from shared.ir import (
     element_id,
     make_element,
 )
-from workers.parse.base import ParsedDocument
-from workers.parse.limits import MAX_IMAGE_PIXELS
-from workers.parse.pdf_extract import list_marker
-from workers.parse.pdf_headings import (
+from quire.workers.parse.base import ParsedDocument
+from quire.workers.parse.limits import MAX_IMAGE_PIXELS
+from quire.workers.parse.pdf_extract import list_marker
+from quire.workers.parse.pdf_headings import (
     CAPTION,
     Heading,
     PageBody,
@@ -37,9 +37,9 @@ from workers.parse.pdf_headings import (
     font_headings,
     match_outline,
 )
-from workers.parse.pdf_open import PdfMeta, pdf_meta
-from workers.parse.pdf_running import body_blocks, find_running_text
-from workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
+from quire.workers.parse.pdf_open import PdfMeta, pdf_meta
+from quire.workers.parse.pdf_running import body_blocks, find_running_text
+from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
 
 _SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
 _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"

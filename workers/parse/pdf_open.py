@@ -17,10 +17,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from shared.errors import CorruptDocumentError, EmptyDocumentError, EncryptedDocumentError
-from shared.ir import OutlineEntry
-from shared.text import sha256_bytes
-from workers.parse.detect import detect_format
+from quire.shared.errors import CorruptDocumentError, EmptyDocumentError, EncryptedDocumentError
+from quire.shared.ir import OutlineEntry
+from quire.shared.text import sha256_bytes
+from quire.workers.parse.detect import detect_format
 
 _pymupdf: ModuleType | None = None
 

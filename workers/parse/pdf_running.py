@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from shared.ir import RemovedText
-from workers.parse.pdf_types import PdfBlock, PdfPage
+from quire.shared.ir import RemovedText
+from quire.workers.parse.pdf_types import PdfBlock, PdfPage
 
 _BAND = 0.13  # top/bottom share of the page height where running text lives
 _MAX_CHARS = 160

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from shared.ir import ImageRef
+from quire.shared.ir import ImageRef
 
 BlockKind = Literal["text", "code", "table", "image"]
 

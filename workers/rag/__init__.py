@@ -8,9 +8,9 @@ cached metadata (`enrich`). `cli_support.build_rag` is what `quire rag` runs.
 
 from __future__ import annotations
 
-from shared.rag import RagChunk, dump_jsonl, load_jsonl
-from workers.rag.chunker import chunk_id, rag_chunks, session_text
-from workers.rag.verify import RagProblem, verify_rag
+from quire.shared.rag import RagChunk, dump_jsonl, load_jsonl
+from quire.workers.rag.chunker import chunk_id, rag_chunks, session_text
+from quire.workers.rag.verify import RagProblem, verify_rag
 
 __all__ = [
     "RagChunk",

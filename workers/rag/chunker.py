@@ -34,11 +34,11 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from shared.errors import InputError
-from shared.ir import Document, Element
-from shared.plan import ChunkPlan, Plan
-from shared.rag import ALGORITHMS, DEFAULT_MAX_CHARS, MIN_MAX_CHARS, Algorithm, Cut, RagChunk
-from workers.rag.split import Unit, element_units, fit_head
+from quire.shared.errors import InputError
+from quire.shared.ir import Document, Element
+from quire.shared.plan import ChunkPlan, Plan
+from quire.shared.rag import ALGORITHMS, DEFAULT_MAX_CHARS, MIN_MAX_CHARS, Algorithm, Cut, RagChunk
+from quire.workers.rag.split import Unit, element_units, fit_head
 
 ELEMENT_JOIN = "\n\n"  # between two elements in a session's text (as in the Markdown body)
 ID_HEX = 24

@@ -13,11 +13,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shared.errors import InputError, VerificationError
-from shared.ir import Document, load_ir
-from shared.manifest import Manifest, load_manifest
-from shared.plan import ChunkPlan, Plan, PlanSettings
-from shared.rag import (
+from quire.shared.errors import InputError, VerificationError
+from quire.shared.ir import Document, load_ir
+from quire.shared.manifest import Manifest, load_manifest
+from quire.shared.plan import ChunkPlan, Plan, PlanSettings
+from quire.shared.rag import (
     DEFAULT_MAX_CHARS,
     RAG_CHUNKS_FILE,
     RAG_SETTINGS_FILE,
@@ -27,10 +27,10 @@ from shared.rag import (
     dump_jsonl,
     dump_settings,
 )
-from shared.text import sha256_bytes
-from workers.rag.chunker import rag_chunks
-from workers.rag.enrich import EnrichFailure, FolderCache, enrich_all
-from workers.rag.verify import verify_rag
+from quire.shared.text import sha256_bytes
+from quire.workers.rag.chunker import rag_chunks
+from quire.workers.rag.enrich import EnrichFailure, FolderCache, enrich_all
+from quire.workers.rag.verify import verify_rag
 
 CACHE_DIR = "rag-cache"
 

@@ -31,14 +31,14 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from shared.errors import ValidationFailedError
-from shared.ir import Document
-from shared.plan import Plan
-from shared.rag import RagChunk, RagEnrichment
-from shared.store.base import NotFound, ObjectStore
-from workers.llm import JsonBackend, make_backend
-from workers.llm.base import ask_checked
-from workers.rag.split import sentences
+from quire.shared.errors import ValidationFailedError
+from quire.shared.ir import Document
+from quire.shared.plan import Plan
+from quire.shared.rag import RagChunk, RagEnrichment
+from quire.shared.store.base import NotFound, ObjectStore
+from quire.workers.llm import JsonBackend, make_backend
+from quire.workers.llm.base import ask_checked
+from quire.workers.rag.split import sentences
 
 ENRICH_VERSION = 1  # part of the cache key: bump when the prompt or the rules change
 HEURISTIC = "heuristic"

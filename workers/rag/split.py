@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from shared.ir import Element
-from shared.rag import Cut
+from quire.shared.ir import Element
+from quire.shared.rag import Cut
 
 # Sentence ends: terminal punctuation, optional closing quotes/brackets, then whitespace.
 _SENTENCE_END = re.compile(r"[.!?…؟](?:[\"'”’»)\]]*)(\s+)")

@@ -22,12 +22,12 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from shared.errors import InputError
-from shared.ir import Document
-from shared.plan import Plan
-from shared.rag import RagChunk
-from workers.rag.chunker import ELEMENT_JOIN, Session, chunk_id, sessions_of
-from workers.rag.split import element_units
+from quire.shared.errors import InputError
+from quire.shared.ir import Document
+from quire.shared.plan import Plan
+from quire.shared.rag import RagChunk
+from quire.workers.rag.chunker import ELEMENT_JOIN, Session, chunk_id, sessions_of
+from quire.workers.rag.split import element_units
 
 
 class RagProblem(BaseModel):

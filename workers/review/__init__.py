@@ -7,15 +7,15 @@ votes into one decision. Pure logic: no Celery, no storage.
 
 from __future__ import annotations
 
-from workers.review.heuristic import HeuristicReviewer, heuristic_vote
-from workers.review.prompts import (
+from quire.workers.review.heuristic import HeuristicReviewer, heuristic_vote
+from quire.workers.review.prompts import (
     InvalidVote,
     PromptBudget,
     ReviewAnswer,
     generic_reason,
     validate_answer,
 )
-from workers.review.run import (
+from quire.workers.review.run import (
     LLMReviewer,
     Reviewer,
     combine,

@@ -14,9 +14,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from shared.ir import Element
-from shared.plan import ReviewRole, ReviewTask, ReviewVote
-from workers.review.prompts import ReviewAnswer, side_elements, validate_answer
+from quire.shared.ir import Element
+from quire.shared.plan import ReviewRole, ReviewTask, ReviewVote
+from quire.workers.review.prompts import ReviewAnswer, side_elements, validate_answer
 
 NAME = "heuristic"
 # Calibrated on r-intro.pdf (pages 11-60, windows of 3 text blocks per side): Jaccard

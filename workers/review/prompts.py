@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.ir import Element
-from shared.plan import ReviewRole, ReviewTask, ReviewVote, Verdict
+from quire.shared.ir import Element
+from quire.shared.plan import ReviewRole, ReviewTask, ReviewVote, Verdict
 
 
 class ReviewAnswer(BaseModel):

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal, Protocol
 
-from shared.ir import Element
-from shared.plan import (
+from quire.shared.ir import Element
+from quire.shared.plan import (
     REVIEW_ROLES,
     ReviewFailure,
     ReviewOutcome,
@@ -21,10 +21,10 @@ from shared.plan import (
     ReviewVote,
     Verdict,
 )
-from workers.llm import JsonBackend, make_backend
-from workers.llm.base import ask_checked
-from workers.review.heuristic import HeuristicReviewer
-from workers.review.prompts import (
+from quire.workers.llm import JsonBackend, make_backend
+from quire.workers.llm.base import ask_checked
+from quire.workers.review.heuristic import HeuristicReviewer
+from quire.workers.review.prompts import (
     InvalidVote,
     PromptBudget,
     ReviewAnswer,

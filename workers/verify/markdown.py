@@ -15,11 +15,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shared.ir import Document, Element
-from shared.manifest import Finding, Manifest
-from shared.markdown import table_row
-from shared.text import count_words, normalize, sha256_bytes, text_hash
-from workers.write.markdown import ANCHOR, FRONT_CLOSE, FRONT_OPEN, image_links
+from quire.shared.ir import Document, Element
+from quire.shared.manifest import Finding, Manifest
+from quire.shared.markdown import table_row
+from quire.shared.text import count_words, normalize, sha256_bytes, text_hash
+from quire.workers.write.markdown import ANCHOR, FRONT_CLOSE, FRONT_OPEN, image_links
 
 WORD_TOLERANCE = 0
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pymupdf
 
-from shared.ir import Document
-from shared.manifest import Finding, Manifest
-from workers.verify.markdown import inside
-from workers.write.pdf import chunk_pdf_pages, element_span
+from quire.shared.ir import Document
+from quire.shared.manifest import Finding, Manifest
+from quire.workers.verify.markdown import inside
+from quire.workers.write.pdf import chunk_pdf_pages, element_span
 
 
 @dataclass

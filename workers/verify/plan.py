@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.ir import Document
-from shared.manifest import Finding, Manifest
-from shared.plan import Plan, ReviewOutcome
+from quire.shared.ir import Document
+from quire.shared.manifest import Finding, Manifest
+from quire.shared.plan import Plan, ReviewOutcome
 
 
 @dataclass(frozen=True)

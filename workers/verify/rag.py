@@ -9,19 +9,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shared.ir import Document
-from shared.manifest import Finding, Manifest
-from shared.plan import Plan
-from shared.rag import RAG_CHUNKS_FILE, RAG_SETTINGS_FILE, load_jsonl, load_settings
-from shared.text import sha256_bytes
+from quire.shared.ir import Document
+from quire.shared.manifest import Finding, Manifest
+from quire.shared.plan import Plan
+from quire.shared.rag import RAG_CHUNKS_FILE, RAG_SETTINGS_FILE, load_jsonl, load_settings
+from quire.shared.text import sha256_bytes
 
 
 def check_rag(
     out_dir: Path, doc: Document, manifest: Manifest, plan: Plan | None
 ) -> tuple[list[Finding], dict[str, int]]:
     """(findings, checked counts); nothing at all when the folder has no retrieval chunks."""
-    from workers.rag.cli_support import plan_from_manifest
-    from workers.rag.verify import verify_rag
+    from quire.workers.rag.cli_support import plan_from_manifest
+    from quire.workers.rag.verify import verify_rag
 
     path = out_dir / RAG_CHUNKS_FILE
     if not path.exists():

@@ -26,7 +26,7 @@ from typing import Any
 import pymupdf
 from pydantic import BaseModel, ConfigDict
 
-from shared.manifest import Finding, Manifest
+from quire.shared.manifest import Finding, Manifest
 
 # numpy (optional) speeds up pixel diffs; they only run on pages that are not byte-identical
 np: Any

@@ -16,22 +16,22 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from shared.errors import InputError, VerificationError
-from shared.ir import Document, load_ir
-from shared.manifest import (
+from quire.shared.errors import InputError, VerificationError
+from quire.shared.ir import Document, load_ir
+from quire.shared.manifest import (
     Finding,
     Manifest,
     VerificationReport,
     dump_report,
     load_manifest,
 )
-from shared.plan import Plan, ReviewOutcome
-from shared.text import sha256_bytes
-from workers.verify.markdown import WORD_TOLERANCE, check_markdown, inside
-from workers.verify.pdf import check_pdf_structure
-from workers.verify.plan import check_plan, ranges_from_manifest, ranges_from_plan
-from workers.verify.rag import check_rag
-from workers.verify.render import (
+from quire.shared.plan import Plan, ReviewOutcome
+from quire.shared.text import sha256_bytes
+from quire.workers.verify.markdown import WORD_TOLERANCE, check_markdown, inside
+from quire.workers.verify.pdf import check_pdf_structure
+from quire.workers.verify.plan import check_plan, ranges_from_manifest, ranges_from_plan
+from quire.workers.verify.rag import check_rag
+from quire.workers.verify.render import (
     DEFAULT_BATCH,
     DEFAULT_DPI,
     DIFF_LEVEL,

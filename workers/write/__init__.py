@@ -13,15 +13,15 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.errors import InputError
-from shared.ir import Document, Element
-from shared.manifest import OUTPUT_FORMATS, ManifestChunk, OutputFormat
-from shared.plan import Plan
-from shared.text import sha256_bytes
-from workers.write.manifest import build_manifest, dump_manifest
-from workers.write.markdown import image_links, render_chunk_markdown
-from workers.write.names import chunk_stem, safe_image_path
-from workers.write.pdf import chunk_pdf_pages, element_span, open_source_pdf, render_chunk_pdf
+from quire.shared.errors import InputError
+from quire.shared.ir import Document, Element
+from quire.shared.manifest import OUTPUT_FORMATS, ManifestChunk, OutputFormat
+from quire.shared.plan import Plan
+from quire.shared.text import sha256_bytes
+from quire.workers.write.manifest import build_manifest, dump_manifest
+from quire.workers.write.markdown import image_links, render_chunk_markdown
+from quire.workers.write.names import chunk_stem, safe_image_path
+from quire.workers.write.pdf import chunk_pdf_pages, element_span, open_source_pdf, render_chunk_pdf
 
 __all__ = [
     "ChunkFiles",

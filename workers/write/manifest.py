@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from shared.ir import Document
-from shared.manifest import (
+from quire.shared.ir import Document
+from quire.shared.manifest import (
     OUTPUT_FORMATS,
     Manifest,
     ManifestChunk,
@@ -13,7 +13,7 @@ from shared.manifest import (
     dump_manifest,
     load_manifest,
 )
-from shared.plan import Plan
+from quire.shared.plan import Plan
 
 __all__ = ["build_manifest", "dump_manifest", "load_manifest"]
 

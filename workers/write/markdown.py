@@ -27,7 +27,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from shared.ir import Element
+from quire.shared.ir import Element
 
 FRONT_OPEN = "<!-- quire-chunk"
 FRONT_CLOSE = "-->"

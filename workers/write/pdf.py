@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pymupdf
 
-from shared.errors import CorruptDocumentError, EncryptedDocumentError, InputError
-from shared.ir import Document
+from quire.shared.errors import CorruptDocumentError, EncryptedDocumentError, InputError
+from quire.shared.ir import Document
 
 
 @dataclass(frozen=True)

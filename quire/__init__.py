@@ -1,0 +1,1 @@
+"""Quire: cut long textbooks into verified, study-sized sessions."""
