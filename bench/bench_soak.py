@@ -30,9 +30,9 @@ from fault_stack import Stack, descendants, rss_kib  # noqa: E402
 from gen_docs import textbook_docx, textbook_pdf  # noqa: E402
 from services import MotoServer  # noqa: E402
 
-from quire.orchestrator.states import QUEUES  # noqa: E402
 from quire.shared.config import RunSettings  # noqa: E402
 from quire.shared.ir import load_ir  # noqa: E402
+from quire.shared.states import QUEUES  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 CORPUS_DOCS = [

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import re
 import subprocess
 import sys
@@ -30,10 +29,12 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.sources import SourceItem
 from quire.shared.config import RunSettings
 from quire.shared.errors import QuireError
 from quire.shared.session import Session
+from quire.shared.states import STOPPED
 from quire.shared.store import NotFound
 from quire.shared.text import sha256_bytes
 from quire.workers.runtime import Runtime
@@ -55,7 +56,6 @@ _STAGE_WEIGHTS: list[tuple[str, float]] = [
     ("repairing", 0.0),
     ("indexing", 0.05),
 ]
-STOPPED = frozenset({"complete", "failed", "awaiting_decision"})  # nothing runs by itself
 
 
 class BatchItem(BaseModel):
@@ -477,30 +477,12 @@ def run_batch(
     final report."""
     console = console or Console(stderr=True)
     out_dir = Path(record.out_dir) if record.out_dir else None
-    pending = [d for d in record.doc_ids() if rt.repo.load(d).state not in STOPPED]
     display = Live(console=console, refresh_per_second=4) if live else contextlib.nullcontext()
     with display as view:
         follower = _Follower(rt, record, view, out_dir)
         follower.tick(force=True)
-        if pending and rt.env.broker_url:
-            from quire.workers.app import use_broker
-            from quire.workers.tasks import poke
-
-            use_broker(rt.env.broker_url)
-            for doc_id in pending:
-                poke(doc_id)
-            deadline = None if timeout is None else time.monotonic() + timeout
-            while not follower.tick(force=True).finished:
-                if deadline is not None and time.monotonic() > deadline:
-                    raise TimeoutError(f"batch {record.batch_id} not finished after {timeout}s")
-                time.sleep(poll)
-        elif pending:
-            from quire.orchestrator.local import run_documents
-
-            def on_done(_msg: object) -> None:
-                follower.tick()
-
-            run_documents(rt, pending, processes=processes or os.cpu_count() or 1, on_done=on_done)
+        dispatcher_for(rt, processes=processes, poll=poll).drive(
+            record.doc_ids(), tick=follower.tick, timeout=timeout)
         report = follower.tick(force=True)
     if live and not console.is_terminal:
         console.line()  # the last frame ends without a newline
@@ -510,13 +492,9 @@ def run_batch(
 def start_detached(rt: Runtime, record: BatchRecord, *, processes: int | None = None) -> str:
     """Let the batch run without this process. Distributed: poke the orchestrator. Embedded:
     start `quire batch-resume` in a new session, logging to the state folder."""
-    if rt.env.broker_url:
-        from quire.workers.app import use_broker
-        from quire.workers.tasks import poke
-
-        use_broker(rt.env.broker_url)
-        for doc_id in record.doc_ids():
-            poke(doc_id)
+    dispatcher = dispatcher_for(rt, processes=processes)
+    if not dispatcher.in_process:
+        dispatcher.start(record.doc_ids())
         return "the workers"
     log_dir = rt.env.state_dir / "batches"
     log_dir.mkdir(parents=True, exist_ok=True)

@@ -15,9 +15,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from quire.shared.config import RunSettings
+from quire.shared.config import RunSettings, run_settings
 from quire.shared.errors import QuireError
-from quire.shared.plan import PlanSettings
 
 err = Console(stderr=True, soft_wrap=True)
 out = Console()
@@ -42,18 +41,6 @@ def main(verbose: bool) -> None:
     """Quire: cut long textbooks into verified study-sized sessions."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-
-
-def run_settings(output_format: str, backend: str | None, min_pages: float, max_pages: float,
-                 overlap_pages: int) -> RunSettings:
-    return RunSettings(
-        output_format=output_format,
-        backend=backend or os.environ.get("QUIRE_REVIEW_BACKEND") or "heuristic",
-        plan=PlanSettings(min_pages=min_pages, max_pages=max_pages,
-                          soft_max_pages=max_pages + 1,
-                          hard_max_pages=max(20, max_pages + 8)),
-        overlap_pages=overlap_pages,
-    )
 
 
 def settings_options(fn: F) -> F:

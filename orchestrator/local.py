@@ -12,8 +12,8 @@ import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-from quire.orchestrator.engine import TaskMessage
 from quire.shared.config import Environment
+from quire.shared.engine import TaskMessage
 from quire.workers.execute import advance_document, run_part
 from quire.workers.runtime import Runtime
 
@@ -46,7 +46,7 @@ def _inline(rt: Runtime) -> Submit:
     return submit
 
 
-Progress = Callable[[TaskMessage], None]
+Progress = Callable[[TaskMessage], object]
 
 
 def run_documents(rt: Runtime, doc_ids: list[str], *, processes: int = 1,

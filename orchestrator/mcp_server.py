@@ -590,7 +590,7 @@ def split_document(args: SplitDocumentIn) -> SplitDocumentOut:
     with the configured backend, and stop for your boundary decisions (decider=agent) or run
     to the end (decider=backend). The same file twice is one document (attached=true).
     Without output_dir the chunks go to a new isolated run folder."""
-    from quire.orchestrator.cli import run_settings
+    from quire.shared.config import run_settings
     from quire.shared.text import sha256_bytes
     from quire.workers.execute import restart, submit
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from quire.orchestrator.states import QUEUES
+from quire.shared.states import QUEUES
 from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.metrics")

@@ -9,7 +9,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from quire.orchestrator.engine import TaskMessage, reconcile
+from quire.orchestrator.dispatch import dispatcher_for
+from quire.shared.engine import reconcile
 from quire.shared.manifest import VerificationReport, load_manifest
 from quire.workers.runtime import Runtime
 
@@ -19,39 +20,20 @@ log = logging.getLogger("quire.service")
 def process_documents(rt: Runtime, doc_ids: list[str], *, processes: int | None = None,
                       console: Console | None = None, poll: float = 0.5,
                       timeout: float | None = None) -> None:
-    """Drive documents to a terminal state: in-process, or through the workers when a
-    broker is configured (then this only pokes the orchestrator and follows progress)."""
+    """Drive documents until each has stopped, showing their states: in this process, or
+    through the workers when a broker is configured (see `dispatch`)."""
     console = console or Console(stderr=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[state]}"),
                   TimeElapsedColumn(), console=console, transient=True) as progress:
         bars = {d: progress.add_task(rt.repo.load(d).source_name, total=None, state="queued")
                 for d in doc_ids}
 
-        def show(_: TaskMessage | None = None) -> None:
+        def show() -> None:
             for d, bar in bars.items():
                 progress.update(bar, state=rt.repo.load(d).state)
 
-        if rt.env.broker_url:
-            from quire.workers.app import use_broker
-            from quire.workers.tasks import poke
-
-            use_broker(rt.env.broker_url)
-            for d in doc_ids:
-                poke(d)
-            deadline = None if timeout is None else time.monotonic() + timeout
-            # awaiting_decision also stops: nothing moves until an agent commits
-            while not all(s.terminal or s.state == "awaiting_decision"
-                          for s in (rt.repo.load(d) for d in doc_ids)):
-                if deadline is not None and time.monotonic() > deadline:
-                    raise TimeoutError(f"documents not finished after {timeout}s")
-                show()
-                time.sleep(poll)
-        else:
-            import os
-
-            from quire.orchestrator.local import run_documents
-
-            run_documents(rt, doc_ids, processes=processes or os.cpu_count() or 1, on_done=show)
+        dispatcher = dispatcher_for(rt, processes=processes, poll=poll)
+        dispatcher.drive(doc_ids, tick=show, timeout=timeout)
         show()
 
 

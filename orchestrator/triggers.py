@@ -28,9 +28,11 @@ from urllib.parse import unquote_plus
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.sources import DOCUMENT_SUFFIXES
 from quire.shared.config import RunSettings
 from quire.shared.errors import QuireError
+from quire.shared.states import STOPPED
 from quire.shared.store import NotFound, validate_key
 from quire.workers.runtime import Runtime
 
@@ -359,8 +361,6 @@ class Intake:
 
     def unfinished(self) -> list[str]:
         """Documents of pending deliveries that have not stopped (to resume after a crash)."""
-        from quire.orchestrator.batch import STOPPED
-
         return list(
             dict.fromkeys(
                 d.doc_id for d in self.pending() if self.rt.repo.load(d.doc_id).state not in STOPPED
@@ -369,8 +369,6 @@ class Intake:
 
     def deliver(self) -> list[Delivery]:
         """Write the results of every pending upload whose document has stopped."""
-        from quire.orchestrator.batch import STOPPED
-
         delivered = []
         for d in self.pending():
             s = self.rt.repo.load(d.doc_id)
@@ -433,7 +431,7 @@ class TriggerService:
     ) -> None:
         self.rt = rt
         self.intake = Intake(rt, config, settings, objects)
-        self.processes = processes
+        self.dispatcher = dispatcher_for(rt, processes=processes)
         self._todo: list[str] = []
         self._lock = threading.Lock()
         self._work_lock = threading.Lock()
@@ -448,16 +446,11 @@ class TriggerService:
     def start(self, doc_ids: list[str]) -> None:
         if not doc_ids:
             return
-        if self.rt.env.broker_url:
-            from quire.workers.app import use_broker
-            from quire.workers.tasks import poke
-
-            use_broker(self.rt.env.broker_url)
-            for doc_id in doc_ids:
-                poke(doc_id)
-        else:
+        if self.dispatcher.in_process:
             with self._lock:
                 self._todo.extend(doc_ids)
+        else:
+            self.dispatcher.start(doc_ids)
         self.wake.set()
 
     def work(self) -> list[Delivery]:
@@ -466,9 +459,7 @@ class TriggerService:
             with self._lock:
                 todo, self._todo = list(dict.fromkeys(self._todo)), []
             if todo:
-                from quire.orchestrator.local import run_documents
-
-                run_documents(self.rt, todo, processes=self.processes)
+                self.dispatcher.drive(todo)
             return self.intake.deliver()
 
     def work_forever(self, stop: threading.Event, interval: float = 5.0) -> None:

@@ -43,6 +43,19 @@ class RunSettings(BaseModel):
         return [self.output_format]
 
 
+def run_settings(output_format: str, backend: str | None, min_pages: float, max_pages: float,
+                 overlap_pages: int) -> RunSettings:
+    """Settings from the command-line options (or the MCP tool's arguments)."""
+    return RunSettings(
+        output_format=output_format,
+        backend=backend or os.environ.get("QUIRE_REVIEW_BACKEND") or "heuristic",
+        plan=PlanSettings(min_pages=min_pages, max_pages=max_pages,
+                          soft_max_pages=max_pages + 1,
+                          hard_max_pages=max(20, max_pages + 8)),
+        overlap_pages=overlap_pages,
+    )
+
+
 class Environment(BaseModel):
     """Where the system's state lives; read once from the environment."""
 

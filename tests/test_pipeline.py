@@ -117,3 +117,26 @@ def test_chunks_are_written_and_analysed_in_groups() -> None:
     assert steps.chunk_parts([3, 7], 1) == ["0003", "0007"]
     assert steps.part_chunks("0005-0008") == [5, 6, 7, 8]
     assert steps.part_chunks("0009") == [9]
+
+
+def test_a_part_re_dispatched_by_the_reconciler_runs_once(tmp_path: Path) -> None:
+    """A part whose state the reconciler re-drove is skipped when its old message arrives
+    late; the new dispatch of the same part does the work and the document completes."""
+    from quire.shared.engine import reconcile
+
+    rt = local_runtime(tmp_path)
+    s = submit(rt, SAMPLE_PDF, RunSettings())
+    old = advance_document(rt, s.doc_id)
+    far = rt.repo.load(s.doc_id).committed_at + 10_000
+    assert reconcile(rt.repo, [s.doc_id], now=far, scale=1) == [s.doc_id]
+    new = advance_document(rt, s.doc_id)
+    assert [m.part for m in new] == [m.part for m in old]
+    assert all(n.revision > o.revision for n, o in zip(new, old, strict=True))
+    before = rt.repo.load(s.doc_id).revision
+    assert not run_part(rt, old[0], actor="slow worker")
+    assert rt.repo.load(s.doc_id).revision == before
+    assert not rt.store.list(f"docs/{s.doc_id}/work/parse/")  # the stale part did no work
+    for m in new:
+        assert run_part(rt, m, actor="worker")
+    run_documents(rt, [s.doc_id], processes=1)
+    assert rt.repo.load(s.doc_id).state == "complete"

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from quire.orchestrator.engine import TaskMessage, advance, mark_done, reconcile
-from quire.orchestrator.states import FINISH, MAX_REDRIVES
+from quire.shared.engine import TaskMessage, advance, mark_done, reconcile, superseded
 from quire.shared.errors import ConflictError
 from quire.shared.revisions import SqliteRevisionStore
 from quire.shared.revisions.redis import RedisRevisionStore
 from quire.shared.session import Session, SessionRepo
+from quire.shared.states import FINISH, MAX_REDRIVES
 from quire.shared.store import LocalStore
 
 
@@ -111,6 +111,22 @@ def test_advance_is_idempotent_and_fans_in(repo: SessionRepo) -> None:
     assert [(m.state, m.part) for m in nxt] == [("scoring", "scoring")]
     stale = TaskMessage(doc_id="d1", state="parsing", part="00001-00100", revision=1)
     assert not mark_done(repo, stale, "k", actor="late worker")
+
+
+def test_a_slow_part_from_a_superseded_dispatch_changes_nothing(repo: SessionRepo) -> None:
+    """The reconciler re-drives a state while one of its parts is still running somewhere:
+    the part goes out again at a later revision, and the slow one's late commit is refused."""
+    new_session(repo)
+    slow = advance(repo, "d1", _parts)[0]
+    far = repo.load("d1").committed_at + 10_000
+    assert reconcile(repo, ["d1"], now=far) == ["d1"]
+    again = {m.part: m for m in advance(repo, "d1", _parts)}
+    assert again[slow.part].revision > slow.revision
+    assert superseded(repo.load("d1"), slow)
+    assert not mark_done(repo, slow, "k/slow", actor="slow worker")
+    assert slow.part not in repo.load("d1").done
+    assert mark_done(repo, again[slow.part], "k/current", actor="worker")
+    assert repo.load("d1").done[slow.part] == "k/current"
 
 
 def test_reconciler_redrives_then_fails(repo: SessionRepo) -> None:

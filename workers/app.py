@@ -11,8 +11,8 @@ import os
 from celery import Celery
 from kombu import Queue
 
-from quire.orchestrator.states import QUEUES
 from quire.shared.config import Environment
+from quire.shared.states import QUEUES
 
 # soft / hard time limits per queue, seconds
 TIME_LIMITS: dict[str, tuple[int, int]] = {

@@ -15,8 +15,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from quire.orchestrator.engine import TaskMessage, advance, mark_done, mark_failed
 from quire.shared.config import RunSettings
+from quire.shared.engine import TaskMessage, advance, mark_done, mark_failed, superseded
 from quire.shared.errors import InputError, QuireError, TooLargeError, TransientError
 from quire.shared.session import Session
 from quire.shared.text import sha256_bytes
@@ -41,8 +41,9 @@ def run_part(rt: Runtime, msg: TaskMessage, *, actor: str,
     """Run one part and record it. Returns True when the session changed. `timeouts`:
     the exceptions that mean the part ran out of time (Celery's soft time limit)."""
     s = rt.repo.load(msg.doc_id)
-    if s.state != msg.state or s.terminal or msg.part in s.done:
-        log.info("skip %s %s:%s (stale or duplicate)", msg.doc_id[:12], msg.state, msg.part)
+    if superseded(s, msg):
+        log.info("skip %s %s:%s@%d (stale, duplicate or re-dispatched)", msg.doc_id[:12],
+                 msg.state, msg.part, msg.revision)
         return False
     started = time.perf_counter()
     try:

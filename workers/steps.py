@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 from pydantic import TypeAdapter
 
-from quire.orchestrator.states import FINISH
 from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
 from quire.shared.errors import QuireError, VerificationError
 from quire.shared.ir import Document, dump_ir, load_ir
@@ -29,6 +28,7 @@ from quire.shared.manifest import (
 )
 from quire.shared.plan import Candidate, ChunkPlan, Plan, ReviewOutcome, ReviewTask
 from quire.shared.session import DocState, Session
+from quire.shared.states import FINISH
 from quire.shared.store import NotFound, ObjectStore
 from quire.shared.text import sha256_bytes
 from quire.workers.runtime import Runtime

@@ -15,9 +15,9 @@ from celery import Task, current_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import worker_init
 
-from quire.orchestrator.engine import TaskMessage
-from quire.orchestrator.states import QUEUES
+from quire.shared.engine import TaskMessage
 from quire.shared.errors import TransientError
+from quire.shared.states import QUEUES
 from quire.workers.app import app, time_limits
 from quire.workers.runtime import Runtime
 
@@ -80,7 +80,7 @@ def _run_part(doc_id: str, state: str, part: str, revision: int) -> None:
 def _give_up(msg: TaskMessage, exc: TransientError) -> None:
     """A fault that outlasted every retry is no longer transient for this document: fail
     it with the fault as the reason, instead of leaving it for the reconciler to time out."""
-    from quire.orchestrator.engine import mark_failed
+    from quire.shared.engine import mark_failed
 
     rt = runtime()
     name = rt.repo.load(msg.doc_id).source_name
@@ -104,15 +104,15 @@ class PartTask(Task[Any, Any]):
 
 
 def _killed(msg: TaskMessage) -> None:
-    from quire.orchestrator.engine import mark_failed
+    from quire.shared.engine import mark_failed, superseded
 
     # A Runtime of its own, dropped after use: the cached one would be inherited by the
     # children this process forks later, sockets and all.
     rt = Runtime.from_env()
     try:
         s = rt.repo.load(msg.doc_id)
-        if s.state != msg.state or msg.part in s.done:
-            return  # stale: the document moved on without this part
+        if superseded(s, msg):
+            return  # the document moved on, or the part went out again
         mark_failed(rt.repo, msg.doc_id, "timeout",
                     f"{s.source_name}: {msg.state}:{msg.part} was killed at its hard time "
                     f"limit", actor=f"worker:{msg.queue}")

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from quire.orchestrator.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES, deadline_scale
 from quire.shared.session import DocState, Session, SessionRepo
+from quire.shared.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES, deadline_scale
 
 
 class TaskMessage(BaseModel):
@@ -77,12 +77,20 @@ def advance(repo: SessionRepo, doc_id: str, parts_for: PartsFn,
     return list(sent)
 
 
+def superseded(s: Session, msg: TaskMessage) -> bool:
+    """The part's dispatch is no longer the current one: the document moved on, the part
+    is done, or the reconciler re-drove the state and the part went out again at a later
+    revision (DESIGN §3). Such a delivery does nothing; the current dispatch does the work."""
+    return (s.state != msg.state or s.terminal or msg.part in s.done
+            or s.dispatched.get(msg.part) != msg.revision)
+
+
 def mark_done(repo: SessionRepo, msg: TaskMessage, output_key: str, *, actor: str,
               goto: DocState | None = None, artifacts: dict[str, str] | None = None) -> bool:
     """Record a finished part (a FINISH part may name the state to go to next). A duplicate
-    or stale delivery (state moved on, part already done) changes nothing, returns False."""
+    or superseded delivery changes nothing and returns False."""
     def change(s: Session) -> bool:
-        if s.state != msg.state or s.parts is None or msg.part in s.done:
+        if superseded(s, msg) or s.parts is None:
             return False
         if msg.part != FINISH and msg.part not in s.parts:
             return False

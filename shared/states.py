@@ -53,3 +53,5 @@ def deadline_scale() -> float:
     if scale <= 0:
         raise ValueError(f"QUIRE_DEADLINE_SCALE must be positive, got {raw!r}")
     return scale
+# States in which nothing runs by itself: finished, or waiting for an external agent.
+STOPPED: frozenset[str] = frozenset({"complete", "failed", "awaiting_decision"})
