@@ -31,6 +31,7 @@ from rich.text import Text
 
 from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.sources import SourceItem
+from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.errors import QuireError
 from quire.shared.session import Session
@@ -41,7 +42,6 @@ from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.batch")
 
-BATCH_PREFIX = "batches/"
 # Share of a document's work done when it leaves each state (a rough cost model: parsing and
 # verification dominate). Used only for progress and ETA.
 _STAGE_WEIGHTS: list[tuple[str, float]] = [
@@ -107,10 +107,6 @@ class BatchReport(BaseModel):
     pages_total: int
     pages_done: float
     documents: list[DocProgress]
-
-
-def batch_key(batch_id: str) -> str:
-    return f"{BATCH_PREFIX}{batch_id}.json"
 
 
 def _out_name(name: str) -> str:
@@ -179,18 +175,18 @@ def create_batch(
         items=items,
         skipped=list(skipped),
     )
-    rt.store.put(batch_key(batch_id), record.model_dump_json(indent=1).encode())
+    rt.store.put(keys.batch(batch_id), record.model_dump_json(indent=1).encode())
     return record
 
 
 def load_batch(rt: Runtime, batch_id: str) -> BatchRecord:
-    return BatchRecord.model_validate_json(rt.store.get(batch_key(batch_id)))
+    return BatchRecord.model_validate_json(rt.store.get(keys.batch(batch_id)))
 
 
 def list_batches(rt: Runtime) -> list[str]:
     return [
-        k[len(BATCH_PREFIX) : -len(".json")]
-        for k in rt.store.list(BATCH_PREFIX)
+        keys.batch_id_of(k)
+        for k in rt.store.list(keys.BATCHES)
         if k.endswith(".json")
     ]
 
@@ -237,7 +233,7 @@ class ProgressReader:
         if s.state in ("queued", "parsing", "failed"):
             return None
         try:
-            pages = int(json.loads(self.rt.store.get(f"docs/{s.doc_id}/out/ir.json"))["page_count"])
+            pages = int(json.loads(self.rt.store.get(keys.out(s.doc_id, "ir.json")))["page_count"])
         except (NotFound, KeyError, ValueError):
             return None
         self._pages[s.doc_id] = pages
@@ -253,14 +249,14 @@ class ProgressReader:
         from quire.shared.manifest import VerificationReport, load_manifest
 
         try:
-            manifest = load_manifest(self.rt.store.get(f"docs/{doc_id}/out/manifest.json"))
+            manifest = load_manifest(self.rt.store.get(keys.out(doc_id, "manifest.json")))
             p.chunks = manifest.chunk_count
             p.pages = p.pages or manifest.page_count
         except NotFound:
             pass
         try:
             report = VerificationReport.model_validate_json(
-                self.rt.store.get(f"docs/{doc_id}/out/verification-report.json")
+                self.rt.store.get(keys.out(doc_id, "verification-report.json"))
             )
             p.verification = "passed" if report.passed else "failed"
         except NotFound:

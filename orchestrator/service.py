@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from quire.orchestrator.dispatch import dispatcher_for
+from quire.shared import keys
 from quire.shared.engine import reconcile
 from quire.shared.manifest import VerificationReport, load_manifest
 from quire.workers.runtime import Runtime
@@ -39,7 +40,7 @@ def process_documents(rt: Runtime, doc_ids: list[str], *, processes: int | None 
 
 def export_document(rt: Runtime, doc_id: str, out_dir: Path) -> None:
     """Copy `docs/{doc_id}/out/` to `out_dir` (the DESIGN.md §5 output folder)."""
-    prefix = f"docs/{doc_id}/out/"
+    prefix = keys.out(doc_id)
     out_dir.mkdir(parents=True, exist_ok=True)
     for key in rt.store.list(prefix):
         target = out_dir / key[len(prefix):]
@@ -52,8 +53,8 @@ def finished_ok(rt: Runtime, doc_id: str) -> tuple[bool, str]:
     if s.state != "complete":
         return False, f"{s.source_name}: {s.state} ({s.error_code}: {s.error})"
     report = VerificationReport.model_validate_json(
-        rt.store.get(f"docs/{doc_id}/out/verification-report.json"))
-    manifest = load_manifest(rt.store.get(f"docs/{doc_id}/out/manifest.json"))
+        rt.store.get(keys.out(doc_id, "verification-report.json")))
+    manifest = load_manifest(rt.store.get(keys.out(doc_id, "manifest.json")))
     return report.passed, (f"{s.source_name}: {manifest.chunk_count} chunks, verification "
                            f"{'passed' if report.passed else 'FAILED'}")
 
@@ -66,7 +67,7 @@ def verify_folder(out_dir: Path, source: Path | None) -> VerificationReport:
     manifest = load_manifest((out_dir / "manifest.json").read_bytes())
     if source is None and "pdf" in manifest.formats:
         rt = Runtime.from_env()
-        key = f"docs/{manifest.doc_id}/source.pdf"
+        key = keys.source(manifest.doc_id, "pdf")
         if rt.store.exists(key):
             with rt.file(key) as path:
                 report = verify_output(out_dir, source_pdf=path)

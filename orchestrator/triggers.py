@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.sources import DOCUMENT_SUFFIXES
+from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.errors import QuireError
 from quire.shared.states import STOPPED
@@ -376,7 +377,7 @@ class Intake:
                 continue
             files: list[str] = []
             if s.state == "complete":
-                prefix = f"docs/{d.doc_id}/out/"
+                prefix = keys.out(d.doc_id)
                 for key in self.rt.store.list(prefix):
                     rel = key[len(prefix) :]
                     self.objects.put(d.bucket, d.output_prefix + rel, self.rt.store.get(key))

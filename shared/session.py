@@ -16,13 +16,13 @@ duplicated, and a read costs one index lookup and one object read.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.errors import ConflictError, QuireError
 from quire.shared.revisions.base import RevisionStore
@@ -84,17 +84,6 @@ class Session(BaseModel):
         self.error = reason
 
 
-def doc_prefix(doc_id: str) -> str:
-    return f"docs/{doc_id}/"
-
-
-def _rev_key(doc_id: str, rev: int) -> str:
-    return f"docs/{doc_id}/session/rev-{rev:08d}.json"
-
-
-_REV_RE = re.compile(r"rev-(\d{8})\.json$")
-
-
 class SessionRepo:
     """Loads and commits sessions over an object store and a revision store."""
 
@@ -114,21 +103,20 @@ class SessionRepo:
         """Advance the index over commits whose index update was lost (a committer died
         between its object write and its CAS)."""
         start = rev
-        while self.store.exists(_rev_key(doc_id, rev + 1)):
+        while self.store.exists(keys.revision(doc_id, rev + 1)):
             rev += 1
         if rev != start:
             self.revisions.force(doc_id, rev)
 
     def _highest_in_store(self, doc_id: str) -> int:
-        revs = [int(m.group(1)) for k in self.store.list(f"docs/{doc_id}/session/")
-                if (m := _REV_RE.search(k))]
+        revs = [keys.revision_number(k) or 0 for k in self.store.list(keys.sessions(doc_id))]
         return max(revs, default=0)
 
     def documents_in_store(self) -> list[str]:
         """Every document with a committed session, from a full listing of `docs/` in the
         store (not the index): for rebuilding the index after the revision store lost it."""
-        first = "/session/" + _rev_key("x", 1).rsplit("/", 1)[1]
-        return sorted(k.split("/")[1] for k in self.store.list("docs/") if k.endswith(first))
+        return sorted(keys.doc_id_of(k) for k in self.store.list(keys.DOCS)
+                      if keys.revision_number(k) == 1)
 
     def exists(self, doc_id: str) -> bool:
         return self.current_revision(doc_id) > 0
@@ -137,7 +125,7 @@ class SessionRepo:
         rev = self.current_revision(doc_id) if revision is None else revision
         if rev == 0:
             raise NotFound(f"no document {doc_id}")
-        return Session.model_validate_json(self.store.get(_rev_key(doc_id, rev)))
+        return Session.model_validate_json(self.store.get(keys.revision(doc_id, rev)))
 
     def commit(self, session: Session, *, expected: int, actor: str, why: str) -> Session:
         """Commit `session` as revision expected+1, or raise ConflictError."""
@@ -147,7 +135,7 @@ class SessionRepo:
         new = session.model_copy(update={
             "revision": expected + 1, "actor": actor, "why": why, "committed_at": time.time(),
         })
-        key, data = _rev_key(doc_id, expected + 1), new.model_dump_json(indent=1).encode()
+        key, data = keys.revision(doc_id, expected + 1), new.model_dump_json(indent=1).encode()
         if not self.store.put_if_absent(key, data) and not self._landed(key, data):
             self._roll_forward(doc_id, expected)
             raise ConflictError(f"{doc_id}: revision {expected + 1} was committed by another")

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.engine import TaskMessage, advance, mark_done, mark_failed, superseded
 from quire.shared.errors import InputError, QuireError, TooLargeError, TransientError
@@ -97,7 +98,7 @@ def submit_bytes(rt: Runtime, data: bytes, name: str, settings: RunSettings, *,
     now = time.time()
     fmt = "pdf" if name.lower().endswith(".pdf") else "docx"
     session = Session(doc_id=doc_id, source_name=name, source_format=fmt,
-                      source_key=f"docs/{doc_id}/source.{fmt}", settings=settings,
+                      source_key=keys.source(doc_id, fmt), settings=settings,
                       state_entered_at=now)
     try:
         if len(data) > settings.max_file_bytes:
@@ -120,7 +121,7 @@ def _admit(rt: Runtime, session: Session, data: bytes, path: Path) -> None:
     from quire.workers.parse.pdf_open import pdf_page_count
 
     session.source_format = detect_format(path)
-    session.source_key = f"docs/{session.doc_id}/source.{session.source_format}"
+    session.source_key = keys.source(session.doc_id, session.source_format)
     rt.store.put(session.source_key, data)
     session.page_count = pdf_page_count(path) if session.source_format == "pdf" else 0
     if session.page_count > session.settings.max_pages:
@@ -140,8 +141,8 @@ def _local_copy(data: bytes, name: str, path: Path | None) -> Iterator[Path]:
 
 
 def restart(rt: Runtime, old: Session, settings: RunSettings, *, actor: str) -> Session:
-    for prefix in ("out/", "work/"):
-        for key in rt.store.list(f"docs/{old.doc_id}/{prefix}"):
+    for prefix in (keys.out(old.doc_id), keys.work(old.doc_id)):
+        for key in rt.store.list(prefix):
             rt.store.delete(key)
     new = old.model_copy(deep=True)
     new.enter("queued", time.time())

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from pydantic import TypeAdapter
 
+from quire.shared import keys
 from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
 from quire.shared.errors import QuireError, VerificationError
 from quire.shared.ir import Document, dump_ir, load_ir
@@ -48,11 +49,11 @@ _outcomes = TypeAdapter(list[ReviewOutcome])
 
 
 def work(s: Session, name: str) -> str:
-    return f"docs/{s.doc_id}/work/{name}"
+    return keys.work(s.doc_id, name)
 
 
 def out(s: Session, name: str) -> str:
-    return f"docs/{s.doc_id}/out/{name}"
+    return keys.out(s.doc_id, name)
 
 
 class StoreImages(Mapping[str, bytes]):
