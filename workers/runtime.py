@@ -8,21 +8,18 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from quire.shared import keys
 from quire.shared.config import Environment
+from quire.shared.files import write_atomic
 from quire.shared.revisions import RevisionStore, open_revision_store
 from quire.shared.session import SessionRepo
 from quire.shared.store import LocalStore, ObjectStore, open_store
-
-# keys whose bytes never change: sources are stored under their own content hash
-_IMMUTABLE = re.compile(r"^docs/[0-9a-f]{64}/source\.(pdf|docx)$")
 
 
 @dataclass
@@ -70,7 +67,7 @@ class Runtime:
         if self.local_root is not None:
             yield self.local_root.joinpath(*key.split("/"))
             return
-        if _IMMUTABLE.search(key):
+        if keys.IMMUTABLE.search(key):
             yield self._cached(key)
             return
         with tempfile.TemporaryDirectory(prefix="quire-") as tmp:
@@ -82,8 +79,5 @@ class Runtime:
         digest = hashlib.sha256(f"{self.store.url}/{key}".encode()).hexdigest()[:32]
         path = Path(tempfile.gettempdir()) / "quire-cache" / f"{digest}-{key.rsplit('/', 1)[-1]}"
         if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(self.store.get(key))
-            tmp.replace(path)  # atomic: concurrent workers never read a partial file
+            write_atomic(path, self.store.get(key))  # concurrent workers never see a part
         return path

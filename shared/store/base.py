@@ -14,7 +14,8 @@ import re
 from quire.shared.errors import QuireError
 
 # Temporary files of LocalStore start with this; keys may not, so list() can skip them.
-TMP_PREFIX = ".quire-tmp-"
+from quire.shared.files import TMP_PREFIX
+
 MAX_KEY_BYTES = 1024  # S3's limit; enforced everywhere so local keys stay portable
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 

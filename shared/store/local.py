@@ -12,6 +12,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from quire.shared.files import write_temp
 from quire.shared.store.base import (
     TMP_PREFIX,
     NotFound,
@@ -35,8 +36,8 @@ class LocalStore(ObjectStore):
     def _path(self, key: str) -> Path:
         return self.root.joinpath(*validate_key(key).split("/"))
 
-    def _write_temp(self, path: Path, data: bytes) -> str:
-        """Write `data` to a fresh temp file beside `path`; return the temp file's name."""
+    def _write_temp(self, path: Path, data: bytes) -> Path:
+        """Write `data` to a fresh temp file beside `path`; return the temp file."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError) as exc:
@@ -44,19 +45,7 @@ class LocalStore(ObjectStore):
                 "key conflicts with an existing object (a parent is an object)",
                 source=self.url,
             ) from exc
-        tmp = path.parent / f"{TMP_PREFIX}{path.name[:64]}-{os.urandom(8).hex()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                if self.fsync:
-                    fh.flush()
-                    os.fsync(fh.fileno())
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
-        return str(tmp)
+        return write_temp(path, data, fsync=self.fsync)
 
     def put(self, key: str, data: bytes) -> None:
         path = self._path(key)

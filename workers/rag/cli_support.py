@@ -8,12 +8,11 @@ written atomically (temporary file + rename), the JSONL first.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from quire.shared.errors import InputError, VerificationError
+from quire.shared.files import write_atomic
 from quire.shared.ir import Document, load_ir
 from quire.shared.manifest import Manifest, load_manifest
 from quire.shared.plan import ChunkPlan, Plan, PlanSettings
@@ -74,11 +73,6 @@ def load_sessions(out_dir: Path) -> tuple[Document, Plan]:
     return doc, plan
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".quire-tmp-")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
 
 
 @dataclass
@@ -116,7 +110,7 @@ def build_rag(
         build.chunks, build.failures = result.chunks, result.failures
         build.calls, build.cache_hits = result.calls, result.cache_hits
     data = dump_jsonl(build.chunks)
-    _write_atomic(build.path, data)
+    write_atomic(build.path, data)
     settings = RagSettings(
         doc_id=doc.doc_id,
         max_chars=max_chars,
@@ -126,5 +120,5 @@ def build_rag(
         jsonl_sha256=sha256_bytes(data),
         enrichment_backend=enrich_backend,
     )
-    _write_atomic(out_dir / RAG_SETTINGS_FILE, dump_settings(settings))
+    write_atomic(out_dir / RAG_SETTINGS_FILE, dump_settings(settings))
     return build

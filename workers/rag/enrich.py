@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
@@ -32,6 +30,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from quire.shared.errors import ValidationFailedError
+from quire.shared.files import write_atomic
 from quire.shared.ir import Document
 from quire.shared.plan import Plan
 from quire.shared.rag import RagChunk, RagEnrichment
@@ -348,11 +347,7 @@ class FolderCache:
 
     def put(self, key: str, data: bytes) -> None:
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
+        write_atomic(path, data)
 
 
 class StoreCache:

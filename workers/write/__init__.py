@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quire.shared.errors import InputError
+from quire.shared.files import write_atomic
 from quire.shared.ir import Document, Element
 from quire.shared.manifest import OUTPUT_FORMATS, ManifestChunk, OutputFormat
 from quire.shared.plan import Plan
@@ -150,10 +151,7 @@ def save_files(out_dir: Path, files: Mapping[str, bytes]) -> None:
         target = (root / name).resolve()
         if root not in target.parents:
             raise ValueError(f"refusing to write outside {out_dir}: {name!r}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_bytes(data)
-        tmp.replace(target)
+        write_atomic(target, data)
 
 
 def write_all(
