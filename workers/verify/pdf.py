@@ -15,6 +15,7 @@ import pymupdf
 
 from quire.shared.ir import Document
 from quire.shared.manifest import Finding, Manifest
+from quire.workers.verify.findings import Findings
 from quire.workers.verify.markdown import inside
 from quire.workers.write.pdf import chunk_pdf_pages, element_span
 
@@ -37,112 +38,86 @@ def _ranges(pages: list[int]) -> str:
 
 
 def check_pdf_structure(doc: Document, manifest: Manifest, out_dir: Path) -> PdfResult:
-    findings: list[Finding] = []
+    findings = Findings()
     counts: dict[int, int] = {}
     covered: set[int] = set()
     if doc.source_format != "pdf":
-        findings.append(
-            Finding(
-                kind="page_mismatch",
-                message=f"the manifest lists PDF output for a {doc.source_format.upper()} source",
-            )
+        findings.add(
+            "page_mismatch",
+            f"the manifest lists PDF output for a {doc.source_format.upper()} source",
         )
         return PdfResult(findings, {}, counts)
 
     for c in sorted(manifest.chunks, key=lambda c: c.number):
         if c.pdf_pages is None or not c.pdf_file:
-            findings.append(
-                Finding(
-                    kind="manifest_mismatch",
-                    chunk=c.number,
-                    message="no PDF file or page list for this chunk although "
-                    "the output format includes PDF",
-                )
+            findings.add(
+                "manifest_mismatch",
+                "no PDF file or page list for this chunk although "
+                "the output format includes PDF",
+                chunk=c.number,
             )
             continue
         try:
             span_first, span_last, _ = element_span(doc, c.first_id, c.last_id)
             expected = chunk_pdf_pages(doc, c.first_id, c.last_id, manifest.overlap_pages)
         except ValueError as exc:  # ids not in the IR: reported by the plan check
-            findings.append(Finding(kind="page_mismatch", chunk=c.number, message=str(exc)))
+            findings.add("page_mismatch", str(exc), chunk=c.number)
             continue
         if (c.page_first, c.page_last) != (span_first, span_last):
-            findings.append(
-                Finding(
-                    kind="page_mismatch",
-                    chunk=c.number,
-                    page=c.page_first,
-                    message=f"manifest says the chunk's elements span pages {c.page_first}-"
-                    f"{c.page_last}, the IR says {span_first}-{span_last}",
-                )
+            findings.add(
+                "page_mismatch",
+                f"manifest says the chunk's elements span pages {c.page_first}-"
+                f"{c.page_last}, the IR says {span_first}-{span_last}",
+                chunk=c.number, page=c.page_first,
             )
         if c.pdf_pages != expected.pages:
-            findings.append(
-                Finding(
-                    kind="page_mismatch",
-                    chunk=c.number,
-                    file=c.pdf_file,
-                    message=f"manifest lists source pages {_ranges(c.pdf_pages)} for "
-                    f"{c.pdf_file}; its elements and overlap {manifest.overlap_pages} give "
-                    f"{_ranges(expected.pages)}",
-                )
+            findings.add(
+                "page_mismatch",
+                f"manifest lists source pages {_ranges(c.pdf_pages)} for "
+                f"{c.pdf_file}; its elements and overlap {manifest.overlap_pages} give "
+                f"{_ranges(expected.pages)}",
+                chunk=c.number, file=c.pdf_file,
             )
         if c.overlap_pages != expected.overlap:
-            findings.append(
-                Finding(
-                    kind="page_mismatch",
-                    chunk=c.number,
-                    file=c.pdf_file,
-                    message=f"manifest lists overlap pages {_ranges(c.overlap_pages)}, expected "
-                    f"{_ranges(expected.overlap)}",
-                )
+            findings.add(
+                "page_mismatch",
+                f"manifest lists overlap pages {_ranges(c.overlap_pages)}, expected "
+                f"{_ranges(expected.overlap)}",
+                chunk=c.number, file=c.pdf_file,
             )
         bad_overlap = [p for p in c.overlap_pages if p not in c.pdf_pages]
         if bad_overlap:
-            findings.append(
-                Finding(
-                    kind="page_mismatch",
-                    chunk=c.number,
-                    page=bad_overlap[0],
-                    file=c.pdf_file,
-                    message=f"overlap pages {_ranges(bad_overlap)} are not in the chunk PDF",
-                )
+            findings.add(
+                "page_mismatch",
+                f"overlap pages {_ranges(bad_overlap)} are not in the chunk PDF",
+                chunk=c.number, page=bad_overlap[0], file=c.pdf_file,
             )
 
         path = inside(out_dir, c.pdf_file)
         if path is None or not path.is_file():
-            findings.append(
-                Finding(
-                    kind="manifest_mismatch",
-                    chunk=c.number,
-                    file=c.pdf_file,
-                    message=f"{c.pdf_file} is missing; rewrite the chunk",
-                )
+            findings.add(
+                "manifest_mismatch",
+                f"{c.pdf_file} is missing; rewrite the chunk",
+                chunk=c.number, file=c.pdf_file,
             )
             continue
         try:
             with pymupdf.open(path) as pdf:
                 n = pdf.page_count
         except Exception as exc:  # any open failure means the file is damaged
-            findings.append(
-                Finding(
-                    kind="page_mismatch",
-                    chunk=c.number,
-                    file=c.pdf_file,
-                    message=f"{c.pdf_file} cannot be opened: {exc}",
-                )
+            findings.add(
+                "page_mismatch",
+                f"{c.pdf_file} cannot be opened: {exc}",
+                chunk=c.number, file=c.pdf_file,
             )
             continue
         counts[c.number] = n
         if n != len(c.pdf_pages):
-            findings.append(
-                Finding(
-                    kind="page_mismatch",
-                    chunk=c.number,
-                    file=c.pdf_file,
-                    message=f"{c.pdf_file} has {n} pages, the manifest lists {len(c.pdf_pages)} "
-                    f"(source pages {_ranges(c.pdf_pages)})",
-                )
+            findings.add(
+                "page_mismatch",
+                f"{c.pdf_file} has {n} pages, the manifest lists {len(c.pdf_pages)} "
+                f"(source pages {_ranges(c.pdf_pages)})",
+                chunk=c.number, file=c.pdf_file,
             )
         overlap = set(c.overlap_pages)
         covered.update(p for p in c.pdf_pages[:n] if p not in overlap)
@@ -150,13 +125,7 @@ def check_pdf_structure(doc: Document, manifest: Manifest, out_dir: Path) -> Pdf
     skipped = {s.page for s in doc.skipped_pages}
     missing = [p for p in range(1, doc.page_count + 1) if p not in covered and p not in skipped]
     for p in missing:
-        findings.append(
-            Finding(
-                kind="page_missing",
-                page=p,
-                message=f"source page {p} is in no chunk PDF's core range",
-            )
-        )
+        findings.add("page_missing", f"source page {p} is in no chunk PDF's core range", page=p)
     checked = {
         "chunks_pdf": len(counts),
         "source_pages": doc.page_count,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from quire.shared.ir import Document
 from quire.shared.manifest import Finding, Manifest
 from quire.shared.plan import Plan, ReviewOutcome
+from quire.workers.verify.findings import Findings
 
 
 @dataclass(frozen=True)
@@ -38,18 +39,15 @@ def check_plan(
     `source` names where the ranges came from ("plan.json", "manifest.json") in messages."""
     ids = [e.id for e in doc.elements]
     index = {eid: i for i, eid in enumerate(ids)}
-    findings: list[Finding] = []
+    findings = Findings()
 
     def gap(chunk: int | None, a: int, b: int, where: str) -> None:
         n = b - a + 1
-        findings.append(
-            Finding(
-                kind="plan_gap",
-                chunk=chunk,
-                element_id=ids[a],
-                message=f"{source}: {ids[a]}..{ids[b]} ({n} element{'s' * (n != 1)}) {where} "
-                "belong to no chunk",
-            )
+        findings.add(
+            "plan_gap",
+            f"{source}: {ids[a]}..{ids[b]} ({n} element{'s' * (n != 1)}) {where} "
+            "belong to no chunk",
+            chunk=chunk, element_id=ids[a],
         )
 
     if not chunks:
@@ -59,36 +57,28 @@ def check_plan(
     spans: list[tuple[ChunkRange, int, int]] = []
     for k, c in enumerate(chunks, 1):
         if c.number != k:
-            findings.append(
-                Finding(
-                    kind="plan_gap",
-                    chunk=c.number,
-                    message=f"{source}: chunk "
-                    f"numbers are not 1, 2, 3...: position {k} is {c.number}",
-                )
+            findings.add(
+                "plan_gap",
+                f"{source}: chunk "
+                f"numbers are not 1, 2, 3...: position {k} is {c.number}",
+                chunk=c.number,
             )
         unknown = [x for x in (c.first_id, c.last_id) if x not in index]
         for x in unknown:
-            findings.append(
-                Finding(
-                    kind="unknown",
-                    chunk=c.number,
-                    element_id=x,
-                    message=f"{source}: chunk {c.number} names {x}, which is not in the IR",
-                )
+            findings.add(
+                "unknown",
+                f"{source}: chunk {c.number} names {x}, which is not in the IR",
+                chunk=c.number, element_id=x,
             )
         if unknown:
             continue
         a, b = index[c.first_id], index[c.last_id]
         if b < a:
-            findings.append(
-                Finding(
-                    kind="plan_overlap",
-                    chunk=c.number,
-                    element_id=c.first_id,
-                    message=f"{source}: chunk {c.number} is reversed "
-                    f"({c.first_id} after {c.last_id})",
-                )
+            findings.add(
+                "plan_overlap",
+                f"{source}: chunk {c.number} is reversed "
+                f"({c.first_id} after {c.last_id})",
+                chunk=c.number, element_id=c.first_id,
             )
             continue
         spans.append((c, a, b))
@@ -103,14 +93,11 @@ def check_plan(
             if a > pb + 1:
                 gap(c.number, pb + 1, a - 1, f"between chunks {p.number} and {c.number}")
             elif a <= pb:
-                findings.append(
-                    Finding(
-                        kind="plan_overlap",
-                        chunk=c.number,
-                        element_id=c.first_id,
-                        message=f"{source}: chunk {c.number} starts at {c.first_id}, inside chunk "
-                        f"{p.number} (which ends at {p.last_id}); {pb - a + 1} element(s) in both",
-                    )
+                findings.add(
+                    "plan_overlap",
+                    f"{source}: chunk {c.number} starts at {c.first_id}, inside chunk "
+                    f"{p.number} (which ends at {p.last_id}); {pb - a + 1} element(s) in both",
+                    chunk=c.number, element_id=c.first_id,
                 )
         prev = (c, a, b)
     if prev is not None and prev[2] < len(ids) - 1:
@@ -122,13 +109,10 @@ def check_plan(
         i = index[o.after_id]
         for c, a, b in spans:
             if a <= i < b:
-                findings.append(
-                    Finding(
-                        kind="topic_crossed",
-                        chunk=c.number,
-                        element_id=o.after_id,
-                        message=f"{source}: reviewers confirmed a topic change after {o.after_id}, "
-                        f"but chunk {c.number} runs on to {c.last_id}; cut there",
-                    )
+                findings.add(
+                    "topic_crossed",
+                    f"{source}: reviewers confirmed a topic change after {o.after_id}, "
+                    f"but chunk {c.number} runs on to {c.last_id}; cut there",
+                    chunk=c.number, element_id=o.after_id,
                 )
     return findings

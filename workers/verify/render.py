@@ -27,6 +27,7 @@ import pymupdf
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.manifest import Finding, Manifest
+from quire.workers.verify.findings import Findings
 
 # numpy (optional) speeds up pixel diffs; they only run on pages that are not byte-identical
 np: Any
@@ -101,7 +102,7 @@ def render_compare_batch(
     dpi: int = DEFAULT_DPI,
 ) -> list[Finding]:
     """Compare each listed output page with its source page; a Finding for each that differs."""
-    findings: list[Finding] = []
+    findings = Findings()
     cache: dict[int, tuple[int, int, bytes]] = {}
     opened: dict[int, pymupdf.Document | None] = {}
     src = pymupdf.open(source_pdf)
@@ -113,28 +114,20 @@ def render_compare_batch(
                     opened[chunk] = pymupdf.open(chunk_pdfs[chunk])
                 except Exception as exc:  # a damaged file: every page of it fails
                     opened[chunk] = None
-                    findings.append(
-                        Finding(
-                            kind="render_mismatch",
-                            chunk=chunk,
-                            file=name,
-                            message=f"{name} cannot be opened: {exc}",
-                        )
+                    findings.add(
+                        "render_mismatch",
+                        f"{name} cannot be opened: {exc}",
+                        chunk=chunk, file=name,
                     )
             out = opened[chunk]
             if out is None:
                 continue
             message = _compare_page(src, out, cache, index, source_page, name, dpi)
             if message:
-                findings.append(
-                    Finding(
-                        kind="render_mismatch",
-                        chunk=chunk,
-                        page=source_page,
-                        out_page=index + 1,
-                        file=name,
-                        message=message,
-                    )
+                findings.add(
+                    "render_mismatch",
+                    message,
+                    chunk=chunk, page=source_page, out_page=index + 1, file=name,
                 )
     finally:
         src.close()

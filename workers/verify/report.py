@@ -27,6 +27,7 @@ from quire.shared.manifest import (
 )
 from quire.shared.plan import Plan, ReviewOutcome
 from quire.shared.text import sha256_bytes
+from quire.workers.verify.findings import Findings
 from quire.workers.verify.markdown import WORD_TOLERANCE, check_markdown, inside
 from quire.workers.verify.pdf import check_pdf_structure
 from quire.workers.verify.plan import check_plan, ranges_from_manifest, ranges_from_plan
@@ -59,22 +60,18 @@ def _load(out_dir: Path) -> tuple[Document, Manifest, Plan | None]:
 
 def check_manifest(doc: Document, manifest: Manifest, out_dir: Path) -> list[Finding]:
     """The manifest against the files and the IR: hashes, listed files, element lists."""
-    findings: list[Finding] = []
+    findings = Findings()
     if manifest.doc_id != doc.doc_id:
-        findings.append(
-            Finding(
-                kind="manifest_mismatch",
-                message=f"manifest is for document "
-                f"{manifest.doc_id[:12]}…, ir.json for {doc.doc_id[:12]}…",
-            )
+        findings.add(
+            "manifest_mismatch",
+            f"manifest is for document "
+            f"{manifest.doc_id[:12]}…, ir.json for {doc.doc_id[:12]}…",
         )
     if manifest.chunk_count != len(manifest.chunks):
-        findings.append(
-            Finding(
-                kind="manifest_mismatch",
-                message=f"chunk_count says "
-                f"{manifest.chunk_count}, {len(manifest.chunks)} chunks listed",
-            )
+        findings.add(
+            "manifest_mismatch",
+            f"chunk_count says "
+            f"{manifest.chunk_count}, {len(manifest.chunks)} chunks listed",
         )
     index = {e.id: i for i, e in enumerate(doc.elements)}
     by_id = doc.by_id()
@@ -84,87 +81,67 @@ def check_manifest(doc: Document, manifest: Manifest, out_dir: Path) -> list[Fin
             listed.add(name)
             path = inside(out_dir, name)
             if path is None or not path.is_file():
-                findings.append(
-                    Finding(
-                        kind="manifest_mismatch",
-                        chunk=c.number,
-                        file=name,
-                        message=f"{name} is listed but missing",
-                    )
+                findings.add(
+                    "manifest_mismatch",
+                    f"{name} is listed but missing",
+                    chunk=c.number, file=name,
                 )
             elif sha256_bytes(path.read_bytes()) != sha:
-                findings.append(
-                    Finding(
-                        kind="manifest_mismatch",
-                        chunk=c.number,
-                        file=name,
-                        message=f"{name} bytes differ from the manifest's "
-                        "sha256 (changed after writing)",
-                    )
+                findings.add(
+                    "manifest_mismatch",
+                    f"{name} bytes differ from the manifest's "
+                    "sha256 (changed after writing)",
+                    chunk=c.number, file=name,
                 )
         if c.first_id in index and c.last_id in index:
             want = [e.id for e in doc.elements[index[c.first_id] : index[c.last_id] + 1]]
             if c.element_ids != want:
-                findings.append(
-                    Finding(
-                        kind="manifest_mismatch",
-                        chunk=c.number,
-                        element_id=c.first_id,
-                        message=f"element_ids ({len(c.element_ids)}) are not the IR's "
-                        f"{c.first_id}..{c.last_id} ({len(want)})",
-                    )
+                findings.add(
+                    "manifest_mismatch",
+                    f"element_ids ({len(c.element_ids)}) are not the IR's "
+                    f"{c.first_id}..{c.last_id} ({len(want)})",
+                    chunk=c.number, element_id=c.first_id,
                 )
             words = sum(by_id[i].word_count for i in want)
             if c.word_count != words:
-                findings.append(
-                    Finding(
-                        kind="manifest_mismatch",
-                        chunk=c.number,
-                        message=f"word_count says {c.word_count}, the IR's elements have {words}",
-                    )
+                findings.add(
+                    "manifest_mismatch",
+                    f"word_count says {c.word_count}, the IR's elements have {words}",
+                    chunk=c.number,
                 )
     for path in sorted(out_dir.iterdir()):
         if _CHUNK_FILE.fullmatch(path.name) and path.name not in listed:
-            findings.append(
-                Finding(
-                    kind="manifest_mismatch",
-                    file=path.name,
-                    message=f"{path.name} looks like a chunk file but the "
-                    "manifest does not list it; remove it or rewrite",
-                )
+            findings.add(
+                "manifest_mismatch",
+                f"{path.name} looks like a chunk file but the "
+                "manifest does not list it; remove it or rewrite",
+                file=path.name,
             )
     return findings
 
 
 def _compare_plan(plan: Plan, manifest: Manifest) -> list[Finding]:
-    findings = []
+    findings = Findings()
     if plan.doc_id != manifest.doc_id:
-        findings.append(
-            Finding(kind="manifest_mismatch", message="plan.json is for another document")
-        )
+        findings.add("manifest_mismatch", "plan.json is for another document")
     mine = {c.number: c for c in manifest.chunks}
     for c in plan.chunks:
         m = mine.get(c.number)
         if m is None or (m.first_id, m.last_id) != (c.first_id, c.last_id):
             got = f"{m.first_id}..{m.last_id}" if m else "nothing"
-            findings.append(
-                Finding(
-                    kind="manifest_mismatch",
-                    chunk=c.number,
-                    element_id=c.first_id,
-                    message=f"plan.json has chunk "
-                    f"{c.number} = {c.first_id}..{c.last_id}, the manifest "
-                    f"has {got}",
-                )
+            findings.add(
+                "manifest_mismatch",
+                f"plan.json has chunk "
+                f"{c.number} = {c.first_id}..{c.last_id}, the manifest "
+                f"has {got}",
+                chunk=c.number, element_id=c.first_id,
             )
     if len(plan.chunks) != len(manifest.chunks):
-        findings.append(
-            Finding(
-                kind="manifest_mismatch",
-                message=f"plan.json has "
-                f"{len(plan.chunks)} chunks, the manifest "
-                f"{len(manifest.chunks)}",
-            )
+        findings.add(
+            "manifest_mismatch",
+            f"plan.json has "
+            f"{len(plan.chunks)} chunks, the manifest "
+            f"{len(manifest.chunks)}",
         )
     return findings
 
