@@ -13,8 +13,14 @@ import unicodedata
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def normalize(text: str) -> str:
-    """NFC, no trailing spaces on lines, no surrounding blank lines."""
+    """NFC, no trailing spaces on lines, no surrounding blank lines. Refuses lone
+    surrogates (ValueError): no UTF-8 file can hold them, so no output could."""
+    if _SURROGATE.search(text):
+        raise ValueError("text holds a lone surrogate code point, which UTF-8 cannot encode")
     text = unicodedata.normalize("NFC", text)
     return "\n".join(line.rstrip() for line in text.strip("\n").split("\n")).strip("\n")
 

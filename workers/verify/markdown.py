@@ -19,6 +19,7 @@ from quire.shared.ir import Document, Element
 from quire.shared.manifest import Finding, Manifest
 from quire.shared.markdown import table_row
 from quire.shared.text import count_words, normalize, sha256_bytes, text_hash
+from quire.workers.verify.findings import Findings
 from quire.workers.write.markdown import ANCHOR, FRONT_CLOSE, FRONT_OPEN, image_links
 
 WORD_TOLERANCE = 0
@@ -99,7 +100,7 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
     order = {e.id: i for i, e in enumerate(doc.elements)}
     ir_images = {e.image.file: e.image.sha256 for e in doc.elements if e.image}
     expected_chunk = {eid: c.number for c in manifest.chunks for eid in c.element_ids}
-    findings: list[Finding] = []
+    findings = Findings()
     seen: dict[str, int] = {}
     sequence: list[tuple[int, str]] = []  # (chunk, id) of first occurrences, in file order
     tables = rows = images = 0
@@ -108,80 +109,58 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
     for chunk in sorted(manifest.chunks, key=lambda c: c.number):
         name = chunk.markdown_file
         if not name:
-            findings.append(
-                Finding(
-                    kind="manifest_mismatch",
-                    chunk=chunk.number,
-                    message="the manifest lists no Markdown file for this "
-                    "chunk although the output format includes Markdown",
-                )
+            findings.add(
+                "manifest_mismatch",
+                "the manifest lists no Markdown file for this "
+                "chunk although the output format includes Markdown",
+                chunk=chunk.number,
             )
             continue
         path = inside(out_dir, name)
         if path is None or not path.is_file():
-            findings.append(
-                Finding(
-                    kind="manifest_mismatch",
-                    chunk=chunk.number,
-                    file=name,
-                    message=f"{name} is missing; rewrite the chunk",
-                )
+            findings.add(
+                "manifest_mismatch",
+                f"{name} is missing; rewrite the chunk",
+                chunk=chunk.number, file=name,
             )
             continue
         try:
             parsed = parse_chunk_markdown(path.read_bytes().decode("utf-8"))
         except UnicodeDecodeError:
-            findings.append(
-                Finding(
-                    kind="altered",
-                    chunk=chunk.number,
-                    file=name,
-                    message=f"{name} is not valid UTF-8; rewrite the chunk",
-                )
+            findings.add(
+                "altered",
+                f"{name} is not valid UTF-8; rewrite the chunk",
+                chunk=chunk.number, file=name,
             )
             continue
         if parsed.front.get("chunk") != str(chunk.number):
-            findings.append(
-                Finding(
-                    kind="manifest_mismatch",
-                    chunk=chunk.number,
-                    file=name,
-                    message=f"{name}'s front block says chunk {parsed.front.get('chunk')}, "
-                    f"the manifest says {chunk.number}",
-                )
+            findings.add(
+                "manifest_mismatch",
+                f"{name}'s front block says chunk {parsed.front.get('chunk')}, "
+                f"the manifest says {chunk.number}",
+                chunk=chunk.number, file=name,
             )
         if parsed.orphan:
-            findings.append(
-                Finding(
-                    kind="unknown",
-                    chunk=chunk.number,
-                    file=name,
-                    message=f"text outside any element anchor: '{_snippet(parsed.orphan)}'",
-                )
+            findings.add(
+                "unknown",
+                f"text outside any element anchor: '{_snippet(parsed.orphan)}'",
+                chunk=chunk.number, file=name,
             )
         listed = set(chunk.element_ids)
         for eid, text in parsed.segments:
             if eid not in by_id:
-                findings.append(
-                    Finding(
-                        kind="unknown",
-                        chunk=chunk.number,
-                        element_id=eid,
-                        file=name,
-                        message=f"{eid} is not an element of the IR",
-                    )
+                findings.add(
+                    "unknown",
+                    f"{eid} is not an element of the IR",
+                    chunk=chunk.number, element_id=eid, file=name,
                 )
                 continue
             if eid in seen:
-                findings.append(
-                    Finding(
-                        kind="duplicated",
-                        chunk=chunk.number,
-                        element_id=eid,
-                        file=name,
-                        message=f"{eid} appears again (first in chunk {seen[eid]}): "
-                        f"{_where(by_id[eid])}",
-                    )
+                findings.add(
+                    "duplicated",
+                    f"{eid} appears again (first in chunk {seen[eid]}): "
+                    f"{_where(by_id[eid])}",
+                    chunk=chunk.number, element_id=eid, file=name,
                 )
                 continue
             seen[eid] = chunk.number
@@ -189,26 +168,17 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
             element = by_id[eid]
             if text_hash(text) != text_hash(element.text):
                 diff = _first_difference(element.text, text)
-                findings.append(
-                    Finding(
-                        kind="altered",
-                        chunk=chunk.number,
-                        element_id=eid,
-                        file=name,
-                        page=element.page_first,
-                        message=f"{eid} text differs from the IR ({diff})",
-                    )
+                findings.add(
+                    "altered",
+                    f"{eid} text differs from the IR ({diff})",
+                    chunk=chunk.number, element_id=eid, page=element.page_first, file=name,
                 )
             if eid not in listed:
-                findings.append(
-                    Finding(
-                        kind="manifest_mismatch",
-                        chunk=chunk.number,
-                        element_id=eid,
-                        file=name,
-                        message=f"{eid} is in this chunk's Markdown but the manifest puts it in "
-                        f"chunk {expected_chunk.get(eid, '(none)')}",
-                    )
+                findings.add(
+                    "manifest_mismatch",
+                    f"{eid} is in this chunk's Markdown but the manifest puts it in "
+                    f"chunk {expected_chunk.get(eid, '(none)')}",
+                    chunk=chunk.number, element_id=eid, file=name,
                 )
             if element.type == "table" and element.rows:
                 tables += 1
@@ -216,30 +186,23 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 present = set(text.split("\n"))
                 for r, row in enumerate(element.rows):
                     rows += 1
-                    line = table_row(row, width)
+                    # the file's text was normalised; so is the row we look for in it
+                    line = normalize(table_row(row, width))
                     if line not in present:
-                        findings.append(
-                            Finding(
-                                kind="table_rows",
-                                chunk=chunk.number,
-                                element_id=eid,
-                                file=name,
-                                page=element.page_first,
-                                message=f"table {eid} row {r + 1} of {len(element.rows)} is "
-                                f"missing: '{_snippet(line)}'",
-                            )
+                        findings.add(
+                            "table_rows",
+                            f"table {eid} row {r + 1} of {len(element.rows)} is "
+                            f"missing: '{_snippet(line)}'",
+                            chunk=chunk.number, element_id=eid, page=element.page_first, file=name,
                         )
 
         expected_words = sum(count_words(by_id[i].text) for i in chunk.element_ids if i in by_id)
         if abs(parsed.body_words - expected_words) > WORD_TOLERANCE:
-            findings.append(
-                Finding(
-                    kind="word_drift",
-                    chunk=chunk.number,
-                    file=name,
-                    message=f"{name} has {parsed.body_words} words, its elements have "
-                    f"{expected_words} in the IR (tolerance ±{WORD_TOLERANCE})",
-                )
+            findings.add(
+                "word_drift",
+                f"{name} has {parsed.body_words} words, its elements have "
+                f"{expected_words} in the IR (tolerance ±{WORD_TOLERANCE})",
+                chunk=chunk.number, file=name,
             )
 
         paths = dict.fromkeys(
@@ -253,39 +216,25 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
             images += 1
             problem = _image_problem(root, path.parent, link, ir_images)
             if problem:
-                findings.append(
-                    Finding(
-                        kind="image_hash",
-                        chunk=chunk.number,
-                        file=link,
-                        message=f"{name}: {problem}",
-                    )
-                )
+                findings.add("image_hash", f"{name}: {problem}", chunk=chunk.number, file=link)
 
     for i, (cnum, eid) in enumerate(sequence[1:], 1):
         prev_chunk, prev = sequence[i - 1]
         if order[eid] < order[prev]:
-            findings.append(
-                Finding(
-                    kind="reordered",
-                    chunk=cnum,
-                    element_id=eid,
-                    message=f"{eid} comes after {prev} (chunk {prev_chunk}) but precedes it in "
-                    "the IR",
-                )
+            findings.add(
+                "reordered",
+                f"{eid} comes after {prev} (chunk {prev_chunk}) but precedes it in "
+                "the IR",
+                chunk=cnum, element_id=eid,
             )
     for e in doc.elements:
         if e.id not in seen:
             exp = expected_chunk.get(e.id)
-            findings.append(
-                Finding(
-                    kind="missing",
-                    chunk=exp,
-                    element_id=e.id,
-                    page=e.page_first,
-                    message=f"{e.id} ({_where(e)}) is in no chunk"
-                    + (f"; expected in chunk {exp}" if exp else ""),
-                )
+            findings.add(
+                "missing",
+                f"{e.id} ({_where(e)}) is in no chunk"
+                + (f"; expected in chunk {exp}" if exp else ""),
+                chunk=exp, element_id=e.id, page=e.page_first,
             )
     counts = Counter(
         chunks_markdown=sum(1 for c in manifest.chunks if c.markdown_file),
