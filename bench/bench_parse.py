@@ -36,7 +36,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
+
 DOCS = ["r-fullrefman.pdf", "gnuplot-manual.pdf", "r-exts.pdf", "beamer-user-guide.pdf"]
 RANGE = 100  # pages per range task in one process and for the RSS probe
 
@@ -256,7 +258,6 @@ def main() -> None:
     args = ap.parse_args()
     if args.child:
         mode, path, *rest = args.child
-        sys.path.insert(0, str(ROOT))
         fn = {
             "quire": lambda: _child_quire(Path(path)),
             "pool": lambda: _child_quire_pool(Path(path), int(rest[0])),

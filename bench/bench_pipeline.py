@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 from services import CeleryWorker, MotoServer, RedisServer  # noqa: E402
 
 from quire.orchestrator.local import run_documents  # noqa: E402
@@ -35,7 +36,6 @@ from quire.shared.config import Environment, RunSettings  # noqa: E402
 from quire.workers.execute import submit  # noqa: E402
 from quire.workers.runtime import Runtime  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
 DOCS = ["r-intro.pdf", "amsmath-user-guide.pdf", "fhs-3.0.pdf", "r-lang-tail-cut.pdf",
         "siunitx-manual.pdf", "python-logging-howto-cookbook.docx",
         "debian-handbook-en-ch12-14.docx", "latex-news-22.pdf"]

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT)]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 
 from quire.shared.ir import dump_ir  # noqa: E402
 from quire.shared.plan import Plan, PlanSettings  # noqa: E402
@@ -36,7 +38,6 @@ from quire.workers.rag.enrich import enrich_all  # noqa: E402
 from quire.workers.verify.report import verify_output  # noqa: E402
 from quire.workers.write import save_files, write_all  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
 DEFAULT_DOCS = ["r-intro.pdf", "gnuplot-manual.pdf", "python-logging-howto-cookbook.docx"]
 T = TypeVar("T")
 

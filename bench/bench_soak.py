@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 from fault_stack import Stack, descendants, rss_kib  # noqa: E402
 from gen_docs import textbook_docx, textbook_pdf  # noqa: E402
 from services import MotoServer  # noqa: E402
@@ -34,7 +35,6 @@ from quire.shared.config import RunSettings  # noqa: E402
 from quire.shared.ir import load_ir  # noqa: E402
 from quire.shared.states import QUEUES  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
 CORPUS_DOCS = [
     "fhs-3.0.pdf",
     "latex-news-22.pdf",

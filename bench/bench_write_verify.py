@@ -26,6 +26,7 @@ import pymupdf
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 from writefix import outline_titles, plan_every, simple_pdf_ir  # noqa: E402
 
 from quire.shared.ir import dump_ir  # noqa: E402
@@ -35,7 +36,6 @@ from quire.workers.verify.render import DEFAULT_BATCH, render_page  # noqa: E402
 from quire.workers.write import save_files, write_all  # noqa: E402
 from quire.workers.write.pdf import clear_source_cache  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
 T = TypeVar("T")
 
 

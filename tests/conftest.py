@@ -12,6 +12,7 @@ import pytest
 from services import S3_SCRUB_ENV, S3_TEST_ENV, MotoServer, RedisServer
 
 from quire.workers.parse.pdf_open import pymupdf_module
+from tests.llm_servers import KEYS, FakeProvider, Reply, quick_llm_env, serving
 
 if TYPE_CHECKING:
     from quire.shared.store.s3 import S3Store
@@ -19,6 +20,29 @@ if TYPE_CHECKING:
 # Import PyMuPDF as Quire does (without its layout model, which changes find_tables) before
 # any test module's bare `import pymupdf` can: results must not depend on collection order.
 pymupdf_module()
+
+
+@pytest.fixture
+def fast_llm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No LLM provider configured from outside the test; retries and timeouts short."""
+    quick_llm_env(monkeypatch)
+
+
+@pytest.fixture
+def llm_default_reply() -> Reply | None:
+    """What the fake provider answers when nothing was queued (a module may override)."""
+    return None
+
+
+@pytest.fixture(params=["openai", "anthropic"])
+def provider(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
+             llm_default_reply: Reply | None) -> Iterator[FakeProvider]:
+    """A fake OpenAI or Anthropic server, the official SDK pointed at it by the environment."""
+    kind = request.param
+    quick_llm_env(monkeypatch)
+    with serving(kind, KEYS[kind], monkeypatch, default=llm_default_reply) as server:
+        monkeypatch.setenv(f"QUIRE_{kind.upper()}_MODEL", f"fake-{kind}-model")
+        yield server
 
 
 @pytest.fixture(scope="session")

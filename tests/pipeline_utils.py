@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from corpus import CORPUS  # noqa: F401  (re-exported for the tests)
+
 from quire.shared.config import Environment, RunSettings
 from quire.shared.session import Session
 from quire.workers.execute import submit
 from quire.workers.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
 SAMPLE_PDF = ROOT / "samples" / "fhs-3.0.pdf"
 
 

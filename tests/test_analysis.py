@@ -8,7 +8,6 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +40,12 @@ from quire.workers.verify import verify_output
 from quire.workers.write import save_files, write_all
 from tests.analysisfix import GOOD, good_analysis, sample_candidates, sample_doc, sample_plan
 from tests.irgen import build_doc, heading, para
-from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving
+from tests.llm_servers import KEYS, FakeProvider, answer
 from tests.writefix import make_tiny
 
+pytestmark = pytest.mark.usefixtures("fast_llm")
+
 ROOT = Path(__file__).resolve().parents[1]
-KEYS = {"openai": "sk-analysis-test-key-1", "anthropic": "sk-ant-analysis-test-key-2"}
 
 DOC = sample_doc()
 PLAN = sample_plan(DOC)
@@ -352,17 +352,6 @@ def test_clean_heading() -> None:
 # --- LLM analysis over the wire ----------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    quick_llm_env(monkeypatch)
-
-
-@pytest.fixture(params=["openai", "anthropic"])
-def provider(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[FakeProvider]:
-    with serving(request.param, KEYS[request.param], monkeypatch) as server:
-        yield server
 
 
 def user_text(provider: FakeProvider, i: int) -> str:

@@ -8,7 +8,6 @@ import shlex
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,9 +18,10 @@ from quire.shared.errors import BackendError
 from quire.workers.llm import make_backend
 from quire.workers.llm.base import strict_json_schema
 from quire.workers.llm.retry import parse_retry_after
-from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving, status
+from tests.llm_servers import KEYS, FakeProvider, answer, status
 
-KEYS = {"openai": "sk-test-OPENAI-5ecret-0001", "anthropic": "sk-ant-test-5ecret-0002"}
+pytestmark = pytest.mark.usefixtures("fast_llm")
+
 GOOD = {"label": "alpha", "score": 0.5, "tags": ["x"]}
 
 
@@ -33,19 +33,6 @@ class Pick(BaseModel):
     tags: list[str]
 
 
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    quick_llm_env(monkeypatch)
-
-
-@pytest.fixture(params=["openai", "anthropic"])
-def provider(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[FakeProvider]:
-    kind = request.param
-    with serving(kind, KEYS[kind], monkeypatch) as server:
-        monkeypatch.setenv(f"QUIRE_{kind.upper()}_MODEL", f"fake-{kind}-model")
-        yield server
 
 
 def ask(kind: str, user: str = "Pick one.") -> Pick:

@@ -13,10 +13,10 @@ import unicodedata
 import zipfile
 from collections import Counter
 from functools import cache
-from pathlib import Path
 
 import docx
 import pytest
+from corpus import CORPUS
 from docx.table import Table
 from lxml import etree
 
@@ -27,7 +27,6 @@ from quire.workers.parse.docx import parse_docx
 
 pytestmark = pytest.mark.corpus
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 A_BLIP = "{http://schemas.openxmlformats.org/drawingml/2006/main}blip"
 QUIRK = "debian-handbook-en-virtualization-lo-quirk.docx"

@@ -26,6 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from corpus import CORPUS
 
 from quire.shared.errors import CorruptDocumentError, EmptyDocumentError, EncryptedDocumentError
 from quire.shared.ir import Document, dump_ir, load_ir
@@ -36,7 +37,6 @@ from quire.workers.parse.pdf_open import pymupdf_module
 # one xdist worker runs the whole module: test_zz_report prints what the others gathered
 pytestmark = [pytest.mark.corpus, pytest.mark.xdist_group("parse_corpus_pdf")]
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 TEXT_PDFS = [
     "r-intro.pdf",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,9 +33,10 @@ from quire.workers.rag.enrich import (
 )
 from quire.workers.verify.report import verify_output
 from quire.workers.write import save_files, write_all
-from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving
+from tests.llm_servers import KEYS, FakeProvider, Reply, answer
 
-KEYS = {"openai": "sk-test-openai-secret", "anthropic": "sk-ant-test-secret"}
+pytestmark = pytest.mark.usefixtures("fast_llm")
+
 GOOD = {
     "context": "Part of the test manual's chapter on generated vocabulary, after the overview.",
     "summary": "Explains how the pseudo-word vocabulary is grouped and which table lists it.",
@@ -148,18 +148,11 @@ def test_heuristic_enrichment_is_valid_deterministic_and_leaves_chunks_intact(
 # --- LLM backends over the wire -------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    quick_llm_env(monkeypatch)
 
 
-@pytest.fixture(params=["openai", "anthropic"])
-def provider(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[FakeProvider]:
-    kind = request.param
-    with serving(kind, KEYS[kind], monkeypatch, default=answer(GOOD)) as server:
-        yield server
+@pytest.fixture
+def llm_default_reply() -> Reply:
+    return answer(GOOD)
 
 
 def user_texts(provider: FakeProvider) -> list[str]:

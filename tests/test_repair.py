@@ -4,7 +4,6 @@ chunks keeping their files and analyses."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -117,18 +116,6 @@ def test_heuristic_decider_prefers_a_strong_heading_near_the_middle() -> None:
 
 # --- LLM decider over the wire -----------------------------------------------------------
 
-
-@pytest.fixture(params=["openai", "anthropic"])
-def provider(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[FakeProvider]:
-    monkeypatch.setenv("QUIRE_BACKEND_BACKOFF", "0.001")
-    monkeypatch.setenv("QUIRE_BACKEND_TIMEOUT", "5")
-    with FakeProvider(request.param) as server:
-        prefix = request.param.upper()
-        monkeypatch.setenv(f"{prefix}_API_KEY", "sk-repair-test")
-        monkeypatch.setenv(f"{prefix}_BASE_URL", server.base_url)
-        yield server
 
 
 def test_llm_decider_must_answer_a_listed_id(provider: FakeProvider) -> None:

@@ -8,7 +8,6 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,9 @@ from quire.workers.review import (
     validate_answer,
 )
 from quire.workers.review.prompts import system_prompt, user_prompt
-from tests.llm_servers import FakeProvider, answer, quick_llm_env, serving, status
+from tests.llm_servers import KEYS, FakeProvider, answer, status
+
+pytestmark = pytest.mark.usefixtures("fast_llm")
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -100,7 +101,6 @@ GOOD_VOTE = {
     "reason": "The Calvin cycle closes photosynthesis; the heading 'Cell Division' opens "
     "mitosis, an unrelated process.",
 }
-KEYS = {"openai": "sk-review-test-key-1", "anthropic": "sk-ant-review-test-key-2"}
 
 
 def vote(
@@ -324,17 +324,6 @@ def test_combine_without_votes_fails_and_keeps_failures() -> None:
 # --- LLM reviewers end to end ------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    quick_llm_env(monkeypatch)
-
-
-@pytest.fixture(params=["openai", "anthropic"])
-def provider(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[FakeProvider]:
-    with serving(request.param, KEYS[request.param], monkeypatch) as server:
-        yield server
 
 
 def test_llm_reviewer_votes(provider: FakeProvider) -> None:

@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from corpus import CORPUS
 from hypothesis import given, settings
 from irgen import build_doc, documents, heading, pages_of_paragraphs, para, words
 
@@ -27,8 +28,6 @@ from quire.workers.boundaries.scoring import (
     structural_score,
 )
 from quire.workers.parse import parse_document
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 def scored(doc: Document) -> list[Candidate]:

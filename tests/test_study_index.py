@@ -5,11 +5,11 @@ offline path (heuristic analysis -> rename -> write -> verify -> index) on corpu
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus import CORPUS
 
 from quire.shared.analysis import INDEX_FILES, ChunkAnalysis, StudyIndex
 from quire.shared.errors import BackendError, ValidationFailedError
@@ -35,7 +35,6 @@ from quire.workers.write.names import chunk_stem
 from tests.analysisfix import GOOD, good_analysis, sample_doc, sample_plan
 from tests.llm_servers import FakeProvider, answer
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 DOC = sample_doc()
 PLAN = sample_plan(DOC)
 
@@ -300,18 +299,6 @@ def test_llm_index_validation_rejects(change: Any, message: str) -> None:
     with pytest.raises(ValidationFailedError, match=message):
         validate_index_answer(CTX, IndexAnswer(**_broken(change)), "openai")
 
-
-@pytest.fixture(params=["openai", "anthropic"])
-def provider(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[FakeProvider]:
-    monkeypatch.setenv("QUIRE_BACKEND_BACKOFF", "0.001")
-    monkeypatch.setenv("QUIRE_BACKEND_TIMEOUT", "5")
-    with FakeProvider(request.param) as server:
-        prefix = request.param.upper()
-        monkeypatch.setenv(f"{prefix}_API_KEY", "sk-index-test")
-        monkeypatch.setenv(f"{prefix}_BASE_URL", server.base_url)
-        yield server
 
 
 def test_llm_index_over_the_wire_with_a_reask(provider: FakeProvider) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
+from corpus import CORPUS
 from writefix import outline_titles, plan_every, simple_pdf_ir
 
 from quire.shared.errors import InputError
@@ -19,8 +20,6 @@ from quire.shared.manifest import OutputFormat
 from quire.workers.parse.docx import parse_docx
 from quire.workers.verify import render_compare_batch, verify_output
 from quire.workers.write import save_files, write_all, write_chunk
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 pytestmark = pytest.mark.corpus
 

@@ -86,8 +86,8 @@ def test_untampered_output_has_no_findings(tmp_path_factory: pytest.TempPathFact
     doc = build_doc(els, basis="words")
     n = len(doc.elements)
     bounds = sorted({round(i * n / (cuts + 1)) for i in range(1, cuts + 1)} - {0, n})
-    spans = [(a + 1, b, f"part {k}") for k, (a, b) in enumerate(zip([0, *bounds],
-                                                                    [*bounds, n]), 1)]
+    edges = [0, *bounds, n]
+    spans = [(edges[k] + 1, edges[k + 1], f"part {k + 1}") for k in range(len(edges) - 1)]
     plan = plan_for(doc, spans)
     files = write_all(doc, plan, formats={"markdown"}, source_pdf=None, images=images)
     files["ir.json"] = dump_ir(doc)
