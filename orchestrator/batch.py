@@ -422,6 +422,7 @@ class _Follower:
         self.out_dir = out_dir
         self.reader = ProgressReader(rt)
         self.exported: set[str] = set()
+        self.folder_failures: dict[str, str] = {}  # out_name -> why its folder failed
         self.interval = interval
         self.started = time.monotonic()
         self.last = 0.0
@@ -448,14 +449,31 @@ class _Follower:
         return progress_view(self.report, elapsed=elapsed, eta=eta)
 
     def _export(self) -> None:
+        """Export documents as they complete; each folder is verified as written, and a
+        folder that fails (or may not be written) fails its document in the report."""
         if self.out_dir is None:
             return
-        from quire.orchestrator.service import export_document
+        from quire.orchestrator.outputs import export_document, verify_exported
 
         for item, d in zip(self.record.items, self.report.documents, strict=True):
             if d.state == "complete" and item.doc_id and item.out_name not in self.exported:
-                export_document(self.rt, item.doc_id, self.out_dir / item.out_name)
+                folder = self.out_dir / item.out_name
+                try:
+                    export_document(self.rt, item.doc_id, folder)
+                    report = verify_exported(folder)
+                    if not report.passed:
+                        self.folder_failures[item.out_name] = (
+                            f"the exported folder {folder} failed verification: "
+                            f"{len(report.findings)} findings")
+                except QuireError as exc:
+                    self.folder_failures[item.out_name] = str(exc)
                 self.exported.add(item.out_name)
+        if self.folder_failures:
+            docs = [d.model_copy(update={"verification": "failed", "error_code": "output_folder",
+                                         "error": self.folder_failures[i.out_name]})
+                    if i.out_name in self.folder_failures else d
+                    for i, d in zip(self.record.items, self.report.documents, strict=True)]
+            self.report = self.report.model_copy(update={"documents": docs, "ok": False})
 
 
 def run_batch(
@@ -554,6 +572,11 @@ def show_status(rt: Runtime, batch_id: str, out: Console) -> None:
         _wide(out).print(summary_table(report))
     else:
         _wide(out).print(progress_view(report, elapsed=time.time() - record.created_at))
+
+
+def status_json(rt: Runtime, batch_id: str) -> str:
+    """`quire status BATCH --json`: the batch report as it stands."""
+    return ProgressReader(rt).report(load_batch(rt, batch_id)).model_dump_json(indent=1)
 
 
 def _wide(console: Console) -> Console:

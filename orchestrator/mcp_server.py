@@ -523,7 +523,7 @@ def _output_folder(rt: Runtime, doc_id: str, given: str | None) -> Path | None:
 def _export(rt: Runtime, doc_id: str, folder: Path) -> None:
     """Copy the document's output into `folder`, removing chunk files of an earlier export
     of the same document that the new output no longer has (renamed or split chunks)."""
-    from quire.orchestrator.service import export_document
+    from quire.orchestrator.outputs import export_document
 
     old: set[str] = set()
     manifest_path = folder / "manifest.json"
@@ -534,7 +534,7 @@ def _export(rt: Runtime, doc_id: str, folder: Path) -> None:
             manifest = None
         if manifest is not None and manifest.doc_id == doc_id:
             old = {name for c in manifest.chunks for name in c.files}
-    export_document(rt, doc_id, folder)
+    export_document(rt, doc_id, folder, force=True)
     prefix = f"docs/{doc_id}/out/"
     current = {k[len(prefix) :] for k in rt.store.list(prefix)}
     for name in old - current:

@@ -7,12 +7,14 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from quire.orchestrator.dispatch import dispatcher_for
+from quire.orchestrator.progress import watch
 from quire.shared import keys
 from quire.shared.engine import reconcile
+from quire.shared.errors import UnknownDocumentError
 from quire.shared.manifest import VerificationReport, load_manifest
+from quire.shared.text import sha256_bytes
 from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.service")
@@ -21,42 +23,16 @@ log = logging.getLogger("quire.service")
 def process_documents(rt: Runtime, doc_ids: list[str], *, processes: int | None = None,
                       console: Console | None = None, poll: float = 0.5,
                       timeout: float | None = None) -> None:
-    """Drive documents until each has stopped, showing their states: in this process, or
+    """Drive documents until each has stopped, showing their progress: in this process, or
     through the workers when a broker is configured (see `dispatch`)."""
-    console = console or Console(stderr=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[state]}"),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
-        bars = {d: progress.add_task(rt.repo.load(d).source_name, total=None, state="queued")
-                for d in doc_ids}
+    with watch(console or Console(stderr=True)) as show:
+        def tick() -> None:
+            for d in doc_ids:
+                show(rt.repo.load(d))
 
-        def show() -> None:
-            for d, bar in bars.items():
-                progress.update(bar, state=rt.repo.load(d).state)
-
-        dispatcher = dispatcher_for(rt, processes=processes, poll=poll)
-        dispatcher.drive(doc_ids, tick=show, timeout=timeout)
-        show()
-
-
-def export_document(rt: Runtime, doc_id: str, out_dir: Path) -> None:
-    """Copy `docs/{doc_id}/out/` to `out_dir` (the DESIGN.md §5 output folder)."""
-    prefix = keys.out(doc_id)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for key in rt.store.list(prefix):
-        target = out_dir / key[len(prefix):]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(rt.store.get(key))
-
-
-def finished_ok(rt: Runtime, doc_id: str) -> tuple[bool, str]:
-    s = rt.repo.load(doc_id)
-    if s.state != "complete":
-        return False, f"{s.source_name}: {s.state} ({s.error_code}: {s.error})"
-    report = VerificationReport.model_validate_json(
-        rt.store.get(keys.out(doc_id, "verification-report.json")))
-    manifest = load_manifest(rt.store.get(keys.out(doc_id, "manifest.json")))
-    return report.passed, (f"{s.source_name}: {manifest.chunk_count} chunks, verification "
-                           f"{'passed' if report.passed else 'FAILED'}")
+        dispatcher_for(rt, processes=processes, poll=poll).drive(doc_ids, tick=tick,
+                                                                 timeout=timeout)
+        tick()
 
 
 def verify_folder(out_dir: Path, source: Path | None) -> VerificationReport:
@@ -106,3 +82,23 @@ def known_documents(rt: Runtime, known: set[str]) -> set[str]:
     if not known or not known <= indexed:
         indexed |= set(rt.repo.documents_in_store())
     return indexed
+
+
+def resolve_doc(rt: Runtime, ident: str) -> str:
+    """The document `ident` names: a document id or a unique prefix of one, a source file
+    name as submitted ("book.pdf"), or the path of a local file (matched by content)."""
+    docs = rt.revisions.list_docs()
+    matches = [d for d in docs if d.startswith(ident.lower())] if ident.strip() else []
+    if not matches:
+        path = Path(ident)
+        if path.is_file():
+            digest = sha256_bytes(path.read_bytes())
+            matches = [d for d in docs if d == digest]
+        if not matches:
+            name = path.name
+            matches = [d for d in docs if rt.repo.load(d).source_name == name]
+    if len(matches) != 1:
+        hint = "" if matches else "; `quire status` lists them"
+        raise UnknownDocumentError(
+            f"{'no' if not matches else 'more than one'} document matches {ident!r}{hint}")
+    return matches[0]

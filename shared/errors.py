@@ -75,3 +75,42 @@ class VerificationError(QuireError):
     """Written output does not preserve the source."""
 
     code = "verification_failed"
+
+
+class OutputFolderError(QuireError):
+    """The output folder cannot take this run's output (e.g. it holds files Quire did not
+    write); nothing was written to it."""
+
+    code = "output_folder"
+
+
+class NotCompleteError(QuireError):
+    """The document has no output yet: it failed, or it is still running."""
+
+    code = "not_complete"
+
+
+class DocumentFailedError(QuireError):
+    """A document ended `failed`; `code` is the document's own error code."""
+
+    def __init__(self, code: str, message: str, *, source: str | None = None) -> None:
+        super().__init__(message, source=source)
+        self.code = code
+
+
+class UnknownDocumentError(QuireError):
+    """No document (or more than one) matches what was asked for."""
+
+    code = "unknown_document"
+
+
+class SettingsError(QuireError):
+    """A setting (flag or QUIRE_* variable) is missing or not allowed."""
+
+    code = "bad_setting"
+
+
+class NotInstalledError(QuireError):
+    """A command needs an optional part of Quire (an extra) or a system package."""
+
+    code = "not_installed"
