@@ -8,20 +8,23 @@ the SQLite revision store), and every document advances through the same `advanc
 from __future__ import annotations
 
 import gc
+import logging
 import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-from quire.shared.config import Environment
+from quire.shared.config import Environment, log_format
 from quire.shared.engine import TaskMessage
+from quire.shared.logs import LogFormat, configure_logging
 from quire.workers.execute import advance_document, run_part
 from quire.workers.runtime import Runtime
 
 _RT: Runtime | None = None
 
 
-def _init(env: Environment) -> None:
+def _init(env: Environment, level: int, fmt: LogFormat) -> None:
     global _RT
+    configure_logging(level, fmt)  # a spawned child starts bare
     _RT = Runtime.from_env(env)
 
 
@@ -58,7 +61,8 @@ def run_documents(rt: Runtime, doc_ids: list[str], *, processes: int = 1,
     gc.collect()  # see BASELINES.md: never let a child free ONNX sessions it inherited
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(processes, mp_context=ctx, initializer=_init,
-                             initargs=(rt.env,)) as pool:
+                             initargs=(rt.env, logging.getLogger().level, log_format())
+                             ) as pool:
         _drive(rt, doc_ids, lambda msg: pool.submit(_run, msg), on_done)
 
 

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from quire.shared.logs import LogFormat
 from quire.shared.plan import PlanSettings
 
 Backend = Literal["heuristic", "command", "openai", "anthropic"]
@@ -54,6 +55,16 @@ def run_settings(output_format: str, backend: str | None, min_pages: float, max_
                           hard_max_pages=max(20, max_pages + 8)),
         overlap_pages=overlap_pages,
     )
+
+
+def log_format() -> LogFormat:
+    """`QUIRE_LOG_FORMAT`: "text" (default) or "json" (one JSON object per log line)."""
+    value = (os.environ.get("QUIRE_LOG_FORMAT") or "text").strip().lower()
+    if value == "text":
+        return "text"
+    if value == "json":
+        return "json"
+    raise ValueError(f"QUIRE_LOG_FORMAT must be text or json, got {value!r}")
 
 
 class Environment(BaseModel):

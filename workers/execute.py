@@ -19,6 +19,7 @@ from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.engine import TaskMessage, advance, mark_done, mark_failed, superseded
 from quire.shared.errors import InputError, QuireError, TooLargeError, TransientError
+from quire.shared.logs import part_fields
 from quire.shared.session import Session
 from quire.shared.text import sha256_bytes
 from quire.workers import steps
@@ -37,6 +38,10 @@ def advance_document(rt: Runtime, doc_id: str) -> list[TaskMessage]:
         return []
 
 
+def _fields(msg: TaskMessage) -> dict[str, object]:
+    return part_fields(msg.doc_id, msg.state, msg.part, msg.revision)
+
+
 def run_part(rt: Runtime, msg: TaskMessage, *, actor: str,
              timeouts: tuple[type[BaseException], ...] = ()) -> bool:
     """Run one part and record it. Returns True when the session changed. `timeouts`:
@@ -44,7 +49,7 @@ def run_part(rt: Runtime, msg: TaskMessage, *, actor: str,
     s = rt.repo.load(msg.doc_id)
     if superseded(s, msg):
         log.info("skip %s %s:%s@%d (stale, duplicate or re-dispatched)", msg.doc_id[:12],
-                 msg.state, msg.part, msg.revision)
+                 msg.state, msg.part, msg.revision, extra=_fields(msg))
         return False
     started = time.perf_counter()
     try:
@@ -61,12 +66,13 @@ def run_part(rt: Runtime, msg: TaskMessage, *, actor: str,
                     actor=actor)
         return True
     except Exception as exc:  # a bug must fail this document only, with its reason kept
-        log.exception("%s %s:%s crashed", msg.doc_id[:12], msg.state, msg.part)
+        log.exception("%s %s:%s crashed", msg.doc_id[:12], msg.state, msg.part,
+                      extra=_fields(msg))
         mark_failed(rt.repo, msg.doc_id, "internal",
                     f"{s.source_name}: {type(exc).__name__}: {exc}", actor=actor)
         return True
     log.info("%s %s:%s done in %.2fs", msg.doc_id[:12], msg.state, msg.part,
-             time.perf_counter() - started)
+             time.perf_counter() - started, extra=_fields(msg))
     return mark_done(rt.repo, msg, result.key, actor=actor, goto=result.goto,
                      artifacts=result.artifacts)
 

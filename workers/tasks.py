@@ -8,18 +8,29 @@ work. Only transient faults are retried, with exponential backoff and jitter.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from typing import Any
 
 from celery import Task, current_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
-from celery.signals import worker_init
+from celery.signals import setup_logging, worker_init
 
+from quire.shared.config import log_format
 from quire.shared.engine import TaskMessage
 from quire.shared.errors import TransientError
+from quire.shared.logs import configure_logging
 from quire.shared.states import QUEUES
 from quire.workers.app import app, time_limits
 from quire.workers.runtime import Runtime
+
+
+@setup_logging.connect
+def _logging(loglevel: int | str | None = None, **_: Any) -> None:
+    """Celery leaves logging to us when this signal is connected: the same text or JSON
+    lines (QUIRE_LOG_FORMAT) as every other Quire process."""
+    level = logging.getLevelName(loglevel.upper()) if isinstance(loglevel, str) else loglevel
+    configure_logging(level or logging.INFO, log_format())
 
 
 @worker_init.connect
