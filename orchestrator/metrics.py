@@ -1,24 +1,35 @@
-"""Operator metrics in the Prometheus text format: `quire metrics` prints them once,
-`quire metrics --serve PORT` answers `GET /metrics`.
+"""Operator metrics for Prometheus (prometheus_client): `quire metrics` prints them once,
+`quire metrics --serve PORT` answers `GET /metrics` (on 127.0.0.1 unless told otherwise).
 
-- queue depth per Celery queue (Redis `LLEN` on the broker, priority sub-queues included)
-  and tasks reserved by workers but not yet acknowledged;
-- documents per state;
-- per-stage latency (how long documents spent in each state, from the session revisions:
-  every state change is a revision with its time, so no extra bookkeeping is needed);
-- failures by reason code and by the stage they happened in.
+- `quire_queue_depth{queue}` and `quire_queue_unacked`: messages waiting per Celery queue
+  (Redis `LLEN`, priority sub-queues included) and delivered but not yet acknowledged;
+- `quire_documents{state}`: documents per state now;
+- `quire_stage_seconds{state}`: a histogram of how long documents spent in each state, from
+  the session revisions (every state change is a revision with its time);
+- `quire_stage_exits_total{state}` and `quire_document_failures_total{code,stage}`: counters
+  of documents leaving each state and of failures by reason and the stage they happened in;
+- the standard `process_*` and `python_*` metrics of the serving process.
 
-Session histories are read incrementally and cached per document, so a scrape reads only
-the revisions committed since the previous one.
+Session histories are append-only and read incrementally per document, so the counters only
+grow and a scrape reads only the revisions committed since the previous one.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+
+from prometheus_client import CollectorRegistry, generate_latest, start_http_server
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+from prometheus_client.platform_collector import PlatformCollector
+from prometheus_client.process_collector import ProcessCollector
 
 from quire.shared.states import QUEUES
 from quire.workers.runtime import Runtime
@@ -27,6 +38,8 @@ log = logging.getLogger("quire.metrics")
 
 # kombu's Redis transport keeps priority levels in sibling lists: "{queue}\x06\x16{n}"
 _PRIORITY_SUFFIXES = ("", "\x06\x163", "\x06\x166", "\x06\x169")
+# seconds a document spends in one state: from a quick scoring step to a book's parsing
+STAGE_BUCKETS = (0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600)
 
 
 def queue_depths(broker_url: str) -> tuple[dict[str, int], int]:
@@ -49,9 +62,8 @@ class _DocClock:
     revision: int = 0
     state: str = ""
     entered_at: float = 0.0
-    error_code: str | None = None
     durations: list[tuple[str, float]] = field(default_factory=list)
-    failed_in: str | None = None
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (code, stage) per failure
 
 
 @dataclass
@@ -60,7 +72,7 @@ class Snapshot:
     unacked: int | None
     documents: dict[str, int]
     stage_seconds: dict[str, list[float]]
-    failures: dict[tuple[str, str], int]  # (code, stage) -> count
+    failures: dict[tuple[str, str], int]  # (code, stage) -> failures so far
 
 
 class Collector:
@@ -80,9 +92,10 @@ class Collector:
                         (clock.state, max(0.0, s.committed_at - clock.entered_at))
                     )
                 if s.state == "failed":
-                    clock.failed_in = "submission" if not clock.state else clock.state
+                    clock.failures.append((s.error_code or "unknown",
+                                           clock.state or "submission"))
                 clock.state, clock.entered_at = s.state, s.committed_at
-            clock.revision, clock.error_code = rev, s.error_code
+            clock.revision = rev
         return clock
 
     def collect(self) -> Snapshot:
@@ -102,96 +115,64 @@ class Collector:
                 documents[clock.state] = documents.get(clock.state, 0) + 1
                 for state, seconds in clock.durations:
                     stages.setdefault(state, []).append(seconds)
-                if clock.state == "failed":
-                    key = (clock.error_code or "unknown", clock.failed_in or "unknown")
+                for key in clock.failures:
                     failures[key] = failures.get(key, 0) + 1
             return Snapshot(depths, unacked, documents, stages, failures)
 
 
-def _label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+class QuireMetrics:
+    """A prometheus_client collector over a `Collector`'s snapshots."""
 
-
-def render(snap: Snapshot) -> str:
-    lines: list[str] = []
-
-    def metric(name: str, kind: str, help_text: str, rows: list[tuple[str, float]]) -> None:
-        lines.append(f"# HELP {name} {help_text}")
-        lines.append(f"# TYPE {name} {kind}")
-        lines.extend(f"{name}{labels} {value:g}" for labels, value in rows)
-
-    if snap.queue_depth:
-        metric(
-            "quire_queue_depth",
-            "gauge",
-            "Messages waiting in each Celery queue.",
-            [(f'{{queue="{q}"}}', n) for q, n in sorted(snap.queue_depth.items())],
-        )
-    if snap.unacked is not None:
-        metric(
-            "quire_queue_unacked",
-            "gauge",
-            "Messages delivered to workers and not yet acknowledged.",
-            [("", snap.unacked)],
-        )
-    metric(
-        "quire_documents",
-        "gauge",
-        "Documents per state.",
-        [(f'{{state="{_label(s)}"}}', n) for s, n in sorted(snap.documents.items())],
-    )
-    rows: list[tuple[str, float]] = []
-    for state, values in sorted(snap.stage_seconds.items()):
-        label = f'{{state="{_label(state)}"}}'
-        rows += [("_sum" + label, sum(values)), ("_count" + label, len(values))]
-    lines.append("# HELP quire_stage_seconds Time documents spent in each state.")
-    lines.append("# TYPE quire_stage_seconds summary")
-    lines.extend(f"quire_stage_seconds{suffix} {value:g}" for suffix, value in rows)
-    metric(
-        "quire_stage_seconds_max",
-        "gauge",
-        "Longest time a document spent in each state.",
-        [(f'{{state="{_label(s)}"}}', max(v)) for s, v in sorted(snap.stage_seconds.items())],
-    )
-    metric(
-        "quire_failed_documents",
-        "gauge",
-        "Failed documents by reason and stage.",
-        [
-            (f'{{code="{_label(c)}",stage="{_label(st)}"}}', n)
-            for (c, st), n in sorted(snap.failures.items())
-        ],
-    )
-    return "\n".join(lines) + "\n"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: MetricsServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        log.debug("%s %s", self.client_address[0], format % args)
-
-    def do_GET(self) -> None:
-        if self.path.split("?", 1)[0] != "/metrics":
-            self.send_error(404)
-            return
-        try:
-            body = render(self.server.collector.collect()).encode()
-            status = 200
-        except Exception:
-            log.exception("collecting metrics failed")
-            body, status = b"# collection failed; see the server log\n", 500
-        self.send_response(status)
-        self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-class MetricsServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def __init__(self, address: tuple[str, int], collector: Collector) -> None:
-        super().__init__(address, _Handler)
+    def __init__(self, collector: Collector) -> None:
         self.collector = collector
+
+    def collect(self) -> Iterator[Metric]:
+        snap = self.collector.collect()
+        if snap.queue_depth:
+            depth = GaugeMetricFamily("quire_queue_depth",
+                                      "Messages waiting in each Celery queue.", labels=["queue"])
+            for q, n in sorted(snap.queue_depth.items()):
+                depth.add_metric([q], n)
+            yield depth
+        if snap.unacked is not None:
+            yield GaugeMetricFamily("quire_queue_unacked", "Messages delivered to workers and "
+                                    "not yet acknowledged.", value=snap.unacked)
+        docs = GaugeMetricFamily("quire_documents", "Documents per state.", labels=["state"])
+        for state, n in sorted(snap.documents.items()):
+            docs.add_metric([state], n)
+        yield docs
+        stages = HistogramMetricFamily("quire_stage_seconds", "Time documents spent in each "
+                                       "state.", labels=["state"])
+        exits = CounterMetricFamily("quire_stage_exits", "Documents that left each state.",
+                                    labels=["state"])
+        for state, values in sorted(snap.stage_seconds.items()):
+            buckets = [(str(b), sum(v <= b for v in values)) for b in STAGE_BUCKETS]
+            stages.add_metric([state], [*buckets, ("+Inf", len(values))], sum(values))
+            exits.add_metric([state], len(values))
+        yield stages
+        yield exits
+        failures = CounterMetricFamily("quire_document_failures", "Documents that failed, by "
+                                       "reason and the stage they failed in.",
+                                       labels=["code", "stage"])
+        for (code, stage), n in sorted(snap.failures.items()):
+            failures.add_metric([code, stage], n)
+        yield failures
+
+
+def registry(collector: Collector) -> CollectorRegistry:
+    """Quire's metrics and the serving process's own (CPU, memory, open files, GC)."""
+    reg = CollectorRegistry()
+    reg.register(QuireMetrics(collector))
+    ProcessCollector(registry=reg)
+    PlatformCollector(registry=reg)
+    return reg
+
+
+def render(reg: CollectorRegistry) -> str:
+    return generate_latest(reg).decode("utf-8")
+
+
+def serve(reg: CollectorRegistry, host: str, port: int) -> int:
+    """Serve `GET /metrics` in a background thread; returns the port (0 picks a free one)."""
+    server, _thread = start_http_server(port, addr=host, registry=reg)
+    return int(server.server_address[1])

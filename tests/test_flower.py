@@ -160,7 +160,7 @@ def test_flower_shows_our_tasks_and_metrics_show_the_queues(
     )
     assert run.returncode == 0, run.stderr
     lines = set(run.stdout.splitlines())
-    assert 'quire_queue_depth{queue="orchestrate"} 3' in lines, run.stdout
-    assert 'quire_queue_depth{queue="parse"} 0' in lines
-    assert 'quire_documents{state="complete"} 1' in lines
-    assert 'quire_stage_seconds_count{state="parsing"} 1' in lines
+    assert 'quire_queue_depth{queue="orchestrate"} 3.0' in lines, run.stdout
+    assert 'quire_queue_depth{queue="parse"} 0.0' in lines
+    assert 'quire_documents{state="complete"} 1.0' in lines
+    assert 'quire_stage_seconds_count{state="parsing"} 1.0' in lines

@@ -6,15 +6,24 @@ one from the environment; see `base.JsonBackend` for the interface.
 
 from __future__ import annotations
 
-from quire.shared.errors import BackendError
+from quire.shared.errors import BackendError, NotInstalledError
 from quire.workers.llm.base import BackendSettings, JsonBackend, RetryingBackend
 from quire.workers.llm.retry import InvalidAnswer, RetryPolicy, TransientFault
 
 JSON_BACKENDS = ("openai", "anthropic", "command")
 
 
+def check_installed(name: str) -> None:
+    """The provider SDK a backend needs is installed, or one line saying how to get it."""
+    import importlib.util
+
+    if name in ("openai", "anthropic") and importlib.util.find_spec(name) is None:
+        raise NotInstalledError(f"the {name} backend needs its SDK: pip install 'quire[{name}]'")
+
+
 def make_backend(name: str, *, settings: BackendSettings | None = None) -> JsonBackend:
     """ "openai" | "anthropic" | "command", configured from the environment."""
+    check_installed(name)
     if name == "openai":
         from quire.workers.llm.openai_backend import OpenAIBackend
 
@@ -41,5 +50,6 @@ __all__ = [
     "RetryPolicy",
     "RetryingBackend",
     "TransientFault",
+    "check_installed",
     "make_backend",
 ]
