@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from functools import wraps
@@ -15,8 +16,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from quire.orchestrator.service import resolve_doc
 from quire.shared.config import RunSettings, run_settings
-from quire.shared.errors import QuireError
+from quire.shared.errors import NotInstalledError, QuireError, SettingsError
 
 err = Console(stderr=True, soft_wrap=True)
 out = Console()
@@ -35,12 +37,21 @@ def clean_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+force_option = click.option(
+    "--force", is_flag=True,
+    help="Write into a non-empty output folder that Quire did not write (its files stay).")
+
+
 @click.group()
+@click.version_option(package_name="quire", prog_name="quire")
 @click.option("-v", "--verbose", is_flag=True, help="Log progress to stderr.")
 def main(verbose: bool) -> None:
     """Quire: cut long textbooks into verified study-sized sessions."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from quire.shared.config import log_format
+    from quire.shared.logs import configure_logging
+
+    configure_logging(logging.INFO if verbose else logging.WARNING,
+                      log_format())
 
 
 def settings_options(fn: F) -> F:
@@ -69,38 +80,44 @@ def settings_options(fn: F) -> F:
               show_default=True, help="agent: pause for boundary-context / commit-boundary.")
 @click.option("--rag", "rag_chars", type=int, default=None, metavar="MAX_CHARS",
               help="Also write verified retrieval chunks (rag-chunks.jsonl) of this size.")
+@force_option
 @clean_errors
 def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None,
         min_pages: float, max_pages: float, overlap_pages: int, processes: int | None,
-        decider: str, rag_chars: int | None) -> None:
-    """Process one document end to end; exit 0 only when verification passed (3 when it
-    waits for an external agent's boundary decisions)."""
-    from quire.orchestrator.service import export_document, finished_ok, process_documents
-    from quire.workers.execute import submit
+        decider: str, rag_chars: int | None, force: bool) -> None:
+    """Process one document end to end; exit 0 only when the output folder as written
+    passed verification (3 when it waits for an external agent's boundary decisions)."""
+    from quire.api import run_document
+    from quire.orchestrator.progress import watch
+    from quire.shared.errors import DocumentFailedError
     from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
     settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages)
     settings.decider = decider  # type: ignore[assignment]
-    session = submit(rt, input_path, settings, rerun=True)
-    process_documents(rt, [session.doc_id], processes=processes, console=err)
-    session = rt.repo.load(session.doc_id)
-    if session.state == "awaiting_decision":
-        err.print(f"{input_path.name}: waiting for boundary decisions; run "
-                  f"`quire boundary-context {session.doc_id[:16]}`", highlight=False)
-        sys.exit(3)
-    if session.state == "failed":
-        err.print(f"[red]quire: {input_path.name} failed ({session.error_code}):[/red] "
-                  f"{session.error}", highlight=False)
+    try:
+        with watch(err) as show:
+            result = run_document(rt, input_path, out_dir, settings, force=force,
+                                  processes=processes, on_progress=show)
+    except DocumentFailedError as exc:
+        err.print(f"[red]quire: failed ({exc.code}):[/red] {exc}", highlight=False)
         sys.exit(1)
-    export_document(rt, session.doc_id, out_dir)
-    ok, summary = finished_ok(rt, session.doc_id)
-    if ok and rag_chars:
+    if result.state == "awaiting_decision":
+        err.print(f"{input_path.name}: waiting for boundary decisions; run "
+                  f"`quire boundary-context {result.doc_id[:16]}`", highlight=False)
+        sys.exit(3)
+    report = result.verification
+    assert report is not None
+    summary = (f"{input_path.name}: {len(result.sessions)} chunks, verification "
+               f"{'passed' if report.passed else 'FAILED'}")
+    if not report.passed:
+        summary += f" ({len(report.findings)} findings; see {out_dir / 'verification-report.json'})"
+    elif rag_chars:
         from quire.workers.rag.cli_support import build_rag
 
         summary += f"; {len(build_rag(out_dir, max_chars=rag_chars).chunks)} retrieval chunks"
     err.print(summary, highlight=False)
-    sys.exit(0 if ok else 1)
+    sys.exit(0 if report.passed else 1)
 
 
 @main.command()
@@ -174,29 +191,40 @@ def rag(out_dir: Path, max_chars: int, algorithm: str, enrich: bool, backend: st
 
 @main.command()
 @click.argument("ident", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @clean_errors
-def status(ident: str | None) -> None:
-    """Show every document, one document's state and revision history, or a batch's
-    progress (`quire status batch-...`)."""
-    from quire.orchestrator.batch import find_batch, show_status
+def status(ident: str | None, as_json: bool) -> None:
+    """Show every document, one document's state and revision history (by id, id prefix or
+    source file name), or a batch's progress (`quire status batch-...`)."""
+    from quire.orchestrator.batch import find_batch, show_status, status_json
     from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
     batch_id = find_batch(rt, ident) if ident else None
     if batch_id is not None:
-        show_status(rt, batch_id, out)
+        if as_json:
+            click.echo(status_json(rt, batch_id))
+        else:
+            show_status(rt, batch_id, out)
         return
     if ident is None:
+        sessions = [rt.repo.load(d) for d in rt.revisions.list_docs()]
+        if as_json:
+            _emit([_doc_summary(s) for s in sessions])
+            return
         table = Table("document", "source", "state", "rev", "error")
-        for doc_id in rt.revisions.list_docs():
-            s = rt.repo.load(doc_id)
-            table.add_row(doc_id[:16], s.source_name, s.state, str(s.revision), s.error or "")
+        for s in sessions:
+            table.add_row(s.doc_id[:16], s.source_name, s.state, str(s.revision), s.error or "")
         out.print(table)
         return
-    doc_id = resolve_doc(rt.revisions.list_docs(), ident)
-    history = rt.repo.history(doc_id)
+    history = rt.repo.history(resolve_doc(rt, ident))
     cur = history[-1]
-    out.print(f"[bold]{cur.source_name}[/bold] {doc_id}\nstate: {cur.state}"
+    if as_json:
+        _emit(_doc_summary(cur) | {"history": [
+            {"revision": s.revision, "committed_at": s.committed_at, "state": s.state,
+             "actor": s.actor, "why": s.why} for s in history]})
+        return
+    out.print(f"[bold]{cur.source_name}[/bold] {cur.doc_id}\nstate: {cur.state}"
               + (f" ({cur.error_code}: {cur.error})" if cur.error else ""), highlight=False)
     table = Table("rev", "when (UTC)", "state", "who", "why")
     for s in history:
@@ -205,24 +233,29 @@ def status(ident: str | None) -> None:
     out.print(table)
 
 
-def resolve_doc(doc_ids: list[str], ident: str) -> str:
-    matches = [d for d in doc_ids if d.startswith(ident)]
-    if len(matches) != 1:
-        raise QuireError(f"{'no' if not matches else 'ambiguous'} document matching {ident!r}")
-    return matches[0]
+def _doc_summary(s: Any) -> dict[str, Any]:
+    return {"doc_id": s.doc_id, "source_name": s.source_name, "state": s.state,
+            "revision": s.revision, "page_count": s.page_count, "error_code": s.error_code,
+            "error": s.error}
 
 
 @main.command()
 @click.argument("ident")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
+@force_option
 @clean_errors
-def export(ident: str, out_dir: Path) -> None:
-    """Copy a document's output folder out of the store."""
-    from quire.orchestrator.service import export_document
+def export(ident: str, out_dir: Path, force: bool) -> None:
+    """Copy a completed document's output folder out of the store and verify it there
+    (DOC: id, id prefix or source file name)."""
+    from quire.orchestrator.outputs import export_document, verify_exported
     from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
-    export_document(rt, resolve_doc(rt.revisions.list_docs(), ident), out_dir)
+    export_document(rt, resolve_doc(rt, ident), out_dir, force=force)
+    report = verify_exported(out_dir)
+    err.print(f"exported to {out_dir}; verification "
+              f"{'passed' if report.passed else 'FAILED'}", highlight=False)
+    sys.exit(0 if report.passed else 1)
 
 
 # --- the agent loop (JSON on stdout) -------------------------------------------------------
@@ -264,7 +297,7 @@ revision_opt = click.option("--revision", type=int, required=True,
 def boundary_context_cmd(ident: str) -> None:
     """The window and safe candidates for the next boundary decision."""
     agent, rt = _agent_rt()
-    _emit(agent.boundary_context(rt, resolve_doc(rt.revisions.list_docs(), ident)))
+    _emit(agent.boundary_context(rt, resolve_doc(rt, ident)))
 
 
 @main.command("commit-boundary")
@@ -279,7 +312,7 @@ def commit_boundary_cmd(ident: str, revision: int, action: str, element_id: str 
                         reason: str, evidence: tuple[str, ...]) -> None:
     """Validate and record one boundary decision (refused when stale or invalid)."""
     agent, rt = _agent_rt()
-    doc_id = resolve_doc(rt.revisions.list_docs(), ident)
+    doc_id = resolve_doc(rt, ident)
     snap = agent.commit_boundary(rt, doc_id, revision=revision, action=action,
                                  element_id=element_id, reason=reason, evidence=list(evidence))
     _continue(rt, doc_id)
@@ -293,7 +326,7 @@ def commit_boundary_cmd(ident: str, revision: int, action: str, element_id: str 
 def get_chunk_cmd(ident: str, chunk: int) -> None:
     """A chunk's plan entry and full Markdown content."""
     agent, rt = _agent_rt()
-    _emit(agent.get_chunk(rt, resolve_doc(rt.revisions.list_docs(), ident), chunk))
+    _emit(agent.get_chunk(rt, resolve_doc(rt, ident), chunk))
 
 
 @main.command("analysis-context")
@@ -303,7 +336,7 @@ def get_chunk_cmd(ident: str, chunk: int) -> None:
 def analysis_context_cmd(ident: str, chunk: int) -> None:
     """A chunk's full content, neighbours' titles and key terms, for an analysis."""
     agent, rt = _agent_rt()
-    _emit(agent.analysis_context(rt, resolve_doc(rt.revisions.list_docs(), ident), chunk))
+    _emit(agent.analysis_context(rt, resolve_doc(rt, ident), chunk))
 
 
 @main.command("commit-analysis")
@@ -319,7 +352,7 @@ def commit_analysis_cmd(ident: str, chunk: int, revision: int, answer_file: Any)
     import json
 
     agent, rt = _agent_rt()
-    doc_id = resolve_doc(rt.revisions.list_docs(), ident)
+    doc_id = resolve_doc(rt, ident)
     analysis = agent.commit_analysis(rt, doc_id, chunk, json.load(answer_file),
                                      revision=revision)
     _continue(rt, doc_id)
@@ -333,7 +366,7 @@ def commit_analysis_cmd(ident: str, chunk: int, revision: int, answer_file: Any)
 def repair_context_cmd(ident: str, chunk: int) -> None:
     """The safe candidates strictly inside a chunk, for a split-only repair."""
     agent, rt = _agent_rt()
-    _emit(agent.repair_context(rt, resolve_doc(rt.revisions.list_docs(), ident), chunk))
+    _emit(agent.repair_context(rt, resolve_doc(rt, ident), chunk))
 
 
 @main.command("repair-boundary")
@@ -347,7 +380,7 @@ def repair_boundary_cmd(ident: str, chunk: int, revision: int, element_id: str,
                         reason: str) -> None:
     """Split a chunk at one listed inner candidate; later chunks are renumbered."""
     agent, rt = _agent_rt()
-    doc_id = resolve_doc(rt.revisions.list_docs(), ident)
+    doc_id = resolve_doc(rt, ident)
     plan = agent.repair_boundary(rt, doc_id, chunk, revision=revision, element_id=element_id,
                                  reason=reason)
     _continue(rt, doc_id)
@@ -360,7 +393,7 @@ def repair_boundary_cmd(ident: str, chunk: int, revision: int, element_id: str,
 def index_cmd(ident: str) -> None:
     """The verified chunk metadata a study index is written from."""
     agent, rt = _agent_rt()
-    _emit(agent.index_context(rt, resolve_doc(rt.revisions.list_docs(), ident)))
+    _emit(agent.index_context(rt, resolve_doc(rt, ident)))
 
 
 @main.command("commit-index")
@@ -373,7 +406,7 @@ def index_cmd(ident: str) -> None:
 def commit_index_cmd(ident: str, revision: int, en: Any, fa: Any, study_map: Any) -> None:
     """Validate and store study-index-en.md, study-index-fa.md and study-map.md."""
     agent, rt = _agent_rt()
-    _emit(agent.commit_index(rt, resolve_doc(rt.revisions.list_docs(), ident),
+    _emit(agent.commit_index(rt, resolve_doc(rt, ident),
                              revision=revision, en=en.read(), fa=fa.read(),
                              study_map=study_map.read()))
 
@@ -383,8 +416,15 @@ def commit_index_cmd(ident: str, revision: int, en: Any, fa: Any, study_map: Any
               show_default=True)
 @click.option("-c", "--concurrency", type=int, default=None)
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
+@clean_errors
 def worker(queues: str, concurrency: int | None, celery_args: tuple[str, ...]) -> None:
     """Run a Celery worker on the given queues (needs QUIRE_BROKER_URL)."""
+    from quire.shared.config import Environment
+
+    if not Environment.from_env().broker_url:
+        raise SettingsError("QUIRE_BROKER_URL is not set: a worker needs a broker, e.g. "
+                         "redis://localhost:6379/0 (without one, `quire run` and `quire batch` "
+                         "process documents in this process)")
     from quire.workers.tasks import app
 
     argv = ["worker", "-Q", queues, "--loglevel", "INFO", *celery_args]
@@ -413,8 +453,19 @@ def orchestrator(interval: float, once: bool, webhook_port: int | None) -> None:
 
 @main.command(context_settings={"ignore_unknown_options": True})
 @click.argument("flower_args", nargs=-1, type=click.UNPROCESSED)
+@clean_errors
 def flower(flower_args: tuple[str, ...]) -> None:
-    """Run Flower on the same broker (set FLOWER_BASIC_AUTH=user:password)."""
+    """Run Flower on the same broker; it refuses to start without credentials
+    (FLOWER_BASIC_AUTH=user:password, or Flower's own --basic-auth / --auth options)."""
+    import importlib.util
+
+    if importlib.util.find_spec("flower") is None:
+        raise NotInstalledError("Flower is not installed: pip install 'quire[ops]'")
+    authenticated = os.environ.get("FLOWER_BASIC_AUTH") or os.environ.get("FLOWER_AUTH") or any(
+        a.lstrip("-").replace("-", "_").startswith(("basic_auth", "auth")) for a in flower_args)
+    if not authenticated:
+        raise SettingsError("Flower would serve an open UI: set FLOWER_BASIC_AUTH=user:password "
+                         "(or pass --basic-auth / --auth)")
     from quire.workers.tasks import app
 
     app.start(["flower", *flower_args])
@@ -459,11 +510,13 @@ def batch(sources: tuple[str, ...], out_dir: Path | None, detach: bool,
     document never stops the others."""
     from quire.orchestrator import batch as batches
     from quire.orchestrator.sources import expand_sources
+    from quire.workers.llm import check_installed
     from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
     settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages)
     settings.max_file_bytes, settings.max_pages = max_file_bytes, max_doc_pages
+    check_installed(settings.backend)
     items, skipped = expand_sources(sources)
     if not items:
         raise QuireError("no documents found in " + " ".join(sources))
@@ -568,21 +621,19 @@ def trigger_sqs(bucket: str | None, prefix: str | None, output_prefix: str | Non
 @main.command()
 @click.option("--serve", "port", type=int, default=None,
               help="Serve GET /metrics on this port instead of printing once.")
-@click.option("--host", default="0.0.0.0", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to serve on; 0.0.0.0 exposes the metrics to the network.")
 def metrics(port: int | None, host: str) -> None:
     """Queue depths, documents per state, per-stage latency and failures (Prometheus)."""
-    from quire.orchestrator.metrics import Collector, MetricsServer, render
+    from quire.orchestrator.metrics import Collector, registry, render, serve
     from quire.workers.runtime import Runtime
 
-    collector = Collector(Runtime.from_env())
+    reg = registry(Collector(Runtime.from_env()))
     if port is None:
-        click.echo(render(collector.collect()), nl=False)
+        click.echo(render(reg), nl=False)
         return
-    server = MetricsServer((host, port), collector)
-    err.print(f"metrics on http://{host}:{server.server_address[1]}/metrics",
-              highlight=False)
-    server.serve_forever()
-
+    err.print(f"metrics on http://{host}:{serve(reg, host, port)}/metrics", highlight=False)
+    threading.Event().wait()  # the server runs in its own thread until we are stopped
 
 
 # --- MCP: AI hosts drive the agent loop (orchestrator/mcp_server.py) ---------------------------
