@@ -598,7 +598,7 @@ def mcp() -> None:
 def mcp_serve(processes: int | None) -> None:
     """Serve Quire's agent loop over MCP on stdin/stdout."""
     try:
-        from quire.orchestrator.mcp_server import serve
+        from quire.orchestrator.mcp.server import serve
     except ModuleNotFoundError as exc:
         if exc.name != "mcp" and not (exc.name or "").startswith("mcp."):
             raise
@@ -616,7 +616,7 @@ def mcp_serve(processes: int | None) -> None:
 @clean_errors
 def mcp_install(write: bool, project: Path) -> None:
     """Print registration snippets for common MCP hosts (with --write, write .mcp.json)."""
-    from quire.orchestrator.mcp_install import registration, snippets, write_project_config
+    from quire.orchestrator.mcp.install import registration, snippets, write_project_config
 
     reg = registration(project.resolve())
     click.echo(snippets(reg))

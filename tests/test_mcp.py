@@ -28,7 +28,7 @@ from mcp.client.stdio import stdio_client
 from pipeline_utils import CORPUS, ROOT
 from services import CeleryWorker, RedisServer
 
-from quire.orchestrator import mcp_server
+from quire.orchestrator.mcp.server import TOOLS as REGISTRY
 from quire.shared.store.s3 import S3Store
 from quire.workers.boundaries.decisions import BoundaryContext, HeuristicDecider
 
@@ -174,7 +174,7 @@ def test_tools_declare_schemas_and_state_changes_and_take_no_secrets(tmp_path: P
         tools = {t.name: t for t in (await host.session.list_tools()).tools}
         assert set(tools) == TOOLS
         for name, t in tools.items():
-            spec = mcp_server.TOOLS[name]
+            spec = REGISTRY[name]
             assert t.input_schema == spec.input.model_json_schema()  # from the pydantic models
             assert t.output_schema == spec.output.model_json_schema()
             assert t.input_schema["type"] == "object" and t.output_schema["type"] == "object"
@@ -516,7 +516,7 @@ def test_install_prints_snippets_and_writes_a_working_mcp_json(tmp_path: Path) -
     printed = done.stdout
     assert "hunter2" not in printed and "sk-not-a-real-key" not in printed
     assert "QUIRE_REDIS_URL carries a password" in printed
-    argv = [sys.executable, "-m", "quire.orchestrator.mcp_server"]
+    argv = [sys.executable, "-m", "quire.orchestrator.mcp"]
     claude = shlex.split(
         next(line for line in printed.splitlines() if line.startswith("claude mcp add"))
     )
@@ -558,7 +558,7 @@ def test_the_same_tools_drive_the_distributed_stack(
     passed = {k: v for k, v in os.environ.items() if k.startswith(("AWS_", "QUIRE_"))} | env
 
     async def main() -> None:
-        argv = [sys.executable, "-m", "quire.orchestrator.mcp_server"]
+        argv = [sys.executable, "-m", "quire.orchestrator.mcp"]
         async with serving(tmp_path, argv, passed) as host:
             split = await host.ok("split_document", path=str(SMALL), timeout_s=120)
             assert split["state"] == "awaiting_decision", split
