@@ -204,6 +204,12 @@ def test_tools_declare_schemas_and_state_changes_and_take_no_secrets(tmp_path: P
         )
         await host.fails("no_such_tool", "unknown_tool")
         await host.fails("get_status", "not_found", doc_id="0123456789")
+        # verify_integrity needs a folder; a doc_id given with one must still exist
+        err = await host.fails("verify_integrity", "invalid_decision")
+        assert "no output folder" in err["message"]
+        await host.fails(
+            "verify_integrity", "not_found", doc_id="0123456789", output_dir=str(tmp_path)
+        )
         assert (await host.ok("get_status"))["documents"] == []
 
     run(tmp_path, scenario)
@@ -235,6 +241,15 @@ def test_host_drives_a_document_through_mcp(tmp_path: Path) -> None:
         assert written["state"] == "complete" and written["verification_passed"] is True
         assert len(written["chunks"]) == 1
         assert (Path(small["output_dir"]) / written["chunks"][0]["markdown_file"]).is_file()
+        # the other one still has boundaries to decide: write_chunks refuses, nothing changes
+        err = await host.fails("write_chunks", "invalid_decision", doc_id=doc)
+        assert "boundary decisions are still open" in err["message"]
+        listed = {d["doc_id"]: d for d in (await host.ok("get_status"))["documents"]}
+        assert listed.keys() == {doc, small["doc_id"]}
+        assert listed[doc]["state"] == "awaiting_decision" and listed[doc]["error"] is None
+        assert listed[doc]["revision"] == split_out["revision"]
+        assert listed[small["doc_id"]]["state"] == "complete"
+        assert listed[small["doc_id"]]["source_name"] == SMALL.name
 
         # --- topic reviews: the host votes, an invalid vote is refused whole
         batch = await host.ok("get_topic_change_review_batch", doc_id=doc[:12], size=3)
