@@ -25,6 +25,15 @@ out = Console()
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def require_extra(extra: str, *modules: str) -> None:
+    """One line naming the extra to install when a command's optional packages are missing."""
+    import importlib.util
+
+    if any(importlib.util.find_spec(m) is None for m in modules):
+        raise NotInstalledError(f"this command needs the {extra} extra: "
+                                f"pip install 'quire[{extra}]'")
+
+
 def clean_errors(fn: F) -> F:
     """Bad input and refused decisions print one clear line and exit non-zero."""
     @wraps(fn)
@@ -457,10 +466,7 @@ def orchestrator(interval: float, once: bool, webhook_port: int | None) -> None:
 def flower(flower_args: tuple[str, ...]) -> None:
     """Run Flower on the same broker; it refuses to start without credentials
     (FLOWER_BASIC_AUTH=user:password, or Flower's own --basic-auth / --auth options)."""
-    import importlib.util
-
-    if importlib.util.find_spec("flower") is None:
-        raise NotInstalledError("Flower is not installed: pip install 'quire[ops]'")
+    require_extra("ops", "flower")
     authenticated = os.environ.get("FLOWER_BASIC_AUTH") or os.environ.get("FLOWER_AUTH") or any(
         a.lstrip("-").replace("-", "_").startswith(("basic_auth", "auth")) for a in flower_args)
     if not authenticated:
@@ -636,7 +642,7 @@ def metrics(port: int | None, host: str) -> None:
     threading.Event().wait()  # the server runs in its own thread until we are stopped
 
 
-# --- MCP: AI hosts drive the agent loop (orchestrator/mcp_server.py) ---------------------------
+# --- MCP: AI hosts drive the agent loop (orchestrator/mcp/) -------------------------------------
 
 @main.group()
 def mcp() -> None:
@@ -646,15 +652,12 @@ def mcp() -> None:
 @mcp.command("serve")
 @click.option("--processes", type=int, default=None,
               help="Embedded mode: local worker processes [env QUIRE_MCP_PROCESSES; CPUs].")
+@clean_errors
 def mcp_serve(processes: int | None) -> None:
     """Serve Quire's agent loop over MCP on stdin/stdout."""
-    try:
-        from quire.orchestrator.mcp_server import serve
-    except ModuleNotFoundError as exc:
-        if exc.name != "mcp" and not (exc.name or "").startswith("mcp."):
-            raise
-        err.print("quire: the MCP server needs the mcp extra: pip install 'quire[mcp]'")
-        sys.exit(2)
+    require_extra("mcp", "mcp", "anyio")
+    from quire.orchestrator.mcp.server import serve
+
     if processes:
         os.environ["QUIRE_MCP_PROCESSES"] = str(processes)
     serve()
@@ -667,7 +670,7 @@ def mcp_serve(processes: int | None) -> None:
 @clean_errors
 def mcp_install(write: bool, project: Path) -> None:
     """Print registration snippets for common MCP hosts (with --write, write .mcp.json)."""
-    from quire.orchestrator.mcp_install import registration, snippets, write_project_config
+    from quire.orchestrator.mcp.install import registration, snippets, write_project_config
 
     reg = registration(project.resolve())
     click.echo(snippets(reg))

@@ -101,7 +101,7 @@ class DocumentFailedError(QuireError):
 class UnknownDocumentError(QuireError):
     """No document (or more than one) matches what was asked for."""
 
-    code = "unknown_document"
+    code = "not_found"
 
 
 class SettingsError(QuireError):

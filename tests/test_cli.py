@@ -193,7 +193,7 @@ def test_status_export_and_version_manners(tmp_path: Path) -> None:
     assert "not_complete" in failed.stderr and "corrupt" in failed.stderr
     assert not (tmp_path / "x").exists()
     unknown = quire(tmp_path, "status", "no-such-book.pdf")
-    assert unknown.returncode == 2 and "unknown_document" in unknown.stderr
+    assert unknown.returncode == 2 and "not_found" in unknown.stderr
 
 
 def test_services_refuse_unsafe_defaults(tmp_path: Path) -> None:

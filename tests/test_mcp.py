@@ -28,7 +28,7 @@ from mcp.client.stdio import stdio_client
 from pipeline_utils import CORPUS, ROOT
 from services import CeleryWorker, RedisServer
 
-from quire.orchestrator import mcp_server
+from quire.orchestrator.mcp.server import TOOLS as REGISTRY
 from quire.shared.store.s3 import S3Store
 from quire.workers.boundaries.decisions import BoundaryContext, HeuristicDecider
 
@@ -174,7 +174,7 @@ def test_tools_declare_schemas_and_state_changes_and_take_no_secrets(tmp_path: P
         tools = {t.name: t for t in (await host.session.list_tools()).tools}
         assert set(tools) == TOOLS
         for name, t in tools.items():
-            spec = mcp_server.TOOLS[name]
+            spec = REGISTRY[name]
             assert t.input_schema == spec.input.model_json_schema()  # from the pydantic models
             assert t.output_schema == spec.output.model_json_schema()
             assert t.input_schema["type"] == "object" and t.output_schema["type"] == "object"
@@ -204,6 +204,12 @@ def test_tools_declare_schemas_and_state_changes_and_take_no_secrets(tmp_path: P
         )
         await host.fails("no_such_tool", "unknown_tool")
         await host.fails("get_status", "not_found", doc_id="0123456789")
+        # verify_integrity needs a folder; a doc_id given with one must still exist
+        err = await host.fails("verify_integrity", "invalid_decision")
+        assert "no output folder" in err["message"]
+        await host.fails(
+            "verify_integrity", "not_found", doc_id="0123456789", output_dir=str(tmp_path)
+        )
         assert (await host.ok("get_status"))["documents"] == []
 
     run(tmp_path, scenario)
@@ -235,6 +241,15 @@ def test_host_drives_a_document_through_mcp(tmp_path: Path) -> None:
         assert written["state"] == "complete" and written["verification_passed"] is True
         assert len(written["chunks"]) == 1
         assert (Path(small["output_dir"]) / written["chunks"][0]["markdown_file"]).is_file()
+        # the other one still has boundaries to decide: write_chunks refuses, nothing changes
+        err = await host.fails("write_chunks", "invalid_decision", doc_id=doc)
+        assert "boundary decisions are still open" in err["message"]
+        listed = {d["doc_id"]: d for d in (await host.ok("get_status"))["documents"]}
+        assert listed.keys() == {doc, small["doc_id"]}
+        assert listed[doc]["state"] == "awaiting_decision" and listed[doc]["error"] is None
+        assert listed[doc]["revision"] == split_out["revision"]
+        assert listed[small["doc_id"]]["state"] == "complete"
+        assert listed[small["doc_id"]]["source_name"] == SMALL.name
 
         # --- topic reviews: the host votes, an invalid vote is refused whole
         batch = await host.ok("get_topic_change_review_batch", doc_id=doc[:12], size=3)
@@ -516,7 +531,7 @@ def test_install_prints_snippets_and_writes_a_working_mcp_json(tmp_path: Path) -
     printed = done.stdout
     assert "hunter2" not in printed and "sk-not-a-real-key" not in printed
     assert "QUIRE_REDIS_URL carries a password" in printed
-    argv = [sys.executable, "-m", "quire.orchestrator.mcp_server"]
+    argv = [sys.executable, "-m", "quire.orchestrator.mcp"]
     claude = shlex.split(
         next(line for line in printed.splitlines() if line.startswith("claude mcp add"))
     )
@@ -558,7 +573,7 @@ def test_the_same_tools_drive_the_distributed_stack(
     passed = {k: v for k, v in os.environ.items() if k.startswith(("AWS_", "QUIRE_"))} | env
 
     async def main() -> None:
-        argv = [sys.executable, "-m", "quire.orchestrator.mcp_server"]
+        argv = [sys.executable, "-m", "quire.orchestrator.mcp"]
         async with serving(tmp_path, argv, passed) as host:
             split = await host.ok("split_document", path=str(SMALL), timeout_s=120)
             assert split["state"] == "awaiting_decision", split

@@ -1,8 +1,8 @@
 """Registering Quire's MCP server with AI hosts: printed snippets and a project `.mcp.json`.
 
-The server is started as `<this python> -m orchestrator.mcp_server`: the interpreter that has
-Quire installed, by absolute path, so hosts need no PATH or virtualenv set-up. Quire's own
-settings (store, state dir, Redis, broker, backend names) are copied from the environment,
+The server is started as `<this python> -m quire.orchestrator.mcp`: the interpreter that
+has Quire installed, by absolute path, so hosts need no PATH or virtualenv set-up. Quire's
+own settings (store, state dir, Redis, broker, backend names) are copied from the environment,
 local paths made absolute so the host's working directory does not matter. Secrets never
 go into these files: provider keys and S3 credentials are read from the server's
 environment, and a URL that carries a password is left out with a note.
@@ -82,7 +82,7 @@ def registration(project: Path, environ: Mapping[str, str] | None = None) -> Reg
     env.setdefault("QUIRE_STATE_DIR", str((project / ".quire").resolve()))
     if "QUIRE_STORE_URL" not in omitted:
         env.setdefault("QUIRE_STORE_URL", str((project / ".quire" / "store").resolve()))
-    return Registration(sys.executable, ["-m", "quire.orchestrator.mcp_server"], env, omitted)
+    return Registration(sys.executable, ["-m", "quire.orchestrator.mcp"], env, omitted)
 
 
 def server_entry(reg: Registration) -> dict[str, object]:

@@ -1,0 +1,81 @@
+"""A document as the tools see it: found by its id (or a prefix), where it stands, what the
+host should call next, and running it to its next stop."""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+
+from quire.orchestrator.service import resolve_doc
+from quire.shared.errors import QuireError
+from quire.shared.session import Session
+from quire.workers.runtime import Runtime
+
+log = logging.getLogger("quire.mcp")
+
+
+def runtime() -> Runtime:
+    return Runtime.from_env()  # per call: cheap, and nothing is shared between threads
+
+
+@dataclass(frozen=True)
+class Doc:
+    rt: Runtime
+    id: str
+
+    @classmethod
+    def open(cls, ref: str) -> Doc:
+        """The one document `ref` names (id, id prefix or source file name), on a fresh
+        runtime; UnknownDocumentError otherwise."""
+        rt = runtime()
+        return cls(rt, resolve_doc(rt, ref))
+
+    def session(self) -> Session:
+        return self.rt.repo.load(self.id)
+
+
+def next_step(s: Session) -> str:
+    if s.state == "awaiting_decision":
+        if "agent-boundaries" not in s.done:
+            return (
+                "get_boundary_context and commit_boundary (topic reviews can still be "
+                "voted with get_topic_change_review_batch first); when the context is "
+                "null, write_chunks"
+            )
+        return "get_boundary_context and commit_boundary until the context is null"
+    if s.state == "complete":
+        return (
+            "get_chunk_analysis_context / commit_chunk_analysis per chunk, then "
+            "get_study_index_context / commit_study_index; verify_integrity any time"
+        )
+    if s.state == "failed":
+        return f"fix the cause ({s.error_code}) and split_document again with restart=true"
+    return "write_chunks (drives the document to its next stop)"
+
+
+def failed(s: Session) -> QuireError:
+    """The error a tool raises for a document that failed (its code is the document's)."""
+    exc = QuireError(f"{s.source_name} failed: {s.error}")
+    exc.code = s.error_code or "failed"
+    return exc
+
+
+def drive(rt: Runtime, doc_id: str, timeout_s: float) -> Session:
+    """Run the document to its next stop (complete, failed or awaiting a decision)."""
+    from rich.console import Console
+
+    from quire.orchestrator.service import process_documents
+
+    processes = os.environ.get("QUIRE_MCP_PROCESSES")
+    try:
+        process_documents(
+            rt,
+            [doc_id],
+            processes=int(processes) if processes else None,
+            console=Console(stderr=True, quiet=True),
+            timeout=timeout_s,
+        )
+    except TimeoutError:
+        log.warning("%s still processing after %ss", doc_id[:12], timeout_s)
+    return rt.repo.load(doc_id)

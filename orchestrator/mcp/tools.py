@@ -1,0 +1,463 @@
+"""The tools, in the order a host uses them. Each is thin: open the document, call the agent
+loop (`orchestrator.agent`, the same functions as the CLI's) or the service functions, and
+say where the document now stands (`DocOut.at`). The docstring is the tool's description;
+`@tool` says what it changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from quire.orchestrator import agent
+from quire.orchestrator.mcp.docs import Doc, drive, failed, next_step, runtime
+from quire.orchestrator.mcp.exports import (
+    chunk_files,
+    export,
+    output_folder,
+    record_output,
+    recorded_output,
+    run_folder,
+)
+from quire.orchestrator.mcp.registry import tool
+from quire.orchestrator.mcp.schemas import (
+    AnalysisContextOut,
+    AnalysisOut,
+    BoundaryOut,
+    ChunkIn,
+    ChunkOut,
+    CommitAnalysisIn,
+    CommitBoundaryIn,
+    CommitIndexIn,
+    CommitIndexOut,
+    CommitReviewsIn,
+    DocDetail,
+    DocIn,
+    DocSummary,
+    HistoryEntry,
+    IndexContextOut,
+    RepairContextOut,
+    RepairIn,
+    RepairOut,
+    ReviewBatchIn,
+    ReviewBatchOut,
+    ReviewSummaryOut,
+    RunReviewsIn,
+    SplitDocumentIn,
+    SplitDocumentOut,
+    StatusIn,
+    StatusOut,
+    VerifyIn,
+    VerifyOut,
+    WriteChunksIn,
+    WriteChunksOut,
+)
+from quire.shared import keys
+from quire.shared.errors import InputError, ValidationFailedError
+from quire.shared.manifest import VerificationReport
+from quire.shared.session import Session
+from quire.workers.runtime import Runtime
+
+# --- splitting and topic reviews -----------------------------------------------------------
+
+
+def _review_counts(rt: Runtime, s: Session) -> tuple[int | None, int | None]:
+    counts: list[int | None] = []
+    for name in ("candidates.json", "review-tasks.json"):
+        key = keys.work(s.doc_id, name)
+        counts.append(len(json.loads(rt.store.get(key))) if rt.store.exists(key) else None)
+    return counts[0], counts[1]
+
+
+@tool(
+    "Split a document",
+    changes="creates (or attaches to) a document session and runs it "
+    "to its first decision; with restart=true re-runs a finished document, deleting its "
+    "previous outputs",
+    destructive=True,
+    open_world=True,
+)
+def split_document(args: SplitDocumentIn) -> SplitDocumentOut:
+    """Start splitting a PDF or DOCX: parse it, find safe cut candidates, review topic changes
+    with the configured backend, and stop for your boundary decisions (decider=agent) or run
+    to the end (decider=backend). The same file twice is one document (attached=true).
+    Without output_dir the chunks go to a new isolated run folder."""
+    from quire.shared.config import run_settings
+    from quire.shared.text import sha256_bytes
+    from quire.workers.execute import restart, submit
+
+    path = Path(args.path).expanduser().resolve()
+    if not path.is_file():
+        raise InputError(f"no such file: {path}")
+    settings = run_settings(
+        args.output_format, args.backend, args.min_pages, args.max_pages, args.overlap_pages
+    )
+    settings.decider = args.decider
+    rt = runtime()
+    doc_id = sha256_bytes(path.read_bytes())
+    attached = rt.repo.exists(doc_id)
+    if attached and args.restart:
+        old = rt.repo.load(doc_id)
+        if not old.terminal:
+            raise ValidationFailedError(
+                f"the document is {old.state}: only a complete or failed document can be restarted"
+            )
+        if old.state == "complete":  # submit re-admits failed ones itself
+            restart(rt, old, settings, actor="mcp")
+        attached = False
+    s = submit(rt, path, settings, actor="mcp", rerun=args.restart)
+    if not s.terminal:
+        s = drive(rt, s.doc_id, args.timeout_s)
+    if s.state == "failed":
+        raise failed(s)
+    if args.output_dir:
+        folder = Path(args.output_dir).expanduser().resolve()
+    else:
+        folder = run_folder(rt, s.source_name)
+    record_output(rt, s.doc_id, folder)
+    if s.state == "complete":
+        export(rt, s.doc_id, folder)
+    candidates, tasks = _review_counts(rt, s)
+    return SplitDocumentOut.at(
+        s,
+        next_step(s),
+        source_name=s.source_name,
+        source_format=s.source_format,
+        page_count=s.page_count,
+        attached=attached,
+        settings=s.settings,
+        output_dir=str(folder),
+        candidates=candidates,
+        review_tasks=tasks,
+    )
+
+
+@tool("Get topic-change reviews to do", changes=None)
+def get_topic_change_review_batch(args: ReviewBatchIn) -> ReviewBatchOut:
+    """The next candidate topic changes without your vote (or the ones named): the text on
+    each side of the cut with element ids, the ids each side may cite, and what each reviewer
+    role is asked. Only before the first boundary is committed."""
+    doc = Doc.open(args.doc_id)
+    snap = agent.review_batch(doc.rt, doc.id, size=args.size, after_ids=args.after_ids)
+    return ReviewBatchOut.at(
+        snap, "commit_topic_change_reviews with this revision", batch=snap.context
+    )
+
+
+@tool(
+    "Commit topic-change votes",
+    changes="stores your votes as a new revision; planning "
+    "and verification use them (a later vote of the same role on the same transition "
+    "replaces the earlier one)",
+)
+def commit_topic_change_reviews(args: CommitReviewsIn) -> ReviewSummaryOut:
+    """Vote on candidate topic changes as reviewer roles (transition, continuity,
+    adjudicator): verdict, confidence, evidence ids from each side, a specific reason. The
+    votes are validated like an LLM reviewer's; all are refused if any is invalid. Your votes
+    override the backend's for the roles you answer; a confirmed change is never crossed."""
+    doc = Doc.open(args.doc_id)
+    snap = agent.commit_reviews(doc.rt, doc.id, args.votes, revision=args.revision)
+    return ReviewSummaryOut.at(snap, next_step(doc.session()), summary=snap.context)
+
+
+@tool(
+    "Run backend topic reviews",
+    changes="stores the backend's votes as a new revision "
+    "(they replace earlier backend votes, never yours unless named)",
+    open_world=True,
+)
+def run_parallel_topic_reviews(args: RunReviewsIn) -> ReviewSummaryOut:
+    """Have the configured review backend (heuristic, command, openai or anthropic; keys from
+    the server environment) review candidate topic changes, all roles in parallel: the ones
+    named, or every one you have not voted on. Use it for transitions you do not want to
+    review yourself, or to retry failed reviews."""
+    doc = Doc.open(args.doc_id)
+    snap = agent.run_reviews(
+        doc.rt, doc.id, revision=args.revision, backend=args.backend, after_ids=args.after_ids
+    )
+    return ReviewSummaryOut.at(snap, next_step(doc.session()), summary=snap.context)
+
+
+# --- boundaries ----------------------------------------------------------------------------
+
+
+def _boundary_out(doc: Doc, snap: agent.Snapshot) -> BoundaryOut:
+    s = doc.session()
+    if snap.context:
+        step = "commit_boundary with this revision: cut at a listed candidate, or extend"
+    elif s.state == "awaiting_decision":
+        step = "write_chunks (no boundary decision is left)"
+    else:
+        step = next_step(s)
+    return BoundaryOut.at(snap, step, context=snap.context or None)
+
+
+@tool("Get the next boundary decision", changes=None)
+def get_boundary_context(args: DocIn) -> BoundaryOut:
+    """Where the chunk being planned starts, the safe candidates it may end at (size, zone,
+    change score, topic reviews), the size rules and any confirmed topic change that must
+    not be crossed. context=null: nothing left to decide."""
+    doc = Doc.open(args.doc_id)
+    return _boundary_out(doc, agent.boundary_context(doc.rt, doc.id))
+
+
+@tool(
+    "Commit a boundary decision",
+    changes="records the decision as a new revision; the "
+    "last one completes the plan and moves the document to writing",
+)
+def commit_boundary(args: CommitBoundaryIn) -> BoundaryOut:
+    """Cut at a listed candidate (element_id = its after_id) or extend the chunk, with a
+    specific reason. Validated like an LLM decider: only listed candidates, evidence beyond
+    the preferred size, two continuity reviews to go past the soft maximum. Returns the
+    next context."""
+    doc = Doc.open(args.doc_id)
+    snap = agent.commit_boundary(
+        doc.rt,
+        doc.id,
+        revision=args.revision,
+        action=args.action,
+        element_id=args.element_id,
+        reason=args.reason,
+        evidence=args.evidence,
+    )
+    return _boundary_out(doc, snap)
+
+
+# --- writing and verifying -----------------------------------------------------------------
+
+
+@tool(
+    "Write and verify the chunks",
+    changes="writes the chunk files, manifest and reports "
+    "and exports them to the output folder (superseded chunk files of this document are "
+    "removed)",
+    destructive=True,
+    idempotent=True,
+    open_world=True,
+)
+def write_chunks(args: WriteChunksIn) -> WriteChunksOut:
+    """Drive the document to its next stop once its plan is complete: write every chunk,
+    verify the output against the source, analyse the chunks and write the study index with
+    the configured backend, then export the output folder. Call it again after committing
+    analyses or repairs (they are applied here)."""
+    doc = Doc.open(args.doc_id)
+    rt, s = doc.rt, doc.session()
+    if s.state == "awaiting_decision":
+        if agent.boundary_context(rt, doc.id).context is not None:
+            raise ValidationFailedError(
+                "boundary decisions are still open: get_boundary_context / commit_boundary first"
+            )
+        agent.finish_plan(rt, doc.id, revision=s.revision)
+    if not doc.session().terminal:
+        s = drive(rt, doc.id, args.timeout_s)
+    if s.state == "failed":
+        raise failed(s)
+    folder = output_folder(rt, doc.id, args.output_dir)
+    passed = None
+    if s.state == "complete":
+        if folder is None:
+            folder = run_folder(rt, s.source_name)
+            record_output(rt, doc.id, folder)
+        export(rt, doc.id, folder)
+        report = VerificationReport.model_validate_json(
+            rt.store.get(keys.out(doc.id, "verification-report.json"))
+        )
+        passed = report.passed
+    return WriteChunksOut.at(
+        s,
+        next_step(s),
+        output_dir=str(folder) if folder else None,
+        chunks=chunk_files(rt, doc.id),
+        verification_passed=passed,
+    )
+
+
+@tool(
+    "Verify an output folder",
+    changes="rewrites the folder's verification-report.json",
+    idempotent=True,
+)
+def verify_integrity(args: VerifyIn) -> VerifyOut:
+    """Re-run every verification check on an output folder: every source element exactly
+    once and in order, text hashes, word counts, tables, images, PDF pages (rendered against
+    the source when it is known), no confirmed topic change crossed."""
+    from quire.orchestrator.service import verify_folder
+
+    doc = Doc.open(args.doc_id) if args.doc_id else None
+    folder = Path(args.output_dir).expanduser().resolve() if args.output_dir else None
+    if folder is None and doc is not None:
+        folder = recorded_output(doc.rt, doc.id)
+    if folder is None:
+        raise ValidationFailedError(
+            "no output folder: give output_dir, or a doc_id whose "
+            "chunks were written (write_chunks)"
+        )
+    if not (folder / "manifest.json").is_file():
+        raise ValidationFailedError(f"{folder} has no manifest.json: write_chunks first")
+    report = verify_folder(folder, None)
+    return VerifyOut(
+        output_dir=str(folder),
+        doc_id=report.doc_id,
+        passed=report.passed,
+        checked=report.checked,
+        finding_count=len(report.findings),
+        findings=report.findings[:50],
+    )
+
+
+# --- chunks: read, analyse, repair ---------------------------------------------------------
+
+
+@tool("Read a chunk", changes=None)
+def get_chunk(args: ChunkIn) -> ChunkOut:
+    """A chunk's plan entry (elements, pages, words, title, why it ends) and its full
+    Markdown content."""
+    doc = Doc.open(args.doc_id)
+    data = agent.get_chunk(doc.rt, doc.id, args.chunk)
+    s = doc.session()
+    return ChunkOut.at(
+        s, next_step(s), revision=data["revision"], chunk=data["chunk"], content=data["content"]
+    )
+
+
+@tool(
+    "Get a chunk's analysis context",
+    changes="records that you read this chunk (the study index needs every chunk read)",
+    idempotent=True,
+)
+def get_chunk_analysis_context(args: ChunkIn) -> AnalysisContextOut:
+    """A chunk's full content with its headings, key terms, neighbours' titles and the safe
+    cuts inside it, for writing its analysis (bilingual topic and study focus, coherence)."""
+    doc = Doc.open(args.doc_id)
+    snap = agent.analysis_context(doc.rt, doc.id, args.chunk)
+    return AnalysisContextOut.at(
+        snap, "commit_chunk_analysis with this revision", context=snap.context
+    )
+
+
+@tool(
+    "Commit a chunk analysis",
+    changes="replaces the chunk's analysis (new revision); "
+    "write_chunks then retitles, rewrites and re-verifies the chunks",
+    destructive=True,
+)
+def commit_chunk_analysis(args: CommitAnalysisIn) -> AnalysisOut:
+    """Store your analysis of a chunk: topic_en (it becomes the file name), topic_fa and
+    study_focus_fa in Persian script, study_focus_en, coherence (needs_review: the chunk joins
+    unrelated topics) and a reason. Generic or template text is refused."""
+    doc = Doc.open(args.doc_id)
+    analysis = agent.commit_analysis(
+        doc.rt, doc.id, args.chunk, args.analysis.model_dump(), revision=args.revision
+    )
+    return AnalysisOut.at(
+        doc.session(), "more commit_chunk_analysis, then write_chunks", analysis=analysis
+    )
+
+
+@tool("Get a chunk's repair candidates", changes=None)
+def get_boundary_repair_context(args: ChunkIn) -> RepairContextOut:
+    """The safe cut candidates strictly inside a chunk, with the sizes a split there would
+    give, for a split-only repair of an incoherent chunk."""
+    doc = Doc.open(args.doc_id)
+    snap = agent.repair_context(doc.rt, doc.id, args.chunk)
+    return RepairContextOut.at(
+        snap, "repair_chunk_boundaries with this revision", context=snap.context
+    )
+
+
+@tool(
+    "Split a chunk",
+    changes="replaces the plan with the chunk split in two (later chunks "
+    "are renumbered); write_chunks then rewrites and re-verifies",
+    destructive=True,
+)
+def repair_chunk_boundaries(args: RepairIn) -> RepairOut:
+    """Split one chunk at one listed inner candidate (never a merge or a moved boundary).
+    Call again for more splits, then write_chunks."""
+    doc = Doc.open(args.doc_id)
+    plan = agent.repair_boundary(
+        doc.rt,
+        doc.id,
+        args.chunk,
+        revision=args.revision,
+        element_id=args.element_id,
+        reason=args.reason,
+    )
+    return RepairOut.at(doc.session(), "write_chunks", chunks=plan.chunks)
+
+
+# --- the study index and status ------------------------------------------------------------
+
+
+@tool("Get the study index context", changes=None)
+def get_study_index_context(args: DocIn) -> IndexContextOut:
+    """The verified chunk metadata to write the study indexes from (files, topics, pages,
+    minutes at 80 words per minute), the rules they must follow, and the chunks you have not
+    read yet (commit_study_index refuses until that list is empty)."""
+    doc = Doc.open(args.doc_id)
+    snap = agent.index_context(doc.rt, doc.id)
+    return IndexContextOut.at(snap, "commit_study_index with this revision", context=snap.context)
+
+
+@tool(
+    "Commit the study index",
+    changes="replaces study-index-en.md, study-index-fa.md and "
+    "study-map.md (new revision) and exports them",
+    destructive=True,
+)
+def commit_study_index(args: CommitIndexIn) -> CommitIndexOut:
+    """Store your study indexes: each links every chunk file, states each chunk's and the
+    total study time ('N min'), and the fa index is in Persian. Refused until every chunk's
+    analysis context was read."""
+    doc = Doc.open(args.doc_id)
+    files = agent.commit_index(
+        doc.rt, doc.id, revision=args.revision, en=args.en, fa=args.fa, study_map=args.study_map
+    )
+    s = doc.session()
+    folder = recorded_output(doc.rt, doc.id)
+    if folder is not None and s.state == "complete":
+        export(doc.rt, doc.id, folder)
+    return CommitIndexOut.at(
+        s, "verify_integrity", files=files, output_dir=str(folder) if folder else None
+    )
+
+
+@tool("Show status", changes=None)
+def get_status(args: StatusIn) -> StatusOut:
+    """Every document with its state, or one document in detail: state, revision, settings,
+    review counts, chunks, output folder, the latest revisions (who changed what) and what
+    to call next."""
+    if args.doc_id is None:
+        rt = runtime()
+        docs = [rt.repo.load(d) for d in rt.revisions.list_docs()]
+        summaries = [DocSummary.model_validate(s, from_attributes=True) for s in docs]
+        return StatusOut(documents=summaries, document=None)
+    doc = Doc.open(args.doc_id)
+    rt, s = doc.rt, doc.session()
+    reviews = None
+    if rt.store.exists(keys.out(doc.id, "semantic-review-report.json")):
+        from quire.workers import steps
+
+        reviews = agent.summarize_reviews(steps.load_outcomes(rt, s))
+    plan_key = keys.out(doc.id, "plan.json")
+    chunks = (
+        len(json.loads(rt.store.get(plan_key))["chunks"]) if rt.store.exists(plan_key) else None
+    )
+    first = max(1, s.revision - args.history + 1)  # history=0: an empty range
+    history = [rt.repo.load(doc.id, r) for r in range(first, s.revision + 1)]
+    folder = recorded_output(rt, doc.id)
+    detail = DocDetail.at(
+        s,
+        next_step(s),
+        source_name=s.source_name,
+        source_format=s.source_format,
+        page_count=s.page_count,
+        settings=s.settings,
+        error_code=s.error_code,
+        error=s.error,
+        chunks=chunks,
+        reviews=reviews,
+        output_dir=str(folder) if folder else None,
+        history=[HistoryEntry.model_validate(h, from_attributes=True) for h in history],
+    )
+    return StatusOut(documents=[], document=detail)
