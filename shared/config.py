@@ -16,6 +16,10 @@ from quire.shared.plan import PlanSettings
 
 Backend = Literal["heuristic", "command", "openai", "anthropic"]
 OutputFormat = Literal["markdown", "pdf", "both"]
+# auto: OCR pages without a usable text layer; force: every page that is not blank; off: none
+OcrMode = Literal["auto", "off", "force"]
+# Tesseract language codes joined by "+", e.g. "eng+fas+chi_sim"
+OCR_LANG_PATTERN = r"^[a-z][a-z0-9_]*(\+[a-z][a-z0-9_]*)*$"
 
 
 class RunSettings(BaseModel):
@@ -34,6 +38,9 @@ class RunSettings(BaseModel):
     render_dpi: int = 36
     max_file_bytes: int = 500_000_000
     max_pages: int = 10_000
+    ocr: OcrMode = "auto"
+    ocr_lang: str = Field(default="eng", pattern=OCR_LANG_PATTERN)
+    strict: bool = False  # a page that ends without text fails the document
 
     def formats(self, source_format: str = "pdf") -> list[Literal["markdown", "pdf"]]:
         """The formats to write. PDF chunks are source pages, so a DOCX source gets Markdown

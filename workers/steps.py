@@ -210,6 +210,22 @@ def _store_parsed(rt: Runtime, s: Session, doc: Document,
     return PartResult(key, artifacts={"ir": key})
 
 
+class StoreOcrCache:
+    """OCR results by page content, shared by every document (`ocr-cache/...` keys)."""
+
+    def __init__(self, store: ObjectStore) -> None:
+        self.store = store
+
+    def get(self, key: str) -> bytes | None:
+        try:
+            return self.store.get(key)
+        except NotFound:
+            return None
+
+    def put(self, key: str, data: bytes) -> None:
+        self.store.put(key, data)
+
+
 def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
     if s.source_format == "docx":
         from quire.workers.parse.docx import parse_docx
@@ -220,19 +236,23 @@ def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
             parsed = parse_docx(path)
         parsed.document.source_name = s.source_name
         return _store_parsed(rt, s, parsed.document, parsed.images)
-    from quire.workers.parse import merge_pdf_ranges, parse_pdf_range
+    from quire.workers.parse import OcrSettings, merge_pdf_ranges, parse_pdf_range, pdf_meta
     from quire.workers.parse.pdf_types import PdfRangeResult
 
     if part == FINISH:
         assert s.parts is not None
         results = [PdfRangeResult.from_json(rt.store.get(s.done[p])) for p in s.parts]
         with rt.file(s.source_key) as path:
-            parsed = merge_pdf_ranges(path, results)
+            # doc_id is the upload's hash: the stored source may be its decrypted copy
+            parsed = merge_pdf_ranges(pdf_meta(path, s.doc_id), results,
+                                      strict=s.settings.strict)
         parsed.document.source_name = s.source_name
         return _store_parsed(rt, s, parsed.document, parsed.images)
     first, last = (int(x) for x in part.split("-"))
+    ocr = OcrSettings(mode=s.settings.ocr, lang=s.settings.ocr_lang)
     with rt.file(s.source_key) as path:
-        result = parse_pdf_range(path, first, last)
+        result = parse_pdf_range(path, first, last, doc_id=s.doc_id, ocr=ocr,
+                                 ocr_cache=StoreOcrCache(rt.store))
     key = work(s, f"parse/{part}.json")
     rt.store.put(key, result.to_json())
     return key
