@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from quire.orchestrator.engine import TaskMessage, reconcile
+from quire.shared.ir import describe_textless
 from quire.shared.manifest import VerificationReport, load_manifest
 from quire.workers.runtime import Runtime
 
@@ -72,8 +73,10 @@ def finished_ok(rt: Runtime, doc_id: str) -> tuple[bool, str]:
     report = VerificationReport.model_validate_json(
         rt.store.get(f"docs/{doc_id}/out/verification-report.json"))
     manifest = load_manifest(rt.store.get(f"docs/{doc_id}/out/manifest.json"))
+    textless = describe_textless(report.pages_without_text)
     return report.passed, (f"{s.source_name}: {manifest.chunk_count} chunks, verification "
-                           f"{'passed' if report.passed else 'FAILED'}")
+                           f"{'passed' if report.passed else 'FAILED'}"
+                           + (f"; {textless}" if textless else ""))
 
 
 def verify_folder(out_dir: Path, source: Path | None) -> VerificationReport:
