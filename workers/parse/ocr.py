@@ -13,6 +13,7 @@ coordinates). Where Tesseract or a language is missing, `require_ocr` names the 
 from __future__ import annotations
 
 import os
+import re
 import statistics
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,17 @@ def require_ocr(lang: str) -> Path:
             f"apt-get install {' '.join(package_for(m) for m in missing)}"
         )
     return folder
+
+
+# Chinese and Japanese characters and punctuation (not Hangul: Korean spaces its words)
+_CJK = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_SPACE = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
+
+
+def line_text(raw: str) -> str:
+    """One OCR'd line: whitespace collapsed, and none between two Chinese or Japanese
+    characters (Tesseract puts a space between every two)."""
+    return _CJK_SPACE.sub("", " ".join(raw.split()))
 
 
 def engine_version() -> str:
@@ -147,7 +159,7 @@ def recognize(samples: bytes, width: int, height: int, stride: int, dpi: int,
             if it.IsAtBeginningOf(RIL.TEXTLINE) or line is None:
                 rows = it.RowAttributes()
                 line = OcrLine(
-                    text=" ".join((it.GetUTF8Text(RIL.TEXTLINE) or "").split()),
+                    text=line_text(it.GetUTF8Text(RIL.TEXTLINE) or ""),
                     bbox=tuple(it.BoundingBox(RIL.TEXTLINE)),
                     row_height=float(rows.get("row_height", 0.0)),
                     confidences=[],
