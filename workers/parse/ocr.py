@@ -136,6 +136,13 @@ def _engine(lang: str) -> Any:
     return api
 
 
+def _text(it: Any, level: int) -> str | None:
+    try:
+        return str(it.GetUTF8Text(level))
+    except RuntimeError:  # tesserocr raises "No text returned" for an empty element
+        return None
+
+
 def recognize(samples: bytes, width: int, height: int, stride: int, dpi: int,
               lang: str) -> OcrText:
     """OCR one 8-bit grey image (`stride` bytes per row) rendered at `dpi`."""
@@ -152,14 +159,14 @@ def recognize(samples: bytes, width: int, height: int, stride: int, dpi: int,
     it.Begin()
     line: OcrLine | None = None
     while True:
-        word = it.GetUTF8Text(RIL.WORD)
+        word = _text(it, RIL.WORD)
         if word is not None:  # an empty page iterates once over nothing
             if it.IsAtBeginningOf(RIL.PARA) or not out.paragraphs:
                 out.paragraphs.append([])
             if it.IsAtBeginningOf(RIL.TEXTLINE) or line is None:
                 rows = it.RowAttributes()
                 line = OcrLine(
-                    text=line_text(it.GetUTF8Text(RIL.TEXTLINE) or ""),
+                    text=line_text(_text(it, RIL.TEXTLINE) or ""),
                     bbox=tuple(it.BoundingBox(RIL.TEXTLINE)),
                     row_height=float(rows.get("row_height", 0.0)),
                     confidences=[],
