@@ -136,47 +136,41 @@ def _engine(lang: str) -> Any:
     return api
 
 
-def _text(it: Any, level: int) -> str | None:
-    try:
-        return str(it.GetUTF8Text(level))
-    except RuntimeError:  # tesserocr raises "No text returned" for an empty element
-        return None
+# A line's box spans ascenders to descenders: about 1.15 em in common text faces.
+LINE_TO_FONT = 1.15
 
 
 def recognize(samples: bytes, width: int, height: int, stride: int, dpi: int,
               lang: str) -> OcrText:
-    """OCR one 8-bit grey image (`stride` bytes per row) rendered at `dpi`."""
-    from tesserocr import RIL
+    """OCR one 8-bit grey image (`stride` bytes per row) rendered at `dpi`.
 
+    Read from Tesseract's TSV output (one row per page, block, paragraph, line and word,
+    words in logical order): tesserocr's result iterator returns right-to-left lines
+    reversed, word by word."""
     api = _engine(lang)
     api.SetImageBytes(samples, width, height, 1, stride)
     api.SetSourceResolution(dpi)
     api.Recognize()
-    out = OcrText()
-    it = api.GetIterator()
-    if it is None:
-        return out
-    it.Begin()
-    line: OcrLine | None = None
-    while True:
-        word = _text(it, RIL.WORD)
-        if word is not None:  # an empty page iterates once over nothing
-            if it.IsAtBeginningOf(RIL.PARA) or not out.paragraphs:
-                out.paragraphs.append([])
-            if it.IsAtBeginningOf(RIL.TEXTLINE) or line is None:
-                rows = it.RowAttributes()
-                line = OcrLine(
-                    text=line_text(_text(it, RIL.TEXTLINE) or ""),
-                    bbox=tuple(it.BoundingBox(RIL.TEXTLINE)),
-                    row_height=float(rows.get("row_height", 0.0)),
-                    confidences=[],
-                )
-                out.paragraphs[-1].append(line)
-            line.confidences.append(float(it.Confidence(RIL.WORD)))
-        if not it.Next(RIL.WORD):
-            break
-    out.paragraphs = [
-        kept for para in out.paragraphs
+    paragraphs: dict[tuple[int, int], list[OcrLine]] = {}
+    lines: dict[tuple[int, int, int], OcrLine] = {}
+    words: dict[tuple[int, int, int], list[str]] = {}
+    for row in api.GetTSVText(0).splitlines():
+        cols = row.split("\t")
+        if len(cols) < 12:
+            continue
+        level, block, par, line = (int(c) for c in (cols[0], cols[2], cols[3], cols[4]))
+        x, y, w, h = (int(c) for c in cols[6:10])
+        key = (block, par, line)
+        if level == 4:
+            lines[key] = OcrLine(text="", bbox=(x, y, x + w, y + h),
+                                 row_height=h / LINE_TO_FONT, confidences=[])
+            paragraphs.setdefault((block, par), []).append(lines[key])
+        elif level == 5 and key in lines and cols[11].strip():
+            words.setdefault(key, []).append(cols[11].strip())
+            lines[key].confidences.append(float(cols[10]))
+    for key, ln in lines.items():
+        ln.text = line_text(" ".join(words.get(key, [])))
+    return OcrText(paragraphs=[
+        kept for para in paragraphs.values()
         if (kept := [ln for ln in para if ln.text and max(ln.confidences) >= MIN_LINE_CONFIDENCE])
-    ]
-    return out
+    ])

@@ -428,9 +428,8 @@ def merge_pdf_ranges(
         if p.skipped
     ]
     if len(skipped) == len(pages):
-        hint = "; OCR was off" if any(s.ocr == "off" for s in skipped) else ""
         raise EmptyDocumentError(
-            f"no extractable text on any page ({describe_textless(skipped)}){hint}",
+            f"no extractable text on any page ({describe_textless(skipped)})",
             source=meta.source_name,
         )
     if not built:
