@@ -58,7 +58,7 @@ def run_settings(output_format: str, backend: str | None, min_pages: float, max_
         ocr_lang=ocr_lang or "eng",
         strict=strict,
     )
-    if ocr not in (None, "off") and not os.environ.get("QUIRE_BROKER_URL"):
+    if settings.ocr != "off" and (ocr or ocr_lang) and not os.environ.get("QUIRE_BROKER_URL"):
         # asked for explicitly and run here: say now, in one line, what is not installed
         from quire.workers.parse.ocr import require_ocr
 
@@ -66,12 +66,22 @@ def run_settings(output_format: str, backend: str | None, min_pages: float, max_
     return settings
 
 
+def _ocr_lang(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    import re
+
+    from quire.shared.config import OCR_LANG_PATTERN
+
+    if value is not None and not re.fullmatch(OCR_LANG_PATTERN, value):
+        raise click.BadParameter("Tesseract language codes joined by '+', e.g. eng+fas+chi_sim")
+    return value
+
+
 def ocr_options(fn: F) -> F:
     for opt in reversed([
         click.option("--ocr", type=click.Choice(["auto", "off", "force"]), default=None,
                      help="OCR pages without a usable text layer (auto), every page that is "
                           "not blank (force), or none (off) [auto]."),
-        click.option("--ocr-lang", default=None, metavar="LANGS",
+        click.option("--ocr-lang", default=None, metavar="LANGS", callback=_ocr_lang,
                      help="Tesseract languages, e.g. eng+fas+chi_sim [eng]."),
         click.option("--strict", is_flag=True,
                      help="Fail a document with pages that end without text."),

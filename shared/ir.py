@@ -104,7 +104,7 @@ class ParserUse(_Model):
 TextlessKind = Literal["blank", "figure", "scanned", "unreadable"]
 _TEXTLESS_LABEL = {"blank": "blank", "figure": "figure only", "scanned": "scanned",
                    "unreadable": "unreadable"}
-_OCR_LABEL = {"off": "OCR off", "no_text": "OCR found no text"}
+_OCR_LABEL = {"off": "OCR off", "no_text": "OCR found no text", "failed": "OCR failed"}
 
 
 class SkippedPage(_Model):
@@ -113,7 +113,7 @@ class SkippedPage(_Model):
     page: int
     reason: str  # the full explanation
     kind: TextlessKind = "blank"
-    ocr: Literal["off", "no_text"] | None = None  # None: OCR not relevant (blank, unreadable)
+    ocr: Literal["off", "no_text", "failed"] | None = None  # None: not relevant (blank...)
 
     @property
     def label(self) -> str:

@@ -7,7 +7,10 @@ themselves (tests/scans.py), so the text OCR must find is known.
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -201,3 +204,46 @@ def test_chinese_page_is_read_with_chi_sim(tmp_path: Path) -> None:
     assert result.pages[0].ocr is not None and result.pages[0].ocr.languages == "chi_sim"
     found = "".join(lines)
     assert difflib.SequenceMatcher(None, text, found, autojunk=False).ratio() > 0.95, found
+
+
+def test_the_cli_names_the_missing_language_package_in_one_line(tmp_path: Path) -> None:
+    pdf = textbook_pdf(tmp_path / "book.pdf", 42)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIRE_")}
+    env |= {"QUIRE_STORE_URL": str(tmp_path / "store"), "QUIRE_STATE_DIR": str(tmp_path / "st")}
+    for lang, code, says in (("eng+xyz", 2, "apt-get install tesseract-ocr-xyz"),
+                             ("ENG", 2, "Tesseract language codes joined by '+'")):
+        done = subprocess.run(
+            [sys.executable, "-m", "quire.orchestrator.cli", "run", "--input", str(pdf),
+             "--out", str(tmp_path / "out"), "--ocr-lang", lang],
+            capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == code and says in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    assert "(ocr_unavailable)" in subprocess.run(
+        [sys.executable, "-m", "quire.orchestrator.cli", "run", "--input", str(pdf),
+         "--out", str(tmp_path / "out"), "--ocr", "force", "--ocr-lang", "eng+xyz"],
+        capture_output=True, text=True, env=env, timeout=120).stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_scanned_stretches_are_cut_into_short_parse_ranges(
+    scanned: tuple[Path, dict[int, str]], tmp_path: Path
+) -> None:
+    """OCR runs inside the range tasks: pages likely to need it weigh more, so a scanned
+    book spreads over the parse workers while text pages stay in long ranges."""
+    from pipeline_utils import local_runtime
+
+    from quire.shared.config import RunSettings
+    from quire.workers import steps
+    from quire.workers.execute import submit
+
+    path, _ = scanned  # 6 pages, 2 and 4 scanned
+    rt = local_runtime(tmp_path)
+    queued = submit(rt, path, RunSettings())
+    for settings, parts in (
+        (RunSettings(range_pages=30), ["00001-00003", "00004-00006"]),  # 1+25+1 | 25+1+1
+        (RunSettings(range_pages=30, ocr="off"), ["00001-00006"]),
+        (RunSettings(range_pages=50, ocr="force"), ["00001-00002", "00003-00004",
+                                                    "00005-00006"]),
+    ):
+        s = queued.model_copy(update={"state": "parsing", "settings": settings})
+        assert steps.parts_for(rt, s) == parts, settings

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,36 @@ def test_batch_with_a_password_map(locked: Path, tmp_path: Path) -> None:
         if path.is_file():
             data = path.read_bytes()
             assert PASSWORD.encode() not in data and b"b-secret" not in data, path
+
+
+@pytest.mark.services
+def test_triggered_uploads_use_the_password_map(
+    locked: Path, s3_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Uploads to a real (moto) bucket: the map's pattern on the object's URI opens one
+    locked PDF; the same bytes under another prefix have no password and are refused."""
+    import boto3
+
+    from quire.orchestrator.triggers import Intake, ObjectEvent, S3Objects, TriggerConfig
+
+    s3 = boto3.client("s3", endpoint_url=s3_env)
+    bucket = f"inbox-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    other = textbook_pdf(tmp_path / "b.pdf", 80, chapter_count=3, paragraphs=14)
+    second = encrypt_pdf(other, tmp_path / "second.pdf", user="other-pw", owner="o")
+    uploads = {"inbox/locked/a.pdf": locked, "inbox/open/b.pdf": second}
+    for key, path in uploads.items():
+        s3.put_object(Bucket=bucket, Key=key, Body=path.read_bytes())
+    table = tmp_path / "map.json"
+    table.write_text(json.dumps({f"s3://{bucket}/inbox/locked/*": PASSWORD}))
+    monkeypatch.setenv("QUIRE_PDF_PASSWORD_MAP", str(table))
+    rt = local_runtime(tmp_path)
+    intake = Intake(rt, TriggerConfig(bucket=bucket), RunSettings(), S3Objects())
+    events = [ObjectEvent(event_name="ObjectCreated:Put", bucket=bucket, key=k,
+                          etag=s3.head_object(Bucket=bucket, Key=k)["ETag"].strip('"'))
+              for k in uploads]
+    outcomes = intake.handle(events)
+    assert all(o.action == "submitted" for o in outcomes), outcomes
+    states = {rt.repo.load(d).source_name: rt.repo.load(d) for d in rt.revisions.list_docs()}
+    assert states["a.pdf"].state == "queued"
+    assert (states["b.pdf"].state, states["b.pdf"].error_code) == ("failed", "encrypted")

@@ -129,11 +129,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
     if s.state == "parsing":
         if s.source_format == "docx":
             return ["all"]
-        step = s.settings.range_pages
-        return [
-            f"{a:05d}-{min(a + step - 1, s.page_count):05d}"
-            for a in range(1, s.page_count + 1, step)
-        ]
+        return [f"{a:05d}-{b:05d}" for a, b in _parse_ranges(rt, s)]
     if s.state in ("scoring", "planning"):
         return [s.state]
     if s.state == "topic_review":
@@ -158,6 +154,24 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
     if s.state in ("repairing", "indexing"):
         return [s.state]
     raise ValueError(f"no parts for state {s.state}")
+
+
+# An OCR'd page costs about as much as this many natively extracted ones in a range task
+# (seconds against milliseconds, but a task has a fixed cost too): a scanned book is cut
+# into ranges of range_pages / OCR_PAGE_COST pages, which spread over the parse workers.
+OCR_PAGE_COST = 25
+
+
+def _parse_ranges(rt: Runtime, s: Session) -> list[tuple[int, int]]:
+    from quire.workers.parse.pdf import weighted_ranges
+    from quire.workers.parse.pdf_ocr import likely_ocr_pages
+    from quire.workers.parse.pdf_open import open_pdf_kept
+
+    heavy: set[int] = set()
+    if s.settings.ocr != "off":
+        with rt.file(s.source_key) as path:
+            heavy = likely_ocr_pages(open_pdf_kept(path), s.settings.ocr)
+    return weighted_ranges(s.page_count, s.settings.range_pages, heavy, OCR_PAGE_COST)
 
 
 def chunk_parts(numbers: list[int], size: int) -> list[str]:

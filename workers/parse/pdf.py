@@ -32,6 +32,23 @@ def page_ranges(page_count: int, range_pages: int) -> list[tuple[int, int]]:
     ]
 
 
+def weighted_ranges(page_count: int, budget: int, heavy: set[int],
+                    heavy_cost: int) -> list[tuple[int, int]]:
+    """Like `page_ranges`, but a page in `heavy` (one to OCR) counts `heavy_cost` pages of
+    the `budget`: a scanned stretch is cut into short ranges that spread over workers,
+    while text pages stay in long ones."""
+    ranges: list[tuple[int, int]] = []
+    first, cost = 1, 0
+    for pno in range(1, page_count + 1):
+        weight = heavy_cost if pno in heavy else 1
+        if cost and cost + weight > budget:
+            ranges.append((first, pno - 1))
+            first, cost = pno, 0
+        cost += weight
+    ranges.append((first, page_count))
+    return ranges
+
+
 def parse_pdf_range(
     path: Path,
     first: int,

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.config import OcrMode
+from quire.shared.errors import OcrUnavailableError
 from quire.shared.ir import OcrPage
 from quire.shared.text import sha256_bytes
 from quire.workers.parse.ocr import OcrText, engine_version, recognize, require_ocr
@@ -73,6 +74,20 @@ def ocr_reason(page: Any, result: PdfPage, mode: OcrMode) -> str | None:
     if chars < LITTLE_TEXT_CHARS and _image_cover(page)[0] >= FILLING:
         return f"page-filling image with little text ({chars} characters)"
     return None
+
+
+def likely_ocr_pages(doc: Any, mode: OcrMode) -> set[int]:
+    """Pages (1-based) that will probably be OCR'd, found cheaply (image resources first,
+    text only on those pages): for sizing the parse range tasks, not for the decision."""
+    if mode == "off":
+        return set()
+    if mode == "force":
+        return set(range(1, doc.page_count + 1))
+    return {
+        page.number + 1
+        for page in doc
+        if page.get_images() and len(page.get_text("text").strip()) < LITTLE_TEXT_CHARS
+    }
 
 
 def choose_dpi(page: Any) -> int:
@@ -141,7 +156,15 @@ def apply_ocr(doc: Any, result: PdfPage, settings: OcrSettings,
             result.skipped_ocr = "off"
             result.skipped += "; OCR off"
         return result, False
-    text, dpi, hit = read_page(page, settings.lang, cache)
+    try:
+        text, dpi, hit = read_page(page, settings.lang, cache)
+    except OcrUnavailableError:
+        raise  # the installation, not the page: the document fails with what to install
+    except Exception as exc:  # a page that cannot be rendered or read must not sink the rest
+        if result.skipped is not None:
+            result.skipped_ocr = "failed"
+            result.skipped += f"; OCR failed ({type(exc).__name__}: {str(exc)[:100]})"
+        return result, False
     if not text.paragraphs:
         if result.skipped is not None:
             result.skipped_ocr = "no_text"

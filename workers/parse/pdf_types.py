@@ -42,7 +42,7 @@ class PdfPage(BaseModel):
     blocks: list[PdfBlock] = []
     skipped: str | None = None  # reason, when the page has no extractable text
     skipped_kind: TextlessKind | None = None  # what the page without text looks like
-    skipped_ocr: Literal["off", "no_text"] | None = None  # OCR was off / found nothing
+    skipped_ocr: Literal["off", "no_text", "failed"] | None = None  # OCR off / no text / failed
     ocr: OcrPage | None = None  # the page's text was read by OCR
     parser: str = "pymupdf"
     parser_reason: str | None = None  # why a fallback parser was used
