@@ -99,7 +99,7 @@ def engine_version() -> str:
 class OcrLine(BaseModel):
     text: str
     bbox: tuple[int, int, int, int]  # pixels: x0, y0, x1, y1
-    row_height: float  # pixels, Tesseract's estimate of the text size
+    row_height: float  # pixels: the text size, estimated from the line's box
     confidences: list[float]  # one per word
 
 

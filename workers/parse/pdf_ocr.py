@@ -10,8 +10,8 @@ ones; smaller images on it stay. When OCR finds no text, the page keeps its nati
 or is recorded as a page without text, "OCR found no text".
 
 Results are cached by page content: the key is the hash of the rendered grey pixels, the
-resolution, the languages and the engine version, so the same scan in another document (or
-a re-run) is not read again, and a changed engine or language reads it afresh.
+resolution, the languages, the engine version and CACHE_FORMAT, so the same scan in another
+document (or a re-run) is not read again, and a changed engine or language reads it afresh.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from quire.workers.parse.pdf_types import PdfBlock, PdfPage
 LITTLE_TEXT_CHARS = 200  # fewer text characters than this on a page-filling image: OCR it
 FILLING = 0.5  # share of the page an image must cover to be "page-filling"
 MIN_DPI, MAX_DPI, DEFAULT_DPI = 150, 400, 300
+CACHE_FORMAT = 1  # raise when what `recognize` makes of Tesseract's output changes
 _RTL = set(range(0x0590, 0x0900)) | set(range(0xFB1D, 0xFE00)) | set(range(0xFE70, 0xFF00))
 
 
@@ -106,7 +107,7 @@ def read_page(page: Any, lang: str, cache: OcrCache | None) -> tuple[OcrText, in
     dpi = choose_dpi(page)
     pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
     samples = pix.samples
-    header = f"{engine_version()}|{lang}|{dpi}|{pix.width}x{pix.height}|".encode()
+    header = f"{CACHE_FORMAT}|{engine_version()}|{lang}|{dpi}|{pix.width}x{pix.height}|".encode()
     key = f"ocr-cache/{sha256_bytes(header + samples)}.json"
     if cache is not None and (data := cache.get(key)) is not None:
         return OcrText.model_validate_json(data), dpi, True
