@@ -75,8 +75,9 @@ def test_with_ocr_off_the_pages_are_listed_everywhere_and_strict_fails(tmp_path:
     assert strict.returncode == 1
     assert "(pages_without_text)" in strict.stderr and f"{TEXTLESS} (--strict)" in strict.stderr
 
+    # --rerun: the same document failed above with other settings (--strict)
     batch = quire(tmp_path, "batch", str(FREEFEM), "--out", str(tmp_path / "b"), "--ocr", "off",
-                  "--processes", "1")
+                  "--rerun", "--processes", "1")
     assert batch.returncode == 0, batch.stdout + batch.stderr
     assert f"{FREEFEM.name}: {TEXTLESS}" in batch.stderr
     doc = json.loads((tmp_path / "b" / "batch-report.json").read_text())["documents"][0]
