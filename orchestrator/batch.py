@@ -30,10 +30,12 @@ from rich.table import Table
 from rich.text import Text
 
 from quire.orchestrator.dispatch import dispatcher_for
+from quire.orchestrator.passwords import Passwords
 from quire.orchestrator.sources import SourceItem
 from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.errors import QuireError
+from quire.shared.ir import SkippedPage, describe_textless
 from quire.shared.session import Session
 from quire.shared.states import STOPPED
 from quire.shared.store import NotFound
@@ -94,6 +96,7 @@ class DocProgress(BaseModel):
     seconds: float | None = None  # processing time, for stopped documents
     error_code: str | None = None
     error: str | None = None
+    pages_without_text: list[SkippedPage] = []  # in no output: no text (with the reason)
 
 
 class BatchReport(BaseModel):
@@ -132,10 +135,14 @@ def create_batch(
     out_dir: Path | None = None,
     skipped: Sequence[str] = (),
     rerun: bool = False,
+    passwords: Passwords | None = None,
 ) -> BatchRecord:
     """Submit every source (content-keyed: known documents are not redone) and store the
-    batch record. Unreadable or refused sources become failed items, never an exception."""
+    batch record. Unreadable or refused sources become failed items, never an exception.
+    `passwords` open password-protected PDFs at submission (never stored)."""
     from quire.workers.execute import submit_bytes
+
+    passwords = passwords or Passwords.load()
 
     submitted: list[tuple[SourceItem, str | None, str | None]] = []
     for src in sources:
@@ -146,7 +153,8 @@ def create_batch(
             submitted.append((src, None, f"cannot read: {exc}"))
             continue
         session = submit_bytes(
-            rt, data, src.name, settings, actor="batch", rerun=rerun, path=src.path
+            rt, data, src.name, settings, actor="batch", rerun=rerun, path=src.path,
+            password=passwords.for_document(src.name, src.origin),
         )
         submitted.append((src, session.doc_id, None))
     names = _out_names([(s, d) for s, d, _ in submitted])
@@ -259,6 +267,7 @@ class ProgressReader:
                 self.rt.store.get(keys.out(doc_id, "verification-report.json"))
             )
             p.verification = "passed" if report.passed else "failed"
+            p.pages_without_text = report.pages_without_text
         except NotFound:
             pass
 
@@ -555,6 +564,9 @@ def finish_batch(
     if report_path is None:
         report_path = (Path(record.out_dir) if record.out_dir else Path.cwd()) / "batch-report.json"
     write_report(report, report_path)
+    for d in report.documents:
+        if d.pages_without_text:
+            err.print(f"{d.name}: {describe_textless(d.pages_without_text)}", highlight=False)
     failed = [d for d in report.documents if d.state != "complete" or d.verification != "passed"]
     err.print(
         f"batch {record.batch_id}: {len(report.documents) - len(failed)} of "

@@ -63,6 +63,51 @@ def main(verbose: bool) -> None:
                       log_format())
 
 
+def check_ocr(settings: RunSettings, asked: bool) -> None:
+    """OCR asked for explicitly and run in this process: say now, in one line, what is not
+    installed (workers check their own when they parse)."""
+    from quire.shared.config import Environment
+
+    if asked and settings.ocr != "off" and not Environment.from_env().broker_url:
+        from quire.workers.parse.ocr import require_ocr
+
+        require_ocr(settings.ocr_lang)
+
+
+def _ocr_lang(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    import re
+
+    from quire.shared.config import OCR_LANG_PATTERN
+
+    if value is not None and not re.fullmatch(OCR_LANG_PATTERN, value):
+        raise click.BadParameter("Tesseract language codes joined by '+', e.g. eng+fas+chi_sim")
+    return value
+
+
+def ocr_options(fn: F) -> F:
+    for opt in reversed([
+        click.option("--ocr", type=click.Choice(["auto", "off", "force"]), default=None,
+                     help="OCR pages without a usable text layer (auto), every page that is "
+                          "not blank (force), or none (off) [auto]."),
+        click.option("--ocr-lang", default=None, metavar="LANGS", callback=_ocr_lang,
+                     help="Tesseract languages, e.g. eng+fas+chi_sim [eng]."),
+        click.option("--strict", is_flag=True,
+                     help="Fail a document with pages that end without text."),
+    ]):
+        fn = opt(fn)
+    return fn
+
+
+password_file_option = click.option(
+    "--password-file", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    default=None, help="The user password of password-protected PDFs (first line) "
+                       "[env QUIRE_PDF_PASSWORD].")
+password_map_option = click.option(
+    "--password-map", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    default=None, help="JSON object of glob patterns (file name or origin) to passwords "
+                       "[env QUIRE_PDF_PASSWORD_MAP].")
+
+
 def settings_options(fn: F) -> F:
     for opt in reversed([
         click.option("--output-format", type=click.Choice(["markdown", "pdf", "both"]),
@@ -75,7 +120,7 @@ def settings_options(fn: F) -> F:
         click.option("--overlap-pages", type=int, default=1, show_default=True),
     ]):
         fn = opt(fn)
-    return fn
+    return ocr_options(fn)
 
 
 @main.command()
@@ -89,25 +134,32 @@ def settings_options(fn: F) -> F:
               show_default=True, help="agent: pause for boundary-context / commit-boundary.")
 @click.option("--rag", "rag_chars", type=int, default=None, metavar="MAX_CHARS",
               help="Also write verified retrieval chunks (rag-chunks.jsonl) of this size.")
+@password_file_option
 @force_option
 @clean_errors
 def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None,
-        min_pages: float, max_pages: float, overlap_pages: int, processes: int | None,
-        decider: str, rag_chars: int | None, force: bool) -> None:
+        min_pages: float, max_pages: float, overlap_pages: int, ocr: str | None,
+        ocr_lang: str | None, strict: bool, processes: int | None, decider: str,
+        rag_chars: int | None, password_file: Path | None, force: bool) -> None:
     """Process one document end to end; exit 0 only when the output folder as written
     passed verification (3 when it waits for an external agent's boundary decisions)."""
     from quire.api import run_document
+    from quire.orchestrator.passwords import Passwords
     from quire.orchestrator.progress import watch
     from quire.shared.errors import DocumentFailedError
+    from quire.shared.ir import describe_textless
     from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
-    settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages)
+    settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages,
+                            ocr, ocr_lang, strict)
+    check_ocr(settings, bool(ocr or ocr_lang))
     settings.decider = decider  # type: ignore[assignment]
+    password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
     try:
         with watch(err) as show:
             result = run_document(rt, input_path, out_dir, settings, force=force,
-                                  processes=processes, on_progress=show)
+                                  processes=processes, on_progress=show, password=password)
     except DocumentFailedError as exc:
         err.print(f"[red]quire: failed ({exc.code}):[/red] {exc}", highlight=False)
         sys.exit(1)
@@ -119,6 +171,8 @@ def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None
     assert report is not None
     summary = (f"{input_path.name}: {len(result.sessions)} chunks, verification "
                f"{'passed' if report.passed else 'FAILED'}")
+    if textless := describe_textless(report.pages_without_text):
+        summary += f"; {textless}"
     if not report.passed:
         summary += f" ({len(report.findings)} findings; see {out_dir / 'verification-report.json'})"
     elif rag_chars:
@@ -133,13 +187,34 @@ def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None
 @click.option("--input", "input_path", type=click.Path(path_type=Path, exists=True,
                                                        dir_okay=False), required=True)
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
+@ocr_options
+@password_file_option
 @clean_errors
-def parse(input_path: Path, out_dir: Path) -> None:
+def parse(input_path: Path, out_dir: Path, ocr: str | None, ocr_lang: str | None,
+          strict: bool, password_file: Path | None) -> None:
     """Parse one document and write DIR/ir.json (and DIR/images/)."""
-    from quire.shared.ir import dump_ir
-    from quire.workers.parse import parse_document
+    import tempfile
 
-    parsed = parse_document(input_path)
+    from quire.orchestrator.passwords import Passwords
+    from quire.shared.ir import dump_ir
+    from quire.shared.text import sha256_bytes
+    from quire.workers.parse import OcrSettings, parse_document
+    from quire.workers.parse.detect import detect_format
+    from quire.workers.parse.pdf_open import unlock_pdf
+
+    settings = run_settings("markdown", None, 5, 12, 1, ocr, ocr_lang, strict)
+
+    check_ocr(settings, bool(ocr or ocr_lang))
+    password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
+    unlocked = unlock_pdf(input_path, password) if detect_format(input_path) == "pdf" else None
+    with tempfile.TemporaryDirectory(prefix="quire-parse-") as tmp:
+        source, doc_id = input_path, None
+        if unlocked is not None:  # a decrypted copy; the id stays the hash of the file given
+            source, doc_id = Path(tmp) / input_path.name, sha256_bytes(input_path.read_bytes())
+            source.write_bytes(unlocked)
+        parsed = parse_document(source, ocr=OcrSettings(mode=settings.ocr,
+                                                         lang=settings.ocr_lang),
+                                strict=strict, doc_id=doc_id)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, data in parsed.images.items():
         (out_dir / name).parent.mkdir(parents=True, exist_ok=True)
@@ -505,22 +580,30 @@ def limit_options(fn: F) -> F:
 @limit_options
 @click.option("--processes", type=int, default=None,
               help="Embedded mode: local worker processes (default: CPU count).")
+@password_file_option
+@password_map_option
 @clean_errors
 def batch(sources: tuple[str, ...], out_dir: Path | None, detach: bool,
           report_path: Path | None, rerun: bool, output_format: str, backend: str | None,
-          min_pages: float, max_pages: float, overlap_pages: int, max_file_bytes: int,
-          max_doc_pages: int, processes: int | None) -> None:
+          min_pages: float, max_pages: float, overlap_pages: int, ocr: str | None,
+          ocr_lang: str | None, strict: bool, max_file_bytes: int,
+          max_doc_pages: int, processes: int | None, password_file: Path | None,
+          password_map: Path | None) -> None:
     """Process many documents: files, folders, globs or s3://bucket/prefix.
 
     Exit 0 only when every document completed with verification passed; a failing
     document never stops the others."""
     from quire.orchestrator import batch as batches
+    from quire.orchestrator.passwords import Passwords
     from quire.orchestrator.sources import expand_sources
     from quire.workers.llm import check_installed
     from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
-    settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages)
+    settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages,
+                            ocr, ocr_lang, strict)
+    check_ocr(settings, bool(ocr or ocr_lang))
+    passwords = Passwords.load(password_file, password_map)
     settings.max_file_bytes, settings.max_pages = max_file_bytes, max_doc_pages
     check_installed(settings.backend)
     items, skipped = expand_sources(sources)
@@ -530,7 +613,7 @@ def batch(sources: tuple[str, ...], out_dir: Path | None, detach: bool,
         err.print(f"skipping {origin}: not a .pdf or .docx", highlight=False)
     err.print(f"submitting {len(items)} documents...", highlight=False)
     record = batches.create_batch(rt, items, settings, out_dir=out_dir, skipped=skipped,
-                                  rerun=rerun)
+                                  rerun=rerun, passwords=passwords)
     if detach:
         where = batches.start_detached(rt, record, processes=processes)
         err.print(f"batch {record.batch_id} runs in {where}; follow it with "
@@ -577,6 +660,7 @@ def trigger_options(fn: F) -> F:
         click.option("--output-prefix", default=None, help="Where results go [outbox/]."),
         click.option("--processes", type=int, default=1, show_default=True,
                      help="Embedded mode: local worker processes."),
+        password_map_option,
     ]):
         fn = opt(fn)
     return fn
@@ -588,14 +672,15 @@ def trigger_options(fn: F) -> F:
 @click.option("--port", type=int, default=8080, show_default=True)
 @clean_errors
 def trigger_webhook(bucket: str | None, prefix: str | None, output_prefix: str | None,
-                    processes: int, host: str, port: int) -> None:
+                    processes: int, password_map: Path | None, host: str, port: int) -> None:
     """Serve POST /events for S3/MinIO webhook notifications (Bearer QUIRE_WEBHOOK_TOKEN)."""
     from quire.orchestrator.triggers import build_service
     from quire.orchestrator.webhook import start_webhook, stop_webhook
 
     server, stop = start_webhook(build_service(bucket=bucket, prefix=prefix,
                                                output_prefix=output_prefix,
-                                               processes=processes), host=host, port=port)
+                                               processes=processes, password_map=password_map),
+                                 host=host, port=port)
     err.print(f"webhook on {server.url}/events", highlight=False)
     try:
         while True:
@@ -611,13 +696,13 @@ def trigger_webhook(bucket: str | None, prefix: str | None, output_prefix: str |
 @click.option("--once", is_flag=True, help="One long poll, then exit.")
 @clean_errors
 def trigger_sqs(bucket: str | None, prefix: str | None, output_prefix: str | None,
-                processes: int, queue_url: str, once: bool) -> None:
+                processes: int, password_map: Path | None, queue_url: str, once: bool) -> None:
     """Long-poll an SQS queue that receives the bucket's event notifications."""
     from quire.orchestrator.sqs_poller import SqsPoller
     from quire.orchestrator.triggers import build_service
 
     poller = SqsPoller(build_service(bucket=bucket, prefix=prefix, output_prefix=output_prefix,
-                                     processes=processes), queue_url)
+                                     processes=processes, password_map=password_map), queue_url)
     if once:
         poller.poll_once()
     else:

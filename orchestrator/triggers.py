@@ -23,12 +23,14 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, Literal, Protocol
 from urllib.parse import unquote_plus
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from quire.orchestrator.dispatch import dispatcher_for
+from quire.orchestrator.passwords import Passwords
 from quire.orchestrator.sources import DOCUMENT_SUFFIXES
 from quire.shared import keys
 from quire.shared.config import RunSettings
@@ -252,9 +254,11 @@ class Intake:
         config: TriggerConfig,
         settings: RunSettings,
         objects: ObjectIO | None = None,
+        passwords: Passwords | None = None,
     ) -> None:
         self.rt, self.config, self.settings = rt, config, settings
         self.objects: ObjectIO = objects or S3Objects()
+        self.passwords = passwords or Passwords.load()
 
     def handle(self, events: Iterable[ObjectEvent]) -> list[Outcome]:
         """Submit the accepted events' objects. TransientError propagates (the delivery
@@ -306,8 +310,10 @@ class Intake:
             )
         from quire.workers.execute import submit_bytes
 
+        name = event.key.rsplit("/", 1)[-1]
         session = submit_bytes(
-            self.rt, data, event.key.rsplit("/", 1)[-1], self.settings, actor="trigger"
+            self.rt, data, name, self.settings, actor="trigger",
+            password=self.passwords.for_document(name, event.uri),
         )
         delivery = Delivery(
             doc_id=session.doc_id,
@@ -429,9 +435,10 @@ class TriggerService:
         *,
         objects: ObjectIO | None = None,
         processes: int = 1,
+        passwords: Passwords | None = None,
     ) -> None:
         self.rt = rt
-        self.intake = Intake(rt, config, settings, objects)
+        self.intake = Intake(rt, config, settings, objects, passwords)
         self.dispatcher = dispatcher_for(rt, processes=processes)
         self._todo: list[str] = []
         self._lock = threading.Lock()
@@ -497,7 +504,10 @@ def build_service(
     output_prefix: str | None = None,
     processes: int = 1,
     rt: Runtime | None = None,
+    password_map: Path | None = None,
 ) -> TriggerService:
-    """A trigger service from the environment (QUIRE_TRIGGER_*), flags overriding."""
+    """A trigger service from the environment (QUIRE_TRIGGER_*, QUIRE_PDF_PASSWORD_MAP,
+    QUIRE_PDF_PASSWORD), flags overriding."""
     config = TriggerConfig.from_env(bucket=bucket, prefix=prefix, output_prefix=output_prefix)
-    return TriggerService(rt or Runtime.from_env(), config, default_settings(), processes=processes)
+    return TriggerService(rt or Runtime.from_env(), config, default_settings(),
+                          processes=processes, passwords=Passwords.load(map_file=password_map))

@@ -92,14 +92,15 @@ def split(
 
 def run_document(rt: Runtime, source: Path, out: Path, settings: RunSettings, *,
                  force: bool = False, processes: int | None = None,
-                 on_progress: Progress | None = None) -> SplitResult:
+                 on_progress: Progress | None = None,
+                 password: str | None = None) -> SplitResult:
     """`split` on a given runtime and settings (the CLI's and MCP server's entry)."""
     from quire.workers.execute import submit
     from quire.workers.llm import check_installed
 
     check_installed(settings.backend)
     check_folder(out, force=force)  # refuse a foreign folder before doing any work
-    s = submit(rt, source, settings, rerun=True)
+    s = submit(rt, source, settings, rerun=True, password=password)
 
     def tick() -> None:
         if on_progress is not None:

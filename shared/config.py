@@ -17,6 +17,10 @@ from quire.shared.plan import PlanSettings
 
 Backend = Literal["heuristic", "command", "openai", "anthropic"]
 OutputFormat = Literal["markdown", "pdf", "both"]
+# auto: OCR pages without a usable text layer; force: every page that is not blank; off: none
+OcrMode = Literal["auto", "off", "force"]
+# Tesseract language codes joined by "+", e.g. "eng+fas+chi_sim"
+OCR_LANG_PATTERN = r"^[a-z][a-z0-9_]*(\+[a-z][a-z0-9_]*)*$"
 
 
 class RunSettings(BaseModel):
@@ -35,6 +39,9 @@ class RunSettings(BaseModel):
     render_dpi: int = 36
     max_file_bytes: int = 500_000_000
     max_pages: int = 10_000
+    ocr: OcrMode = "auto"
+    ocr_lang: str = Field(default="eng", pattern=OCR_LANG_PATTERN)
+    strict: bool = False  # a page that ends without text fails the document
 
     def formats(self, source_format: str = "pdf") -> list[Literal["markdown", "pdf"]]:
         """The formats to write. PDF chunks are source pages, so a DOCX source gets Markdown
@@ -45,7 +52,8 @@ class RunSettings(BaseModel):
 
 
 def run_settings(output_format: str, backend: str | None, min_pages: float, max_pages: float,
-                 overlap_pages: int) -> RunSettings:
+                 overlap_pages: int, ocr: str | None = None, ocr_lang: str | None = None,
+                 strict: bool = False) -> RunSettings:
     """Settings from the command-line options (or the MCP tool's arguments)."""
     return RunSettings(
         output_format=output_format,
@@ -54,6 +62,9 @@ def run_settings(output_format: str, backend: str | None, min_pages: float, max_
                           soft_max_pages=max_pages + 1,
                           hard_max_pages=max(20, max_pages + 8)),
         overlap_pages=overlap_pages,
+        ocr=ocr or "auto",
+        ocr_lang=ocr_lang or "eng",
+        strict=strict,
     )
 
 

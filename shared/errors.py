@@ -39,12 +39,30 @@ class EncryptedDocumentError(InputError):
     code = "encrypted"
 
 
+class BadPasswordError(InputError):
+    """The password given for a password-protected PDF does not open it."""
+
+    code = "bad_password"
+
+
+class PagesWithoutTextError(InputError):
+    """--strict: some pages ended without text (blank, figure-only, scanned without OCR)."""
+
+    code = "pages_without_text"
+
+
 class EmptyDocumentError(InputError):
     code = "empty"
 
 
 class TooLargeError(InputError):
     code = "too_large"
+
+
+class OcrUnavailableError(QuireError):
+    """OCR was needed or asked for, but Tesseract or a language's data is not installed."""
+
+    code = "ocr_unavailable"
 
 
 class ConflictError(QuireError):

@@ -101,9 +101,64 @@ class ParserUse(_Model):
     reason: str | None = None
 
 
+TextlessKind = Literal["blank", "figure", "scanned", "unreadable"]
+_TEXTLESS_LABEL = {"blank": "blank", "figure": "figure only", "scanned": "scanned",
+                   "unreadable": "unreadable"}
+_OCR_LABEL = {"off": "OCR off", "no_text": "OCR found no text", "failed": "OCR failed"}
+
+
 class SkippedPage(_Model):
+    """A page that ends without text in any output, and why."""
+
     page: int
-    reason: str
+    reason: str  # the full explanation
+    kind: TextlessKind = "blank"
+    ocr: Literal["off", "no_text", "failed"] | None = None  # None: not relevant (blank...)
+
+    @property
+    def label(self) -> str:
+        """Short reason, e.g. "scanned, OCR off"."""
+        ocr = f", {_OCR_LABEL[self.ocr]}" if self.ocr else ""
+        return _TEXTLESS_LABEL[self.kind] + ocr
+
+
+def page_list(pages: list[int]) -> str:
+    """[2, 9, 10, 11, 30] -> "2, 9–11, 30" (runs of three or more as ranges)."""
+    out: list[str] = []
+    run: list[int] = []
+    for p in [*sorted(pages), None]:
+        if p is not None and run and p == run[-1] + 1:
+            run.append(p)
+            continue
+        if run:
+            out += [f"{run[0]}–{run[-1]}"] if len(run) >= 3 else [str(n) for n in run]
+        run = [p] if p is not None else []
+    return ", ".join(out)
+
+
+def describe_textless(pages: list[SkippedPage]) -> str:
+    """One line for people: "3 pages without text: 5, 6, 18 — scanned, OCR off" (several
+    reasons are separated by semicolons); "" when every page has text."""
+    if not pages:
+        return ""
+    groups: dict[str, list[int]] = {}
+    for p in sorted(pages, key=lambda p: p.page):
+        groups.setdefault(p.label, []).append(p.page)
+    n = len(pages)
+    parts = "; ".join(f"{page_list(nums)} — {label}" for label, nums in groups.items())
+    return f"{n} page{'s' if n != 1 else ''} without text: {parts}"
+
+
+class OcrPage(_Model):
+    """A page whose text was read by OCR."""
+
+    page: int
+    engine: str  # e.g. "tesseract 5.5.4"
+    languages: str  # Tesseract codes, e.g. "eng+fas"
+    confidence: float  # mean word confidence, 0-100
+    words: int
+    dpi: int
+    reason: str  # why the page was OCR'd
 
 
 class RemovedText(_Model):
@@ -136,7 +191,11 @@ class Document(_Model):
     # "pdf": page numbers are physical PDF pages; "words": estimated at WORDS_PER_PAGE
     page_basis: Literal["pdf", "words"]
     parsers: list[ParserUse] = []
-    skipped_pages: list[SkippedPage] = []
+    skipped_pages: list[SkippedPage] = []  # pages without text, with the reason
+    ocr_pages: list[OcrPage] = []
+    # sha256 of the file the pages were read from when it is not the uploaded bytes (a
+    # password-protected upload is stored and parsed as a decrypted copy)
+    source_sha256: str | None = None
     removed: list[RemovedText] = []
     notes: list[ParserNote] = []
     outline: list[OutlineEntry] = []

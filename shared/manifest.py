@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from quire.shared.ir import SkippedPage
+
 MANIFEST_VERSION = 1
 
 OutputFormat = Literal["markdown", "pdf"]
@@ -106,6 +108,8 @@ class VerificationReport(_Model):
     checked: dict[str, int]  # what was checked, e.g. {"elements": 812, "rendered_pages": 130}
     settings: dict[str, float | int | str] = {}
     findings: list[Finding] = []
+    # pages that are in no output because they have no text (from the IR), with the reason
+    pages_without_text: list[SkippedPage] = []
 
 
 def dump_report(report: VerificationReport) -> bytes:

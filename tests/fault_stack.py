@@ -280,8 +280,8 @@ class Stack:
 
     # --- documents -------------------------------------------------------------------------
 
-    def submit(self, path: Path, settings: RunSettings) -> str:
-        return submit(self.runtime, path, settings).doc_id
+    def submit(self, path: Path, settings: RunSettings, password: str | None = None) -> str:
+        return submit(self.runtime, path, settings, password=password).doc_id
 
     def poke(self, doc_ids: list[str]) -> None:
         from quire.workers.app import use_broker

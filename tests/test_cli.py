@@ -68,7 +68,8 @@ def test_run_then_verify_then_tamper(tmp_path: Path) -> None:
     ],
 )
 def test_parse_refuses_bad_input_in_one_line(tmp_path: Path, name: str, reason: str) -> None:
-    result = quire(tmp_path, "parse", "--input", str(CORPUS / name), "--out", str(tmp_path))
+    result = quire(tmp_path, "parse", "--input", str(CORPUS / name), "--out", str(tmp_path),
+                   "--ocr", "off")
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert f"({reason})" in result.stderr and name in result.stderr

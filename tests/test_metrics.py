@@ -18,7 +18,8 @@ def test_metrics_from_sessions(tmp_path: Path) -> None:
     done = run_embedded(rt, CORPUS / "latex-news-22.pdf", RunSettings())
     assert done.state == "complete"
     assert submit(rt, CORPUS / "r-data-truncated.pdf", RunSettings()).state == "failed"
-    image_only = run_embedded(rt, CORPUS / "liboctave-excerpt-image-only.pdf", RunSettings())
+    image_only = run_embedded(rt, CORPUS / "liboctave-excerpt-image-only.pdf",
+                              RunSettings(ocr="off"))
     assert (image_only.state, image_only.error_code) == ("failed", "empty")
 
     collector = Collector(rt)

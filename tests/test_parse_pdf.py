@@ -268,7 +268,9 @@ def test_pages_without_text_are_skipped_with_a_reason(tmp_path: Path) -> None:
     skipped = {s.page: s.reason for s in doc.skipped_pages}
     assert set(skipped) == {2, 4}
     assert "blank" in skipped[2]
-    assert "image-only" in skipped[4] and "OCR is not enabled" in skipped[4]
+    assert "image-only" in skipped[4] and skipped[4].endswith("; OCR off")
+    kinds = {s.page: (s.kind, s.ocr) for s in doc.skipped_pages}
+    assert kinds == {2: ("blank", None), 4: ("scanned", "off")}
     assert {e.page_first for e in doc.elements} == {1, 3, 5, 6}
     assert not any(e.type == "image" for e in doc.elements)
 
@@ -361,7 +363,8 @@ def test_zero_page_pdf_is_empty(tmp_path: Path) -> None:
 def test_image_only_pdf_is_empty(tmp_path: Path) -> None:
     path = build_text_pages(tmp_path / "scan.pdf", 3, image_only={1, 2, 3})
     with pytest.raises(
-        EmptyDocumentError, match="no extractable text on any page; OCR is not enabled"
+        EmptyDocumentError,
+        match="no extractable text on any page \\(3 pages without text: 1–3 — scanned, OCR off\\)",
     ):
         parse_document(path)
 

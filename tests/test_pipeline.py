@@ -85,7 +85,7 @@ def test_bad_documents_fail_alone_with_their_reason(tmp_path: Path) -> None:
         CORPUS / "liboctave-excerpt-image-only.pdf",
         notpdf,
     ]
-    ids = [submit(rt, p, RunSettings()).doc_id for p in inputs]
+    ids = [submit(rt, p, RunSettings(ocr="off")).doc_id for p in inputs]  # no text: empty
     run_documents(rt, ids, processes=2)
     states = {p.name: rt.repo.load(d) for p, d in zip(inputs, ids, strict=True)}
     assert states["python-hashlib.docx"].state == "complete"

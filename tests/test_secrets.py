@@ -1,5 +1,6 @@
 """Secrets stay where they belong: API keys and S3 credentials come from the environment,
-reach their provider in its authentication header, and appear nowhere else.
+reach their provider in its authentication header, and appear nowhere else; a PDF's
+password is used at submission (to store a decrypted copy) and appears nowhere else.
 
 Documents run on the real distributed stack with the `openai` backend pointed at a local
 fake provider (one document also gets a 401 whose message quotes the key, as providers do),
@@ -25,6 +26,7 @@ from fault_stack import Stack
 from gen_docs import textbook_docx, textbook_pdf
 from llm_servers import Reply
 from llm_smart import SmartProvider
+from scans import encrypt_pdf
 from services import MotoServer
 
 from quire.shared.config import RunSettings
@@ -34,10 +36,12 @@ pytestmark = pytest.mark.services
 OPENAI_KEY = f"sk-proj-QUIRE{uuid.uuid4().hex}SECRET"
 ANTHROPIC_KEY = f"sk-ant-api03-{uuid.uuid4().hex}QUIRE"
 AWS_SECRET = f"quireAwsSecret{uuid.uuid4().hex}"
+PDF_PASSWORD = f"quirePdf{uuid.uuid4().hex[:24]}"  # at submission only (PDF: <= 40 chars)
 SECRETS = {
     "OPENAI_API_KEY": OPENAI_KEY,
     "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
     "AWS_SECRET_ACCESS_KEY": AWS_SECRET,
+    "PDF_PASSWORD": PDF_PASSWORD,
 }
 _B64 = re.compile(rb"[A-Za-z0-9+/]{16,}={0,2}")
 
@@ -105,7 +109,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory, llm: SmartProvider) -> Itera
             tmp,
             moto,
             extra_env={
-                **SECRETS,
+                **{k: v for k, v in SECRETS.items() if k != "PDF_PASSWORD"},
                 "AWS_ACCESS_KEY_ID": "AKIAQUIRETESTKEY0001",
                 "OPENAI_BASE_URL": llm.base_url,
                 "QUIRE_OPENAI_MODEL": "fake-model",
@@ -122,6 +126,8 @@ def test_no_secret_in_logs_messages_sessions_or_outputs(
     stack: Stack, llm: SmartProvider, tmp_path: Path
 ) -> None:
     good = textbook_pdf(tmp_path / "keys.pdf", 71, chapter_count=5, paragraphs=12)
+    opened = textbook_pdf(tmp_path / "open.pdf", 73, chapter_count=3, paragraphs=12)
+    locked = encrypt_pdf(opened, tmp_path / "locked.pdf", user=PDF_PASSWORD, owner="owner-pw")
     refused = textbook_docx(tmp_path / "refused.docx", 72)
     settings_pdf = RunSettings(output_format="both", backend="openai")
     settings_docx = RunSettings(backend="openai")
@@ -140,6 +146,11 @@ def test_no_secret_in_logs_messages_sessions_or_outputs(
         good_id = stack.submit(good, settings_pdf)
         stack.poke([good_id])
         assert stack.wait_terminal([good_id], 120)[good_id].state == "complete"
+        # a password-protected PDF: the password opens it at submission, nowhere else
+        locked_id = stack.submit(locked, RunSettings(output_format="both"),
+                                 password=PDF_PASSWORD)
+        stack.poke([locked_id])
+        assert stack.wait_terminal([locked_id], 120)[locked_id].state == "complete"
         llm.always["AnalysisAnswer"] = unauthorized
         try:
             refused_id = stack.submit(refused, settings_docx)

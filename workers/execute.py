@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import tempfile
 import time
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from quire.workers import steps
 from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.execute")
+_LOCKED = ("encrypted", "bad_password")
 
 
 def advance_document(rt: Runtime, doc_id: str) -> list[TaskMessage]:
@@ -78,29 +80,40 @@ def run_part(rt: Runtime, msg: TaskMessage, *, actor: str,
 
 
 def submit(rt: Runtime, path: Path, settings: RunSettings, *, actor: str = "cli",
-           rerun: bool = False) -> Session:
+           rerun: bool = False, password: str | None = None) -> Session:
     """Create the document's session, or return the existing one: documents are keyed by
     content hash, so the same file twice is one document. With `rerun`, a finished document
     whose settings differ (or that failed) starts again, its old outputs removed. Bad input
-    is recorded as a failed session with its reason, so a batch keeps going."""
+    is recorded as a failed session with its reason, so a batch keeps going.
+
+    `password` (else QUIRE_PDF_PASSWORD) opens a password-protected PDF here, at
+    admission: the stored source is a decrypted copy (the document id stays the hash of the
+    uploaded bytes), so no password ever reaches a worker, a task message or a session."""
     return submit_bytes(rt, path.read_bytes(), path.name, settings, actor=actor, rerun=rerun,
-                        path=path)
+                        path=path, password=password)
 
 
 def submit_bytes(rt: Runtime, data: bytes, name: str, settings: RunSettings, *,
-                 actor: str = "cli", rerun: bool = False, path: Path | None = None) -> Session:
+                 actor: str = "cli", rerun: bool = False, path: Path | None = None,
+                 password: str | None = None) -> Session:
     """`submit` for bytes from anywhere (an S3 object, an HTTP upload); `name` is the file
     name whose extension says what the bytes should be. `path`, when given, is a local file
     holding the same bytes (spares a temporary copy for the format checks)."""
     doc_id = sha256_bytes(data)
+    password = password or os.environ.get("QUIRE_PDF_PASSWORD") or None
     expected = 0
     if rt.repo.exists(doc_id):
         old = rt.repo.load(doc_id)
-        if not (rerun and old.terminal and (old.settings != settings or old.state == "failed")):
+        refused = old.state == "failed" and old.why.startswith(_submitted(""))
+        # refused for want of the right password, and a password is given now
+        unlocking = refused and bool(password) and old.error_code in _LOCKED
+        if not unlocking and not (
+            rerun and old.terminal and (old.settings != settings or old.state == "failed")
+        ):
             return old
-        if not (old.state == "failed" and old.revision == 1):
+        if not refused:
             return restart(rt, old, settings, actor=actor)
-        expected = 1  # refused at submission (e.g. a limit): admit it again with new settings
+        expected = old.revision  # refused at submission (a limit, a password): admit again
     now = time.time()
     fmt = "pdf" if name.lower().endswith(".pdf") else "docx"
     session = Session(doc_id=doc_id, source_name=name, source_format=fmt,
@@ -111,25 +124,40 @@ def submit_bytes(rt: Runtime, data: bytes, name: str, settings: RunSettings, *,
             raise TooLargeError(f"file is {len(data)} bytes, over the limit of "
                                 f"{settings.max_file_bytes}", source=name)
         with _local_copy(data, name, path) as local:
-            _admit(rt, session, data, local)
+            _admit(rt, session, data, local, password)
     except InputError as exc:
         session.fail(exc.code, str(exc), now)
     try:
-        return rt.repo.commit(session, expected=expected, actor=actor,
-                              why=f"submitted {name}")
+        return rt.repo.commit(session, expected=expected, actor=actor, why=_submitted(name))
     except QuireError:
         return rt.repo.load(doc_id)  # submitted concurrently by someone else
 
 
-def _admit(rt: Runtime, session: Session, data: bytes, path: Path) -> None:
-    """Check the format and the page limit, and store the source; InputError refuses."""
+def _submitted(name: str) -> str:
+    """The `why` of a submission's commit (a failed session with it was refused there)."""
+    return f"submitted {name}"
+
+
+def _admit(rt: Runtime, session: Session, data: bytes, path: Path,
+           password: str | None) -> None:
+    """Check the format and the page limit, and store the source (a password-protected PDF
+    as its decrypted copy); InputError refuses."""
     from quire.workers.parse.detect import detect_format
-    from quire.workers.parse.pdf_open import pdf_page_count
+    from quire.workers.parse.pdf_open import pdf_page_count, unlock_pdf
 
     session.source_format = detect_format(path)
     session.source_key = keys.source(session.doc_id, session.source_format)
-    rt.store.put(session.source_key, data)
-    session.page_count = pdf_page_count(path) if session.source_format == "pdf" else 0
+    if session.source_format == "pdf":
+        unlocked = unlock_pdf(path, password)
+        if unlocked is not None:
+            with _local_copy(unlocked, path.name, None) as copy:
+                session.page_count = pdf_page_count(copy)
+            rt.store.put(session.source_key, unlocked)
+        else:
+            session.page_count = pdf_page_count(path)
+            rt.store.put(session.source_key, data)
+    else:
+        rt.store.put(session.source_key, data)
     if session.page_count > session.settings.max_pages:
         raise TooLargeError(f"{session.page_count} pages, over the limit of "
                             f"{session.settings.max_pages}", source=path.name)

@@ -130,11 +130,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
     if s.state == "parsing":
         if s.source_format == "docx":
             return ["all"]
-        step = s.settings.range_pages
-        return [
-            f"{a:05d}-{min(a + step - 1, s.page_count):05d}"
-            for a in range(1, s.page_count + 1, step)
-        ]
+        return [f"{a:05d}-{b:05d}" for a, b in _parse_ranges(rt, s)]
     if s.state in ("scoring", "planning"):
         return [s.state]
     if s.state == "topic_review":
@@ -159,6 +155,24 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
     if s.state in ("repairing", "indexing"):
         return [s.state]
     raise ValueError(f"no parts for state {s.state}")
+
+
+# An OCR'd page costs about as much as this many natively extracted ones in a range task
+# (seconds against milliseconds, but a task has a fixed cost too): a scanned book is cut
+# into ranges of range_pages / OCR_PAGE_COST pages, which spread over the parse workers.
+OCR_PAGE_COST = 25
+
+
+def _parse_ranges(rt: Runtime, s: Session) -> list[tuple[int, int]]:
+    from quire.workers.parse.pdf import weighted_ranges
+    from quire.workers.parse.pdf_ocr import likely_ocr_pages
+    from quire.workers.parse.pdf_open import open_pdf_kept
+
+    heavy: set[int] = set()
+    if s.settings.ocr != "off":
+        with rt.file(s.source_key) as path:
+            heavy = likely_ocr_pages(open_pdf_kept(path), s.settings.ocr)
+    return weighted_ranges(s.page_count, s.settings.range_pages, heavy, OCR_PAGE_COST)
 
 
 def chunk_parts(numbers: list[int], size: int) -> list[str]:
@@ -211,6 +225,22 @@ def _store_parsed(rt: Runtime, s: Session, doc: Document,
     return PartResult(key, artifacts={"ir": key})
 
 
+class StoreOcrCache:
+    """OCR results by page content, shared by every document (`ocr-cache/...` keys)."""
+
+    def __init__(self, store: ObjectStore) -> None:
+        self.store = store
+
+    def get(self, key: str) -> bytes | None:
+        try:
+            return self.store.get(key)
+        except NotFound:
+            return None
+
+    def put(self, key: str, data: bytes) -> None:
+        self.store.put(key, data)
+
+
 def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
     if s.source_format == "docx":
         from quire.workers.parse.docx import parse_docx
@@ -221,19 +251,23 @@ def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
             parsed = parse_docx(path)
         parsed.document.source_name = s.source_name
         return _store_parsed(rt, s, parsed.document, parsed.images)
-    from quire.workers.parse import merge_pdf_ranges, parse_pdf_range
+    from quire.workers.parse import OcrSettings, merge_pdf_ranges, parse_pdf_range, pdf_meta
     from quire.workers.parse.pdf_types import PdfRangeResult
 
     if part == FINISH:
         assert s.parts is not None
         results = [PdfRangeResult.from_json(rt.store.get(s.done[p])) for p in s.parts]
         with rt.file(s.source_key) as path:
-            parsed = merge_pdf_ranges(path, results)
+            # doc_id is the upload's hash: the stored source may be its decrypted copy
+            parsed = merge_pdf_ranges(pdf_meta(path, s.doc_id), results,
+                                      strict=s.settings.strict)
         parsed.document.source_name = s.source_name
         return _store_parsed(rt, s, parsed.document, parsed.images)
     first, last = (int(x) for x in part.split("-"))
+    ocr = OcrSettings(mode=s.settings.ocr, lang=s.settings.ocr_lang)
     with rt.file(s.source_key) as path:
-        result = parse_pdf_range(path, first, last)
+        result = parse_pdf_range(path, first, last, doc_id=s.doc_id, ocr=ocr,
+                                 ocr_cache=StoreOcrCache(rt.store))
     key = work(s, f"parse/{part}.json")
     rt.store.put(key, result.to_json())
     return key

@@ -32,7 +32,7 @@ from quire.shared.analysis import (
     StudyIndex,
 )
 from quire.shared.errors import BackendError, ValidationFailedError
-from quire.shared.ir import Document
+from quire.shared.ir import Document, describe_textless
 from quire.shared.manifest import Manifest
 from quire.workers.analysis.heuristic import clean_heading
 from quire.workers.analysis.validate import english_problem, generic_problem, persian_problem
@@ -91,6 +91,9 @@ class IndexContext(_Model):
     page_first: int
     page_last: int
     persian_available: bool  # every chunk has Persian topic and focus
+    # pages that ended without text, one line ("3 pages without text: 5, 6, 18 — scanned,
+    # OCR off"); "" when every page has text
+    pages_without_text: str = ""
     unread: list[int] = []  # chunks the agent has not read (commit-index refuses them)
     files: dict[str, str] = dict(INDEX_FILES)
     chunks: list[IndexChunk]
@@ -100,6 +103,7 @@ class IndexContext(_Model):
         "in both study indexes, the line linking a chunk states its minutes as 'N min' (or "
         "'N دقیقه'), and the file states the total study time the same way",
         "study-index-fa.md is written in Persian",
+        "when pages_without_text is not empty, study-index-en.md states it word for word",
     ]
 
 
@@ -197,6 +201,7 @@ def index_context(
         page_first=min((c.page_first for c in chunks), default=0),
         page_last=max((c.page_last for c in chunks), default=0),
         persian_available=all(a.has_persian for a in analyses.values()),
+        pages_without_text=describe_textless(doc.skipped_pages) if doc else "",
         unread=[] if read is None else sorted(set(numbers) - set(read)),
         chunks=chunks,
     )
@@ -546,6 +551,7 @@ def _render_en(context: IndexContext, index: StudyIndex) -> str:
         f"- Sessions: {context.chunk_count}",
         f"- Pages covered: {_pages(context.page_first, context.page_last)} "
         f"of {context.page_count} ({basis})",
+        *([f"- {context.pages_without_text}"] if context.pages_without_text else []),
         f"- Total study time: {index.total_minutes} min{_hours(index.total_minutes)} at "
         f"{index.words_per_minute} words per minute",
         f"- Study map: [{INDEX_FILES['map']}]({INDEX_FILES['map']}) · Persian index: "
@@ -580,6 +586,8 @@ def _render_fa(context: IndexContext, index: StudyIndex) -> str:
         f"- تعداد جلسه‌ها: {str(context.chunk_count).translate(fa)}",
         f"- صفحه‌ها: {_pages(context.page_first, context.page_last).translate(fa)} از "
         f"{str(context.page_count).translate(fa)}",
+        *([f"- صفحه‌های بدون متن: {context.pages_without_text}"]
+          if context.pages_without_text else []),
         f"- زمان کل مطالعه: {total} دقیقه (با سرعت "
         f"{str(index.words_per_minute).translate(fa)} کلمه در دقیقه)",
         f"- نقشهٔ مطالعه: [{INDEX_FILES['map']}]({INDEX_FILES['map']}) · فهرست انگلیسی: "
@@ -706,6 +714,11 @@ def validate_index(context: IndexContext, *, en: str, fa: str, map: str) -> None
                 f"{name} does not state the total study time "
                 f"{context.total_minutes} min (the sum of the sessions)"
             )
+    if context.pages_without_text and context.pages_without_text not in en:
+        problems.append(
+            f"{INDEX_FILES['en']} does not state the pages without text: "
+            f"{context.pages_without_text!r}"
+        )
     body = _LINK.sub(" ", fa)
     # Without Persian analyses (heuristic), a notice that an LLM backend is needed will do.
     if persian_problem(body) and (context.persian_available or "LLM" not in fa):

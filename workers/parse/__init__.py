@@ -14,10 +14,12 @@ from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.detect import detect_format
 from quire.workers.parse.pdf import page_ranges, parse_pdf, parse_pdf_range
 from quire.workers.parse.pdf_merge import merge_pdf_ranges
+from quire.workers.parse.pdf_ocr import OcrSettings
 from quire.workers.parse.pdf_open import PdfMeta, pdf_meta, pdf_page_count
 from quire.workers.parse.pdf_types import PdfRangeResult
 
 __all__ = [
+    "OcrSettings",
     "ParsedDocument",
     "PdfMeta",
     "PdfRangeResult",
@@ -31,12 +33,17 @@ __all__ = [
 ]
 
 
-def parse_document(path: Path, *, range_pages: int = 100) -> ParsedDocument:
-    """Detect the format and parse the whole document (PDFs range by range, then merged)."""
+def parse_document(
+    path: Path, *, range_pages: int = 100, ocr: OcrSettings | None = None, strict: bool = False,
+    doc_id: str | None = None,
+) -> ParsedDocument:
+    """Detect the format and parse the whole document (PDFs range by range, then merged;
+    OCR as `ocr` says, off by default; `strict`: pages without text fail the document;
+    `doc_id`: the upload's hash when `path` is its decrypted copy)."""
     path = Path(path)
     fmt = detect_format(path)
     if fmt == "docx":
         from quire.workers.parse.docx import parse_docx  # lazy: python-docx is not needed for PDFs
 
         return parse_docx(path)
-    return parse_pdf(path, range_pages=range_pages)
+    return parse_pdf(path, range_pages=range_pages, ocr=ocr, strict=strict, doc_id=doc_id)

@@ -1,9 +1,10 @@
 """PDF parsing: page-range tasks (`parse_pdf_range`) and their merge (`merge_pdf_ranges`).
 
-A range task opens the PDF, extracts each page natively with PyMuPDF (pdf_extract) and
-returns a JSON-serialisable `PdfRangeResult`. A page whose native extraction raises is
-retried with pymupdf4llm (imported lazily, layout model off); the page records which
-parser produced it and why. `parse_pdf` runs the ranges in-process and merges them.
+A range task opens the PDF, extracts each page natively with PyMuPDF (pdf_extract), OCRs
+the pages that need it (pdf_ocr) and returns a JSON-serialisable `PdfRangeResult`. A page
+whose native extraction raises is retried with pymupdf4llm (imported lazily, layout model
+off); the page records which parser produced it and why. `parse_pdf` runs the ranges
+in-process and merges them.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from quire.shared.text import sha256_bytes
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.pdf_extract import extract_page
 from quire.workers.parse.pdf_merge import merge_pdf_ranges
+from quire.workers.parse.pdf_ocr import OcrCache, OcrSettings, apply_ocr
 from quire.workers.parse.pdf_open import open_pdf_kept, pymupdf_module, read_meta
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
 
@@ -30,13 +32,37 @@ def page_ranges(page_count: int, range_pages: int) -> list[tuple[int, int]]:
     ]
 
 
-def parse_pdf_range(
-    path: Path, first: int, last: int, *, doc_id: str | None = None
-) -> PdfRangeResult:
-    """Extract pages first..last (1-based, inclusive) of a PDF.
+def weighted_ranges(page_count: int, budget: int, heavy: set[int],
+                    heavy_cost: int) -> list[tuple[int, int]]:
+    """Like `page_ranges`, but a page in `heavy` (one to OCR) counts `heavy_cost` pages of
+    the `budget`: a scanned stretch is cut into short ranges that spread over workers,
+    while text pages stay in long ones."""
+    ranges: list[tuple[int, int]] = []
+    first, cost = 1, 0
+    for pno in range(1, page_count + 1):
+        weight = heavy_cost if pno in heavy else 1
+        if cost and cost + weight > budget:
+            ranges.append((first, pno - 1))
+            first, cost = pno, 0
+        cost += weight
+    ranges.append((first, page_count))
+    return ranges
 
-    `doc_id` (the sha256 of the file) may be passed by a caller that already knows it, to
-    save hashing the file again in every range task.
+
+def parse_pdf_range(
+    path: Path,
+    first: int,
+    last: int,
+    *,
+    doc_id: str | None = None,
+    ocr: OcrSettings | None = None,
+    ocr_cache: OcrCache | None = None,
+) -> PdfRangeResult:
+    """Extract pages first..last (1-based, inclusive) of a PDF, OCR'ing pages as `ocr`
+    says (default: off; see pdf_ocr), with results cached in `ocr_cache`.
+
+    `doc_id` (the sha256 of the uploaded file) may be passed by a caller that already knows
+    it, to save hashing the file again in every range task.
     """
     path = Path(path)
     doc = open_pdf_kept(path)
@@ -45,17 +71,22 @@ def parse_pdf_range(
     images: dict[str, bytes] = {}
     cache: dict[int, Any] = {}
     pages = []
+    hits = 0
     for pno in range(first, last + 1):
         try:
-            pages.append(extract_page(doc, pno, images, cache))
+            page = extract_page(doc, pno, images, cache)
         except Exception as exc:  # a broken page must not sink the document
-            pages.append(fallback_page(doc, pno, exc))
+            page = fallback_page(doc, pno, exc)
+        page, hit = apply_ocr(doc, page, ocr or OcrSettings(), ocr_cache)
+        pages.append(page)
+        hits += hit
     return PdfRangeResult(
         doc_id=doc_id or sha256_bytes(path.read_bytes()),
         first=first,
         last=last,
         pages=pages,
         images=images,
+        ocr_cache_hits=hits,
     )
 
 
@@ -72,6 +103,7 @@ def fallback_page(doc: Any, pno: int, exc: BaseException) -> PdfPage:
         markdown_text = _pymupdf4llm_markdown(doc, pno)
     except Exception as exc2:
         page.skipped = f"unreadable page: {why}; {FALLBACK_PARSER} failed too ({exc2})"
+        page.skipped_kind = "unreadable"
         return page
     chunks = [c.strip() for c in markdown_text.split("\n\n")]
     page.blocks = [
@@ -86,6 +118,7 @@ def fallback_page(doc: Any, pno: int, exc: BaseException) -> PdfPage:
     ]
     if not page.blocks:
         page.skipped = f"no extractable text ({why}; {FALLBACK_PARSER} found none)"
+        page.skipped_kind = "unreadable"
     return page
 
 
@@ -116,12 +149,15 @@ def _pymupdf4llm_markdown(doc: Any, pno: int) -> str:
         setattr(pymupdf, "_get_layout", saved[2])  # noqa: B010 - not in the type stubs
 
 
-def parse_pdf(path: Path, *, range_pages: int = 100) -> ParsedDocument:
+def parse_pdf(
+    path: Path, *, range_pages: int = 100, ocr: OcrSettings | None = None,
+    ocr_cache: OcrCache | None = None, strict: bool = False, doc_id: str | None = None,
+) -> ParsedDocument:
     """Parse a whole PDF in-process, range by range, then merge."""
     path = Path(path)
-    meta = read_meta(open_pdf_kept(path), path)
+    meta = read_meta(open_pdf_kept(path), path, doc_id)
     results = [
-        parse_pdf_range(path, a, b, doc_id=meta.doc_id)
+        parse_pdf_range(path, a, b, doc_id=meta.doc_id, ocr=ocr, ocr_cache=ocr_cache)
         for a, b in page_ranges(meta.page_count, range_pages)
     ]
-    return merge_pdf_ranges(meta, results)
+    return merge_pdf_ranges(meta, results, strict=strict)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from quire.shared.ir import ImageRef
+from quire.shared.ir import ImageRef, TextlessKind
 from quire.shared.text import sha256_bytes
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 from quire.workers.parse.pdf_open import pymupdf_module
@@ -578,14 +578,14 @@ def _segment(items: list[_Row | _Object]) -> list[PdfBlock]:
     return blocks
 
 
-def _skip_reason(page: Any, images: list[PdfBlock]) -> str:
+def _skip_reason(page: Any, images: list[PdfBlock]) -> tuple[TextlessKind, str]:
     area = page.rect.width * page.rect.height or 1.0
     covered = sum((b.bbox[2] - b.bbox[0]) * (b.bbox[3] - b.bbox[1]) for b in images)
     if images and covered >= 0.5 * area:
-        return "image-only page (no text layer, e.g. a scan); OCR is not enabled"
+        return "scanned", "image-only page (no text layer, e.g. a scan)"
     if images or page.get_cdrawings():
-        return "no extractable text (graphics only); OCR is not enabled"
-    return "blank page (no text)"
+        return "figure", "no extractable text (graphics only)"
+    return "blank", "blank page (no text)"
 
 
 def extract_page(
@@ -606,7 +606,7 @@ def extract_page(
         # A page without text is skipped whole (its images too): there is nothing to cut
         # or verify in it without OCR. The reason says whether it looks scanned.
         page_images = _images(doc, page, {}, image_cache, counts)
-        result.skipped = _skip_reason(page, page_images)
+        result.skipped_kind, result.skipped = _skip_reason(page, page_images)
         return result
     images = _images(doc, page, images_out, image_cache, counts)
     result.decorative_images = counts["decorative"]

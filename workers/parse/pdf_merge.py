@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from quire.shared import markdown
-from quire.shared.errors import EmptyDocumentError
+from quire.shared.errors import EmptyDocumentError, PagesWithoutTextError
 from quire.shared.ir import (
     Document,
     Element,
@@ -23,6 +23,7 @@ from quire.shared.ir import (
     ParserNote,
     ParserUse,
     SkippedPage,
+    describe_textless,
     element_id,
     make_element,
 )
@@ -44,6 +45,7 @@ from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
 _SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
 _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
 _MAX_CAPTION_WORDS = 80
+LOW_OCR_CONFIDENCE = 70.0
 
 
 def join_lines(lines: list[str]) -> str:
@@ -324,6 +326,25 @@ def _notes(meta: PdfMeta, pages: list[PdfPage], unmatched: list[int]) -> list[Pa
                 "incomplete",
             )
         )
+    if meta.source_sha256:
+        notes.append(
+            ParserNote(
+                kind="info",
+                message="the upload is password-protected: its pages were read from a "
+                "decrypted copy made at submission (the password is not stored)",
+            )
+        )
+    for ocr in (p.ocr for p in pages if p.ocr is not None):
+        if ocr.confidence < LOW_OCR_CONFIDENCE:
+            notes.append(
+                ParserNote(
+                    kind="warning",
+                    message=f"OCR confidence {ocr.confidence:.0f} (below "
+                    f"{LOW_OCR_CONFIDENCE:.0f}): the page's text may have many errors",
+                    first_page=ocr.page,
+                    last_page=ocr.page,
+                )
+            )
     for flag, message in _FLAG_NOTES.items():
         for a, b in _runs(pages, flag):
             notes.append(ParserNote(kind="warning", message=message, first_page=a, last_page=b))
@@ -367,8 +388,12 @@ def _notes(meta: PdfMeta, pages: list[PdfPage], unmatched: list[int]) -> list[Pa
     return notes
 
 
-def merge_pdf_ranges(source: Path | PdfMeta, results: list[PdfRangeResult]) -> ParsedDocument:
-    """Merge the range results of one PDF into its ParsedDocument (any order, any sizes)."""
+def merge_pdf_ranges(
+    source: Path | PdfMeta, results: list[PdfRangeResult], *, strict: bool = False
+) -> ParsedDocument:
+    """Merge the range results of one PDF into its ParsedDocument (any order, any sizes).
+
+    `strict`: a page that ends without text fails the document (PagesWithoutTextError)."""
     meta = source if isinstance(source, PdfMeta) else pdf_meta(Path(source))
     pages = sorted((p for r in results for p in r.pages), key=lambda p: p.page)
     if [p.page for p in pages] != list(range(1, meta.page_count + 1)):
@@ -396,13 +421,23 @@ def merge_pdf_ranges(source: Path | PdfMeta, results: list[PdfRangeResult]) -> P
             asm.add(pno, block, pb.headings.get(i), first_on_page=i == 0)
     built = asm.elements()
 
-    skipped = [SkippedPage(page=p.page, reason=p.skipped) for p in pages if p.skipped]
+    skipped = [
+        SkippedPage(page=p.page, reason=p.skipped, kind=p.skipped_kind or "blank",
+                    ocr=p.skipped_ocr)
+        for p in pages
+        if p.skipped
+    ]
     if len(skipped) == len(pages):
         raise EmptyDocumentError(
-            "no extractable text on any page; OCR is not enabled", source=meta.source_name
+            f"no extractable text on any page ({describe_textless(skipped)})",
+            source=meta.source_name,
         )
     if not built:
         raise EmptyDocumentError("no body text on any page", source=meta.source_name)
+    if strict and skipped:
+        raise PagesWithoutTextError(
+            f"{describe_textless(skipped)} (--strict)", source=meta.source_name
+        )
     elements = built
     used = {e.image.file for e in elements if e.image is not None}
     doc = Document(
@@ -413,6 +448,8 @@ def merge_pdf_ranges(source: Path | PdfMeta, results: list[PdfRangeResult]) -> P
         page_basis="pdf",
         parsers=_parsers(pages),
         skipped_pages=skipped,
+        ocr_pages=[p.ocr for p in pages if p.ocr is not None],
+        source_sha256=meta.source_sha256,
         removed=removed,
         notes=_notes(meta, pages, unmatched),
         outline=meta.outline,

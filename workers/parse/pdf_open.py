@@ -17,7 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from quire.shared.errors import CorruptDocumentError, EmptyDocumentError, EncryptedDocumentError
+from quire.shared.errors import (
+    BadPasswordError,
+    CorruptDocumentError,
+    EmptyDocumentError,
+    EncryptedDocumentError,
+)
 from quire.shared.ir import OutlineEntry
 from quire.shared.text import sha256_bytes
 from quire.workers.parse.detect import detect_format
@@ -45,14 +50,50 @@ def pymupdf_module() -> ModuleType:
 class PdfMeta(BaseModel):
     """Document-level facts every range task and the merge step agree on."""
 
-    doc_id: str
+    doc_id: str  # sha256 of the uploaded bytes
     source_name: str
+    # sha256 of the file read, when it is not the upload (a decrypted copy); else None
+    source_sha256: str | None = None
     page_count: int
     repaired: bool = False
     outline: list[OutlineEntry] = []
     # Where each outline entry points on its page (MuPDF coordinates, y grows downwards);
     # None when the entry has no position. Parallel to `outline`.
     outline_y: list[float | None] = []
+
+
+NEEDS_PASSWORD = (
+    "password-protected PDF: a user password is needed to open it (give it with "
+    "--password-file FILE, a --password-map for batches, or QUIRE_PDF_PASSWORD)"
+)
+
+
+def unlock_pdf(path: Path, password: str | None) -> bytes | None:
+    """A decrypted copy of a PDF that needs a user password, or None when it opens without
+    one (including owner-password-only PDFs, which MuPDF reads as they are).
+
+    Raises EncryptedDocumentError when a password is needed and none is given, and
+    BadPasswordError when `password` does not open it. The copy's bytes depend only on the
+    input (no new file id), so making it twice stores the same object.
+    """
+    path = Path(path)
+    pymupdf = pymupdf_module()
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except Exception:
+        return None  # not openable at all: open_pdf says why
+    try:
+        if not doc.needs_pass:
+            return None
+        if not password:
+            raise EncryptedDocumentError(NEEDS_PASSWORD, source=path.name)
+        if not doc.authenticate(password):
+            raise BadPasswordError(
+                "the password given does not open this PDF", source=path.name
+            )
+        return bytes(doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE, no_new_id=True))
+    finally:
+        doc.close()
 
 
 def open_pdf(path: Path) -> Any:
@@ -73,9 +114,7 @@ def open_pdf(path: Path) -> Any:
         ) from None
     if doc.needs_pass:
         doc.close()
-        raise EncryptedDocumentError(
-            "password-protected PDF: a user password is needed to open it", source=path.name
-        )
+        raise EncryptedDocumentError(NEEDS_PASSWORD, source=path.name)
     try:
         page_count = doc.page_count
     except Exception as exc:  # a page tree MuPDF refuses ("Invalid number of pages")
@@ -137,9 +176,11 @@ def pdf_page_count(path: Path) -> int:
         doc.close()
 
 
-def read_meta(doc: Any, path: Path) -> PdfMeta:
-    """doc_id (sha256 of the bytes), page count, repair flag and the outline of an open PDF."""
+def read_meta(doc: Any, path: Path, doc_id: str | None = None) -> PdfMeta:
+    """doc_id (sha256 of the bytes, unless the caller knows the upload's), page count,
+    repair flag and the outline of an open PDF."""
     path = Path(path)
+    file_sha = sha256_bytes(path.read_bytes())
     toc = doc.get_toc(simple=True)
     outline = [
         OutlineEntry(
@@ -150,8 +191,9 @@ def read_meta(doc: Any, path: Path) -> PdfMeta:
         for level, title, page, *_ in toc
     ]
     return PdfMeta(
-        doc_id=sha256_bytes(path.read_bytes()),
+        doc_id=doc_id or file_sha,
         source_name=path.name,
+        source_sha256=file_sha if doc_id and doc_id != file_sha else None,
         page_count=int(doc.page_count),
         repaired=bool(doc.is_repaired),
         outline=outline,
@@ -181,9 +223,9 @@ def _outline_y(doc: Any, outline: list[OutlineEntry]) -> list[float | None]:
     return [y if e.page else None for y, e in zip(ys, outline, strict=True)]
 
 
-def pdf_meta(path: Path) -> PdfMeta:
+def pdf_meta(path: Path, doc_id: str | None = None) -> PdfMeta:
     """Open, validate and describe a PDF (for callers that merge range results)."""
-    return read_meta(open_pdf_kept(path), path)
+    return read_meta(open_pdf_kept(path), path, doc_id)
 
 
 def _one_line(exc: BaseException) -> str:

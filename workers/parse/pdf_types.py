@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from quire.shared.ir import ImageRef
+from quire.shared.ir import ImageRef, OcrPage, TextlessKind
 
 BlockKind = Literal["text", "code", "table", "image"]
 
@@ -41,6 +41,9 @@ class PdfPage(BaseModel):
     label: str = ""  # the PDF page label (printed page number), "" when none
     blocks: list[PdfBlock] = []
     skipped: str | None = None  # reason, when the page has no extractable text
+    skipped_kind: TextlessKind | None = None  # what the page without text looks like
+    skipped_ocr: Literal["off", "no_text", "failed"] | None = None  # OCR off / no text / failed
+    ocr: OcrPage | None = None  # the page's text was read by OCR
     parser: str = "pymupdf"
     parser_reason: str | None = None  # why a fallback parser was used
     # quality flags, turned into notes by the merge step
@@ -62,6 +65,7 @@ class PdfRangeResult(BaseModel):
     last: int
     pages: list[PdfPage]
     images: dict[str, bytes] = {}  # ImageRef.file -> bytes
+    ocr_cache_hits: int = 0  # OCR'd pages whose text came from the cache (not in the IR)
 
     def to_json(self) -> bytes:
         # defaults left out: about a third smaller, and faster to load in the merge step

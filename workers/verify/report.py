@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from quire.shared.errors import InputError, VerificationError
+from quire.shared.errors import EncryptedDocumentError, InputError, VerificationError
 from quire.shared.ir import Document, load_ir
 from quire.shared.manifest import (
     Finding,
@@ -198,9 +198,16 @@ def verify_output(
         if render:
             if source_pdf is None:
                 raise ValueError("render-compare needs source_pdf (or pass render=False)")
-            if sha256_bytes(Path(source_pdf).read_bytes()) != doc.doc_id:
+            sha = sha256_bytes(Path(source_pdf).read_bytes())
+            if sha not in (doc.doc_id, doc.source_sha256):
                 raise InputError(
                     "this is not the document's source PDF (sha256 differs from the document id)",
+                    source=str(source_pdf),
+                )
+            if doc.source_sha256 and sha == doc.doc_id:
+                raise EncryptedDocumentError(
+                    "the source PDF is password-protected: verify against the decrypted copy "
+                    "in the store (run `quire verify` without --source)",
                     source=str(source_pdf),
                 )
             rendered = 0
@@ -212,12 +219,15 @@ def verify_output(
     findings += rag_findings
     checked.update(rag_checked)
     findings = _dedupe(findings)
+    if doc.ocr_pages:
+        checked["ocr_pages"] = len(doc.ocr_pages)
     return VerificationReport(
         doc_id=doc.doc_id,
         passed=not findings,
         checked=checked,
         settings=settings,
         findings=findings,
+        pages_without_text=doc.skipped_pages,
     )
 
 

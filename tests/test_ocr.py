@@ -1,0 +1,249 @@
+"""OCR: which pages are read, what the IR records about them, the cache, the languages.
+
+Documents are generated: born-digital textbooks with chosen pages turned into images of
+themselves (tests/scans.py), so the text OCR must find is known.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gen_docs import textbook_pdf
+from scans import rasterize_pages
+
+from quire.shared.errors import OcrUnavailableError, PagesWithoutTextError
+from quire.shared.ir import describe_textless
+from quire.shared.store import LocalStore
+from quire.workers.parse import OcrSettings, merge_pdf_ranges, parse_document, parse_pdf_range
+from quire.workers.parse.ocr import package_for, require_ocr
+from quire.workers.parse.pdf_open import pdf_meta, pymupdf_module
+from quire.workers.steps import StoreOcrCache
+
+AUTO = OcrSettings(mode="auto")
+SCANNED = {2, 4}
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z]{3,}", text.lower())
+
+
+def recall(known: str, found: str) -> float:
+    """Share of the known words (in order-free counting) that OCR found."""
+    want, got = words(known), words(found)
+    pool: dict[str, int] = {}
+    for w in got:
+        pool[w] = pool.get(w, 0) + 1
+    hit = 0
+    for w in want:
+        if pool.get(w, 0):
+            pool[w] -= 1
+            hit += 1
+    return hit / len(want)
+
+
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[int, str]]:
+    tmp = tmp_path_factory.mktemp("scans")
+    born = textbook_pdf(tmp / "born.pdf", 41, chapter_count=3, paragraphs=14)  # 6 pages
+    path = tmp / "scanned.pdf"
+    return path, rasterize_pages(born, path, SCANNED, dpi=200)
+
+
+def page_text(doc: object, page: int) -> str:
+    return " ".join(e.text for e in doc.elements if e.page_first <= page <= e.page_last)  # type: ignore[attr-defined]
+
+
+def test_tesseract_and_the_test_languages_are_installed() -> None:
+    folder = require_ocr("eng+fas+chi_sim")
+    assert (folder / "chi_sim.traineddata").is_file()
+
+
+def test_missing_tesseract_or_language_names_the_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(OcrUnavailableError, match=r"apt-get install tesseract-ocr-chi-tra$"):
+        require_ocr("eng+chi_tra")
+    assert package_for("chi_sim") == "tesseract-ocr-chi-sim"
+    monkeypatch.setenv("TESSDATA_PREFIX", str(tmp_path))  # an empty folder
+    with pytest.raises(OcrUnavailableError) as exc:
+        require_ocr("eng")
+    assert "apt-get install tesseract-ocr tesseract-ocr-eng" in str(exc.value)
+    assert exc.value.code == "ocr_unavailable" and "\n" not in str(exc.value)
+
+
+def test_auto_reads_scanned_pages_and_records_engine_languages_confidence(
+    scanned: tuple[Path, dict[int, str]],
+) -> None:
+    path, known = scanned
+    doc = parse_document(path, ocr=AUTO).document
+    assert not doc.skipped_pages
+    assert [o.page for o in doc.ocr_pages] == sorted(SCANNED)
+    for o in doc.ocr_pages:
+        assert o.engine.startswith("tesseract 5.") and o.languages == "eng"
+        assert o.confidence > 85 and o.words > 50 and o.dpi == 200
+        assert "image-only" in o.reason
+        assert recall(known[o.page], page_text(doc, o.page)) > 0.95
+    uses = {u.parser for u in doc.parsers if u.first_page in SCANNED}
+    assert uses == {"tesseract"}
+    # the other pages keep their text layer
+    assert all(e.page_first not in SCANNED for e in doc.elements if e.page_last < 2)
+
+
+def test_off_records_the_pages_without_text_and_strict_fails(
+    scanned: tuple[Path, dict[int, str]],
+) -> None:
+    path, _ = scanned
+    doc = parse_document(path).document  # the library default is off
+    assert {(s.page, s.kind, s.ocr) for s in doc.skipped_pages} == {
+        (2, "scanned", "off"), (4, "scanned", "off")
+    }
+    assert describe_textless(doc.skipped_pages) == "2 pages without text: 2, 4 — scanned, OCR off"
+    assert not doc.ocr_pages
+    with pytest.raises(PagesWithoutTextError) as exc:
+        parse_document(path, strict=True)
+    assert exc.value.code == "pages_without_text"
+    assert "2 pages without text: 2, 4 — scanned, OCR off (--strict)" in str(exc.value)
+    parse_document(path, ocr=AUTO, strict=True)  # read by OCR: nothing without text
+
+
+def test_force_reads_every_page_that_is_not_blank(tmp_path: Path) -> None:
+    p = pymupdf_module()
+    path = tmp_path / "two.pdf"
+    with p.open() as doc:
+        doc.new_page().insert_text((72, 100), "Binary search halves the interval each step.",
+                                   fontsize=12)
+        doc.new_page()  # blank
+        doc.save(path)
+    got = parse_document(path, ocr=OcrSettings(mode="force")).document
+    assert [(o.page, o.reason) for o in got.ocr_pages] == [(1, "--ocr force")]
+    assert "Binary search halves the interval each step." in got.elements[0].text
+    assert [(s.page, s.kind, s.ocr) for s in got.skipped_pages] == [(2, "blank", None)]
+
+
+def test_a_page_filling_image_with_little_text_is_read(
+    scanned: tuple[Path, dict[int, str]], tmp_path: Path
+) -> None:
+    path, known = scanned
+    p = pymupdf_module()
+    stamped = tmp_path / "stamped.pdf"
+    with p.open(path) as doc:
+        doc[1].insert_text((290, 820), "2", fontsize=9)  # a page number over the scan
+        doc.save(stamped)
+    native = parse_document(stamped).document  # the scan as an image, the stamp as text
+    assert recall(known[2], page_text(native, 2)) == 0
+    assert 2 not in {s.page for s in native.skipped_pages}
+    doc = parse_document(stamped, ocr=AUTO).document
+    first = next(o for o in doc.ocr_pages if o.page == 2)
+    assert first.reason == "page-filling image with little text (1 characters)"
+    assert recall(known[2], page_text(doc, 2)) > 0.95
+
+
+def test_ocr_results_are_cached_by_page_content(
+    scanned: tuple[Path, dict[int, str]], tmp_path: Path
+) -> None:
+    path, _ = scanned
+    store = LocalStore(tmp_path / "store")
+    cache = StoreOcrCache(store)
+    meta = pdf_meta(path)
+    first = parse_pdf_range(path, 1, meta.page_count, ocr=AUTO, ocr_cache=cache)
+    assert first.ocr_cache_hits == 0
+    assert len(store.list("ocr-cache/")) == len(SCANNED)
+    again = parse_pdf_range(path, 1, meta.page_count, ocr=AUTO, ocr_cache=cache)
+    assert again.ocr_cache_hits == len(SCANNED)
+    assert again.pages == first.pages
+    # the same scanned page inside another document is not read again
+    p = pymupdf_module()
+    other = tmp_path / "other.pdf"
+    with p.open(path) as src, p.open() as doc:
+        doc.insert_pdf(src, from_page=3, to_page=3)
+        doc.save(other)
+    reused = parse_pdf_range(other, 1, 1, ocr=AUTO, ocr_cache=cache)
+    assert reused.ocr_cache_hits == 1 and len(store.list("ocr-cache/")) == len(SCANNED)
+    assert reused.pages[0].blocks == first.pages[3].blocks
+    # another language is another reading
+    eng_fas = parse_pdf_range(other, 1, 1, ocr=OcrSettings(mode="auto", lang="eng+fas"),
+                              ocr_cache=cache)
+    assert eng_fas.ocr_cache_hits == 0 and len(store.list("ocr-cache/")) == len(SCANNED) + 1
+
+
+def test_ocr_in_range_tasks_gives_the_same_ir_however_split(
+    scanned: tuple[Path, dict[int, str]],
+) -> None:
+    path, _ = scanned
+    meta = pdf_meta(path)
+    whole = merge_pdf_ranges(meta, [parse_pdf_range(path, 1, meta.page_count, ocr=AUTO)])
+    singles = [parse_pdf_range(path, n, n, ocr=AUTO) for n in range(1, meta.page_count + 1)]
+    split = merge_pdf_ranges(meta, list(reversed(singles)))
+    assert split.document == whole.document
+
+
+def test_chinese_page_is_read_with_chi_sim(tmp_path: Path) -> None:
+    p = pymupdf_module()
+    text = (
+        "本文介绍如何把长篇教材切分成适合学习的单元。每个单元大约五到十二页，并且包含完整的"
+        "概念。切分只能发生在结构上安全的位置，例如章节标题之前或段落之间。系统会验证输出没有"
+        "丢失、重复或改变任何内容。"
+    ) * 2
+    born = tmp_path / "zh.pdf"
+    with p.open() as doc:
+        doc.new_page().insert_textbox(p.Rect(72, 72, 520, 400), text, fontname="china-s",
+                                      fontsize=14)
+        doc.save(born)
+    path = tmp_path / "zh-scan.pdf"
+    rasterize_pages(born, path, dpi=300)
+    result = parse_pdf_range(path, 1, 1, ocr=OcrSettings(mode="auto", lang="chi_sim"))
+    lines = [ln for b in result.pages[0].blocks for ln in b.lines]
+    # Tesseract's spaces between Chinese characters are not kept
+    assert lines and not any(re.search(r"[\u4e00-\u9fff] [\u4e00-\u9fff]", ln) for ln in lines)
+    assert result.pages[0].ocr is not None and result.pages[0].ocr.languages == "chi_sim"
+    found = "".join(lines)
+    assert difflib.SequenceMatcher(None, text, found, autojunk=False).ratio() > 0.95, found
+
+
+def test_the_cli_names_the_missing_language_package_in_one_line(tmp_path: Path) -> None:
+    pdf = textbook_pdf(tmp_path / "book.pdf", 42)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIRE_")}
+    env |= {"QUIRE_STORE_URL": str(tmp_path / "store"), "QUIRE_STATE_DIR": str(tmp_path / "st")}
+    for lang, code, says in (("eng+xyz", 2, "apt-get install tesseract-ocr-xyz"),
+                             ("ENG", 2, "Tesseract language codes joined by '+'")):
+        done = subprocess.run(
+            [sys.executable, "-m", "quire.orchestrator.cli", "run", "--input", str(pdf),
+             "--out", str(tmp_path / "out"), "--ocr-lang", lang],
+            capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == code and says in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    assert "(ocr_unavailable)" in subprocess.run(
+        [sys.executable, "-m", "quire.orchestrator.cli", "run", "--input", str(pdf),
+         "--out", str(tmp_path / "out"), "--ocr", "force", "--ocr-lang", "eng+xyz"],
+        capture_output=True, text=True, env=env, timeout=120).stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_scanned_stretches_are_cut_into_short_parse_ranges(
+    scanned: tuple[Path, dict[int, str]], tmp_path: Path
+) -> None:
+    """OCR runs inside the range tasks: pages likely to need it weigh more, so a scanned
+    book spreads over the parse workers while text pages stay in long ranges."""
+    from pipeline_utils import local_runtime
+
+    from quire.shared.config import RunSettings
+    from quire.workers import steps
+    from quire.workers.execute import submit
+
+    path, _ = scanned  # 6 pages, 2 and 4 scanned
+    rt = local_runtime(tmp_path)
+    queued = submit(rt, path, RunSettings())
+    for settings, parts in (
+        (RunSettings(range_pages=30), ["00001-00003", "00004-00006"]),  # 1+25+1 | 25+1+1
+        (RunSettings(range_pages=30, ocr="off"), ["00001-00006"]),
+        (RunSettings(range_pages=50, ocr="force"), ["00001-00002", "00003-00004",
+                                                    "00005-00006"]),
+    ):
+        s = queued.model_copy(update={"state": "parsing", "settings": settings})
+        assert steps.parts_for(rt, s) == parts, settings
