@@ -26,6 +26,7 @@ from quire.shared.ir import (
     element_id,
     make_element,
 )
+from quire.shared.text import is_cjk
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 from quire.workers.parse.pdf_extract import list_marker
@@ -47,12 +48,18 @@ _MAX_CAPTION_WORDS = 80
 
 
 def join_lines(lines: list[str]) -> str:
-    """Lines of one paragraph -> one line of text; a hyphen at a line end stays put."""
+    """Lines of one paragraph -> one line of text; a hyphen at a line end stays put.
+
+    Chinese and Japanese are set without spaces: a line ending in a CJK character (or
+    the next one opening with CJK punctuation) joins the next line directly, as the text
+    layer does inside a line (CJK then Latin: no space; Latin then CJK: a space)."""
     out = ""
     for ln in lines:
         if not out:
             out = ln
         elif out.endswith("-") and len(out) > 1 and out[-2].isalpha() and ln[:1].islower():
+            out += ln
+        elif is_cjk(out[-1]) or (is_cjk(ln[:1]) and not ln[:1].isalpha()):
             out += ln
         else:
             out += " " + ln
