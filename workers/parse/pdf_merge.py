@@ -50,22 +50,26 @@ _MAX_CAPTION_WORDS = 80
 CONTENTS = "contents"  # list kind of the entries of a contents or index page
 
 
-def join_lines(lines: list[str]) -> str:
+def join_lines(lines: list[str], *, title: bool = False) -> str:
     """Lines of one paragraph -> one line of text; a hyphen at a line end stays put.
 
     Chinese and Japanese are set without spaces: a line ending in a CJK character (or
     the next one opening with CJK punctuation) joins the next line directly, as the text
-    layer does inside a line (CJK then Latin: no space; Latin then CJK: a space)."""
+    layer does inside a line (CJK then Latin: no space; Latin then CJK: a space). The lines
+    of a `title` are parts ("第二章" over "用LATEX 排版文字") and keep a space."""
     out = ""
     for ln in lines:
-        out += ln if not out or _glued(out, ln) else " " + ln
+        out += ln if not out or _glued(out, ln, title) else " " + ln
     return out
 
 
-def _glued(before: str, after: str) -> bool:
-    """Join without a space: a word hyphenated at the line end, or CJK text."""
-    hyphenated = before.endswith("-") and before[-2:-1].isalpha() and after[:1].islower()
-    return hyphenated or is_cjk(before[-1]) or (is_cjk(after[:1]) and not after[:1].isalpha())
+def _glued(before: str, after: str, title: bool) -> bool:
+    """Join without a space: a word hyphenated at the line end, or CJK prose."""
+    if before.endswith("-") and before[-2:-1].isalpha() and after[:1].islower():
+        return True
+    if is_cjk(after[:1]) and not after[:1].isalpha():
+        return True  # CJK punctuation never follows a space
+    return not title and is_cjk(before[-1])
 
 
 @dataclass
@@ -214,7 +218,7 @@ class _Assembler:
         # element being built was the last thing on the page before
         carry = first_on_page and cur is not None and cur.page_last == page - 1
         if heading is not None:
-            text = join_lines(block.lines)
+            text = join_lines(block.lines, title=True)
             self.start(
                 _Pending(
                     "heading",
