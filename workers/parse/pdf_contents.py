@@ -5,7 +5,7 @@ printed page: "September 14, 2022" is no entry) (it starts with one in right-to-
 text extracted in visual order), usually after dot leaders ("1.1 概述 . . . . . 1",
 "۶۳ابزارهای ویژه۴"). A page is a contents page when most of its text lines are entries and
 either several have leaders or the page numbers run upwards, as they do in a contents list
-and not in an index. Its entries are one list, never headings or cut reasons; a title
+and not in an index. A page's entries are one list, never headings or cut reasons; a title
 line without a number ("第一章") belongs to the entry below it.
 """
 

@@ -2,7 +2,7 @@
 
 Order of work: check the ranges cover every page once -> drop running headers/footers and
 page numbers (neighbour comparison) -> mark contents and index pages (their entries become
-one list) -> headings (outline, else font statistics) -> walk the
+one list a page) -> headings (outline, else font statistics) -> walk the
 body blocks in page order building elements, continuing a paragraph, list or code block
 across a page break when the previous page ends inside it -> ids -> notes.
 Because this sees all pages at once and the per-page extraction never looks at other
@@ -195,17 +195,16 @@ class _Assembler:
                 return None if _SENTENCE_END.search(p.text) else p
         return None
 
-    def add_entries(self, page: int, block: PdfBlock, max_page: int, first_on_page: bool) -> None:
-        """Entry lines of a contents page: items of one contents list, which goes on over
-        the page break."""
+    def add_entries(self, page: int, block: PdfBlock, max_page: int) -> None:
+        """Entry lines of a contents page: items of the page's contents list (one list a
+        page: a long contents or index stays cuttable between its pages)."""
         items = [join_lines(lines) for lines in entry_items(block, max_page)]
         cur = self.cur
-        carry = first_on_page and cur is not None and cur.page_last == page - 1
         if (
             cur is not None
             and cur.type == "list"
             and cur.list_kind == CONTENTS
-            and (cur.page_last == page or carry)
+            and cur.page_last == page
         ):
             cur.items.extend(items)
             cur.page_last = page
@@ -434,7 +433,7 @@ def merge_pdf_ranges(source: Path | PdfMeta, results: list[PdfRangeResult]) -> P
         pb = bodies[pno]
         for i, block in enumerate(pb.blocks):
             if pb.entry(block) and i not in pb.headings:
-                asm.add_entries(pno, block, pb.contents_max_page, first_on_page=i == 0)
+                asm.add_entries(pno, block, pb.contents_max_page)
             else:
                 asm.add(pno, block, pb.headings.get(i), first_on_page=i == 0)
     built = asm.elements()

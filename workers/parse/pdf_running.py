@@ -1,9 +1,9 @@
 """Running headers, footers and page numbers: found by comparing a page with its neighbours.
 
 A block is a candidate when it is short, not set larger than the body text, and sits in
-the top or bottom band of its page (13 % of the height), or is the page's first or last
-text block within 18 % (headers set lower, as in latex-notes-zh-cn; not the last block,
-which is often a footnote).
+the top or bottom band of its page (13 % of the height), or is the page's first text block
+within 18 % (headers set lower, as in latex-notes-zh-cn; the last block gets no such
+allowance: it is often a footnote).
 It is removed from the body when it is
 - a bare page number ("12", "xiv", "Page 3", "- 7 -", "۱۲"),
 - a line starting or ending with the page's own printed number ("Chapter 1: Creating R
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -132,7 +131,7 @@ def _offsets(cands: dict[int, list[_Candidate]]) -> set[int]:
             for n in numbers:
                 if n.isdigit():
                     pages.setdefault(int(n) - pno, set()).add(pno)
-    counts = Counter({off: len(p) for off, p in pages.items()})
+    counts = {off: len(p) for off, p in pages.items()}
     top = max(counts.values(), default=0)
     return {off for off, k in counts.items() if k >= max(_MIN_OFFSET_PAGES, top / 4)}
 
