@@ -7,6 +7,7 @@ verifier, not the parser or planner, and this keeps the run to seconds.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pymupdf
@@ -70,10 +71,12 @@ def test_figure_heavy_and_restricted_pdfs_render_identically(tmp_path: Path) -> 
         assert report.checked["rendered_pages"] >= report.checked["source_pages"]
 
 
-def test_persian_titles_fall_back_to_section_names(tmp_path: Path) -> None:
+def test_persian_titles_keep_their_script_in_file_names(tmp_path: Path) -> None:
     _write_pdf_doc("lshort-persian.pdf", {"markdown"}, tmp_path)
     names = sorted(p.name for p in tmp_path.glob("*.md"))
-    assert names and all(n.split("-", 1)[1].startswith("section-") for n in names[1:])
+    slugs = [n.split("-", 1)[1].removesuffix(".md") for n in names[1:]]
+    assert slugs and not any(s.startswith("section-") for s in slugs)
+    assert all(re.search(r"[\u0600-\u06ff]", s) for s in slugs), slugs
 
 
 @pytest.mark.parametrize("name", ["python-hashlib.docx", "debian-handbook-fa-ch03-04.docx"])

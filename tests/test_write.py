@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import pymupdf
@@ -37,25 +38,37 @@ def test_slug_folds_to_ascii() -> None:
 
 
 @pytest.mark.parametrize(
-    "title",
+    ("title", "slug"),
     [
-        "مقدمه‌ای بر لاتک",
-        "فصل ۳: جدول‌ها",
-        "ﻣﻘﺪﻣﻪ",
-        "مقدمة في البرمجة",
-        "中文标题",
-        "",
-        "   ",
-        "1.2.3",
-        "— … —",
+        ("مقدمه‌ای بر لاتک", "مقدمه-ای-بر-لاتک"),  # the ZWNJ inside a word becomes "-"
+        ("فصل ۳: جدول‌ها", "فصل-۳-جدول-ها"),
+        ("ﻣﻘﺪﻣﻪ", "مقدمه"),  # presentation forms -> letters (NFKC)
+        ("مقدمة في البرمجة", "مقدمة-في-البرمجة"),
+        ("中文标题", "中文标题"),
+        ("第一章 LaTeX 的基本概念", "第一章-latex-的基本概念"),
+        ("LATEX2ε 介绍", "latex2e-介绍"),
+        ("アプティチュードの使い方", "アプティチュードの使い方"),
+        ("आधुनिक हिन्दी", "आधुनिक-हिन्दी"),  # vowel signs (marks) kept
     ],
 )
-def test_untransliterable_titles_fall_back(title: str) -> None:
+def test_other_scripts_keep_their_own_letters(title: str, slug: str) -> None:
+    assert chunk_stem(7, 20, title) == f"07-{slug}"
+
+
+@pytest.mark.parametrize("title", ["", "   ", "1.2.3", "— … —", "\u200c\u200f"])
+def test_titles_without_letters_fall_back(title: str) -> None:
     assert chunk_stem(7, 20, title) == "07-section-7"
 
 
-def test_mostly_persian_title_with_latin_word_falls_back() -> None:
-    assert chunk_stem(2, 9, "آشنایی با LaTeX و نصب آن") == "02-section-2"
+def test_mostly_persian_title_with_latin_word_keeps_both() -> None:
+    assert chunk_stem(2, 9, "آشنایی با LaTeX و نصب آن") == "02-آشنایی-با-latex-و-نصب-آن"
+
+
+def test_cjk_slug_is_cut_by_width_and_never_inside_a_letter() -> None:
+    assert slugify("中" * 40) == "中" * 30  # two columns a character, MAX_SLUG columns
+    slug = slugify("आधुनिक हिन्दी " * 10)
+    assert len(slug) <= 60 and not unicodedata.category(slug[-1]).startswith("P")
+    assert ("आधुनिक हिन्दी " * 10).replace(" ", "-").startswith(slug)
 
 
 @pytest.mark.parametrize("title", ["CON", "nul", "Aux", "com1", "LPT9", "prn"])
@@ -72,7 +85,7 @@ def test_separators_and_specials_are_removed() -> None:
     for title in ["../../etc/passwd", "C:\\Windows", "a\x00b", "x\ny"]:
         s = chunk_stem(1, 1, title)
         assert "/" not in s and "\\" not in s and ".." not in s
-        assert all(c.isascii() and (c.isalnum() or c == "-") for c in s)
+        assert all(c.isalnum() or c == "-" for c in s)
 
 
 def test_long_title_is_cut_at_a_word() -> None:
@@ -96,7 +109,7 @@ def test_stems_unique_with_repeated_and_fallback_titles() -> None:
     stems = chunk_stems(titles)
     assert len(set(stems)) == len(stems)
     assert len({s.lower() for s in stems}) == len(stems)  # case-insensitive file systems
-    assert stems[:3] == ["01-exercises", "02-exercises", "03-section-3"]
+    assert stems[:3] == ["01-exercises", "02-exercises", "03-تمرین"]
 
 
 # --- markdown ------------------------------------------------------------------------------
@@ -305,8 +318,17 @@ def test_any_title_gives_a_safe_stem(title: str, total: int) -> None:
     stem = chunk_stem(total, total, title)
     number, slug = stem.split("-", 1)
     assert number == f"{total:0{max(2, len(str(total)))}d}"
-    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", slug) and len(slug) <= 60
-    assert re.search(r"[a-z]", slug) and slug not in RESERVED
+    # letters, digits and marks of any script between single "-"; nothing a file system or
+    # an S3 key objects to (no separators, controls, invisible format characters)
+    assert re.fullmatch(r"[^\W_]+(?:-[^\W_]+)*", _without_marks(slug))
+    assert all(unicodedata.category(c)[0] in "LNM" or c == "-" for c in slug)
+    assert slug == unicodedata.normalize("NFC", slug) and slug == slug.lower()
+    assert len(slug) <= 60 and len(slug.encode()) <= 180
+    assert any(c.isalpha() for c in slug) and slug not in RESERVED
+
+
+def _without_marks(text: str) -> str:
+    return "".join(c for c in text if unicodedata.category(c)[0] != "M")
 
 
 def test_save_files_stays_inside_the_folder(tmp_path: Path) -> None:

@@ -3,14 +3,14 @@
 `build_context` is pure: IR + plan (+ the scored safe candidates) in, a JSON-serialisable
 `AnalysisContext` out. The same object feeds the LLM prompt, the heuristic analyser and the
 agent CLI (`analysis-context --chunk-id N`). Key terms are tf-idf against the whole document
-(document frequency over its elements), so they say what is particular to this chunk;
+(document frequency over its elements), so they say what is particular to this chunk; their
+words come from `terms.words` (a segmenter for Chinese, script runs for Japanese);
 `DocumentStats` holds the document-wide part, to build it once for many chunks.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,11 +20,11 @@ from pydantic import BaseModel, ConfigDict
 
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
 from quire.shared.plan import Candidate, ChunkPlan, Plan
+from quire.workers.analysis.terms import words
 from quire.workers.boundaries.candidates import plain_text, snippet
 from quire.workers.boundaries.scoring import STOP_WORDS, stem
 
 KEY_TERMS = 12
-_TERM = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
 # Words frequent in textbooks whatever their subject: never key terms.
 _EXTRA_STOP_WORDS = """
 example examples figure figures table tables section sections chapter chapters page pages
@@ -134,11 +134,7 @@ class DocumentStats:
 
 
 def _tokens(e: Element) -> list[str]:
-    return [
-        w
-        for w in (m.lower() for m in _TERM.findall(plain_text(e)))
-        if w not in STOP_WORDS and w not in _EXTRA_STOP
-    ]
+    return [w for w in words(plain_text(e)) if w not in STOP_WORDS and w not in _EXTRA_STOP]
 
 
 def _stems(e: Element) -> list[str]:

@@ -8,7 +8,9 @@
   sizeable part on both sides (a split there would leave two real study sessions).
 - Persian: never invented. The fa fields stay empty and `fa_missing_reason` says that an
   LLM backend is needed. English fields that cannot be derived (a chunk with no
-  Latin-script headings or terms) likewise stay empty with `en_missing_reason`.
+  Latin-script headings or terms, or one whose prose is in another script such as Chinese
+  or Persian, whose Latin words are only commands and names) likewise stay empty with
+  `en_missing_reason`; such a chunk keeps its own heading as its title.
 
 Output is a pure function of the context (and the other chunks' committed focuses, only to
 stay distinct from them), so the same input always gives byte-identical JSON.
@@ -17,9 +19,11 @@ stay distinct from them), so the same input always gives byte-identical JSON.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from quire.shared.analysis import ChunkAnalysis, Coherence
+from quire.shared.text import HAN, KANA, cjk_units, is_cjk
 from quire.workers.analysis.context import AnalysisContext, InternalCut
 from quire.workers.analysis.validate import (
     check_analysis,
@@ -45,6 +49,12 @@ FA_MISSING = (
 EN_MISSING = (
     "the chunk has no specific Latin-script headings or key terms to derive an English "
     "topic from; an LLM backend is needed for topic_en and study_focus_en"
+)
+
+EN_OTHER_SCRIPT = (
+    "the chunk is written in a script other than Latin (its Latin words are commands, "
+    "code and names, not its subject); the heuristic backend does not translate, so an "
+    "LLM backend is needed for topic_en and study_focus_en"
 )
 
 FOCUS_MISSING = (
@@ -77,6 +87,11 @@ _TYPE_NOUNS = {
 }
 
 
+_FENCED = re.compile(r"^```.*?^```", re.S | re.M)
+_LETTERS = re.compile(r"[^\W\d_]+")
+_CJK_LETTERS = re.compile(f"[{HAN}{KANA}]")
+
+
 def clean_heading(text: str) -> str:
     """A heading as a title: one line, section numbering and trailing punctuation removed."""
     text = " ".join(text.replace("*", "").replace("`", "").split())
@@ -85,9 +100,36 @@ def clean_heading(text: str) -> str:
 
 
 def _latin(text: str) -> bool:
-    """Usable in an English field: Latin script, and nothing at all in Arabic script (a
-    mixed heading such as "\\strut و rule ۷ . ۶" is not English)."""
-    return bool(text) and english_problem(text) is None and not any(is_arabic(c) for c in text)
+    """Usable in an English field: Latin script, and nothing at all in Arabic script or
+    CJK (a mixed heading such as "\\strut و rule ۷ . ۶" or "mbox 和fbox" is not English)."""
+    return (
+        bool(text)
+        and english_problem(text) is None
+        and not any(is_arabic(c) or is_cjk(c) for c in text)
+    )
+
+
+def latin_chunk(context: AnalysisContext) -> bool:
+    """Is the chunk written in Latin script: its prose mostly Latin words and its
+    headings too? A Chinese or Persian chunk is not, however many LaTeX commands its
+    examples name; it keeps its own heading as its title, not one made of those words."""
+    titled = [clean_heading(h.text) for h in context.headings]
+    titled = [t for t in titled if any(c.isalpha() for c in t)]
+    latin_titles = sum(1 for t in titled if _latin(t))
+    return latin_titles * 2 >= len(titled) and latin_prose(context.content)
+
+
+def latin_prose(content: str) -> bool:
+    """Are the words of `content` (code blocks left out) mostly Latin-script ones? CJK
+    characters count at their word rates."""
+    prose = _FENCED.sub(" ", content)
+    latin = other = 0.0
+    for run in _LETTERS.findall(_CJK_LETTERS.sub(" ", prose)):
+        if unicodedata.name(run[0], "").startswith(("LATIN", "GREEK")):
+            latin += 1
+        else:
+            other += 1
+    return latin >= other + cjk_units(prose)
 
 
 def _generic_heading(title: str) -> bool:
@@ -270,7 +312,9 @@ def heuristic_analysis(
     if topic and generic_problem(topic, "topic", "en"):
         topic = ""
     en_missing = None
-    if not topic:
+    if not latin_chunk(context):
+        topic, focus, en_missing = "", "", EN_OTHER_SCRIPT
+    elif not topic:
         focus, en_missing = "", EN_MISSING  # nothing to anchor a focus: say so instead
     elif not focus or repeats_topic(focus, topic) or generic_problem(focus, "focus", "en"):
         focus, en_missing = "", FOCUS_MISSING

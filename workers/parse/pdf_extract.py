@@ -88,6 +88,7 @@ class _Row:
     mono: bool
     rtl: bool
     horizontal: bool
+    space_around: tuple[bool, bool] = (False, False)  # the raw text began / ended with one
 
     @property
     def h(self) -> float:
@@ -157,7 +158,8 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[_Row], int]:
                 sz = round(span["size"] * 2) / 2
                 sizes[sz] = sizes.get(sz, 0) + k
                 n += k
-            text = "".join(parts).strip()
+            raw = "".join(parts)
+            text = raw.strip()
             if n == 0 or not text:
                 continue
             if _COMPAT.search(text):
@@ -178,41 +180,54 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[_Row], int]:
                     mono=mono_n * 10 >= n * 8,
                     rtl=rtl_n * 2 > len(_LETTER.findall(text)) > 0,
                     horizontal=abs(dy) < 1e-3 and dx > 0,
+                    space_around=(raw[:1].isspace(), raw[-1:].isspace()),
                 )
             )
     return rows, presentation
 
 
 def _same_row(prev: _Row, ln: _Row) -> bool:
-    return (
-        prev.horizontal
-        and ln.horizontal
-        and abs(ln.y1 - prev.y1) <= 0.3 * min(ln.h, prev.h)
-        and ln.x0 >= prev.x1 - 1
-    )
+    """Is `ln` the next piece of the row `prev` reads along: to its right, or, in
+    right-to-left text, just to its left (a Latin run inside a Persian line, "Chapter 2.
+    Presentation مقدمة", comes as a separate MuPDF line placed left of or before it)?"""
+    if not (prev.horizontal and ln.horizontal):
+        return False
+    if abs(ln.y1 - prev.y1) > 0.3 * min(ln.h, prev.h):
+        return False
+    return ln.x0 >= prev.x1 - 1 or _leftward(prev, ln)
+
+
+def _leftward(prev: _Row, ln: _Row) -> bool:
+    """`ln` continues right-to-left text to the left of `prev`, within a word space or so
+    (a wider gap is another column)."""
+    return (prev.rtl or ln.rtl) and -1 <= prev.x0 - ln.x1 <= max(prev.size, ln.size)
 
 
 def _join(prev: _Row, ln: _Row) -> _Row:
-    """Join two MuPDF lines on the same baseline (MuPDF splits lines at wide gaps)."""
-    gap = ln.x0 - prev.x1
+    """Join two MuPDF lines on the same row (MuPDF splits lines at wide gaps and at changes
+    of direction); the text keeps reading order, so a leftward piece follows."""
+    leftward = _leftward(prev, ln) and ln.x0 < prev.x1 - 1
+    gap = prev.x0 - ln.x1 if leftward else ln.x0 - prev.x1
     if prev.mono and ln.mono:
         cw = (prev.x1 - prev.x0) / max(1, len(prev.text))
         sep = " " * max(1, round(gap / cw)) if cw > 0 else " "
     else:
-        sep = "" if gap < 0.1 * prev.size else " "
+        spaced = prev.space_around[1] or ln.space_around[0]
+        sep = " " if spaced or gap >= 0.1 * prev.size else ""
     longer = prev if len(prev.text) >= len(ln.text) else ln
     weight = len(prev.text) + len(ln.text)
     return _Row(
         text=prev.text + sep + ln.text,
-        x0=prev.x0,
+        x0=min(prev.x0, ln.x0),
         y0=min(prev.y0, ln.y0),
-        x1=ln.x1,
+        x1=max(prev.x1, ln.x1),
         y1=max(prev.y1, ln.y1),
         size=longer.size,
         bold=(prev.bold * len(prev.text) + ln.bold * len(ln.text)) * 2 > weight,
         mono=prev.mono and ln.mono,
-        rtl=longer.rtl,
+        rtl=leftward or longer.rtl,
         horizontal=True,
+        space_around=(prev.space_around[0], ln.space_around[1]),
     )
 
 

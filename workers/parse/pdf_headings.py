@@ -8,6 +8,8 @@ nearest below the entry's target point wins. When the text layer is garbled (no 
 all), the short bold/large block right below the target point is taken instead. A heading
 that shares a block with following body lines is split off. Level = outline level (max 6).
 
+Entry lines of contents and index pages (pdf_contents) are never headings.
+
 Without an outline, a block is a heading when it is short and set larger than the body size
 (the most common size, weighted by characters, over the whole document) or bold on a line
 of its own; levels rank the distinct (size, bold) styles, largest first.
@@ -21,6 +23,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from quire.shared.ir import OutlineEntry
+from quire.workers.parse.pdf_contents import is_entry_block
 from quire.workers.parse.pdf_extract import list_marker
 from quire.workers.parse.pdf_types import PdfBlock
 
@@ -44,6 +47,12 @@ class PageBody:
     page: int
     blocks: list[PdfBlock]
     headings: dict[int, Heading] = field(default_factory=dict)
+    # on a contents (or index) page, the highest page number an entry may name; 0 = not one
+    contents_max_page: int = 0
+
+    def entry(self, block: PdfBlock) -> bool:
+        """An entry block of a contents page (never a heading)."""
+        return self.contents_max_page > 0 and is_entry_block(block, self.contents_max_page)
 
 
 _NON_ALNUM = re.compile(r"[\W_]+")
@@ -175,7 +184,7 @@ def match_outline(
         # rank: (match class, -distance to the target point): exact > strong > fuzzy > run-in
         best: tuple[int, float, int, str, int] | None = None
         for i, b in enumerate(pb.blocks):
-            if b.kind != "text" or i in pb.headings:
+            if b.kind != "text" or i in pb.headings or pb.entry(b):
                 continue
             dist = 0.0
             if y is not None:  # headings sit just below their target point
@@ -229,6 +238,7 @@ def _below_target(pb: PageBody, y: float, body: float) -> int | None:
         for i, b in enumerate(pb.blocks)
         if b.kind == "text"
         and i not in pb.headings
+        and not pb.entry(b)
         and y - 5 <= b.bbox[1] <= y + 160
         and len(b.lines) <= 2
         and len(" ".join(b.lines).split()) <= 20
@@ -270,11 +280,11 @@ def font_headings(bodies: list[PageBody], body: float) -> None:
     styles: set[tuple[float, bool]] = set()
     for pb in bodies:
         for b in pb.blocks:
-            if _font_candidate(b, body):
+            if _font_candidate(b, body) and not pb.entry(b):
                 styles.add((b.size, b.bold))
     ranked = sorted(styles, key=lambda s: (-s[0], not s[1]))
     levels = {s: min(i + 1, 6) for i, s in enumerate(ranked)}
     for pb in bodies:
         for i, b in enumerate(pb.blocks):
-            if i not in pb.headings and _font_candidate(b, body):
+            if i not in pb.headings and _font_candidate(b, body) and not pb.entry(b):
                 pb.headings[i] = Heading(levels[(b.size, b.bold)], "font")

@@ -1,7 +1,8 @@
 """Merge page-range results into one IR `Document`: every cross-page decision lives here.
 
 Order of work: check the ranges cover every page once -> drop running headers/footers and
-page numbers (neighbour comparison) -> headings (outline, else font statistics) -> walk the
+page numbers (neighbour comparison) -> mark contents and index pages (their entries become
+one list a page) -> headings (outline, else font statistics) -> walk the
 body blocks in page order building elements, continuing a paragraph, list or code block
 across a page break when the previous page ends inside it -> ids -> notes.
 Because this sees all pages at once and the per-page extraction never looks at other
@@ -27,8 +28,10 @@ from quire.shared.ir import (
     element_id,
     make_element,
 )
+from quire.shared.text import is_cjk
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
+from quire.workers.parse.pdf_contents import entry_items, is_contents_page, merge_titles
 from quire.workers.parse.pdf_extract import list_marker
 from quire.workers.parse.pdf_headings import (
     CAPTION,
@@ -46,19 +49,29 @@ _SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
 _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
 _MAX_CAPTION_WORDS = 80
 LOW_OCR_CONFIDENCE = 70.0
+CONTENTS = "contents"  # list kind of the entries of a contents or index page
 
 
-def join_lines(lines: list[str]) -> str:
-    """Lines of one paragraph -> one line of text; a hyphen at a line end stays put."""
+def join_lines(lines: list[str], *, title: bool = False) -> str:
+    """Lines of one paragraph -> one line of text; a hyphen at a line end stays put.
+
+    Chinese and Japanese are set without spaces: a line ending in a CJK character (or
+    the next one opening with CJK punctuation) joins the next line directly, as the text
+    layer does inside a line (CJK then Latin: no space; Latin then CJK: a space). The lines
+    of a `title` are parts ("第二章" over "用LATEX 排版文字") and keep a space."""
     out = ""
     for ln in lines:
-        if not out:
-            out = ln
-        elif out.endswith("-") and len(out) > 1 and out[-2].isalpha() and ln[:1].islower():
-            out += ln
-        else:
-            out += " " + ln
+        out += ln if not out or _glued(out, ln, title) else " " + ln
     return out
+
+
+def _glued(before: str, after: str, title: bool) -> bool:
+    """Join without a space: a word hyphenated at the line end, or CJK prose."""
+    if before.endswith("-") and before[-2:-1].isalpha() and after[:1].islower():
+        return True
+    if is_cjk(after[:1]) and not after[:1].isalpha():
+        return True  # CJK punctuation never follows a space
+    return not title and is_cjk(before[-1])
 
 
 @dataclass
@@ -164,6 +177,7 @@ class _Assembler:
             if (
                 p.type == "list"
                 and len(p.items) == 1
+                and p.list_kind != CONTENTS
                 and not (p.list_kind.startswith("bullet:") and p.list_kind[-1] in _STRONG)
             ):
                 # a lone "1." or "-" line is more likely prose than a one-item list
@@ -183,13 +197,29 @@ class _Assembler:
                 return None if _SENTENCE_END.search(p.text) else p
         return None
 
+    def add_entries(self, page: int, block: PdfBlock, max_page: int) -> None:
+        """Entry lines of a contents page: items of the page's contents list (one list a
+        page: a long contents or index stays cuttable between its pages)."""
+        items = [join_lines(lines) for lines in entry_items(block, max_page)]
+        cur = self.cur
+        if (
+            cur is not None
+            and cur.type == "list"
+            and cur.list_kind == CONTENTS
+            and cur.page_last == page
+        ):
+            cur.items.extend(items)
+            cur.page_last = page
+            return
+        self.start(_Pending("list", page, page, items=items, list_kind=CONTENTS, rtl=block.rtl))
+
     def add(self, page: int, block: PdfBlock, heading: Heading | None, first_on_page: bool) -> None:
         cur = self.cur
         # continues from the previous page: this is the page's first body block and the
         # element being built was the last thing on the page before
         carry = first_on_page and cur is not None and cur.page_last == page - 1
         if heading is not None:
-            text = join_lines(block.lines)
+            text = join_lines(block.lines, title=True)
             self.start(
                 _Pending(
                     "heading",
@@ -388,6 +418,13 @@ def _notes(meta: PdfMeta, pages: list[PdfPage], unmatched: list[int]) -> list[Pa
     return notes
 
 
+def _page_body(page: PdfPage, drop: set[tuple[int, int]], max_page: int) -> PageBody:
+    blocks = body_blocks(page, drop)
+    if is_contents_page(blocks, max_page):
+        return PageBody(page.page, merge_titles(blocks, max_page), contents_max_page=max_page)
+    return PageBody(page.page, blocks)
+
+
 def merge_pdf_ranges(
     source: Path | PdfMeta, results: list[PdfRangeResult], *, strict: bool = False
 ) -> ParsedDocument:
@@ -406,7 +443,9 @@ def merge_pdf_ranges(
 
     size = body_size([PageBody(p.page, p.blocks) for p in pages])
     drop, removed = find_running_text(pages, size)
-    bodies = {p.page: PageBody(p.page, body_blocks(p, drop)) for p in pages if not p.skipped}
+    # printed page numbers run past the physical count by the front matter at most
+    max_page = 2 * meta.page_count + 20
+    bodies = {p.page: _page_body(p, drop, max_page) for p in pages if not p.skipped}
     unmatched: list[int] = []
     usable_outline = any(e.page for e in meta.outline)
     if usable_outline:
@@ -418,7 +457,10 @@ def merge_pdf_ranges(
     for pno in sorted(bodies):
         pb = bodies[pno]
         for i, block in enumerate(pb.blocks):
-            asm.add(pno, block, pb.headings.get(i), first_on_page=i == 0)
+            if pb.entry(block) and i not in pb.headings:
+                asm.add_entries(pno, block, pb.contents_max_page)
+            else:
+                asm.add(pno, block, pb.headings.get(i), first_on_page=i == 0)
     built = asm.elements()
 
     skipped = [

@@ -1,27 +1,36 @@
 """Running headers, footers and page numbers: found by comparing a page with its neighbours.
 
-A block is a candidate when it sits in the top or bottom band of its page, is short and
-is not set larger than the body text.
+A block is a candidate when it is short, not set larger than the body text, and sits in
+the top or bottom band of its page (13 % of the height), or is the page's first text block
+within 18 % (headers set lower, as in latex-notes-zh-cn; the last block gets no such
+allowance: it is often a footnote).
 It is removed from the body when it is
-- a bare page number ("12", "xiv", "Page 3", "- 7 -"),
-- a line starting or ending with the page's own printed number (its PDF page label or
-  physical number) ("Chapter 1: Creating R packages 14", "804 WWWusage"), or
+- a bare page number ("12", "xiv", "Page 3", "- 7 -", "۱۲"),
+- a line starting or ending with the page's own printed number ("Chapter 1: Creating R
+  packages 14", "804 WWWusage", "۷ساختار فایل"): its PDF page label, its physical number,
+  or the physical number plus an offset that many pages' header numbers share (books
+  without page labels number their pages from the first chapter), in any script's digits,
+  or
 - the same text (digits ignored) at about the same height on a page within two pages
   (p±1 for one-sided layouts, p±2 for alternating left/right headers).
+So a line that repeats with a changing number is running text in any script or direction.
 Runs in the merge step over all pages, so it does not depend on how pages were split.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, field
 from typing import Literal
 
 from quire.shared.ir import RemovedText
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage
 
 _BAND = 0.13  # top/bottom share of the page height where running text lives
+_OUTER_BAND = 0.18  # ... for the page's first or last text block
 _MAX_CHARS = 160
+_MIN_OFFSET_PAGES = 3  # pages that must agree on a printed-number offset
 _PAGE_NUMBER = re.compile(
     r"^[\W_]*(?:page\s+)?(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:of|/)\s*\d{1,5})?[\W_]*$",
     re.IGNORECASE,
@@ -29,6 +38,9 @@ _PAGE_NUMBER = re.compile(
 _DIGITS = re.compile(r"\d+")
 _ROMAN_TOKEN = re.compile(r"\b[ivxlcdm]{1,8}\b")
 _TOKEN = re.compile(r"[^\s]+")
+_TRIM = ".,:;()[]-–—|"
+# A number glued to right-to-left letters (visual-order extraction drops the space).
+_RTL_LETTER = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 
 Zone = Literal["header", "footer"]
 
@@ -41,6 +53,7 @@ class _Candidate:
     text: str
     key: str
     y0: float
+    edges: list[str] = field(default_factory=list)  # numbers opening / closing the line
 
 
 def _key(text: str) -> str:
@@ -49,32 +62,87 @@ def _key(text: str) -> str:
     return " ".join(t.split())
 
 
+def ascii_digits(text: str) -> str:
+    """Digits of any script ("۱۲", "١٢", "１２") as ASCII digits."""
+    return "".join(str(unicodedata.digit(c)) if c.isdigit() else c for c in text)
+
+
+def edge_numbers(text: str) -> list[str]:
+    """The first and last words of a line of two or more words, digits as ASCII: a page
+    number there marks running text. Digits glued to right-to-left letters count on
+    their own (visual-order extraction loses the space: "۷ساختار")."""
+    tokens = [t for t in (t.strip(_TRIM) for t in _TOKEN.findall(text)) if t]
+    if len(tokens) < 2:
+        return []
+    return [_edge(tokens[0], at_start=True), _edge(tokens[-1], at_start=False)]
+
+
+def _edge(token: str, *, at_start: bool) -> str:
+    m = re.match(r"\d+", token) if at_start else re.search(r"\d+$", token)
+    if m and m.group() != token:
+        neighbour = token[m.end()] if at_start else token[m.start() - 1]
+        if _RTL_LETTER.match(neighbour):
+            token = m.group()
+    return ascii_digits(token).casefold()
+
+
+def _zone(page: PdfPage, i: int, b: PdfBlock, first: int) -> Zone | None:
+    h = page.height
+    if b.bbox[3] <= h * _BAND or (i == first and b.bbox[3] <= h * _OUTER_BAND):
+        return "header"
+    if b.bbox[1] >= h * (1 - _BAND):
+        return "footer"  # (no outer band: the last block is often a footnote)
+    return None
+
+
 def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
     out: list[_Candidate] = []
-    top, bottom = page.height * _BAND, page.height * (1 - _BAND)
-    for i, b in enumerate(page.blocks):
+    text_blocks = [i for i, b in enumerate(page.blocks) if b.kind == "text"]
+    if not text_blocks:
+        return out
+    first = min(text_blocks, key=lambda i: page.blocks[i].bbox[1])
+    for i in text_blocks:
+        b = page.blocks[i]
         # running text is set at or below the body size; larger text is a title
-        if b.kind != "text" or len(b.lines) > 2 or b.size > body_size * 1.15:
+        if len(b.lines) > 2 or b.size > body_size * 1.15:
             continue
         text = " ".join(b.lines)
         if len(text) > _MAX_CHARS:
             continue
-        zone: Zone | None = (
-            "header" if b.bbox[3] <= top else ("footer" if b.bbox[1] >= bottom else None)
-        )
+        zone = _zone(page, i, b, first)
         if zone is not None:
-            out.append(_Candidate(page.page, i, zone, text, _key(text), b.bbox[1]))
+            out.append(
+                _Candidate(page.page, i, zone, text, _key(text), b.bbox[1], edge_numbers(text))
+            )
     return out
 
 
-def _carries_page_number(c: _Candidate, page: PdfPage) -> bool:
+def _offsets(cands: dict[int, list[_Candidate]]) -> set[int]:
+    """Printed number - physical page, read from bare page numbers and header lines,
+    where at least _MIN_OFFSET_PAGES pages and a quarter as many as for the commonest
+    offset agree (footnote numbers also grow page by page, but rarely for long)."""
+    pages: dict[int, set[int]] = {}
+    for pno, found in cands.items():
+        for c in found:
+            if _PAGE_NUMBER.match(ascii_digits(c.text)):
+                numbers = [ascii_digits(c.text).strip(" -–—.|()[]")]
+            else:
+                numbers = c.edges if c.zone == "header" else []
+            for n in numbers:
+                if n.isdigit():
+                    pages.setdefault(int(n) - pno, set()).add(pno)
+    counts = {off: len(p) for off, p in pages.items()}
+    top = max(counts.values(), default=0)
+    return {off for off, k in counts.items() if k >= max(_MIN_OFFSET_PAGES, top / 4)}
+
+
+def _carries_page_number(c: _Candidate, page: PdfPage, offsets: set[int]) -> bool:
     """The page's number as the first or last word ("14", "804 WWWusage"); a number in
     the middle ("Chapter 2. The Filesystem" on page 2) is not enough."""
-    tokens = [t.strip(".,:;()[]-–—|") for t in _TOKEN.findall(c.text)]
-    numbers = {str(page.page)}
+    numbers = {str(page.page), *(str(page.page + off) for off in offsets)}
     if page.label:
-        numbers.add(page.label)
-    return len(tokens) > 1 and (tokens[0] in numbers or tokens[-1] in numbers)
+        numbers.add(ascii_digits(page.label).casefold())
+    return any(n in numbers for n in c.edges)
 
 
 def find_running_text(
@@ -83,15 +151,16 @@ def find_running_text(
     """(page, block index) pairs to drop from the body, and what was dropped."""
     by_page = {p.page: p for p in pages}
     cands = {p.page: _candidates(p, body_size) for p in pages if p.skipped is None}
+    offsets = _offsets(cands)
     drop: set[tuple[int, int]] = set()
     removed: list[RemovedText] = []
     for pno in sorted(cands):
         page = by_page[pno]
         for c in cands[pno]:
             kind: Literal["header", "footer", "page_number"] | None = None
-            if _PAGE_NUMBER.match(c.text):
+            if _PAGE_NUMBER.match(ascii_digits(c.text)):
                 kind = "page_number"
-            elif _carries_page_number(c, page) or _repeated(c, cands):
+            elif _carries_page_number(c, page, offsets) or _repeated(c, cands):
                 kind = c.zone
             if kind is not None:
                 drop.add((pno, c.index))

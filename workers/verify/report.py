@@ -42,7 +42,7 @@ from quire.workers.verify.render import (
 )
 
 REPORT_NAME = "verification-report.json"
-_CHUNK_FILE = re.compile(r"\d{2,}-[a-z0-9-]+\.(md|pdf)")
+_CHUNK_FILE = re.compile(r"\d{2,}-[^\s./\\]+\.(md|pdf)")  # slugs in any script
 
 
 def _load(out_dir: Path) -> tuple[Document, Manifest, Plan | None]:

@@ -1,8 +1,12 @@
-"""Chunk file names: `NN-semantic-slug`, safe on every file system.
+"""Chunk file names: `NN-semantic-slug`, safe on every file system and as an S3 key.
 
 The number prefix makes names unique within a document (and keeps them sorted); the slug is
-the chunk title folded to ASCII. Titles whose transliteration says nothing to a reader
-(Persian, Arabic, Hebrew, CJK, ...) fall back to `section-N`.
+the chunk title in its own script: Latin, Greek and Cyrillic letters folded to ASCII
+(Unidecode: "Основы" -> "osnovy"), every other script kept as written ("第一章-简介",
+"مقدمه-نصب"), lower case, NFC, words joined by "-". File systems and S3 keys take any
+UTF-8; only separators, punctuation, controls and invisible format characters (a ZWNJ
+becomes "-") are left out. A slug holds at most MAX_SLUG columns (a CJK character takes
+two) and MAX_SLUG_BYTES bytes. A title with no letter left falls back to `section-N`.
 """
 
 from __future__ import annotations
@@ -12,10 +16,11 @@ import unicodedata
 
 from unidecode import unidecode
 
-MAX_SLUG = 60
+MAX_SLUG = 60  # columns
+MAX_SLUG_BYTES = 180  # UTF-8; file names stay under 255 bytes with prefix and extension
 
-# Scripts whose Unidecode transliteration a reader can still recognise.
-_READABLE_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC")
+# Scripts folded to ASCII: their transliteration reads naturally.
+_FOLDED_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC")
 
 # Windows device names, reserved with or without an extension.
 RESERVED = frozenset(
@@ -25,6 +30,7 @@ RESERVED = frozenset(
 )
 
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
+_SEPARATORS = re.compile(r"-+")
 
 
 def number_width(total: int) -> int:
@@ -32,26 +38,55 @@ def number_width(total: int) -> int:
     return max(2, len(str(max(total, 1))))
 
 
-def _readable(title: str) -> bool:
-    letters = [c for c in title if c.isalpha()]
-    if not letters:
-        return False
-    readable = sum(1 for c in letters if unicodedata.name(c, "").startswith(_READABLE_SCRIPTS))
-    return readable * 2 >= len(letters)
+def _slug_char(c: str) -> str:
+    """`c` as slug text: folded to ASCII for Latin/Greek/Cyrillic, kept for letters, digits
+    and marks of other scripts, "-" for anything else."""
+    category = unicodedata.category(c)
+    if c.isascii():
+        return c.lower() if c.isalnum() else "-"
+    if category[0] not in "LNM":
+        return "-"
+    if unicodedata.name(c, "").startswith(_FOLDED_SCRIPTS):
+        return _NON_SLUG.sub("-", unidecode(c).lower())
+    return c.lower()
+
+
+def _width(c: str) -> int:
+    return 2 if unicodedata.east_asian_width(c) in "WF" else 1
+
+
+def _cut(slug: str, max_cols: int) -> str:
+    """At most `max_cols` columns and MAX_SLUG_BYTES bytes, cut at a "-" when one is in the
+    second half, and never inside a letter and its marks."""
+    end = cols = size = 0
+    for c in slug:
+        cols += _width(c)
+        size += len(c.encode())
+        if cols > max_cols or size > MAX_SLUG_BYTES:
+            break
+        end += 1
+    if end == len(slug):
+        return slug
+    while 0 < end < len(slug) and unicodedata.category(slug[end])[0] == "M":
+        end -= 1  # the cut falls between a letter and its marks: drop the letter too
+    cut = slug[:end]
+    if "-" in cut[len(cut) // 2 :] and slug[end] != "-":
+        cut = cut.rsplit("-", 1)[0]
+    return cut.strip("-")
 
 
 def slugify(title: str, max_len: int = MAX_SLUG) -> str:
-    """ASCII slug of `title` ([a-z0-9-], at most `max_len`), or "" if nothing useful is left."""
-    if not _readable(title):
-        return ""
-    folded = unidecode(unicodedata.normalize("NFKC", title)).lower()
-    slug = _NON_SLUG.sub("-", folded).strip("-")
-    if len(slug) > max_len:
-        cut = slug[: max_len + 1]
-        # cut at a word boundary when one is reasonably close to the limit
-        slug = cut.rsplit("-", 1)[0] if "-" in cut[max_len // 2 :] else slug[:max_len]
-        slug = slug.strip("-")
-    if not re.search(r"[a-z]", slug) or slug in RESERVED:
+    """The slug of `title` (letters and digits of any script and "-", at most `max_len`
+    columns), or "" if nothing useful is left."""
+    slug = ""
+    for c in unicodedata.normalize("NFKC", title):
+        part = _slug_char(c)
+        if unicodedata.category(part[:1] or "-")[0] == "M" and slug[-1:] in ("", "-"):
+            continue  # a mark with no letter to sit on
+        slug += part
+    slug = unicodedata.normalize("NFC", _SEPARATORS.sub("-", slug).strip("-"))
+    slug = _cut(slug, max_len)
+    if not any(c.isalpha() for c in slug) or slug in RESERVED:
         return ""
     return slug
 
