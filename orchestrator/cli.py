@@ -19,6 +19,7 @@ from rich.table import Table
 from quire.orchestrator.service import resolve_doc
 from quire.shared.config import RunSettings, run_settings
 from quire.shared.errors import NotInstalledError, QuireError, SettingsError
+from quire.shared.settings import load_settings
 
 err = Console(stderr=True, soft_wrap=True)
 out = Console()
@@ -56,11 +57,14 @@ force_option = click.option(
 @click.option("-v", "--verbose", is_flag=True, help="Log progress to stderr.")
 def main(verbose: bool) -> None:
     """Quire: cut long textbooks into verified study-sized sessions."""
-    from quire.shared.config import log_format
     from quire.shared.logs import configure_logging
 
-    configure_logging(logging.INFO if verbose else logging.WARNING,
-                      log_format())
+    try:  # every QUIRE_* setting is checked once, here, before any command runs
+        settings = load_settings()
+    except SettingsError as exc:
+        err.print(f"[red]quire: error ({exc.code}):[/red] {exc}", highlight=False)
+        sys.exit(2)
+    configure_logging(logging.INFO if verbose else logging.WARNING, settings.log_format)
 
 
 def check_ocr(settings: RunSettings, asked: bool) -> None:
@@ -150,11 +154,11 @@ def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None
     from quire.shared.ir import describe_textless
     from quire.workers.runtime import Runtime
 
-    rt = Runtime.from_env()
     settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages,
                             ocr, ocr_lang, strict)
     check_ocr(settings, bool(ocr or ocr_lang))
     settings.decider = decider  # type: ignore[assignment]
+    rt = Runtime.from_env()
     password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
     try:
         with watch(err) as show:
@@ -261,7 +265,7 @@ def rag(out_dir: Path, max_chars: int, algorithm: str, enrich: bool, backend: st
     """Write verified retrieval chunks (DIR/rag-chunks.jsonl) from DIR's IR and sessions."""
     from quire.workers.rag.cli_support import build_rag
 
-    name = (backend or os.environ.get("QUIRE_REVIEW_BACKEND") or "heuristic") if enrich else None
+    name = (backend or load_settings().review_backend) if enrich else None
     build = build_rag(out_dir, max_chars=max_chars, algorithm=algorithm,  # type: ignore[arg-type]
                       enrich_backend=name, cache_dir=cache_dir)
     for f in build.failures[:20]:
@@ -340,6 +344,25 @@ def export(ident: str, out_dir: Path, force: bool) -> None:
     err.print(f"exported to {out_dir}; verification "
               f"{'passed' if report.passed else 'FAILED'}", highlight=False)
     sys.exit(0 if report.passed else 1)
+
+
+@main.command("config")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def config_cmd(as_json: bool) -> None:
+    """The effective settings (QUIRE_* variables and defaults), secrets redacted."""
+    from quire.shared.settings import env_name
+
+    settings = load_settings()
+    values = settings.model_dump(mode="json")  # SecretStr values come out as '**********'
+    rows = [(env_name(f), values[f], "environment" if f in settings.model_fields_set
+             else "default") for f in type(settings).model_fields]
+    if as_json:
+        _emit({name: value for name, value, _ in rows})
+        return
+    table = Table("setting", "value", "from")
+    for name, value, source in rows:
+        table.add_row(name, "" if value is None else str(value), source)
+    out.print(table)
 
 
 # --- the agent loop (JSON on stdout) -------------------------------------------------------
@@ -556,12 +579,10 @@ def flower(flower_args: tuple[str, ...]) -> None:
 
 def limit_options(fn: F) -> F:
     for opt in reversed([
-        click.option("--max-file-bytes", type=int, envvar="QUIRE_MAX_FILE_BYTES",
-                     default=RunSettings().max_file_bytes, show_default=True,
-                     help="Refuse larger files [env QUIRE_MAX_FILE_BYTES]."),
-        click.option("--max-doc-pages", type=int, envvar="QUIRE_MAX_DOC_PAGES",
-                     default=RunSettings().max_pages, show_default=True,
-                     help="Refuse documents with more pages [env QUIRE_MAX_DOC_PAGES]."),
+        click.option("--max-file-bytes", type=int, default=None,
+                     help="Refuse larger files [env QUIRE_MAX_FILE_BYTES; 500000000]."),
+        click.option("--max-doc-pages", type=int, default=None,
+                     help="Refuse documents with more pages [env QUIRE_MAX_DOC_PAGES; 10000]."),
     ]):
         fn = opt(fn)
     return fn
@@ -599,13 +620,13 @@ def batch(sources: tuple[str, ...], out_dir: Path | None, detach: bool,
     from quire.workers.llm import check_installed
     from quire.workers.runtime import Runtime
 
-    rt = Runtime.from_env()
     settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages,
-                            ocr, ocr_lang, strict)
+                            ocr, ocr_lang, strict, max_file_bytes=max_file_bytes,
+                            max_doc_pages=max_doc_pages)
     check_ocr(settings, bool(ocr or ocr_lang))
     passwords = Passwords.load(password_file, password_map)
-    settings.max_file_bytes, settings.max_pages = max_file_bytes, max_doc_pages
     check_installed(settings.backend)
+    rt = Runtime.from_env()
     items, skipped = expand_sources(sources)
     if not items:
         raise QuireError("no documents found in " + " ".join(sources))
@@ -691,16 +712,20 @@ def trigger_webhook(bucket: str | None, prefix: str | None, output_prefix: str |
 
 @trigger.command("sqs")
 @trigger_options
-@click.option("--queue-url", envvar="QUIRE_SQS_QUEUE_URL", required=True,
+@click.option("--queue-url", default=None,
               help="[env QUIRE_SQS_QUEUE_URL; endpoint QUIRE_SQS_ENDPOINT_URL]")
 @click.option("--once", is_flag=True, help="One long poll, then exit.")
 @clean_errors
 def trigger_sqs(bucket: str | None, prefix: str | None, output_prefix: str | None,
-                processes: int, password_map: Path | None, queue_url: str, once: bool) -> None:
+                processes: int, password_map: Path | None, queue_url: str | None,
+                once: bool) -> None:
     """Long-poll an SQS queue that receives the bucket's event notifications."""
     from quire.orchestrator.sqs_poller import SqsPoller
     from quire.orchestrator.triggers import build_service
 
+    queue_url = queue_url or load_settings().sqs_queue_url
+    if not queue_url:
+        raise SettingsError("no SQS queue: pass --queue-url or set QUIRE_SQS_QUEUE_URL")
     poller = SqsPoller(build_service(bucket=bucket, prefix=prefix, output_prefix=output_prefix,
                                      processes=processes, password_map=password_map), queue_url)
     if once:

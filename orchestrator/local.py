@@ -13,9 +13,10 @@ import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-from quire.shared.config import Environment, log_format
+from quire.shared.config import Environment
 from quire.shared.engine import TaskMessage
-from quire.shared.logs import LogFormat, configure_logging
+from quire.shared.logs import configure_logging
+from quire.shared.settings import LogFormat, load_settings
 from quire.workers.execute import advance_document, run_part
 from quire.workers.runtime import Runtime
 
@@ -61,7 +62,8 @@ def run_documents(rt: Runtime, doc_ids: list[str], *, processes: int = 1,
     gc.collect()  # see BASELINES.md: never let a child free ONNX sessions it inherited
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(processes, mp_context=ctx, initializer=_init,
-                             initargs=(rt.env, logging.getLogger().level, log_format())
+                             initargs=(rt.env, logging.getLogger().level,
+                                       load_settings().log_format)
                              ) as pool:
         _drive(rt, doc_ids, lambda msg: pool.submit(_run, msg), on_done)
 

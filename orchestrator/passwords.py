@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
-from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
 from quire.shared.errors import QuireError
+from quire.shared.settings import Settings, load_settings
 
 
 class PasswordFileError(QuireError):
@@ -50,18 +49,17 @@ class Passwords(BaseModel):
         cls,
         password_file: Path | None = None,
         map_file: Path | None = None,
-        env: Mapping[str, str] | None = None,
+        settings: Settings | None = None,
     ) -> Passwords:
-        """From the flags' files, else the environment (see the module doc)."""
-        env = os.environ if env is None else env
-        default = env.get("QUIRE_PDF_PASSWORD") or None
+        """From the flags' files, else the settings (see the module doc)."""
+        env = settings or load_settings()
+        default = env.pdf_password.get_secret_value() if env.pdf_password else None
         if password_file is not None:
             lines = _read(password_file).splitlines()
             default = lines[0] if lines else ""
             if not default:
                 raise PasswordFileError(f"{password_file}: the password file is empty")
-        map_path = map_file or (Path(env["QUIRE_PDF_PASSWORD_MAP"])
-                                if env.get("QUIRE_PDF_PASSWORD_MAP") else None)
+        map_path = map_file or env.pdf_password_map
         patterns: tuple[tuple[str, SecretStr], ...] = ()
         if map_path is not None:
             patterns = _parse_map(map_path, _read(map_path))

@@ -11,23 +11,22 @@ succeed, so it is logged and deleted. Between polls the service runs accepted do
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from typing import Any
 
 from quire.orchestrator.triggers import MalformedEvent, TriggerService
 from quire.shared.errors import TransientError
+from quire.shared.settings import load_settings
 
 log = logging.getLogger("quire.sqs")
 
-ENDPOINT_ENV = "QUIRE_SQS_ENDPOINT_URL"
 
 
 def sqs_client(endpoint_url: str | None = None) -> Any:
     import boto3
     from botocore.config import Config
 
-    endpoint_url = endpoint_url or os.environ.get(ENDPOINT_ENV) or None
+    endpoint_url = endpoint_url or load_settings().sqs_endpoint_url
     return boto3.session.Session().client(
         "sqs",
         endpoint_url=endpoint_url,

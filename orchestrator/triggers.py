@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
@@ -33,8 +32,9 @@ from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.passwords import Passwords
 from quire.orchestrator.sources import DOCUMENT_SUFFIXES
 from quire.shared import keys
-from quire.shared.config import RunSettings
+from quire.shared.config import RunSettings, run_settings
 from quire.shared.errors import QuireError
+from quire.shared.settings import load_settings
 from quire.shared.states import STOPPED
 from quire.shared.store import NotFound, validate_key
 from quire.workers.runtime import Runtime
@@ -154,12 +154,9 @@ class TriggerConfig(BaseModel):
 
     @classmethod
     def from_env(cls, **overrides: Any) -> TriggerConfig:
-        env = os.environ
-        values: dict[str, Any] = {
-            "bucket": env.get("QUIRE_TRIGGER_BUCKET") or None,
-            "prefix": env.get("QUIRE_TRIGGER_PREFIX", "inbox/"),
-            "output_prefix": env.get("QUIRE_TRIGGER_OUTPUT_PREFIX") or "outbox/",
-        }
+        s = load_settings()
+        values: dict[str, Any] = {"bucket": s.trigger_bucket, "prefix": s.trigger_prefix,
+                                  "output_prefix": s.trigger_output_prefix}
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
@@ -481,20 +478,11 @@ class TriggerService:
                 log.exception("trigger work loop failed; retrying in %.0fs", interval)
 
 
-def default_settings(
-    base: RunSettings | None = None, env: Mapping[str, str] | None = None
-) -> RunSettings:
-    """Run settings for triggered documents: defaults, the review backend and the limits
-    from the environment."""
-    env = os.environ if env is None else env
-    settings = (base or RunSettings()).model_copy()
-    if env.get("QUIRE_REVIEW_BACKEND"):
-        settings.backend = env["QUIRE_REVIEW_BACKEND"]  # type: ignore[assignment]
-    if env.get("QUIRE_MAX_FILE_BYTES"):
-        settings.max_file_bytes = int(env["QUIRE_MAX_FILE_BYTES"])
-    if env.get("QUIRE_MAX_DOC_PAGES"):
-        settings.max_pages = int(env["QUIRE_MAX_DOC_PAGES"])
-    return RunSettings.model_validate(settings.model_dump())
+def default_settings() -> RunSettings:
+    """Run settings for triggered documents: the defaults of every run, from the environment
+    (review backend, limits, OCR)."""
+    s = load_settings()
+    return run_settings("markdown", s.review_backend, 5, 12, 1, settings=s)
 
 
 def build_service(

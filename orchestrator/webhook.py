@@ -16,17 +16,16 @@ import contextlib
 import hmac
 import json
 import logging
-import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from quire.orchestrator.triggers import MalformedEvent, TriggerService
 from quire.shared.errors import QuireError, TransientError
+from quire.shared.settings import load_settings
 
 log = logging.getLogger("quire.webhook")
 
-TOKEN_ENV = "QUIRE_WEBHOOK_TOKEN"
 EVENT_PATHS = ("/", "/events")
 MAX_BODY = 1_000_000  # an S3 notification is a few KB; MinIO sends one record per request
 DISCARD_LIMIT = 16_000_000  # refused bodies up to this size are read to the end
@@ -44,7 +43,7 @@ class WebhookServer(ThreadingHTTPServer):
         max_body: int = MAX_BODY,
     ) -> None:
         if not token:
-            raise QuireError(f"the webhook needs a shared token: set {TOKEN_ENV}")
+            raise QuireError("the webhook needs a shared token: set QUIRE_WEBHOOK_TOKEN")
         super().__init__(address, _Handler)
         self.service = service
         self.token = token.encode()
@@ -164,7 +163,9 @@ def start_webhook(
 ) -> tuple[WebhookServer, threading.Event]:
     """Serve in background threads (HTTP + the service's work loop); returns the server and
     an event that stops the work loop (call `server.shutdown()` too)."""
-    server = WebhookServer((host, port), service, token or os.environ.get(TOKEN_ENV, ""))
+    secret = load_settings().webhook_token
+    server = WebhookServer((host, port), service,
+                           token or (secret.get_secret_value() if secret else ""))
     stop = threading.Event()
     threading.Thread(target=server.serve_forever, name="webhook-http", daemon=True).start()
     threading.Thread(

@@ -1,4 +1,7 @@
-"""Runtime configuration from the environment (DESIGN.md §5). Flags override these.
+"""Per-document run settings and where the system's state lives (DESIGN.md §5).
+
+Both are built from `quire.shared.settings` (the `QUIRE_*` environment, validated in one
+place); command-line flags override the run defaults.
 
 Secrets (API keys, S3 credentials) are deliberately NOT fields here: the SDKs read them from
 the environment themselves, so they never enter task payloads, session state or logs.
@@ -6,21 +9,31 @@ the environment themselves, so they never enter task payloads, session state or 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from quire.shared.logs import LogFormat
+from quire.shared.errors import SettingsError
 from quire.shared.plan import PlanSettings
+from quire.shared.settings import (
+    OCR_LANG_PATTERN,
+    Backend,
+    OcrMode,
+    Settings,
+    explain,
+    load_settings,
+)
 
-Backend = Literal["heuristic", "command", "openai", "anthropic"]
 OutputFormat = Literal["markdown", "pdf", "both"]
-# auto: OCR pages without a usable text layer; force: every page that is not blank; off: none
-OcrMode = Literal["auto", "off", "force"]
-# Tesseract language codes joined by "+", e.g. "eng+fas+chi_sim"
-OCR_LANG_PATTERN = r"^[a-z][a-z0-9_]*(\+[a-z][a-z0-9_]*)*$"
+# how RunSettings fields are spelled on the command line, for one-line errors
+FLAGS = {
+    "output_format": "--output-format", "backend": "--backend", "decider": "--decider",
+    "overlap_pages": "--overlap-pages", "plan.min_pages": "--min-pages",
+    "plan.max_pages": "--max-pages", "plan": "--min-pages/--max-pages",
+    "max_file_bytes": "--max-file-bytes", "max_pages": "--max-doc-pages", "ocr": "--ocr",
+    "ocr_lang": "--ocr-lang", "strict": "--strict",
+}
 
 
 class RunSettings(BaseModel):
@@ -37,8 +50,8 @@ class RunSettings(BaseModel):
     range_pages: int = Field(default=100, ge=1)  # pages per parse task
     render_batch_pages: int = Field(default=200, ge=1)  # pages per render-compare task
     render_dpi: int = 36
-    max_file_bytes: int = 500_000_000
-    max_pages: int = 10_000
+    max_file_bytes: int = Field(default=500_000_000, gt=0)
+    max_pages: int = Field(default=10_000, gt=0)
     ocr: OcrMode = "auto"
     ocr_lang: str = Field(default="eng", pattern=OCR_LANG_PATTERN)
     strict: bool = False  # a page that ends without text fails the document
@@ -53,33 +66,32 @@ class RunSettings(BaseModel):
 
 def run_settings(output_format: str, backend: str | None, min_pages: float, max_pages: float,
                  overlap_pages: int, ocr: str | None = None, ocr_lang: str | None = None,
-                 strict: bool = False) -> RunSettings:
-    """Settings from the command-line options (or the MCP tool's arguments)."""
-    return RunSettings(
-        output_format=output_format,
-        backend=backend or os.environ.get("QUIRE_REVIEW_BACKEND") or "heuristic",
-        plan=PlanSettings(min_pages=min_pages, max_pages=max_pages,
-                          soft_max_pages=max_pages + 1,
-                          hard_max_pages=max(20, max_pages + 8)),
-        overlap_pages=overlap_pages,
-        ocr=ocr or "auto",
-        ocr_lang=ocr_lang or "eng",
-        strict=strict,
-    )
-
-
-def log_format() -> LogFormat:
-    """`QUIRE_LOG_FORMAT`: "text" (default) or "json" (one JSON object per log line)."""
-    value = (os.environ.get("QUIRE_LOG_FORMAT") or "text").strip().lower()
-    if value == "text":
-        return "text"
-    if value == "json":
-        return "json"
-    raise ValueError(f"QUIRE_LOG_FORMAT must be text or json, got {value!r}")
+                 strict: bool = False, *, max_file_bytes: int | None = None,
+                 max_doc_pages: int | None = None,
+                 settings: Settings | None = None) -> RunSettings:
+    """Run settings from command-line options (or an API call), defaults from the
+    environment; a value that is not allowed fails in one line naming the flag."""
+    env = settings or load_settings()
+    values: dict[str, Any] = {
+        "output_format": output_format,
+        "backend": backend or env.review_backend,
+        "plan": {"min_pages": min_pages, "max_pages": max_pages,
+                 "soft_max_pages": max_pages + 1, "hard_max_pages": max(20, max_pages + 8)},
+        "overlap_pages": overlap_pages,
+        "ocr": ocr or env.ocr,
+        "ocr_lang": ocr_lang or env.ocr_lang,
+        "strict": strict,
+        "max_file_bytes": env.max_file_bytes if max_file_bytes is None else max_file_bytes,
+        "max_pages": env.max_doc_pages if max_doc_pages is None else max_doc_pages,
+    }
+    try:
+        return RunSettings.model_validate(values)
+    except ValidationError as exc:
+        raise SettingsError(explain(exc, FLAGS)) from None
 
 
 class Environment(BaseModel):
-    """Where the system's state lives; read once from the environment."""
+    """Where the system's state lives."""
 
     broker_url: str | None = None
     redis_url: str | None = None
@@ -90,12 +102,7 @@ class Environment(BaseModel):
 
     @classmethod
     def from_env(cls) -> Environment:
-        env = os.environ
-        return cls(
-            broker_url=env.get("QUIRE_BROKER_URL") or None,
-            redis_url=env.get("QUIRE_REDIS_URL") or None,
-            store_url=env.get("QUIRE_STORE_URL") or ".quire/store",
-            state_dir=Path(env.get("QUIRE_STATE_DIR") or ".quire"),
-            s3_endpoint_url=env.get("QUIRE_S3_ENDPOINT_URL") or None,
-            review_backend=env.get("QUIRE_REVIEW_BACKEND") or "heuristic",
-        )
+        s = load_settings()
+        return cls(broker_url=s.broker_url, redis_url=s.redis_url, store_url=s.store_url,
+                   state_dir=s.state_dir, s3_endpoint_url=s.s3_endpoint_url,
+                   review_backend=s.review_backend)

@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import Any, Literal
+from typing import Any
 
-LogFormat = Literal["text", "json"]
+from quire.shared.settings import LogFormat
+
 FIELDS = ("doc_id", "state", "part", "revision")
 TEXT_FORMAT = "%(asctime)s %(name)s %(levelname)s %(message)s"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from quire.shared.ir import ElementType
 
@@ -89,10 +89,19 @@ class Boundary(_Model):
 
 
 class PlanSettings(_Model):
-    min_pages: float = 5
+    min_pages: float = Field(5, gt=0)
     max_pages: float = 12  # preferred maximum
     soft_max_pages: float = 13  # allowed to finish a concept, with a specific reason
     hard_max_pages: float = 20  # absolute cap: a forced cut happens before this
+
+    @model_validator(mode="after")
+    def _ordered(self) -> PlanSettings:
+        if not self.min_pages <= self.max_pages <= self.soft_max_pages <= self.hard_max_pages:
+            raise ValueError(
+                f"session sizes must satisfy minimum <= maximum <= soft maximum <= hard cap; "
+                f"got {self.min_pages:g}, {self.max_pages:g}, {self.soft_max_pages:g}, "
+                f"{self.hard_max_pages:g} pages")
+        return self
 
 
 class ChunkPlan(_Model):

@@ -9,7 +9,6 @@ analysing sends retitled or repaired plans back to writing. DESIGN.md §1 lists 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from quire.shared.session import DocState
@@ -48,10 +47,10 @@ QUEUES = ("orchestrate", "parse", "review", "write", "render", "analysis")
 def deadline_scale() -> float:
     """`QUIRE_DEADLINE_SCALE` multiplies every state's deadline (default 1): a test or a
     small deployment can make the reconciler act within seconds instead of minutes."""
-    raw = os.environ.get("QUIRE_DEADLINE_SCALE", "").strip()
-    scale = float(raw) if raw else 1.0
-    if scale <= 0:
-        raise ValueError(f"QUIRE_DEADLINE_SCALE must be positive, got {raw!r}")
-    return scale
+    from quire.shared.settings import load_settings
+
+    return load_settings().deadline_scale
+
+
 # States in which nothing runs by itself: finished, or waiting for an external agent.
 STOPPED: frozenset[str] = frozenset({"complete", "failed", "awaiting_decision"})

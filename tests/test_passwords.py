@@ -17,11 +17,13 @@ from pathlib import Path
 import pytest
 from gen_docs import textbook_pdf
 from pipeline_utils import local_runtime
+from pydantic import SecretStr
 from scans import encrypt_pdf
 
 from quire.orchestrator.local import run_documents
 from quire.orchestrator.passwords import PasswordFileError, Passwords
 from quire.shared.config import RunSettings
+from quire.shared.settings import Settings
 from quire.shared.text import sha256_bytes
 from quire.workers.execute import submit
 
@@ -121,16 +123,16 @@ def test_password_map_matches_names_and_origins_in_order(tmp_path: Path) -> None
     table = tmp_path / "passwords.json"
     table.write_text(json.dumps({"faq-*.pdf": "pw-one-9f3", "s3://books/locked/*": "pw-two-7c1",
                                  "*": "fallback"}))
-    pw = Passwords.load(map_file=table, env={})
+    pw = Passwords.load(map_file=table, settings=Settings())
     assert pw.for_document("faq-2024.pdf", "/data/faq-2024.pdf") == "pw-one-9f3"
     assert pw.for_document("x.pdf", "s3://books/locked/x.pdf") == "pw-two-7c1"
     assert pw.for_document("y.pdf", "/y.pdf") == "fallback"
     assert "pw-one-9f3" not in repr(pw) and "pw-two-7c1" not in str(pw)  # never printed by accident
-    only_env = Passwords.load(env={"QUIRE_PDF_PASSWORD": "env-pw"})
+    only_env = Passwords.load(settings=Settings(pdf_password=SecretStr("env-pw")))
     assert only_env.for_document("z.pdf") == "env-pw"
     table.write_text('{"a.pdf": "secret-value", "b.pdf": 3}')
     with pytest.raises(PasswordFileError) as exc:
-        Passwords.load(map_file=table, env={})
+        Passwords.load(map_file=table, settings=Settings())
     assert "secret-value" not in str(exc.value)
 
 

@@ -6,12 +6,11 @@ our own revision-checked session state, not with chords, so no result backend is
 
 from __future__ import annotations
 
-import os
-
 from celery import Celery
 from kombu import Queue
 
 from quire.shared.config import Environment
+from quire.shared.settings import load_settings
 from quire.shared.states import QUEUES
 
 # soft / hard time limits per queue, seconds
@@ -29,13 +28,9 @@ def time_limits(queue: str) -> tuple[float, float]:
     """(soft, hard) seconds for a queue's tasks, multiplied by `QUIRE_TIME_LIMIT_SCALE`
     (default 1; tests use small values). The soft limit fails the document with code
     "timeout"; the hard limit (kept at least 5 s later) kills a task stuck in native code."""
-    raw = os.environ.get("QUIRE_TIME_LIMIT_SCALE", "").strip()
-    scale = float(raw) if raw else 1.0
+    scale = load_settings().time_limit_scale
     soft, hard = TIME_LIMITS[queue]
     return soft * scale, max(hard * scale, soft * scale + 5)
-
-
-DEFAULT_VISIBILITY_TIMEOUT = 1800.0
 
 
 def broker_transport_options() -> dict[str, float]:
@@ -44,12 +39,10 @@ def broker_transport_options() -> dict[str, float]:
     this is delivered a second time, which is harmless (parts are idempotent) but wasteful,
     so keep it above the longest time limit in production. A timeout set here also makes
     the restore sweep run every quarter timeout (at most every 10 s), so it takes effect."""
-    raw = os.environ.get("QUIRE_VISIBILITY_TIMEOUT", "").strip()
-    if not raw:
-        return {"visibility_timeout": DEFAULT_VISIBILITY_TIMEOUT}
-    timeout = float(raw)
-    if timeout <= 0:
-        raise ValueError(f"QUIRE_VISIBILITY_TIMEOUT must be positive, got {raw!r}")
+    settings = load_settings()
+    timeout = settings.visibility_timeout
+    if "visibility_timeout" not in settings.model_fields_set:
+        return {"visibility_timeout": timeout}
     return {
         "visibility_timeout": timeout,
         "unacked_restore_interval": max(1.0, min(10.0, timeout / 4)),

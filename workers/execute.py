@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import tempfile
 import time
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from quire.shared.engine import TaskMessage, advance, mark_done, mark_failed, su
 from quire.shared.errors import InputError, QuireError, TooLargeError, TransientError
 from quire.shared.logs import part_fields
 from quire.shared.session import Session
+from quire.shared.settings import load_settings
 from quire.shared.text import sha256_bytes
 from quire.workers import steps
 from quire.workers.runtime import Runtime
@@ -100,7 +100,8 @@ def submit_bytes(rt: Runtime, data: bytes, name: str, settings: RunSettings, *,
     name whose extension says what the bytes should be. `path`, when given, is a local file
     holding the same bytes (spares a temporary copy for the format checks)."""
     doc_id = sha256_bytes(data)
-    password = password or os.environ.get("QUIRE_PDF_PASSWORD") or None
+    if password is None and (secret := load_settings().pdf_password) is not None:
+        password = secret.get_secret_value()
     expected = 0
     if rt.repo.exists(doc_id):
         old = rt.repo.load(doc_id)

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 from typing import Any
 
 from celery import Task, current_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import setup_logging, worker_init
 
-from quire.shared.config import log_format
 from quire.shared.engine import TaskMessage
 from quire.shared.errors import TransientError
 from quire.shared.logs import configure_logging
+from quire.shared.settings import load_settings
 from quire.shared.states import QUEUES
 from quire.workers.app import app, time_limits
 from quire.workers.runtime import Runtime
@@ -30,7 +29,7 @@ def _logging(loglevel: int | str | None = None, **_: Any) -> None:
     """Celery leaves logging to us when this signal is connected: the same text or JSON
     lines (QUIRE_LOG_FORMAT) as every other Quire process."""
     level = logging.getLevelName(loglevel.upper()) if isinstance(loglevel, str) else loglevel
-    configure_logging(level or logging.INFO, log_format())
+    configure_logging(level or logging.INFO, load_settings().log_format)
 
 
 @worker_init.connect
@@ -131,15 +130,10 @@ def _killed(msg: TaskMessage) -> None:
         rt.revisions.close()
 
 
-def _env_int(key: str, default: int) -> int:
-    raw = os.environ.get(key, "").strip()
-    return int(raw) if raw else default
-
-
 # Retries of transient faults: QUIRE_TASK_MAX_RETRIES (default 6) after exponential backoff
 # from QUIRE_TASK_RETRY_BACKOFF seconds (default 2), capped at 120, with full jitter.
-MAX_RETRIES = _env_int("QUIRE_TASK_MAX_RETRIES", 6)
-RETRY_BACKOFF = _env_int("QUIRE_TASK_RETRY_BACKOFF", 2)
+MAX_RETRIES = load_settings().task_max_retries
+RETRY_BACKOFF = load_settings().task_retry_backoff
 
 
 def _register(

@@ -4,12 +4,12 @@ host should call next, and running it to its next stop."""
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass
 
 from quire.orchestrator.service import resolve_doc
 from quire.shared.errors import QuireError
 from quire.shared.session import Session
+from quire.shared.settings import load_settings
 from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.mcp")
@@ -67,12 +67,11 @@ def drive(rt: Runtime, doc_id: str, timeout_s: float) -> Session:
 
     from quire.orchestrator.service import process_documents
 
-    processes = os.environ.get("QUIRE_MCP_PROCESSES")
     try:
         process_documents(
             rt,
             [doc_id],
-            processes=int(processes) if processes else None,
+            processes=load_settings().mcp_processes,
             console=Console(stderr=True, quiet=True),
             timeout=timeout_s,
         )

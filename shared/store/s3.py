@@ -13,7 +13,6 @@ exists for tests and development.
 from __future__ import annotations
 
 import http.client
-import os
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,9 +36,8 @@ from botocore.exceptions import (
 )
 
 from quire.shared.errors import QuireError, TransientError
+from quire.shared.settings import load_settings
 from quire.shared.store.base import NotFound, ObjectStore, StoreError, validate_key, validate_prefix
-
-ENDPOINT_ENV = "QUIRE_S3_ENDPOINT_URL"
 
 _NOT_FOUND_CODES = {"NoSuchKey", "404", "NotFound"}
 _TRANSIENT_CODES = {
@@ -122,7 +120,7 @@ class S3Store(ObjectStore):
         self.bucket = bucket
         self.prefix = prefix
         self.page_size = page_size
-        endpoint_url = endpoint_url or os.environ.get(ENDPOINT_ENV) or None
+        endpoint_url = endpoint_url or load_settings().s3_endpoint_url
         self._endpoint = _safe_endpoint(endpoint_url)
         if client is None:
             config = Config(

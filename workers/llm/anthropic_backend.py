@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
 from quire.shared.errors import BackendError
+from quire.shared.settings import load_settings
 from quire.workers.llm.base import (
     BackendSettings,
     RetryingBackend,
@@ -17,8 +17,6 @@ from quire.workers.llm.base import (
     schema_name,
 )
 from quire.workers.llm.retry import InvalidAnswer, TransientFault
-
-DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 
 
 class AnthropicBackend(RetryingBackend):
@@ -34,24 +32,20 @@ class AnthropicBackend(RetryingBackend):
         *,
         model: str | None = None,
         settings: BackendSettings | None = None,
-        env: Mapping[str, str] | None = None,
     ) -> None:
-        env = os.environ if env is None else env
-        super().__init__(settings or BackendSettings.from_env(env))
-        key = require_env("ANTHROPIC_API_KEY", env)
+        super().__init__(settings or BackendSettings.from_env())
+        key = require_env("ANTHROPIC_API_KEY")
         self._secrets = (key,)
-        self.model = model or env.get("QUIRE_ANTHROPIC_MODEL") or DEFAULT_ANTHROPIC_MODEL
-        try:
-            self.max_tokens = int(env.get("QUIRE_ANTHROPIC_MAX_TOKENS") or 4096)
-        except ValueError as exc:
-            raise BackendError("QUIRE_ANTHROPIC_MAX_TOKENS must be an integer") from exc
+        env = load_settings()
+        self.model = model or env.anthropic_model
+        self.max_tokens = env.anthropic_max_tokens
         import anthropic  # optional extra; imported only when this backend is used
 
         self._sdk = anthropic
         # max_retries=0: our retry policy is the only one, so it is predictable and testable.
         self._client: Any = anthropic.Anthropic(
             api_key=key,
-            base_url=env.get("ANTHROPIC_BASE_URL") or None,
+            base_url=os.environ.get("ANTHROPIC_BASE_URL") or None,  # the SDK's own variable
             max_retries=0,
             timeout=self.settings.timeout,
         )

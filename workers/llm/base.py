@@ -26,6 +26,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from quire.shared.errors import BackendError
+from quire.shared.settings import load_settings
 from quire.workers.llm.retry import (
     InvalidAnswer,
     RetryPolicy,
@@ -48,51 +49,30 @@ class JsonBackend(Protocol):
     def ask(self, *, system: str, user: str, schema: type[M], task: str) -> M: ...
 
 
-def env_float(env: Mapping[str, str], key: str, default: float) -> float:
-    raw = env.get(key)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        return float(raw)
-    except ValueError as exc:
-        raise BackendError(f"{key} must be a number, got {raw!r}") from exc
-
-
 @dataclass(frozen=True)
 class BackendSettings:
-    """Limits shared by all backends; `from_env` reads the QUIRE_BACKEND_* variables."""
+    """Limits shared by all backends; `from_env` takes the QUIRE_BACKEND_* settings."""
 
     concurrency: int = 4  # QUIRE_BACKEND_CONCURRENCY: calls in flight per provider
     timeout: float = 120.0  # QUIRE_BACKEND_TIMEOUT: seconds per request / command run
     policy: RetryPolicy = field(default_factory=RetryPolicy)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> BackendSettings:
-        env = os.environ if env is None else env
-        default = RetryPolicy()
-        concurrency = int(env_float(env, "QUIRE_BACKEND_CONCURRENCY", 4))
-        if concurrency < 1:
-            raise BackendError("QUIRE_BACKEND_CONCURRENCY must be at least 1")
+    def from_env(cls) -> BackendSettings:
+        s = load_settings()
         return cls(
-            concurrency=concurrency,
-            timeout=env_float(env, "QUIRE_BACKEND_TIMEOUT", 120.0),
-            policy=RetryPolicy(
-                max_attempts=int(
-                    env_float(env, "QUIRE_BACKEND_MAX_ATTEMPTS", default.max_attempts)
-                ),
-                reasks=int(env_float(env, "QUIRE_BACKEND_REASKS", default.reasks)),
-                backoff_base=env_float(env, "QUIRE_BACKEND_BACKOFF", default.backoff_base),
-                backoff_max=env_float(env, "QUIRE_BACKEND_BACKOFF_MAX", default.backoff_max),
-                retry_after_max=env_float(
-                    env, "QUIRE_BACKEND_RETRY_AFTER_MAX", default.retry_after_max
-                ),
-            ),
+            concurrency=s.backend_concurrency,
+            timeout=s.backend_timeout,
+            policy=RetryPolicy(max_attempts=s.backend_max_attempts, reasks=s.backend_reasks,
+                               backoff_base=s.backend_backoff, backoff_max=s.backend_backoff_max,
+                               retry_after_max=s.backend_retry_after_max),
         )
 
 
-def require_env(key: str, env: Mapping[str, str] | None = None) -> str:
-    """A required setting (API key, model command): missing → BackendError naming the key."""
-    value = (os.environ if env is None else env).get(key, "").strip()
+def require_env(key: str) -> str:
+    """A provider's API key (read by name, never stored in settings): missing ->
+    BackendError naming the variable."""
+    value = os.environ.get(key, "").strip()
     if not value:
         raise BackendError(f"{key} is not set; it is required for this backend")
     return value

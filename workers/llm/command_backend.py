@@ -16,13 +16,13 @@ import shutil
 import signal
 import subprocess
 import threading
-from collections.abc import Mapping
 from typing import IO
 
 from pydantic import BaseModel
 
 from quire.shared.errors import BackendError
-from quire.workers.llm.base import BackendSettings, RetryingBackend, env_float, require_env
+from quire.shared.settings import load_settings
+from quire.workers.llm.base import BackendSettings, RetryingBackend
 from quire.workers.llm.retry import InvalidAnswer, TransientFault
 
 DEFAULT_MAX_OUTPUT = 1 << 20  # bytes of stdout accepted from one run
@@ -39,13 +39,14 @@ class CommandBackend(RetryingBackend):
         *,
         command: str | None = None,
         settings: BackendSettings | None = None,
-        env: Mapping[str, str] | None = None,
         timeout: float | None = None,
         max_output: int = DEFAULT_MAX_OUTPUT,
     ) -> None:
-        env = os.environ if env is None else env
-        super().__init__(settings or BackendSettings.from_env(env))
-        line = command or require_env("QUIRE_AGENT_COMMAND", env)
+        super().__init__(settings or BackendSettings.from_env())
+        env = load_settings()
+        line = command or env.agent_command
+        if not line:
+            raise BackendError("QUIRE_AGENT_COMMAND is not set; it is required for this backend")
         try:
             self.argv = shlex.split(line)
         except ValueError as exc:
@@ -56,7 +57,7 @@ class CommandBackend(RetryingBackend):
             raise BackendError(
                 f"QUIRE_AGENT_COMMAND: program {self.argv[0]!r} not found or not executable"
             )
-        self.timeout = timeout or env_float(env, "QUIRE_AGENT_TIMEOUT", self.settings.timeout)
+        self.timeout = timeout or env.agent_timeout or self.settings.timeout
         self.max_output = max_output
 
     def _request(self, *, system: str, user: str, schema: type[BaseModel], task: str) -> bytes:

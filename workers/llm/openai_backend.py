@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
 from quire.shared.errors import BackendError
+from quire.shared.settings import load_settings
 from quire.workers.llm.base import (
     BackendSettings,
     RetryingBackend,
@@ -18,8 +18,6 @@ from quire.workers.llm.base import (
     strict_json_schema,
 )
 from quire.workers.llm.retry import InvalidAnswer, TransientFault
-
-DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 
 
 class OpenAIBackend(RetryingBackend):
@@ -32,20 +30,18 @@ class OpenAIBackend(RetryingBackend):
         *,
         model: str | None = None,
         settings: BackendSettings | None = None,
-        env: Mapping[str, str] | None = None,
     ) -> None:
-        env = os.environ if env is None else env
-        super().__init__(settings or BackendSettings.from_env(env))
-        key = require_env("OPENAI_API_KEY", env)
+        super().__init__(settings or BackendSettings.from_env())
+        key = require_env("OPENAI_API_KEY")
         self._secrets = (key,)
-        self.model = model or env.get("QUIRE_OPENAI_MODEL") or DEFAULT_OPENAI_MODEL
+        self.model = model or load_settings().openai_model
         import openai  # the SDK is an optional extra; import it only when this backend is used
 
         self._sdk = openai
         # max_retries=0: our retry policy is the only one, so it is predictable and testable.
         self._client: Any = openai.OpenAI(
             api_key=key,
-            base_url=env.get("OPENAI_BASE_URL") or None,
+            base_url=os.environ.get("OPENAI_BASE_URL") or None,  # the SDK's own variable
             max_retries=0,
             timeout=self.settings.timeout,
         )
