@@ -82,6 +82,7 @@ class Result:
     pk: float
     wd: float
     cuts: int
+    failure: str | None = None  # the plan's run failed (counted as no cuts)
 
 
 def parsed_sources(names: Sequence[str], cache: Path | None) -> dict[str, Document]:
@@ -116,8 +117,9 @@ def choi_documents(
     return docs
 
 
-def run_quire(docx: Path, work: Path) -> tuple[Document, list[str]]:
-    """`quire run` on the DOCX in a private store: the IR and the plan's cut element ids."""
+def run_quire(docx: Path, work: Path) -> tuple[Document, list[str]] | str:
+    """`quire run` on the DOCX in a private store: the IR and the plan's cut element ids,
+    or why the run failed."""
     out = work / "out"
     env = dict(os.environ, QUIRE_STORE_URL=str(work / "store"), QUIRE_STATE_DIR=str(work))
     env.pop("QUIRE_BROKER_URL", None)
@@ -126,7 +128,7 @@ def run_quire(docx: Path, work: Path) -> tuple[Document, list[str]]:
            "--out", str(out), "--backend", "heuristic", "--processes", "1"]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"quire run failed on {docx.name}: {done.stderr[-2000:]}")
+        return done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "no output"
     plan = json.loads((out / "plan.json").read_text())
     return load_ir((out / "ir.json").read_bytes()), [b["after_id"] for b in plan["boundaries"]]
 
@@ -168,11 +170,12 @@ def evaluate(
     docx = write_docx(choi, work / f"{choi.name}.docx")
     times: dict[str, float] = {}
     started = time.perf_counter()
-    if with_plan:
-        ir, plan_ids = run_quire(docx, work / choi.name)
-    else:
-        ir, plan_ids = parse_document(docx).document, []
+    run = run_quire(docx, work / choi.name) if with_plan else "not run"
     times["quire run" if with_plan else "parse"] = time.perf_counter() - started
+    if isinstance(run, str):  # a failed run plans nothing: no cuts, and the reason shown
+        ir, plan_ids, failure = parse_document(docx).document, [], run
+    else:
+        (ir, plan_ids), failure = run, None
     ends = checked_ends(ir, choi)
     index = {e.id: i for i, e in enumerate(ir.elements)}
     truth = [ends[b] for b in choi.boundaries()]
@@ -187,7 +190,10 @@ def evaluate(
     }
     if with_plan:
         found["plan"] = [ends[index[i]] for i in plan_ids]
-    return {m: measure(truth, f, ends[-1], tolerance) for m, f in found.items()}, times
+    results = {m: measure(truth, f, ends[-1], tolerance) for m, f in found.items()}
+    if with_plan and failure:
+        results["plan"].failure = failure
+    return results, times
 
 
 def main() -> None:
@@ -222,14 +228,17 @@ def main() -> None:
                 r = results[m]
                 rows.setdefault(choi.variant, {}).setdefault(m, []).append(r)
                 print(f"  {m:10s} recall {r.recall:5.0%}  Pk {r.pk:.3f}  WindowDiff "
-                      f"{r.wd:.3f}  ({r.cuts} cuts)")
+                      f"{r.wd:.3f}  ({r.cuts} cuts)"
+                      + (f"  RUN FAILED: {r.failure}" if r.failure else ""))
     print("\nmeans")
     for variant, by_method in rows.items():
         for m in methods:
             rs = by_method[m]
             print(f"  {variant:9s} {m:10s} recall {_mean(rs, lambda r: r.recall):5.1%}  "
                   f"Pk {_mean(rs, lambda r: r.pk):.3f}  WindowDiff "
-                  f"{_mean(rs, lambda r: r.wd):.3f}  (n={len(rs)})")
+                  f"{_mean(rs, lambda r: r.wd):.3f}  (n={len(rs)}"
+                  + (f", {failed} failed runs)" if (failed := sum(bool(r.failure) for r in rs))
+                     else ")"))
     print("\nmedian seconds per document: " + ", ".join(
         f"{what} {statistics.median(v):.3f}" for what, v in timing.items()))
 

@@ -33,8 +33,8 @@ from quire.workers.boundaries.candidates import looks_like_title, plain_text
 
 Variant = Literal["documents", "chapters"]
 MIN_PARAGRAPH_WORDS = 20  # shorter paragraphs are captions, labels, one-liners
-MAX_PARAGRAPH_WORDS = 600
-_NOT_A_CHAPTER = re.compile(r"\b(contents|index)\b", re.IGNORECASE)  # longer ones are extraction accidents (a whole page as one block)
+MAX_PARAGRAPH_WORDS = 600  # longer ones are extraction accidents (a whole page as one block)
+_NOT_A_CHAPTER = re.compile(r"\b(contents|index)\b", re.IGNORECASE)
 
 
 class Segment(BaseModel):

@@ -9,6 +9,11 @@ sides belong together:
   introduces.
 
 Everything else is a candidate; the change-point scores decide which ones are good.
+
+A title-like paragraph that starts with a bare number counts as numbered only if the number
+is at most two past the highest top-level number seen before it: short footnotes and
+numbered list lines ("66 This defaults to ...") look like titles too, but they run far
+ahead of the chapters.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> li
     first_page = els[0].page_first
     out: list[Candidate] = []
     cum_words = 0
+    highest = 0  # the highest top-level number seen so far
     for i in range(len(els) - 1):
         left, right = els[i], els[i + 1]
         cum_words += left.word_count
@@ -53,6 +59,13 @@ def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> li
         cum_pages = (
             cum_words / WORDS_PER_PAGE if words_basis else float(left.page_last - first_page + 1)
         )
+        numbering = parse_numbering(right)
+        if numbering and numbering.isdigit():
+            number = int(numbering)
+            if right.type == "heading" or number <= highest + 2:
+                highest = max(highest, number)
+            else:  # "66 This defaults to ...": a footnote or list line, not chapter 66
+                numbering = None
         out.append(
             Candidate(
                 after_id=left.id,
@@ -64,7 +77,7 @@ def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> li
                 cum_pages=cum_pages,
                 cum_words=cum_words,
                 heading_level=right.level if right.type == "heading" else None,
-                numbering=parse_numbering(right),
+                numbering=numbering,
                 score=(scores or {}).get(left.id, 0.0),
             )
         )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import cache
+from itertools import pairwise
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # A CJK run, or an alphabetic word of 2+ letters (no digits, no underscore, no CJK).
@@ -94,7 +95,7 @@ def _cjk_terms(run: str) -> list[str]:
     piece: list[str] = []
     for ch in [*run, "的"]:  # a final stop character flushes the last piece
         if ch in _ZH_STOP_CHARS:
-            terms.extend(a + b for a, b in zip(piece, piece[1:], strict=False))
+            terms.extend(a + b for a, b in pairwise(piece))
             piece = []
         else:
             piece.append(ch)
