@@ -156,6 +156,25 @@ def test_heading_level_and_numbering_of_what_begins() -> None:
     assert (by_before["el-000008"].heading_level, by_before["el-000008"].numbering) == (None, None)
 
 
+def test_bare_numbers_far_ahead_of_the_chapters_are_not_section_numbers() -> None:
+    doc = build_doc(
+        [
+            para(words(50)),
+            para("1 Creating packages"),
+            para(words(50)),
+            para("66 This defaults to the same pattern as exportPattern"),  # a footnote
+            para(words(50)),
+            para("3 Tidying and profiling code"),  # chapter 2 was lost: still in sequence
+            para(words(50)),
+            heading("27 A heading keeps its number", 1),
+            para(words(50)),
+            para("20 Twenty is within two of the heading's 27"),
+        ]
+    )
+    numbers = [c.numbering for c in safe_candidates(doc) if c.numbering]
+    assert numbers == ["1", "3", "27", "20"]
+
+
 @pytest.mark.parametrize(
     "el,expected",
     [

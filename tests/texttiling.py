@@ -23,7 +23,7 @@ _TOKEN = re.compile(r"\w+")
 NEAR_GAPS = 4  # NLTK drops a boundary within 4 pseudosentence gaps of a deeper one
 
 
-class TextTiling(TextTilingTokenizer):  # type: ignore[misc]
+class TextTiling(TextTilingTokenizer):
     def _block_comparison(self, tokseqs: list[Any], token_table: dict[str, Any]) -> list[float]:
         words = {w: j for j, w in enumerate(token_table)}
         counts = np.zeros((len(tokseqs), max(1, len(words))), dtype=np.float64)
