@@ -173,6 +173,14 @@ def test_specific_reasons_pass() -> None:
     assert generic_reason("heading 'Cell Division' starts; overlap 0.05") is None
 
 
+def test_a_quoted_title_that_looks_like_a_placeholder_is_evidence() -> None:
+    # a real manual's heading "5.20 TODO" (maint-guide), or "<offset>" in gnuplot's text
+    assert generic_reason("minor heading '5.20 TODO' (level 2) starts; overlap 0.04") is None
+    assert generic_reason("paragraph 'The <offset> is specified' follows a table") is None
+    assert generic_reason("TODO: explain why the topic changes at 5.20") is not None
+    assert generic_reason("the author's {reason} isn't given here at all") is not None
+
+
 def test_schema_rejects_out_of_range_confidence() -> None:
     with pytest.raises(ValueError):
         ReviewAnswer(**{**GOOD_VOTE, "confidence": 1.5})
