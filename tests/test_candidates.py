@@ -194,6 +194,10 @@ def test_bare_numbers_far_ahead_of_the_chapters_are_not_section_numbers() -> Non
         (para("2023 was the year"), None),
         (para("1 Introduction\nwith a second line"), None),
         (code("1 + 1"), None),
+        (para("第三章 文档元素"), "第三章"),
+        (heading("第12节 表格", 2), "第12节"),
+        (para("附录A 安装TEX"), "附录A"),
+        (para("第一个例子"), None),
     ],
 )
 def test_parse_numbering(el, expected) -> None:
@@ -211,6 +215,9 @@ def test_parse_numbering(el, expected) -> None:
         ("A.1", 2),
         ("1.2.3", 3),
         ("Section 4.2", 2),
+        ("第三章", 1),
+        ("第12节", 2),
+        ("附录A", 1),
         (None, None),
     ],
 )

@@ -361,3 +361,20 @@ def test_tokens_in_every_script() -> None:
     assert {"the", "which"} <= stop_words("en")
     assert "که" in stop_words("fa") and "что" in stop_words("ru")
     assert Vocabulary().token_ids("the и که") == []
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", ["lshort-zh-cn.pdf", "latex-notes-zh-cn.pdf"])
+def test_numbered_chinese_chapters_found_after_headings_are_stripped(name: str) -> None:
+    # "第三章 文档元素", "附录A 安装TEX": the chapter marker survives as a title-like line
+    doc, starts = stripped_ir(CORPUS / name)
+    numbered = [i for i in starts if doc.elements[i].text.startswith(("第", "附录"))]
+    assert len(numbered) >= 8
+    cands = scored(doc)
+    assert {c.numbering for c in cands if c.before_id == doc.elements[numbered[2]].id} == {
+        doc.elements[numbered[2]].text.split()[0]
+    }
+    index = {e.id: i for i, e in enumerate(doc.elements)}
+    top = [index[c.before_id] for c in sorted(cands, key=lambda c: -c.score)[: 2 * len(starts)]]
+    found = [i for i in numbered if any(abs(i - j) <= 2 for j in top)]
+    assert len(found) == len(numbered)

@@ -177,7 +177,8 @@ def structural_score(c: Candidate) -> float:
     heading = _HEADING_STRENGTH.get(c.heading_level or 0, 0.2 if c.heading_level else 0.0)
     depth = numbering_depth(c.numbering)
     number = _NUMBER_STRENGTH.get(depth or 0, 0.2 if depth else 0.0)
-    if c.numbering and " " in c.numbering and depth == 1:  # "Chapter 4", "Part II"
+    if c.numbering and depth == 1 and (" " in c.numbering or not c.numbering.isascii()):
+        # a named top-level part: "Chapter 4", "Part II", "第四章"
         number = 0.7
     value = max(heading, number)
     if heading and number:
