@@ -35,7 +35,8 @@ from collections.abc import Sequence
 from quire.shared.ir import WORDS_PER_PAGE, Document
 from quire.shared.plan import Candidate, ReviewTask
 from quire.workers.boundaries.candidates import numbering_depth, plain_text
-from quire.workers.boundaries.tokens import Vocabulary, stem, stop_words
+from quire.workers.boundaries.tokens import Vocabulary, stop_words
+from quire.workers.boundaries.tokens import stem as stem  # re-exported for the analysis code
 
 WINDOWS = (600, 1200)  # content tokens per side (~1,200 and ~2,400 words of English prose)
 IDF_BLOCK_TOKENS = 400  # the "documents" that inverse document frequency counts
@@ -48,8 +49,7 @@ REVIEW_EVERY_PAGES = 3.0
 
 _HEADING_STRENGTH = {1: 0.75, 2: 0.6, 3: 0.45, 4: 0.3}
 _NUMBER_STRENGTH = {1: 0.6, 2: 0.45, 3: 0.3}
-STOP_WORDS = stop_words("en")  # kept for the analysis code's key terms
-__all__ = ["STOP_WORDS", "stem"]  # re-exported
+STOP_WORDS = stop_words("en")  # the analysis code's key terms use the same list
 
 
 def term_stream(doc: Document) -> tuple[list[int], list[int], int]:
