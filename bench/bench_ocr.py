@@ -34,7 +34,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-CORPUS = ROOT.parent / "shared" / "corpus"
+from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
+
 DPI = 300
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")  # Debian fonts-dejavu-core
 

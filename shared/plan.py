@@ -31,6 +31,10 @@ class Candidate(_Model):
     heading_level: int | None = None  # level of the heading that begins after the cut
     numbering: str | None = None  # e.g. "Chapter 3", "2.4", when the next heading/para has it
     score: float = 0.0  # change-point score in [0, 1]; higher = stronger topic change
+    # The score's evidence (workers.boundaries.scoring), None before scoring: how sharply
+    # the vocabulary changes here (cohesion dip), and how strongly the structure marks it.
+    lexical: float | None = None
+    structural: float | None = None
 
 
 ReviewRole = Literal["transition", "continuity", "adjudicator"]

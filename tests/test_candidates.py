@@ -156,6 +156,25 @@ def test_heading_level_and_numbering_of_what_begins() -> None:
     assert (by_before["el-000008"].heading_level, by_before["el-000008"].numbering) == (None, None)
 
 
+def test_bare_numbers_far_ahead_of_the_chapters_are_not_section_numbers() -> None:
+    doc = build_doc(
+        [
+            para(words(50)),
+            para("1 Creating packages"),
+            para(words(50)),
+            para("66 This defaults to the same pattern as exportPattern"),  # a footnote
+            para(words(50)),
+            para("3 Tidying and profiling code"),  # chapter 2 was lost: still in sequence
+            para(words(50)),
+            heading("27 A heading keeps its number", 1),
+            para(words(50)),
+            para("20 Twenty is within two of the heading's 27"),
+        ]
+    )
+    numbers = [c.numbering for c in safe_candidates(doc) if c.numbering]
+    assert numbers == ["1", "3", "27", "20"]
+
+
 @pytest.mark.parametrize(
     "el,expected",
     [
@@ -175,6 +194,10 @@ def test_heading_level_and_numbering_of_what_begins() -> None:
         (para("2023 was the year"), None),
         (para("1 Introduction\nwith a second line"), None),
         (code("1 + 1"), None),
+        (para("第三章 文档元素"), "第三章"),
+        (heading("第12节 表格", 2), "第12节"),
+        (para("附录A 安装TEX"), "附录A"),
+        (para("第一个例子"), None),
     ],
 )
 def test_parse_numbering(el, expected) -> None:
@@ -192,6 +215,9 @@ def test_parse_numbering(el, expected) -> None:
         ("A.1", 2),
         ("1.2.3", 3),
         ("Section 4.2", 2),
+        ("第三章", 1),
+        ("第12节", 2),
+        ("附录A", 1),
         (None, None),
     ],
 )

@@ -254,9 +254,9 @@ def test_host_drives_a_document_through_mcp(tmp_path: Path) -> None:
         # --- topic reviews: the host votes, an invalid vote is refused whole
         batch = await host.ok("get_topic_change_review_batch", doc_id=doc[:12], size=3)
         items, rev = batch["batch"]["items"], batch["revision"]
-        assert [i["after_id"] for i in items] == ["el-000004", "el-000068", "el-000102"]
+        assert [i["after_id"] for i in items] == ["el-000068", "el-000171", "el-000177"]
         assert all(i["before"] and i["after"] and not i["agent_roles"] for i in items)
-        verdicts = {"el-000004": "same_topic", "el-000068": "new_topic", "el-000102": "same_topic"}
+        verdicts = {"el-000068": "new_topic", "el-000171": "same_topic", "el-000177": "same_topic"}
         votes = [_vote(i, role, verdicts[i["after_id"]]) for i in items for role in ROLES]
         wrong_side = dict(votes[0], evidence_left=[items[0]["evidence_right_ids"][0]])
         err = await host.fails(
@@ -288,7 +288,7 @@ def test_host_drives_a_document_through_mcp(tmp_path: Path) -> None:
         assert err["current_revision"] == rev + 1 and err["current_state"] == "awaiting_decision"
         # recover by re-reading: the next batch has the next transitions
         batch = await host.ok("get_topic_change_review_batch", doc_id=doc, size=2)
-        assert [i["after_id"] for i in batch["batch"]["items"]] == ["el-000171", "el-000196"]
+        assert [i["after_id"] for i in batch["batch"]["items"]] == ["el-000179", "el-000196"]
         votes2 = [_vote(i, "adjudicator", "new_topic") for i in batch["batch"]["items"]]
         done = await host.ok(
             "commit_topic_change_reviews", doc_id=doc, revision=batch["revision"], votes=votes2
@@ -385,7 +385,7 @@ def test_host_drives_a_document_through_mcp(tmp_path: Path) -> None:
         by_id = {o["after_id"]: o for o in report["outcomes"]}
         assert by_id["el-000068"]["decision"] == "confirmed_change"
         assert {v["backend"] for v in by_id["el-000068"]["votes"]} == {"agent"}
-        assert by_id["el-000004"]["decision"] == "continuity"
+        assert by_id["el-000171"]["decision"] == "continuity"
         checked = await host.ok("verify_integrity", doc_id=doc)
         assert checked["passed"] and checked["checked"]["chunks"] == chunk_count
         victim = out / written["chunks"][1]["markdown_file"]

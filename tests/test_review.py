@@ -173,6 +173,14 @@ def test_specific_reasons_pass() -> None:
     assert generic_reason("heading 'Cell Division' starts; overlap 0.05") is None
 
 
+def test_a_quoted_title_that_looks_like_a_placeholder_is_evidence() -> None:
+    # a real manual's heading "5.20 TODO" (maint-guide), or "<offset>" in gnuplot's text
+    assert generic_reason("minor heading '5.20 TODO' (level 2) starts; overlap 0.04") is None
+    assert generic_reason("paragraph 'The <offset> is specified' follows a table") is None
+    assert generic_reason("TODO: explain why the topic changes at 5.20") is not None
+    assert generic_reason("the author's {reason} isn't given here at all") is not None
+
+
 def test_schema_rejects_out_of_range_confidence() -> None:
     with pytest.raises(ValueError):
         ReviewAnswer(**{**GOOD_VOTE, "confidence": 1.5})
@@ -431,3 +439,22 @@ def test_heuristic_leaves_short_chapters_to_the_size_rules() -> None:
     votes = [heuristic_vote(CHANGE, role, by_id) for role in REVIEW_ROLES]
     assert all("minor heading 'Cell Division'" in v.reason for v in votes)
     assert combine(CHANGE.after_id, votes).decision != "confirmed_change"
+
+
+def test_heuristic_abstains_on_a_strong_change_without_a_heading() -> None:
+    # photosynthesis -> mitosis with the heading gone (a converted or OCR'd text): the
+    # baseline does not confirm it, but it does not claim the topic continues either
+    headless = [e for e in ELEMENTS if e.type != "heading"]
+    by_id = {e.id: e for e in headless}
+    task = ReviewTask(doc_id="d", after_id=ids[2], left_ids=ids[0:3], right_ids=ids[4:6],
+                      score=0.8)
+    votes = {role: heuristic_vote(task, role, by_id) for role in REVIEW_ROLES}
+    for role in ("transition", "adjudicator"):
+        assert votes[role].confidence < 0.5
+        assert "confirms only major divisions: abstains" in votes[role].reason
+    assert (votes["continuity"].verdict, votes["continuity"].confidence >= 0.5) == (
+        "new_topic", True)
+    assert combine(task.after_id, list(votes.values())).decision == "uncertain"
+    # a weak score on the same text is no reason to abstain: the roles vote same topic
+    weak = task.model_copy(update={"score": 0.1})
+    assert heuristic_vote(weak, "transition", by_id).verdict == "same_topic"

@@ -4,12 +4,14 @@ topic changes found in a real manual whose headings were turned into plain parag
 from __future__ import annotations
 
 import math
+import random
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from corpus import CORPUS
+from gen_docs import COMMON, SUBJECTS
 from hypothesis import given, settings
 from irgen import build_doc, documents, heading, pages_of_paragraphs, para, words
 
@@ -19,14 +21,16 @@ from quire.workers.boundaries.candidates import plain_text, safe_candidates
 from quire.workers.boundaries.scoring import (
     MIN_REVIEW_SCORE,
     STOP_WORDS,
-    _Vocabulary,
     cohesion_curve,
+    idf_weights,
     review_tasks,
     score_candidates,
     select_for_review,
     stem,
     structural_score,
+    term_stream,
 )
+from quire.workers.boundaries.tokens import Vocabulary, _cjk_terms, stop_words
 from quire.workers.parse import parse_document
 
 
@@ -50,19 +54,27 @@ def test_incremental_cohesion_equals_direct_computation() -> None:
     ]
     doc = build_doc(els)
     w = 50
-    got, positions = cohesion_curve(doc, window_words=w)
-    vocab = _Vocabulary()
-    stream: list[int] = []
-    ends = []
-    for e in doc.elements:
-        stream += vocab.token_ids(plain_text(e))
-        ends.append(len(stream))
+    got, positions = cohesion_curve(doc, window=w)
+    stream, ends, size = term_stream(doc)
+    idf = idf_weights(stream, size)
     assert positions == ends[:-1]
+
+    def vector(tokens: list[int]) -> dict[int, float]:  # sqrt(count x idf) per term
+        return {t: math.sqrt(n * idf[t]) for t, n in Counter(tokens).items()}
+
     for g, p in enumerate(ends[:-1]):
-        left, right = Counter(stream[max(0, p - w) : p]), Counter(stream[p : p + w])
-        dot = sum(left[t] * right[t] for t in left)
+        left, right = vector(stream[max(0, p - w) : p]), vector(stream[p : p + w])
+        dot = sum(v * right.get(t, 0.0) for t, v in left.items())
         norm = math.sqrt(sum(v * v for v in left.values()) * sum(v * v for v in right.values()))
         assert got[g] == pytest.approx(dot / norm if norm else 0.0, abs=1e-9)
+
+
+def test_idf_weighs_down_terms_found_all_through_the_document() -> None:
+    stream = [0, 1, 0, 2] * 300  # term 0 in every block, 1 and 2 in every block too
+    stream += [3] * 10  # term 3 in one block only
+    idf = idf_weights(stream, 4, block=100)
+    assert idf[3] > idf[0] > 0
+    assert idf[0] == pytest.approx(idf[1])
 
 
 def test_topic_changes_without_headings_score_highest() -> None:
@@ -132,7 +144,9 @@ def test_scores_are_in_unit_interval_and_keep_candidates(doc: Document) -> None:
     out = score_candidates(doc, cands)
     assert [c.after_id for c in out] == [c.after_id for c in cands]
     assert all(0.0 <= c.score <= 1.0 for c in out)
-    assert [c.model_copy(update={"score": 0.0}) for c in out] == cands
+    assert all(c.lexical is not None and c.structural is not None for c in out)
+    evidence = {"score": 0.0, "lexical": None, "structural": None}
+    assert [c.model_copy(update=evidence) for c in out] == cands
 
 
 def test_scoring_a_reference_sized_document() -> None:
@@ -258,3 +272,108 @@ def test_chapter_starts_found_after_headings_are_stripped(name: str) -> None:
         f"(recall {recall:.2f}); missed {missed}"
     )
     assert recall >= 0.7
+
+
+# ---------------------------------------------------------------------------------------
+# Generated prose: a clean switch, uniform text, Chinese
+
+
+def prose(subject: int, paragraphs: int, seed: int, words_each: int = 120) -> list[Element]:
+    """Paragraphs of sentences on one of gen_docs' subjects, with common words mixed in."""
+    rng = random.Random(seed)
+    vocab = SUBJECTS[subject][1]
+    out = []
+    for _ in range(paragraphs):
+        text = " ".join(
+            rng.choice(vocab) if rng.random() < 0.5 else rng.choice(COMMON)
+            for _ in range(words_each)
+        )
+        out.append(para(text.capitalize() + "."))
+    return out
+
+
+def scores_by_index(doc: Document) -> dict[int, float]:
+    index = {e.id: i for i, e in enumerate(doc.elements)}
+    return {index[c.after_id]: c.score for c in scored(doc)}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_clean_switch_scores_clearly_above_everything_around_it(seed: int) -> None:
+    # 8 pages on one subject, then 8 on another (400 words a page, DOCX-like): within any
+    # 5-12 page window around the switch nothing comes near it
+    doc = build_doc(prose(seed, 27, seed) + prose(seed + 4, 27, seed + 100))
+    by_index = scores_by_index(doc)
+    switch = 26  # the cut after the 27th paragraph
+    assert max(by_index, key=lambda i: by_index[i]) == switch
+    others = [s for i, s in by_index.items() if i != switch]
+    assert by_index[switch] >= 0.5
+    assert by_index[switch] >= 2 * max(others)
+    best = next(c for c in scored(doc) if c.after_id == doc.elements[switch].id)
+    assert best.lexical is not None and best.lexical >= 0.7 and best.structural == 0.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_uniform_text_has_no_strong_change(seed: int) -> None:
+    doc = build_doc(prose(seed, 60, seed))  # ~18 pages on one subject
+    cands = scored(doc)
+    assert max(c.score for c in cands) < 0.15
+    assert review_tasks(doc, cands) == []
+
+
+# Two Chinese topics (vocabulary of LaTeX tables vs of mathematical formulas) with shared
+# function characters; no spaces, as in the corpus's lshort-zh-cn.
+_ZH_TABLES = ["表格", "单元格", "列宽", "行高", "边框", "对齐",
+              "合并", "跨列", "表头", "线条", "浮动体", "标题"]
+_ZH_MATH = ["公式", "积分", "矩阵", "分式", "上标", "下标",
+            "根号", "求和", "定理", "证明", "方程", "极限"]
+_ZH_GLUE = ["的", "了", "是", "在", "和", "可以", "我们", "使用", "这个", "一个", "通常", "需要"]
+
+
+def chinese(vocab: list[str], paragraphs: int, seed: int) -> list[Element]:
+    rng = random.Random(seed)
+    return [
+        para("".join(rng.choice(vocab) if rng.random() < 0.5 else rng.choice(_ZH_GLUE)
+                     for _ in range(200)) + "。")
+        for _ in range(paragraphs)
+    ]
+
+
+def test_a_switch_in_chinese_text_scores_highest() -> None:
+    doc = build_doc(chinese(_ZH_TABLES, 20, 1) + chinese(_ZH_MATH, 20, 2))
+    by_index = scores_by_index(doc)
+    assert max(by_index, key=lambda i: by_index[i]) == 19
+    assert by_index[19] >= 2 * max(s for i, s in by_index.items() if i != 19)
+
+
+def test_tokens_in_every_script() -> None:
+    vocab = Vocabulary()
+    ids = vocab.token_ids("The vectors of LaTeX的基本概念 x_1 2.4")
+    terms = {v: k for k, v in vocab.terms.items()}
+    assert [terms[i] for i in ids] == ["vector", "latex", "基本", "本概", "概念"]
+    # a function character splits a run; a lone character gives no bigram
+    assert _cjk_terms("表格的线条") == ["表格", "线条"]
+    assert _cjk_terms("在") == []
+    # Persian drawn as presentation forms is the same word as the letters
+    a, b = Vocabulary(), Vocabulary()
+    assert a.token_ids("\ufee3\ufeae\ufea3\ufee0\ufeea") == b.token_ids("مرحله")
+    # stop words per language, all applied
+    assert {"the", "which"} <= stop_words("en")
+    assert "که" in stop_words("fa") and "что" in stop_words("ru")
+    assert Vocabulary().token_ids("the и که") == []
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", ["lshort-zh-cn.pdf", "latex-notes-zh-cn.pdf"])
+def test_numbered_chinese_chapters_found_after_headings_are_stripped(name: str) -> None:
+    # "第三章 文档元素", "附录A 安装TEX": the chapter marker survives as a title-like line
+    doc, starts = stripped_ir(CORPUS / name)
+    numbered = [i for i in starts if doc.elements[i].text.startswith(("第", "附录"))]
+    assert len(numbered) >= 8
+    cands = scored(doc)
+    assert {c.numbering for c in cands if c.before_id == doc.elements[numbered[2]].id} == {
+        doc.elements[numbered[2]].text.split()[0]
+    }
+    index = {e.id: i for i, e in enumerate(doc.elements)}
+    top = [index[c.before_id] for c in sorted(cands, key=lambda c: -c.score)[: 2 * len(starts)]]
+    found = [i for i in numbered if any(abs(i - j) <= 2 for j in top)]
+    assert len(found) == len(numbered)

@@ -9,6 +9,11 @@ sides belong together:
   introduces.
 
 Everything else is a candidate; the change-point scores decide which ones are good.
+
+A title-like paragraph that starts with a bare number counts as numbered only if the number
+is at most two past the highest top-level number seen before it: short footnotes and
+numbered list lines ("66 This defaults to ...") look like titles too, but they run far
+ahead of the chapters.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ _NAMED_NUMBER = re.compile(
     r"([0-9]{1,3}(?:\.[0-9]{1,3})*|[IVXLC]{1,6}|[A-Z])\b[.:]?",
     re.IGNORECASE,
 )
+# "第三章 文档元素", "第2节", "附录A": Chinese chapters, parts, sections and appendices
+_CJK_NUMBER = re.compile(r"^(第[0-9一二三四五六七八九十百零〇]{1,5}[章部篇卷节]|附录[A-Z])")
 # "2.4 Title", "3. Title", "A.1 Title", "12 Title" (not "2023 was ...": at most 3 digits)
 _DOTTED_NUMBER = re.compile(r"^((?:[0-9]{1,3}|[A-Z])(?:\.[0-9]{1,3})*)\.?\s+(?=\S)")
 _TITLE_END = re.compile(r"[.:;,!?]$")
@@ -45,6 +52,7 @@ def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> li
     first_page = els[0].page_first
     out: list[Candidate] = []
     cum_words = 0
+    highest = 0  # the highest top-level number seen so far
     for i in range(len(els) - 1):
         left, right = els[i], els[i + 1]
         cum_words += left.word_count
@@ -53,6 +61,13 @@ def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> li
         cum_pages = (
             cum_words / WORDS_PER_PAGE if words_basis else float(left.page_last - first_page + 1)
         )
+        numbering = parse_numbering(right)
+        if numbering and numbering.isdigit():
+            number = int(numbering)
+            if right.type == "heading" or number <= highest + 2:
+                highest = max(highest, number)
+            else:  # "66 This defaults to ...": a footnote or list line, not chapter 66
+                numbering = None
         out.append(
             Candidate(
                 after_id=left.id,
@@ -64,7 +79,7 @@ def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> li
                 cum_pages=cum_pages,
                 cum_words=cum_words,
                 heading_level=right.level if right.type == "heading" else None,
-                numbering=parse_numbering(right),
+                numbering=numbering,
                 score=(scores or {}).get(left.id, 0.0),
             )
         )
@@ -114,6 +129,9 @@ def parse_numbering(el: Element) -> str | None:
     m = _NAMED_NUMBER.match(text)
     if m:
         return f"{m.group(1).capitalize()} {m.group(2)}"
+    m = _CJK_NUMBER.match(text)
+    if m:
+        return m.group(1)
     m = _DOTTED_NUMBER.match(text)
     if m:
         number = m.group(1)
@@ -133,9 +151,12 @@ def looks_like_title(text: str) -> bool:
 
 
 def numbering_depth(numbering: str | None) -> int | None:
-    """1 for "Chapter 3", "Part II", "3"; 2 for "2.4", "A.1"; 3 for "1.2.3" ..."""
+    """1 for "Chapter 3", "Part II", "3", "第三章"; 2 for "2.4", "A.1", "第2节"; 3 for
+    "1.2.3" ..."""
     if not numbering:
         return None
+    if numbering.startswith(("第", "附录")):
+        return 2 if numbering.endswith("节") else 1
     word, _, number = numbering.partition(" ")
     if number:  # "Chapter 3" is top level whatever follows; "Section 4.2" is not
         return number.count(".") + 1 if word.lower() == "section" else 1

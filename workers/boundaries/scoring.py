@@ -1,36 +1,46 @@
 """Change-point scores for cut candidates, and the review tasks they lead to.
 
-Lexical part (TextTiling-like): at every gap between two elements compare the word
-frequencies of the ~300 words before it with the ~300 words after it (cosine). A topic
-change shows up as a dip in this cohesion curve; its *depth* (how far the curve falls below
-the highest cohesion within one window on either side) measures how sharp the change is.
-The windows slide along one token stream with counts updated incrementally, so the whole
-pass is O(total words) (plus O(gaps) for the depths), fast enough for a 2,400-page manual.
+Lexical part (TextTiling-like, tuned on `bench/bench_topics.py`): at every gap between two
+elements compare the content words before it with those after it (tokens, see `tokens.py`:
+stop words out, English stemmed, Chinese as character bigrams). Each side is a vector of
+sqrt(term count x idf), idf taken over 400-token blocks of the document itself, so words
+that run through the whole book count less and one repeated term does not dominate;
+cohesion is the cosine of the two sides. A topic change shows up as a dip in this cohesion
+curve. Its *relative depth* - how far the curve falls below the highest cohesion within
+one window on either side, as a share of those peaks - is 0 in even text and near 1 where
+the vocabulary is replaced, whatever the document's usual level of cohesion; a gap with
+less than a window of text on one side (the ends of the document) gets proportionally
+less. Two window sizes, 600 and 1,200 tokens a side (about 3 and 6 pages of English), are
+averaged: session-sized changes are what the planner needs, smaller windows mostly measure
+the wobble inside one topic, and a change that shows at both scales is a chapter rather
+than a section. The windows slide along one token stream with their sums updated per
+token, so each pass is O(total words) (plus O(gaps) for the depths).
 
 Structural part: a heading that begins after the cut (level 1 strongest), a section number
 ("Chapter 4", "4", "4.2"...) at the start of the next heading or title-like paragraph, a
 change of element type.
 
-Depths are put on a 0-1 scale against the document's own 95th percentile (with a floor, so
-one-topic text stays low), then combined with structure as independent evidence:
-score = 1 - (1 - w·lexical)(1 - structural). Of the candidates within ~100 words of each
-other only the best keeps its full score, so one change is one strong candidate.
+The two are combined as independent evidence: score = 1 - (1 - w·lexical)(1 - structural).
+Of the candidates within a window of each other only the deepest keeps its full lexical
+part, so one change is one strong candidate. Each candidate carries both parts
+(`lexical`, `structural`) as the evidence behind its score.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import deque
 from collections.abc import Sequence
 
 from quire.shared.ir import WORDS_PER_PAGE, Document
 from quire.shared.plan import Candidate, ReviewTask
 from quire.workers.boundaries.candidates import numbering_depth, plain_text
+from quire.workers.boundaries.tokens import Vocabulary, stop_words
+from quire.workers.boundaries.tokens import stem as stem  # re-exported for the analysis code
 
-WINDOW_WORDS = 300
+WINDOWS = (600, 1200)  # content tokens per side (~1,200 and ~2,400 words of English prose)
+IDF_BLOCK_TOKENS = 400  # the "documents" that inverse document frequency counts
 LEXICAL_WEIGHT = 0.7
-DEPTH_FLOOR = 0.4  # real manuals: 95th percentile 0.5-0.7; one-topic text ~0.2
 SUPPRESSED = 0.5  # factor for a candidate next to a better one of the same change
 # Lowest score worth a review: below it a transition is left to the size rules.
 MIN_REVIEW_SCORE = 0.35
@@ -39,112 +49,78 @@ REVIEW_EVERY_PAGES = 3.0
 
 _HEADING_STRENGTH = {1: 0.75, 2: 0.6, 3: 0.45, 4: 0.3}
 _NUMBER_STRENGTH = {1: 0.6, 2: 0.45, 3: 0.3}
-_WORD = re.compile(r"[^\W\d_]{2,}")
-
-_STOP_TEXT = """a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing done down during each
-    either else etc even ever every few for from further get gets got had has have having he
-    her here hers herself him himself his how however i if in into is it its itself just
-    least less let like may me might more most much must my myself need no nor not now of
-    off often on once one only or other others otherwise our ours ourselves out over own
-    per rather same see several shall she should since so some such than that the their
-    theirs them themselves then there therefore these they this those though through thus to
-    too two under until up upon us use used uses using very via was we well were what when
-    where whether which while who whom whose why will with within without would yet you your
-    yours yourself yourselves"""
-STOP_WORDS = frozenset(_STOP_TEXT.split())
+STOP_WORDS = stop_words("en")  # the analysis code's key terms use the same list
 
 
-def stem(word: str) -> str:
-    """Crude suffix stripping: enough to make 'vectors'/'vector', 'fitted'/'fit' agree."""
-    for suffix, keep in (
-        ("ations", 4),
-        ("ation", 4),
-        ("ings", 4),
-        ("ing", 4),
-        ("ies", 3),
-        ("ed", 4),
-        ("es", 4),
-        ("ly", 4),
-        ("s", 3),
-    ):
-        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
-            if suffix == "s" and word.endswith("ss"):
-                return word
-            base = word[: -len(suffix)]
-            return base + "y" if suffix == "ies" else base
-    return word
-
-
-class _Vocabulary:
-    """Word -> small int id (None for stop-words), memoised: tokenising is the hot loop."""
-
-    def __init__(self) -> None:
-        self.ids: dict[str, int | None] = {}
-        self.stems: dict[str, int] = {}
-
-    def token_ids(self, text: str) -> list[int]:
-        out: list[int] = []
-        ids = self.ids
-        for raw in _WORD.findall(text.lower()):
-            tid = ids.get(raw, -1)
-            if tid == -1:
-                tid = (
-                    None if raw in STOP_WORDS else self.stems.setdefault(stem(raw), len(self.stems))
-                )
-                ids[raw] = tid
-            if tid is not None:
-                out.append(tid)
-        return out
-
-
-def cohesion_curve(
-    doc: Document, window_words: int = WINDOW_WORDS
-) -> tuple[list[float], list[int]]:
-    """Cosine similarity of the windows before/after each gap, and each gap's token position.
-
-    Gap g lies between elements g and g+1. Counts are updated incrementally as the gap moves
-    forward: each token enters and leaves each window once, so the cost is O(tokens).
-    """
-    vocab = _Vocabulary()
+def term_stream(doc: Document) -> tuple[list[int], list[int], int]:
+    """Every element's content tokens as ids in one stream, the stream position after each
+    element, and the vocabulary size."""
+    vocab = Vocabulary()
     stream: list[int] = []
-    ends: list[int] = []  # token position after element i
+    ends: list[int] = []
     for el in doc.elements:
         stream.extend(vocab.token_ids(plain_text(el)))
         ends.append(len(stream))
-    size = len(vocab.stems)
+    return stream, ends, len(vocab)
+
+
+def idf_weights(stream: Sequence[int], size: int, block: int = IDF_BLOCK_TOKENS) -> list[float]:
+    """log((blocks + 1) / (blocks containing the term + 1)), blocks of `block` tokens."""
+    df = [0] * size
+    blocks = 0
+    for i in range(0, len(stream), block):
+        blocks += 1
+        for t in set(stream[i : i + block]):
+            df[t] += 1
+    return [math.log((blocks + 1) / (d + 1)) for d in df]
+
+
+def cohesion_curve(doc: Document, window: int = WINDOWS[0]) -> tuple[list[float], list[int]]:
+    """Cosine similarity of the windows before/after each gap, and each gap's token position.
+
+    Gap g lies between elements g and g+1; a side's vector is sqrt(count x idf) per term.
+    """
+    stream, ends, size = term_stream(doc)
+    return _cohesion(stream, ends, idf_weights(stream, size), window), ends[:-1]
+
+
+def _cohesion(
+    stream: Sequence[int], ends: Sequence[int], idf: Sequence[float], window: int
+) -> list[float]:
+    """The sums (dot product, squared norms) are updated as tokens enter and leave the
+    windows: each token does so once per window, so the cost is O(tokens)."""
+    size = len(idf)
+    roots = [math.sqrt(c) for c in range(2 * window + 2)]
     left = [0] * size
     right = [0] * size
-    dot = nl2 = nr2 = 0
+    dot = nl2 = nr2 = 0.0
     n_tok = len(stream)
-    w = window_words
     # Current windows: left = stream[a:p], right = stream[p:b]
     a = p = b = 0
     cohesion: list[float] = []
-    positions: list[int] = []
     for g in range(len(ends) - 1):
         q = ends[g]
-        qa, qb = max(0, q - w), min(n_tok, q + w)
-        # dot = sum(left[t] * right[t]); nl2, nr2 = squared norms; all kept exact (ints)
+        qa, qb = max(0, q - window), min(n_tok, q + window)
         for t in stream[b:qb]:  # enters the right window
-            dot += left[t]
-            nr2 += 2 * right[t] + 1
-            right[t] += 1
+            c, w = right[t], idf[t]
+            dot += w * roots[left[t]] * (roots[c + 1] - roots[c])
+            nr2 += w  # (sqrt(w (c + 1)))^2 - (sqrt(w c))^2 = w
+            right[t] = c + 1
         b = max(b, qb)
         for t in stream[p:q]:  # crosses the gap: right -> left
-            right[t] -= 1
-            nr2 -= 2 * right[t] + 1
-            dot += right[t] - left[t]
-            nl2 += 2 * left[t] + 1
-            left[t] += 1
+            c, k, w = right[t], left[t], idf[t]
+            dot += w * (roots[c - 1] * roots[k + 1] - roots[c] * roots[k])
+            nr2 -= w
+            nl2 += w
+            right[t], left[t] = c - 1, k + 1
         for t in stream[a:qa]:  # leaves the left window
-            left[t] -= 1
-            nl2 -= 2 * left[t] + 1
-            dot -= right[t]
+            k, w = left[t], idf[t]
+            dot -= w * roots[right[t]] * (roots[k] - roots[k - 1])
+            nl2 -= w
+            left[t] = k - 1
         a, p = max(a, qa), q
-        cohesion.append(dot / math.sqrt(nl2 * nr2) if nl2 and nr2 else 0.0)
-        positions.append(q)
-    return cohesion, positions
+        cohesion.append(dot / math.sqrt(nl2 * nr2) if nl2 > 1e-9 and nr2 > 1e-9 else 0.0)
+    return cohesion
 
 
 def _sliding_max(
@@ -165,13 +141,35 @@ def _sliding_max(
     return out
 
 
-def depth_scores(
-    cohesion: Sequence[float], positions: Sequence[int], reach: int = WINDOW_WORDS
+def relative_depths(
+    cohesion: Sequence[float], positions: Sequence[int], window: int, tokens: int
 ) -> list[float]:
-    """Depth of each gap's cohesion below the peaks within `reach` tokens on each side."""
-    peak_left = _sliding_max(cohesion, positions, reach, backwards=False)
-    peak_right = _sliding_max(cohesion, positions, reach, backwards=True)
-    return [(pl - c) + (pr - c) for c, pl, pr in zip(cohesion, peak_left, peak_right, strict=True)]
+    """Each gap's dip below the highest cohesion within `window` tokens on either side, as
+    a share of those peaks (0..1), scaled down where a side has less than a window of the
+    `tokens` in the document (its ends: there the curve compares scraps)."""
+    peak_left = _sliding_max(cohesion, positions, window, backwards=False)
+    peak_right = _sliding_max(cohesion, positions, window, backwards=True)
+    out: list[float] = []
+    for c, pl, pr, q in zip(cohesion, peak_left, peak_right, positions, strict=True):
+        depth = ((pl - c) + (pr - c)) / (pl + pr) if pl + pr > 0 else 0.0
+        out.append(depth * min(1.0, q / window, (tokens - q) / window))
+    return out
+
+
+def lexical_change(
+    doc: Document, windows: Sequence[int] = WINDOWS
+) -> tuple[list[float], list[int]]:
+    """The lexical evidence of a topic change at each gap (the mean relative depth over the
+    window sizes), and each gap's token position."""
+    stream, ends, size = term_stream(doc)
+    idf = idf_weights(stream, size)
+    positions = ends[:-1]
+    total = [0.0] * len(positions)
+    for window in windows:
+        depths = relative_depths(_cohesion(stream, ends, idf, window), positions, window,
+                                 len(stream))
+        total = [t + d / len(windows) for t, d in zip(total, depths, strict=True)]
+    return total, positions
 
 
 def structural_score(c: Candidate) -> float:
@@ -179,7 +177,8 @@ def structural_score(c: Candidate) -> float:
     heading = _HEADING_STRENGTH.get(c.heading_level or 0, 0.2 if c.heading_level else 0.0)
     depth = numbering_depth(c.numbering)
     number = _NUMBER_STRENGTH.get(depth or 0, 0.2 if depth else 0.0)
-    if c.numbering and " " in c.numbering and depth == 1:  # "Chapter 4", "Part II"
+    if c.numbering and depth == 1 and (" " in c.numbering or not c.numbering.isascii()):
+        # a named top-level part: "Chapter 4", "Part II", "第四章"
         number = 0.7
     value = max(heading, number)
     if heading and number:
@@ -190,46 +189,39 @@ def structural_score(c: Candidate) -> float:
 
 
 def score_candidates(
-    doc: Document, candidates: Sequence[Candidate], window_words: int = WINDOW_WORDS
+    doc: Document, candidates: Sequence[Candidate], windows: Sequence[int] = WINDOWS
 ) -> list[Candidate]:
-    """Candidates with `score` in [0, 1] filled in (higher = stronger topic change)."""
+    """Candidates with `score` in [0, 1] filled in (higher = stronger topic change), and
+    its lexical and structural parts as evidence."""
     if not candidates:
         return []
-    cohesion, positions = cohesion_curve(doc, window_words)
-    depths = depth_scores(cohesion, positions, window_words)
+    change, positions = lexical_change(doc, windows)
     gap_of = {e.id: i for i, e in enumerate(doc.elements)}
     gaps = [gap_of[c.after_id] for c in candidates]
-    cand_depth = [depths[g] for g in gaps]
-    scale = _depth_scale(cand_depth)
-    raw: list[float] = []
-    for c, depth in zip(candidates, cand_depth, strict=True):
-        # Saturating, not clamped: the deepest dips keep their order among themselves.
-        lexical = 1.0 - math.exp(-depth / scale)
-        raw.append(1.0 - (1.0 - LEXICAL_WEIGHT * lexical) * (1.0 - structural_score(c)))
-    # One topic change moves the cohesion curve over several neighbouring gaps; only the
-    # best-scored candidate of such a cluster keeps its full score, so that one change does
-    # not crowd out others (and is reviewed once, not three times).
+    lexical = [min(1.0, change[g]) for g in gaps]
+    # One topic change lowers the cohesion curve over every gap within a window of it; only
+    # the deepest candidate of such a stretch keeps its full lexical evidence, so that one
+    # change is one strong candidate (reviewed once, not three times) and does not crowd
+    # out others. Structure is exact where it is, so it is never suppressed.
     cand_pos = [positions[g] for g in gaps]
-    reach = window_words // 3
-    best_left = _sliding_max(raw, cand_pos, reach, backwards=False)
-    best_right = _sliding_max(raw, cand_pos, reach, backwards=True)
+    reach = min(windows)
+    best_left = _sliding_max(lexical, cand_pos, reach, backwards=False)
+    best_right = _sliding_max(lexical, cand_pos, reach, backwards=True)
     out: list[Candidate] = []
     for i, c in enumerate(candidates):
-        score = raw[i]
-        if score < max(best_left[i], best_right[i]):
-            score *= SUPPRESSED
-        out.append(c.model_copy(update={"score": round(min(1.0, max(0.0, score)), 4)}))
+        lex = lexical[i]
+        if lex < max(best_left[i], best_right[i]):
+            lex *= SUPPRESSED
+        struct = structural_score(c)
+        score = 1.0 - (1.0 - LEXICAL_WEIGHT * lex) * (1.0 - struct)
+        fields = {**c.__dict__, "score": _unit(score), "lexical": _unit(lex),
+                  "structural": _unit(struct)}
+        out.append(Candidate.model_construct(**fields))  # validated already: no copy cost
     return out
 
 
-def _depth_scale(depths: Sequence[float]) -> float:
-    """A depth that counts as a clear change in this document: its 95th percentile, but at
-    least DEPTH_FLOOR, so that the small wobbles of a text without any topic change are not
-    blown up into changes."""
-    ordered = sorted(depths)
-    if not ordered:
-        return DEPTH_FLOOR
-    return max(DEPTH_FLOOR, ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))])
+def _unit(x: float) -> float:
+    return round(min(1.0, max(0.0, x)), 4)
 
 
 def default_review_threshold(

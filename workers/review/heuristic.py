@@ -6,6 +6,10 @@ and whether the text before the cut ends with a colon (it announces what follows
 role weighs them differently, mirroring what the LLM roles are asked to look at. Votes
 are plain functions of the input, so the same task always gives byte-identical JSON, and
 their reasons say they are a heuristic baseline and quote the signals they used.
+
+The baseline confirms only the starts of major divisions (see major_starts); where the
+signals point to a new topic anywhere else, the transition and adjudicator roles abstain
+(a vote below the counting confidence) rather than claim that the topic continues.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ HEADING_STRENGTH = {1: 0.9, 2: 0.8, 3: 0.65, 4: 0.5, 5: 0.45, 6: 0.4}
 # starts of major divisions (chapters of a textbook, not its sections) that are at least a
 # minimum session long on both sides; see major_starts.
 MIN_SESSION_PAGES = 5
-MINOR_CAP = 0.45  # without a major heading the baseline never votes new_topic
+MINOR_CAP = 0.45  # without a major heading no role confirms a new topic (see heuristic_vote)
+ABSTAIN = 0.4  # confidence of a vote that does not count (combine: below 0.5)
 
 _WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
 _STOP_WORDS = """
@@ -135,7 +140,7 @@ class Signals:
 
 
 def _p_new_topic(role: ReviewRole, s: Signals) -> float:
-    """The role's belief that a new topic starts, in [0, 1]."""
+    """The role's belief that a new topic starts, in [0, 1], before the minor cap."""
     if role == "transition":  # what starts here: headings and the change-point score
         p = max(s.heading_strength(), s.score)
     elif role == "continuity":  # what carries over: shared vocabulary first
@@ -148,12 +153,10 @@ def _p_new_topic(role: ReviewRole, s: Signals) -> float:
             p = max(p, 0.5 * s.heading_strength() + 0.3)
     if s.ends_with_colon:
         p -= 0.3
-    if not s.major and role != "continuity":
-        p = min(p, MINOR_CAP)
     return min(1.0, max(0.0, p))
 
 
-def _reason(role: ReviewRole, s: Signals, new_topic: bool) -> str:
+def _reason(role: ReviewRole, s: Signals, new_topic: bool, abstains: bool = False) -> str:
     parts = [f"heuristic baseline ({role})"]
     if s.heading_level is not None:
         rank = "major" if s.major else "minor"
@@ -171,20 +174,30 @@ def _reason(role: ReviewRole, s: Signals, new_topic: bool) -> str:
         parts.append("shared terms: " + ", ".join(s.shared_terms))
     if s.ends_with_colon:
         parts.append("text before the cut ends with ':'")
-    verdict = "new topic" if new_topic else "same topic continues"
+    if abstains:
+        verdict = "looks like a new topic, but the baseline confirms only major divisions: abstains"
+    else:
+        verdict = "new topic" if new_topic else "same topic continues"
     return "; ".join(parts) + f" -> {verdict}"
 
 
 def heuristic_vote(task: ReviewTask, role: ReviewRole, elements: dict[str, Element]) -> ReviewVote:
     signals = Signals.of(task, elements)
     p = _p_new_topic(role, signals)
-    new_topic = p >= 0.5
+    capped = not signals.major and role != "continuity"
+    # Where the signals say "new topic" but no major heading starts here, the cap keeps the
+    # baseline from confirming it; voting "same topic" there instead would be a confident
+    # claim against the evidence (a planner then avoids the best cut), so the role abstains.
+    abstains = capped and p >= 0.5
+    if capped:
+        p = min(p, MINOR_CAP)
+    new_topic = abstains or p >= 0.5
     answer = ReviewAnswer(
         verdict="new_topic" if new_topic else "same_topic",
-        confidence=round(min(0.95, 0.5 + abs(p - 0.5)), 2),
+        confidence=ABSTAIN if abstains else round(min(0.95, 0.5 + abs(p - 0.5)), 2),
         evidence_left=task.left_ids[-1:],  # the element that ends at the cut
         evidence_right=task.right_ids[:1],  # the element that starts after it
-        reason=_reason(role, signals, new_topic),
+        reason=_reason(role, signals, new_topic, abstains),
     )
     # The same rules as for LLM answers: a heuristic vote is never exempt from validation.
     return validate_answer(answer, task, role, NAME)
