@@ -88,3 +88,31 @@ class Environment(BaseModel):
             s3_endpoint_url=env.get("QUIRE_S3_ENDPOINT_URL") or None,
             review_backend=env.get("QUIRE_REVIEW_BACKEND") or "heuristic",
         )
+
+
+def api_token() -> str | None:
+    """`QUIRE_API_TOKEN`: the bearer token `quire serve` requires of every request. A secret:
+    read where it is checked, never kept in a settings object, state or logs."""
+    return os.environ.get("QUIRE_API_TOKEN") or None
+
+
+class ServeSettings(BaseModel):
+    """What `quire serve` admits: the per-document limits of `quire batch`
+    (`QUIRE_MAX_FILE_BYTES`, `QUIRE_MAX_DOC_PAGES`) and the size of one request body
+    (`QUIRE_MAX_UPLOAD_BYTES`; default one document's limit plus 1 MiB for the form)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_file_bytes: int = Field(default=RunSettings().max_file_bytes, ge=1)
+    max_doc_pages: int = Field(default=RunSettings().max_pages, ge=1)
+    max_upload_bytes: int = Field(default=RunSettings().max_file_bytes + 2**20, ge=1)
+
+    @classmethod
+    def from_env(cls) -> ServeSettings:
+        env = os.environ
+        file_bytes = int(env.get("QUIRE_MAX_FILE_BYTES") or cls().max_file_bytes)
+        return cls(
+            max_file_bytes=file_bytes,
+            max_doc_pages=int(env.get("QUIRE_MAX_DOC_PAGES") or cls().max_doc_pages),
+            max_upload_bytes=int(env.get("QUIRE_MAX_UPLOAD_BYTES") or file_bytes + 2**20),
+        )

@@ -1,0 +1,23 @@
+"""The web workspace and HTTP API (`quire serve`): submit books, watch them move through the
+pipeline, and inspect every session beside its source pages.
+
+FastAPI on Starlette: the response models (`models.py`) are the OpenAPI schema under `/v1`,
+and the pages (`routes/ui.py`, `templates/`, `static/`) are rendered on the server from the
+same reads (`reads.py`), so the UI and the API never disagree. Everything the pages need is
+shipped in this package; nothing is loaded from another site.
+
+    app.py        the application factory: routers, errors, auth, the background driver
+    auth.py       bearer token (header, or a cookie set by the sign-in page)
+    driver.py     keeps submitted documents moving (embedded: a thread; distributed: a poke)
+    errors.py     every error as {"error": {"code", "message"}}; HTML for the pages
+    models.py     response models
+    reads.py      a document's state and output folder, read from the store as models
+    pages.py      source pages as PNG, rendered on demand and cached in the store
+    markdown.py   session Markdown and study indexes to HTML (markdown-it-py)
+    submit.py     uploads and s3:// references become documents and batches
+    routes/       one module per resource
+"""
+
+from quire.orchestrator.web.app import create_app
+
+__all__ = ["create_app"]

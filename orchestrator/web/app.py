@@ -1,0 +1,88 @@
+"""The application factory: one FastAPI app over the runtime the CLI uses (store, revision
+store, dispatcher — embedded or distributed, as the environment says)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.staticfiles import StaticFiles
+
+from quire.orchestrator.dispatch import dispatcher_for
+from quire.orchestrator.web import errors
+from quire.orchestrator.web.auth import Auth, require_auth
+from quire.orchestrator.web.driver import Driver
+from quire.orchestrator.web.limits import BodyLimit
+from quire.orchestrator.web.models import Health
+from quire.orchestrator.web.pages import PageImages
+from quire.orchestrator.web.reads import Reader
+from quire.shared.config import ServeSettings, api_token
+from quire.workers.runtime import Runtime
+
+STATIC = Path(__file__).parent / "static"
+
+
+@dataclass
+class Web:
+    """What every request works with (`request.app.state.web`)."""
+
+    rt: Runtime
+    limits: ServeSettings
+    auth: Auth
+    driver: Driver
+    reader: Reader
+    images: PageImages
+
+    @property
+    def mode(self) -> str:
+        return "embedded" if self.driver.dispatcher.in_process else "distributed"
+
+
+def web_of(request: Request) -> Web:
+    web: Web = request.app.state.web
+    return web
+
+
+def create_app(rt: Runtime | None = None, *, limits: ServeSettings | None = None,
+               processes: int | None = None) -> FastAPI:
+    """The workspace and API. The token (`QUIRE_API_TOKEN`) and limits come from the
+    environment; `processes`: embedded worker processes per document driven (default 1:
+    in the server process)."""
+    from quire import __version__
+    from quire.orchestrator.web.routes import batches, documents, ui
+
+    rt = rt or Runtime.from_env()
+    limits = limits or ServeSettings.from_env()
+    driver = Driver(dispatcher_for(rt, processes=processes or 1))
+    web = Web(rt=rt, limits=limits, auth=Auth(api_token()), driver=driver, reader=Reader(rt),
+              images=PageImages(rt))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        driver.start()
+        yield
+        web.images.close()
+
+    app = FastAPI(title="Quire", version=__version__, lifespan=lifespan,
+                  summary="Cut long textbooks into verified study sessions.",
+                  openapi_url="/v1/openapi.json",
+                  docs_url=None, redoc_url=None)  # their pages load scripts from a CDN
+    app.state.web = web
+    app.add_middleware(BodyLimit, max_bytes=limits.max_upload_bytes)
+    errors.install(app)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/v1/health", tags=["meta"])
+    def health() -> Health:
+        """Whether the server is up, and how it runs documents (no token needed)."""
+        return Health(mode="embedded" if driver.dispatcher.in_process else "distributed",
+                      version=__version__)
+
+    protected = [Depends(require_auth)]
+    app.include_router(documents.router, prefix="/v1", dependencies=protected)
+    app.include_router(batches.router, prefix="/v1", dependencies=protected)
+    app.include_router(ui.router)
+    return app
