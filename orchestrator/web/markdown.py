@@ -28,10 +28,13 @@ class ElementHtml:
     html: str
 
 
-def to_html(text: str, *, image: Rewrite, link: Rewrite) -> str:
-    """Markdown to HTML with image sources and link targets rewritten."""
+def to_html(text: str, *, image: Rewrite, link: Rewrite, shift: int = 1) -> str:
+    """Markdown to HTML with image sources and link targets rewritten, and headings moved
+    `shift` levels down (the page's own title is its one h1)."""
     tokens = _md.parse(text)
     for token in tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1]) + shift)}"
         for child in token.children or []:
             if child.type == "image":
                 child.attrSet("src", image(str(child.attrGet("src") or "")) or "")

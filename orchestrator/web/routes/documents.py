@@ -60,9 +60,9 @@ def submit(web: WebDep, response: Response,
         item = uploaded(upload_name(file.filename), file.file.read())
     else:
         items = s3_sources([source or ""])
-        if len(items) != 1:
-            raise ApiError(422, "bad_source", f"{source} names {len(items)} documents: submit "
-                           "one object, or a prefix as a batch (POST /v1/batches)")
+        if [i.origin for i in items] != [source]:
+            raise ApiError(422, "bad_source", f"{source} is a prefix of {len(items)} documents: "
+                           "submit one object, or the prefix as a batch (POST /v1/batches)")
         item = items[0]
     s, created = submit_document(web.rt, item, settings.run_settings(web.limits),
                                  rerun=settings.rerun)

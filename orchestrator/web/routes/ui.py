@@ -78,7 +78,7 @@ def document_page(request: Request, web: WebDep, doc: str) -> HTMLResponse:
     pages = _optional(lambda: out.pages)
     image, link = _links(s.doc_id, plan)
     cell = cell_width(pages.page_count if pages else 1)
-    indexes = {key: to_html(text.decode("utf-8"), image=image, link=link)
+    indexes = {key: to_html(text.decode("utf-8"), image=image, link=link, shift=2)
                for key, name in INDEX_FILES.items() if (text := out.raw(name)) is not None}
     return _page(request, web, "document.html", doc=web.reader.summary(s), session=s,
                  plan=plan, pages=pages, report=out.verification, indexes=indexes,
