@@ -648,7 +648,7 @@ WEB_MODULES = ("fastapi", "starlette", "uvicorn", "jinja2", "multipart", "markdo
               help="Address to serve on; any other than loopback needs QUIRE_API_TOKEN.")
 @click.option("--port", type=int, default=8000, show_default=True)
 @click.option("--processes", type=int, default=None,
-              help="Embedded mode: worker processes per document [1: in the server process].")
+              help="Embedded mode: worker processes per document [CPUs, at least 2].")
 @clean_errors
 def serve(host: str, port: int, processes: int | None) -> None:
     """The web workspace and the HTTP API (/v1) over the same store, revision store and

@@ -387,7 +387,7 @@ def test_the_pages_show_the_book(server: WebServer, api: httpx.Client,
         assert f'src="/v1/documents/{doc}/pages/{n}.png"' in session
     assert f'<link rel="next" href="/documents/{doc}/sessions/3">' in session
     assert f'id="{plan["sessions"][1]["first_id"]}"' in session
-    assert re.search(r"<h1>Chapter 3\. The Root Filesystem</h1>", session)
+    assert re.search(r"<h2>Chapter 3\. The Root Filesystem</h2>", session)  # h1: the title
     assert plan["sessions"][1]["end_reason"].replace("'", "&#39;") in session
     missing = api.get("/documents/" + "0" * 64, headers=html)
     assert missing.status_code == 404 and "unknown document" in missing.text

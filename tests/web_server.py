@@ -21,7 +21,7 @@ TOKEN = "test-token-" + "x" * 24
 class WebServer:
     """`quire serve` with the given environment (store, state folder, token, limits)."""
 
-    def __init__(self, env: dict[str, str], *, processes: int = 1) -> None:
+    def __init__(self, env: dict[str, str], *, processes: int = 2) -> None:
         self.env = env
         self.processes = processes
         self.port = 0

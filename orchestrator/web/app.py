@@ -3,6 +3,7 @@ store, dispatcher — embedded or distributed, as the environment says)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -49,14 +50,15 @@ def web_of(request: Request) -> Web:
 def create_app(rt: Runtime | None = None, *, limits: ServeSettings | None = None,
                processes: int | None = None) -> FastAPI:
     """The workspace and API. The token (`QUIRE_API_TOKEN`) and limits come from the
-    environment; `processes`: embedded worker processes per document driven (default 1:
-    in the server process)."""
+    environment; `processes`: embedded worker processes per document driven (default: CPUs;
+    at least 2, so that parts always run in worker processes, never in the server's)."""
     from quire import __version__
     from quire.orchestrator.web.routes import batches, documents, ui
 
     rt = rt or Runtime.from_env()
     limits = limits or ServeSettings.from_env()
-    driver = Driver(dispatcher_for(rt, processes=processes or 1))
+    workers = max(2, processes or os.cpu_count() or 2)  # 1 would run parts in this process
+    driver = Driver(dispatcher_for(rt, processes=workers))
     web = Web(rt=rt, limits=limits, auth=Auth(api_token()), driver=driver, reader=Reader(rt),
               images=PageImages(rt))
 

@@ -2,8 +2,11 @@
 
 Distributed, the workers do the work: a submission only pokes them (`Dispatcher.start`).
 Embedded, documents move only while `Dispatcher.drive` runs in this process, so a few
-background threads drive them, one document each; work a server stopped in the middle of
-is picked up again when the next one starts (every part is idempotent).
+background threads drive them, one document each, with their parts in worker processes —
+never in the server process itself: its threads serve requests, and the pipeline's parts
+(PyMuPDF, per-process caches) are written for one part at a time per process. Work a
+server stopped in the middle of is picked up again when the next one starts (every part is
+idempotent).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from quire.workers.verify.markdown import parse_chunk_markdown
 
 Rewrite = Callable[[str], str | None]  # a target in the output folder -> its URL, or None
 
-_md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+_md = MarkdownIt("commonmark", {"html": False}).enable("table")  # what Quire writes
 
 
 @dataclass(frozen=True)

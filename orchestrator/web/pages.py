@@ -17,6 +17,11 @@ from quire.shared.session import Session
 from quire.shared.store import NotFound
 from quire.workers.runtime import Runtime
 
+# PyMuPDF must not be used by two threads at once, and the server's request threads use it
+# (page images here; page counts when a document is admitted): all of them hold this lock.
+# The pipeline's own parts never run in the server process (see `driver.py`).
+PYMUPDF = threading.Lock()
+
 DEFAULT_DPI = 110  # a US Letter page is 935 x 1210 pixels: sharp beside the text, ~150 KB
 MIN_DPI, MAX_DPI = 36, 200
 
@@ -40,7 +45,6 @@ class PageImages:
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
-        self._lock = threading.Lock()  # a pymupdf.Document must not be used by two threads
         self._doc_id: str | None = None
         self._pdf: Any = None
         self._stack = contextlib.ExitStack()  # closes the open PDF (and its S3 download)
@@ -51,16 +55,18 @@ class PageImages:
             return self.rt.store.get(key)
         except NotFound:
             pass
-        with self._lock:
+        with PYMUPDF:
             data = render_png(self._source(s), page, dpi)
         self.rt.store.put(key, data)
         return data
 
     def _source(self, s: Session) -> Any:
+        """The open source PDF (the caller holds PYMUPDF)."""
         if self._doc_id != s.doc_id:
             from quire.workers.parse.pdf_open import pymupdf_module
 
-            self.close()
+            self._stack.close()
+            self._doc_id = None
             path = self._stack.enter_context(self.rt.file(s.source_key))  # S3: cached locally
             self._pdf = pymupdf_module().open(path)
             self._stack.callback(self._pdf.close)
@@ -68,5 +74,6 @@ class PageImages:
         return self._pdf
 
     def close(self) -> None:
-        self._stack.close()
-        self._doc_id, self._pdf = None, None
+        with PYMUPDF:
+            self._stack.close()
+            self._doc_id, self._pdf = None, None

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import cached_property
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
@@ -41,6 +43,7 @@ from quire.shared.store import NotFound
 from quire.workers.runtime import Runtime
 
 _DOC_REF = re.compile(r"[0-9a-f]{6,64}")
+T = TypeVar("T")
 
 
 class NotReady(ApiError):
@@ -68,6 +71,14 @@ class Outputs:
 
     def __init__(self, rt: Runtime, s: Session) -> None:
         self.rt, self.session = rt, s
+        self._derived: dict[str, Any] = {}
+
+    def derived(self, name: str, compute: Callable[[], T]) -> T:
+        """Something the pages make from this folder (e.g. rendered Markdown), made once:
+        it lives as long as this object, which for a stopped document is kept."""
+        if name not in self._derived:
+            self._derived[name] = compute()
+        return cast(T, self._derived[name])
 
     def raw(self, name: str) -> bytes | None:
         try:

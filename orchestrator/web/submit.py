@@ -11,8 +11,10 @@ from pathlib import PurePath
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from quire.orchestrator.batch import BatchRecord, create_batch
 from quire.orchestrator.sources import SourceItem, expand_sources
 from quire.orchestrator.web.errors import ApiError
+from quire.orchestrator.web.pages import PYMUPDF
 from quire.shared.config import Backend, OutputFormat, RunSettings, ServeSettings, run_settings
 from quire.shared.session import Session
 from quire.shared.text import sha256_bytes
@@ -82,9 +84,17 @@ def submit_document(rt: Runtime, item: SourceItem, settings: RunSettings, *,
 
     data = item.read()
     known = rt.repo.exists(sha256_bytes(data))
-    s = submit_bytes(rt, data, item.name, settings, actor="web", rerun=rerun)
+    with PYMUPDF:  # admission counts a PDF's pages
+        s = submit_bytes(rt, data, item.name, settings, actor="web", rerun=rerun)
     if s.state == "failed" and s.revision == 1:
         code = s.error_code or "bad_input"
         raise ApiError(413 if code == "too_large" else 422, code,
                        s.error or f"{item.name} was refused", doc_id=s.doc_id)
     return s, not known
+
+
+def submit_batch(rt: Runtime, items: list[SourceItem], settings: RunSettings, *,
+                 rerun: bool) -> BatchRecord:
+    """Admit many documents as one batch; each is refused or admitted on its own."""
+    with PYMUPDF:  # admission counts a PDF's pages
+        return create_batch(rt, items, settings, rerun=rerun)

@@ -10,7 +10,6 @@ from fastapi import APIRouter, Depends, File, Form, UploadFile
 from quire.orchestrator.batch import (
     BatchReport,
     ProgressReader,
-    create_batch,
     find_batch,
     list_batches,
     load_batch,
@@ -18,25 +17,31 @@ from quire.orchestrator.batch import (
 from quire.orchestrator.web.app import Web, web_of
 from quire.orchestrator.web.errors import ApiError
 from quire.orchestrator.web.models import BatchSummary
-from quire.orchestrator.web.submit import SubmitSettings, s3_sources, upload_name, uploaded
+from quire.orchestrator.web.submit import (
+    SubmitSettings,
+    s3_sources,
+    submit_batch,
+    upload_name,
+    uploaded,
+)
 
 router = APIRouter(tags=["batches"])
 WebDep = Annotated[Web, Depends(web_of)]
 
 
 @router.post("/batches", status_code=201)
-def submit_batch(web: WebDep, settings: Annotated[SubmitSettings, Form()],
-                 files: Annotated[list[UploadFile] | None, File()] = None,
-                 sources: Annotated[list[str] | None, Form(
-                     description="s3://bucket/key or s3://bucket/prefix, repeatable")] = None,
-                 ) -> BatchReport:
+def post_batch(web: WebDep, settings: Annotated[SubmitSettings, Form()],
+               files: Annotated[list[UploadFile] | None, File()] = None,
+               sources: Annotated[list[str] | None, Form(
+                   description="s3://bucket/key or s3://bucket/prefix, repeatable")] = None,
+               ) -> BatchReport:
     """Submit uploads (`files`) and/or `s3://` objects and prefixes (`sources`) as one
     batch. The same documents with the same settings name the same batch again."""
     items = [uploaded(upload_name(f.filename), f.file.read()) for f in files or []]
     items += s3_sources(sources or [])
     if not items:
         raise ApiError(422, "invalid_request", "a batch needs files or s3:// sources")
-    record = create_batch(web.rt, items, settings.run_settings(web.limits),
+    record = submit_batch(web.rt, items, settings.run_settings(web.limits),
                           rerun=settings.rerun)
     web.driver.submit(record.doc_ids())
     return ProgressReader(web.rt).report(record)

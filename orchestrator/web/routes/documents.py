@@ -46,11 +46,11 @@ def list_documents(web: WebDep) -> list[DocumentOut]:
 
 
 @router.post("/documents", status_code=201, responses={200: {"model": Submitted}})
-def submit(web: WebDep, response: Response,
-           settings: Annotated[SubmitSettings, Form()],
-           file: Annotated[UploadFile | None, File(description="A PDF or DOCX.")] = None,
-           source: Annotated[str | None, Form(description="Or: s3://bucket/key")] = None,
-           ) -> Submitted:
+def post_document(web: WebDep, response: Response,
+                  settings: Annotated[SubmitSettings, Form()],
+                  file: Annotated[UploadFile | None, File(description="A PDF or DOCX.")] = None,
+                  source: Annotated[str | None, Form(description="Or: s3://bucket/key")] = None,
+                  ) -> Submitted:
     """Submit one document: a multipart upload (`file`) or an `s3://` reference (`source`),
     with the run settings as form fields. 201 when new, 200 when these bytes were submitted
     before (documents are keyed by content; `rerun` starts a finished one again)."""

@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from quire.orchestrator.web.app import Web, web_of
 from quire.orchestrator.web.auth import COOKIE, require_auth
 from quire.orchestrator.web.errors import ApiError
-from quire.orchestrator.web.markdown import session_html, to_html
+from quire.orchestrator.web.markdown import ElementHtml, session_html, to_html
 from quire.orchestrator.web.models import PlanOut
 from quire.orchestrator.web.reads import Outputs
 from quire.orchestrator.web.render import templates
@@ -78,8 +78,9 @@ def document_page(request: Request, web: WebDep, doc: str) -> HTMLResponse:
     pages = _optional(lambda: out.pages)
     image, link = _links(s.doc_id, plan)
     cell = cell_width(pages.page_count if pages else 1)
-    indexes = {key: to_html(text.decode("utf-8"), image=image, link=link, shift=2)
-               for key, name in INDEX_FILES.items() if (text := out.raw(name)) is not None}
+    indexes = out.derived("indexes", lambda: {
+        key: to_html(text.decode("utf-8"), image=image, link=link, shift=2)
+        for key, name in INDEX_FILES.items() if (text := out.raw(name)) is not None})
     return _page(request, web, "document.html", doc=web.reader.summary(s), session=s,
                  plan=plan, pages=pages, report=out.verification, indexes=indexes,
                  strip=page_strip(plan, pages, out.verification) if pages else [],
@@ -93,8 +94,11 @@ def session_page(request: Request, web: WebDep, doc: str, number: int) -> HTMLRe
     out: Outputs = web.reader.outputs(s)
     detail = out.session_detail(number)
     image, link = _links(s.doc_id, out.plan_out)
-    text = out.raw(detail.markdown_file) if detail.markdown_file else None
-    elements = session_html(text.decode("utf-8"), image=image, link=link) if text else []
+    def render() -> list[ElementHtml]:
+        text = out.raw(detail.markdown_file) if detail.markdown_file else None
+        return session_html(text.decode("utf-8"), image=image, link=link) if text else []
+
+    elements = out.derived(f"session-{number}", render)
     here = {e.element_id for e in elements}
     base = f"/documents/{s.doc_id}/sessions/"
 
