@@ -394,3 +394,22 @@ def test_the_pages_show_the_book(server: WebServer, api: httpx.Client,
     assert missing.headers["content-type"].startswith("text/html")
     css = api.get("/static/quire.css")
     assert css.status_code == 200 and "--cell" in css.text
+    csp = api.get(f"/documents/{doc}", headers=html).headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+
+
+def test_a_docx_has_sessions_but_no_page_images(api: httpx.Client) -> None:
+    r = upload(api, CORPUS / "python-hashlib.docx")
+    assert r.status_code == 201, r.text
+    doc = wait_stopped(api, r.json()["document"]["doc_id"])
+    assert doc["state"] == "complete" and doc["source_format"] == "docx", doc
+    assert doc["pages"] and doc["pages"] > 1  # words / 400
+    pages = api.get(f"/v1/documents/{doc['doc_id']}/pages").json()
+    assert pages["page_basis"] == "words"
+    assert "DOCX" in error_of(api.get(f"/v1/documents/{doc['doc_id']}/pages/1.png"), 404,
+                              "no_pages")
+    session = api.get(f"/documents/{doc['doc_id']}/sessions/1", headers={"accept": "text/html"})
+    assert session.status_code == 200 and "/pages/1.png" not in session.text
+    assert 'class="split single"' in session.text and 'class="el"' in session.text
+    page = api.get(f"/documents/{doc['doc_id']}", headers={"accept": "text/html"})
+    assert page.status_code == 200 and "(words / 400)" in page.text

@@ -3,6 +3,7 @@ classes, Markdown rendering (safe with hostile text) and the package data the wh
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -108,8 +109,13 @@ def test_the_wheel_ships_the_templates_and_assets(tmp_path: Path) -> None:
     shipped = sorted(p.relative_to(WEB).as_posix() for folder in ("templates", "static")
                      for p in (WEB / folder).iterdir())
     assert "static/quire.css" in shipped and "templates/session.html" in shipped
+    # built from a clean copy: a `build/` folder left in the tree by an earlier build would
+    # carry its files into the wheel whatever the package data says
+    source = tmp_path / "src"
+    shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(
+        "build", "*.egg-info", ".git", "__pycache__", ".quire", "out", "docs"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                    str(tmp_path), str(ROOT)], check=True, capture_output=True, timeout=600)
+                    str(tmp_path), str(source)], check=True, capture_output=True, timeout=600)
     (wheel,) = tmp_path.glob("quire-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in shipped:

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.staticfiles import StaticFiles
@@ -24,6 +25,15 @@ from quire.shared.config import ServeSettings, api_token
 from quire.workers.runtime import Runtime
 
 STATIC = Path(__file__).parent / "static"
+# Book text is shown on these pages: only this server's own scripts, styles and images run
+# or load, whatever a document holds (its Markdown is escaped as well, see markdown.py).
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self' "
+    "'unsafe-inline'; script-src 'self'; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
 
 
 @dataclass
@@ -74,6 +84,13 @@ def create_app(rt: Runtime | None = None, *, limits: ServeSettings | None = None
                   docs_url=None, redoc_url=None)  # their pages load scripts from a CDN
     app.state.web = web
     app.add_middleware(BodyLimit, max_bytes=limits.max_upload_bytes)
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: Any) -> Any:
+        response = await call_next(request)
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
     errors.install(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

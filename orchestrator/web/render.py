@@ -13,7 +13,7 @@ templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
 
 def duration(seconds: float | None) -> str:
-    if seconds is None:
+    if not seconds:  # not stopped yet, or refused before any work
         return ""
     if seconds < 60:
         return f"{seconds:.1f} s"

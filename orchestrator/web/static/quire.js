@@ -55,7 +55,7 @@
   }
   if (rows) setInterval(refreshRows, POLL_MS);
 
-  // A document still running: reload its page when it moves on.
+  // A document still running: reload its page when it enters another state.
   const watched = document.body.dataset.reloadWhen;
   if (watched) {
     setInterval(async () => {
@@ -63,7 +63,7 @@
         const response = await fetch(watched, {credentials: "same-origin"});
         if (response.ok) {
           const doc = await response.json();
-          if (String(doc.revision) !== document.body.dataset.revision) location.reload();
+          if (doc.state !== document.body.dataset.state) location.reload();
         }
       } catch (err) { /* try again */ }
     }, POLL_MS);
