@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +13,10 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.staticfiles import StaticFiles
 
 from quire.orchestrator.dispatch import dispatcher_for
-from quire.orchestrator.web import errors
 from quire.orchestrator.web.auth import Auth, require_auth
+from quire.orchestrator.web.context import Web
 from quire.orchestrator.web.driver import Driver
+from quire.orchestrator.web.errors import install
 from quire.orchestrator.web.limits import BodyLimit
 from quire.orchestrator.web.models import Health
 from quire.orchestrator.web.pages import PageImages
@@ -34,27 +34,6 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
 }
-
-
-@dataclass
-class Web:
-    """What every request works with (`request.app.state.web`)."""
-
-    rt: Runtime
-    limits: ServeSettings
-    auth: Auth
-    driver: Driver
-    reader: Reader
-    images: PageImages
-
-    @property
-    def mode(self) -> str:
-        return "embedded" if self.driver.dispatcher.in_process else "distributed"
-
-
-def web_of(request: Request) -> Web:
-    web: Web = request.app.state.web
-    return web
 
 
 def create_app(rt: Runtime | None = None, *, limits: ServeSettings | None = None,
@@ -91,14 +70,13 @@ def create_app(rt: Runtime | None = None, *, limits: ServeSettings | None = None
         response.headers.update(SECURITY_HEADERS)
         return response
 
-    errors.install(app)
+    install(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/v1/health", tags=["meta"])
     def health() -> Health:
         """Whether the server is up, and how it runs documents (no token needed)."""
-        return Health(mode="embedded" if driver.dispatcher.in_process else "distributed",
-                      version=__version__)
+        return Health(mode=web.mode, version=__version__)
 
     protected = [Depends(require_auth)]
     app.include_router(documents.router, prefix="/v1", dependencies=protected)

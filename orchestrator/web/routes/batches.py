@@ -14,7 +14,7 @@ from quire.orchestrator.batch import (
     list_batches,
     load_batch,
 )
-from quire.orchestrator.web.app import Web, web_of
+from quire.orchestrator.web.context import Web, web_of
 from quire.orchestrator.web.errors import ApiError
 from quire.orchestrator.web.models import BatchSummary
 from quire.orchestrator.web.submit import (

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Path, Query, Request, Response, UploadFile
 
-from quire.orchestrator.web.app import Web, web_of
+from quire.orchestrator.web.context import Web, web_of
 from quire.orchestrator.web.errors import ApiError
 from quire.orchestrator.web.models import (
     DocumentDetail,

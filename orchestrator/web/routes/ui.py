@@ -3,30 +3,32 @@ on the server from the same reads as the API; plus sign-in when the server has a
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from quire.orchestrator.web.app import Web, web_of
 from quire.orchestrator.web.auth import COOKIE, require_auth
+from quire.orchestrator.web.context import Web, web_of
 from quire.orchestrator.web.errors import ApiError
-from quire.orchestrator.web.markdown import ElementHtml, session_html, to_html
+from quire.orchestrator.web.markdown import ElementHtml, Rewrite, session_html, to_html
 from quire.orchestrator.web.models import PlanOut
 from quire.orchestrator.web.reads import Outputs
 from quire.orchestrator.web.render import templates
 from quire.orchestrator.web.views import cell_width, page_strip
 from quire.shared.analysis import INDEX_FILES
-from quire.shared.states import STAGES, STOPPED
+from quire.shared.states import STOPPED
 
 router = APIRouter(include_in_schema=False)
 WebDep = Annotated[Web, Depends(web_of)]
 Authorized = [Depends(require_auth)]
+T = TypeVar("T")
 
 
 def _page(request: Request, web: Web, name: str, **context: Any) -> HTMLResponse:
     return templates.TemplateResponse(request, name, {
-        "mode": web.mode, "signed_in": web.auth.required, "stages": list(STAGES), **context})
+        "mode": web.mode, "signed_in": web.auth.required, **context})
 
 
 @router.get("/", dependencies=Authorized)
@@ -38,11 +40,11 @@ def documents_page(request: Request, web: WebDep) -> HTMLResponse:
 @router.get("/ui/documents/rows", dependencies=Authorized)
 def document_rows(request: Request, web: WebDep) -> HTMLResponse:
     """The documents table's rows, polled by the documents page while it is open."""
-    return templates.TemplateResponse(request, "_rows.html", {
-        "documents": web.reader.documents(), "stages": list(STAGES)})
+    return templates.TemplateResponse(request, "_rows.html",
+                                      {"documents": web.reader.documents()})
 
 
-def _links(doc_id: str, plan: PlanOut | None) -> tuple[Any, Any]:
+def _links(doc_id: str, plan: PlanOut | None) -> tuple[Rewrite, Rewrite]:
     """How links and images in a document's Markdown reach this server."""
     sessions = {s.markdown_file: s.number for s in plan.sessions} if plan else {}
     anchors = {name: f"#{key}" for key, name in INDEX_FILES.items()}
@@ -60,7 +62,7 @@ def _links(doc_id: str, plan: PlanOut | None) -> tuple[Any, Any]:
     return image, link
 
 
-def _optional(read: Any) -> Any:
+def _optional(read: Callable[[], T]) -> T | None:
     """An output the document may not have written yet: None until it has."""
     try:
         return read()
@@ -94,6 +96,7 @@ def session_page(request: Request, web: WebDep, doc: str, number: int) -> HTMLRe
     out: Outputs = web.reader.outputs(s)
     detail = out.session_detail(number)
     image, link = _links(s.doc_id, out.plan_out)
+
     def render() -> list[ElementHtml]:
         text = out.raw(detail.markdown_file) if detail.markdown_file else None
         return session_html(text.decode("utf-8"), image=image, link=link) if text else []
@@ -126,7 +129,7 @@ def session_page(request: Request, web: WebDep, doc: str, number: int) -> HTMLRe
 
 
 @router.get("/login")
-def login_page(request: Request, web: WebDep, next: str = "/") -> HTMLResponse:
+def login_page(request: Request, next: str = "/") -> HTMLResponse:
     return templates.TemplateResponse(request, "login.html", {"next": next, "message": ""})
 
 
