@@ -20,6 +20,7 @@ from web_server import TOKEN, WebServer, upload, wait_stopped
 
 from quire.shared import keys
 from quire.shared.config import Environment
+from quire.shared.manifest import Finding, VerificationReport
 from quire.workers.runtime import Runtime
 
 pytestmark = pytest.mark.xdist_group("web_api")  # one server, one processed book
@@ -389,6 +390,7 @@ def test_the_pages_show_the_book(server: WebServer, api: httpx.Client,
     assert f'id="{plan["sessions"][1]["first_id"]}"' in session
     assert re.search(r"<h2>Chapter 3\. The Root Filesystem</h2>", session)  # h1: the title
     assert plan["sessions"][1]["end_reason"].replace("'", "&#39;") in session
+    assert server.url not in page + session  # links are paths: right behind any proxy
     missing = api.get("/documents/" + "0" * 64, headers=html)
     assert missing.status_code == 404 and "unknown document" in missing.text
     assert missing.headers["content-type"].startswith("text/html")
@@ -398,12 +400,20 @@ def test_the_pages_show_the_book(server: WebServer, api: httpx.Client,
     assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
 
 
-def test_a_docx_has_sessions_but_no_page_images(api: httpx.Client) -> None:
+def test_a_docx_has_sessions_but_no_page_images(api: httpx.Client, runtime: Runtime) -> None:
     r = upload(api, CORPUS / "python-hashlib.docx")
     assert r.status_code == 201, r.text
     doc = wait_stopped(api, r.json()["document"]["doc_id"])
     assert doc["state"] == "complete" and doc["source_format"] == "docx", doc
     assert doc["pages"] and doc["pages"] > 1  # words / 400
+    # a finding in the report is shown beside the element it concerns
+    report = runtime.store.get(keys.out(doc["doc_id"], "verification-report.json"))
+    first = api.get(f"/v1/documents/{doc['doc_id']}/analysis").json()[0]["first_id"]
+    tampered = VerificationReport.model_validate_json(report).model_copy(update={
+        "passed": False, "findings": [Finding(kind="altered", message="text differs here",
+                                              chunk=1, element_id=first)]})
+    runtime.store.put(keys.out(doc["doc_id"], "verification-report.json"),
+                      tampered.model_dump_json().encode())
     pages = api.get(f"/v1/documents/{doc['doc_id']}/pages").json()
     assert pages["page_basis"] == "words"
     assert "DOCX" in error_of(api.get(f"/v1/documents/{doc['doc_id']}/pages/1.png"), 404,
@@ -411,5 +421,6 @@ def test_a_docx_has_sessions_but_no_page_images(api: httpx.Client) -> None:
     session = api.get(f"/documents/{doc['doc_id']}/sessions/1", headers={"accept": "text/html"})
     assert session.status_code == 200 and "/pages/1.png" not in session.text
     assert 'class="split single"' in session.text and 'class="el"' in session.text
+    assert re.search(r'text differs here</p>\s*<div class="el" id="' + first, session.text)
     page = api.get(f"/documents/{doc['doc_id']}", headers={"accept": "text/html"})
     assert page.status_code == 200 and "(words / 400)" in page.text

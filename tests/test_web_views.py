@@ -18,6 +18,7 @@ from quire.orchestrator.web.views import (
     cell_width,
     chapter_starts,
     page_strip,
+    place_findings,
     size_class,
     stage_marks,
 )
@@ -77,6 +78,20 @@ def test_sizes_stages_and_cells() -> None:
     assert dict(stage_marks("repairing"))["analysing"] == "now"
     assert dict(stage_marks("awaiting_decision"))["planning"] == "now"
     assert cell_width(50) == 18 and cell_width(2415) == 4 and cell_width(236) == 4
+
+
+def test_findings_are_placed_where_they_occur() -> None:
+    found = [Finding(kind="altered", message="a", chunk=2, element_id="el-000010", page=3),
+             Finding(kind="render_mismatch", message="b", chunk=2, page=4),
+             Finding(kind="page_missing", message="c", chunk=2, page=9),
+             Finding(kind="manifest_mismatch", message="d", chunk=2, file="02-two.md"),
+             Finding(kind="missing", message="e", element_id="el-000099")]
+    placed = place_findings(found, {"el-000010", "el-000011"}, {3, 4})
+    assert [f.message for f in placed.by_element["el-000010"]] == ["a"]
+    assert [f.message for f in placed.by_page[4]] == ["b"] and 3 not in placed.by_page
+    assert [f.message for f in placed.general] == ["c", "d", "e"]  # none is left out
+    docx = place_findings(found, set(), set())  # no text, no page images
+    assert [f.message for f in docx.general] == ["a", "b", "c", "d", "e"]
 
 
 def test_markdown_is_rendered_safely() -> None:

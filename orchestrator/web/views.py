@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from quire.orchestrator.web.models import PagesOut, PlanOut, SessionOut
-from quire.shared.manifest import VerificationReport
+from quire.shared.manifest import Finding, VerificationReport
 from quire.shared.plan import PlanSettings
 
 
@@ -89,6 +89,30 @@ def page_strip(plan: PlanOut | None, pages: PagesOut,
     if page <= pages.page_count:
         items.append(StripItem(None, cells=[cell(n) for n in range(page, pages.page_count + 1)]))
     return items
+
+
+@dataclass
+class PlacedFindings:
+    """A session's verification findings where the session page shows them."""
+
+    by_element: dict[str, list[Finding]] = field(default_factory=dict)  # beside the element
+    by_page: dict[int, list[Finding]] = field(default_factory=dict)  # under the page image
+    general: list[Finding] = field(default_factory=list)  # at the top
+
+
+def place_findings(findings: list[Finding], elements: set[str],
+                   pages: set[int]) -> PlacedFindings:
+    """Each finding at the element it names if the text shows it, else at its page if that
+    page is shown, else at the top: none is left out."""
+    placed = PlacedFindings()
+    for f in findings:
+        if f.element_id in elements:
+            placed.by_element.setdefault(f.element_id, []).append(f)
+        elif f.page in pages:
+            placed.by_page.setdefault(f.page, []).append(f)
+        else:
+            placed.general.append(f)
+    return placed
 
 
 def cell_width(page_count: int, width: int = 1100) -> int:

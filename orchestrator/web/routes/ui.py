@@ -16,7 +16,7 @@ from quire.orchestrator.web.markdown import ElementHtml, Rewrite, session_html, 
 from quire.orchestrator.web.models import PlanOut
 from quire.orchestrator.web.reads import Outputs
 from quire.orchestrator.web.render import templates
-from quire.orchestrator.web.views import cell_width, page_strip
+from quire.orchestrator.web.views import cell_width, page_strip, place_findings
 from quire.shared.analysis import INDEX_FILES
 from quire.shared.states import STOPPED
 
@@ -110,22 +110,12 @@ def session_page(request: Request, web: WebDep, doc: str, number: int) -> HTMLRe
         return [(i, f"#{i}" if i in here else f"{base}{other}#{i}" if other else None)
                 for i in ids]
 
-    by_element: dict[str, list[Any]] = {}
-    by_page: dict[int, list[Any]] = {}
-    general = []
-    for f in detail.verification_findings:
-        if f.element_id in here:
-            by_element.setdefault(f.element_id, []).append(f)
-        elif f.page is not None:
-            by_page.setdefault(f.page, []).append(f)
-        else:
-            general.append(f)
+    pages = list(range(detail.page_first, detail.page_last + 1)) \
+        if s.source_format == "pdf" else []  # a DOCX has no page images
     return _page(request, web, "session.html", doc=web.reader.summary(s), session=s,
                  detail=detail, total=len(out.plan_out.sessions), elements=elements,
-                 settings=out.plan_out.settings, evidence=evidence,
-                 by_element=by_element, by_page=by_page, general=general,
-                 page_numbers=list(range(detail.page_first, detail.page_last + 1))
-                 if s.source_format == "pdf" else [])
+                 settings=out.plan_out.settings, evidence=evidence, page_numbers=pages,
+                 findings=place_findings(detail.verification_findings, here, set(pages)))
 
 
 @router.get("/login")
