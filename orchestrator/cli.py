@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from quire.orchestrator.service import resolve_doc
@@ -42,7 +43,8 @@ def clean_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except QuireError as exc:
-            err.print(f"[red]quire: error ({exc.code}):[/red] {exc}", highlight=False)
+            err.print(f"[red]quire: error ({exc.code}):[/red] {escape(str(exc))}",
+                      highlight=False)  # escaped: "pip install 'quire[web]'" is not markup
             sys.exit(2)
     return wrapper  # type: ignore[return-value]
 
@@ -750,6 +752,42 @@ def metrics(port: int | None, host: str) -> None:
         return
     err.print(f"metrics on http://{host}:{serve(reg, host, port)}/metrics", highlight=False)
     threading.Event().wait()  # the server runs in its own thread until we are stopped
+
+
+# --- the web workspace and HTTP API (orchestrator/web/) ------------------------------------------
+
+WEB_MODULES = ("fastapi", "starlette", "uvicorn", "jinja2", "multipart", "markdown_it")
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to serve on; any other than loopback needs QUIRE_API_TOKEN.")
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--processes", type=int, default=None,
+              help="Embedded mode: worker processes per document [CPUs, at least 2].")
+@clean_errors
+def serve(host: str, port: int, processes: int | None) -> None:
+    """The web workspace and the HTTP API (/v1) over the same store, revision store and
+    dispatcher as the other commands, embedded or distributed."""
+    try:
+        import uvicorn
+
+        from quire.orchestrator.web import create_app
+        from quire.orchestrator.web.auth import check_bind
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in WEB_MODULES:
+            raise
+        raise NotInstalledError("the web workspace needs the web extra: "
+                                "pip install 'quire[web]'") from exc
+    secret = load_settings().api_token
+    token = secret.get_secret_value() if secret else None
+    check_bind(host, token)
+    app = create_app(processes=processes)
+    where = f"[{host}]" if ":" in host else host
+    err.print(f"Quire workspace on http://{where}:{port}/ ({app.state.web.mode}; "
+              f"{'token required' if token else 'no token: this machine only'})",
+              highlight=False, markup=False)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
 # --- MCP: AI hosts drive the agent loop (orchestrator/mcp/) -------------------------------------

@@ -98,7 +98,6 @@ def resolve_doc(rt: Runtime, ident: str) -> str:
             name = path.name
             matches = [d for d in docs if rt.repo.load(d).source_name == name]
     if len(matches) != 1:
-        hint = "" if matches else "; `quire status` (or MCP get_status) lists them"
         raise UnknownDocumentError(
-            f"{'no' if not matches else 'more than one'} document matches {ident!r}{hint}")
+            f"{'no' if not matches else 'more than one'} document matches {ident!r}")
     return matches[0]

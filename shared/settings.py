@@ -111,11 +111,23 @@ class Settings(BaseSettings):
                                        "upload's results go")
     sqs_queue_url: str | None = Field(None, description="the queue `quire trigger sqs` polls")
     sqs_endpoint_url: str | None = Field(None, description="an SQS-compatible endpoint")
+    # -- the web workspace and HTTP API (`quire serve`)
+    api_token: SecretStr | None = Field(None, description="bearer token every "
+                                        "request must carry (16+ characters); required to "
+                                        "serve beyond loopback")
+    max_upload_bytes: Annotated[int, Field(gt=0)] | None = Field(
+        None, description="refuse larger request bodies before reading them (413 `too_large`)"
+        "; default QUIRE_MAX_FILE_BYTES + 1 MiB")
     # -- the MCP server
     mcp_runs_dir: Path | None = Field(None, description="where isolated run folders go "
                                       "(default: QUIRE_STATE_DIR/runs)")
     mcp_processes: Annotated[int, Field(ge=1)] | None = Field(
         None, description="embedded worker processes of the MCP server (default: CPUs)")
+
+    @property
+    def upload_limit(self) -> int:
+        """The largest request body `quire serve` reads: one document and its form."""
+        return self.max_upload_bytes or self.max_file_bytes + 2**20
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:

@@ -5,6 +5,7 @@ to another distribution's top-level `shared` package."""
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import subprocess
 import sys
@@ -140,7 +141,8 @@ result = quire.split({str(SAMPLE_PDF)!r}, out='out')
 assert result.verification.passed and result.sessions
 print(len(result.sessions), 'sessions')
 """
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # only the venv's own
     run = subprocess.run([str(python), "-c", code], cwd=work, capture_output=True, text=True,
-                         timeout=600)
+                         timeout=600, env=clean)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip().endswith("sessions")

@@ -1,0 +1,38 @@
+"""The Jinja2 templates of the pages (autoescaped) and the small formatting helpers they use."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from fastapi.templating import Jinja2Templates
+
+from quire.orchestrator.web.views import size_class, stage_marks
+
+templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+
+
+def duration(seconds: float | None) -> str:
+    if not seconds:  # not stopped yet, or refused before any work
+        return ""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    whole = int(seconds)
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole // 60 % 60:02d} min"
+
+
+def megabytes(n: int) -> str:
+    return f"{n / 1e6:,.0f} MB" if n >= 10e6 else f"{n / 1e6:.1f} MB"
+
+
+def when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else ""
+
+
+templates.env.filters["duration"] = duration
+templates.env.filters["when"] = when
+templates.env.filters["megabytes"] = megabytes
+templates.env.globals["size_class"] = size_class
+templates.env.globals["stage_marks"] = stage_marks

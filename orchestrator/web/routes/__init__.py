@@ -1,0 +1,1 @@
+"""The routers: one module per resource (`documents`, `batches`) and the pages (`ui`)."""

@@ -1,0 +1,69 @@
+"""`/v1/batches`: many documents submitted together, each isolated (a refused or failing
+document never stops the others), with their progress read from the documents themselves."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, File, Form, UploadFile
+
+from quire.orchestrator.batch import (
+    BatchReport,
+    ProgressReader,
+    find_batch,
+    list_batches,
+    load_batch,
+)
+from quire.orchestrator.web.context import Web, web_of
+from quire.orchestrator.web.errors import ApiError
+from quire.orchestrator.web.models import BatchSummary
+from quire.orchestrator.web.submit import (
+    SubmitSettings,
+    s3_sources,
+    submit_batch,
+    upload_name,
+    uploaded,
+)
+
+router = APIRouter(tags=["batches"])
+WebDep = Annotated[Web, Depends(web_of)]
+
+
+@router.post("/batches", status_code=201)
+def post_batch(web: WebDep, settings: Annotated[SubmitSettings, Form()],
+               files: Annotated[list[UploadFile] | None, File()] = None,
+               sources: Annotated[list[str] | None, Form(
+                   description="s3://bucket/key or s3://bucket/prefix, repeatable")] = None,
+               ) -> BatchReport:
+    """Submit uploads (`files`) and/or `s3://` objects and prefixes (`sources`) as one
+    batch. The same documents with the same settings name the same batch again."""
+    items = [uploaded(upload_name(f.filename), f.file.read()) for f in files or []]
+    items += s3_sources(sources or [])
+    if not items:
+        raise ApiError(422, "invalid_request", "a batch needs files or s3:// sources")
+    record = submit_batch(web.rt, items, settings.run_settings(web.limits),
+                          rerun=settings.rerun)
+    web.driver.submit(record.doc_ids())
+    return ProgressReader(web.rt).report(record)
+
+
+@router.get("/batches")
+def batches(web: WebDep) -> list[BatchSummary]:
+    """Every batch with its documents' states, newest first."""
+    reader = ProgressReader(web.rt)
+    found = []
+    for batch_id in list_batches(web.rt):
+        report = reader.report(load_batch(web.rt, batch_id))
+        found.append(BatchSummary(batch_id=batch_id, created_at=report.created_at,
+                                  documents=len(report.documents), counts=report.counts,
+                                  finished=report.finished, ok=report.ok))
+    return sorted(found, key=lambda b: -b.created_at)
+
+
+@router.get("/batches/{batch_id}")
+def batch(web: WebDep, batch_id: str) -> BatchReport:
+    """A batch's report: per document state, progress, pages, sessions, verification."""
+    found = find_batch(web.rt, batch_id)
+    if found is None:
+        raise ApiError(404, "unknown_batch", f"no batch {batch_id!r}")
+    return ProgressReader(web.rt).report(load_batch(web.rt, found))

@@ -1,0 +1,146 @@
+"""The workspace in a real browser: Debian's chromium, headless, driven by Playwright.
+
+A person signs in, uploads a corpus book, watches it complete, opens its page and a
+session's page, reads the source page images beside the rendered Markdown and the reason
+the session ends there, and moves between sessions with the keyboard — at laptop and phone
+sizes. Screenshots are kept as test artefacts (`<tmp>/screenshots`, or the folder named by
+QUIRE_WEB_SCREENSHOTS)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from corpus import CORPUS
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from web_server import TOKEN, WebServer
+
+pytestmark = pytest.mark.xdist_group("web_browser")
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+SIZES = {"laptop": {"width": 1366, "height": 860}, "phone": {"width": 390, "height": 844}}
+BOOK = CORPUS / "amsmath-user-guide.pdf"  # 44 pages, an outline, page 4 without text
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    state = tmp_path_factory.mktemp("web-browser")
+    env = {"QUIRE_STORE_URL": str(state / "store"), "QUIRE_STATE_DIR": str(state / "state"),
+           "QUIRE_API_TOKEN": TOKEN}
+    with WebServer(env) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert Path(CHROMIUM).is_file(), "apt-get install chromium (scripts/test does)"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("screenshots")
+    yield folder
+    keep = os.environ.get("QUIRE_WEB_SCREENSHOTS")
+    if keep:
+        shutil.copytree(folder, keep, dirs_exist_ok=True)
+
+
+def snap(page: Page, shots: Path, name: str) -> None:
+    page.screenshot(path=shots / f"{name}.png")
+    page.screenshot(path=shots / f"{name}-full.png", full_page=True)
+    assert (shots / f"{name}.png").stat().st_size > 10_000
+
+
+def no_sideways_scroll(page: Page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"] + 1, f"{page.url} is {width}px wide"  # type: ignore[index]
+
+
+def test_upload_a_book_and_read_it_beside_its_pages(server: WebServer, browser: Browser,
+                                                    shots: Path) -> None:
+    laptop = browser.new_context(viewport=SIZES["laptop"])  # type: ignore[arg-type]
+    page = laptop.new_page()
+    page.goto(server.url + "/")
+    expect(page.locator("h1")).to_have_text("Sign in")
+    page.fill("input[name=token]", TOKEN)
+    page.click("button[type=submit]")
+    expect(page.locator("#upload")).to_be_visible()
+
+    page.set_input_files("#upload input[type=file]", str(BOOK))
+    page.click("#upload button[type=submit]")
+    expect(page.locator("#upload-status")).to_contain_text(f"Submitted {BOOK.name}")
+    row = page.locator("tr[data-doc]", has_text=BOOK.name)
+    expect(row).to_be_visible()  # the table refreshes itself: no reload
+    expect(row.locator(".badge.st-complete")).to_be_visible(timeout=600_000)
+    expect(row.locator(".badge.v-passed")).to_have_text("passed")
+    snap(page, shots, "laptop-documents")
+
+    doc_id = row.get_attribute("data-doc")
+    assert doc_id
+    with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {TOKEN}"}) as api:
+        plan: dict[str, Any] = api.get(f"/v1/documents/{doc_id}/plan").json()
+        pages: dict[str, Any] = api.get(f"/v1/documents/{doc_id}/pages").json()
+    sessions = plan["sessions"]
+    assert len(sessions) >= 3
+
+    row.locator("td.name a").click()
+    expect(page.locator(".doc-head h1")).to_have_text(BOOK.name)
+    expect(page.locator(".strip .sess")).to_have_count(len(sessions))
+    chapters = {e["page"] for e in pages["outline"] if e["level"] == 1 and e["page"] > 0}
+    assert chapters and page.locator(".strip i.ch").count() >= len(chapters)
+    assert {p["page"] for p in pages["skipped_pages"]} == {4}
+    expect(page.locator(".strip i.nt")).to_have_count(1)
+    expect(page.locator(".doc-head .badge.v-passed")).to_have_text("passed")
+    expect(page.locator(".indexes details#en .md table")).to_be_visible()  # study index
+    snap(page, shots, "laptop-document")
+
+    page.locator("table.sessions a", has_text=sessions[1]["title"]).first.click()
+    page.wait_for_url(f"**/documents/{doc_id}/sessions/2")
+    second = sessions[1]
+    images = page.locator(".pages img")
+    expect(images).to_have_count(second["page_last"] - second["page_first"] + 1)
+    page.wait_for_function("Array.from(document.querySelectorAll('.pages img')).slice(0, 2)"
+                           ".every(i => i.complete && i.naturalWidth > 800)")
+    expect(page.locator("#end-reason")).to_have_text(second["end_reason"])
+    expect(page.locator(".why-item").first).to_contain_text(sessions[0]["end_reason"])
+    text = page.locator("#text")
+    expect(text.locator(f"#{second['first_id']}")).to_be_visible()
+    assert text.locator("h1, h2, h3, h4, h5, h6").count() > 0
+    assert text.locator("pre code, table, p").count() > 5
+    assert "<!--" not in text.inner_text() and "el-0" not in text.inner_text()
+    expect(page.locator(".analysis [dir=rtl]")).to_be_visible()
+    snap(page, shots, "laptop-session")
+
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url(f"**/documents/{doc_id}/sessions/3")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_url(f"**/documents/{doc_id}/sessions/2")
+    page.goto(f"{server.url}/documents/{doc_id}/sessions/1")
+    page.keyboard.press("ArrowLeft")  # nothing before the first session
+    page.wait_for_timeout(300)
+    assert page.url.endswith("/sessions/1")
+
+    phone = browser.new_context(viewport=SIZES["phone"], is_mobile=True,  # type: ignore[arg-type]
+                                has_touch=True)
+    phone.add_cookies(laptop.cookies())
+    small = phone.new_page()
+    for name, path in (("documents", "/"), ("document", f"/documents/{doc_id}"),
+                       ("session", f"/documents/{doc_id}/sessions/2")):
+        small.goto(server.url + path)
+        small.wait_for_load_state("networkidle")
+        no_sideways_scroll(small)
+        snap(small, shots, f"phone-{name}")
+    expect(small.locator(".pages img").first).to_be_visible()
+    laptop.close()
+    phone.close()
