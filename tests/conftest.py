@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from corpus import CORPUS
 from services import S3_SCRUB_ENV, S3_TEST_ENV, MotoServer, RedisServer
+from tiers import needs_corpus
 
 from quire.workers.parse.pdf_open import pymupdf_module
 from tests.llm_servers import KEYS, FakeProvider, Reply, quick_llm_env, serving
@@ -20,6 +22,34 @@ if TYPE_CHECKING:
 # Import PyMuPDF as Quire does (without its layout model, which changes find_tables) before
 # any test module's bare `import pymupdf` can: results must not depend on collection order.
 pymupdf_module()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tier the tests (see tiers.py); without ../shared/corpus deselect the corpus tier."""
+    corpus: list[pytest.Item] = []
+    for item in items:
+        fn = getattr(item, "function", None)
+        if item.get_closest_marker("corpus") or (fn is not None and needs_corpus(
+                Path(str(item.fspath)), fn.__name__, list(getattr(item, "fixturenames", [])))):
+            item.add_marker(pytest.mark.corpus)
+            corpus.append(item)
+    if not CORPUS.is_dir() and corpus:
+        config.hook.pytest_deselected(items=corpus)
+        chosen = set(map(id, corpus))
+        items[:] = [i for i in items if id(i) not in chosen]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say which tiers ran (the reports carry the marker, also from xdist workers)."""
+    ran = sum(1 for r in terminalreporter.stats.get("passed", []) +
+              terminalreporter.stats.get("failed", [])
+              if getattr(r, "when", "") == "call" and "corpus" in getattr(r, "keywords", {}))
+    if CORPUS.is_dir():
+        terminalreporter.write_line(f"test tiers: unit and services ran; corpus tier ran "
+                                    f"({ran} tests over {CORPUS})")
+    else:
+        terminalreporter.write_line(f"test tiers: unit and services ran; corpus tier NOT RUN "
+                                    f"({CORPUS} is absent: its tests were deselected)")
 
 
 @pytest.fixture

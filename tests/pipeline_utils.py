@@ -13,6 +13,7 @@ from quire.workers.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_PDF = ROOT / "samples" / "fhs-3.0.pdf"
+SAMPLE_DOCX = ROOT / "tests" / "data" / "python-hashlib.docx"  # a copy of the corpus file
 
 
 def local_runtime(tmp: Path) -> Runtime:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pipeline_utils import CORPUS, SAMPLE_PDF
+from pipeline_utils import CORPUS, SAMPLE_DOCX, SAMPLE_PDF
 
 
 def quire(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -94,7 +94,7 @@ def test_parse_writes_ir_and_images(tmp_path: Path) -> None:
         tmp_path,
         "parse",
         "--input",
-        str(CORPUS / "python-hashlib.docx"),
+        str(SAMPLE_DOCX),
         "--out",
         str(tmp_path / "p"),
     )

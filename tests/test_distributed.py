@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pipeline_utils import CORPUS, SAMPLE_PDF, local_runtime, outputs, run_embedded
+from pipeline_utils import SAMPLE_DOCX, SAMPLE_PDF, local_runtime, outputs, run_embedded
 from services import CeleryWorker, RedisServer
 
 from quire.orchestrator.service import process_documents
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.services
 
 DOCS = [
     (SAMPLE_PDF, RunSettings(output_format="both", range_pages=20, render_batch_pages=40)),
-    (CORPUS / "python-hashlib.docx", RunSettings()),
+    (SAMPLE_DOCX, RunSettings()),
 ]
 
 

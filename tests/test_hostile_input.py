@@ -27,7 +27,7 @@ from fault_stack import Stack
 from gen_docs import textbook_docx, textbook_pdf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pipeline_utils import CORPUS, ROOT, local_runtime
+from pipeline_utils import CORPUS, ROOT, SAMPLE_DOCX, local_runtime
 from s3_fault_proxy import delay
 from services import MotoServer
 
@@ -47,7 +47,7 @@ from quire.workers.write import save_files
 from quire.workers.write.names import safe_image_path
 
 PDF_BASE = (CORPUS / "latex-news-22.pdf").read_bytes()
-DOCX_BASE = (CORPUS / "python-hashlib.docx").read_bytes()
+DOCX_BASE = (SAMPLE_DOCX).read_bytes()
 PARSE_SECONDS = 30  # per mutated document; the originals parse in well under a second
 
 
@@ -192,7 +192,7 @@ def test_broken_documents_fail_alone_with_their_reason_in_the_pipeline(tmp_path:
     for name, data in bad.items():
         (tmp_path / name).write_bytes(data)
         ids[name] = submit(rt, tmp_path / name, RunSettings()).doc_id
-    good = submit(rt, CORPUS / "python-hashlib.docx", RunSettings()).doc_id
+    good = submit(rt, SAMPLE_DOCX, RunSettings()).doc_id
     run_documents(rt, [*ids.values(), good], processes=1)
     assert rt.repo.load(good).state == "complete"
     for name, doc_id in ids.items():

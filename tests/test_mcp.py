@@ -25,7 +25,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from pipeline_utils import CORPUS, ROOT
+from pipeline_utils import CORPUS, ROOT, SAMPLE_DOCX
 from services import CeleryWorker, RedisServer
 
 from quire.orchestrator.mcp.server import TOOLS as REGISTRY
@@ -33,7 +33,7 @@ from quire.shared.store.s3 import S3Store
 from quire.workers.boundaries.decisions import BoundaryContext, HeuristicDecider
 
 DOC = CORPUS / "python-logging-howto-cookbook.docx"
-SMALL = CORPUS / "python-hashlib.docx"
+SMALL = SAMPLE_DOCX
 ROLES = ("transition", "continuity", "adjudicator")
 TOOLS = {
     "split_document",

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline_utils import CORPUS, SAMPLE_PDF, local_runtime, run_embedded, store_snapshot
+from pipeline_utils import (
+    CORPUS,
+    SAMPLE_DOCX,
+    SAMPLE_PDF,
+    local_runtime,
+    run_embedded,
+    store_snapshot,
+)
 from services import RedisServer
 
 from quire.orchestrator.local import run_documents
@@ -58,7 +65,7 @@ def test_redis_flushed_mid_run_is_rebuilt_from_the_store(
         revisions=revisions,
         repo=SessionRepo(store, revisions),
     )
-    s = submit(rt, CORPUS / "python-hashlib.docx", RunSettings())
+    s = submit(rt, SAMPLE_DOCX, RunSettings())
     rounds = 0
     while msgs := advance_document(rt, s.doc_id):
         for msg in msgs:
@@ -79,7 +86,7 @@ def test_bad_documents_fail_alone_with_their_reason(tmp_path: Path) -> None:
     notpdf = tmp_path / "notes.pdf"
     notpdf.write_text("this is plain text, not a PDF")
     inputs = [
-        CORPUS / "python-hashlib.docx",
+        SAMPLE_DOCX,
         CORPUS / "debian-faq-password.pdf",
         CORPUS / "r-data-truncated.pdf",
         CORPUS / "liboctave-excerpt-image-only.pdf",
@@ -103,8 +110,8 @@ def test_bad_documents_fail_alone_with_their_reason(tmp_path: Path) -> None:
 
 def test_resubmitting_the_same_file_creates_no_new_work(tmp_path: Path) -> None:
     rt = local_runtime(tmp_path)
-    first = run_embedded(rt, CORPUS / "python-hashlib.docx", RunSettings())
-    again = submit(rt, CORPUS / "python-hashlib.docx", RunSettings())
+    first = run_embedded(rt, SAMPLE_DOCX, RunSettings())
+    again = submit(rt, SAMPLE_DOCX, RunSettings())
     assert again.revision == first.revision and again.state == "complete"
     assert advance_document(rt, first.doc_id) == []
 

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 import pytest
-from pipeline_utils import CORPUS, ROOT, local_runtime
+from pipeline_utils import CORPUS, ROOT, SAMPLE_DOCX, local_runtime
 from services import _die_with_parent, free_port
 
 from quire.orchestrator.sqs_poller import SqsPoller, sqs_client
@@ -247,7 +247,7 @@ def test_sqs_notifications_become_documents(
         },
     )
     pdf = (CORPUS / "latex-news-22.pdf").read_bytes()
-    docx = (CORPUS / "python-hashlib.docx").read_bytes()
+    docx = (SAMPLE_DOCX).read_bytes()
     uploads = {
         "inbox/latex news 22.pdf": pdf,
         "inbox/python/hashlib (3.11).docx": docx,
@@ -349,7 +349,7 @@ def test_webhook_accepts_authenticated_events_only(
     s3, name = bucket
     url = f"{server.url}/events"
     key = "inbox/shelf/python hashlib.docx"
-    data = (CORPUS / "python-hashlib.docx").read_bytes()
+    data = (SAMPLE_DOCX).read_bytes()
     s3.put_object(Bucket=name, Key=key, Body=data)
     etag = s3.head_object(Bucket=name, Key=key)["ETag"].strip('"')
     event = json.dumps(minio_payload(name, key, etag=etag, size=len(data))).encode()

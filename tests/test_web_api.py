@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from corpus import CORPUS
-from pipeline_utils import ROOT, SAMPLE_PDF
+from pipeline_utils import ROOT, SAMPLE_DOCX, SAMPLE_PDF
 from web_server import TOKEN, WebServer, upload, wait_stopped
 
 from quire.shared import keys
@@ -401,7 +401,7 @@ def test_the_pages_show_the_book(server: WebServer, api: httpx.Client,
 
 
 def test_a_docx_has_sessions_but_no_page_images(api: httpx.Client, runtime: Runtime) -> None:
-    r = upload(api, CORPUS / "python-hashlib.docx")
+    r = upload(api, SAMPLE_DOCX)
     assert r.status_code == 201, r.text
     doc = wait_stopped(api, r.json()["document"]["doc_id"])
     assert doc["state"] == "complete" and doc["source_format"] == "docx", doc
