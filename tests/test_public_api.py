@@ -128,8 +128,10 @@ def test_the_wheel_installs_beside_another_top_level_shared(tmp_path: Path) -> N
                    check=True, timeout=120)
     python = venv / "bin" / "python"
     for target in (str(other), str(wheel)):
+        # --ignore-installed: the outer environment's quire (seen through the system
+        # site-packages) must not stand in for the wheel
         subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps",
-                        "--disable-pip-version-check", target],
+                        "--ignore-installed", "--disable-pip-version-check", target],
                        check=True, capture_output=True, timeout=600)
     work = tmp_path / "work"
     work.mkdir()

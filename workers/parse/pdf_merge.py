@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from quire.shared import markdown
-from quire.shared.errors import EmptyDocumentError, PagesWithoutTextError
+from quire.shared.errors import (
+    CorruptDocumentError,
+    EmptyDocumentError,
+    PagesWithoutTextError,
+)
 from quire.shared.ir import (
     Document,
     Element,
@@ -469,6 +473,10 @@ def merge_pdf_ranges(
         for p in pages
         if p.skipped
     ]
+    if len(skipped) == len(pages) and meta.repaired:  # the text went with the damage
+        raise CorruptDocumentError(
+            f"damaged or truncated PDF: MuPDF's repair recovered {len(pages)} pages and none "
+            "has any content", source=meta.source_name)
     if len(skipped) == len(pages):
         raise EmptyDocumentError(
             f"no extractable text on any page ({describe_textless(skipped)})",
