@@ -1,9 +1,11 @@
-"""The planner: chunk boundaries chosen one decision at a time among safe candidates.
+"""The stepwise planner: chunk boundaries chosen one decision at a time among safe candidates.
 
     plan_document = repeat { boundary_context -> decider.decide -> validate -> apply }
 
-The state is just the list of boundaries chosen so far, so the same steps serve the batch
-planner (any `Decider`) and an external agent (CLI `boundary-context` / `commit-boundary`).
+The state is just the list of boundaries chosen so far, so the same steps serve an external
+agent (CLI `boundary-context` / `commit-boundary`, MCP) and the previous greedy batch
+planner (any `Decider`; unattended runs now use `global_plan.plan_globally`). Each context
+an agent reads carries the global plan's choice for that boundary as its recommendation.
 
 Sizes are pages: for PDFs the span of physical pages a chunk touches, for DOCX words / 400.
 The window offered for one chunk runs from its first element up to the hard cap, and stops
@@ -21,6 +23,7 @@ from quire.shared.ir import WORDS_PER_PAGE, Document, Element
 from quire.shared.plan import (
     Boundary,
     Candidate,
+    ChunkKind,
     ChunkPlan,
     Plan,
     PlanSettings,
@@ -34,11 +37,14 @@ from quire.workers.boundaries.decisions import (
     ContextCandidate,
     Decider,
     Decision,
+    Recommendation,
     Zone,
     _strength,
     continuity_support,
     validate_decision,
 )
+from quire.workers.boundaries.global_plan import GlobalPlanner
+from quire.workers.boundaries.matter import MatterRegion, element_kinds, find_matter
 
 TITLE_WORDS = 8
 
@@ -56,6 +62,8 @@ class _Index:
         self.doc = doc
         self.settings = settings
         self.outcomes = outcomes
+        self.candidates = candidates
+        self._global: GlobalPlanner | None = None
         self.els = doc.elements
         self.pos = {e.id: i for i, e in enumerate(self.els)}
         self.words_basis = doc.page_basis == "words"
@@ -76,6 +84,20 @@ class _Index:
         for i in range(n - 1, -1, -1):
             self.tail_lo[i] = min(self.tail_lo[i + 1], self.els[i].page_first)
             self.tail_hi[i] = max(self.tail_hi[i + 1], self.els[i].page_last)
+
+    def recommend(self, start: int) -> Recommendation | None:
+        """The global plan's cut for a chunk starting at element `start` (solved once)."""
+        if self._global is None:
+            self._global = GlobalPlanner(self.doc, self.candidates, self.outcomes, self.settings)
+        choice = self._global.recommend(start)
+        if choice is None:
+            return None
+        return Recommendation(
+            after_id=choice.after_id,
+            reason=choice.reason,
+            evidence=choice.evidence,
+            alternative=choice.alternative,
+        )
 
     def remaining_pages(self, first: int) -> float:
         """Size in pages from element `first` to the end of the document."""
@@ -119,7 +141,9 @@ def _first_candidate_at_or_after(ix: _Index, start: int) -> int:
     return lo
 
 
-def _context(ix: _Index, boundaries: Sequence[Boundary]) -> BoundaryContext | None:
+def _context(
+    ix: _Index, boundaries: Sequence[Boundary], recommend: bool = False
+) -> BoundaryContext | None:
     s = ix.settings
     start = ix.start_of(boundaries)
     n = len(ix.els)
@@ -178,6 +202,11 @@ def _context(ix: _Index, boundaries: Sequence[Boundary]) -> BoundaryContext | No
     last = window[-1]
     last_visible = ix.els[-1].id if reaches_end else last.before_id
     may_extend = must_cut_by is None and not reaches_end
+    recommendation = ix.recommend(start) if recommend else None
+    if recommendation is not None and not any(
+        c.after_id == recommendation.after_id for c in window
+    ):
+        recommendation = None  # cannot happen with the same rules; never offer what is unlisted
     return BoundaryContext(
         doc_id=ix.doc.doc_id,
         page_basis=ix.doc.page_basis,
@@ -191,6 +220,7 @@ def _context(ix: _Index, boundaries: Sequence[Boundary]) -> BoundaryContext | No
         may_extend=may_extend,
         rules=s,
         candidates=window,
+        recommendation=recommendation,
     )
 
 
@@ -294,8 +324,11 @@ def boundary_context(
     settings: PlanSettings,
     boundaries_so_far: Sequence[Boundary],
 ) -> BoundaryContext | None:
-    """What the decider must decide next, or None when the plan is complete."""
-    return _context(_Index(doc, candidates, outcomes, settings), boundaries_so_far)
+    """What the decider must decide next (with the global plan's recommendation), or None
+    when the plan is complete."""
+    return _context(
+        _Index(doc, candidates, outcomes, settings), boundaries_so_far, recommend=True
+    )
 
 
 def apply_decision(
@@ -331,11 +364,18 @@ def plan_document(
 
 
 def plan_from_boundaries(
-    doc: Document, settings: PlanSettings, boundaries: Sequence[Boundary]
+    doc: Document,
+    settings: PlanSettings,
+    boundaries: Sequence[Boundary],
+    *,
+    matter: Sequence[MatterRegion] | None = None,
 ) -> Plan:
-    """The chunks that `boundaries` cut `doc` into."""
+    """The chunks that `boundaries` cut `doc` into, each with its kind (front and back
+    matter from `matter`, found in `doc` when not given)."""
     els = doc.elements
     pos = {e.id: i for i, e in enumerate(els)}
+    regions = list(find_matter(doc) if matter is None else matter)
+    kinds = element_kinds(doc, regions)
     chunks: list[ChunkPlan] = []
     first = 0
     ends: list[tuple[int, Boundary | None]] = [(pos[b.after_id], b) for b in boundaries]
@@ -351,6 +391,7 @@ def plan_from_boundaries(
             if doc.page_basis == "words"
             else float(page_last - page_first + 1)
         )
+        kind = _chunk_kind(kinds[first : last + 1], part)
         chunks.append(
             ChunkPlan(
                 number=number,
@@ -364,10 +405,68 @@ def plan_from_boundaries(
                 end_reason=boundary.reason if boundary else "end of document",
                 end_decider=boundary.decider if boundary else "end",
                 continues=bool(boundary and boundary.forced),
+                kind=kind,
+                end_alternative=_alternative_text(boundary),
             )
         )
         first = last + 1
+    chunks = _matter_titles(chunks, regions, pos)
     return Plan(doc_id=doc.doc_id, settings=settings, boundaries=list(boundaries), chunks=chunks)
+
+
+def _chunk_kind(kinds: Sequence[ChunkKind], part: Sequence[Element]) -> ChunkKind:
+    """The kind holding most of the chunk's words (study on a tie: a chunk that mixes
+    matter and study text is studied)."""
+    words: dict[ChunkKind, int] = {}
+    for kind, e in zip(kinds, part, strict=True):
+        words[kind] = words.get(kind, 0) + max(e.word_count, 1)
+    best = max(words.values())
+    return "study" if words.get("study", 0) == best else max(words, key=lambda k: words[k])
+
+
+def _alternative_text(boundary: Boundary | None) -> str | None:
+    alt = boundary.alternative if boundary else None
+    if alt is None:
+        return None
+    if alt.after_id is None:
+        return f"{alt.why} (plan cost +{alt.extra_cost:.2f})"
+    return (
+        f"before '{alt.snippet[:60]}' on p. {alt.page}: {alt.why} "
+        f"(plan cost +{alt.extra_cost:.2f})"
+    )
+
+
+def _matter_titles(
+    chunks: list[ChunkPlan], regions: Sequence[MatterRegion], pos: Mapping[str, int]
+) -> list[ChunkPlan]:
+    """Reference sessions are titled by what they hold ("Index", "Index, part 2 of 7"),
+    not by their first line."""
+    spans = [(pos[r.first_id], pos[r.last_id], r.label) for r in regions]
+    owner: dict[int, int] = {}  # chunk number -> region index
+    for c in chunks:
+        if c.kind == "study":
+            continue
+        at = pos[c.first_id]
+        found = next((i for i, (a, b, _) in enumerate(spans) if a <= at <= b), None)
+        if found is not None:
+            owner[c.number] = found
+    counts: dict[int, int] = {}
+    for region in owner.values():
+        counts[region] = counts.get(region, 0) + 1
+    seen: dict[int, int] = {}
+    out = []
+    for c in chunks:
+        if c.number not in owner:
+            out.append(c)
+            continue
+        region = owner[c.number]
+        seen[region] = seen.get(region, 0) + 1
+        label = spans[region][2]
+        title = label[:1].upper() + label[1:]
+        if counts[region] > 1:
+            title += f", part {seen[region]} of {counts[region]}"
+        out.append(c.model_copy(update={"title": title}))
+    return out
 
 
 def chunk_title(part: Sequence[Element], number: int) -> str:
