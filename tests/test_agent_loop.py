@@ -210,8 +210,21 @@ def test_split_only_repair_keeps_unaffected_chunks(tmp_path: Path) -> None:
     run_documents(rt, [s.doc_id])
     before = _files(rt, s.doc_id)
     analyses_before = {k: rt.store.get(k) for k in rt.store.list(f"docs/{s.doc_id}/work/analysis/")}
-    target = 2
-    snap = agent.repair_context(rt, s.doc_id, target)
+    # a split must leave the minimum on both sides: chunks under twice the minimum stay whole
+    snaps = {n: agent.repair_context(rt, s.doc_id, n) for n in range(1, len(before) + 1)}
+    for n, snap in snaps.items():
+        assert snap.context is not None
+        if snap.context["pages"] < 2 * snap.context["min_pages"]:
+            assert snap.context["candidates"] == [], n
+    target = next(n for n, snap in snaps.items() if snap.context and snap.context["candidates"])
+    small = next(n for n, snap in snaps.items() if snap.context and not snap.context["candidates"])
+    with pytest.raises(ValidationFailedError, match="stays whole"):
+        agent.repair_boundary(
+            rt, s.doc_id, small, revision=snaps[small].revision,
+            element_id=snaps[small].context["first_id"],  # type: ignore[index]
+            reason="the chunk's opening section ends and a separate recipe begins",
+        )
+    snap = snaps[target]
     assert snap.context is not None and snap.context["candidates"]
     inside = snap.context["candidates"][len(snap.context["candidates"]) // 2]["after_id"]
     outside = snap.context["first_id"]  # not strictly inside: refused
