@@ -23,8 +23,6 @@ global and greedy planners, and peak memory.
 from __future__ import annotations
 
 import argparse
-import itertools
-import math
 import resource
 import sys
 import time
@@ -33,6 +31,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from plan_metrics import chapter_starts, honoured, naive_split, safe_page_cuts  # noqa: E402
 
 from quire.shared.errors import InputError  # noqa: E402
 from quire.shared.ir import Document, load_ir  # noqa: E402
@@ -44,7 +44,6 @@ from quire.workers.boundaries import (  # noqa: E402
     safe_candidates,
     score_candidates,
 )
-from quire.workers.boundaries.candidates import is_safe_gap  # noqa: E402
 from quire.workers.boundaries.global_plan import plan_globally  # noqa: E402
 from quire.workers.parse import parse_document  # noqa: E402
 from quire.workers.review import make_reviewer, review_all  # noqa: E402
@@ -62,20 +61,6 @@ class Sessions:
     safe: tuple[int, int]  # cuts at a safe candidate, all cuts
 
 
-def chapter_starts(doc: Document, gap: int = 5) -> list[int]:
-    """Pages of top-level outline entries at least `gap` pages after the previous counted
-    one (the first entry counts)."""
-    entries = [o for o in doc.outline if o.page >= 1]
-    if not entries:
-        return []
-    top = min(o.level for o in entries)
-    pages: list[int] = []
-    for o in entries:
-        if o.level == top and (not pages or o.page - pages[-1] >= gap):
-            pages.append(o.page)
-    return pages
-
-
 def from_plan(plan: Plan, kinds: bool = True) -> Sessions:
     """`kinds=False`: every session counts as study (the greedy planner had no kinds)."""
     cuts = len(plan.chunks) - 1
@@ -87,50 +72,8 @@ def from_plan(plan: Plan, kinds: bool = True) -> Sessions:
 
 
 def naive(doc: Document) -> Sessions:
-    """Cut at every top-level outline entry, split long chapters evenly (at most 12
-    pages), merge pieces under 5 pages into the next (the last into the one before)."""
-    starts = sorted({1, *chapter_starts(doc, gap=0)})
-    bounds = [*starts, doc.page_count + 1]
-    pieces: list[list[int]] = []
-    for a, b in itertools.pairwise(bounds):
-        n = b - a
-        if n <= 0:
-            continue
-        k = math.ceil(n / RULES.max_pages)
-        edges = [a + round(i * n / k) for i in range(k + 1)]
-        pieces += [[x, y - 1] for x, y in itertools.pairwise(edges)]
-    merged: list[list[int]] = []
-    carry: list[int] | None = None
-    for p in pieces:
-        if carry is not None:
-            p = [carry[0], p[1]]
-            carry = None
-        if p[1] - p[0] + 1 < RULES.min_pages:
-            carry = p
-        else:
-            merged.append(p)
-    if carry is not None:
-        if merged:
-            merged[-1][1] = carry[1]
-        else:
-            merged.append(carry)
-    ranges = [(a, b) for a, b in merged]
-    return Sessions(ranges, [True] * len(ranges), _safe_page_cuts(doc, ranges))
-
-
-def _safe_page_cuts(doc: Document, ranges: list[tuple[int, int]]) -> tuple[int, int]:
-    """How many cuts between page ranges fall at a safe candidate: no element spans the
-    page break, and the gap there is safe."""
-    els = doc.elements
-    safe = 0
-    for _, last in ranges[:-1]:
-        before = [i for i, e in enumerate(els) if e.page_first <= last]
-        if not before:
-            continue
-        i = before[-1]
-        if i + 1 < len(els) and els[i].page_last <= last and is_safe_gap(els[i], els[i + 1]):
-            safe += 1
-    return safe, len(ranges) - 1
+    ranges = naive_split(doc, RULES)
+    return Sessions(ranges, [True] * len(ranges), (safe_page_cuts(doc, ranges), len(ranges) - 1))
 
 
 @dataclass
@@ -149,15 +92,13 @@ def measure(doc: Document, s: Sessions) -> Row:
     sizes = [b - a + 1 for a, b in s.ranges]
     study = [n for n, st in zip(sizes, s.study, strict=True) if st]
     body = study[:-1]  # the last study session may be short (only back matter follows it)
-    starts = {a for a, _ in s.ranges}
-    chapters = chapter_starts(doc)
-    honoured = sum(1 for p in chapters if p in starts or p + 1 in starts)
+    done, chapters = honoured(doc, {a for a, _ in s.ranges})
     share = (
         sum(RULES.min_pages <= n <= RULES.soft_max_pages for n in body) / len(body)
         if body else None
     )
     return Row(len(study), len(sizes) - len(study), share, min(body or study),
-               max(study), honoured, len(chapters), s.safe)
+               max(study), done, chapters, s.safe)
 
 
 def load(name: str, ir_dir: Path | None) -> Document | None:

@@ -96,19 +96,15 @@ class GlobalPlanner:
         settings: PlanSettings,
         matter: Sequence[MatterRegion] | None = None,
     ) -> None:
+        if not doc.elements:
+            raise ValueError("an empty document has nothing to plan")
         self.doc = doc
         self.settings = settings
         els = doc.elements
         pos = {e.id: i for i, e in enumerate(els)}
         cands = sorted((c for c in candidates if c.after_id in pos), key=lambda c: pos[c.after_id])
         self.cands = cands
-        confirmed = [
-            pos[c.after_id]
-            for c in cands
-            if (o := outcomes.get(c.after_id)) is not None and o.decision == "confirmed_change"
-        ]
-        found = find_matter(doc) if matter is None else matter
-        self.matter = absorb_slivers(doc, found, confirmed)
+        self.matter = reference_matter(doc, cands, outcomes, matter)
         kinds = element_kinds(doc, self.matter)
         k = self.k = len(cands)
         ends = [pos[c.after_id] for c in cands] + [len(els) - 1]
@@ -419,6 +415,32 @@ class GlobalPlanner:
         return self.explain(start, cut, int(self.choice[cut + 1]))
 
 
+def reference_matter(
+    doc: Document,
+    candidates: Sequence[Candidate],
+    outcomes: Mapping[str, ReviewOutcome],
+    matter: Sequence[MatterRegion] | None = None,
+) -> list[MatterRegion]:
+    """The front and back matter the plan keeps apart (found in `doc` unless given), grown
+    over slivers of study text that a confirmed change would otherwise leave alone."""
+    pos = {e.id: i for i, e in enumerate(doc.elements)}
+    confirmed = [
+        pos[c.after_id]
+        for c in candidates
+        if c.after_id in pos
+        and (o := outcomes.get(c.after_id)) is not None
+        and o.decision == "confirmed_change"
+    ]
+    return absorb_slivers(doc, find_matter(doc) if matter is None else matter, confirmed)
+
+
+def matter_edges(doc: Document, regions: Sequence[MatterRegion]) -> set[int]:
+    """Element indexes after which front or back matter begins or ends."""
+    pos = {e.id: i for i, e in enumerate(doc.elements)}
+    edges = {pos[r.first_id] - 1 for r in regions} | {pos[r.last_id] for r in regions}
+    return {i for i in edges if 0 <= i < len(doc.elements) - 1}
+
+
 def _edge_text(before: ChunkKind, after: ChunkKind, label: str) -> str:
     if before == "front_matter":
         return f"front matter ({label}) ends"
@@ -438,5 +460,7 @@ def plan_globally(
     """The optimal plan (see the module docstring), every cut explained."""
     from quire.workers.boundaries.planner import plan_from_boundaries
 
+    if not doc.elements:
+        return plan_from_boundaries(doc, settings, [], matter=[])
     planner = GlobalPlanner(doc, candidates, outcomes, settings)
     return plan_from_boundaries(doc, settings, planner.boundaries(), matter=planner.matter)

@@ -43,7 +43,7 @@ from quire.workers.boundaries.decisions import (
     continuity_support,
     validate_decision,
 )
-from quire.workers.boundaries.global_plan import GlobalPlanner
+from quire.workers.boundaries.global_plan import GlobalPlanner, matter_edges, reference_matter
 from quire.workers.boundaries.matter import MatterRegion, element_kinds, find_matter
 
 TITLE_WORDS = 8
@@ -64,6 +64,7 @@ class _Index:
         self.outcomes = outcomes
         self.candidates = candidates
         self._global: GlobalPlanner | None = None
+        self._edges: set[int] | None = None
         self.els = doc.elements
         self.pos = {e.id: i for i, e in enumerate(self.els)}
         self.words_basis = doc.page_basis == "words"
@@ -84,6 +85,13 @@ class _Index:
         for i in range(n - 1, -1, -1):
             self.tail_lo[i] = min(self.tail_lo[i + 1], self.els[i].page_first)
             self.tail_hi[i] = max(self.tail_hi[i + 1], self.els[i].page_last)
+
+    def edges(self) -> set[int]:
+        """Element indexes after which front or back matter begins or ends."""
+        if self._edges is None:
+            regions = reference_matter(self.doc, self.candidates, self.outcomes)
+            self._edges = matter_edges(self.doc, regions)
+        return self._edges
 
     def recommend(self, start: int) -> Recommendation | None:
         """The global plan's cut for a chunk starting at element `start` (solved once)."""
@@ -142,8 +150,12 @@ def _first_candidate_at_or_after(ix: _Index, start: int) -> int:
 
 
 def _context(
-    ix: _Index, boundaries: Sequence[Boundary], recommend: bool = False
+    ix: _Index, boundaries: Sequence[Boundary], agent: bool = False, recommend: bool = False
 ) -> BoundaryContext | None:
+    """The context of the next decision. For an agent (`agent`), a tail that fits one
+    chunk is still offered when front or back matter begins or ends in it, and with
+    `recommend` the context carries the global plan's choice (the greedy planner of old
+    does neither)."""
     s = ix.settings
     start = ix.start_of(boundaries)
     n = len(ix.els)
@@ -156,11 +168,12 @@ def _context(
             (o := ix.outcomes.get(c.after_id)) is not None and o.decision == "confirmed_change"
             for c in ix.cands[first_k:]
         )
+        or (agent and any(at in ix.edges() for at in ix.cand_pos[first_k:]))
         if remaining <= s.max_pages
         else True
     )
     # Nothing left to decide: no safe cut left, or a tail that fits and has no confirmed
-    # change in it.
+    # change (nor, for an agent, an edge of front or back matter) in it.
     if first_k >= len(ix.cands) or (remaining <= s.max_pages and not confirmed_ahead):
         return None
     window: list[ContextCandidate] = []
@@ -326,9 +339,8 @@ def boundary_context(
 ) -> BoundaryContext | None:
     """What the decider must decide next (with the global plan's recommendation), or None
     when the plan is complete."""
-    return _context(
-        _Index(doc, candidates, outcomes, settings), boundaries_so_far, recommend=True
-    )
+    ix = _Index(doc, candidates, outcomes, settings)
+    return _context(ix, boundaries_so_far, agent=True, recommend=True)
 
 
 def apply_decision(
@@ -342,7 +354,7 @@ def apply_decision(
     """The boundaries after `decision` (validated against the current context): one more
     boundary, forced at the hard cap when the decision was to extend."""
     ix = _Index(doc, candidates, outcomes, settings)
-    context = _context(ix, boundaries_so_far)
+    context = _context(ix, boundaries_so_far, agent=True)
     if context is None:
         raise ValidationFailedError("the plan is already complete; nothing to decide")
     return _apply(ix, context, boundaries_so_far, decision)
