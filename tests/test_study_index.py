@@ -26,7 +26,6 @@ from quire.workers.analysis import (
     index_context,
     reading_minutes,
     render_index,
-    retitle_plan,
     validate_index,
     validate_index_answer,
 )

@@ -207,14 +207,14 @@ def listing_line(el: Element) -> bool | None:
         leaders = len(_LEADER.findall(text))
         if leaders and len(text) <= LISTING_LINE_CHARS * leaders * 1.5:
             return True
+    if len(text) <= LISTING_LINE_CHARS and el.type != "heading" and (
+        _TRAILING_NUMBER.search(text)
+    ):
+        return True  # "Title 135", "Preface iii"
     if not _DIGIT.search(text):
         return False
     refs = len(_COMMA_REF.findall(text))
-    if refs and len(text) <= LISTING_LINE_CHARS * refs / 1.5:
-        return True
-    return len(text) <= LISTING_LINE_CHARS and bool(_TRAILING_NUMBER.search(text)) and (
-        el.type != "heading"
-    )
+    return bool(refs) and len(text) <= LISTING_LINE_CHARS * refs / 1.5
 
 
 @dataclass
