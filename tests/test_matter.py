@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from corpus import CORPUS
-from irgen import build_doc, heading, para, pages_of_paragraphs
+from irgen import build_doc, heading, pages_of_paragraphs, para
 
 from quire.shared.ir import Document, RemovedText
 from quire.workers.boundaries.matter import (

@@ -303,6 +303,8 @@ def _review(rt: Runtime, s: Session, part: str) -> str:
 
 def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
     from quire.workers.boundaries.global_plan import plan_globally
+    from quire.workers.boundaries.llm_decider import make_decider
+    from quire.workers.boundaries.planner import plan_document
 
     doc = load_doc(rt, s)
     candidates = load_candidates(rt, s)
@@ -323,11 +325,15 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
     _put_json(rt, out(s, "semantic-review-report.json"), report)
     if s.settings.decider == "agent":
         return PartResult(out(s, "semantic-review-report.json"), goto="awaiting_decision")
-    plan = plan_globally(doc, candidates, {o.after_id: o for o in outcomes}, s.settings.plan)
+    by_cut = {o.after_id: o for o in outcomes}
     if s.settings.backend in OFFLINE_ANALYSIS:
+        plan = plan_globally(doc, candidates, by_cut, s.settings.plan)
         # Offline analysis is cheap and deterministic: settle the plan (analyses, repairs,
         # titles) now, so the chunks are written once, with their final titles.
         plan = _settle(rt, s, doc, plan, candidates)
+    else:  # the LLM decider adjudicates each boundary of the global plan
+        decider = make_decider(s.settings.backend)
+        plan = plan_document(doc, candidates, by_cut, s.settings.plan, decider, guided=True)
     key = save_plan(rt, s, plan)
     return PartResult(key, artifacts={"plan": key})
 

@@ -20,7 +20,6 @@ import re
 from collections.abc import Iterable, Sequence
 
 from quire.shared.analysis import ChunkAnalysis, Coherence
-from quire.workers.boundaries.evidence import STRONG_CHANGE
 from quire.workers.analysis.context import AnalysisContext, InternalCut
 from quire.workers.analysis.validate import (
     check_analysis,
@@ -30,6 +29,7 @@ from quire.workers.analysis.validate import (
     repeats_topic,
     same_focus,
 )
+from quire.workers.boundaries.evidence import STRONG_CHANGE
 
 NAME = "heuristic"
 # Chapter starts (level-1 headings with a number) score 0.85-0.95 and section starts up to

@@ -90,10 +90,13 @@ class BoundaryContext(_Model):
 
     def shortlist(self, k: int = 12) -> list[ContextCandidate]:
         """The k most plausible cuts (for a prompt), in document order: the best-ranked
-        allowed cuts (see `rank_cuts`), always with the confirmed change."""
+        allowed cuts (see `rank_cuts`), always with the confirmed change and the global
+        plan's choice."""
         keep = {c.after_id for _, c, _ in rank_cuts(self)[:k]}
         if self.must_cut_by:
             keep.add(self.must_cut_by)
+        if self.recommendation:
+            keep.add(self.recommendation.after_id)
         return [c for c in self.candidates if c.after_id in keep]
 
 

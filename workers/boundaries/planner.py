@@ -64,6 +64,7 @@ class _Index:
         self.outcomes = outcomes
         self.candidates = candidates
         self._global: GlobalPlanner | None = None
+        self._regions: list[MatterRegion] | None = None
         self._edges: set[int] | None = None
         self.els = doc.elements
         self.pos = {e.id: i for i, e in enumerate(self.els)}
@@ -86,17 +87,24 @@ class _Index:
             self.tail_lo[i] = min(self.tail_lo[i + 1], self.els[i].page_first)
             self.tail_hi[i] = max(self.tail_hi[i + 1], self.els[i].page_last)
 
+    def regions(self) -> list[MatterRegion]:
+        """The front and back matter the plan keeps apart."""
+        if self._regions is None:
+            self._regions = reference_matter(self.doc, self.candidates, self.outcomes)
+        return self._regions
+
     def edges(self) -> set[int]:
         """Element indexes after which front or back matter begins or ends."""
         if self._edges is None:
-            regions = reference_matter(self.doc, self.candidates, self.outcomes)
-            self._edges = matter_edges(self.doc, regions)
+            self._edges = matter_edges(self.doc, self.regions())
         return self._edges
 
     def recommend(self, start: int) -> Recommendation | None:
         """The global plan's cut for a chunk starting at element `start` (solved once)."""
         if self._global is None:
-            self._global = GlobalPlanner(self.doc, self.candidates, self.outcomes, self.settings)
+            self._global = GlobalPlanner(
+                self.doc, self.candidates, self.outcomes, self.settings, matter=self.regions()
+            )
         choice = self._global.recommend(start)
         if choice is None:
             return None
@@ -280,11 +288,14 @@ def _apply(
     decision = validate_decision(context, decision)
     if decision.action == "cut":
         assert decision.element_id is not None
+        rec = context.recommendation
         boundary = Boundary(
             after_id=decision.element_id,
             reason=decision.reason,
             decider=decision.decider,
             evidence=list(decision.evidence),
+            # the global plan's choice: what it beat is what this cut beat
+            alternative=rec.alternative if rec and rec.after_id == decision.element_id else None,
         )
     else:
         boundary = _forced_cut(context, decision)
@@ -366,13 +377,20 @@ def plan_document(
     outcomes: Mapping[str, ReviewOutcome],
     settings: PlanSettings,
     decider: Decider,
+    *,
+    guided: bool = False,
 ) -> Plan:
-    """The whole plan, one validated decision at a time."""
+    """The whole plan, one validated decision at a time. `guided`: the decider sees the
+    contexts an agent sees, each with the global plan's choice as its recommendation (after
+    it overrules one, the recommendations are the optimum from where it cut); without, the
+    greedy planner of old."""
     ix = _Index(doc, candidates, outcomes, settings)
     boundaries: list[Boundary] = []
-    while (context := _context(ix, boundaries)) is not None:
+    while (context := _context(ix, boundaries, agent=guided, recommend=guided)) is not None:
         boundaries = _apply(ix, context, boundaries, decider.decide(context))
-    return plan_from_boundaries(doc, settings, boundaries)
+    return plan_from_boundaries(
+        doc, settings, boundaries, matter=ix.regions() if guided else None
+    )
 
 
 def plan_from_boundaries(
