@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -516,14 +516,10 @@ def _repair(rt: Runtime, s: Session, part: str) -> PartResult:
     """Split the chunks the analysis sent here (only where both pieces keep the minimum),
     analyse just the new pieces, and retitle: the plan goes back to writing settled."""
     doc, plan = load_doc(rt, s), load_plan(rt, s)
-    candidates = load_candidates(rt, s)
-    known = {
-        (c.first_id, c.last_id): a
-        for c in plan.chunks
-        if c.kind == "study" and rt.store.exists(analysis_key(s, c))
-        and (a := load_analysis(rt, s, c)) is not None
-    }
-    key = replace_plan(rt, s, _settle(rt, s, doc, plan, candidates, known=known))
+    requested = set(json.loads(rt.store.get(s.artifacts["repair"]))["chunks"])
+    redo = {(c.first_id, c.last_id) for c in plan.chunks if c.number in requested}
+    settled = _settle(rt, s, doc, plan, load_candidates(rt, s), redo=redo)
+    key = replace_plan(rt, s, settled)
     return PartResult(key, artifacts={"plan": key})
 
 
@@ -533,23 +529,34 @@ def _settle(
     doc: Document,
     plan: Plan,
     candidates: list[Candidate],
-    known: Mapping[tuple[str, str], ChunkAnalysis | AnalysisFailure] | None = None,
+    redo: Collection[tuple[str, str]] | None = None,
 ) -> Plan:
-    """`settle` the plan, storing the analyses it made and a marker per repaired range."""
+    """`settle` the plan, reusing every analysis stored for a range and storing the ones it
+    makes, with a marker per repaired range. Ranges with a marker are not repaired again,
+    except those in `redo` (None: ignore every marker; planning starts a fresh plan), so a
+    redelivered part repeats the same work."""
     from quire.workers.analysis.settle import settle
 
-    markers = [json.loads(rt.store.get(k)) for k in rt.store.list(work(s, "repair/"))]
+    known: dict[tuple[str, str], ChunkAnalysis | AnalysisFailure] = {}
+    for key in rt.store.list(work(s, "analysis/")):
+        raw = json.loads(rt.store.get(key))
+        result = (AnalysisFailure if "error" in raw else ChunkAnalysis).model_validate(raw)
+        known[(result.first_id, result.last_id)] = result
+    repaired: list[tuple[str, str]] = []
+    if redo is not None:
+        for key in rt.store.list(work(s, "repair/")):
+            marker = json.loads(rt.store.get(key))
+            if (marker["first_id"], marker["last_id"]) not in redo:
+                repaired.append((marker["first_id"], marker["last_id"]))
     settled = settle(
-        doc, plan, candidates, s.settings.backend, known=known,
-        repaired=[(m["first_id"], m["last_id"]) for m in markers],
+        doc, plan, candidates, s.settings.backend, known=known, repaired=repaired,
         stats=load_stats(rt, s, doc, candidates),
     )
     by_range = {(c.first_id, c.last_id): c for c in settled.plan.chunks}
     for first_last in settled.analysed:
-        chunk = by_range.get(first_last)
-        result = settled.analyses.get(first_last)
-        if chunk is not None and result is not None:
-            rt.store.put(analysis_key(s, chunk), result.model_dump_json().encode())
+        chunk, made = by_range.get(first_last), settled.analyses.get(first_last)
+        if chunk is not None and made is not None:  # not a range a later repair split
+            rt.store.put(analysis_key(s, chunk), made.model_dump_json().encode())
     for r in settled.repairs:
         _put_json(rt, work(s, f"repair/{r.first_id}-{r.last_id}.json"), dataclasses.asdict(r))
     return settled.plan

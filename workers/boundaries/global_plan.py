@@ -19,6 +19,9 @@ Hard rules, as for every decider (`decisions.validate_decision`):
   candidate inside it past the preferred maximum;
 - the last session fits the preferred maximum unless it cannot be divided.
 
+A chapter that begins a session or more after the previous one, and a change at the
+analysis' strong-change score, are worth their own session (`evidence` module).
+
 The optimum is exact: `best[S]` (the cheapest way to plan from block S to the end) is
 `min over ends e of cost(S, e) + best[e + 1]`, filled from the end backwards; each start
 looks only at the ends its window allows (up to the hard cap and the next mandatory cut),
@@ -32,6 +35,7 @@ candidate b (the last one at the document's end), and a session is a run of bloc
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -49,12 +53,7 @@ from quire.shared.plan import (
     ReviewOutcome,
 )
 from quire.workers.boundaries.evidence import cut_evidence, major_starts
-from quire.workers.boundaries.matter import (
-    MatterRegion,
-    absorb_slivers,
-    element_kinds,
-    find_matter,
-)
+from quire.workers.boundaries.matter import MatterRegion, element_kinds, reference_matter
 
 SESSION = 3000
 FINISH = 800  # the 13th page, allowed to finish a concept
@@ -187,15 +186,7 @@ class GlobalPlanner:
         last = end == k
         last_study = end >= self.last_study
         single = end == start
-        size = np.where(
-            pages <= self.max_m,
-            0,
-            np.where(
-                pages <= self.soft_m,
-                FINISH,
-                EXTENDED + EXTENDED_PER_PAGE * (pages - self.soft_m) // UNIT,
-            ),
-        )
+        size = self._oversize(pages)
         short = np.maximum(self.min_m - pages, 0)
         runt = np.where(
             last_study,
@@ -213,11 +204,6 @@ class GlobalPlanner:
         cost = SESSION + size - self.value[end]
         return np.where(bad, INFEASIBLE, cost)
 
-    def session_cost(self, start: int, end: int) -> int:
-        """The cost of the session of blocks start..end (INFEASIBLE when forbidden)."""
-        pages = self._pages_forward(start, end)[-1:]
-        return int(self._costs(np.array([start]), np.array([end]), pages)[0])
-
     # --- the optimum ---------------------------------------------------------------------
 
     def _window(self, start: int, guess: int) -> tuple[Ints, int]:
@@ -233,11 +219,9 @@ class GlobalPlanner:
         cut = max(int(np.searchsorted(pages, self.hard_m, side="right")), 1)
         return pages[:cut], start + cut - 1
 
-    def _interior_sizes(self, pages: Ints) -> Ints:
-        """Size costs of study sessions that are not the last one (the common case)."""
-        if self._size_table is not None:  # PDF: whole pages, so a lookup
-            return self._size_table[np.minimum(pages // UNIT, len(self._size_table) - 1)]
-        size = np.where(
+    def _oversize(self, pages: Ints) -> Ints:
+        """The size cost of sessions past the preferred maximum (0 up to it)."""
+        return np.where(
             pages <= self.max_m,
             0,
             np.where(
@@ -246,16 +230,19 @@ class GlobalPlanner:
                 EXTENDED + EXTENDED_PER_PAGE * (pages - self.soft_m) // UNIT,
             ),
         )
-        return np.where(
-            pages < self.min_m, RUNT + RUNT_PER_PAGE * (self.min_m - pages) // UNIT, size
-        )
+
+    def _interior_sizes(self, pages: Ints) -> Ints:
+        """Size costs of study sessions that are not the last one (the common case)."""
+        if self._size_table is not None:  # PDF: whole pages, so a lookup
+            return self._size_table[np.minimum(pages // UNIT, len(self._size_table) - 1)]
+        short = np.maximum(self.min_m - pages, 0)
+        return np.where(short > 0, RUNT + RUNT_PER_PAGE * short // UNIT, self._oversize(pages))
 
     def _solve(self) -> None:
         k = self.k
         self._size_table: Ints | None = None
         if not self.words_basis:
             whole = np.arange(0, self.doc.page_count + 2, dtype=np.int64) * UNIT
-            self._size_table = None
             self._size_table = self._interior_sizes(whole)
         guess = 64
         for start in range(k, -1, -1):
@@ -299,6 +286,10 @@ class GlobalPlanner:
         pages = milli / UNIT
         return f"{pages:.0f}" if not self.words_basis else f"{pages:.1f}"
 
+    def _session_text(self, milli: int) -> str:
+        pages = self._pages_text(milli)
+        return f"session of {pages} page{'' if pages == '1' else 's'}"
+
     def _alternative(self, start: int, cut: int, nxt: int) -> Alternative | None:
         """The best other end for the session start..cut when the next one ends at `nxt`:
         another cut in between, or none at all."""
@@ -340,7 +331,7 @@ class GlobalPlanner:
     def explain(self, start: int, cut: int, nxt: int) -> Choice:
         """Why the session start..cut ends at `cut` (the next one ending at `nxt`)."""
         ev = self.evidence[cut]
-        pages = self._pages_text(int(self._pages_forward(start, cut)[-1]))
+        size = int(self._pages_forward(start, cut)[-1])
         signals = ev.signals()
         if self.edge[cut]:
             before, after = _KINDS[int(self.kind[start])], _KINDS[int(self.kind[cut + 1])]
@@ -349,7 +340,7 @@ class GlobalPlanner:
         alternative = self._alternative(start, cut, nxt)
         reason = (
             f"cut before {ev.what()} on p. {ev.page}: {'; '.join(signals)}; "
-            f"session of {pages} pages"
+            f"{self._session_text(size)}"
         )
         if alternative is None:
             reason += "; a mandatory cut" if self.edge[cut] or ev.confirmed else ""
@@ -361,8 +352,7 @@ class GlobalPlanner:
                 f" ({alternative.why}; plan cost +{alternative.extra_cost:.2f})"
             )
         support = []
-        long = int(self._pages_forward(start, cut)[-1]) > self.soft_m
-        if long and int(self.support[start]) < cut:
+        if size > self.soft_m and int(self.support[start]) < cut:
             support = [self.cands[int(self.support[start])].after_id]
         return Choice(
             after_id=ev.after_id,
@@ -394,16 +384,10 @@ class GlobalPlanner:
 
     def block_of_start(self, element: int) -> int:
         """The block that begins at element index `element` (a session start)."""
-        lo, hi = 0, self.k
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.block_start[mid] < element:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo > self.k or self.block_start[lo] != element:
+        at = bisect.bisect_left(self.block_start, element)
+        if at > self.k or self.block_start[at] != element:
             raise ValueError(f"element {element} does not begin a block")
-        return lo
+        return at
 
     def recommend(self, element: int) -> Choice | None:
         """The global plan's end for a session that begins at element index `element`;
@@ -413,32 +397,6 @@ class GlobalPlanner:
         if cut >= self.k:
             return None
         return self.explain(start, cut, int(self.choice[cut + 1]))
-
-
-def reference_matter(
-    doc: Document,
-    candidates: Sequence[Candidate],
-    outcomes: Mapping[str, ReviewOutcome],
-    matter: Sequence[MatterRegion] | None = None,
-) -> list[MatterRegion]:
-    """The front and back matter the plan keeps apart (found in `doc` unless given), grown
-    over slivers of study text that a confirmed change would otherwise leave alone."""
-    pos = {e.id: i for i, e in enumerate(doc.elements)}
-    confirmed = [
-        pos[c.after_id]
-        for c in candidates
-        if c.after_id in pos
-        and (o := outcomes.get(c.after_id)) is not None
-        and o.decision == "confirmed_change"
-    ]
-    return absorb_slivers(doc, find_matter(doc) if matter is None else matter, confirmed)
-
-
-def matter_edges(doc: Document, regions: Sequence[MatterRegion]) -> set[int]:
-    """Element indexes after which front or back matter begins or ends."""
-    pos = {e.id: i for i, e in enumerate(doc.elements)}
-    edges = {pos[r.first_id] - 1 for r in regions} | {pos[r.last_id] for r in regions}
-    return {i for i in edges if 0 <= i < len(doc.elements) - 1}
 
 
 def _edge_text(before: ChunkKind, after: ChunkKind, label: str) -> str:

@@ -23,16 +23,17 @@ that is not a listing is too small for a session of its own and stays with its n
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
-from quire.shared.plan import ChunkKind
+from quire.shared.plan import Candidate, ChunkKind, ReviewOutcome
 from quire.workers.boundaries.candidates import is_safe_gap, plain_text
 
 MatterKind = Literal["front_matter", "back_matter"]
@@ -306,26 +307,24 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
             _Span(*found, i, end, [f"heading '{plain_text(e)[:60]}'"], top=level <= top)
         )
     # Outline entries name matter the parser did not make a heading of (a contents page).
-    first_on_page: dict[int, int] = {}
-    for i, e in enumerate(els):
-        first_on_page.setdefault(e.page_first, i)
     if doc.page_basis == "pdf":
+        page_of = [e.page_first for e in els]  # in reading order, so ascending
         entries = sorted(
             (o for o in doc.outline if o.page >= 1), key=lambda o: (o.page, o.level)
         )
         outline_top = min((o.level for o in entries), default=1)
         for k, o in enumerate(entries):
             found = title_matter(o.title)
-            if not found or o.page not in first_on_page:
+            start = bisect.bisect_left(page_of, o.page)
+            if not found or start >= n or page_of[start] != o.page:
                 continue
-            start = first_on_page[o.page]
             if any(s.first <= start <= s.last for s in spans):
                 continue
-            nxt = next((x.page for x in entries[k + 1 :] if x.level <= o.level and
-                        x.page > o.page), None)
-            end = first_on_page.get(nxt, n) - 1 if nxt else n - 1
-            if nxt and nxt not in first_on_page:
-                end = max(j for j, e in enumerate(els) if e.page_first < nxt)
+            nxt = next(
+                (x.page for x in entries[k + 1 :] if x.level <= o.level and x.page > o.page),
+                None,
+            )
+            end = bisect.bisect_left(page_of, nxt) - 1 if nxt else n - 1
             spans.append(
                 _Span(*found, start, end, [f"outline entry '{o.title[:60]}'"],
                       top=o.level <= outline_top)
@@ -567,3 +566,29 @@ def absorb_slivers(
             )
         )
     return out
+
+
+def reference_matter(
+    doc: Document,
+    candidates: Sequence[Candidate],
+    outcomes: Mapping[str, ReviewOutcome],
+    matter: Sequence[MatterRegion] | None = None,
+) -> list[MatterRegion]:
+    """The front and back matter the plan keeps apart (found in `doc` unless given), grown
+    over slivers of study text that a confirmed change would otherwise leave alone."""
+    pos = {e.id: i for i, e in enumerate(doc.elements)}
+    confirmed = [
+        pos[c.after_id]
+        for c in candidates
+        if c.after_id in pos
+        and (o := outcomes.get(c.after_id)) is not None
+        and o.decision == "confirmed_change"
+    ]
+    return absorb_slivers(doc, find_matter(doc) if matter is None else matter, confirmed)
+
+
+def matter_edges(doc: Document, regions: Sequence[MatterRegion]) -> set[int]:
+    """Element indexes after which front or back matter begins or ends."""
+    pos = {e.id: i for i, e in enumerate(doc.elements)}
+    edges = {pos[r.first_id] - 1 for r in regions} | {pos[r.last_id] for r in regions}
+    return {i for i in edges if 0 <= i < len(doc.elements) - 1}

@@ -43,8 +43,14 @@ from quire.workers.boundaries.decisions import (
     continuity_support,
     validate_decision,
 )
-from quire.workers.boundaries.global_plan import GlobalPlanner, matter_edges, reference_matter
-from quire.workers.boundaries.matter import MatterRegion, element_kinds, find_matter
+from quire.workers.boundaries.global_plan import GlobalPlanner
+from quire.workers.boundaries.matter import (
+    MatterRegion,
+    element_kinds,
+    find_matter,
+    matter_edges,
+    reference_matter,
+)
 
 TITLE_WORDS = 8
 
