@@ -14,7 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -188,15 +188,15 @@ def internal_cuts(
     the sizes of the two pieces a split there would leave (sized like the planner's chunks:
     PDF pages touched, or words / 400). `stats` built with the same candidates saves
     sorting them again for every chunk."""
-    if stats is None:
-        stats = DocumentStats.of(doc, candidates)
-    elif candidates and not stats.cuts:
-        cut_pos, cuts = _placed(stats.positions, candidates)
-        stats = replace(stats, cut_pos=cut_pos, cuts=cuts)
-    lo, hi = stats.positions[chunk.first_id], stats.positions[chunk.last_id]
+    if stats is not None and (stats.cuts or not candidates):
+        positions, cut_pos, cuts = stats.positions, stats.cut_pos, stats.cuts
+    else:  # positions only: no need for the term statistics
+        positions = stats.positions if stats else {e.id: i for i, e in enumerate(doc.elements)}
+        cut_pos, cuts = _placed(positions, candidates)
+    lo, hi = positions[chunk.first_id], positions[chunk.last_id]
     els = doc.elements
-    first = bisect.bisect_left(stats.cut_pos, lo)
-    last = bisect.bisect_left(stats.cut_pos, hi)  # a cut at the chunk's end is not inside
+    first = bisect.bisect_left(cut_pos, lo)
+    last = bisect.bisect_left(cut_pos, hi)  # a cut at the chunk's end is not inside
     if first >= last:
         return []
     words = doc.page_basis == "words"
@@ -214,7 +214,7 @@ def internal_cuts(
         suf_lo[j] = min(suf_lo[j + 1], e.page_first) if j < n - 1 else e.page_first
         suf_hi[j] = max(suf_hi[j + 1], e.page_last) if j < n - 1 else e.page_last
     out = []
-    for at, c in zip(stats.cut_pos[first:last], stats.cuts[first:last], strict=True):
+    for at, c in zip(cut_pos[first:last], cuts[first:last], strict=True):
         j = at - lo
         if words:
             before = round(cum[j + 1] / WORDS_PER_PAGE, 3)
