@@ -144,10 +144,13 @@ def _sections(doc: Document, starts: Mapping[str, int]) -> dict[str, str]:
 
 
 def _ends(c: ManifestChunk) -> str:
+    """Why the chunk ends where it does, with the alternative it beat (the global plan's
+    reasons already name it; a decider's reason may not)."""
     if c.end_reason == "end of document":
         return "the document ends"
-    alternative = f"; rather than {c.end_alternative}" if c.end_alternative else ""
-    return f"{c.end_reason}{alternative}" if alternative not in c.end_reason else c.end_reason
+    if c.end_alternative and "rather than" not in c.end_reason:
+        return f"{c.end_reason}; rather than {c.end_alternative}"
+    return c.end_reason
 
 
 def _chunk_files(c: ManifestChunk) -> list[str]:
