@@ -23,7 +23,7 @@ from irgen import (
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
 from quire.shared.plan import Candidate, PlanSettings, ReviewOutcome
 from quire.workers.boundaries.candidates import safe_candidates
-from quire.workers.boundaries.decisions import Decision
+from quire.workers.boundaries.decisions import Decision, check_reason
 from quire.workers.boundaries.global_plan import (
     EXTENDED,
     EXTENDED_PER_PAGE,
@@ -338,3 +338,18 @@ def test_following_the_recommendations_gives_the_global_plan(inputs) -> None:
             rest[-1].page_last - rest[0].page_first + 1
         )
         assert pages <= RULES.max_pages
+
+
+def test_reasons_quoting_latex_or_markup_pass_the_reason_check() -> None:
+    els: list[Element] = []
+    for n, title in enumerate(["\\begin{document} and friends", "The <title> element",
+                               "Using {reason} placeholders"], 1):
+        els += chapter(f"{n} {title}", 1 + (n - 1) * 7, 7)
+    doc = build_doc(els)
+    cands = scored(doc)
+    p = plan_globally(doc, cands, {}, RULES)
+    assert len(p.boundaries) == 2
+    for b in p.boundaries:
+        assert check_reason(b.reason) == b.reason  # no brace or angle bracket left
+    # an agent may commit the recommendation as it is
+    assert follow_recommendations(doc, cands, {}, RULES) == [b.after_id for b in p.boundaries]

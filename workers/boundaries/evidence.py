@@ -40,6 +40,17 @@ CONTINUITY_COST = 1000  # reviewers judged the topic to continue across this cut
 CONFIRMED_VALUE = 2000
 
 
+_BRACKETS = str.maketrans("{}<>", "()‹›")
+
+
+def quote(text: str, limit: int = 70) -> str:
+    """Document text as quoted in a reason: shortened, and with braces and angle brackets
+    (LaTeX's "\\begin{document}", an "<address>") swapped for look-alikes, so that a reason
+    never reads as an unfilled template to `decisions.check_reason`."""
+    short = text[:limit] + ("…" if len(text) > limit else "")
+    return short.translate(_BRACKETS)
+
+
 @dataclass(frozen=True)
 class CutEvidence:
     """The signals at one candidate (the cut falls after `after_id`)."""
@@ -94,7 +105,7 @@ class CutEvidence:
 
     def what(self) -> str:
         """What the cut falls before, e.g. "level-1 heading '7 Internationalization'"."""
-        text = self.snippet[:70] + ("…" if len(self.snippet) > 70 else "")
+        text = quote(self.snippet)
         if self.heading_level:
             return f"level-{self.heading_level} heading '{text}'"
         if self.numbering:

@@ -52,7 +52,7 @@ from quire.shared.plan import (
     PlanSettings,
     ReviewOutcome,
 )
-from quire.workers.boundaries.evidence import cut_evidence, major_starts
+from quire.workers.boundaries.evidence import cut_evidence, major_starts, quote
 from quire.workers.boundaries.matter import MatterRegion, element_kinds, reference_matter
 
 SESSION = 3000
@@ -348,7 +348,7 @@ class GlobalPlanner:
             reason += f"; rather than {alternative.why} (plan cost +{alternative.extra_cost:.2f})"
         else:
             reason += (
-                f"; rather than before '{alternative.snippet[:60]}' on p. {alternative.page}"
+                f"; rather than before '{quote(alternative.snippet, 60)}' on p. {alternative.page}"
                 f" ({alternative.why}; plan cost +{alternative.extra_cost:.2f})"
             )
         support = []

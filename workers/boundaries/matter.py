@@ -575,8 +575,11 @@ def reference_matter(
     matter: Sequence[MatterRegion] | None = None,
 ) -> list[MatterRegion]:
     """The front and back matter the plan keeps apart (found in `doc` unless given), grown
-    over slivers of study text that a confirmed change would otherwise leave alone."""
+    over slivers of study text that a confirmed change would otherwise leave alone. A
+    region whose edge is not one of `candidates` cannot be cut from its neighbours, so it
+    is left out: a session is then of one kind throughout."""
     pos = {e.id: i for i, e in enumerate(doc.elements)}
+    cuts = {pos[c.after_id] for c in candidates if c.after_id in pos}
     confirmed = [
         pos[c.after_id]
         for c in candidates
@@ -584,7 +587,13 @@ def reference_matter(
         and (o := outcomes.get(c.after_id)) is not None
         and o.decision == "confirmed_change"
     ]
-    return absorb_slivers(doc, find_matter(doc) if matter is None else matter, confirmed)
+    grown = absorb_slivers(doc, find_matter(doc) if matter is None else matter, confirmed)
+    last = len(doc.elements) - 1
+    return [
+        r for r in grown
+        if (pos[r.first_id] == 0 or pos[r.first_id] - 1 in cuts)
+        and (pos[r.last_id] == last or pos[r.last_id] in cuts)
+    ]
 
 
 def matter_edges(doc: Document, regions: Sequence[MatterRegion]) -> set[int]:

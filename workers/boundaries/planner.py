@@ -43,6 +43,7 @@ from quire.workers.boundaries.decisions import (
     continuity_support,
     validate_decision,
 )
+from quire.workers.boundaries.evidence import quote
 from quire.workers.boundaries.global_plan import GlobalPlanner
 from quire.workers.boundaries.matter import (
     MatterRegion,
@@ -467,7 +468,7 @@ def _alternative_text(boundary: Boundary | None) -> str | None:
     if alt.after_id is None:
         return f"{alt.why} (plan cost +{alt.extra_cost:.2f})"
     return (
-        f"before '{alt.snippet[:60]}' on p. {alt.page}: {alt.why} "
+        f"before '{quote(alt.snippet, 60)}' on p. {alt.page}: {alt.why} "
         f"(plan cost +{alt.extra_cost:.2f})"
     )
 
