@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from quire.shared.ir import SkippedPage
+from quire.shared.plan import ChunkKind
 
 MANIFEST_VERSION = 1
 
@@ -40,9 +41,12 @@ class ManifestChunk(_Model):
     pdf_pages: list[int] | None = None
     overlap_pages: list[int] = []  # pages in the chunk PDF only as overlap (context)
     word_count: int
-    end_reason: str
+    end_reason: str  # why the chunk ends where it does: its cut's evidence
     end_decider: str
     continues: bool = False
+    # study session, or reference session (front or back matter: no study time or focus)
+    kind: ChunkKind = "study"
+    end_alternative: str | None = None  # the best other place for its end, and why not there
 
 
 class Manifest(_Model):

@@ -81,15 +81,30 @@ class ReviewOutcome(_Model):
     decision: Literal["confirmed_change", "continuity", "uncertain", "failed"]
 
 
+ChunkKind = Literal["study", "front_matter", "back_matter"]
+CHUNK_KINDS: tuple[ChunkKind, ...] = ("study", "front_matter", "back_matter")
+
+
+class Alternative(_Model):
+    """The best other place for a cut, and why the plan did not take it."""
+
+    after_id: str | None  # the candidate the cut would have moved to; None: no cut at all
+    page: int  # where the next session would then start (for no cut: where this one does)
+    snippet: str  # what would then begin it
+    why: str  # what it lacks or costs, e.g. "a level-2 heading; sessions of 3 and 9 pages"
+    extra_cost: float  # how much worse the whole plan would be (planner cost units)
+
+
 class Boundary(_Model):
     """A chosen cut. `after_id` is always a listed safe candidate."""
 
     after_id: str
     reason: str
-    decider: str  # "heuristic", "openai", "anthropic", "command", "agent", "forced"
+    decider: str  # "heuristic", "openai", "anthropic", "command", "agent", "forced", "global"
     evidence: list[str] = []
     revision: int | None = None
     forced: bool = False  # hard cap reached: the next chunk continues this one's concept
+    alternative: Alternative | None = None  # the best alternative this cut beat (global plan)
 
 
 class PlanSettings(_Model):
@@ -120,6 +135,8 @@ class ChunkPlan(_Model):
     end_reason: str  # why the chunk ends (the boundary's reason, or "end of document")
     end_decider: str
     continues: bool = False  # ends at a forced cut: the next chunk continues its concept
+    kind: ChunkKind = "study"  # front and back matter are reference sessions, not study
+    end_alternative: str | None = None  # the best other place for its end, and why not there
 
 
 class Plan(_Model):

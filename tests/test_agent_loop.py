@@ -15,7 +15,9 @@ from quire.orchestrator import agent
 from quire.orchestrator.local import run_documents
 from quire.shared.config import RunSettings
 from quire.shared.errors import ConflictError, ValidationFailedError
+from quire.workers import steps
 from quire.workers.boundaries.decisions import BoundaryContext, HeuristicDecider
+from quire.workers.boundaries.global_plan import plan_globally
 from quire.workers.execute import submit
 from quire.workers.runtime import Runtime
 
@@ -210,8 +212,21 @@ def test_split_only_repair_keeps_unaffected_chunks(tmp_path: Path) -> None:
     run_documents(rt, [s.doc_id])
     before = _files(rt, s.doc_id)
     analyses_before = {k: rt.store.get(k) for k in rt.store.list(f"docs/{s.doc_id}/work/analysis/")}
-    target = 2
-    snap = agent.repair_context(rt, s.doc_id, target)
+    # a split must leave the minimum on both sides: chunks under twice the minimum stay whole
+    snaps = {n: agent.repair_context(rt, s.doc_id, n) for n in range(1, len(before) + 1)}
+    for n, snap in snaps.items():
+        assert snap.context is not None
+        if snap.context["pages"] < 2 * snap.context["min_pages"]:
+            assert snap.context["candidates"] == [], n
+    target = next(n for n, snap in snaps.items() if snap.context and snap.context["candidates"])
+    small = next(n for n, snap in snaps.items() if snap.context and not snap.context["candidates"])
+    with pytest.raises(ValidationFailedError, match="stays whole"):
+        agent.repair_boundary(
+            rt, s.doc_id, small, revision=snaps[small].revision,
+            element_id=snaps[small].context["first_id"],  # type: ignore[index]
+            reason="the chunk's opening section ends and a separate recipe begins",
+        )
+    snap = snaps[target]
     assert snap.context is not None and snap.context["candidates"]
     inside = snap.context["candidates"][len(snap.context["candidates"]) // 2]["after_id"]
     outside = snap.context["first_id"]  # not strictly inside: refused
@@ -248,3 +263,29 @@ def test_split_only_repair_keeps_unaffected_chunks(tmp_path: Path) -> None:
     analyses_after = {k: rt.store.get(k) for k in rt.store.list(f"docs/{s.doc_id}/work/analysis/")}
     kept = {k for k in analyses_before if split_first not in k}
     assert all(analyses_after[k] == analyses_before[k] for k in kept)
+
+
+def test_an_agent_following_the_recommendations_gets_the_global_plan(tmp_path: Path) -> None:
+    rt, doc_id = start(tmp_path)
+    snap = agent.boundary_context(rt, doc_id)
+    decisions = 0
+    while snap.context is not None:
+        ctx = BoundaryContext.model_validate(snap.context)
+        rec = ctx.recommendation
+        assert rec is not None and ctx.candidate(rec.after_id) is not None
+        assert rec.reason.startswith("cut before ")
+        snap = agent.commit_boundary(
+            rt, doc_id, revision=snap.revision, action="cut", element_id=rec.after_id,
+            reason=rec.reason, evidence=rec.evidence,
+        )
+        decisions += 1
+    assert decisions >= 2
+    s = rt.repo.load(doc_id)
+    plan = json.loads(rt.store.get(f"docs/{doc_id}/out/plan.json"))
+    outcomes = {o.after_id: o for o in steps.load_outcomes(rt, s)}
+    best = plan_globally(steps.load_doc(rt, s), steps.load_candidates(rt, s), outcomes,
+                         s.settings.plan)
+    assert [b["after_id"] for b in plan["boundaries"]] == [
+        b.after_id for b in best.boundaries
+    ][: len(plan["boundaries"])]
+    assert all(b["decider"] == "agent" for b in plan["boundaries"])

@@ -168,12 +168,14 @@ def test_worker_killed_mid_render_batch_is_redelivered(
 def test_worker_killed_mid_analysis_message_lost_reconciler_redrives(
     stack: Stack, baseline: Baseline, tmp_path: Path
 ) -> None:
-    """The worker dies during an analysis and its message is lost with it (removed from
-    Redis, as after a failover without replication): only the reconciler can notice, and
-    it re-drives the state once its deadline has passed."""
+    """The worker dies during the analysing state and its message is lost with it (removed
+    from Redis, as after a failover without replication): only the reconciler can notice,
+    and it re-drives the state once its deadline has passed. (Offline analyses are made in
+    the planning step; the analysing state checks them and publishes them to
+    out/analysis/, where the worker is held.)"""
     path = textbook_docx(tmp_path / "analysis.docx", seed=202)
     expected = baseline(path, DOCX)
-    stack.proxy.add(hold(), ops={"PUT"}, key=r"/work/analysis/", limit=1)
+    stack.proxy.add(hold(), ops={"PUT"}, key=r"/out/analysis/", limit=1)
     doc_id = stack.submit(path, DOCX)
     stack.poke([doc_id])
     stack.proxy.wait_held(60)

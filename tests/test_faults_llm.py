@@ -4,8 +4,8 @@ correctly unless told otherwise).
 
 429 storms, timeouts, malformed JSON and answers that name an element that is not a
 candidate: retries are bounded, and what still fails is recorded (a review failure, an
-analysis failure that fails the document with its reason, or the heuristic decision with
-the model's refusal in its reason). Never an invented cut. Prompt injection inside the
+analysis failure that fails the document with its reason, or the global plan's choice
+with the model's refusal in its reason). Never an invented cut. Prompt injection inside the
 document cannot move a cut off the candidate list or break the JSON contract.
 """
 
@@ -94,6 +94,11 @@ def test_smart_fake_runs_the_whole_document_on_the_openai_backend(
     assert [
         llm.count(t) for t in ("ReviewAnswer", "DecisionAnswer", "AnalysisAnswer", "IndexAnswer")
     ] == [9, 3, 4, 1]
+    # each decision is asked with the global plan's choice for that boundary
+    decisions = [json.loads(r.user.split("\n\nYour previous")[0]) for r in llm.requests
+                 if r.task == "DecisionAnswer"]
+    assert all(d["recommended"]["after_id"] in {c["after_id"] for c in d["candidates"]}
+               for d in decisions)
 
 
 def test_429_storm_is_retried_and_the_document_is_unchanged(
@@ -187,7 +192,8 @@ def test_decider_answer_off_the_candidate_list_is_refused_never_cut(
     llm: SmartProvider, book: Path, tmp_path: Path, bad_id: str
 ) -> None:
     """A cut at an id that does not exist, or at a real element that is not a safe
-    candidate: refused, re-asked, then the heuristic decides and the refusal is kept."""
+    candidate: refused, re-asked, then the global plan's choice stands and the refusal is
+    kept."""
     llm.always["DecisionAnswer"] = answer(
         {
             "action": "cut",
@@ -202,7 +208,7 @@ def test_decider_answer_off_the_candidate_list_is_refused_never_cut(
     assert bad_id not in candidate_ids(rt, s)
     assert all(c.last_id != bad_id for c in plan.chunks)
     for chunk in plan.chunks[:-1]:
-        assert chunk.end_decider == "heuristic"
+        assert chunk.end_decider == "global"
         assert "openai decider's answer was refused" in chunk.end_reason
         assert bad_id in chunk.end_reason
     decisions = llm.count("DecisionAnswer")
@@ -229,7 +235,7 @@ def test_prompt_injection_cannot_move_a_cut_or_break_the_contract(
     assert "el-000001" not in candidate_ids(rt, s)
     assert all(c.last_id != "el-000001" for c in plan.chunks)
     hijacked = [c for c in plan.chunks[:-1] if "el-000001" in c.end_reason]
-    assert hijacked and all(c.end_decider == "heuristic" for c in hijacked)
+    assert hijacked and all(c.end_decider == "global" for c in hijacked)
     # "OK" instead of JSON never became a vote: recorded as review failures
     failures = [f for o in review_report(rt, s)["outcomes"] for f in o["failures"]]
     assert failures and all("not valid JSON" in f["error"] for f in failures)

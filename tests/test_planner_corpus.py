@@ -14,6 +14,11 @@ planned twice with the heuristic decider:
 
 A size histogram per document is printed (run with -s to see it). r-fullrefman.pdf (2,415
 pages) has its own test, which also times scoring and planning.
+
+The global plan (the planner of unattended runs), on the offline reviewers' outcomes: the
+same hard rules; no study session under 5 pages but the last study session; at least 90%
+of study sessions 5-13 pages; and at least as many chapter starts honoured as the naive
+outline splitter on every document with an outline, at least 90% over the corpus.
 """
 
 from __future__ import annotations
@@ -21,10 +26,12 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
+from typing import NamedTuple
 
 import pytest
 from corpus import ALL_DOCS, BIG, CORPUS, DOCS, UNUSABLE
 from irgen import plan_violations
+from plan_metrics import honoured, naive_split, plan_ranges
 
 from quire.shared.errors import (
     InputError,
@@ -38,6 +45,7 @@ from quire.workers.boundaries import (
     safe_candidates,
     score_candidates,
 )
+from quire.workers.boundaries.global_plan import plan_globally
 from quire.workers.parse import parse_document
 from quire.workers.review import make_reviewer, review_all
 
@@ -147,3 +155,67 @@ def test_heuristic_plan_of_the_2415_page_reference_manual(parsed_corpus: Parsed)
         f"{scored_in:.1f}s, planned in {planned_in:.1f}s"
     )
     plan_and_check(BIG, doc, cands, plan)
+
+
+USABLE = [n for n in DOCS if n not in UNUSABLE]
+
+
+class Planned(NamedTuple):
+    doc: Document
+    cands: list[Candidate]
+    outcomes: dict[str, ReviewOutcome]
+    plan: Plan
+    honoured: int  # chapter starts a session starts on (or the page after)
+    naive: int  # the same for the naive outline splitter
+    chapters: int  # chapter starts counted (plan_metrics.chapter_starts; PDFs only)
+
+
+@pytest.fixture(scope="session")
+def globally_planned(parsed_corpus: Parsed) -> Callable[[str], Planned]:
+    """The global plan of each corpus document on the offline reviewers' outcomes, once."""
+    cache: dict[str, Planned] = {}
+
+    def get(name: str) -> Planned:
+        if name not in cache:
+            doc = parsed_corpus(name)
+            assert isinstance(doc, Document), doc
+            cands = score_candidates(doc, safe_candidates(doc))
+            reviewer = make_reviewer("heuristic")
+            outcomes = {o.after_id: o for o in review_all(review_tasks(doc, cands),
+                                                          doc.by_id(), reviewer)}
+            plan = plan_globally(doc, cands, outcomes, RULES)
+            done, counted, naive = 0, 0, 0
+            if doc.page_basis == "pdf":  # outline pages are PDF pages
+                done, counted = honoured(doc, {a for a, _ in plan_ranges(plan)})
+                naive, _ = honoured(doc, {a for a, _ in naive_split(doc, RULES)})
+            cache[name] = Planned(doc, cands, outcomes, plan, done, naive, counted)
+        return cache[name]
+
+    return get
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", USABLE)
+def test_global_plan_of_corpus_document(
+    name: str, globally_planned: Callable[[str], Planned]
+) -> None:
+    p = globally_planned(name)
+    check_hard_rules(p.doc, p.cands, p.outcomes, p.plan)
+    study = [c for c in p.plan.chunks if c.kind == "study"]
+    body = study[:-1]  # the last study session may be short
+    assert all(c.pages >= RULES.min_pages for c in body), histogram(p.plan)
+    if body:
+        share = sum(RULES.min_pages <= c.pages <= RULES.soft_max_pages for c in body) / len(body)
+        assert share >= 0.9, histogram(p.plan)
+    print(f"\n{name}: chapter starts {p.honoured}/{p.chapters} (naive {p.naive}); "
+          f"{len(study)} study and {len(p.plan.chunks) - len(study)} reference sessions")
+    assert p.honoured >= p.naive
+
+
+@pytest.mark.corpus
+def test_global_plans_honour_nine_in_ten_chapter_starts(
+    globally_planned: Callable[[str], Planned],
+) -> None:
+    planned = [globally_planned(n) for n in USABLE]
+    done, counted = sum(p.honoured for p in planned), sum(p.chapters for p in planned)
+    assert counted >= 50 and done >= 0.9 * counted, (done, counted)

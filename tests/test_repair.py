@@ -26,6 +26,7 @@ from quire.workers.analysis import (
     unaffected_chunks,
     validate_repair_choice,
 )
+from quire.workers.analysis.repair import stays_whole
 from quire.workers.boundaries.candidates import is_safe_gap, safe_candidates
 from quire.workers.boundaries.decisions import HeuristicDecider
 from quire.workers.boundaries.planner import plan_document
@@ -53,9 +54,11 @@ def ranges(plan: Plan) -> list[tuple[int, str, str]]:
 
 
 def test_repair_context_lists_safe_cuts_strictly_inside() -> None:
-    ctx = repair_context(DOC, WHOLE, CANDS, 1, why="two chapters")
+    # With a 1-page minimum every safe cut strictly inside is listed: not after headings
+    # (el-000001, 4, 7, 10, 12), not at the chunk's end (el-000014).
+    loose = WHOLE.model_copy(update={"settings": PlanSettings(min_pages=1)})
+    ctx = repair_context(DOC, loose, CANDS, 1, why="two chapters")
     ids = [c.after_id for c in ctx.candidates]
-    # Not after headings (el-000001, 4, 7, 10, 12), not at the chunk's end (el-000014).
     assert ids == [
         "el-000002",
         "el-000003",
@@ -69,8 +72,34 @@ def test_repair_context_lists_safe_cuts_strictly_inside() -> None:
     first = ctx.candidates[3]
     assert (first.pages_before, first.pages_after, first.score) == (5.0, 10.0, 0.93)
     assert first.heading_level == 1 and first.right_snippet == "2 Matrices"
+
+
+def test_repair_context_lists_only_cuts_that_leave_the_minimum_on_both_sides() -> None:
+    ctx = repair_context(DOC, WHOLE, CANDS, 1)  # 15 pages, minimum 5
+    assert [(c.after_id, c.pages_before, c.pages_after) for c in ctx.candidates] == [
+        ("el-000006", 5.0, 10.0),
+        ("el-000008", 7.0, 8.0),
+        ("el-000009", 9.0, 6.0),
+    ]
+    assert ctx.held_back == 5  # el-000002, 3, 5 (too little before), 11, 13 (after)
+    # chunk 2 of THREE (pages 6-9) has one safe cut inside, leaving 2 and 2 pages
     inner = repair_context(DOC, THREE, CANDS, 2)
-    assert [c.after_id for c in inner.candidates] == ["el-000008"]
+    assert inner.candidates == [] and inner.held_back == 1
+    assert "stays whole" in stays_whole(inner) and "under 5 pages" in stays_whole(inner)
+    with pytest.raises(ValidationFailedError, match="stays whole"):
+        HeuristicRepairDecider().decide(inner)
+
+
+def test_split_refuses_a_piece_under_the_minimum() -> None:
+    for after_id in ("el-000002", "el-000011"):  # 1|14 and 11|4 pages
+        with pytest.raises(ValidationFailedError, match="both pieces must keep at least 5"):
+            split_chunk(DOC, WHOLE, 1, after_id, "vectors end and matrices begin here", "agent")
+    agent = repair_context(DOC, WHOLE, CANDS, 1)
+    with pytest.raises(ValidationFailedError, match="leave 5 pages or more on both sides"):
+        validate_repair_choice(
+            agent, RepairChoice(after_id="el-000013", reason="the regression fit ends here",
+                                decider="agent")
+        )
 
 
 def test_validate_repair_choice() -> None:
@@ -142,7 +171,8 @@ def test_llm_decider_without_a_valid_choice_fails(provider: FakeProvider) -> Non
 
 
 def test_split_makes_two_chunks_and_renumbers_later_ones() -> None:
-    plan = sample_plan(DOC, ("el-000009",))  # vectors+matrices | regression
+    # vectors+matrices | regression; a 4-page minimum lets the 9 pages split into 5 + 4
+    plan = sample_plan(DOC, ("el-000009",), PlanSettings(min_pages=4))
     new = split_chunk(
         DOC, plan, 1, "el-000006", "vectors chapter ends; Matrices begins", "heuristic"
     )
@@ -186,11 +216,12 @@ def test_split_refuses_anything_but_an_inner_safe_cut(
 
 
 def test_analyses_of_unaffected_chunks_are_carried_and_renumbered() -> None:
+    three = THREE.model_copy(update={"settings": PlanSettings(min_pages=2)})  # 2 + 3 pages
     analyses = {n: good_analysis(n, c.first_id, c.last_id) for n, c in enumerate(THREE.chunks, 1)}
     new = split_chunk(
-        DOC, THREE, 1, "el-000003", "vector basics end; arithmetic begins", "heuristic"
+        DOC, three, 1, "el-000003", "vector basics end; arithmetic begins", "heuristic"
     )
-    carried = carry_analyses(THREE, new, analyses)
+    carried = carry_analyses(three, new, analyses)
     assert sorted(carried) == [3, 4]
     assert carried[3] == analyses[2].model_copy(update={"chunk": 3})
     assert carried[4].topic_en == analyses[3].topic_en
@@ -248,6 +279,7 @@ def test_split_invariants_on_generated_plans(
     left, right = new.chunks[number - 1], new.chunks[number]
     assert (left.first_id, right.last_id) == (chunk.first_id, chunk.last_id)
     assert left.words + right.words == chunk.words
+    assert min(left.pages, right.pages) >= plan.settings.min_pages  # never a runt
 
 
 # --- end to end: a needs_review chunk repaired, unaffected files unchanged ---------------

@@ -26,7 +26,6 @@ from quire.workers.analysis import (
     index_context,
     reading_minutes,
     render_index,
-    retitle_plan,
     validate_index,
     validate_index_answer,
 )
@@ -324,21 +323,25 @@ def test_llm_index_persistently_invalid_is_an_error(provider: FakeProvider) -> N
 
 
 def _offline_run(doc: Document, images: dict[str, bytes], out: Path) -> dict[str, str]:
-    """Heuristic analysis, renaming by topic, writing, verifying and indexing, offline."""
+    """The offline path: global plan, settled (heuristic analyses, repairs, titles), then
+    writing, verifying and indexing."""
+    from quire.workers.analysis.settle import settle
     from quire.workers.boundaries.candidates import safe_candidates
-    from quire.workers.boundaries.decisions import HeuristicDecider
-    from quire.workers.boundaries.planner import plan_document
+    from quire.workers.boundaries.global_plan import plan_globally
     from quire.workers.boundaries.scoring import score_candidates
     from quire.workers.verify import verify_output
 
     candidates = score_candidates(doc, safe_candidates(doc))
-    plan = plan_document(doc, candidates, {}, PlanSettings(), HeuristicDecider())
+    settled = settle(doc, plan_globally(doc, candidates, {}, PlanSettings()), candidates,
+                     "heuristic")
+    plan = settled.plan
     analyses: dict[int, ChunkAnalysis] = {}
-    for c in build_contexts(doc, plan, candidates):
-        result = analyse_chunk(c, "heuristic", others=analyses.values())
-        assert isinstance(result, ChunkAnalysis), result
-        analyses[c.chunk] = result
-    plan = retitle_plan(plan, analyses.values())
+    for c in plan.chunks:
+        result = settled.analyses.get((c.first_id, c.last_id))
+        assert (result is None) == (c.kind != "study"), c  # reference sessions: none
+        if result is not None:
+            assert isinstance(result, ChunkAnalysis), result
+            analyses[c.number] = result.model_copy(update={"chunk": c.number})
     files = write_all(doc, plan, formats=["markdown"], source_pdf=None, images=images)
     files["ir.json"] = dump_ir(doc)
     files["plan.json"] = plan.model_dump_json(indent=1).encode()
@@ -352,10 +355,12 @@ def _offline_run(doc: Document, images: dict[str, bytes], out: Path) -> dict[str
         map=rendered[INDEX_FILES["map"]],
     )
     save_files(out, {**files, **{k: v.encode() for k, v in rendered.items()}})
-    for entry in manifest.chunks:  # files are named after the analysed English topics
-        topic = analyses[entry.number].topic_en or plan.chunks[entry.number - 1].title
+    for entry in manifest.chunks:  # study chunks are named after their English topics
+        analysis = analyses.get(entry.number)
+        topic = (analysis.topic_en if analysis else "") or plan.chunks[entry.number - 1].title
         assert entry.stem == chunk_stem(entry.number, len(plan.chunks), topic)
         assert f"]({entry.markdown_file})" in rendered[INDEX_FILES["en"]]
+        assert entry.kind == plan.chunks[entry.number - 1].kind
     report = verify_output(out, render=False)
     assert report.passed, report.findings[:3]
     return rendered
@@ -378,4 +383,12 @@ def test_corpus_pdf_offline_end_to_end(tmp_path: Path) -> None:
 
     parsed = parse_pdf(CORPUS / "r-intro.pdf")
     rendered = _offline_run(parsed.document, parsed.images, tmp_path / "out")
-    assert rendered[INDEX_FILES["en"]].count("| ") > 10
+    en, study_map = rendered[INDEX_FILES["en"]], rendered[INDEX_FILES["map"]]
+    assert en.count("| ") > 10
+    # the title pages and contents, and the indexes, are reference sessions of their own
+    reference = en.split("## Reference sessions", 1)[1]
+    assert "Title pages and contents" in reference and "front matter" in reference
+    assert "back matter" in reference and "Total" not in reference
+    # the map says where each session ends and what the cut beat
+    assert "## Where each session ends" in study_map
+    assert "cut before level-1 heading" in study_map and "rather than" in study_map

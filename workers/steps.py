@@ -9,10 +9,12 @@ bytes to the same keys.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter
 
@@ -34,7 +36,11 @@ from quire.shared.store import NotFound, ObjectStore
 from quire.shared.text import sha256_bytes
 from quire.workers.runtime import Runtime
 
+if TYPE_CHECKING:
+    from quire.workers.analysis.context import DocumentStats
+
 REVIEW_BATCH = {"heuristic": 100}  # review tasks per part; LLM backends get small batches
+OFFLINE_ANALYSIS = ("heuristic",)  # backends whose analyses run in the planning step
 LLM_REVIEW_BATCH = 4
 # Chunks per writing or analysis part. A part costs ~10 ms of orchestration (session read,
 # commits, a broker round trip) and a handful of store requests: a 5-12-page chunk is too
@@ -118,6 +124,31 @@ def save_plan(rt: Runtime, s: Session, plan: Plan) -> str:
     return key
 
 
+def load_candidates(rt: Runtime, s: Session) -> list[Candidate]:
+    return _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
+
+
+# Document statistics (term frequencies, headings, candidate positions) of the IRs this
+# process loaded lately: every analysis part of a document needs the same ones.
+_STATS_CACHE: OrderedDict[tuple[str, str], DocumentStats] = OrderedDict()
+STATS_CACHE_DOCS = 4
+
+
+def load_stats(
+    rt: Runtime, s: Session, doc: Document, candidates: list[Candidate]
+) -> DocumentStats:
+    from quire.workers.analysis.context import DocumentStats
+
+    key = (rt.store.url, s.artifacts["ir"])
+    stats = _STATS_CACHE.get(key)
+    if stats is None:
+        stats = _STATS_CACHE[key] = DocumentStats.of(doc, candidates)
+        while len(_STATS_CACHE) > STATS_CACHE_DOCS:
+            _STATS_CACHE.popitem(last=False)
+    _STATS_CACHE.move_to_end(key)
+    return stats
+
+
 def load_outcomes(rt: Runtime, s: Session) -> list[ReviewOutcome]:
     report = json.loads(rt.store.get(out(s, "semantic-review-report.json")))
     return _outcomes.validate_python(report["outcomes"])
@@ -150,7 +181,11 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
         return parts
     if s.state == "analysing":
         plan = load_plan(rt, s)
-        todo = [c.number for c in plan.chunks if not rt.store.exists(analysis_key(s, c))]
+        todo = [
+            c.number
+            for c in plan.chunks
+            if c.kind == "study" and not rt.store.exists(analysis_key(s, c))
+        ]
         return chunk_parts(todo, ANALYSIS_BATCH.get(s.settings.backend, 1))
     if s.state in ("repairing", "indexing"):
         return [s.state]
@@ -302,11 +337,12 @@ def _review(rt: Runtime, s: Session, part: str) -> str:
 
 
 def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
+    from quire.workers.boundaries.global_plan import plan_globally
     from quire.workers.boundaries.llm_decider import make_decider
     from quire.workers.boundaries.planner import plan_document
 
     doc = load_doc(rt, s)
-    candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
+    candidates = load_candidates(rt, s)
     outcomes = [
         o
         for key in sorted(rt.store.list(work(s, "reviews/")))
@@ -324,13 +360,15 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
     _put_json(rt, out(s, "semantic-review-report.json"), report)
     if s.settings.decider == "agent":
         return PartResult(out(s, "semantic-review-report.json"), goto="awaiting_decision")
-    plan = plan_document(
-        doc,
-        candidates,
-        {o.after_id: o for o in outcomes},
-        s.settings.plan,
-        make_decider(s.settings.backend),
-    )
+    by_cut = {o.after_id: o for o in outcomes}
+    if s.settings.backend in OFFLINE_ANALYSIS:
+        plan = plan_globally(doc, candidates, by_cut, s.settings.plan)
+        # Offline analysis is cheap and deterministic: settle the plan (analyses, repairs,
+        # titles) now, so the chunks are written once, with their final titles.
+        plan = _settle(rt, s, doc, plan, candidates)
+    else:  # the LLM decider adjudicates each boundary of the global plan
+        decider = make_decider(s.settings.backend)
+        plan = plan_document(doc, candidates, by_cut, s.settings.plan, decider, guided=True)
     key = save_plan(rt, s, plan)
     return PartResult(key, artifacts={"plan": key})
 
@@ -425,7 +463,13 @@ def analysis_key(s: Session, c: ChunkPlan) -> str:
     return work(s, f"analysis/{c.first_id}-{c.last_id}.json")
 
 
-def load_analysis(rt: Runtime, s: Session, c: ChunkPlan) -> ChunkAnalysis | AnalysisFailure:
+def load_analysis(
+    rt: Runtime, s: Session, c: ChunkPlan
+) -> ChunkAnalysis | AnalysisFailure | None:
+    """The chunk's analysis; None for a reference session (front or back matter), which
+    gets none."""
+    if c.kind != "study":
+        return None
     raw = json.loads(rt.store.get(analysis_key(s, c)))
     if "error" in raw:
         return AnalysisFailure.model_validate(raw)
@@ -433,24 +477,28 @@ def load_analysis(rt: Runtime, s: Session, c: ChunkPlan) -> ChunkAnalysis | Anal
 
 
 def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
-    from quire.workers.analysis import DocumentStats, analyse_chunk, build_context, check_analysis
+    from quire.workers.analysis import analyse_chunk, build_context, check_analysis
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)
-    candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
+    candidates = load_candidates(rt, s)
+    stats = load_stats(rt, s, doc, candidates)
     if part != FINISH:
         chunks = [plan.chunks[n - 1] for n in part_chunks(part)]
         for chunk in chunks:
-            if rt.store.exists(analysis_key(s, chunk)):
+            if chunk.kind != "study" or rt.store.exists(analysis_key(s, chunk)):
                 continue  # analysed before this part was formed, or by its last delivery
-            context = build_context(doc, plan, chunk.number, candidates=candidates)
+            context = build_context(doc, plan, chunk.number, candidates=candidates, stats=stats)
             result = analyse_chunk(context, s.settings.backend)
             rt.store.put(analysis_key(s, chunk), result.model_dump_json().encode())
         return analysis_key(s, chunks[0])
     # fan-in: chunks analysed in parallel never saw each other, so check them together
-    stats = DocumentStats.of(doc)
     analyses: list[ChunkAnalysis] = []
     for chunk in plan.chunks:
-        result = load_analysis(rt, s, chunk)
+        if chunk.kind != "study":
+            continue  # reference sessions get no study analysis
+        loaded = load_analysis(rt, s, chunk)
+        assert loaded is not None  # a study chunk
+        result = loaded
         if isinstance(result, ChunkAnalysis):
             context = build_context(doc, plan, chunk.number, candidates=candidates, stats=stats)
             try:
@@ -500,29 +548,53 @@ def replace_plan(rt: Runtime, s: Session, plan: Plan) -> str:
 
 
 def _repair(rt: Runtime, s: Session, part: str) -> PartResult:
-    """Split each chunk the analysis sent here once, at a safe candidate strictly inside."""
-    from quire.workers.analysis import make_repair_decider, repair_context, split_chunk
-
+    """Split the chunks the analysis sent here (only where both pieces keep the minimum),
+    analyse just the new pieces, and retitle: the plan goes back to writing settled."""
     doc, plan = load_doc(rt, s), load_plan(rt, s)
-    candidates = _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
-    decider = make_repair_decider(s.settings.backend)
     requested = set(json.loads(rt.store.get(s.artifacts["repair"]))["chunks"])
-    # last chunk first, so the numbers of chunks still to repair do not move
-    for chunk in reversed([c for c in plan.chunks if c.number in requested]):
-        marker = work(s, f"repair/{chunk.first_id}-{chunk.last_id}.json")
-        context = repair_context(doc, plan, candidates, chunk.number)
-        record: dict[str, object] = {"chunk": chunk.number}
-        if context.candidates:
-            choice = decider.decide(context)
-            plan = split_chunk(
-                doc, plan, chunk.number, choice.after_id, choice.reason, choice.decider
-            )
-            record |= {"split_after": choice.after_id, "reason": choice.reason}
-        else:
-            record |= {"split_after": None, "reason": "no safe candidate inside the chunk"}
-        _put_json(rt, marker, record)
-    key = replace_plan(rt, s, plan)
+    redo = {(c.first_id, c.last_id) for c in plan.chunks if c.number in requested}
+    settled = _settle(rt, s, doc, plan, load_candidates(rt, s), redo=redo)
+    key = replace_plan(rt, s, settled)
     return PartResult(key, artifacts={"plan": key})
+
+
+def _settle(
+    rt: Runtime,
+    s: Session,
+    doc: Document,
+    plan: Plan,
+    candidates: list[Candidate],
+    redo: Collection[tuple[str, str]] | None = None,
+) -> Plan:
+    """`settle` the plan, reusing every analysis stored for a range and storing the ones it
+    makes, with a marker per repaired range. Ranges with a marker are not repaired again,
+    except those in `redo` (None: ignore every marker; planning starts a fresh plan), so a
+    redelivered part repeats the same work."""
+    from quire.workers.analysis.settle import settle
+
+    known: dict[tuple[str, str], ChunkAnalysis | AnalysisFailure] = {}
+    for key in rt.store.list(work(s, "analysis/")):
+        raw = json.loads(rt.store.get(key))
+        result = (AnalysisFailure if "error" in raw else ChunkAnalysis).model_validate(raw)
+        known[(result.first_id, result.last_id)] = result
+    repaired: list[tuple[str, str]] = []
+    if redo is not None:
+        for key in rt.store.list(work(s, "repair/")):
+            marker = json.loads(rt.store.get(key))
+            if (marker["first_id"], marker["last_id"]) not in redo:
+                repaired.append((marker["first_id"], marker["last_id"]))
+    settled = settle(
+        doc, plan, candidates, s.settings.backend, known=known, repaired=repaired,
+        stats=load_stats(rt, s, doc, candidates),
+    )
+    by_range = {(c.first_id, c.last_id): c for c in settled.plan.chunks}
+    for first_last in settled.analysed:
+        chunk, made = by_range.get(first_last), settled.analyses.get(first_last)
+        if chunk is not None and made is not None:  # not a range a later repair split
+            rt.store.put(analysis_key(s, chunk), made.model_dump_json().encode())
+    for r in settled.repairs:
+        _put_json(rt, work(s, f"repair/{r.first_id}-{r.last_id}.json"), dataclasses.asdict(r))
+    return settled.plan
 
 
 def _index(rt: Runtime, s: Session, part: str) -> str:

@@ -10,6 +10,7 @@ words come from `terms.words` (a segmenter for Chinese, script runs for Japanese
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
-from quire.shared.plan import Candidate, ChunkPlan, Plan
+from quire.shared.plan import Candidate, ChunkKind, ChunkPlan, Plan
 from quire.workers.analysis.terms import words
 from quire.workers.boundaries.candidates import plain_text, snippet
 from quire.workers.boundaries.scoring import STOP_WORDS, stem
@@ -76,6 +77,7 @@ class AnalysisContext(_Model):
     page_basis: Literal["pdf", "words"]
     chunk: int
     chunk_count: int
+    kind: ChunkKind = "study"  # reference sessions (front/back matter) get no analysis
     title: str  # the chunk's current title (plan)
     first_id: str
     last_id: str
@@ -97,16 +99,19 @@ class AnalysisContext(_Model):
 
 @dataclass
 class DocumentStats:
-    """Document-wide lookups: element positions, document frequencies, the heading trail."""
+    """Document-wide lookups, built once for every chunk of a document: element positions,
+    document frequencies, the heading trail, the candidates in document order."""
 
     positions: dict[str, int]
     elements: int
     df: Counter[str]
     headings: list[ContextHeading] = field(default_factory=list)
     heading_pos: list[int] = field(default_factory=list)
+    cut_pos: list[int] = field(default_factory=list)  # candidate positions, ascending
+    cuts: list[Candidate] = field(default_factory=list)  # the candidates, same order
 
     @classmethod
-    def of(cls, doc: Document) -> DocumentStats:
+    def of(cls, doc: Document, candidates: Sequence[Candidate] = ()) -> DocumentStats:
         df: Counter[str] = Counter()
         headings, heading_pos = [], []
         for i, e in enumerate(doc.elements):
@@ -114,12 +119,10 @@ class DocumentStats:
             if e.type == "heading":
                 headings.append(ContextHeading(id=e.id, level=e.level or 1, text=plain_text(e)))
                 heading_pos.append(i)
+        positions = {e.id: i for i, e in enumerate(doc.elements)}
         return cls(
-            {e.id: i for i, e in enumerate(doc.elements)},
-            len(doc.elements),
-            df,
-            headings,
-            heading_pos,
+            positions, len(doc.elements), df, headings, heading_pos,
+            *_placed(positions, candidates),
         )
 
     def enclosing(self, start: int) -> list[ContextHeading]:
@@ -171,27 +174,50 @@ def key_terms(
     return [KeyTerm(term=w, count=c, weight=wt) for wt, w, c in scored[:k]]
 
 
-def _span_pages(elements: Sequence[Element], basis: str) -> float:
-    if basis == "words":
-        return round(sum(e.word_count for e in elements) / WORDS_PER_PAGE, 3)
-    return float(max(e.page_last for e in elements) - min(e.page_first for e in elements) + 1)
-
-
 def internal_cuts(
     doc: Document,
     chunk: ChunkPlan,
     candidates: Sequence[Candidate],
     stats: DocumentStats | None = None,
 ) -> list[InternalCut]:
-    """Safe candidates strictly inside `chunk` (never at its last element), in order."""
-    pos = stats.positions if stats else {e.id: i for i, e in enumerate(doc.elements)}
-    lo, hi = pos[chunk.first_id], pos[chunk.last_id]
+    """Safe candidates strictly inside `chunk` (never at its last element), in order, with
+    the sizes of the two pieces a split there would leave (sized like the planner's chunks:
+    PDF pages touched, or words / 400). `stats` built with the same candidates saves
+    sorting them again for every chunk."""
+    if stats is not None and (stats.cuts or not candidates):
+        positions, cut_pos, cuts = stats.positions, stats.cut_pos, stats.cuts
+    else:  # positions only: no need for the term statistics
+        positions = stats.positions if stats else {e.id: i for i, e in enumerate(doc.elements)}
+        cut_pos, cuts = _placed(positions, candidates)
+    lo, hi = positions[chunk.first_id], positions[chunk.last_id]
     els = doc.elements
+    first = bisect.bisect_left(cut_pos, lo)
+    last = bisect.bisect_left(cut_pos, hi)  # a cut at the chunk's end is not inside
+    if first >= last:
+        return []
+    words = doc.page_basis == "words"
+    # page span (or words) of every prefix lo..i and suffix i..hi of the chunk
+    n = hi - lo + 1
+    pre_lo, pre_hi, suf_lo, suf_hi = [0] * n, [0] * n, [0] * n, [0] * n
+    cum = [0] * (n + 1)
+    for j in range(n):
+        e = els[lo + j]
+        pre_lo[j] = min(pre_lo[j - 1], e.page_first) if j else e.page_first
+        pre_hi[j] = max(pre_hi[j - 1], e.page_last) if j else e.page_last
+        cum[j + 1] = cum[j] + e.word_count
+    for j in range(n - 1, -1, -1):
+        e = els[lo + j]
+        suf_lo[j] = min(suf_lo[j + 1], e.page_first) if j < n - 1 else e.page_first
+        suf_hi[j] = max(suf_hi[j + 1], e.page_last) if j < n - 1 else e.page_last
     out = []
-    for c in sorted((c for c in candidates if c.after_id in pos), key=lambda c: pos[c.after_id]):
-        at = pos[c.after_id]
-        if not lo <= at < hi:
-            continue
+    for at, c in zip(cut_pos[first:last], cuts[first:last], strict=True):
+        j = at - lo
+        if words:
+            before = round(cum[j + 1] / WORDS_PER_PAGE, 3)
+            after = round((cum[n] - cum[j + 1]) / WORDS_PER_PAGE, 3)
+        else:
+            before = float(pre_hi[j] - pre_lo[j] + 1)
+            after = float(suf_hi[j + 1] - suf_lo[j + 1] + 1)
         out.append(
             InternalCut(
                 after_id=c.after_id,
@@ -199,12 +225,22 @@ def internal_cuts(
                 score=c.score,
                 heading_level=c.heading_level,
                 numbering=c.numbering,
-                pages_before=_span_pages(els[lo : at + 1], doc.page_basis),
-                pages_after=_span_pages(els[at + 1 : hi + 1], doc.page_basis),
+                pages_before=before,
+                pages_after=after,
                 right_snippet=snippet(els[at + 1]),
             )
         )
     return out
+
+
+def _placed(
+    positions: dict[str, int], candidates: Sequence[Candidate]
+) -> tuple[list[int], list[Candidate]]:
+    placed = sorted(
+        ((positions[c.after_id], c) for c in candidates if c.after_id in positions),
+        key=lambda pc: pc[0],
+    )
+    return [p for p, _ in placed], [c for _, c in placed]
 
 
 def build_context(
@@ -221,7 +257,7 @@ def build_context(
     chunks = {c.number: c for c in plan.chunks}
     if number not in chunks:
         raise ValueError(f"plan has no chunk {number}")
-    stats = stats or DocumentStats.of(doc)
+    stats = stats or DocumentStats.of(doc, candidates)
     chunk = chunks[number]
     lo, hi = stats.positions[chunk.first_id], stats.positions[chunk.last_id]
     elements = doc.elements[lo : hi + 1]
@@ -233,6 +269,7 @@ def build_context(
         page_basis=doc.page_basis,
         chunk=number,
         chunk_count=len(plan.chunks),
+        kind=chunk.kind,
         title=chunk.title,
         first_id=chunk.first_id,
         last_id=chunk.last_id,
@@ -261,7 +298,7 @@ def build_contexts(
     doc: Document, plan: Plan, candidates: Sequence[Candidate] = ()
 ) -> list[AnalysisContext]:
     """Every chunk's context, sharing one `DocumentStats` (local mode, tests)."""
-    stats = DocumentStats.of(doc)
+    stats = DocumentStats.of(doc, candidates)
     return [
         build_context(doc, plan, c.number, candidates=candidates, stats=stats) for c in plan.chunks
     ]

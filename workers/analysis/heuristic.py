@@ -33,12 +33,13 @@ from quire.workers.analysis.validate import (
     repeats_topic,
     same_focus,
 )
+from quire.workers.boundaries.evidence import STRONG_CHANGE
 
 NAME = "heuristic"
 # Chapter starts (level-1 headings with a number) score 0.85-0.95 and section starts up to
 # about 0.85 (r-intro.pdf). The planner joins short chapters on purpose (minimum size), so a
 # strong change inside a chunk only asks for repair when both sides would be full sessions.
-STRONG_CHANGE = 0.85
+# The global planner values a cut at such a change by the same threshold.
 MIN_SIDE_SHARE = 1.0  # of min_pages, on both sides of the strong change
 TOPIC_CHARS = 90
 FOCUS_CHARS = 700

@@ -5,9 +5,12 @@
       -> render_index -> validate_index (the same check an agent's files get in commit-index)
 
 Each index has an overview (sessions, page coverage, total study time) and a session table
-linking every chunk file with its page range, study time and focus. Study time is the
+linking every study chunk file with its page range, study time and focus. Study time is the
 chunk's words at `words_per_minute` (80 by default), rounded up to whole minutes, at least
 one; the total is the sum of the rows, so the times add up by construction and are checked.
+Reference sessions (front and back matter: title pages, contents, indexes, bibliographies)
+are linked in a table of their own, with no study time and no focus. The study map also
+says where each session ends and why (the planner's evidence and the alternative it beat).
 The heuristic backend writes plain tables from the analyses and says it is generated; its
 Persian index states that an LLM backend is needed for Persian text instead of inventing it.
 """
@@ -33,7 +36,8 @@ from quire.shared.analysis import (
 )
 from quire.shared.errors import BackendError, ValidationFailedError
 from quire.shared.ir import Document, describe_textless
-from quire.shared.manifest import Manifest
+from quire.shared.manifest import Manifest, ManifestChunk
+from quire.shared.plan import ChunkKind
 from quire.workers.analysis.heuristic import clean_heading
 from quire.workers.analysis.validate import english_problem, generic_problem, persian_problem
 from quire.workers.boundaries.candidates import plain_text
@@ -77,6 +81,20 @@ class IndexChunk(_Model):
     heuristic: bool
     continues: bool  # ends at a forced cut: the next chunk continues its concept
     section: str | None = None  # top-level heading in effect where the chunk starts
+    ends: str = ""  # why the chunk ends where it does (and the alternative it beat)
+
+
+class ReferenceChunk(_Model):
+    """A reference session (front or back matter): linked, never studied."""
+
+    chunk: int
+    kind: ChunkKind
+    file: str
+    files: list[str]
+    title: str
+    page_first: int
+    page_last: int
+    ends: str = ""
 
 
 class IndexContext(_Model):
@@ -96,10 +114,11 @@ class IndexContext(_Model):
     pages_without_text: str = ""
     unread: list[int] = []  # chunks the agent has not read (commit-index refuses them)
     files: dict[str, str] = dict(INDEX_FILES)
-    chunks: list[IndexChunk]
+    chunks: list[IndexChunk]  # the study sessions
+    reference: list[ReferenceChunk] = []  # front and back matter: no study time or focus
     rules: list[str] = [
-        "link every chunk file from each of the three files; link nothing else except the "
-        "three index files and #anchors",
+        "link every chunk file (study and reference sessions) from each of the three files; "
+        "link nothing else except the three index files and #anchors",
         "in both study indexes, the line linking a chunk states its minutes as 'N min' (or "
         "'N دقیقه'), and the file states the total study time the same way",
         "study-index-fa.md is written in Persian",
@@ -128,6 +147,23 @@ def _sections(doc: Document, starts: Mapping[str, int]) -> dict[str, str]:
     return out
 
 
+def _ends(c: ManifestChunk) -> str:
+    """Why the chunk ends where it does, with the alternative it beat (the global plan's
+    reasons already name it; a decider's reason may not)."""
+    if c.end_reason == "end of document":
+        return "the document ends"
+    if c.end_alternative and "rather than" not in c.end_reason:
+        return f"{c.end_reason}; rather than {c.end_alternative}"
+    return c.end_reason
+
+
+def _chunk_files(c: ManifestChunk) -> list[str]:
+    files = [f for f in (c.markdown_file, c.pdf_file) if f]
+    if not files:
+        raise ValidationFailedError(f"chunk {c.number} has no chunk file to link")
+    return files
+
+
 def index_context(
     manifest: Manifest,
     analyses: Mapping[int, ChunkAnalysis],
@@ -146,10 +182,11 @@ def index_context(
     if words_per_minute < 1:
         raise ValueError("words_per_minute must be at least 1")
     problems = []
-    missing = [c.number for c in manifest.chunks if c.number not in analyses]
+    study = [c for c in manifest.chunks if c.kind == "study"]
+    missing = [c.number for c in study if c.number not in analyses]
     if missing:
         problems.append(f"chunks without a committed analysis: {missing}")
-    for c in manifest.chunks:
+    for c in study:
         a = analyses.get(c.number)
         if a is not None and (a.first_id, a.last_id) != (c.first_id, c.last_id):
             problems.append(
@@ -161,13 +198,11 @@ def index_context(
         problems.append(f"chunks awaiting repair: {pending}")
     if problems:
         raise ValidationFailedError("indexes refused: " + "; ".join(problems))
-    sections = _sections(doc, {c.first_id: c.number for c in manifest.chunks}) if doc else {}
+    sections = _sections(doc, {c.first_id: c.number for c in study}) if doc else {}
     chunks = []
-    for c in manifest.chunks:
+    for c in study:
         a = analyses[c.number]
-        files = [f for f in (c.markdown_file, c.pdf_file) if f]
-        if not files:
-            raise ValidationFailedError(f"chunk {c.number} has no chunk file to link")
+        files = _chunk_files(c)
         chunks.append(
             IndexChunk(
                 chunk=c.number,
@@ -186,8 +221,23 @@ def index_context(
                 heuristic=a.heuristic,
                 continues=c.continues,
                 section=sections.get(c.first_id),
+                ends=_ends(c),
             )
         )
+    reference = [
+        ReferenceChunk(
+            chunk=c.number,
+            kind=c.kind,
+            file=_chunk_files(c)[0],
+            files=_chunk_files(c),
+            title=c.title,
+            page_first=c.page_first,
+            page_last=c.page_last,
+            ends=_ends(c),
+        )
+        for c in manifest.chunks
+        if c.kind != "study"
+    ]
     numbers = [c.chunk for c in chunks]
     return IndexContext(
         doc_id=manifest.doc_id,
@@ -198,12 +248,13 @@ def index_context(
         chunk_count=len(chunks),
         total_words=sum(c.words for c in chunks),
         total_minutes=sum(c.minutes for c in chunks),
-        page_first=min((c.page_first for c in chunks), default=0),
-        page_last=max((c.page_last for c in chunks), default=0),
-        persian_available=all(a.has_persian for a in analyses.values()),
+        page_first=min((c.page_first for c in manifest.chunks), default=0),
+        page_last=max((c.page_last for c in manifest.chunks), default=0),
+        persian_available=all(analyses[c.chunk].has_persian for c in chunks),
         pages_without_text=describe_textless(doc.skipped_pages) if doc else "",
         unread=[] if read is None else sorted(set(numbers) - set(read)),
         chunks=chunks,
+        reference=reference,
     )
 
 
@@ -548,7 +599,8 @@ def _render_en(context: IndexContext, index: StudyIndex) -> str:
     if doc.overview:
         out += [doc.overview, ""]
     out += [
-        f"- Sessions: {context.chunk_count}",
+        f"- Sessions: {context.chunk_count}"
+        + (f" (and {len(context.reference)} reference sessions)" if context.reference else ""),
         f"- Pages covered: {_pages(context.page_first, context.page_last)} "
         f"of {context.page_count} ({basis})",
         *([f"- {context.pages_without_text}"] if context.pages_without_text else []),
@@ -569,7 +621,25 @@ def _render_en(context: IndexContext, index: StudyIndex) -> str:
             f"{_cell(ln.focus)} |"
         )
     out.append(f"| | **Total** | | **{index.total_minutes} min** | |")
+    if context.reference:
+        out += [
+            "",
+            "## Reference sessions",
+            "",
+            "Front and back matter, for looking things up: not counted in the study time.",
+            "",
+            "| # | Session | Pages | Kind |",
+            "|---|---|---|---|",
+        ]
+        for r in context.reference:
+            out.append(
+                f"| {r.chunk} | [{_link_text(r.title)}]({r.file}) | "
+                f"{_pages(r.page_first, r.page_last)} | {r.kind.replace('_', ' ')} |"
+            )
     return "\n".join(out) + "\n"
+
+
+_KIND_FA = {"front_matter": "پیش‌متن", "back_matter": "پس‌متن", "study": "مطالعه"}
 
 
 def _render_fa(context: IndexContext, index: StudyIndex) -> str:
@@ -605,6 +675,22 @@ def _render_fa(context: IndexContext, index: StudyIndex) -> str:
             f"{str(ln.minutes).translate(fa)} دقیقه | {_cell(ln.focus)} |"
         )
     out.append(f"| | **جمع** | | **{total} دقیقه** | |")
+    if context.reference:
+        out += [
+            "",
+            "## جلسه‌های مرجع",
+            "",
+            "پیش‌متن و پس‌متن (فهرست مطالب، نمایه، کتاب‌نامه) برای مراجعه است و در زمان مطالعه "
+            "شمرده نمی‌شود.",
+            "",
+            "| # | جلسه | صفحه‌ها | نوع |",
+            "|---|---|---|---|",
+        ]
+        for r in context.reference:
+            out.append(
+                f"| {str(r.chunk).translate(fa)} | [{_link_text(r.title)}]({r.file}) | "
+                f"{_pages(r.page_first, r.page_last).translate(fa)} | {_KIND_FA[r.kind]} |"
+            )
     return "\n".join(out) + "\n"
 
 
@@ -641,6 +727,21 @@ def _render_map(context: IndexContext, index: StudyIndex) -> str:
     out += ["", "## Suggested order", ""]
     for i, n in enumerate(index.order, 1):
         out.append(f"{i}. {link(n)} — {by_number[n].minutes} min")
+    reference = {r.chunk: r for r in context.reference}
+    if reference:
+        out += ["", "## Reference sessions", ""]
+        for r in context.reference:
+            out.append(
+                f"- [{r.chunk}. {_link_text(r.title)}]({r.file}) — "
+                f"{r.kind.replace('_', ' ')}, pages {_pages(r.page_first, r.page_last)}"
+            )
+    out += ["", "## Where each session ends", ""]
+    for n in sorted([*by_number, *reference]):
+        ends = by_number[n].ends if n in by_number else reference[n].ends
+        target = link(n) if n in by_number else (
+            f"[{n}. {_link_text(reference[n].title)}]({reference[n].file})"
+        )
+        out.append(f"- {target}: {ends or 'the document ends'}")
     return "\n".join(out) + "\n"
 
 
@@ -679,8 +780,10 @@ def validate_index(context: IndexContext, *, en: str, fa: str, map: str) -> None
     problems: list[str] = []
     if context.unread:
         problems.append(f"chunks not read yet: {context.unread}")
-    allowed = {f for c in context.chunks for f in c.files} | set(INDEX_FILES.values())
-    owner = {f: c.chunk for c in context.chunks for f in c.files}
+    every: dict[int, list[str]] = {c.chunk: c.files for c in context.chunks}
+    every |= {r.chunk: r.files for r in context.reference}
+    allowed = {f for files in every.values() for f in files} | set(INDEX_FILES.values())
+    owner = {f: n for n, files in every.items() for f in files}
     for key, text in (("en", en), ("fa", fa), ("map", map)):
         name = INDEX_FILES[key]
         links = _links(text)
@@ -698,7 +801,7 @@ def validate_index(context: IndexContext, *, en: str, fa: str, map: str) -> None
                 continue
             if path in owner:
                 linked.setdefault(owner[path], []).append(no)
-        unlinked = [c.chunk for c in context.chunks if c.chunk not in linked]
+        unlinked = sorted(n for n in every if n not in linked)
         if unlinked:
             problems.append(f"{name} does not link chunks {unlinked}")
         if key == "map":

@@ -2,8 +2,10 @@
 
     repair_context -> decider picks one listed cut -> validate_repair_choice -> split_chunk
 
-A repair only ever adds one boundary strictly inside the chunk, at a safe candidate: it
-never merges chunks and never moves or removes an existing boundary. Chunks before the
+A repair only ever adds one boundary strictly inside the chunk, at a safe candidate that
+leaves at least the plan's minimum (`min_pages`) on both sides: it never merges chunks,
+never moves or removes an existing boundary, and never makes a runt. A chunk with no such
+cut stays whole (`repair_context` lists no candidates and says why). Chunks before the
 split keep their number; chunks after it keep their element range and shift by one
 (`unaffected_chunks` maps old to new numbers, `carry_analyses` renumbers their analyses).
 `retitle_plan` gives chunks their analysed `topic_en` as title (hence file slug).
@@ -20,7 +22,7 @@ from quire.shared.analysis import ChunkAnalysis
 from quire.shared.errors import BackendError, ValidationFailedError
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
 from quire.shared.plan import Boundary, Candidate, ChunkPlan, Plan
-from quire.workers.analysis.context import InternalCut, internal_cuts
+from quire.workers.analysis.context import DocumentStats, InternalCut, internal_cuts
 from quire.workers.boundaries.candidates import is_safe_gap
 from quire.workers.boundaries.decisions import check_reason
 from quire.workers.boundaries.planner import chunk_title
@@ -47,7 +49,8 @@ class RepairContext(_Model):
     words: int
     min_pages: float
     why: str | None = None  # the analysis reason that sent it to repair
-    candidates: list[InternalCut]
+    candidates: list[InternalCut]  # the cuts leaving min_pages or more on both sides
+    held_back: int = 0  # safe cuts inside that would leave a piece under min_pages
 
     def candidate(self, after_id: str) -> InternalCut | None:
         return next((c for c in self.candidates if c.after_id == after_id), None)
@@ -88,12 +91,18 @@ def repair_context(
     chunk_number: int,
     *,
     why: str | None = None,
+    stats: DocumentStats | None = None,
 ) -> RepairContext:
-    """The safe candidates strictly inside chunk `chunk_number` (`candidates` are the
-    document's scored safe candidates). An empty list means the chunk cannot be split."""
+    """The safe candidates strictly inside chunk `chunk_number` that leave at least the
+    plan's minimum on both sides (`candidates` are the document's scored safe candidates;
+    `stats` built with them saves sorting them again). An empty list means the chunk
+    stays whole."""
     if plan.doc_id != doc.doc_id:
         raise ValueError("plan and IR belong to different documents")
     chunk = _chunk(plan, chunk_number)
+    inside = internal_cuts(doc, chunk, candidates, stats)
+    least = plan.settings.min_pages
+    fair = [c for c in inside if min(c.pages_before, c.pages_after) >= least]
     return RepairContext(
         doc_id=doc.doc_id,
         page_basis=doc.page_basis,
@@ -103,25 +112,36 @@ def repair_context(
         title=chunk.title,
         pages=chunk.pages,
         words=chunk.words,
-        min_pages=plan.settings.min_pages,
+        min_pages=least,
         why=why,
-        candidates=internal_cuts(doc, chunk, candidates),
+        candidates=fair,
+        held_back=len(inside) - len(fair),
     )
+
+
+def stays_whole(context: RepairContext) -> str:
+    """Why chunk `context.chunk` cannot be split (its candidate list is empty)."""
+    if context.held_back:
+        return (
+            f"chunk {context.chunk} stays whole: each of its {context.held_back} safe cuts "
+            f"would leave a piece under {context.min_pages:g} pages "
+            f"(it has {context.pages:g})"
+        )
+    return f"chunk {context.chunk} stays whole: it has no safe cut inside it"
 
 
 def validate_repair_choice(context: RepairContext, choice: RepairChoice) -> RepairChoice:
     """The choice (reason tidied) if it names a listed candidate with a specific reason;
     ValidationFailedError saying what to fix otherwise."""
     if not context.candidates:
-        raise ValidationFailedError(
-            f"chunk {context.chunk} has no safe cut inside it; it cannot be split"
-        )
+        raise ValidationFailedError(stays_whole(context))
     if not choice.decider.strip():
         raise ValidationFailedError("repair choice has no decider name")
     if context.candidate(choice.after_id) is None:
         listed = ", ".join(c.after_id for c in context.candidates[:20])
         raise ValidationFailedError(
-            f"{choice.after_id} is not a listed cut inside chunk {context.chunk}; choose one "
+            f"{choice.after_id} is not a listed cut inside chunk {context.chunk} (a cut must "
+            f"leave {context.min_pages:g} pages or more on both sides); choose one "
             f"of: {listed}" + (" ..." if len(context.candidates) > 20 else "")
         )
     return choice.model_copy(update={"reason": check_reason(choice.reason)})
@@ -145,7 +165,7 @@ class HeuristicRepairDecider:
 
     def decide(self, context: RepairContext) -> RepairChoice:
         if not context.candidates:
-            raise ValidationFailedError(f"chunk {context.chunk} has no safe cut inside it")
+            raise ValidationFailedError(stays_whole(context))
 
         def utility(cut: InternalCut) -> float:
             return (
@@ -209,7 +229,7 @@ class LLMRepairDecider:
     def decide(self, context: RepairContext) -> RepairChoice:
         """The validated choice; BackendError when no valid one comes back."""
         if not context.candidates:
-            raise ValidationFailedError(f"chunk {context.chunk} has no safe cut inside it")
+            raise ValidationFailedError(stays_whole(context))
         user = repair_prompt(context)
         feedback: str | None = None
         for _ in range(1 + self.reasks):
@@ -282,9 +302,10 @@ def split_chunk(
 ) -> Plan:
     """`plan` with chunk `chunk_number` split after `after_id` into two chunks.
 
-    `after_id` must lie strictly inside the chunk at a structurally safe gap. The first
-    part keeps the chunk's title; the second gets the planner's title for its elements.
-    Later chunks are renumbered (+1); every other chunk and boundary is kept as it was."""
+    `after_id` must lie strictly inside the chunk at a structurally safe gap that leaves at
+    least the plan's minimum on both sides. The first part keeps the chunk's title; the
+    second gets the planner's title for its elements. Later chunks are renumbered (+1);
+    every other chunk and boundary is kept as it was."""
     if plan.doc_id != doc.doc_id:
         raise ValueError("plan and IR belong to different documents")
     reason = check_reason(reason)
@@ -300,7 +321,9 @@ def split_chunk(
         )
     if not is_safe_gap(doc.elements[at], doc.elements[at + 1]):
         raise ValidationFailedError(f"the gap after {after_id} is not a safe cut")
-    first = _part(doc, doc.elements[lo : at + 1], chunk_number, chunk.title, reason, decider, False)
+    first = _part(
+        doc, doc.elements[lo : at + 1], chunk_number, chunk.title, reason, decider, False
+    ).model_copy(update={"kind": chunk.kind})
     second_elements = doc.elements[at + 1 : hi + 1]
     second = _part(
         doc,
@@ -310,7 +333,13 @@ def split_chunk(
         chunk.end_reason,
         chunk.end_decider,
         chunk.continues,
-    )
+    ).model_copy(update={"end_alternative": chunk.end_alternative, "kind": chunk.kind})
+    least = plan.settings.min_pages
+    if min(first.pages, second.pages) < least:
+        raise ValidationFailedError(
+            f"a split after {after_id} would leave {first.pages:g} and {second.pages:g} "
+            f"pages; both pieces must keep at least {least:g}"
+        )
     chunks: list[ChunkPlan] = []
     for c in plan.chunks:
         if c.number < chunk_number:

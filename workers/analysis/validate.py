@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -313,6 +314,7 @@ def repeats_topic(focus: str, topic: str) -> bool:
     return not extra
 
 
+@lru_cache(maxsize=1 << 14)  # every chunk's focus is compared with every other's
 def focus_key(text: str) -> tuple[str, ...]:
     """Comparable form of a focus: casefolded words, digits dropped."""
     return tuple(w for w in normal_words(text) if not any(c.isdigit() for c in w))
@@ -350,6 +352,11 @@ def check_analysis(
         }
     )
     problems: list[str] = []
+    if context.kind != "study":
+        problems.append(
+            f"chunk {context.chunk} is a reference session ({context.kind.replace('_', ' ')}):"
+            " it is not studied, so it gets no topic, study focus or coherence verdict"
+        )
     if (a.chunk, a.first_id, a.last_id) != (context.chunk, context.first_id, context.last_id):
         problems.append(
             f"analysis is for chunk {a.chunk} ({a.first_id}..{a.last_id}), the "

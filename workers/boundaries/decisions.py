@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from quire.shared.errors import ValidationFailedError
 from quire.shared.ir import ElementType
-from quire.shared.plan import PlanSettings, ReviewRole
+from quire.shared.plan import Alternative, PlanSettings, ReviewRole
 
 Zone = Literal["below_min", "preferred", "finish", "extended", "over_cap"]
 MIN_REASON_CHARS = 15
@@ -57,6 +57,16 @@ class ContextCandidate(_Model):
     review_evidence: list[str] = []  # element ids the votes cited
 
 
+class Recommendation(_Model):
+    """The global plan's choice for this boundary: where the optimal plan of the whole
+    document ends this chunk, why, and the best alternative it beat."""
+
+    after_id: str
+    reason: str
+    evidence: list[str] = []
+    alternative: Alternative | None = None
+
+
 class BoundaryContext(_Model):
     """Everything needed to decide where the chunk starting at `start_id` ends."""
 
@@ -72,16 +82,21 @@ class BoundaryContext(_Model):
     may_extend: bool  # whether "extend" can be valid (it still needs evidence)
     rules: PlanSettings
     candidates: list[ContextCandidate]
+    # the global plan's cut here (None: it makes the rest of the document one chunk)
+    recommendation: Recommendation | None = None
 
     def candidate(self, after_id: str) -> ContextCandidate | None:
         return next((c for c in self.candidates if c.after_id == after_id), None)
 
     def shortlist(self, k: int = 12) -> list[ContextCandidate]:
         """The k most plausible cuts (for a prompt), in document order: the best-ranked
-        allowed cuts (see `rank_cuts`), always with the confirmed change."""
+        allowed cuts (see `rank_cuts`), always with the confirmed change and the global
+        plan's choice."""
         keep = {c.after_id for _, c, _ in rank_cuts(self)[:k]}
         if self.must_cut_by:
             keep.add(self.must_cut_by)
+        if self.recommendation:
+            keep.add(self.recommendation.after_id)
         return [c for c in self.candidates if c.after_id in keep]
 
 

@@ -1,9 +1,14 @@
 """The LLM decider: a model picks where a chunk ends, but only among listed safe candidates.
 
 Its answer goes through the same `validate_decision` as an external agent's; a refused
-answer is re-asked with the reason, and when the model still breaks the rules the heuristic
-decider decides instead, with the model's failure named in the recorded reason. An invalid
-answer never becomes a cut.
+answer is re-asked with the reason, and when the model still breaks the rules the global
+plan's choice stands (the heuristic decider's without one), with the model's failure named
+in the recorded reason. An invalid answer never becomes a cut.
+
+With an LLM backend, unattended runs walk the global plan this way: each boundary's context
+carries the global plan's choice and the alternative it beat, and the model confirms it or
+overrules it with a cut it can justify from the text; after an overrule the next
+recommendation is again the optimum from where it cut.
 """
 
 from __future__ import annotations
@@ -30,7 +35,9 @@ REASKS = 2
 SYSTEM = """You plan study sessions for a long technical document.
 A session should hold complete concepts and be about {min:g}-{max:g} pages; {soft:g} pages are
 allowed only to finish a concept, and longer only with continuity evidence.
-You may ONLY cut after one of the listed candidate element ids. Answer with JSON:
+You may ONLY cut after one of the listed candidate element ids. "recommended" is where the
+optimal plan of the whole document ends this session (it keeps chapters whole and sessions
+within size): keep it unless the text shows that the concept ends elsewhere. Answer with JSON:
 {{"action": "cut" | "extend", "element_id": "<a listed after_id, or null for extend>",
  "reason": "<specific: name the concept that ends and the one that begins>",
  "evidence": ["<element ids from the window that support the decision>"]}}"""
@@ -50,10 +57,12 @@ def decision_prompt(context: BoundaryContext) -> str:
         {k: v for k, v in c.model_dump().items() if v not in (None, [], "")}
         for c in context.shortlist()
     ]
+    rec = context.recommendation
     return json.dumps({
         "chunk_number": context.chunk_number, "starts_at": context.start_id,
         "start_page": context.start_page, "remaining_pages": context.remaining_pages,
         "must_cut_by": context.must_cut_by, "may_extend": context.may_extend,
+        "recommended": {"after_id": rec.after_id, "why": rec.reason} if rec else None,
         "candidates": shortlist,
     }, ensure_ascii=False, indent=1)
 
@@ -82,9 +91,15 @@ class LLMDecider:
         if got.value is not None:
             return got.value
         problem = f"backend failed: {got.error}" if got.backend_failed else got.error
-        log.warning("%s decider gave no valid decision (%s); using the heuristic", self.name,
-                    problem)
-        fallback = self.fallback.decide(context)
+        rec = context.recommendation
+        log.warning("%s decider gave no valid decision (%s); using the %s", self.name,
+                    problem, "global plan's choice" if rec else "heuristic")
+        if rec is not None:
+            fallback = Decision(action="cut", element_id=rec.after_id, reason=rec.reason,
+                                evidence=rec.evidence, decider="global",
+                                start_id=context.start_id)
+        else:
+            fallback = self.fallback.decide(context)
         return fallback.model_copy(update={
             "reason": f"{fallback.reason} (the {self.name} decider's answer was refused: "
                       f"{problem[:160]})"})

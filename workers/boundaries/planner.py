@@ -1,9 +1,11 @@
-"""The planner: chunk boundaries chosen one decision at a time among safe candidates.
+"""The stepwise planner: chunk boundaries chosen one decision at a time among safe candidates.
 
     plan_document = repeat { boundary_context -> decider.decide -> validate -> apply }
 
-The state is just the list of boundaries chosen so far, so the same steps serve the batch
-planner (any `Decider`) and an external agent (CLI `boundary-context` / `commit-boundary`).
+The state is just the list of boundaries chosen so far, so the same steps serve an external
+agent (CLI `boundary-context` / `commit-boundary`, MCP) and the previous greedy batch
+planner (any `Decider`; unattended runs now use `global_plan.plan_globally`). Each context
+an agent reads carries the global plan's choice for that boundary as its recommendation.
 
 Sizes are pages: for PDFs the span of physical pages a chunk touches, for DOCX words / 400.
 The window offered for one chunk runs from its first element up to the hard cap, and stops
@@ -21,6 +23,7 @@ from quire.shared.ir import WORDS_PER_PAGE, Document, Element
 from quire.shared.plan import (
     Boundary,
     Candidate,
+    ChunkKind,
     ChunkPlan,
     Plan,
     PlanSettings,
@@ -34,10 +37,20 @@ from quire.workers.boundaries.decisions import (
     ContextCandidate,
     Decider,
     Decision,
+    Recommendation,
     Zone,
     _strength,
     continuity_support,
     validate_decision,
+)
+from quire.workers.boundaries.evidence import quote
+from quire.workers.boundaries.global_plan import GlobalPlanner
+from quire.workers.boundaries.matter import (
+    MatterRegion,
+    element_kinds,
+    find_matter,
+    matter_edges,
+    reference_matter,
 )
 
 TITLE_WORDS = 8
@@ -56,6 +69,10 @@ class _Index:
         self.doc = doc
         self.settings = settings
         self.outcomes = outcomes
+        self.candidates = candidates
+        self._global: GlobalPlanner | None = None
+        self._regions: list[MatterRegion] | None = None
+        self._edges: set[int] | None = None
         self.els = doc.elements
         self.pos = {e.id: i for i, e in enumerate(self.els)}
         self.words_basis = doc.page_basis == "words"
@@ -76,6 +93,34 @@ class _Index:
         for i in range(n - 1, -1, -1):
             self.tail_lo[i] = min(self.tail_lo[i + 1], self.els[i].page_first)
             self.tail_hi[i] = max(self.tail_hi[i + 1], self.els[i].page_last)
+
+    def regions(self) -> list[MatterRegion]:
+        """The front and back matter the plan keeps apart."""
+        if self._regions is None:
+            self._regions = reference_matter(self.doc, self.candidates, self.outcomes)
+        return self._regions
+
+    def edges(self) -> set[int]:
+        """Element indexes after which front or back matter begins or ends."""
+        if self._edges is None:
+            self._edges = matter_edges(self.doc, self.regions())
+        return self._edges
+
+    def recommend(self, start: int) -> Recommendation | None:
+        """The global plan's cut for a chunk starting at element `start` (solved once)."""
+        if self._global is None:
+            self._global = GlobalPlanner(
+                self.doc, self.candidates, self.outcomes, self.settings, matter=self.regions()
+            )
+        choice = self._global.recommend(start)
+        if choice is None:
+            return None
+        return Recommendation(
+            after_id=choice.after_id,
+            reason=choice.reason,
+            evidence=choice.evidence,
+            alternative=choice.alternative,
+        )
 
     def remaining_pages(self, first: int) -> float:
         """Size in pages from element `first` to the end of the document."""
@@ -119,7 +164,13 @@ def _first_candidate_at_or_after(ix: _Index, start: int) -> int:
     return lo
 
 
-def _context(ix: _Index, boundaries: Sequence[Boundary]) -> BoundaryContext | None:
+def _context(
+    ix: _Index, boundaries: Sequence[Boundary], agent: bool = False, recommend: bool = False
+) -> BoundaryContext | None:
+    """The context of the next decision. For an agent (`agent`), a tail that fits one
+    chunk is still offered when front or back matter begins or ends in it, and with
+    `recommend` the context carries the global plan's choice (the greedy planner of old
+    does neither)."""
     s = ix.settings
     start = ix.start_of(boundaries)
     n = len(ix.els)
@@ -132,11 +183,12 @@ def _context(ix: _Index, boundaries: Sequence[Boundary]) -> BoundaryContext | No
             (o := ix.outcomes.get(c.after_id)) is not None and o.decision == "confirmed_change"
             for c in ix.cands[first_k:]
         )
+        or (agent and any(at in ix.edges() for at in ix.cand_pos[first_k:]))
         if remaining <= s.max_pages
         else True
     )
     # Nothing left to decide: no safe cut left, or a tail that fits and has no confirmed
-    # change in it.
+    # change (nor, for an agent, an edge of front or back matter) in it.
     if first_k >= len(ix.cands) or (remaining <= s.max_pages and not confirmed_ahead):
         return None
     window: list[ContextCandidate] = []
@@ -178,6 +230,11 @@ def _context(ix: _Index, boundaries: Sequence[Boundary]) -> BoundaryContext | No
     last = window[-1]
     last_visible = ix.els[-1].id if reaches_end else last.before_id
     may_extend = must_cut_by is None and not reaches_end
+    recommendation = ix.recommend(start) if recommend else None
+    if recommendation is not None and not any(
+        c.after_id == recommendation.after_id for c in window
+    ):
+        recommendation = None  # cannot happen with the same rules; never offer what is unlisted
     return BoundaryContext(
         doc_id=ix.doc.doc_id,
         page_basis=ix.doc.page_basis,
@@ -191,6 +248,7 @@ def _context(ix: _Index, boundaries: Sequence[Boundary]) -> BoundaryContext | No
         may_extend=may_extend,
         rules=s,
         candidates=window,
+        recommendation=recommendation,
     )
 
 
@@ -237,11 +295,14 @@ def _apply(
     decision = validate_decision(context, decision)
     if decision.action == "cut":
         assert decision.element_id is not None
+        rec = context.recommendation
         boundary = Boundary(
             after_id=decision.element_id,
             reason=decision.reason,
             decider=decision.decider,
             evidence=list(decision.evidence),
+            # the global plan's choice: what it beat is what this cut beat
+            alternative=rec.alternative if rec and rec.after_id == decision.element_id else None,
         )
     else:
         boundary = _forced_cut(context, decision)
@@ -294,8 +355,10 @@ def boundary_context(
     settings: PlanSettings,
     boundaries_so_far: Sequence[Boundary],
 ) -> BoundaryContext | None:
-    """What the decider must decide next, or None when the plan is complete."""
-    return _context(_Index(doc, candidates, outcomes, settings), boundaries_so_far)
+    """What the decider must decide next (with the global plan's recommendation), or None
+    when the plan is complete."""
+    ix = _Index(doc, candidates, outcomes, settings)
+    return _context(ix, boundaries_so_far, agent=True, recommend=True)
 
 
 def apply_decision(
@@ -309,7 +372,7 @@ def apply_decision(
     """The boundaries after `decision` (validated against the current context): one more
     boundary, forced at the hard cap when the decision was to extend."""
     ix = _Index(doc, candidates, outcomes, settings)
-    context = _context(ix, boundaries_so_far)
+    context = _context(ix, boundaries_so_far, agent=True)
     if context is None:
         raise ValidationFailedError("the plan is already complete; nothing to decide")
     return _apply(ix, context, boundaries_so_far, decision)
@@ -321,21 +384,35 @@ def plan_document(
     outcomes: Mapping[str, ReviewOutcome],
     settings: PlanSettings,
     decider: Decider,
+    *,
+    guided: bool = False,
 ) -> Plan:
-    """The whole plan, one validated decision at a time."""
+    """The whole plan, one validated decision at a time. `guided`: the decider sees the
+    contexts an agent sees, each with the global plan's choice as its recommendation (after
+    it overrules one, the recommendations are the optimum from where it cut); without, the
+    greedy planner of old."""
     ix = _Index(doc, candidates, outcomes, settings)
     boundaries: list[Boundary] = []
-    while (context := _context(ix, boundaries)) is not None:
+    while (context := _context(ix, boundaries, agent=guided, recommend=guided)) is not None:
         boundaries = _apply(ix, context, boundaries, decider.decide(context))
-    return plan_from_boundaries(doc, settings, boundaries)
+    return plan_from_boundaries(
+        doc, settings, boundaries, matter=ix.regions() if guided else None
+    )
 
 
 def plan_from_boundaries(
-    doc: Document, settings: PlanSettings, boundaries: Sequence[Boundary]
+    doc: Document,
+    settings: PlanSettings,
+    boundaries: Sequence[Boundary],
+    *,
+    matter: Sequence[MatterRegion] | None = None,
 ) -> Plan:
-    """The chunks that `boundaries` cut `doc` into."""
+    """The chunks that `boundaries` cut `doc` into, each with its kind (front and back
+    matter from `matter`, found in `doc` when not given)."""
     els = doc.elements
     pos = {e.id: i for i, e in enumerate(els)}
+    regions = list(find_matter(doc) if matter is None else matter)
+    kinds = element_kinds(doc, regions)
     chunks: list[ChunkPlan] = []
     first = 0
     ends: list[tuple[int, Boundary | None]] = [(pos[b.after_id], b) for b in boundaries]
@@ -351,6 +428,7 @@ def plan_from_boundaries(
             if doc.page_basis == "words"
             else float(page_last - page_first + 1)
         )
+        kind = _chunk_kind(kinds[first : last + 1], part)
         chunks.append(
             ChunkPlan(
                 number=number,
@@ -364,10 +442,68 @@ def plan_from_boundaries(
                 end_reason=boundary.reason if boundary else "end of document",
                 end_decider=boundary.decider if boundary else "end",
                 continues=bool(boundary and boundary.forced),
+                kind=kind,
+                end_alternative=_alternative_text(boundary),
             )
         )
         first = last + 1
+    chunks = _matter_titles(chunks, regions, pos)
     return Plan(doc_id=doc.doc_id, settings=settings, boundaries=list(boundaries), chunks=chunks)
+
+
+def _chunk_kind(kinds: Sequence[ChunkKind], part: Sequence[Element]) -> ChunkKind:
+    """The kind holding most of the chunk's words (study on a tie: a chunk that mixes
+    matter and study text is studied)."""
+    words: dict[ChunkKind, int] = {}
+    for kind, e in zip(kinds, part, strict=True):
+        words[kind] = words.get(kind, 0) + max(e.word_count, 1)
+    best = max(words.values())
+    return "study" if words.get("study", 0) == best else max(words, key=lambda k: words[k])
+
+
+def _alternative_text(boundary: Boundary | None) -> str | None:
+    alt = boundary.alternative if boundary else None
+    if alt is None:
+        return None
+    if alt.after_id is None:
+        return f"{alt.why} (plan cost +{alt.extra_cost:.2f})"
+    return (
+        f"before '{quote(alt.snippet, 60)}' on p. {alt.page}: {alt.why} "
+        f"(plan cost +{alt.extra_cost:.2f})"
+    )
+
+
+def _matter_titles(
+    chunks: list[ChunkPlan], regions: Sequence[MatterRegion], pos: Mapping[str, int]
+) -> list[ChunkPlan]:
+    """Reference sessions are titled by what they hold ("Index", "Index, part 2 of 7"),
+    not by their first line."""
+    spans = [(pos[r.first_id], pos[r.last_id], r.label) for r in regions]
+    owner: dict[int, int] = {}  # chunk number -> region index
+    for c in chunks:
+        if c.kind == "study":
+            continue
+        at = pos[c.first_id]
+        found = next((i for i, (a, b, _) in enumerate(spans) if a <= at <= b), None)
+        if found is not None:
+            owner[c.number] = found
+    counts: dict[int, int] = {}
+    for region in owner.values():
+        counts[region] = counts.get(region, 0) + 1
+    seen: dict[int, int] = {}
+    out = []
+    for c in chunks:
+        if c.number not in owner:
+            out.append(c)
+            continue
+        region = owner[c.number]
+        seen[region] = seen.get(region, 0) + 1
+        label = spans[region][2]
+        title = label[:1].upper() + label[1:]
+        if counts[region] > 1:
+            title += f", part {seen[region]} of {counts[region]}"
+        out.append(c.model_copy(update={"title": title}))
+    return out
 
 
 def chunk_title(part: Sequence[Element], number: int) -> str:

@@ -53,6 +53,8 @@ def plan_from_manifest(manifest: Manifest) -> Plan:
                 end_reason=c.end_reason,
                 end_decider=c.end_decider,
                 continues=c.continues,
+                kind=c.kind,
+                end_alternative=c.end_alternative,
             )
             for c in manifest.chunks
         ],

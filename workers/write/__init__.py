@@ -140,6 +140,8 @@ def write_chunk(
         end_reason=chunk.end_reason,
         end_decider=chunk.end_decider,
         continues=chunk.continues,
+        kind=chunk.kind,
+        end_alternative=chunk.end_alternative,
     )
     return ChunkFiles(files=dict(sorted(files.items())), entry=entry)
 

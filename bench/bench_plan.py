@@ -1,0 +1,169 @@
+"""Planner benchmark: the global plan beside the previous greedy plan and a naive splitter.
+
+    python3 bench/bench_plan.py [--docs NAME ...] [--ir-dir DIR]
+
+For every corpus PDF with an outline it prints, for three planners side by side in the
+same run:
+
+- global: `plan_globally` (the unattended planner), on the heuristic reviewers' outcomes;
+- greedy: the previous one-boundary-at-a-time planner (`plan_document` with the
+  `HeuristicDecider`), on the same candidates and outcomes;
+- naive: cut at every top-level outline entry, split long chapters evenly into pieces of
+  at most 12 pages, merge pieces under 5 pages into the next (page ranges, so its cuts
+  fall at arbitrary page breaks: the "safe" column counts those at a safe candidate).
+
+Columns: study sessions (reference sessions in brackets), the share of study sessions of
+5-13 pages (the last study session left out), the smallest (again without the last)
+and largest study session, chapter starts honoured (top-level outline entries at least 5
+pages after the previous counted one; honoured when a session starts on that page or the
+next) and the share of cuts at a safe candidate. Then corpus totals, planning time of the
+global and greedy planners, and peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from plan_metrics import chapter_starts, honoured, naive_split, safe_page_cuts  # noqa: E402
+
+from quire.shared.errors import InputError  # noqa: E402
+from quire.shared.ir import Document, load_ir  # noqa: E402
+from quire.shared.plan import Plan, PlanSettings  # noqa: E402
+from quire.workers.boundaries import (  # noqa: E402
+    HeuristicDecider,
+    plan_document,
+    review_tasks,
+    safe_candidates,
+    score_candidates,
+)
+from quire.workers.boundaries.global_plan import plan_globally  # noqa: E402
+from quire.workers.parse import parse_document  # noqa: E402
+from quire.workers.review import make_reviewer, review_all  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+RULES = PlanSettings()
+
+
+@dataclass
+class Sessions:
+    """A plan as page ranges, with the kind of each (study or reference)."""
+
+    ranges: list[tuple[int, int]]
+    study: list[bool]
+    safe: tuple[int, int]  # cuts at a safe candidate, all cuts
+
+
+def from_plan(plan: Plan, kinds: bool = True) -> Sessions:
+    """`kinds=False`: every session counts as study (the greedy planner had no kinds)."""
+    cuts = len(plan.chunks) - 1
+    return Sessions(
+        [(c.page_first, c.page_last) for c in plan.chunks],
+        [c.kind == "study" or not kinds for c in plan.chunks],
+        (cuts, cuts),
+    )
+
+
+def naive(doc: Document) -> Sessions:
+    ranges = naive_split(doc, RULES)
+    return Sessions(ranges, [True] * len(ranges), (safe_page_cuts(doc, ranges), len(ranges) - 1))
+
+
+@dataclass
+class Row:
+    sessions: int
+    reference: int
+    share: float | None
+    smallest: float
+    largest: float
+    honoured: int
+    chapters: int
+    safe: tuple[int, int]
+
+
+def measure(doc: Document, s: Sessions) -> Row:
+    sizes = [b - a + 1 for a, b in s.ranges]
+    study = [n for n, st in zip(sizes, s.study, strict=True) if st]
+    body = study[:-1]  # the last study session may be short (only back matter follows it)
+    done, chapters = honoured(doc, {a for a, _ in s.ranges})
+    share = (
+        sum(RULES.min_pages <= n <= RULES.soft_max_pages for n in body) / len(body)
+        if body else None
+    )
+    return Row(len(study), len(sizes) - len(study), share, min(body or study),
+               max(study), done, chapters, s.safe)
+
+
+def load(name: str, ir_dir: Path | None) -> Document | None:
+    if ir_dir is not None and (ir_dir / f"{name}.json").exists():
+        return load_ir((ir_dir / f"{name}.json").read_bytes())
+    try:
+        return parse_document(CORPUS / name).document
+    except InputError:
+        return None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--docs", nargs="*", help="corpus file names (default: every PDF)")
+    ap.add_argument("--ir-dir", type=Path, help="read NAME.json IRs from here when present")
+    args = ap.parse_args()
+    names = args.docs or sorted(p.name for p in CORPUS.glob("*.pdf"))
+    head = f"{'document':<28}{'planner':<8}{'sessions':>12}{'5-13':>7}{'min':>5}{'max':>5}"
+    print(head + f"{'chapters':>10}{'safe cuts':>11}")
+    totals: dict[str, list[int]] = {}
+    shares: dict[str, list[float]] = {}
+    runts: dict[str, int] = {}
+    timing = {"global": 0.0, "greedy": 0.0}
+    pages_planned = 0
+    for name in names:
+        doc = load(name, args.ir_dir)
+        if doc is None or doc.page_basis != "pdf" or len(chapter_starts(doc)) < 2:
+            continue
+        cands = score_candidates(doc, safe_candidates(doc))
+        outcomes = {o.after_id: o for o in
+                    review_all(review_tasks(doc, cands), doc.by_id(), make_reviewer("heuristic"))}
+        t = time.perf_counter()
+        best = plan_globally(doc, cands, outcomes, RULES)
+        timing["global"] += time.perf_counter() - t
+        t = time.perf_counter()
+        greedy = plan_document(doc, cands, outcomes, RULES, HeuristicDecider())
+        timing["greedy"] += time.perf_counter() - t
+        pages_planned += doc.page_count
+        for label, s in (("global", from_plan(best)), ("greedy", from_plan(greedy, kinds=False)),
+                         ("naive", naive(doc))):
+            r = measure(doc, s)
+            t_h, t_c, t_s, t_n = totals.setdefault(label, [0, 0, 0, 0])
+            totals[label] = [t_h + r.honoured, t_c + r.chapters, t_s + r.safe[0],
+                             t_n + r.safe[1]]
+            if r.share is not None:
+                shares.setdefault(label, []).append(r.share)
+            runts[label] = runts.get(label, 0) + (r.smallest < RULES.min_pages)
+            sessions = f"{r.sessions}" + (f" [{r.reference}]" if r.reference else "")
+            share = "n/a" if r.share is None else f"{r.share:.0%}"
+            print(f"{name[:27]:<28}{label:<8}{sessions:>12}{share:>7}{r.smallest:>5g}"
+                  f"{r.largest:>5g}{f'{r.honoured}/{r.chapters}':>10}"
+                  f"{f'{r.safe[0]}/{r.safe[1]}':>11}")
+    print()
+    for label, (h, c, s, n) in totals.items():
+        share = sum(shares.get(label, [])) / max(len(shares.get(label, [])), 1)
+        print(f"{label:<7} chapter starts honoured {h}/{c} ({h / max(c, 1):.0%}); mean share "
+              f"of 5-13-page study sessions {share:.0%}; documents with a session under "
+              f"{RULES.min_pages:g} pages (not the last): {runts[label]}; cuts at a safe "
+              f"candidate {s}/{n}")
+    for label, secs in timing.items():
+        print(f"{label} planning: {secs:.1f} s for {pages_planned} pages "
+              f"({pages_planned / max(secs, 1e-9):.0f} pages/s)")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory {peak:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

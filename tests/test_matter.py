@@ -1,0 +1,203 @@
+"""Front and back matter recognition: titles in any script, listing lines, regions on
+synthetic documents, and on corpus books in English, Persian, Russian and Chinese."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from corpus import CORPUS
+from irgen import build_doc, heading, pages_of_paragraphs, para
+
+from quire.shared.ir import Document, RemovedText
+from quire.workers.boundaries.matter import (
+    MatterRegion,
+    absorb_slivers,
+    element_kinds,
+    find_matter,
+    listing_line,
+    title_matter,
+)
+from quire.workers.parse import parse_document
+
+
+@pytest.mark.parametrize(
+    "title,expected",
+    [
+        ("Table of Contents", ("front_matter", "contents")),
+        ("# Contents", ("front_matter", "contents")),
+        ("List of Figures", ("front_matter", "list of figures")),
+        ("目 录", ("front_matter", "contents")),
+        ("فهرستمطالب", ("front_matter", "contents")),  # Persian extraction lost the space
+        ("فهرست مطالب", ("front_matter", "contents")),
+        ("Оглавление", ("front_matter", "contents")),
+        ("Îãëàâëåíèå", ("front_matter", "contents")),  # Cyrillic extracted as Latin-1
+        ("Title Page", ("front_matter", "title page")),
+        ("Appendix D Function and variable index", ("back_matter", "index")),
+        ("Concept Index", ("back_matter", "index")),
+        ("VI Index", ("back_matter", "index")),
+        ("索引", ("back_matter", "index")),
+        ("نمایه", ("back_matter", "index")),
+        ("Предметный указатель", ("back_matter", "index")),
+        ("Appendix F References", ("back_matter", "bibliography")),
+        ("参考文献", ("back_matter", "bibliography")),
+        ("کتاب\u200cنامه", ("back_matter", "bibliography")),  # with a zero-width non-joiner
+        ("Литература", ("back_matter", "bibliography")),
+        ("Glossary", ("back_matter", "glossary")),
+        ("واژه‌نامه", ("back_matter", "glossary")),
+    ],
+)
+def test_matter_titles_in_any_script(title: str, expected: tuple[str, str]) -> None:
+    assert title_matter(title) == expected
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["Introduction", "2.7 Index vectors; selecting and modifying subsets", "References to "
+     "objects", "Indexing", "The contents of a package", "第一章 LaTeX 的基本概念", "Предисловие"],
+)
+def test_other_titles_are_not_matter(title: str) -> None:
+    assert title_matter(title) is None
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("1.1 The R environment . . . . . . . . . . . . . . . . . 2", True),
+        ("۱۷ . . . . . . . . . . . . . . . . . . .شکستنخط وصفحه۲ . ۲", True),  # visual order
+        ("Glossary 47", True),
+        ("序 iii", True),
+        ("abline, 71 ace, 12 add1, 56, 58 anova, 57, 60", True),
+        ("۴۱ ،\\underbrace ۸۴ ،۸۲ ،\\unitlength", True),
+        ("A vector holds values of one mode; c() combines them, and in 1990 R began. " * 3,
+         False),
+        ("B C", None),  # an index letter group says nothing either way
+    ],
+)
+def test_listing_lines(text: str, expected: bool | None) -> None:
+    assert listing_line(para(text)) is expected
+
+
+def small_book() -> Document:
+    toc = [para("Contents", page=2)] + [
+        para(f"{n} Chapter {n} . . . . . . . . . . . . . . {n * 8}", page=2 + n // 8)
+        for n in range(1, 15)
+    ]
+    chapters = []
+    for n, first in enumerate((4, 12, 20), 1):
+        chapters += [heading(f"{n} Chapter {n}", 1, page=first),
+                     *pages_of_paragraphs(8, first_page=first)]
+    # a section *about* references inside a chapter is study text
+    chapters[5:5] = [heading("1.1 References", 2, page=5), para("Cite the sources you use.",
+                                                                  page=5)]
+    index = [heading("Index", 1, page=28)] + [
+        para(f"term{k}, {k + 4}, {k + 12}", page=28 + k // 30) for k in range(80)
+    ]
+    return build_doc([para("A Small Book", page=1), para("by Someone", page=1), *toc,
+                      *chapters, *index])
+
+
+def test_regions_of_a_small_book() -> None:
+    doc = small_book()
+    front, back = find_matter(doc)
+    assert (front.kind, front.page_first, front.page_last) == ("front_matter", 1, 3)
+    assert front.label == "title pages and contents" and front.first_id == "el-000001"
+    assert doc.by_id()[front.last_id].page_first == 3
+    assert (back.kind, back.label, back.page_first) == ("back_matter", "index", 28)
+    assert back.last_id == doc.elements[-1].id
+    kinds = element_kinds(doc, [front, back])
+    references = next(i for i, e in enumerate(doc.elements) if "1.1 References" in e.text)
+    assert kinds[references] == "study"
+    assert kinds.count("study") == len(doc.elements) - kinds.count("front_matter") - (
+        kinds.count("back_matter")
+    )
+
+
+def test_roman_page_numbers_are_evidence() -> None:
+    doc = small_book().model_copy(update={"removed": [
+        RemovedText(page=p, kind="page_number", text=t) for p, t in ((2, "ii"), (3, "iii"))
+    ]})
+    front = find_matter(doc)[0]
+    assert "roman page numbers on pages 2-3" in front.evidence
+
+
+def test_a_book_without_matter_has_none() -> None:
+    doc = build_doc([heading("1 One", 1), *pages_of_paragraphs(20)])
+    assert find_matter(doc) == []
+
+
+def test_a_sliver_before_a_confirmed_change_joins_the_matter() -> None:
+    doc = small_book()
+    front = find_matter(doc)[0]
+    pos = {e.id: i for i, e in enumerate(doc.elements)}
+    end = pos[front.last_id]
+    # a confirmed change two elements after the contents: the heading and one line
+    grown = absorb_slivers(doc, [front], mandatory=[end + 1])[0]
+    assert grown.last_id == doc.elements[end + 1].id
+    # a confirmed change a chapter later leaves the front matter as it was
+    assert absorb_slivers(doc, [front], mandatory=[end + 30])[0] == front
+
+
+# --- corpus books in four languages -------------------------------------------------------
+
+Regions = Callable[[str], list[MatterRegion]]
+
+
+@pytest.fixture(scope="module")
+def regions() -> Regions:
+    cache: dict[str, list[MatterRegion]] = {}
+
+    def get(name: str) -> list[MatterRegion]:
+        if name not in cache:
+            cache[name] = find_matter(parse_document(CORPUS / name).document)
+        return cache[name]
+
+    return get
+
+
+def pages(regions: list[MatterRegion]) -> list[tuple[str, int, int]]:
+    return [(r.kind, r.page_first, r.page_last) for r in regions]
+
+
+@pytest.mark.corpus
+def test_english_r_intro(regions: Regions) -> None:
+    found = regions("r-intro.pdf")
+    # title and copyright pages, contents on pp. 3-6 (roman numbered); the Preface on p. 7
+    # is studied. Back: function and concept indexes and the references, pp. 108-113.
+    assert pages(found) == [("front_matter", 1, 6), ("back_matter", 108, 113)]
+    assert found[1].label == "index and bibliography"
+    assert any("roman page numbers" in e for e in found[0].evidence)
+
+
+@pytest.mark.corpus
+def test_persian_lshort(regions: Regions) -> None:
+    found = regions("lshort-persian.pdf")
+    # contents (فهرست مطالب, pp. 7-14) after the translator's preface and the preface;
+    # back: کتاب‌نامه (bibliography, p. 129) and نمایه (index, pp. 133-147)
+    assert pages(found) == [("front_matter", 1, 14), ("back_matter", 129, 147)]
+    assert found[1].label == "bibliography and index"
+
+
+@pytest.mark.corpus
+def test_russian_lshort(regions: Regions) -> None:
+    found = regions("lshort-russian.pdf")
+    # the body text is Latin-1 garbage, so the contents and index are found by their
+    # listing lines; "4.2 Библиография" (how to make one) is a section, not back matter
+    assert pages(found) == [("front_matter", 1, 16), ("back_matter", 139, 152)]
+
+
+@pytest.mark.corpus
+def test_chinese_lshort(regions: Regions) -> None:
+    found = regions("lshort-zh-cn.pdf")
+    # 标题页 / 致谢 / 前言 / 目录, then chapters; 参考文献 and 索引 at the back, with the GNU
+    # licence between them studied
+    assert pages(found) == [
+        ("front_matter", 1, 11), ("back_matter", 125, 126), ("back_matter", 133, 139),
+    ]
+    assert [r.label for r in found[1:]] == ["bibliography", "index"]
+
+
+@pytest.mark.corpus
+def test_chinese_notes_sections_about_indexes_are_studied(regions: Regions) -> None:
+    # "6.3 参考文献" and "6.4 索引" explain how to make a bibliography and an index
+    assert pages(regions("latex-notes-zh-cn.pdf")) == [("front_matter", 1, 9)]

@@ -1,0 +1,219 @@
+"""What speaks for a cut at one safe candidate, how much it is worth, and how to say it.
+
+The global planner adds up the value of its cuts against the size cost of its sessions, so
+every weight here is in the planner's cost units (integers, 1000 = one unit; a session
+costs `SESSION` = 3 units, so a cut worth more than that earns its own session):
+
+- the heading that begins after the cut, by level (its outline level for PDFs with an
+  outline; a level-1 heading starts a chapter or part), and its numbering;
+- a major start: a top-level outline entry (without an outline, a top-level heading) at
+  least a minimum session after the previous major start — where a run of short chapters
+  begins, so that a session holds them whole instead of starting in their middle;
+- the change score of the candidate (`Candidate.score`, lexical cohesion + structure), and
+  a bonus at a strong change (`STRONG_CHANGE`, the score at which the chunk analysis calls
+  a session that holds one, with a full session on both sides, incoherent);
+- the reviewers: a `confirmed_change` must be cut anyway (and says so); a `continuity`
+  outcome makes the cut costly; otherwise (uncertain, or reviews that failed) each vote
+  counts by its confidence, new_topic for and same_topic against;
+- a page break (the two PDF sessions then share no page).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from quire.shared.ir import WORDS_PER_PAGE, Document
+from quire.shared.plan import Candidate, ReviewOutcome, ReviewRole
+from quire.workers.boundaries.candidates import numbering_depth, plain_text
+from quire.workers.boundaries.matter import fold_title
+
+HEADING_VALUE = {1: 5000, 2: 1200, 3: 600}
+DEEP_HEADING_VALUE = 300
+NUMBERING_VALUE = {1: 300, 2: 150}
+MAJOR_START_VALUE = 2000
+SCORE_VALUE = 1000  # per unit of change score
+STRONG_CHANGE = 0.85
+STRONG_CHANGE_VALUE = 1000
+VOTE_VALUE = 400  # per vote, times its confidence
+PAGE_BREAK_VALUE = 200
+CONTINUITY_COST = 1000  # reviewers judged the topic to continue across this cut
+CONFIRMED_VALUE = 2000
+
+
+_BRACKETS = str.maketrans("{}<>", "()‹›")
+
+
+def quote(text: str, limit: int = 70) -> str:
+    """Document text as quoted in a reason: shortened, and with braces and angle brackets
+    (LaTeX's "\\begin{document}", an "<address>") swapped for look-alikes, so that a reason
+    never reads as an unfilled template to `decisions.check_reason`."""
+    short = text[:limit] + ("…" if len(text) > limit else "")
+    return short.translate(_BRACKETS)
+
+
+@dataclass(frozen=True)
+class CutEvidence:
+    """The signals at one candidate (the cut falls after `after_id`)."""
+
+    after_id: str
+    before_id: str
+    snippet: str  # what begins after the cut
+    page: int  # the page it begins on
+    heading_level: int | None
+    numbering: str | None
+    score: float
+    page_break: bool
+    review: str | None  # the review outcome's decision, if reviewed
+    change_roles: tuple[ReviewRole, ...] = ()
+    continuity_roles: tuple[ReviewRole, ...] = ()
+    vote_balance: float = 0.0  # sum of confidences: new_topic minus same_topic
+    review_evidence: tuple[str, ...] = ()
+    major: bool = False  # begins a major start (see the module docstring)
+
+    @property
+    def confirmed(self) -> bool:
+        return self.review == "confirmed_change"
+
+    @property
+    def continuity_support(self) -> bool:
+        """Two or more reviewer roles judged the text to continue the same topic here."""
+        return len(set(self.continuity_roles)) >= 2
+
+    @property
+    def value(self) -> int:
+        """How good a place to end a session this is, in planner cost units."""
+        v = 0
+        if self.heading_level:
+            v += HEADING_VALUE.get(self.heading_level, DEEP_HEADING_VALUE)
+        depth = numbering_depth(self.numbering)
+        if depth:
+            v += NUMBERING_VALUE.get(depth, 0)
+        if self.major:
+            v += MAJOR_START_VALUE
+        v += round(SCORE_VALUE * self.score)
+        if self.score >= STRONG_CHANGE:
+            v += STRONG_CHANGE_VALUE
+        if self.page_break:
+            v += PAGE_BREAK_VALUE
+        if self.review == "confirmed_change":
+            v += CONFIRMED_VALUE
+        elif self.review == "continuity":
+            v -= CONTINUITY_COST
+        else:
+            v += round(VOTE_VALUE * self.vote_balance)
+        return v
+
+    def what(self) -> str:
+        """What the cut falls before, e.g. "level-1 heading '7 Internationalization'"."""
+        text = quote(self.snippet)
+        if self.heading_level:
+            return f"level-{self.heading_level} heading '{text}'"
+        if self.numbering:
+            return f"numbered part '{text}'"
+        return f"'{text}'"
+
+    def signals(self) -> list[str]:
+        """The evidence in words, strongest first."""
+        out = []
+        if self.confirmed:
+            roles = f" ({', '.join(self.change_roles)})" if self.change_roles else ""
+            out.append(f"reviewers confirmed a topic change{roles}")
+        if self.major:
+            out.append("starts a top-level part a session or more after the previous one")
+        elif self.heading_level == 1:
+            out.append("starts a chapter")
+        elif self.heading_level == 2:
+            out.append("starts a section")
+        elif self.heading_level:
+            out.append(f"starts a level-{self.heading_level} subsection")
+        elif self.numbering:
+            out.append(f"starts numbered part {self.numbering}")
+        out.append(f"change score {self.score:.2f}")
+        if self.review == "continuity":
+            roles = ", ".join(self.continuity_roles)
+            out.append(f"reviewers ({roles}) judged the topic to continue here")
+        elif self.vote_balance and not self.confirmed:
+            side = "for" if self.vote_balance > 0 else "against"
+            out.append(f"reviewer votes {side} a change ({self.vote_balance:+.1f})")
+        if self.page_break:
+            out.append("page break")
+        return out
+
+
+def major_starts(doc: Document, min_pages: float) -> set[int]:
+    """Indexes of the elements that begin a major start: top-level outline entries (a PDF
+    with an outline) or top-level headings, each at least `min_pages` after the previous
+    one counted (the first counts)."""
+    els = doc.elements
+    starts: list[tuple[float, int]] = []  # (page, element index)
+    entries = [o for o in doc.outline if o.page >= 1]
+    if doc.page_basis == "pdf" and entries:
+        top = min(o.level for o in entries)
+        on_page: dict[int, list[int]] = {}
+        for i, e in enumerate(els):
+            on_page.setdefault(e.page_first, []).append(i)
+        for o in entries:
+            if o.level != top or o.page not in on_page:
+                continue
+            here = on_page[o.page]
+            key = fold_title(o.title)
+            match = next(
+                (i for i in here if els[i].type == "heading"
+                 and fold_title(plain_text(els[i])) == key),
+                here[0],
+            )
+            starts.append((float(o.page), match))
+    else:
+        headings = [i for i, e in enumerate(els) if e.type == "heading"]
+        top_level = min((els[i].level or 1 for i in headings), default=1)
+        words = 0
+        at: list[float] = []
+        for e in els:
+            at.append(e.page_first if doc.page_basis == "pdf" else words / WORDS_PER_PAGE)
+            words += e.word_count
+        starts = [(at[i], i) for i in headings if (els[i].level or 1) == top_level]
+    out: set[int] = set()
+    previous: float | None = None
+    for page, i in starts:
+        if previous is None or page - previous >= min_pages:
+            out.add(i)
+            previous = page
+    return out
+
+
+def cut_evidence(
+    candidate: Candidate,
+    outcome: ReviewOutcome | None,
+    page: int,
+    page_break: bool,
+    major: bool = False,
+) -> CutEvidence:
+    change: list[ReviewRole] = []
+    same: list[ReviewRole] = []
+    balance = 0.0
+    cited: list[str] = []
+    if outcome is not None:
+        for v in outcome.votes:
+            if v.verdict == "new_topic":
+                change.append(v.role)
+                balance += v.confidence
+            else:
+                same.append(v.role)
+                balance -= v.confidence
+            cited += v.evidence_left + v.evidence_right
+    return CutEvidence(
+        after_id=candidate.after_id,
+        before_id=candidate.before_id,
+        snippet=candidate.right_snippet,
+        page=page,
+        heading_level=candidate.heading_level,
+        numbering=candidate.numbering,
+        score=candidate.score,
+        page_break=page_break,
+        review=outcome.decision if outcome else None,
+        change_roles=tuple(sorted(set(change))),
+        continuity_roles=tuple(sorted(set(same))),
+        vote_balance=round(balance, 3),
+        review_evidence=tuple(dict.fromkeys(cited)),
+        major=major,
+    )

@@ -1,0 +1,603 @@
+"""Front and back matter: the parts of a book that are for looking things up, not for study.
+
+Title pages, contents and lists of figures or tables (front matter), indexes, bibliographies
+and glossaries (back matter) become reference sessions of their own: the planner cuts at
+their edges, the manifest marks them `front_matter` / `back_matter`, and they are left out
+of study time and never given a study focus.
+
+Recognised from the IR alone, in any script:
+
+- **titles** of headings and outline entries ("Table of Contents", "Concept index",
+  "فهرست مطالب", "Предметный указатель", "参考文献", …), compared after folding case, spaces,
+  zero-width joiners and section numbering — also in Cyrillic that the PDF's fonts
+  extracted as Latin-1 (lshort-russian);
+- **listings**: elements dense in page references — dot leaders, "Title 135", "term, 12,
+  45" — whose pages form the opening contents run or the closing index run;
+- **page labels**: roman page numbers in the running headers and footers the parser
+  removed, cited as evidence for front matter.
+
+Everything before the end of the contents is front matter (title, copyright and
+dedication pages, a foreword placed before the contents). A region of under half a page
+that is not a listing is too small for a session of its own and stays with its neighbours.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.plan import Candidate, ChunkKind, ReviewOutcome
+from quire.workers.boundaries.candidates import is_safe_gap, plain_text
+
+MatterKind = Literal["front_matter", "back_matter"]
+
+# Folded title -> (kind, label). Titles are folded by `fold_title` (no spaces, no case).
+_FRONT_TITLES = {
+    "contents": "contents",
+    "tableofcontents": "contents",
+    "inhalt": "contents",
+    "inhaltsverzeichnis": "contents",
+    "tabledesmatieres": "contents",
+    "indice": "contents",
+    "sommaire": "contents",
+    "оглавление": "contents",
+    "содержание": "contents",
+    "目录": "contents",
+    "目次": "contents",
+    "فهرستمطالب": "contents",
+    "فهرست": "contents",
+    "listoffigures": "list of figures",
+    "listoftables": "list of tables",
+    "listoflistings": "list of listings",
+    "listofillustrations": "list of figures",
+    "插图目录": "list of figures",
+    "图目录": "list of figures",
+    "表格目录": "list of tables",
+    "表目录": "list of tables",
+    "списокиллюстраций": "list of figures",
+    "списокрисунков": "list of figures",
+    "списоктаблиц": "list of tables",
+    "فهرستتصاویر": "list of figures",
+    "فهرستشکلها": "list of figures",
+    "فهرستجدولها": "list of tables",
+    "titlepage": "title page",
+    "标题页": "title page",
+    "титульныйлист": "title page",
+}
+_BACK_TITLES = {
+    "index": "index",
+    "индекс": "index",
+    "указатель": "index",
+    "предметныйуказатель": "index",
+    "алфавитныйуказатель": "index",
+    "索引": "index",
+    "نمایه": "index",
+    "bibliography": "bibliography",
+    "references": "bibliography",
+    "literatur": "bibliography",
+    "literaturverzeichnis": "bibliography",
+    "bibliographie": "bibliography",
+    "литература": "bibliography",
+    "списоклитературы": "bibliography",
+    "библиография": "bibliography",
+    "参考文献": "bibliography",
+    "参考书目": "bibliography",
+    "کتابنامه": "bibliography",
+    "منابع": "bibliography",
+    "مراجع": "bibliography",
+    "glossary": "glossary",
+    "glossar": "glossary",
+    "глоссарий": "glossary",
+    "словарьтерминов": "glossary",
+    "术语表": "glossary",
+    "词汇表": "glossary",
+    "واژهنامه": "glossary",
+}
+# "Function and variable index", "Concept index", "Index of commands"
+_INDEX_SUFFIX = re.compile(r"(?:index|indices|указатель|索引)$")
+_INDEX_PREFIX = re.compile(r"^index(?:of|to)")
+# "Chapter 3", "Appendix D", "附录 A", "第八章", "2.4", "A.1", Persian digits too
+_NUMBERING = re.compile(
+    r"^(?:(?:chapter|part|appendix|annex|section|глава|приложение|часть|فصل|پیوست)\s*"
+    r"[\w.]{1,6}|附录\s*[a-z\d]{1,3}|第[\d一二三四五六七八九十百]+[章节部篇]"
+    r"|[\d.]{1,8}|[a-z](?:\.\d+)+|[ivxlc]{1,6}\.?(?=\s))[\s:.\-–—]*",
+    re.IGNORECASE,
+)
+_NOT_LETTER = re.compile(r"[\W_]+", re.UNICODE)
+_LATIN1_CYRILLIC = re.compile(r"^[\s\dÀ-ÿ.,:;!?()\-–—]+$")
+
+# A listing line: dot leaders, "Title 135" / "Title xii", or "term, 12, 45" references.
+_LEADER = re.compile(r"(?:\.\s?){4,}|(?:…\s?){2,}|(?:·\s?){4,}")
+_TRAILING_NUMBER = re.compile(r"\S\s+(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
+# "term, 12, 45–47"; Persian extraction puts the number first: "۴۵ ،term"
+_COMMA_REF = re.compile(r"[,،]\s*\d{1,4}(?:\s*[–\-]\s*\d{1,4})?\b|\b\d{1,4}\s*[,،]")
+_DOTS = re.compile(r"\.\s?\.|…|·")
+_DIGIT = re.compile(r"\d")
+_LETTER_GROUP = re.compile(r"^(?:\w|\W)(?:\s+\w)?$", re.UNICODE)  # "A", "B C", "%"
+_ROMAN = re.compile(r"^(?:[ivxlcdm]{1,7})$", re.IGNORECASE)
+
+LISTING_LINE_CHARS = 100  # a listing line is short: a title or term and its pages
+LISTING_SHARE = 0.5  # of a page's text, for the page to count as a listing page
+MIN_LISTINGS = 2  # listing elements a listing page needs
+FRONT_SEARCH_SHARE = 0.2  # the contents must start within the first fifth of the document
+FRONT_MAX_SHARE = 0.3  # and front matter may not be more than this share of it
+BACK_SEARCH_SHARE = 0.5  # an index title counts in the second half only
+TINY_WORDS = WORDS_PER_PAGE // 2  # a region this small joins its neighbours
+EDGE_STEPS = 4  # how far a region edge may move to reach a safe cut
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MatterRegion(_Model):
+    """A run of elements that is front or back matter (element ids inclusive)."""
+
+    kind: MatterKind
+    label: str  # "contents", "index", "bibliography and index", ...
+    first_id: str
+    last_id: str
+    page_first: int
+    page_last: int
+    evidence: list[str]  # why: titles, listing lines, page labels
+
+
+# ---------------------------------------------------------------------------------------
+# Titles
+
+
+def fold_title(text: str) -> str:
+    """A title reduced for comparison: NFKC, casefolded, numbering and everything but
+    letters dropped (spaces and zero-width joiners too: Persian extraction loses them)."""
+    text = unicodedata.normalize("NFKC", text).replace("\u200c", "").strip().lstrip("#").strip()
+    text = _NUMBERING.sub("", text.casefold(), count=1)
+    return _NOT_LETTER.sub("", text)
+
+
+def _relatin1(text: str) -> str | None:
+    """Cyrillic text whose fonts extracted it as Latin-1 ("Îãëàâëåíèå"), decoded again as
+    Windows-1251 ("Оглавление"); None when the text does not look like that."""
+    if not _LATIN1_CYRILLIC.match(text) or not re.search(r"[À-ÿ]", text):
+        return None
+    try:
+        return text.encode("latin-1").decode("cp1251")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return None
+
+
+def title_matter(text: str) -> tuple[MatterKind, str] | None:
+    """(kind, label) when `text` names front or back matter, else None."""
+    for variant in (text, _relatin1(text.lstrip("# ").strip())):
+        if not variant:
+            continue
+        key = fold_title(variant)
+        if not key:
+            continue
+        if key in _FRONT_TITLES:
+            return "front_matter", _FRONT_TITLES[key]
+        if key in _BACK_TITLES:
+            return "back_matter", _BACK_TITLES[key]
+        if _INDEX_SUFFIX.search(key) or _INDEX_PREFIX.match(key):
+            return "back_matter", "index"
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Listings
+
+
+def listing_line(el: Element) -> bool | None:
+    """True for a contents or index line, False for body text, None when it says nothing
+    either way (code, images, formulas, and index letter groups such as "B C")."""
+    if el.type in ("code", "image", "formula"):
+        return None
+    text = plain_text(el)
+    if not text:
+        return None
+    if _LETTER_GROUP.match(text):
+        return None
+    # cheap tests first: most elements are prose without leaders or page references
+    if _DOTS.search(text):
+        leaders = len(_LEADER.findall(text))
+        if leaders and len(text) <= LISTING_LINE_CHARS * leaders * 1.5:
+            return True
+    if len(text) <= LISTING_LINE_CHARS and el.type != "heading" and (
+        _TRAILING_NUMBER.search(text)
+    ):
+        return True  # "Title 135", "Preface iii"
+    if not _DIGIT.search(text):
+        return False
+    refs = len(_COMMA_REF.findall(text))
+    return bool(refs) and len(text) <= LISTING_LINE_CHARS * refs / 1.5
+
+
+@dataclass
+class _Page:
+    """One page (PDF) or estimated page (words basis) of elements: [first, last]."""
+
+    number: int
+    first: int
+    last: int
+    listing_chars: int = 0
+    body_chars: int = 0
+    listings: int = 0
+
+    @property
+    def listing(self) -> bool:
+        total = self.listing_chars + self.body_chars
+        return (
+            self.listings >= MIN_LISTINGS and total > 0
+            and self.listing_chars / total >= LISTING_SHARE
+        )
+
+
+def _pages(doc: Document, flags: Sequence[bool | None]) -> list[_Page]:
+    pages: list[_Page] = []
+    words = 0
+    for i, e in enumerate(doc.elements):
+        number = e.page_first if doc.page_basis == "pdf" else 1 + words // WORDS_PER_PAGE
+        words += e.word_count
+        if not pages or pages[-1].number != number:
+            pages.append(_Page(number, i, i))
+        page = pages[-1]
+        page.last = i
+        size = len(e.text)
+        if flags[i] is True:
+            page.listing_chars += size
+            page.listings += 1
+        elif flags[i] is False:
+            page.body_chars += size
+    return pages
+
+
+def _run(pages: Sequence[_Page], start: int, step: int) -> int | None:
+    """The index of the last page of the listing run that begins at pages[start] and goes
+    in direction `step`, allowing one non-listing page inside (a blank verso, a title page
+    of a list of figures); None when pages[start] is no listing page."""
+    if not 0 <= start < len(pages) or not pages[start].listing:
+        return None
+    end = start
+    k = start + step
+    while 0 <= k < len(pages):
+        if pages[k].listing:
+            end = k
+        elif not (0 <= k + step < len(pages) and pages[k + step].listing):
+            break
+        k += step
+    return end
+
+
+# ---------------------------------------------------------------------------------------
+# Regions
+
+
+@dataclass
+class _Span:
+    kind: MatterKind
+    label: str
+    first: int
+    last: int
+    evidence: list[str]
+    top: bool = True  # starts at a top-level heading or outline entry
+
+
+def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
+    """Regions that start at a heading (or an outline entry's page) named like matter and
+    run to the next heading of the same or a higher level."""
+    els = doc.elements
+    n = len(els)
+    spans: list[_Span] = []
+    headings = [i for i, e in enumerate(els) if e.type == "heading"]
+    top = min((els[i].level or 1 for i in headings), default=1)
+    for h_pos, i in enumerate(headings):
+        e = els[i]
+        found = title_matter(plain_text(e))
+        if not found:
+            continue
+        level = e.level or 1
+        end = next((j - 1 for j in headings[h_pos + 1 :] if (els[j].level or 1) <= level), n - 1)
+        spans.append(
+            _Span(*found, i, end, [f"heading '{plain_text(e)[:60]}'"], top=level <= top)
+        )
+    # Outline entries name matter the parser did not make a heading of (a contents page).
+    if doc.page_basis == "pdf":
+        page_of = [e.page_first for e in els]  # in reading order, so ascending
+        entries = sorted(
+            (o for o in doc.outline if o.page >= 1), key=lambda o: (o.page, o.level)
+        )
+        outline_top = min((o.level for o in entries), default=1)
+        for k, o in enumerate(entries):
+            found = title_matter(o.title)
+            start = bisect.bisect_left(page_of, o.page)
+            if not found or start >= n or page_of[start] != o.page:
+                continue
+            if any(s.first <= start <= s.last for s in spans):
+                continue
+            nxt = next(
+                (x.page for x in entries[k + 1 :] if x.level <= o.level and x.page > o.page),
+                None,
+            )
+            end = bisect.bisect_left(page_of, nxt) - 1 if nxt else n - 1
+            spans.append(
+                _Span(*found, start, end, [f"outline entry '{o.title[:60]}'"],
+                      top=o.level <= outline_top)
+            )
+    return spans
+
+
+def _listing_share(els: Sequence[Element], flags: Sequence[bool | None], a: int, b: int) -> float:
+    listing = sum(len(els[i].text) for i in range(a, b + 1) if flags[i] is True)
+    body = sum(len(els[i].text) for i in range(a, b + 1) if flags[i] is False)
+    return listing / (listing + body) if listing + body else 0.0
+
+
+def _roman_pages(doc: Document) -> set[int]:
+    """Pages whose removed page number or running header is a roman numeral."""
+    out = set()
+    for r in doc.removed:
+        tokens = r.text.split()
+        if tokens and (_ROMAN.match(tokens[0]) or _ROMAN.match(tokens[-1])):
+            out.add(r.page)
+    return out
+
+
+def _front(
+    doc: Document, pages: Sequence[_Page], titled: Sequence[_Span], flags: Sequence[bool | None]
+) -> _Span | None:
+    """From the first page to the end of the contents (and the lists after it)."""
+    n_pages = len(pages)
+    limit = max(6, int(n_pages * FRONT_SEARCH_SHARE))
+    end: int | None = None  # element index
+    evidence: list[str] = []
+    labels: list[str] = []
+    start_page = next((k for k in range(min(limit, n_pages)) if pages[k].listing), None)
+    if start_page is not None:
+        last_page = _run(pages, start_page, +1)
+        assert last_page is not None
+        end = pages[last_page].last
+        lines = sum(p.listings for p in pages[start_page : last_page + 1])
+        evidence.append(
+            f"{lines} contents lines with page numbers on pages "
+            f"{pages[start_page].number}-{pages[last_page].number}"
+        )
+        labels.append("contents")
+        # The body may begin on the contents' last page: then stop at its last listing line.
+        page = pages[last_page]
+        listed = [i for i in range(page.first, page.last + 1) if flags[i] is True]
+        if any(doc.elements[i].type == "heading" for i in range(listed[-1] + 1, page.last + 1)):
+            end = listed[-1]
+    els = doc.elements
+    last_front_page = pages[min(limit, n_pages) - 1].number
+    for s in titled:
+        if s.kind == "front_matter" and els[s.first].page_first <= last_front_page:
+            if end is None or s.last > end:
+                end = s.last
+            evidence += s.evidence
+            labels.append(s.label)
+    if end is None:
+        return None
+    total_words = sum(e.word_count for e in els) or 1
+    if sum(e.word_count for e in els[: end + 1]) > FRONT_MAX_SHARE * total_words:
+        return None
+    roman = sorted(p for p in _roman_pages(doc) if p <= els[end].page_last)
+    if roman:
+        evidence.append(f"roman page numbers on pages {roman[0]}-{roman[-1]}")
+    labels = [x for x in labels if x != "title page"]
+    label = " and ".join(dict.fromkeys(["title pages", *labels]))
+    return _Span("front_matter", label, 0, end, evidence)
+
+
+def _back(
+    doc: Document, pages: Sequence[_Page], titled: Sequence[_Span], flags: Sequence[bool | None]
+) -> list[_Span]:
+    """The closing listing run (an index without a title), and titled back matter in the
+    second half: top-level parts, or deeper ones that are mostly listing lines (a section
+    *about* bibliographies, or a help page named "Rdindex", is study text)."""
+    els = doc.elements
+    spans = [
+        s
+        for s in titled
+        if s.kind == "back_matter"
+        and s.first >= BACK_SEARCH_SHARE * len(els)
+        and (s.top or _listing_share(els, flags, s.first, s.last) >= LISTING_SHARE)
+    ]
+    first_page = _run(pages, len(pages) - 1, -1)
+    if first_page is not None:
+        start = pages[first_page].first
+        # the index's title usually sits at the top of its first page
+        while start > 0 and els[start - 1].type == "heading" and start - 1 >= pages[
+            max(first_page - 1, 0)
+        ].first:
+            start -= 1
+        lines = sum(p.listings for p in pages[first_page:])
+        spans.append(
+            _Span(
+                "back_matter",
+                "index",
+                start,
+                len(els) - 1,
+                [f"{lines} index lines with page numbers on pages "
+                 f"{pages[first_page].number}-{pages[-1].number}"],
+            )
+        )
+    return spans
+
+
+def _merge(spans: Sequence[_Span]) -> list[_Span]:
+    """Overlapping or adjacent spans of the same kind become one."""
+    out: list[_Span] = []
+    for s in sorted(spans, key=lambda s: (s.first, -s.last)):
+        if out and out[-1].kind == s.kind and s.first <= out[-1].last + 1:
+            last = out[-1]
+            last.last = max(last.last, s.last)
+            if s.label not in last.label.split(" and "):
+                last.label = f"{last.label} and {s.label}"
+            last.evidence += [x for x in s.evidence if x not in last.evidence]
+        elif out and s.first <= out[-1].last:
+            s = _Span(s.kind, s.label, out[-1].last + 1, s.last, s.evidence)
+            if s.first <= s.last:
+                out.append(s)
+        else:
+            out.append(_Span(s.kind, s.label, s.first, s.last, list(s.evidence)))
+    return out
+
+
+def _snap(doc: Document, s: _Span) -> _Span | None:
+    """Move the edges to safe cuts (a heading stays with what follows it); None when
+    there is none nearby."""
+    els = doc.elements
+    first, last = s.first, s.last
+    steps = 0
+    while first > 0 and not is_safe_gap(els[first - 1], els[first]):
+        first -= 1
+        steps += 1
+        if steps > EDGE_STEPS:
+            return None
+    steps = 0
+    while last < len(els) - 1 and not is_safe_gap(els[last], els[last + 1]):
+        last += 1
+        steps += 1
+        if steps > EDGE_STEPS:
+            return None
+    return _Span(s.kind, s.label, first, last, s.evidence)
+
+
+def _tiny(doc: Document, s: _Span, flags: Sequence[bool | None]) -> bool:
+    els = doc.elements[s.first : s.last + 1]
+    words = sum(e.word_count for e in els)
+    listings = sum(1 for i in range(s.first, s.last + 1) if flags[i] is True)
+    return words < TINY_WORDS and listings < 2 * MIN_LISTINGS
+
+
+def find_matter(doc: Document) -> list[MatterRegion]:
+    """The document's front and back matter regions, in reading order."""
+    els = doc.elements
+    if not els:
+        return []
+    flags = [listing_line(e) for e in els]
+    pages = _pages(doc, flags)
+    titled = _titled(doc, flags)
+    spans: list[_Span] = []
+    front = _front(doc, pages, titled, flags)
+    if front is not None:
+        spans.append(front)
+    spans += _back(doc, pages, titled, flags)
+    regions = []
+    for s in _merge(spans):
+        if front is not None and s.kind == "front_matter" and s is not front and (
+            s.first > front.last + 1
+        ):
+            continue  # a "Contents" later in the book is a section about contents
+        snapped = _snap(doc, s)
+        if snapped is None or _tiny(doc, snapped, flags) or snapped.last - snapped.first + 1 == len(
+            els
+        ):
+            continue
+        part = els[snapped.first : snapped.last + 1]
+        regions.append(
+            MatterRegion(
+                kind=snapped.kind,
+                label=snapped.label,
+                first_id=part[0].id,
+                last_id=part[-1].id,
+                page_first=min(e.page_first for e in part),
+                page_last=max(e.page_last for e in part),
+                evidence=snapped.evidence,
+            )
+        )
+    return regions
+
+
+def element_kinds(doc: Document, regions: Sequence[MatterRegion]) -> list[ChunkKind]:
+    """The kind of every element: "study" unless a region holds it."""
+    pos = {e.id: i for i, e in enumerate(doc.elements)}
+    kinds: list[ChunkKind] = ["study"] * len(doc.elements)
+    for r in regions:
+        for i in range(pos[r.first_id], pos[r.last_id] + 1):
+            kinds[i] = r.kind
+    return kinds
+
+
+def absorb_slivers(
+    doc: Document, regions: Sequence[MatterRegion], mandatory: Collection[int]
+) -> list[MatterRegion]:
+    """`regions`, each grown over a sliver of study text between it and a mandatory cut
+    (a confirmed topic change after element index `m` for m in `mandatory`), another
+    region or the document's edge: under half a page of words ("Chapter 1" alone before
+    the chapter's heading, a blank-page remark) cannot be a session, and the cuts on both
+    of its sides must stay."""
+    els = doc.elements
+    pos = {e.id: i for i, e in enumerate(els)}
+    spans = [[pos[r.first_id], pos[r.last_id]] for r in regions]
+    stops = sorted(set(mandatory))
+
+    def words(a: int, b: int) -> int:
+        return sum(e.word_count for e in els[a : b + 1])
+
+    for k, span in enumerate(spans):
+        limit = spans[k + 1][0] - 1 if k + 1 < len(spans) else len(els) - 1
+        after = next((m for m in stops if m > span[1]), limit)
+        end = min(after, limit)
+        if end > span[1] and words(span[1] + 1, end) < TINY_WORDS:
+            span[1] = end
+        floor = spans[k - 1][1] + 1 if k else 0
+        before = max((m + 1 for m in stops if m + 1 < span[0]), default=floor)
+        start = max(before, floor)
+        if start < span[0] and words(start, span[0] - 1) < TINY_WORDS:
+            span[0] = start
+    out = []
+    for r, (a, b) in zip(regions, spans, strict=True):
+        part = els[a : b + 1]
+        out.append(
+            r.model_copy(
+                update={
+                    "first_id": part[0].id,
+                    "last_id": part[-1].id,
+                    "page_first": min(e.page_first for e in part),
+                    "page_last": max(e.page_last for e in part),
+                }
+            )
+        )
+    return out
+
+
+def reference_matter(
+    doc: Document,
+    candidates: Sequence[Candidate],
+    outcomes: Mapping[str, ReviewOutcome],
+    matter: Sequence[MatterRegion] | None = None,
+) -> list[MatterRegion]:
+    """The front and back matter the plan keeps apart (found in `doc` unless given), grown
+    over slivers of study text that a confirmed change would otherwise leave alone. A
+    region whose edge is not one of `candidates` cannot be cut from its neighbours, so it
+    is left out: a session is then of one kind throughout."""
+    pos = {e.id: i for i, e in enumerate(doc.elements)}
+    cuts = {pos[c.after_id] for c in candidates if c.after_id in pos}
+    confirmed = [
+        pos[c.after_id]
+        for c in candidates
+        if c.after_id in pos
+        and (o := outcomes.get(c.after_id)) is not None
+        and o.decision == "confirmed_change"
+    ]
+    grown = absorb_slivers(doc, find_matter(doc) if matter is None else matter, confirmed)
+    last = len(doc.elements) - 1
+    return [
+        r for r in grown
+        if (pos[r.first_id] == 0 or pos[r.first_id] - 1 in cuts)
+        and (pos[r.last_id] == last or pos[r.last_id] in cuts)
+    ]
+
+
+def matter_edges(doc: Document, regions: Sequence[MatterRegion]) -> set[int]:
+    """Element indexes after which front or back matter begins or ends."""
+    pos = {e.id: i for i, e in enumerate(doc.elements)}
+    edges = {pos[r.first_id] - 1 for r in regions} | {pos[r.last_id] for r in regions}
+    return {i for i in edges if 0 <= i < len(doc.elements) - 1}
