@@ -32,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 from plan_metrics import chapter_starts, honoured, naive_split, safe_page_cuts  # noqa: E402
 
 from quire.shared.errors import InputError  # noqa: E402
@@ -48,7 +49,6 @@ from quire.workers.boundaries.global_plan import plan_globally  # noqa: E402
 from quire.workers.parse import parse_document  # noqa: E402
 from quire.workers.review import make_reviewer, review_all  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
 RULES = PlanSettings()
 
 
