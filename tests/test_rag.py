@@ -19,7 +19,7 @@ from writefix import plan_for
 
 from quire.orchestrator.cli import main
 from quire.shared.errors import InputError
-from quire.shared.ir import Document, dump_ir
+from quire.shared.ir import Document, dump_ir, make_element
 from quire.shared.plan import Plan, PlanSettings
 from quire.shared.rag import (
     RAG_CHUNKS_FILE,
@@ -448,3 +448,17 @@ def test_property_cap_rebuild_whole_units_stable_ids(
     again = rag_chunks(doc, plan, max_chars=cap, algorithm=algorithm)
     assert dump_jsonl(again) == dump_jsonl(chunks)
     assert len({c.id for c in chunks}) == len(chunks)
+
+
+@pytest.mark.parametrize("algorithm", ["hierarchical", "linear"])
+def test_a_cut_before_an_empty_element_is_labelled_by_what_follows_it(
+    algorithm: Algorithm,
+) -> None:
+    """An empty element is invisible: a chunk that starts before an empty formula and then
+    a heading starts a section (found by the property test above, in a generated IR)."""
+    doc = build_doc([para(words(40)), make_element("formula", "", 1), heading("Next part", 2),
+                     para(words(20))])
+    plan = plan_for(doc, [(1, 4, "Part")])
+    chunks = rag_chunks(doc, plan, max_chars=200, algorithm=algorithm)
+    assert [c.starts_at for c in chunks][1:] == ["section"]
+    assert verify_rag(doc, plan, chunks, 200) == []

@@ -106,6 +106,14 @@ def _intro(el: Element, nxt: Element | None) -> bool:
     )
 
 
+def _cut_at(atoms: list[Atom], i: int) -> Cut:
+    """What kind of cut position `i` is: that of the first atom there with text (an empty
+    element is invisible, so a cut before it is a cut before what follows it)."""
+    while i < len(atoms) - 1 and not atoms[i].text and atoms[i].first and atoms[i].last:
+        i += 1
+    return atoms[i].cut
+
+
 def session_atoms(doc: Document, s: Session, max_chars: int) -> list[Atom]:
     atoms: list[Atom] = []
     for i in range(s.first, s.last + 1):
@@ -295,8 +303,8 @@ def _session_chunks(
                 sep_before=atoms[start].sep if start else "",
                 continuation=not atoms[start].first,
                 has_more=not atoms[end - 1].last,
-                starts_at="session" if start == 0 else atoms[start].cut,
-                ends_at="session" if end == len(atoms) else atoms[end].cut,
+                starts_at="session" if start == 0 else _cut_at(atoms, start),
+                ends_at="session" if end == len(atoms) else _cut_at(atoms, end),
             )
         )
     return chunks

@@ -239,8 +239,12 @@ class _SessionCheck:
             k = self.element_at(pos)
             # pos is at the start of element k, or at the end of element k (before the join)
             el_k = self.doc.elements[self.indexes[k]]
-            if pos == self.offsets[k] + len(el_k.text) and k + 1 < len(self.indexes):
-                el_k = self.doc.elements[self.indexes[k + 1]]
+            # at the end of element k (or of empty elements after it): the next one with text
+            while pos == self.offsets[k] + len(el_k.text) and k + 1 < len(self.indexes):
+                k += 1
+                el_k = self.doc.elements[self.indexes[k]]
+                if el_k.text:
+                    break
             want = "section" if el_k.type == "heading" else "element"
             return None if label == want else f"{label!r} between elements (expected {want!r})"
         k, off = where
