@@ -172,8 +172,14 @@ def _relatin1(text: str) -> str | None:
         return None
 
 
+# "2.4.3 Contents": a numbered subsection about contents (or an index), studied as such
+_SUBSECTION = re.compile(r"^\s*#*\s*\d+\.\d+")
+
+
 def title_matter(text: str) -> tuple[MatterKind, str] | None:
     """(kind, label) when `text` names front or back matter, else None."""
+    if _SUBSECTION.match(text):
+        return None
     for variant in (text, _relatin1(text.lstrip("# ").strip())):
         if not variant:
             continue
@@ -195,10 +201,23 @@ def title_matter(text: str) -> tuple[MatterKind, str] | None:
 
 def listing_line(el: Element) -> bool | None:
     """True for a contents or index line, False for body text, None when it says nothing
-    either way (code, images, formulas, and index letter groups such as "B C")."""
+    either way (code, images, formulas, and index letter groups such as "B C"). A list
+    (the parser sets a contents or index page as one) votes by its items."""
     if el.type in ("code", "image", "formula"):
         return None
-    text = plain_text(el)
+    if el.type == "list" and el.items:
+        votes = [_listing_text(" ".join(item.split()), heading=False) for item in el.items]
+        yes, no = votes.count(True), votes.count(False)
+        return None if yes == no == 0 else yes >= no
+    return _listing_text(plain_text(el), heading=el.type == "heading")
+
+
+def listing_lines(el: Element) -> int:
+    """How many listing lines an element holds (a list's items each count)."""
+    return len(el.items) if el.type == "list" and el.items else 1
+
+
+def _listing_text(text: str, *, heading: bool) -> bool | None:
     if not text:
         return None
     if _LETTER_GROUP.match(text):
@@ -208,7 +227,7 @@ def listing_line(el: Element) -> bool | None:
         leaders = len(_LEADER.findall(text))
         if leaders and len(text) <= LISTING_LINE_CHARS * leaders * 1.5:
             return True
-    if len(text) <= LISTING_LINE_CHARS and el.type != "heading" and (
+    if len(text) <= LISTING_LINE_CHARS and not heading and (
         _TRAILING_NUMBER.search(text)
     ):
         return True  # "Title 135", "Preface iii"
@@ -251,7 +270,7 @@ def _pages(doc: Document, flags: Sequence[bool | None]) -> list[_Page]:
         size = len(e.text)
         if flags[i] is True:
             page.listing_chars += size
-            page.listings += 1
+            page.listings += listing_lines(e)
         elif flags[i] is False:
             page.body_chars += size
     return pages

@@ -285,8 +285,9 @@ class _Assembler:
                 )
             )
             return
-        if cur is not None and cur.type == "list" and cur.items:
+        if cur is not None and cur.type == "list" and cur.items and cur.list_kind != CONTENTS:
             # an item running on over the page break, or an indented follow-on paragraph
+            # (never onto a contents page's list: those end with their page)
             indented = (
                 cur.page_last == page
                 and bool(block.line_x0)
