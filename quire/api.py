@@ -44,9 +44,11 @@ class StudySession(BaseModel):
     page_last: int
     pages: float  # PDF pages, or words / 400 for DOCX
     words: int
+    kind: Literal["study", "front_matter", "back_matter"]  # front/back matter: look-up only
     markdown: Path | None  # the session's files in the output folder
     pdf: Path | None
     end_reason: str  # why the session ends where it does
+    end_alternative: str | None  # the best other place for its end, and why not there
 
 
 class SplitResult(BaseModel):
@@ -124,12 +126,12 @@ def read_result(out: Path, source: Path, report: VerificationReport) -> SplitRes
     """The result of a run from its output folder."""
     manifest = load_manifest((out / "manifest.json").read_bytes())
     plan = Plan.model_validate_json((out / "plan.json").read_bytes())
-    pages = {c.number: c.pages for c in plan.chunks}
+    planned = {c.number: c for c in plan.chunks}
     sessions = [
         StudySession(
             number=c.number, title=c.title, page_first=c.page_first, page_last=c.page_last,
-            pages=pages.get(c.number, float(c.page_last - c.page_first + 1)),
-            words=c.word_count, end_reason=c.end_reason,
+            pages=planned[c.number].pages, words=c.word_count, kind=planned[c.number].kind,
+            end_reason=c.end_reason, end_alternative=planned[c.number].end_alternative,
             markdown=out / c.markdown_file if c.markdown_file else None,
             pdf=out / c.pdf_file if c.pdf_file else None,
         )

@@ -38,8 +38,8 @@ SIGNATURES = {
 RESULT_FIELDS = {
     "SplitResult": ["doc_id", "source", "out", "state", "page_count", "sessions",
                     "verification"],
-    "StudySession": ["number", "title", "page_first", "page_last", "pages", "words",
-                     "markdown", "pdf", "end_reason"],
+    "StudySession": ["number", "title", "page_first", "page_last", "pages", "words", "kind",
+                     "markdown", "pdf", "end_reason", "end_alternative"],
 }
 
 

@@ -223,19 +223,24 @@ def test_plan_sessions_and_their_files(api: httpx.Client, book: dict[str, Any]) 
     assert reviewed and all({v["role"] for v in r["votes"]} == {
         "transition", "continuity", "adjudicator"} for r in reviewed)
 
-    two = api.get(f"/v1/documents/{doc}/sessions/2").json()
-    assert two["starts_after"] == sessions[0]["ends_at"]
-    assert two["previous"] == 1 and two["next"] == 3 and two["title"] == sessions[1]["title"]
-    assert two["analysis"]["chunk"] == 2 and two["analysis"]["topic_en"]
-    assert two["verification_findings"] == [] and two["coherence"] == "confident"
+    # the title pages and contents are reference sessions: no analysis, no study time
+    assert sessions[0]["kind"] == "front_matter"
+    assert api.get(f"/v1/documents/{doc}/sessions/1").json()["analysis"] is None
+    k = next(s["number"] for s in sessions if s["kind"] == "study")
+    study = api.get(f"/v1/documents/{doc}/sessions/{k}").json()
+    assert study["starts_after"] == sessions[k - 2]["ends_at"]
+    assert study["previous"] == k - 1 and study["next"] == k + 1
+    assert study["title"] == sessions[k - 1]["title"]
+    assert study["analysis"]["chunk"] == k and study["analysis"]["topic_en"]
+    assert study["verification_findings"] == [] and study["coherence"] == "confident"
     first = api.get(f"/v1/documents/{doc}/sessions/1").json()
     assert first["starts_after"] is None and first["previous"] is None
 
-    md = api.get(f"/v1/documents/{doc}/sessions/2/markdown")
+    md = api.get(f"/v1/documents/{doc}/sessions/{k}/markdown")
     assert md.headers["content-type"].startswith("text/markdown")
-    assert md.text.startswith("<!-- quire-chunk\nchunk: 2\n")
-    assert f"<!-- {two['first_id']} -->" in md.text
-    pdf = api.get(f"/v1/documents/{doc}/sessions/2/pdf")
+    assert md.text.startswith(f"<!-- quire-chunk\nchunk: {k}\n")
+    assert f"<!-- {study['first_id']} -->" in md.text
+    pdf = api.get(f"/v1/documents/{doc}/sessions/{k}/pdf")
     assert pdf.headers["content-type"] == "application/pdf" and pdf.content[:5] == b"%PDF-"
 
 
@@ -278,7 +283,9 @@ def test_reports_indexes_and_retrieval_chunks(api: httpx.Client, book: dict[str,
     review = api.get(f"/v1/documents/{doc}/review").json()
     assert review["backend"] == "heuristic" and review["reviewed"] == len(review["outcomes"]) > 0
     analyses = api.get(f"/v1/documents/{doc}/analysis").json()
-    assert [a["chunk"] for a in analyses] == list(range(1, book["sessions"] + 1))
+    plan = api.get(f"/v1/documents/{doc}/plan").json()
+    studied = [s["number"] for s in plan["sessions"] if s["kind"] == "study"]
+    assert [a["chunk"] for a in analyses] == studied and len(studied) < book["sessions"]
     en = api.get(f"/v1/documents/{doc}/study-index/en")
     assert en.headers["content-type"].startswith("text/markdown")
     assert en.text.startswith(f"# Study index — {SAMPLE_PDF.name}")
@@ -382,14 +389,20 @@ def test_the_pages_show_the_book(server: WebServer, api: httpx.Client,
         assert f'href="/documents/{doc}/sessions/{s["number"]}"' in page
     assert page.count('class="sess ') == len(plan["sessions"])
     assert "Study index" in page and 'dir="rtl"' in page
-    session = api.get(f"/documents/{doc}/sessions/2", headers=html).text
-    pages = range(plan["sessions"][1]["page_first"], plan["sessions"][1]["page_last"] + 1)
-    for n in pages:
+    root = next(s for s in plan["sessions"] if "The Root Filesystem" in s["title"])
+    k = root["number"]
+    session = api.get(f"/documents/{doc}/sessions/{k}", headers=html).text
+    for n in range(root["page_first"], root["page_last"] + 1):
         assert f'src="/v1/documents/{doc}/pages/{n}.png"' in session
-    assert f'<link rel="next" href="/documents/{doc}/sessions/3">' in session
-    assert f'id="{plan["sessions"][1]["first_id"]}"' in session
+    assert f'<link rel="next" href="/documents/{doc}/sessions/{k + 1}">' in session
+    assert f'id="{root["first_id"]}"' in session
     assert re.search(r"<h2>Chapter 3\. The Root Filesystem</h2>", session)  # h1: the title
-    assert plan["sessions"][1]["end_reason"].replace("'", "&#39;") in session
+    assert root["end_reason"].replace("'", "&#39;") in session
+    assert 'class="badge ref">front matter</span>' in page  # the title pages and contents
+    alternative = next(s for s in plan["sessions"] if s["end_alternative"])
+    shown = api.get(f"/documents/{doc}/sessions/{alternative['number']}", headers=html).text
+    assert 'id="end-alternative"' in shown
+    assert alternative["end_alternative"].replace("'", "&#39;") in shown
     assert server.url not in page + session  # links are paths: right behind any proxy
     missing = api.get("/documents/" + "0" * 64, headers=html)
     assert missing.status_code == 404 and "not found" in missing.text.lower()

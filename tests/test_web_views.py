@@ -69,6 +69,7 @@ def test_the_strip_groups_pages_into_sessions_and_marks_them() -> None:
 
 def test_sizes_stages_and_cells() -> None:
     window = PlanSettings(min_pages=5, max_pages=12, soft_max_pages=13, hard_max_pages=20)
+    assert size_class(2, window, "front_matter") == size_class(30, window, "back_matter") == "ref"
     assert [size_class(p, window) for p in (4.9, 5, 12, 12.5, 13, 13.1, 20)] == [
         "short", "ok", "ok", "soft", "soft", "long", "long"]
     assert stage_marks("complete") == [(s, "done") for s in STAGE_BAR]

@@ -40,12 +40,15 @@ class StripItem:
     """A session's pages, or pages that belong to no session (session None)."""
 
     session: SessionOut | None
-    size: str = ""  # the session's size against the plan's window: short, ok, soft, long
+    size: str = ""  # against the plan's window: short, ok, soft, long; ref (front/back matter)
     cells: list[Cell] = field(default_factory=list)
 
 
-def size_class(pages: float, settings: PlanSettings) -> str:
-    """How a session's size sits against the plan's window (5-12 pages by default)."""
+def size_class(pages: float, settings: PlanSettings, kind: str = "study") -> str:
+    """How a session's size sits against the plan's window (5-12 pages by default); "ref"
+    for front and back matter, which are looked up, not studied, so no window applies."""
+    if kind != "study":
+        return "ref"
     if pages < settings.min_pages:
         return "short"
     if pages <= settings.max_pages:
@@ -83,7 +86,7 @@ def page_strip(plan: PlanOut | None, pages: PagesOut,
     for s in plan.sessions if plan else []:
         if s.page_first > page:
             items.append(StripItem(None, cells=[cell(n) for n in range(page, s.page_first)]))
-        size = size_class(s.pages, plan.settings) if plan else ""
+        size = size_class(s.pages, plan.settings, s.kind) if plan else ""
         items.append(StripItem(s, size, [cell(n) for n in range(s.page_first, s.page_last + 1)]))
         page = max(page, s.page_last + 1)
     if page <= pages.page_count:
