@@ -17,7 +17,7 @@ from quire.shared.config import RunSettings
 from quire.shared.errors import ConflictError, ValidationFailedError
 from quire.workers import steps
 from quire.workers.boundaries.decisions import BoundaryContext, HeuristicDecider
-from quire.workers.boundaries.global_plan import plan_globally
+from quire.workers.boundaries.planner import plan_globally
 from quire.workers.execute import submit
 from quire.workers.runtime import Runtime
 

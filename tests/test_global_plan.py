@@ -37,10 +37,9 @@ from quire.workers.boundaries.global_plan import (
     TINY_REFERENCE,
     TINY_WORDS,
     GlobalPlanner,
-    plan_globally,
 )
 from quire.workers.boundaries.matter import MatterRegion, element_kinds
-from quire.workers.boundaries.planner import apply_decision, boundary_context
+from quire.workers.boundaries.planner import apply_decision, boundary_context, plan_globally
 from quire.workers.boundaries.scoring import score_candidates
 
 RULES = PlanSettings()

@@ -327,7 +327,7 @@ def _offline_run(doc: Document, images: dict[str, bytes], out: Path) -> dict[str
     writing, verifying and indexing."""
     from quire.workers.analysis.settle import settle
     from quire.workers.boundaries.candidates import safe_candidates
-    from quire.workers.boundaries.global_plan import plan_globally
+    from quire.workers.boundaries.planner import plan_globally
     from quire.workers.boundaries.scoring import score_candidates
     from quire.workers.verify import verify_output
 

@@ -337,9 +337,8 @@ def _review(rt: Runtime, s: Session, part: str) -> str:
 
 
 def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
-    from quire.workers.boundaries.global_plan import plan_globally
     from quire.workers.boundaries.llm_decider import make_decider
-    from quire.workers.boundaries.planner import plan_document
+    from quire.workers.boundaries.planner import plan_document, plan_globally
 
     doc = load_doc(rt, s)
     candidates = load_candidates(rt, s)

@@ -48,7 +48,6 @@ from quire.shared.plan import (
     Boundary,
     Candidate,
     ChunkKind,
-    Plan,
     PlanSettings,
     ReviewOutcome,
 )
@@ -408,17 +407,3 @@ def _edge_text(before: ChunkKind, after: ChunkKind, label: str) -> str:
         return f"back matter ({label}) ends"
     return f"{after.replace('_', ' ')} ({label}) begins"
 
-
-def plan_globally(
-    doc: Document,
-    candidates: Sequence[Candidate],
-    outcomes: Mapping[str, ReviewOutcome],
-    settings: PlanSettings,
-) -> Plan:
-    """The optimal plan (see the module docstring), every cut explained."""
-    from quire.workers.boundaries.planner import plan_from_boundaries
-
-    if not doc.elements:
-        return plan_from_boundaries(doc, settings, [], matter=[])
-    planner = GlobalPlanner(doc, candidates, outcomes, settings)
-    return plan_from_boundaries(doc, settings, planner.boundaries(), matter=planner.matter)

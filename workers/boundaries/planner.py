@@ -4,7 +4,7 @@
 
 The state is just the list of boundaries chosen so far, so the same steps serve an external
 agent (CLI `boundary-context` / `commit-boundary`, MCP) and the previous greedy batch
-planner (any `Decider`; unattended runs now use `global_plan.plan_globally`). Each context
+planner (any `Decider`). Unattended runs use `plan_globally` below. Each context
 an agent reads carries the global plan's choice for that boundary as its recommendation.
 
 Sizes are pages: for PDFs the span of physical pages a chunk touches, for DOCX words / 400.
@@ -398,6 +398,20 @@ def plan_document(
     return plan_from_boundaries(
         doc, settings, boundaries, matter=ix.regions() if guided else None
     )
+
+def plan_globally(
+    doc: Document,
+    candidates: Sequence[Candidate],
+    outcomes: Mapping[str, ReviewOutcome],
+    settings: PlanSettings,
+) -> Plan:
+    """The optimal plan (see `global_plan`), every cut explained: the planner of every
+    unattended run."""
+    if not doc.elements:
+        return plan_from_boundaries(doc, settings, [], matter=[])
+    planner = GlobalPlanner(doc, candidates, outcomes, settings)
+    return plan_from_boundaries(doc, settings, planner.boundaries(), matter=planner.matter)
+
 
 
 def plan_from_boundaries(
