@@ -42,7 +42,7 @@ from quire.workers.parse import (
 )
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.pdf import fallback_page
-from quire.workers.parse.pdf_open import open_pdf, open_pdf_kept
+from quire.workers.parse.pdf_open import open_pdf, open_pdf_kept, pymupdf_module
 
 
 @pytest.fixture(scope="module")
@@ -398,4 +398,19 @@ def test_a_fallback_page_leaves_later_parsing_unchanged(tmp_path: Path) -> None:
         fallback_page(doc, 3, RuntimeError("broken content stream"))
     finally:
         doc.close()
+    assert parse_pdf_range(sample, 1, 30) == before
+
+
+def test_parsing_ignores_pymupdf_settings_other_code_changed() -> None:
+    """Other code in the process (pymupdf4llm called directly, as a benchmark or a test may)
+    changes PyMuPDF's process-wide text settings; parsing puts them back first, so a
+    long-lived process parses a PDF as a fresh one does (found as an embedded run that cut
+    differently from a distributed one after such a call)."""
+    from pymupdf4llm.helpers import pymupdf_rag
+
+    sample = Path(__file__).resolve().parents[1] / "samples" / "fhs-3.0.pdf"
+    before = parse_pdf_range(sample, 1, 30)
+    pymupdf = pymupdf_module()
+    with pymupdf.open(sample) as pdf:
+        pymupdf_rag.to_markdown(pdf, pages=[3], page_chunks=True, show_progress=False)
     assert parse_pdf_range(sample, 1, 30) == before

@@ -17,7 +17,12 @@ from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.pdf_extract import extract_page
 from quire.workers.parse.pdf_merge import merge_pdf_ranges
 from quire.workers.parse.pdf_ocr import OcrCache, OcrSettings, apply_ocr
-from quire.workers.parse.pdf_open import open_pdf_kept, pymupdf_module, read_meta
+from quire.workers.parse.pdf_open import (
+    open_pdf_kept,
+    pin_text_settings,
+    pymupdf_module,
+    read_meta,
+)
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
 
 FALLBACK_PARSER = "pymupdf4llm"
@@ -66,6 +71,7 @@ def parse_pdf_range(
     """
     path = Path(path)
     doc = open_pdf_kept(path)
+    pin_text_settings()
     if not 1 <= first <= last <= doc.page_count:
         raise ValueError(f"page range {first}-{last} outside 1-{doc.page_count}")
     images: dict[str, bytes] = {}
@@ -126,14 +132,10 @@ def _pymupdf4llm_markdown(doc: Any, pno: int) -> str:
     # Lazy import: pymupdf4llm pulls in extra modules, and its layout mode loads ONNX
     # sessions; the non-layout path is called directly and never prints to stdout.
     # pymupdf4llm also changes PyMuPDF's process-wide settings (quad corrections on import,
-    # table text flags per call): they are put back afterwards, or every page this process
-    # parsed after one fallback would get other boxes than in a process that never fell back.
+    # table text flags per call): they are put back afterwards, or the pages after a
+    # fallback would get other boxes than in a process that never fell back.
     pymupdf = pymupdf_module()
-    saved = (
-        pymupdf.TOOLS.unset_quad_corrections(),
-        pymupdf.table.FLAGS,
-        getattr(pymupdf, "_get_layout", None),
-    )
+    layout = getattr(pymupdf, "_get_layout", None)
     try:
         from pymupdf4llm.helpers import pymupdf_rag
 
@@ -144,9 +146,8 @@ def _pymupdf4llm_markdown(doc: Any, pno: int) -> str:
             )
         )
     finally:
-        pymupdf.TOOLS.unset_quad_corrections(saved[0])
-        pymupdf.table.FLAGS = saved[1]
-        setattr(pymupdf, "_get_layout", saved[2])  # noqa: B010 - not in the type stubs
+        pin_text_settings()
+        setattr(pymupdf, "_get_layout", layout)  # noqa: B010 - not in the type stubs
 
 
 def parse_pdf(

@@ -47,6 +47,19 @@ def pymupdf_module() -> ModuleType:
     return _pymupdf
 
 
+def pin_text_settings() -> None:
+    """Put PyMuPDF's process-wide text settings back to its defaults before a parse.
+
+    Other code in the process may change them (pymupdf4llm turns quad corrections off on
+    import and changes the table text flags per call); a page parsed after that would get
+    other boxes, and so other elements and cuts, than in a fresh process."""
+    p = pymupdf_module()
+    p.TOOLS.unset_quad_corrections(True)  # as a freshly imported PyMuPDF 1.26 has it
+    p.table.FLAGS = (
+        p.TEXTFLAGS_TEXT | p.TEXT_COLLECT_STYLES | p.TEXT_ACCURATE_BBOXES | p.TEXT_MEDIABOX_CLIP
+    )
+
+
 class PdfMeta(BaseModel):
     """Document-level facts every range task and the merge step agree on."""
 
