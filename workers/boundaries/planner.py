@@ -52,6 +52,7 @@ from quire.workers.boundaries.matter import (
     matter_edges,
     reference_matter,
 )
+from quire.workers.boundaries.matter_titles import book_language, reference_title
 
 TITLE_WORDS = 8
 
@@ -461,7 +462,8 @@ def plan_from_boundaries(
             )
         )
         first = last + 1
-    chunks = _matter_titles(chunks, regions, pos)
+    if regions:
+        chunks = _matter_titles(chunks, regions, pos, book_language(doc.elements))
     return Plan(doc_id=doc.doc_id, settings=settings, boundaries=list(boundaries), chunks=chunks)
 
 
@@ -488,10 +490,13 @@ def _alternative_text(boundary: Boundary | None) -> str | None:
 
 
 def _matter_titles(
-    chunks: list[ChunkPlan], regions: Sequence[MatterRegion], pos: Mapping[str, int]
+    chunks: list[ChunkPlan],
+    regions: Sequence[MatterRegion],
+    pos: Mapping[str, int],
+    language: str,
 ) -> list[ChunkPlan]:
     """Reference sessions are titled by what they hold ("Index", "Index, part 2 of 7"),
-    not by their first line."""
+    in the book's language, not by their first line."""
     spans = [(pos[r.first_id], pos[r.last_id], r.label) for r in regions]
     owner: dict[int, int] = {}  # chunk number -> region index
     for c in chunks:
@@ -512,10 +517,7 @@ def _matter_titles(
             continue
         region = owner[c.number]
         seen[region] = seen.get(region, 0) + 1
-        label = spans[region][2]
-        title = label[:1].upper() + label[1:]
-        if counts[region] > 1:
-            title += f", part {seen[region]} of {counts[region]}"
+        title = reference_title(spans[region][2], seen[region], counts[region], language)
         out.append(c.model_copy(update={"title": title}))
     return out
 
