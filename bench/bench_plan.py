@@ -45,7 +45,7 @@ from quire.workers.boundaries import (  # noqa: E402
     safe_candidates,
     score_candidates,
 )
-from quire.workers.boundaries.global_plan import plan_globally  # noqa: E402
+from quire.workers.boundaries.planner import plan_globally  # noqa: E402
 from quire.workers.parse import parse_document  # noqa: E402
 from quire.workers.review import make_reviewer, review_all  # noqa: E402
 
@@ -152,12 +152,12 @@ def main() -> None:
                   f"{r.largest:>5g}{f'{r.honoured}/{r.chapters}':>10}"
                   f"{f'{r.safe[0]}/{r.safe[1]}':>11}")
     print()
-    for label, (h, c, s, n) in totals.items():
-        share = sum(shares.get(label, [])) / max(len(shares.get(label, [])), 1)
+    for label, (h, c, safe, n) in totals.items():
+        mean = sum(shares.get(label, [])) / max(len(shares.get(label, [])), 1)
         print(f"{label:<7} chapter starts honoured {h}/{c} ({h / max(c, 1):.0%}); mean share "
-              f"of 5-13-page study sessions {share:.0%}; documents with a session under "
+              f"of 5-13-page study sessions {mean:.0%}; documents with a session under "
               f"{RULES.min_pages:g} pages (not the last): {runts[label]}; cuts at a safe "
-              f"candidate {s}/{n}")
+              f"candidate {safe}/{n}")
     for label, secs in timing.items():
         print(f"{label} planning: {secs:.1f} s for {pages_planned} pages "
               f"({pages_planned / max(secs, 1e-9):.0f} pages/s)")

@@ -172,6 +172,7 @@ def evaluate(
     started = time.perf_counter()
     run = run_quire(docx, work / choi.name) if with_plan else "not run"
     times["quire run" if with_plan else "parse"] = time.perf_counter() - started
+    plan_ids: list[str]
     if isinstance(run, str):  # a failed run plans nothing: no cuts, and the reason shown
         ir, plan_ids, failure = parse_document(docx).document, [], run
     else:

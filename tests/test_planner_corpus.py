@@ -45,7 +45,7 @@ from quire.workers.boundaries import (
     safe_candidates,
     score_candidates,
 )
-from quire.workers.boundaries.global_plan import plan_globally
+from quire.workers.boundaries.planner import plan_globally
 from quire.workers.parse import parse_document
 from quire.workers.review import make_reviewer, review_all
 
