@@ -458,3 +458,21 @@ def test_heuristic_abstains_on_a_strong_change_without_a_heading() -> None:
     # a weak score on the same text is no reason to abstain: the roles vote same topic
     weak = task.model_copy(update={"score": 0.1})
     assert heuristic_vote(weak, "transition", by_id).verdict == "same_topic"
+
+
+def test_heuristic_never_calls_a_clean_switch_without_a_heading_continuity() -> None:
+    # The scorer gives a clean vocabulary switch without a heading about LEXICAL_WEIGHT
+    # (0.45-0.5 in bench_topics' Choi documents); the text before it may even end with a
+    # colon (a paragraph whose list was left out). Voting "same topic" there would make the
+    # planner avoid the best cut it has, so no role does.
+    from quire.workers.boundaries.scoring import LEXICAL_WEIGHT
+
+    photosynthesis = [e.model_copy(update={"text": e.text.rstrip(".") + ", as follows:"})
+                      if e.id == ids[2] else e for e in ELEMENTS if e.type != "heading"]
+    by_id = {e.id: e for e in photosynthesis}
+    task = ReviewTask(doc_id="d", after_id=ids[2], left_ids=ids[0:3], right_ids=ids[4:6],
+                      score=0.68 * LEXICAL_WEIGHT)
+    votes = [heuristic_vote(task, role, by_id) for role in REVIEW_ROLES]
+    assert all("ends with ':'" in v.reason for v in votes)
+    assert all(v.verdict == "new_topic" for v in votes)
+    assert combine(task.after_id, votes).decision == "uncertain"  # not confirmed: no heading

@@ -12,6 +12,9 @@ costs `SESSION` = 3 units, so a cut worth more than that earns its own session):
 - the change score of the candidate (`Candidate.score`, lexical cohesion + structure), and
   a bonus at a strong change (`STRONG_CHANGE`, the score at which the chunk analysis calls
   a session that holds one, with a full session on both sides, incoherent);
+- the vocabulary change on its own (`Candidate.lexical`): where the author gives no
+  heading, a clean switch of vocabulary is worth about what a section heading is, so the
+  plan spends a session on it rather than cut at the size limit in the middle of a topic;
 - the reviewers: a `confirmed_change` must be cut anyway (and says so); a `continuity`
   outcome makes the cut costly; otherwise (uncertain, or reviews that failed) each vote
   counts by its confidence, new_topic for and same_topic against;
@@ -32,6 +35,8 @@ DEEP_HEADING_VALUE = 300
 NUMBERING_VALUE = {1: 300, 2: 150}
 MAJOR_START_VALUE = 2000
 SCORE_VALUE = 1000  # per unit of change score
+LEXICAL_VALUE = 2000  # per unit of the score's lexical part (a clean switch: about 0.7)
+STRONG_LEXICAL = 0.5  # a lexical part this high is named in the cut's reason
 STRONG_CHANGE = 0.85
 STRONG_CHANGE_VALUE = 1000
 VOTE_VALUE = 400  # per vote, times its confidence
@@ -69,6 +74,7 @@ class CutEvidence:
     vote_balance: float = 0.0  # sum of confidences: new_topic minus same_topic
     review_evidence: tuple[str, ...] = ()
     major: bool = False  # begins a major start (see the module docstring)
+    lexical: float = 0.0  # the change score's lexical part
 
     @property
     def confirmed(self) -> bool:
@@ -90,7 +96,7 @@ class CutEvidence:
             v += NUMBERING_VALUE.get(depth, 0)
         if self.major:
             v += MAJOR_START_VALUE
-        v += round(SCORE_VALUE * self.score)
+        v += round(SCORE_VALUE * self.score + LEXICAL_VALUE * self.lexical)
         if self.score >= STRONG_CHANGE:
             v += STRONG_CHANGE_VALUE
         if self.page_break:
@@ -129,6 +135,8 @@ class CutEvidence:
         elif self.numbering:
             out.append(f"starts numbered part {self.numbering}")
         out.append(f"change score {self.score:.2f}")
+        if self.lexical >= STRONG_LEXICAL:
+            out.append(f"the vocabulary changes (lexical part {self.lexical:.2f})")
         if self.review == "continuity":
             roles = ", ".join(self.continuity_roles)
             out.append(f"reviewers ({roles}) judged the topic to continue here")
@@ -216,4 +224,5 @@ def cut_evidence(
         vote_balance=round(balance, 3),
         review_evidence=tuple(dict.fromkeys(cited)),
         major=major,
+        lexical=candidate.lexical or 0.0,
     )
