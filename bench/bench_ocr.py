@@ -64,19 +64,24 @@ def persian_pdf(path: Path, pages: int) -> dict[int, str]:
     p = pymupdf_module()
     paras = [
         t.strip()
-        for t in (par.text for par in docx.Document(
-            str(CORPUS / "debian-handbook-fa-ch03-04.docx")).paragraphs)
+        for t in (
+            par.text
+            for par in docx.Document(str(CORPUS / "debian-handbook-fa-ch03-04.docx")).paragraphs
+        )
         if len(re.findall(r"[\u0600-\u06ff]", t)) > 40
     ]
-    css = (f"@font-face {{font-family: dv; src: url({FONT_DIR / 'DejaVuSans.ttf'});}} "
-           "body {font-family: dv; font-size: 12pt; direction: rtl;}")
+    css = (
+        f"@font-face {{font-family: dv; src: url({FONT_DIR / 'DejaVuSans.ttf'});}} "
+        "body {font-family: dv; font-size: 12pt; direction: rtl;}"
+    )
     known: dict[int, str] = {}
     with p.open() as doc:
         for n in range(pages):
             chunk = paras[4 * n : 4 * n + 4]
             page = doc.new_page()
-            page.insert_htmlbox(p.Rect(60, 60, 540, 780),
-                                "".join(f"<p>{t}</p>" for t in chunk), css=css)
+            page.insert_htmlbox(
+                p.Rect(60, 60, 540, 780), "".join(f"<p>{t}</p>" for t in chunk), css=css
+            )
             known[n + 1] = " ".join(chunk)
         doc.save(path)
     return known
@@ -87,8 +92,10 @@ def build(tmp: Path, quick: bool) -> list[dict[str, Any]]:
 
     n = 2 if quick else 6
     sets = []
-    for lang, tess, name, first in (("en", "eng", "r-intro.pdf", 20),
-                                    ("zh", "chi_sim+eng", "lshort-zh-cn.pdf", 30)):
+    for lang, tess, name, first in (
+        ("en", "eng", "r-intro.pdf", 20),
+        ("zh", "chi_sim+eng", "lshort-zh-cn.pdf", 30),
+    ):
         src = CORPUS / name
         from quire.workers.parse.pdf_open import pymupdf_module
 
@@ -97,14 +104,28 @@ def build(tmp: Path, quick: bool) -> list[dict[str, Any]]:
             born = tmp / f"{lang}-born.pdf"
             cut.save(born)
         scan = tmp / f"{lang}-scan.pdf"
-        sets.append({"lang": lang, "tess": tess, "source": f"{name} p.{first}-{first + n - 1}",
-                     "path": str(scan), "known": rasterize_pages(born, scan, dpi=DPI)})
+        sets.append(
+            {
+                "lang": lang,
+                "tess": tess,
+                "source": f"{name} p.{first}-{first + n - 1}",
+                "path": str(scan),
+                "known": rasterize_pages(born, scan, dpi=DPI),
+            }
+        )
     born = tmp / "fa-born.pdf"
     known = persian_pdf(born, max(2, n // 2))
     scan = tmp / "fa-scan.pdf"
     rasterize_pages(born, scan, dpi=DPI)
-    sets.append({"lang": "fa", "tess": "fas+eng", "source": "debian-handbook-fa paragraphs",
-                 "path": str(scan), "known": known})
+    sets.append(
+        {
+            "lang": "fa",
+            "tess": "fas+eng",
+            "source": "debian-handbook-fa paragraphs",
+            "path": str(scan),
+            "known": known,
+        }
+    )
     return sets
 
 
@@ -143,8 +164,13 @@ def _child(engine: str, path: str, tess: str) -> dict[str, Any]:
 
 def run_child(engine: str, path: str, tess: str) -> dict[str, Any]:
     env = {**os.environ, "OMP_THREAD_LIMIT": "1", "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, __file__, "--child", engine, path, tess],
-                         capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", engine, path, tess],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     data: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     data["texts"] = {int(k): v for k, v in data["texts"].items()}
     return data
@@ -159,20 +185,26 @@ def main() -> None:
         print(json.dumps(_child(*args.child)))
         return
     print(f"OCR of image-only pages rendered at {DPI} dpi; one process, OMP_THREAD_LIMIT=1")
-    print(f"{'lang':4} {'engine':8} {'pages':>5} {'char acc':>9} {'pages/s':>8} "
-          f"{'s/page':>7} {'peak RSS':>9}  source")
+    print(
+        f"{'lang':4} {'engine':8} {'pages':>5} {'char acc':>9} {'pages/s':>8} "
+        f"{'s/page':>7} {'peak RSS':>9}  source"
+    )
     with tempfile.TemporaryDirectory(prefix="bench-ocr-") as tmp:
         for s in build(Path(tmp), args.quick):
             for engine in ("quire", "pymupdf"):
                 r = run_child(engine, s["path"], s["tess"])
-                accs = [accuracy(r["texts"].get(p, ""), t, s["lang"])
-                        for p, t in s["known"].items()]
+                accs = [
+                    accuracy(r["texts"].get(p, ""), t, s["lang"]) for p, t in s["known"].items()
+                ]
                 # pooled over pages: characters right / characters known
                 lengths = [len(_norm(t, s["lang"])) for t in s["known"].values()]
                 acc = sum(a * n for a, n in zip(accs, lengths, strict=True)) / sum(lengths)
-                print(f"{s['lang']:4} {engine:8} {r['pages']:5d} {acc * 100:8.1f}% "
-                      f"{r['pages'] / r['seconds']:8.2f} {r['seconds'] / r['pages']:7.2f} "
-                      f"{r['rss']:7.0f}MB  {s['source']} ({s['tess']})", flush=True)
+                print(
+                    f"{s['lang']:4} {engine:8} {r['pages']:5d} {acc * 100:8.1f}% "
+                    f"{r['pages'] / r['seconds']:8.2f} {r['seconds'] / r['pages']:7.2f} "
+                    f"{r['rss']:7.0f}MB  {s['source']} ({s['tess']})",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

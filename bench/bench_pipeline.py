@@ -36,9 +36,16 @@ from quire.shared.config import Environment, RunSettings  # noqa: E402
 from quire.workers.execute import submit  # noqa: E402
 from quire.workers.runtime import Runtime  # noqa: E402
 
-DOCS = ["r-intro.pdf", "amsmath-user-guide.pdf", "fhs-3.0.pdf", "r-lang-tail-cut.pdf",
-        "siunitx-manual.pdf", "python-logging-howto-cookbook.docx",
-        "debian-handbook-en-ch12-14.docx", "latex-news-22.pdf"]
+DOCS = [
+    "r-intro.pdf",
+    "amsmath-user-guide.pdf",
+    "fhs-3.0.pdf",
+    "r-lang-tail-cut.pdf",
+    "siunitx-manual.pdf",
+    "python-logging-howto-cookbook.docx",
+    "debian-handbook-en-ch12-14.docx",
+    "latex-news-22.pdf",
+]
 SETTINGS = RunSettings(output_format="both", range_pages=50, render_batch_pages=100)
 
 
@@ -65,15 +72,21 @@ def _doc_pages(rt: Runtime, ids: list[str]) -> int:
 def distributed(paths: list[Path], tmp: Path, workers: int, store: str) -> tuple[float, int]:
     with RedisServer() as redis:
         base = redis.url.rsplit("/", 1)[0]
-        env = {"QUIRE_BROKER_URL": f"{base}/0", "QUIRE_REDIS_URL": f"{base}/1",
-               "QUIRE_STATE_DIR": str(tmp / "state")}
+        env = {
+            "QUIRE_BROKER_URL": f"{base}/0",
+            "QUIRE_REDIS_URL": f"{base}/1",
+            "QUIRE_STATE_DIR": str(tmp / "state"),
+        }
         moto = MotoServer().start() if store == "s3" else None
         try:
             if moto is not None:
-                env |= {"QUIRE_STORE_URL": f"s3://bench-{uuid.uuid4().hex[:8]}/q",
-                        "QUIRE_S3_ENDPOINT_URL": moto.endpoint_url,
-                        "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-                        "AWS_DEFAULT_REGION": "us-east-1"}
+                env |= {
+                    "QUIRE_STORE_URL": f"s3://bench-{uuid.uuid4().hex[:8]}/q",
+                    "QUIRE_S3_ENDPOINT_URL": moto.endpoint_url,
+                    "AWS_ACCESS_KEY_ID": "bench",
+                    "AWS_SECRET_ACCESS_KEY": "bench",
+                    "AWS_DEFAULT_REGION": "us-east-1",
+                }
             else:
                 env["QUIRE_STORE_URL"] = str(tmp / "store")
             os.environ.update(env)
@@ -81,9 +94,14 @@ def distributed(paths: list[Path], tmp: Path, workers: int, store: str) -> tuple
             if moto is not None:
                 rt.store.ensure_bucket()  # type: ignore[attr-defined]
             ids = [submit(rt, p, SETTINGS).doc_id for p in paths]
-            pool = [CeleryWorker(f"w{i}{uuid.uuid4().hex[:4]}",
-                                 "orchestrate,parse,review,write,render,analysis", env)
-                    for i in range(workers)]
+            pool = [
+                CeleryWorker(
+                    f"w{i}{uuid.uuid4().hex[:4]}",
+                    "orchestrate,parse,review,write,render,analysis",
+                    env,
+                )
+                for i in range(workers)
+            ]
             for w in pool:
                 w.start()
             try:
@@ -115,9 +133,25 @@ def _cpu_seconds(moto: MotoServer | None) -> float:
 
 def in_child(mode: str, args: argparse.Namespace, tmp: Path, workers: int = 0) -> float:
     """Each run in a fresh process: no broker connection or warm cache carries over."""
-    out = subprocess.run([sys.executable, __file__, "--child", mode, "--workers", str(workers),
-                          "--store", args.store, "--docs", str(args.docs), "--tmp", str(tmp)],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            mode,
+            "--workers",
+            str(workers),
+            "--store",
+            args.store,
+            "--docs",
+            str(args.docs),
+            "--tmp",
+            str(tmp),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     lines = out.stdout.strip().splitlines()
     busy = [line.split()[1] for line in lines if line.startswith("moto-busy ")]
     if busy:
@@ -151,24 +185,35 @@ def main() -> None:
             times["e"].append(in_child("embedded", args, Path(tmp) / f"e{n}"))
             times["d1"].append(in_child("distributed", args, Path(tmp) / f"d1-{n}", 1))
             times["d2"].append(in_child("distributed", args, Path(tmp) / f"d2-{n}", 2))
-        rt = Runtime.from_env(Environment(store_url=str(Path(tmp) / "e0" / "store"),
-                                          state_dir=Path(tmp) / "e0" / "state"))
+        rt = Runtime.from_env(
+            Environment(
+                store_url=str(Path(tmp) / "e0" / "store"), state_dir=Path(tmp) / "e0" / "state"
+            )
+        )
         pages = _doc_pages(rt, rt.revisions.list_docs())
     t_e, t_1, t_2 = (statistics.median(times[k]) for k in ("e", "d1", "d2"))
-    print("runs (s): " + "; ".join(
-        f"{k} " + " ".join(f"{t:.1f}" for t in v) for k, v in times.items()))
-    print(f"{len(paths)} documents, {pages} pages, store={args.store}, output markdown+pdf,"
-          f" median of {args.runs}")
+    print(
+        "runs (s): "
+        + "; ".join(f"{k} " + " ".join(f"{t:.1f}" for t in v) for k, v in times.items())
+    )
+    print(
+        f"{len(paths)} documents, {pages} pages, store={args.store}, output markdown+pdf,"
+        f" median of {args.runs}"
+    )
     print(f"{'run':<28}{'wall s':>9}{'pages/s':>10}")
-    for name, t in (("embedded, 1 process", t_e), ("distributed, 1 worker", t_1),
-                    ("distributed, 2 workers", t_2)):
+    for name, t in (
+        ("embedded, 1 process", t_e),
+        ("distributed, 1 worker", t_1),
+        ("distributed, 2 workers", t_2),
+    ):
         print(f"{name:<28}{t:>9.1f}{pages / t:>10.1f}")
-    print(f"orchestration overhead (distributed 1 / embedded 1): {t_1 / t_e:.2f} "
-          "(target <= 1.15)")
+    print(f"orchestration overhead (distributed 1 / embedded 1): {t_1 / t_e:.2f} (target <= 1.15)")
     print(f"scaling (2 workers / 1 worker, pages/s): {t_1 / t_2:.2f}x (target >= 1.7x)")
     for workers, shares in sorted(MOTO_BUSY.items()):
-        print(f"moto S3 server on a CPU for {statistics.median(shares):.0%} of the distributed"
-              f" run with {workers} worker(s) (it serves one request at a time)")
+        print(
+            f"moto S3 server on a CPU for {statistics.median(shares):.0%} of the distributed"
+            f" run with {workers} worker(s) (it serves one request at a time)"
+        )
 
 
 if __name__ == "__main__":

@@ -95,10 +95,19 @@ def measure(doc: Document, s: Sessions) -> Row:
     done, chapters = honoured(doc, {a for a, _ in s.ranges})
     share = (
         sum(RULES.min_pages <= n <= RULES.soft_max_pages for n in body) / len(body)
-        if body else None
+        if body
+        else None
     )
-    return Row(len(study), len(sizes) - len(study), share, min(body or study),
-               max(study), done, chapters, s.safe)
+    return Row(
+        len(study),
+        len(sizes) - len(study),
+        share,
+        min(body or study),
+        max(study),
+        done,
+        chapters,
+        s.safe,
+    )
 
 
 def load(name: str, ir_dir: Path | None) -> Document | None:
@@ -128,8 +137,10 @@ def main() -> None:
         if doc is None or doc.page_basis != "pdf" or len(chapter_starts(doc)) < 2:
             continue
         cands = score_candidates(doc, safe_candidates(doc))
-        outcomes = {o.after_id: o for o in
-                    review_all(review_tasks(doc, cands), doc.by_id(), make_reviewer("heuristic"))}
+        outcomes = {
+            o.after_id: o
+            for o in review_all(review_tasks(doc, cands), doc.by_id(), make_reviewer("heuristic"))
+        }
         t = time.perf_counter()
         best = plan_globally(doc, cands, outcomes, RULES)
         timing["global"] += time.perf_counter() - t
@@ -137,30 +148,38 @@ def main() -> None:
         greedy = plan_document(doc, cands, outcomes, RULES, HeuristicDecider())
         timing["greedy"] += time.perf_counter() - t
         pages_planned += doc.page_count
-        for label, s in (("global", from_plan(best)), ("greedy", from_plan(greedy, kinds=False)),
-                         ("naive", naive(doc))):
+        for label, s in (
+            ("global", from_plan(best)),
+            ("greedy", from_plan(greedy, kinds=False)),
+            ("naive", naive(doc)),
+        ):
             r = measure(doc, s)
             t_h, t_c, t_s, t_n = totals.setdefault(label, [0, 0, 0, 0])
-            totals[label] = [t_h + r.honoured, t_c + r.chapters, t_s + r.safe[0],
-                             t_n + r.safe[1]]
+            totals[label] = [t_h + r.honoured, t_c + r.chapters, t_s + r.safe[0], t_n + r.safe[1]]
             if r.share is not None:
                 shares.setdefault(label, []).append(r.share)
             runts[label] = runts.get(label, 0) + (r.smallest < RULES.min_pages)
             sessions = f"{r.sessions}" + (f" [{r.reference}]" if r.reference else "")
             share = "n/a" if r.share is None else f"{r.share:.0%}"
-            print(f"{name[:27]:<28}{label:<8}{sessions:>12}{share:>7}{r.smallest:>5g}"
-                  f"{r.largest:>5g}{f'{r.honoured}/{r.chapters}':>10}"
-                  f"{f'{r.safe[0]}/{r.safe[1]}':>11}")
+            print(
+                f"{name[:27]:<28}{label:<8}{sessions:>12}{share:>7}{r.smallest:>5g}"
+                f"{r.largest:>5g}{f'{r.honoured}/{r.chapters}':>10}"
+                f"{f'{r.safe[0]}/{r.safe[1]}':>11}"
+            )
     print()
     for label, (h, c, safe, n) in totals.items():
         mean = sum(shares.get(label, [])) / max(len(shares.get(label, [])), 1)
-        print(f"{label:<7} chapter starts honoured {h}/{c} ({h / max(c, 1):.0%}); mean share "
-              f"of 5-13-page study sessions {mean:.0%}; documents with a session under "
-              f"{RULES.min_pages:g} pages (not the last): {runts[label]}; cuts at a safe "
-              f"candidate {safe}/{n}")
+        print(
+            f"{label:<7} chapter starts honoured {h}/{c} ({h / max(c, 1):.0%}); mean share "
+            f"of 5-13-page study sessions {mean:.0%}; documents with a session under "
+            f"{RULES.min_pages:g} pages (not the last): {runts[label]}; cuts at a safe "
+            f"candidate {safe}/{n}"
+        )
     for label, secs in timing.items():
-        print(f"{label} planning: {secs:.1f} s for {pages_planned} pages "
-              f"({pages_planned / max(secs, 1e-9):.0f} pages/s)")
+        print(
+            f"{label} planning: {secs:.1f} s for {pages_planned} pages "
+            f"({pages_planned / max(secs, 1e-9):.0f} pages/s)"
+        )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory {peak:.0f} MB")
 

@@ -124,8 +124,20 @@ def run_quire(docx: Path, work: Path) -> tuple[Document, list[str]] | str:
     env = dict(os.environ, QUIRE_STORE_URL=str(work / "store"), QUIRE_STATE_DIR=str(work))
     env.pop("QUIRE_BROKER_URL", None)
     env.pop("QUIRE_REDIS_URL", None)
-    cmd = [sys.executable, "-m", "quire.orchestrator.cli", "run", "--input", str(docx),
-           "--out", str(out), "--backend", "heuristic", "--processes", "1"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "quire.orchestrator.cli",
+        "run",
+        "--input",
+        str(docx),
+        "--out",
+        str(out),
+        "--backend",
+        "heuristic",
+        "--processes",
+        "1",
+    ]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         return done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "no output"
@@ -136,9 +148,7 @@ def run_quire(docx: Path, work: Path) -> tuple[Document, list[str]] | str:
 def checked_ends(ir: Document, choi: ChoiDocument) -> list[int]:
     """Word count after each paragraph, from the IR (what Quire measures); the IR must be
     exactly the document's paragraphs, or the true boundaries would not map."""
-    if len(ir.elements) != len(choi.paragraphs) or any(
-        e.type != "paragraph" for e in ir.elements
-    ):
+    if len(ir.elements) != len(choi.paragraphs) or any(e.type != "paragraph" for e in ir.elements):
         kinds = sorted({e.type for e in ir.elements})
         raise RuntimeError(
             f"{choi.name}: IR has {len(ir.elements)} elements ({kinds}), the DOCX "
@@ -200,20 +210,32 @@ def evaluate(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5, help="documents per variant")
-    ap.add_argument("--variants", nargs="+", default=["documents", "chapters"],
-                    choices=["documents", "chapters"])
+    ap.add_argument(
+        "--variants",
+        nargs="+",
+        default=["documents", "chapters"],
+        choices=["documents", "chapters"],
+    )
     ap.add_argument("--tolerance", type=int, default=150, help="words")
     ap.add_argument("--no-plan", action="store_true", help="skip `quire run` (scorer only)")
-    ap.add_argument("--cache", type=Path, default=None,
-                    help="folder to keep the parsed corpus IRs in between runs")
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="folder to keep the parsed corpus IRs in between runs",
+    )
     args = ap.parse_args()
     started = time.perf_counter()
-    names = sorted(set(DOCUMENTS if "documents" in args.variants else [])
-                   | set(BOOKS if "chapters" in args.variants else []))
+    names = sorted(
+        set(DOCUMENTS if "documents" in args.variants else [])
+        | set(BOOKS if "chapters" in args.variants else [])
+    )
     sources = parsed_sources(names, args.cache)
     docs = choi_documents(args.variants, args.seeds, sources)
-    print(f"built {len(docs)} documents from {len(sources)} sources in "
-          f"{time.perf_counter() - started:.1f}s; recall within {args.tolerance} words")
+    print(
+        f"built {len(docs)} documents from {len(sources)} sources in "
+        f"{time.perf_counter() - started:.1f}s; recall within {args.tolerance} words"
+    )
     methods = [m for m in METHODS if m != "plan" or not args.no_plan]
     rows: dict[str, dict[str, list[Result]]] = {}
     timing: dict[str, list[float]] = {}
@@ -223,25 +245,36 @@ def main() -> None:
             for what, seconds in times.items():
                 timing.setdefault(what, []).append(seconds)
             pages = [f"{s.pages:.1f}" for s in choi.segments]
-            print(f"\n{choi.name}: {len(choi.segments)} segments of {', '.join(pages)} pages, "
-                  f"{len(choi.segments) - 1} switches")
+            print(
+                f"\n{choi.name}: {len(choi.segments)} segments of {', '.join(pages)} pages, "
+                f"{len(choi.segments) - 1} switches"
+            )
             for m in methods:
                 r = results[m]
                 rows.setdefault(choi.variant, {}).setdefault(m, []).append(r)
-                print(f"  {m:10s} recall {r.recall:5.0%}  Pk {r.pk:.3f}  WindowDiff "
-                      f"{r.wd:.3f}  ({r.cuts} cuts)"
-                      + (f"  RUN FAILED: {r.failure}" if r.failure else ""))
+                print(
+                    f"  {m:10s} recall {r.recall:5.0%}  Pk {r.pk:.3f}  WindowDiff "
+                    f"{r.wd:.3f}  ({r.cuts} cuts)"
+                    + (f"  RUN FAILED: {r.failure}" if r.failure else "")
+                )
     print("\nmeans")
     for variant, by_method in rows.items():
         for m in methods:
             rs = by_method[m]
-            print(f"  {variant:9s} {m:10s} recall {_mean(rs, lambda r: r.recall):5.1%}  "
-                  f"Pk {_mean(rs, lambda r: r.pk):.3f}  WindowDiff "
-                  f"{_mean(rs, lambda r: r.wd):.3f}  (n={len(rs)}"
-                  + (f", {failed} failed runs)" if (failed := sum(bool(r.failure) for r in rs))
-                     else ")"))
-    print("\nmedian seconds per document: " + ", ".join(
-        f"{what} {statistics.median(v):.3f}" for what, v in timing.items()))
+            print(
+                f"  {variant:9s} {m:10s} recall {_mean(rs, lambda r: r.recall):5.1%}  "
+                f"Pk {_mean(rs, lambda r: r.pk):.3f}  WindowDiff "
+                f"{_mean(rs, lambda r: r.wd):.3f}  (n={len(rs)}"
+                + (
+                    f", {failed} failed runs)"
+                    if (failed := sum(bool(r.failure) for r in rs))
+                    else ")"
+                )
+            )
+    print(
+        "\nmedian seconds per document: "
+        + ", ".join(f"{what} {statistics.median(v):.3f}" for what, v in timing.items())
+    )
 
 
 def _mean(results: list[Result], field: Callable[[Result], float]) -> float:

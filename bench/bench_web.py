@@ -55,6 +55,7 @@ def get(client: httpx.Client, path: str, **headers: str) -> Callable[[], httpx.R
         r = client.get(path, headers=headers)
         assert r.status_code in (200, 304), (path, r.status_code, r.text[:200])
         return r
+
     return call
 
 
@@ -73,8 +74,11 @@ def prepare(rt: Runtime, source: Path) -> str:
     dispatcher_for(rt).drive([s.doc_id])
     s = rt.repo.load(s.doc_id)
     assert s.state == "complete", (s.state, s.error)
-    how = "processed before" if was == "complete" else \
-        f"processed now in {time.perf_counter() - started:.0f} s"
+    how = (
+        "processed before"
+        if was == "complete"
+        else f"processed now in {time.perf_counter() - started:.0f} s"
+    )
     print(f"{source.name}: {s.page_count} pages, complete ({how}; store {rt.store.url})")
     return s.doc_id
 
@@ -82,8 +86,7 @@ def prepare(rt: Runtime, source: Path) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--doc", default="r-fullrefman.pdf")
-    ap.add_argument("--state", type=Path,
-                    default=Path(tempfile.gettempdir()) / "quire-bench-web")
+    ap.add_argument("--state", type=Path, default=Path(tempfile.gettempdir()) / "quire-bench-web")
     ap.add_argument("--repeat", type=int, default=15)
     args = ap.parse_args()
     env = Environment(store_url=str(args.state / "store"), state_dir=args.state / "state")
@@ -92,9 +95,12 @@ def main() -> None:
     session = rt.repo.load(doc_id)
     n = args.repeat
 
-    with WebServer({"QUIRE_STORE_URL": env.store_url,
-                    "QUIRE_STATE_DIR": str(env.state_dir)}) as server, \
-            server.client(token=None) as client:
+    with (
+        WebServer(
+            {"QUIRE_STORE_URL": env.store_url, "QUIRE_STATE_DIR": str(env.state_dir)}
+        ) as server,
+        server.client(token=None) as client,
+    ):
         assert server.proc is not None
         health = timings(get(client, "/v1/health"), n)
         first_doc = timings(get(client, f"/documents/{doc_id}"), 1)[0]
@@ -110,13 +116,17 @@ def main() -> None:
         start = session.page_count // 2
         order = [*range(start, session.page_count + 1), *range(1, start)]
         pages = [p for p in order if not rt.store.exists(image_key(doc_id, p, DEFAULT_DPI))][:n]
-        first_img = [timings(get(client, f"/v1/documents/{doc_id}/pages/{p}.png"), 1)[0]
-                     for p in pages]
-        cached = [timings(get(client, f"/v1/documents/{doc_id}/pages/{p}.png"), 1)[0]
-                  for p in pages or [start]]
+        first_img = [
+            timings(get(client, f"/v1/documents/{doc_id}/pages/{p}.png"), 1)[0] for p in pages
+        ]
+        cached = [
+            timings(get(client, f"/v1/documents/{doc_id}/pages/{p}.png"), 1)[0]
+            for p in pages or [start]
+        ]
         tag = client.get(f"/v1/documents/{doc_id}/pages/{start}.png").headers["etag"]
-        revalidate = timings(get(client, f"/v1/documents/{doc_id}/pages/{start}.png",
-                                 **{"if-none-match": tag}), n)
+        revalidate = timings(
+            get(client, f"/v1/documents/{doc_id}/pages/{start}.png", **{"if-none-match": tag}), n
+        )
         rss = peak_rss_mb(server.proc.pid)
 
     with rt.file(session.source_key) as path:
@@ -131,18 +141,26 @@ def main() -> None:
     med = statistics.median
     print(f"\nmedians of {n} requests over HTTP on loopback (server: quire serve, embedded)")
     print(f"  baseline  GET /v1/health                     {ms(med(health))}")
-    print(f"  document page, first request                 {ms(first_doc)}   "
-          f"({size / 1e6:.2f} MB of HTML, {sessions} sessions)")
-    print(f"  document page, warm                          {ms(med(warm_doc))}   "
-          f"target < 1000 ms: {'met' if max(first_doc, med(warm_doc)) < 1 else 'MISSED'}")
+    print(
+        f"  document page, first request                 {ms(first_doc)}   "
+        f"({size / 1e6:.2f} MB of HTML, {sessions} sessions)"
+    )
+    print(
+        f"  document page, warm                          {ms(med(warm_doc))}   "
+        f"target < 1000 ms: {'met' if max(first_doc, med(warm_doc)) < 1 else 'MISSED'}"
+    )
     print(f"  plan JSON                                    {ms(med(plan))}")
     print(f"  session page {middle:<4}                            {ms(med(session_page))}")
     if first_img:
-        print(f"  page image, first request (render + store)   {ms(med(first_img))}   "
-              f"({len(first_img)} pages)")
+        print(
+            f"  page image, first request (render + store)   {ms(med(first_img))}   "
+            f"({len(first_img)} pages)"
+        )
     print(f"  baseline  bare PyMuPDF render, 110 dpi       {ms(med(bare))}")
-    print(f"  page image, cached                           {ms(med(cached))}   "
-          f"target < 100 ms: {'met' if med(cached) < 0.1 else 'MISSED'}")
+    print(
+        f"  page image, cached                           {ms(med(cached))}   "
+        f"target < 100 ms: {'met' if med(cached) < 0.1 else 'MISSED'}"
+    )
     print(f"  page image, 304 revalidation                 {ms(med(revalidate))}")
     print(f"  server peak RSS {rss:.0f} MB; this process {peak_rss_mb(os.getpid()):.0f} MB")
 

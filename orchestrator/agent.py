@@ -48,19 +48,23 @@ class Snapshot(BaseModel):
     context: dict[str, Any] | None  # None: nothing left to decide at this step
 
 
-def _session(rt: Runtime, doc_id: str, revision: int | None = None,
-             states: tuple[str, ...] = ()) -> Session:
+def _session(
+    rt: Runtime, doc_id: str, revision: int | None = None, states: tuple[str, ...] = ()
+) -> Session:
     s = rt.repo.load(doc_id)
     if revision is not None and s.revision != revision:
-        raise ConflictError(f"document is at revision {s.revision}, not {revision}: "
-                            "re-read the context and decide again")
+        raise ConflictError(
+            f"document is at revision {s.revision}, not {revision}: "
+            "re-read the context and decide again"
+        )
     if states and s.state not in states:
         raise ValidationFailedError(f"document is {s.state}; this needs {' or '.join(states)}")
     return s
 
 
-def _planning_inputs(rt: Runtime, s: Session) -> tuple[Document, list[Candidate],
-                                                        dict[str, ReviewOutcome]]:
+def _planning_inputs(
+    rt: Runtime, s: Session
+) -> tuple[Document, list[Candidate], dict[str, ReviewOutcome]]:
     doc = steps.load_doc(rt, s)
     candidates = _candidates.validate_json(rt.store.get(steps.work(s, "candidates.json")))
     outcomes = {o.after_id: o for o in steps.load_outcomes(rt, s)}
@@ -74,19 +78,32 @@ def _agent_boundaries(rt: Runtime, s: Session) -> list[Boundary]:
 
 # --- boundaries ----------------------------------------------------------------------------
 
+
 def boundary_context(rt: Runtime, doc_id: str) -> Snapshot:
     from quire.workers.boundaries.planner import boundary_context as context_for
 
     s = _session(rt, doc_id, states=("awaiting_decision",))
     doc, candidates, outcomes = _planning_inputs(rt, s)
     ctx = context_for(doc, candidates, outcomes, s.settings.plan, _agent_boundaries(rt, s))
-    return Snapshot(doc_id=doc_id, revision=s.revision, state=s.state,
-                    context=ctx.model_dump(mode="json") if ctx else None)
+    return Snapshot(
+        doc_id=doc_id,
+        revision=s.revision,
+        state=s.state,
+        context=ctx.model_dump(mode="json") if ctx else None,
+    )
 
 
-def commit_boundary(rt: Runtime, doc_id: str, *, revision: int, action: str,
-                    element_id: str | None, reason: str, evidence: list[str],
-                    decider: str = "agent") -> Snapshot:
+def commit_boundary(
+    rt: Runtime,
+    doc_id: str,
+    *,
+    revision: int,
+    action: str,
+    element_id: str | None,
+    reason: str,
+    evidence: list[str],
+    decider: str = "agent",
+) -> Snapshot:
     """Validate and record one decision; when the plan is complete, write it and send the
     document on to writing."""
     from quire.workers.boundaries.decisions import Decision
@@ -98,13 +115,16 @@ def commit_boundary(rt: Runtime, doc_id: str, *, revision: int, action: str,
 
     s = _session(rt, doc_id, revision, states=("awaiting_decision",))
     doc, candidates, outcomes = _planning_inputs(rt, s)
-    decision = Decision(action=action, element_id=element_id, reason=reason,
-                        evidence=evidence, decider=decider)
+    decision = Decision(
+        action=action, element_id=element_id, reason=reason, evidence=evidence, decider=decider
+    )
     so_far = _agent_boundaries(rt, s)
     settings = s.settings.plan
     after = apply_decision(doc, candidates, outcomes, settings, so_far, decision)
-    after = [b if b.revision is not None else b.model_copy(update={"revision": s.revision})
-             for b in after]
+    after = [
+        b if b.revision is not None else b.model_copy(update={"revision": s.revision})
+        for b in after
+    ]
     key = steps.work(s, f"agent/boundaries-{s.revision + 1:08d}.json")
     rt.store.put(key, _boundaries.dump_json(after))
     s.done["agent-boundaries"] = key
@@ -113,8 +133,12 @@ def commit_boundary(rt: Runtime, doc_id: str, *, revision: int, action: str,
         plan = plan_from_boundaries(doc, settings, after)
         s.artifacts["plan"] = steps.save_plan(rt, s, plan)
         s.enter("writing", time.time())
-    new = rt.repo.commit(s, expected=revision, actor=f"agent:{decider}",
-                         why=f"boundary {action} {element_id or ''}".strip())
+    new = rt.repo.commit(
+        s,
+        expected=revision,
+        actor=f"agent:{decider}",
+        why=f"boundary {action} {element_id or ''}".strip(),
+    )
     return boundary_context_or_done(rt, new)
 
 
@@ -134,10 +158,10 @@ def finish_plan(rt: Runtime, doc_id: str, *, revision: int) -> Snapshot:
     doc, candidates, outcomes = _planning_inputs(rt, s)
     so_far = _agent_boundaries(rt, s)
     if context_for(doc, candidates, outcomes, s.settings.plan, so_far) is not None:
-        raise ValidationFailedError("boundary decisions are still open: read the boundary "
-                                    "context and commit them first")
-    s.artifacts["plan"] = steps.save_plan(rt, s, plan_from_boundaries(doc, s.settings.plan,
-                                                                      so_far))
+        raise ValidationFailedError(
+            "boundary decisions are still open: read the boundary context and commit them first"
+        )
+    s.artifacts["plan"] = steps.save_plan(rt, s, plan_from_boundaries(doc, s.settings.plan, so_far))
     s.enter("writing", time.time())
     new = rt.repo.commit(s, expected=revision, actor="agent", why="plan complete")
     return Snapshot(doc_id=doc_id, revision=new.revision, state=new.state, context=None)
@@ -195,15 +219,19 @@ class AgentVote(ReviewAnswer):
     """One role's vote on one transition (the fields an LLM reviewer answers, plus which)."""
 
     after_id: str = Field(description="the transition voted on (a review item's after_id)")
-    role: ReviewRole = Field(description="transition, continuity or adjudicator: answer the "
-                             "question of that role (see the batch's roles)")
+    role: ReviewRole = Field(
+        description="transition, continuity or adjudicator: answer the "
+        "question of that role (see the batch's roles)"
+    )
 
 
 def _review_session(rt: Runtime, doc_id: str, revision: int | None = None) -> Session:
     s = _session(rt, doc_id, revision, states=("awaiting_decision",))
     if "agent-boundaries" in s.done:
-        raise ValidationFailedError("topic reviews can change only before the first boundary "
-                                    "is committed; boundaries are being decided already")
+        raise ValidationFailedError(
+            "topic reviews can change only before the first boundary "
+            "is committed; boundaries are being decided already"
+        )
     return s
 
 
@@ -215,10 +243,17 @@ def merged_outcomes(rt: Runtime, s: Session, tasks: list[ReviewTask]) -> list[Re
     """The pipeline's review outcomes with the session's review layers on top."""
     from quire.workers.review import combine
 
-    layers = [[o for key in sorted(rt.store.list(steps.work(s, "reviews/")))
-               for o in _outcomes.validate_json(rt.store.get(key))]]
-    layers += [_outcomes.validate_json(rt.store.get(s.done[k]))
-               for k in sorted(k for k in s.done if k.startswith(_LAYER))]
+    layers = [
+        [
+            o
+            for key in sorted(rt.store.list(steps.work(s, "reviews/")))
+            for o in _outcomes.validate_json(rt.store.get(key))
+        ]
+    ]
+    layers += [
+        _outcomes.validate_json(rt.store.get(s.done[k]))
+        for k in sorted(k for k in s.done if k.startswith(_LAYER))
+    ]
     votes: dict[str, dict[str, ReviewVote]] = {t.after_id: {} for t in tasks}
     failures: dict[str, dict[str, ReviewFailure]] = {t.after_id: {} for t in tasks}
     for layer in layers:
@@ -231,20 +266,28 @@ def merged_outcomes(rt: Runtime, s: Session, tasks: list[ReviewTask]) -> list[Re
             for f in o.failures:
                 if f.role not in votes[o.after_id]:
                     failures[o.after_id][f.role] = f
-    return [combine(a, [vs[r] for r in REVIEW_ROLES if r in vs], list(failures[a].values()))
-            for a, vs in votes.items()]
+    return [
+        combine(a, [vs[r] for r in REVIEW_ROLES if r in vs], list(failures[a].values()))
+        for a, vs in votes.items()
+    ]
 
 
 def summarize_reviews(outcomes: list[ReviewOutcome]) -> ReviewSummary:
     by_agent = sum(any(v.backend == AGENT_REVIEWER for v in o.votes) for o in outcomes)
-    count = {d: sum(o.decision == d for o in outcomes)
-             for d in ("confirmed_change", "continuity", "uncertain", "failed")}
-    return ReviewSummary(tasks=len(outcomes), agent_reviewed=by_agent,
-                         pending=len(outcomes) - by_agent,
-                         confirmed_changes=count["confirmed_change"],
-                         continuity=count["continuity"], uncertain=count["uncertain"],
-                         failed=count["failed"],
-                         reviewers=sorted({v.backend for o in outcomes for v in o.votes}))
+    count = {
+        d: sum(o.decision == d for o in outcomes)
+        for d in ("confirmed_change", "continuity", "uncertain", "failed")
+    }
+    return ReviewSummary(
+        tasks=len(outcomes),
+        agent_reviewed=by_agent,
+        pending=len(outcomes) - by_agent,
+        confirmed_changes=count["confirmed_change"],
+        continuity=count["continuity"],
+        uncertain=count["uncertain"],
+        failed=count["failed"],
+        reviewers=sorted({v.backend for o in outcomes for v in o.votes}),
+    )
 
 
 def _shown(elements: list[Element], *, before: bool) -> list[ReviewElement]:
@@ -262,16 +305,18 @@ def _shown(elements: list[Element], *, before: bool) -> list[ReviewElement]:
     return list(reversed(shown)) if before else shown
 
 
-def review_batch(rt: Runtime, doc_id: str, *, size: int = 5,
-                 after_ids: list[str] | None = None) -> Snapshot:
+def review_batch(
+    rt: Runtime, doc_id: str, *, size: int = 5, after_ids: list[str] | None = None
+) -> Snapshot:
     """The next transitions without an agent vote (or the ones named), with their text."""
     from quire.workers.review.prompts import ROLE_BRIEFS, SYSTEM_COMMON
 
     s = _review_session(rt, doc_id)
     tasks = _review_tasks(rt, s)
     outcomes = {o.after_id: o for o in merged_outcomes(rt, s, tasks)}
-    mine = {a: [v.role for v in o.votes if v.backend == AGENT_REVIEWER]
-            for a, o in outcomes.items()}
+    mine = {
+        a: [v.role for v in o.votes if v.backend == AGENT_REVIEWER] for a, o in outcomes.items()
+    }
     if after_ids:
         unknown = sorted(set(after_ids) - set(mine))
         if unknown:
@@ -280,19 +325,31 @@ def review_batch(rt: Runtime, doc_id: str, *, size: int = 5,
     else:
         chosen = [t for t in tasks if not mine[t.after_id]][:size]
     elements = steps.load_doc(rt, s).by_id()
-    items = [ReviewItem(after_id=t.after_id, score=t.score,
-                        before=_shown([elements[i] for i in t.left_ids], before=True),
-                        after=_shown([elements[i] for i in t.right_ids], before=False),
-                        evidence_left_ids=t.left_ids, evidence_right_ids=t.right_ids,
-                        agent_roles=mine[t.after_id]) for t in chosen]
-    batch = ReviewBatch(instructions=SYSTEM_COMMON, roles=dict(ROLE_BRIEFS), tasks=len(tasks),
-                        pending=sum(not r for r in mine.values()), items=items)
-    return Snapshot(doc_id=doc_id, revision=s.revision, state=s.state,
-                    context=batch.model_dump(mode="json"))
+    items = [
+        ReviewItem(
+            after_id=t.after_id,
+            score=t.score,
+            before=_shown([elements[i] for i in t.left_ids], before=True),
+            after=_shown([elements[i] for i in t.right_ids], before=False),
+            evidence_left_ids=t.left_ids,
+            evidence_right_ids=t.right_ids,
+            agent_roles=mine[t.after_id],
+        )
+        for t in chosen
+    ]
+    batch = ReviewBatch(
+        instructions=SYSTEM_COMMON,
+        roles=dict(ROLE_BRIEFS),
+        tasks=len(tasks),
+        pending=sum(not r for r in mine.values()),
+        items=items,
+    )
+    return Snapshot(
+        doc_id=doc_id, revision=s.revision, state=s.state, context=batch.model_dump(mode="json")
+    )
 
 
-def commit_reviews(rt: Runtime, doc_id: str, votes: list[AgentVote], *,
-                   revision: int) -> Snapshot:
+def commit_reviews(rt: Runtime, doc_id: str, votes: list[AgentVote], *, revision: int) -> Snapshot:
     """Validate the agent's votes like an LLM reviewer's (evidence ids from the side they are
     cited for, both sides cited, a specific reason) and store them; all or nothing."""
     from quire.workers.review import InvalidVote, combine, validate_answer
@@ -318,13 +375,21 @@ def commit_reviews(rt: Runtime, doc_id: str, votes: list[AgentVote], *,
                 problems.append(f"{where}: {exc}")
     if problems:
         raise ValidationFailedError("votes refused, nothing was stored: " + "; ".join(problems))
-    layer = [combine(a, [v for v in accepted if v.after_id == a])
-             for a in dict.fromkeys(v.after_id for v in accepted)]
+    layer = [
+        combine(a, [v for v in accepted if v.after_id == a])
+        for a in dict.fromkeys(v.after_id for v in accepted)
+    ]
     return _commit_layer(rt, s, layer, revision, why=f"{len(accepted)} agent review votes")
 
 
-def run_reviews(rt: Runtime, doc_id: str, *, revision: int, backend: str | None = None,
-                after_ids: list[str] | None = None) -> Snapshot:
+def run_reviews(
+    rt: Runtime,
+    doc_id: str,
+    *,
+    revision: int,
+    backend: str | None = None,
+    after_ids: list[str] | None = None,
+) -> Snapshot:
     """Have a backend (default: the document's) review the transitions named, or every one
     without an agent vote, all roles in parallel; its votes replace earlier backend votes."""
     from quire.workers.review import make_reviewer, review_all
@@ -337,27 +402,39 @@ def run_reviews(rt: Runtime, doc_id: str, *, revision: int, backend: str | None 
             raise ValidationFailedError(f"{unknown} are not transitions under review")
         chosen = [t for t in tasks if t.after_id in set(after_ids)]
     else:
-        agent = {o.after_id for o in merged_outcomes(rt, s, tasks)
-                 if any(v.backend == AGENT_REVIEWER for v in o.votes)}
+        agent = {
+            o.after_id
+            for o in merged_outcomes(rt, s, tasks)
+            if any(v.backend == AGENT_REVIEWER for v in o.votes)
+        }
         chosen = [t for t in tasks if t.after_id not in agent]
     if not chosen:
-        return Snapshot(doc_id=doc_id, revision=s.revision, state=s.state,
-                        context=_sync_report(rt, s).model_dump(mode="json"))
+        return Snapshot(
+            doc_id=doc_id,
+            revision=s.revision,
+            state=s.state,
+            context=_sync_report(rt, s).model_dump(mode="json"),
+        )
     name = backend or s.settings.backend
     layer = review_all(chosen, steps.load_doc(rt, s).by_id(), make_reviewer(name))
     return _commit_layer(rt, s, layer, revision, why=f"{name} reviewed {len(chosen)} transitions")
 
 
-def _commit_layer(rt: Runtime, s: Session, layer: list[ReviewOutcome], revision: int, *,
-                  why: str) -> Snapshot:
+def _commit_layer(
+    rt: Runtime, s: Session, layer: list[ReviewOutcome], revision: int, *, why: str
+) -> Snapshot:
     name = f"{_LAYER}{revision + 1:08d}"
     key = steps.work(s, f"agent/{name.removeprefix('agent-')}.json")
     rt.store.put(key, _outcomes.dump_json(layer))
     s.done[name] = key
     new = rt.repo.commit(s, expected=revision, actor=f"agent:{AGENT_REVIEWER}", why=why)
     summary = _sync_report(rt, rt.repo.load(s.doc_id))
-    return Snapshot(doc_id=s.doc_id, revision=new.revision, state=new.state,
-                    context=summary.model_dump(mode="json"))
+    return Snapshot(
+        doc_id=s.doc_id,
+        revision=new.revision,
+        state=new.state,
+        context=summary.model_dump(mode="json"),
+    )
 
 
 def _sync_report(rt: Runtime, s: Session) -> ReviewSummary:
@@ -367,20 +444,24 @@ def _sync_report(rt: Runtime, s: Session) -> ReviewSummary:
     report = {
         "doc_id": s.doc_id,
         "backend": s.settings.backend,
-        "candidates": len(_candidates.validate_json(
-            rt.store.get(steps.work(s, "candidates.json")))),
+        "candidates": len(
+            _candidates.validate_json(rt.store.get(steps.work(s, "candidates.json")))
+        ),
         "reviewed": len(outcomes),
         "confirmed_changes": summary.confirmed_changes,
         "failed": summary.failed,
         "reviewers": summary.reviewers,
         "outcomes": _outcomes.dump_python(outcomes, mode="json"),
     }
-    rt.store.put(steps.out(s, "semantic-review-report.json"),
-                 json.dumps(report, ensure_ascii=False, sort_keys=True).encode())
+    rt.store.put(
+        steps.out(s, "semantic-review-report.json"),
+        json.dumps(report, ensure_ascii=False, sort_keys=True).encode(),
+    )
     return summary
 
 
 # --- chunks and analyses -------------------------------------------------------------------
+
 
 def _plan(rt: Runtime, s: Session) -> Plan:
     return steps.load_plan(rt, s)
@@ -412,12 +493,20 @@ def analysis_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
     _chunk(plan, chunk)
     ctx = build_context(doc, plan, chunk, candidates=candidates)
     rt.store.put(steps.work(s, f"agent/read/{ctx.first_id}-{ctx.last_id}"), b"")
-    return Snapshot(doc_id=doc_id, revision=s.revision, state=s.state,
-                    context=ctx.model_dump(mode="json"))
+    return Snapshot(
+        doc_id=doc_id, revision=s.revision, state=s.state, context=ctx.model_dump(mode="json")
+    )
 
 
-def commit_analysis(rt: Runtime, doc_id: str, chunk: int, answer: dict[str, Any], *,
-                    revision: int, backend: str = "agent") -> ChunkAnalysis:
+def commit_analysis(
+    rt: Runtime,
+    doc_id: str,
+    chunk: int,
+    answer: dict[str, Any],
+    *,
+    revision: int,
+    backend: str = "agent",
+) -> ChunkAnalysis:
     """Validate an agent's analysis like an LLM's, store it, and send the document back
     through analysing (retitle, rewrite, verify, index)."""
     from quire.workers.analysis import AnalysisAnswer, build_context, validate_answer
@@ -427,18 +516,20 @@ def commit_analysis(rt: Runtime, doc_id: str, chunk: int, answer: dict[str, Any]
     plan = _plan(rt, s)
     c = _chunk(plan, chunk)
     ctx = build_context(doc, plan, chunk, candidates=candidates)
-    others = [a for o in plan.chunks if o.number != chunk
-              and isinstance(a := steps.load_analysis(rt, s, o), ChunkAnalysis)]
-    analysis = validate_answer(AnalysisAnswer.model_validate(answer), ctx, backend,
-                               others=others)
+    others = [
+        a
+        for o in plan.chunks
+        if o.number != chunk and isinstance(a := steps.load_analysis(rt, s, o), ChunkAnalysis)
+    ]
+    analysis = validate_answer(AnalysisAnswer.model_validate(answer), ctx, backend, others=others)
     rt.store.put(steps.analysis_key(s, c), analysis.model_dump_json().encode())
     s.enter("analysing", time.time())
-    rt.repo.commit(s, expected=revision, actor=f"agent:{backend}",
-                   why=f"analysis of chunk {chunk}")
+    rt.repo.commit(s, expected=revision, actor=f"agent:{backend}", why=f"analysis of chunk {chunk}")
     return analysis
 
 
 # --- repair --------------------------------------------------------------------------------
+
 
 def repair_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
     from quire.workers.analysis import repair_context as context_for
@@ -446,12 +537,21 @@ def repair_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
     s = _session(rt, doc_id, states=("complete", "analysing", "indexing"))
     doc, candidates, _ = _planning_inputs(rt, s)
     ctx = context_for(doc, _plan(rt, s), candidates, chunk)
-    return Snapshot(doc_id=doc_id, revision=s.revision, state=s.state,
-                    context=ctx.model_dump(mode="json"))
+    return Snapshot(
+        doc_id=doc_id, revision=s.revision, state=s.state, context=ctx.model_dump(mode="json")
+    )
 
 
-def repair_boundary(rt: Runtime, doc_id: str, chunk: int, *, revision: int, element_id: str,
-                    reason: str, decider: str = "agent") -> Plan:
+def repair_boundary(
+    rt: Runtime,
+    doc_id: str,
+    chunk: int,
+    *,
+    revision: int,
+    element_id: str,
+    reason: str,
+    decider: str = "agent",
+) -> Plan:
     """Split one chunk at a listed inner candidate (never a merge or a moved boundary)."""
     from quire.workers.analysis import RepairChoice, split_chunk, validate_repair_choice
     from quire.workers.analysis import repair_context as context_for
@@ -460,29 +560,41 @@ def repair_boundary(rt: Runtime, doc_id: str, chunk: int, *, revision: int, elem
     doc, candidates, _ = _planning_inputs(rt, s)
     plan = _plan(rt, s)
     ctx = context_for(doc, plan, candidates, chunk)
-    choice = validate_repair_choice(ctx, RepairChoice(after_id=element_id, reason=reason,
-                                                      decider=decider))
+    choice = validate_repair_choice(
+        ctx, RepairChoice(after_id=element_id, reason=reason, decider=decider)
+    )
     new_plan = split_chunk(doc, plan, chunk, choice.after_id, choice.reason, choice.decider)
     s.artifacts["plan"] = steps.replace_plan(rt, s, new_plan)
     s.enter("writing", time.time())
-    rt.repo.commit(s, expected=revision, actor=f"agent:{decider}",
-                   why=f"repair: split chunk {chunk} after {element_id}")
+    rt.repo.commit(
+        s,
+        expected=revision,
+        actor=f"agent:{decider}",
+        why=f"repair: split chunk {chunk} after {element_id}",
+    )
     return new_plan
 
 
 # --- study index ---------------------------------------------------------------------------
+
 
 def _index_context(rt: Runtime, s: Session, *, track_reads: bool) -> Any:
     from quire.shared.manifest import load_manifest
     from quire.workers.analysis import index_context as context_for
 
     plan = _plan(rt, s)
-    analyses = {c.number: a for c in plan.chunks
-                if isinstance(a := steps.load_analysis(rt, s, c), ChunkAnalysis)}
+    analyses = {
+        c.number: a
+        for c in plan.chunks
+        if isinstance(a := steps.load_analysis(rt, s, c), ChunkAnalysis)
+    }
     read = None
     if track_reads:
-        read = [c.number for c in plan.chunks
-                if rt.store.exists(steps.work(s, f"agent/read/{c.first_id}-{c.last_id}"))]
+        read = [
+            c.number
+            for c in plan.chunks
+            if rt.store.exists(steps.work(s, f"agent/read/{c.first_id}-{c.last_id}"))
+        ]
     manifest = load_manifest(rt.store.get(steps.out(s, "manifest.json")))
     return context_for(manifest, analyses, doc=steps.load_doc(rt, s), read=read)
 
@@ -490,12 +602,14 @@ def _index_context(rt: Runtime, s: Session, *, track_reads: bool) -> Any:
 def index_context(rt: Runtime, doc_id: str) -> Snapshot:
     s = _session(rt, doc_id, states=("complete", "indexing"))
     ctx = _index_context(rt, s, track_reads=True)
-    return Snapshot(doc_id=doc_id, revision=s.revision, state=s.state,
-                    context=ctx.model_dump(mode="json"))
+    return Snapshot(
+        doc_id=doc_id, revision=s.revision, state=s.state, context=ctx.model_dump(mode="json")
+    )
 
 
-def commit_index(rt: Runtime, doc_id: str, *, revision: int, en: str, fa: str,
-                 study_map: str) -> list[str]:
+def commit_index(
+    rt: Runtime, doc_id: str, *, revision: int, en: str, fa: str, study_map: str
+) -> list[str]:
     """Validate the agent's indexes (every chunk linked, real files, reading times, Persian
     in the fa index) and store them. Refused until every chunk's context was read."""
     from quire.workers.analysis import validate_index
@@ -503,8 +617,9 @@ def commit_index(rt: Runtime, doc_id: str, *, revision: int, en: str, fa: str,
     s = _session(rt, doc_id, revision, states=("complete", "indexing"))
     ctx = _index_context(rt, s, track_reads=True)
     if ctx.unread:
-        raise ValidationFailedError(f"indexes refused: chunks {ctx.unread} were never read "
-                                    "(analysis-context)")
+        raise ValidationFailedError(
+            f"indexes refused: chunks {ctx.unread} were never read (analysis-context)"
+        )
     validate_index(ctx, en=en, fa=fa, map=study_map)
     files = {"study-index-en.md": en, "study-index-fa.md": fa, "study-map.md": study_map}
     for name, text in files.items():

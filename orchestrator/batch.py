@@ -153,7 +153,13 @@ def create_batch(
             submitted.append((src, None, f"cannot read: {exc}"))
             continue
         session = submit_bytes(
-            rt, data, src.name, settings, actor="batch", rerun=rerun, path=src.path,
+            rt,
+            data,
+            src.name,
+            settings,
+            actor="batch",
+            rerun=rerun,
+            path=src.path,
             password=passwords.for_document(src.name, src.origin),
         )
         submitted.append((src, session.doc_id, None))
@@ -192,11 +198,7 @@ def load_batch(rt: Runtime, batch_id: str) -> BatchRecord:
 
 
 def list_batches(rt: Runtime) -> list[str]:
-    return [
-        keys.batch_id_of(k)
-        for k in rt.store.list(keys.BATCHES)
-        if k.endswith(".json")
-    ]
+    return [keys.batch_id_of(k) for k in rt.store.list(keys.BATCHES) if k.endswith(".json")]
 
 
 def find_batch(rt: Runtime, ident: str) -> str | None:
@@ -473,15 +475,24 @@ class _Follower:
                     if not report.passed:
                         self.folder_failures[item.out_name] = (
                             f"the exported folder {folder} failed verification: "
-                            f"{len(report.findings)} findings")
+                            f"{len(report.findings)} findings"
+                        )
                 except QuireError as exc:
                     self.folder_failures[item.out_name] = str(exc)
                 self.exported.add(item.out_name)
         if self.folder_failures:
-            docs = [d.model_copy(update={"verification": "failed", "error_code": "output_folder",
-                                         "error": self.folder_failures[i.out_name]})
-                    if i.out_name in self.folder_failures else d
-                    for i, d in zip(self.record.items, self.report.documents, strict=True)]
+            docs = [
+                d.model_copy(
+                    update={
+                        "verification": "failed",
+                        "error_code": "output_folder",
+                        "error": self.folder_failures[i.out_name],
+                    }
+                )
+                if i.out_name in self.folder_failures
+                else d
+                for i, d in zip(self.record.items, self.report.documents, strict=True)
+            ]
             self.report = self.report.model_copy(update={"documents": docs, "ok": False})
 
 
@@ -505,7 +516,8 @@ def run_batch(
         follower = _Follower(rt, record, view, out_dir)
         follower.tick(force=True)
         dispatcher_for(rt, processes=processes, poll=poll).drive(
-            record.doc_ids(), tick=follower.tick, timeout=timeout)
+            record.doc_ids(), tick=follower.tick, timeout=timeout
+        )
         report = follower.tick(force=True)
     if live and not console.is_terminal:
         console.line()  # the last frame ends without a newline
@@ -522,8 +534,14 @@ def start_detached(rt: Runtime, record: BatchRecord, *, processes: int | None = 
     log_dir = rt.env.state_dir / "batches"
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"{record.batch_id}.log"
-    argv = [sys.executable, "-m", "quire.orchestrator.cli", "batch-resume", record.batch_id,
-            "--quiet"]
+    argv = [
+        sys.executable,
+        "-m",
+        "quire.orchestrator.cli",
+        "batch-resume",
+        record.batch_id,
+        "--quiet",
+    ]
     if processes:
         argv += ["--processes", str(processes)]
     with open(log_path, "ab") as out:

@@ -32,26 +32,32 @@ def require_extra(extra: str, *modules: str) -> None:
     import importlib.util
 
     if any(importlib.util.find_spec(m) is None for m in modules):
-        raise NotInstalledError(f"this command needs the {extra} extra: "
-                                f"pip install 'quire[{extra}]'")
+        raise NotInstalledError(
+            f"this command needs the {extra} extra: pip install 'quire[{extra}]'"
+        )
 
 
 def clean_errors(fn: F) -> F:
     """Bad input and refused decisions print one clear line and exit non-zero."""
+
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except QuireError as exc:
-            err.print(f"[red]quire: error ({exc.code}):[/red] {escape(str(exc))}",
-                      highlight=False)  # escaped: "pip install 'quire[web]'" is not markup
+            err.print(
+                f"[red]quire: error ({exc.code}):[/red] {escape(str(exc))}", highlight=False
+            )  # escaped: "pip install 'quire[web]'" is not markup
             sys.exit(2)
+
     return wrapper  # type: ignore[return-value]
 
 
 force_option = click.option(
-    "--force", is_flag=True,
-    help="Write into a non-empty output folder that Quire did not write (its files stay).")
+    "--force",
+    is_flag=True,
+    help="Write into a non-empty output folder that Quire did not write (its files stay).",
+)
 
 
 @click.group()
@@ -91,62 +97,120 @@ def _ocr_lang(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 
 def ocr_options(fn: F) -> F:
-    for opt in reversed([
-        click.option("--ocr", type=click.Choice(["auto", "off", "force"]), default=None,
-                     help="OCR pages without a usable text layer (auto), every page that is "
-                          "not blank (force), or none (off) [auto]."),
-        click.option("--ocr-lang", default=None, metavar="LANGS", callback=_ocr_lang,
-                     help="Tesseract languages, e.g. eng+fas+chi_sim [eng]."),
-        click.option("--strict", is_flag=True,
-                     help="Fail a document with pages that end without text."),
-    ]):
+    for opt in reversed(
+        [
+            click.option(
+                "--ocr",
+                type=click.Choice(["auto", "off", "force"]),
+                default=None,
+                help="OCR pages without a usable text layer (auto), every page that is "
+                "not blank (force), or none (off) [auto].",
+            ),
+            click.option(
+                "--ocr-lang",
+                default=None,
+                metavar="LANGS",
+                callback=_ocr_lang,
+                help="Tesseract languages, e.g. eng+fas+chi_sim [eng].",
+            ),
+            click.option(
+                "--strict", is_flag=True, help="Fail a document with pages that end without text."
+            ),
+        ]
+    ):
         fn = opt(fn)
     return fn
 
 
 password_file_option = click.option(
-    "--password-file", type=click.Path(path_type=Path, exists=True, dir_okay=False),
-    default=None, help="The user password of password-protected PDFs (first line) "
-                       "[env QUIRE_PDF_PASSWORD].")
+    "--password-file",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    default=None,
+    help="The user password of password-protected PDFs (first line) [env QUIRE_PDF_PASSWORD].",
+)
 password_map_option = click.option(
-    "--password-map", type=click.Path(path_type=Path, exists=True, dir_okay=False),
-    default=None, help="JSON object of glob patterns (file name or origin) to passwords "
-                       "[env QUIRE_PDF_PASSWORD_MAP].")
+    "--password-map",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    default=None,
+    help="JSON object of glob patterns (file name or origin) to passwords "
+    "[env QUIRE_PDF_PASSWORD_MAP].",
+)
 
 
 def settings_options(fn: F) -> F:
-    for opt in reversed([
-        click.option("--output-format", type=click.Choice(["markdown", "pdf", "both"]),
-                     default="markdown", show_default=True),
-        click.option("--backend", type=click.Choice(["heuristic", "command", "openai",
-                                                     "anthropic"]), default=None,
-                     help="Review/decision backend [env QUIRE_REVIEW_BACKEND; heuristic]."),
-        click.option("--min-pages", type=float, default=5, show_default=True),
-        click.option("--max-pages", type=float, default=12, show_default=True),
-        click.option("--overlap-pages", type=int, default=1, show_default=True),
-    ]):
+    for opt in reversed(
+        [
+            click.option(
+                "--output-format",
+                type=click.Choice(["markdown", "pdf", "both"]),
+                default="markdown",
+                show_default=True,
+            ),
+            click.option(
+                "--backend",
+                type=click.Choice(["heuristic", "command", "openai", "anthropic"]),
+                default=None,
+                help="Review/decision backend [env QUIRE_REVIEW_BACKEND; heuristic].",
+            ),
+            click.option("--min-pages", type=float, default=5, show_default=True),
+            click.option("--max-pages", type=float, default=12, show_default=True),
+            click.option("--overlap-pages", type=int, default=1, show_default=True),
+        ]
+    ):
         fn = opt(fn)
     return ocr_options(fn)
 
 
 @main.command()
-@click.option("--input", "input_path", type=click.Path(path_type=Path, exists=True,
-                                                       dir_okay=False), required=True)
+@click.option(
+    "--input",
+    "input_path",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    required=True,
+)
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
 @settings_options
-@click.option("--processes", type=int, default=None,
-              help="Embedded mode: local worker processes (default: CPU count).")
-@click.option("--decider", type=click.Choice(["backend", "agent"]), default="backend",
-              show_default=True, help="agent: pause for boundary-context / commit-boundary.")
-@click.option("--rag", "rag_chars", type=int, default=None, metavar="MAX_CHARS",
-              help="Also write verified retrieval chunks (rag-chunks.jsonl) of this size.")
+@click.option(
+    "--processes",
+    type=int,
+    default=None,
+    help="Embedded mode: local worker processes (default: CPU count).",
+)
+@click.option(
+    "--decider",
+    type=click.Choice(["backend", "agent"]),
+    default="backend",
+    show_default=True,
+    help="agent: pause for boundary-context / commit-boundary.",
+)
+@click.option(
+    "--rag",
+    "rag_chars",
+    type=int,
+    default=None,
+    metavar="MAX_CHARS",
+    help="Also write verified retrieval chunks (rag-chunks.jsonl) of this size.",
+)
 @password_file_option
 @force_option
 @clean_errors
-def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None,
-        min_pages: float, max_pages: float, overlap_pages: int, ocr: str | None,
-        ocr_lang: str | None, strict: bool, processes: int | None, decider: str,
-        rag_chars: int | None, password_file: Path | None, force: bool) -> None:
+def run(
+    input_path: Path,
+    out_dir: Path,
+    output_format: str,
+    backend: str | None,
+    min_pages: float,
+    max_pages: float,
+    overlap_pages: int,
+    ocr: str | None,
+    ocr_lang: str | None,
+    strict: bool,
+    processes: int | None,
+    decider: str,
+    rag_chars: int | None,
+    password_file: Path | None,
+    force: bool,
+) -> None:
     """Process one document end to end; exit 0 only when the output folder as written
     passed verification (3 when it waits for an external agent's boundary decisions)."""
     from quire.api import run_document
@@ -156,27 +220,41 @@ def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None
     from quire.shared.ir import describe_textless
     from quire.workers.runtime import Runtime
 
-    settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages,
-                            ocr, ocr_lang, strict)
+    settings = run_settings(
+        output_format, backend, min_pages, max_pages, overlap_pages, ocr, ocr_lang, strict
+    )
     check_ocr(settings, bool(ocr or ocr_lang))
     settings.decider = decider  # type: ignore[assignment]
     rt = Runtime.from_env()
     password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
     try:
         with watch(err) as show:
-            result = run_document(rt, input_path, out_dir, settings, force=force,
-                                  processes=processes, on_progress=show, password=password)
+            result = run_document(
+                rt,
+                input_path,
+                out_dir,
+                settings,
+                force=force,
+                processes=processes,
+                on_progress=show,
+                password=password,
+            )
     except DocumentFailedError as exc:
         err.print(f"[red]quire: failed ({exc.code}):[/red] {exc}", highlight=False)
         sys.exit(1)
     if result.state == "awaiting_decision":
-        err.print(f"{input_path.name}: waiting for boundary decisions; run "
-                  f"`quire boundary-context {result.doc_id[:16]}`", highlight=False)
+        err.print(
+            f"{input_path.name}: waiting for boundary decisions; run "
+            f"`quire boundary-context {result.doc_id[:16]}`",
+            highlight=False,
+        )
         sys.exit(3)
     report = result.verification
     assert report is not None
-    summary = (f"{input_path.name}: {len(result.sessions)} chunks, verification "
-               f"{'passed' if report.passed else 'FAILED'}")
+    summary = (
+        f"{input_path.name}: {len(result.sessions)} chunks, verification "
+        f"{'passed' if report.passed else 'FAILED'}"
+    )
     if textless := describe_textless(report.pages_without_text):
         summary += f"; {textless}"
     if not report.passed:
@@ -190,14 +268,24 @@ def run(input_path: Path, out_dir: Path, output_format: str, backend: str | None
 
 
 @main.command()
-@click.option("--input", "input_path", type=click.Path(path_type=Path, exists=True,
-                                                       dir_okay=False), required=True)
+@click.option(
+    "--input",
+    "input_path",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    required=True,
+)
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
 @ocr_options
 @password_file_option
 @clean_errors
-def parse(input_path: Path, out_dir: Path, ocr: str | None, ocr_lang: str | None,
-          strict: bool, password_file: Path | None) -> None:
+def parse(
+    input_path: Path,
+    out_dir: Path,
+    ocr: str | None,
+    ocr_lang: str | None,
+    strict: bool,
+    password_file: Path | None,
+) -> None:
     """Parse one document and write DIR/ir.json (and DIR/images/)."""
     import tempfile
 
@@ -218,24 +306,35 @@ def parse(input_path: Path, out_dir: Path, ocr: str | None, ocr_lang: str | None
         if unlocked is not None:  # a decrypted copy; the id stays the hash of the file given
             source, doc_id = Path(tmp) / input_path.name, sha256_bytes(input_path.read_bytes())
             source.write_bytes(unlocked)
-        parsed = parse_document(source, ocr=OcrSettings(mode=settings.ocr,
-                                                         lang=settings.ocr_lang),
-                                strict=strict, doc_id=doc_id)
+        parsed = parse_document(
+            source,
+            ocr=OcrSettings(mode=settings.ocr, lang=settings.ocr_lang),
+            strict=strict,
+            doc_id=doc_id,
+        )
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, data in parsed.images.items():
         (out_dir / name).parent.mkdir(parents=True, exist_ok=True)
         (out_dir / name).write_bytes(data)
     (out_dir / "ir.json").write_bytes(dump_ir(parsed.document))
     doc = parsed.document
-    err.print(f"{input_path.name}: {len(doc.elements)} elements, {doc.page_count} pages, "
-              f"{len(doc.skipped_pages)} skipped -> {out_dir / 'ir.json'}", highlight=False)
+    err.print(
+        f"{input_path.name}: {len(doc.elements)} elements, {doc.page_count} pages, "
+        f"{len(doc.skipped_pages)} skipped -> {out_dir / 'ir.json'}",
+        highlight=False,
+    )
 
 
 @main.command()
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, exists=True,
-                                                  file_okay=False), required=True)
-@click.option("--source", type=click.Path(path_type=Path, exists=True, dir_okay=False),
-              default=None, help="Source PDF for render-compare (default: looked up).")
+@click.option(
+    "--out", "out_dir", type=click.Path(path_type=Path, exists=True, file_okay=False), required=True
+)
+@click.option(
+    "--source",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    default=None,
+    help="Source PDF for render-compare (default: looked up).",
+)
 @clean_errors
 def verify(out_dir: Path, source: Path | None) -> None:
     """Re-run every check on an output folder; non-zero exit on failure."""
@@ -243,39 +342,75 @@ def verify(out_dir: Path, source: Path | None) -> None:
 
     report = verify_folder(out_dir, source)
     for f in report.findings[:50]:
-        err.print(f"[red]{f.kind}[/red] chunk={f.chunk} {f.element_id or ''}"
-                  f"{f.page or ''}: {f.message}", highlight=False)
-    err.print(f"verification {'passed' if report.passed else 'FAILED'}: "
-              f"{len(report.findings)} findings", highlight=False)
+        err.print(
+            f"[red]{f.kind}[/red] chunk={f.chunk} {f.element_id or ''}{f.page or ''}: {f.message}",
+            highlight=False,
+        )
+    err.print(
+        f"verification {'passed' if report.passed else 'FAILED'}: {len(report.findings)} findings",
+        highlight=False,
+    )
     sys.exit(0 if report.passed else 1)
 
 
 @main.command()
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, exists=True,
-                                                  file_okay=False), required=True)
+@click.option(
+    "--out", "out_dir", type=click.Path(path_type=Path, exists=True, file_okay=False), required=True
+)
 @click.option("--max-chars", type=int, default=2000, show_default=True)
-@click.option("--algorithm", type=click.Choice(["hierarchical", "linear"]),
-              default="hierarchical", show_default=True)
+@click.option(
+    "--algorithm",
+    type=click.Choice(["hierarchical", "linear"]),
+    default="hierarchical",
+    show_default=True,
+)
 @click.option("--enrich", is_flag=True, help="Add context, summary, keywords, questions.")
-@click.option("--backend", type=click.Choice(["heuristic", "command", "openai", "anthropic"]),
-              default=None, help="Enrichment backend [env QUIRE_REVIEW_BACKEND; heuristic].")
-@click.option("--cache", "cache_dir", type=click.Path(path_type=Path), default=None,
-              help="Enrichment cache folder [DIR/rag-cache].")
+@click.option(
+    "--backend",
+    type=click.Choice(["heuristic", "command", "openai", "anthropic"]),
+    default=None,
+    help="Enrichment backend [env QUIRE_REVIEW_BACKEND; heuristic].",
+)
+@click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Enrichment cache folder [DIR/rag-cache].",
+)
 @clean_errors
-def rag(out_dir: Path, max_chars: int, algorithm: str, enrich: bool, backend: str | None,
-        cache_dir: Path | None) -> None:
+def rag(
+    out_dir: Path,
+    max_chars: int,
+    algorithm: str,
+    enrich: bool,
+    backend: str | None,
+    cache_dir: Path | None,
+) -> None:
     """Write verified retrieval chunks (DIR/rag-chunks.jsonl) from DIR's IR and sessions."""
     from quire.workers.rag.cli_support import build_rag
 
     name = (backend or load_settings().review_backend) if enrich else None
-    build = build_rag(out_dir, max_chars=max_chars, algorithm=algorithm,  # type: ignore[arg-type]
-                      enrich_backend=name, cache_dir=cache_dir)
+    build = build_rag(
+        out_dir,
+        max_chars=max_chars,
+        algorithm=algorithm,  # type: ignore[arg-type]
+        enrich_backend=name,
+        cache_dir=cache_dir,
+    )
     for f in build.failures[:20]:
         err.print(f"[red]enrichment failed[/red] {f.chunk_id}: {f.error}", highlight=False)
-    enriched = f", enriched by {name}: {build.calls} calls, {build.cache_hits} cached, " \
-               f"{len(build.failures)} failed" if name else ""
-    err.print(f"{len(build.chunks)} retrieval chunks from {build.sessions} sessions "
-              f"-> {build.path}{enriched}", highlight=False)
+    enriched = (
+        f", enriched by {name}: {build.calls} calls, {build.cache_hits} cached, "
+        f"{len(build.failures)} failed"
+        if name
+        else ""
+    )
+    err.print(
+        f"{len(build.chunks)} retrieval chunks from {build.sessions} sessions "
+        f"-> {build.path}{enriched}",
+        highlight=False,
+    )
     sys.exit(1 if build.failures else 0)
 
 
@@ -310,12 +445,27 @@ def status(ident: str | None, as_json: bool) -> None:
     history = rt.repo.history(resolve_doc(rt, ident))
     cur = history[-1]
     if as_json:
-        _emit(_doc_summary(cur) | {"history": [
-            {"revision": s.revision, "committed_at": s.committed_at, "state": s.state,
-             "actor": s.actor, "why": s.why} for s in history]})
+        _emit(
+            _doc_summary(cur)
+            | {
+                "history": [
+                    {
+                        "revision": s.revision,
+                        "committed_at": s.committed_at,
+                        "state": s.state,
+                        "actor": s.actor,
+                        "why": s.why,
+                    }
+                    for s in history
+                ]
+            }
+        )
         return
-    out.print(f"[bold]{cur.source_name}[/bold] {cur.doc_id}\nstate: {cur.state}"
-              + (f" ({cur.error_code}: {cur.error})" if cur.error else ""), highlight=False)
+    out.print(
+        f"[bold]{cur.source_name}[/bold] {cur.doc_id}\nstate: {cur.state}"
+        + (f" ({cur.error_code}: {cur.error})" if cur.error else ""),
+        highlight=False,
+    )
     table = Table("rev", "when (UTC)", "state", "who", "why")
     for s in history:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(s.committed_at))
@@ -324,9 +474,15 @@ def status(ident: str | None, as_json: bool) -> None:
 
 
 def _doc_summary(s: Any) -> dict[str, Any]:
-    return {"doc_id": s.doc_id, "source_name": s.source_name, "state": s.state,
-            "revision": s.revision, "page_count": s.page_count, "error_code": s.error_code,
-            "error": s.error}
+    return {
+        "doc_id": s.doc_id,
+        "source_name": s.source_name,
+        "state": s.state,
+        "revision": s.revision,
+        "page_count": s.page_count,
+        "error_code": s.error_code,
+        "error": s.error,
+    }
 
 
 @main.command()
@@ -343,8 +499,10 @@ def export(ident: str, out_dir: Path, force: bool) -> None:
     rt = Runtime.from_env()
     export_document(rt, resolve_doc(rt, ident), out_dir, force=force)
     report = verify_exported(out_dir)
-    err.print(f"exported to {out_dir}; verification "
-              f"{'passed' if report.passed else 'FAILED'}", highlight=False)
+    err.print(
+        f"exported to {out_dir}; verification {'passed' if report.passed else 'FAILED'}",
+        highlight=False,
+    )
     sys.exit(0 if report.passed else 1)
 
 
@@ -356,8 +514,10 @@ def config_cmd(as_json: bool) -> None:
 
     settings = load_settings()
     values = settings.model_dump(mode="json")  # SecretStr values come out as '**********'
-    rows = [(env_name(f), values[f], "environment" if f in settings.model_fields_set
-             else "default") for f in type(settings).model_fields]
+    rows = [
+        (env_name(f), values[f], "environment" if f in settings.model_fields_set else "default")
+        for f in type(settings).model_fields
+    ]
     if as_json:
         _emit({name: value for name, value, _ in rows})
         return
@@ -368,6 +528,7 @@ def config_cmd(as_json: bool) -> None:
 
 
 # --- the agent loop (JSON on stdout) -------------------------------------------------------
+
 
 def _emit(data: Any) -> None:
     import json
@@ -396,8 +557,9 @@ def _continue(rt: Any, doc_id: str) -> None:
 
 doc_arg = click.argument("ident")
 chunk_opt = click.option("--chunk-id", "chunk", type=int, required=True)
-revision_opt = click.option("--revision", type=int, required=True,
-                            help="The revision the context was read at.")
+revision_opt = click.option(
+    "--revision", type=int, required=True, help="The revision the context was read at."
+)
 
 
 @main.command("boundary-context")
@@ -417,13 +579,26 @@ def boundary_context_cmd(ident: str) -> None:
 @click.option("--reason", required=True)
 @click.option("--evidence", multiple=True, help="Element ids supporting the decision.")
 @clean_errors
-def commit_boundary_cmd(ident: str, revision: int, action: str, element_id: str | None,
-                        reason: str, evidence: tuple[str, ...]) -> None:
+def commit_boundary_cmd(
+    ident: str,
+    revision: int,
+    action: str,
+    element_id: str | None,
+    reason: str,
+    evidence: tuple[str, ...],
+) -> None:
     """Validate and record one boundary decision (refused when stale or invalid)."""
     agent, rt = _agent_rt()
     doc_id = resolve_doc(rt, ident)
-    snap = agent.commit_boundary(rt, doc_id, revision=revision, action=action,
-                                 element_id=element_id, reason=reason, evidence=list(evidence))
+    snap = agent.commit_boundary(
+        rt,
+        doc_id,
+        revision=revision,
+        action=action,
+        element_id=element_id,
+        reason=reason,
+        evidence=list(evidence),
+    )
     _continue(rt, doc_id)
     _emit(snap)
 
@@ -452,9 +627,14 @@ def analysis_context_cmd(ident: str, chunk: int) -> None:
 @doc_arg
 @chunk_opt
 @revision_opt
-@click.option("--json", "answer_file", type=click.File("r"), required=True,
-              help="The analysis JSON (topic_en, topic_fa, study_focus_en, study_focus_fa, "
-                   "coherence, reason); '-' reads stdin.")
+@click.option(
+    "--json",
+    "answer_file",
+    type=click.File("r"),
+    required=True,
+    help="The analysis JSON (topic_en, topic_fa, study_focus_en, study_focus_fa, "
+    "coherence, reason); '-' reads stdin.",
+)
 @clean_errors
 def commit_analysis_cmd(ident: str, chunk: int, revision: int, answer_file: Any) -> None:
     """Validate and store a chunk analysis; the document is retitled and re-verified."""
@@ -462,8 +642,7 @@ def commit_analysis_cmd(ident: str, chunk: int, revision: int, answer_file: Any)
 
     agent, rt = _agent_rt()
     doc_id = resolve_doc(rt, ident)
-    analysis = agent.commit_analysis(rt, doc_id, chunk, json.load(answer_file),
-                                     revision=revision)
+    analysis = agent.commit_analysis(rt, doc_id, chunk, json.load(answer_file), revision=revision)
     _continue(rt, doc_id)
     _emit(analysis)
 
@@ -485,13 +664,15 @@ def repair_context_cmd(ident: str, chunk: int) -> None:
 @click.option("--element-id", required=True)
 @click.option("--reason", required=True)
 @clean_errors
-def repair_boundary_cmd(ident: str, chunk: int, revision: int, element_id: str,
-                        reason: str) -> None:
+def repair_boundary_cmd(
+    ident: str, chunk: int, revision: int, element_id: str, reason: str
+) -> None:
     """Split a chunk at one listed inner candidate; later chunks are renumbered."""
     agent, rt = _agent_rt()
     doc_id = resolve_doc(rt, ident)
-    plan = agent.repair_boundary(rt, doc_id, chunk, revision=revision, element_id=element_id,
-                                 reason=reason)
+    plan = agent.repair_boundary(
+        rt, doc_id, chunk, revision=revision, element_id=element_id, reason=reason
+    )
     _continue(rt, doc_id)
     _emit({"chunks": len(plan.chunks)})
 
@@ -515,14 +696,22 @@ def index_cmd(ident: str) -> None:
 def commit_index_cmd(ident: str, revision: int, en: Any, fa: Any, study_map: Any) -> None:
     """Validate and store study-index-en.md, study-index-fa.md and study-map.md."""
     agent, rt = _agent_rt()
-    _emit(agent.commit_index(rt, resolve_doc(rt, ident),
-                             revision=revision, en=en.read(), fa=fa.read(),
-                             study_map=study_map.read()))
+    _emit(
+        agent.commit_index(
+            rt,
+            resolve_doc(rt, ident),
+            revision=revision,
+            en=en.read(),
+            fa=fa.read(),
+            study_map=study_map.read(),
+        )
+    )
 
 
 @main.command(context_settings={"ignore_unknown_options": True})
-@click.option("-Q", "--queues", default="orchestrate,parse,review,write,render,analysis",
-              show_default=True)
+@click.option(
+    "-Q", "--queues", default="orchestrate,parse,review,write,render,analysis", show_default=True
+)
 @click.option("-c", "--concurrency", type=int, default=None)
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
 @clean_errors
@@ -531,9 +720,11 @@ def worker(queues: str, concurrency: int | None, celery_args: tuple[str, ...]) -
     from quire.shared.config import Environment
 
     if not Environment.from_env().broker_url:
-        raise SettingsError("QUIRE_BROKER_URL is not set: a worker needs a broker, e.g. "
-                         "redis://localhost:6379/0 (without one, `quire run` and `quire batch` "
-                         "process documents in this process)")
+        raise SettingsError(
+            "QUIRE_BROKER_URL is not set: a worker needs a broker, e.g. "
+            "redis://localhost:6379/0 (without one, `quire run` and `quire batch` "
+            "process documents in this process)"
+        )
     from quire.workers.tasks import app
 
     argv = ["worker", "-Q", queues, "--loglevel", "INFO", *celery_args]
@@ -545,8 +736,12 @@ def worker(queues: str, concurrency: int | None, celery_args: tuple[str, ...]) -
 @main.command()
 @click.option("--interval", type=float, default=30.0, show_default=True)
 @click.option("--once", is_flag=True, help="Reconcile once and exit.")
-@click.option("--webhook-port", type=int, default=None,
-              help="Also serve the S3 event webhook on this port (see `quire trigger`).")
+@click.option(
+    "--webhook-port",
+    type=int,
+    default=None,
+    help="Also serve the S3 event webhook on this port (see `quire trigger`).",
+)
 @clean_errors
 def orchestrator(interval: float, once: bool, webhook_port: int | None) -> None:
     """Run the reconciler: re-drive documents stuck past their state's deadline."""
@@ -567,11 +762,18 @@ def flower(flower_args: tuple[str, ...]) -> None:
     """Run Flower on the same broker; it refuses to start without credentials
     (FLOWER_BASIC_AUTH=user:password, or Flower's own --basic-auth / --auth options)."""
     require_extra("ops", "flower")
-    authenticated = os.environ.get("FLOWER_BASIC_AUTH") or os.environ.get("FLOWER_AUTH") or any(
-        a.lstrip("-").replace("-", "_").startswith(("basic_auth", "auth")) for a in flower_args)
+    authenticated = (
+        os.environ.get("FLOWER_BASIC_AUTH")
+        or os.environ.get("FLOWER_AUTH")
+        or any(
+            a.lstrip("-").replace("-", "_").startswith(("basic_auth", "auth")) for a in flower_args
+        )
+    )
     if not authenticated:
-        raise SettingsError("Flower would serve an open UI: set FLOWER_BASIC_AUTH=user:password "
-                         "(or pass --basic-auth / --auth)")
+        raise SettingsError(
+            "Flower would serve an open UI: set FLOWER_BASIC_AUTH=user:password "
+            "(or pass --basic-auth / --auth)"
+        )
     from quire.workers.tasks import app
 
     app.start(["flower", *flower_args])
@@ -579,39 +781,79 @@ def flower(flower_args: tuple[str, ...]) -> None:
 
 # --- batches, triggers, metrics (logic in orchestrator/batch.py, triggers.py, metrics.py) --
 
+
 def limit_options(fn: F) -> F:
-    for opt in reversed([
-        click.option("--max-file-bytes", type=int, default=None,
-                     help="Refuse larger files [env QUIRE_MAX_FILE_BYTES; 500000000]."),
-        click.option("--max-doc-pages", type=int, default=None,
-                     help="Refuse documents with more pages [env QUIRE_MAX_DOC_PAGES; 10000]."),
-    ]):
+    for opt in reversed(
+        [
+            click.option(
+                "--max-file-bytes",
+                type=int,
+                default=None,
+                help="Refuse larger files [env QUIRE_MAX_FILE_BYTES; 500000000].",
+            ),
+            click.option(
+                "--max-doc-pages",
+                type=int,
+                default=None,
+                help="Refuse documents with more pages [env QUIRE_MAX_DOC_PAGES; 10000].",
+            ),
+        ]
+    ):
         fn = opt(fn)
     return fn
 
 
 @main.command()
 @click.argument("sources", nargs=-1, required=True)
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
-              default=None, help="Export each document's output folder under DIR.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Export each document's output folder under DIR.",
+)
 @click.option("--detach", is_flag=True, help="Print the batch id and return at once.")
-@click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False),
-              default=None, help="Where batch-report.json goes [DIR, else working folder].")
-@click.option("--rerun", is_flag=True,
-              help="Restart documents that failed or ran with other settings.")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Where batch-report.json goes [DIR, else working folder].",
+)
+@click.option(
+    "--rerun", is_flag=True, help="Restart documents that failed or ran with other settings."
+)
 @settings_options
 @limit_options
-@click.option("--processes", type=int, default=None,
-              help="Embedded mode: local worker processes (default: CPU count).")
+@click.option(
+    "--processes",
+    type=int,
+    default=None,
+    help="Embedded mode: local worker processes (default: CPU count).",
+)
 @password_file_option
 @password_map_option
 @clean_errors
-def batch(sources: tuple[str, ...], out_dir: Path | None, detach: bool,
-          report_path: Path | None, rerun: bool, output_format: str, backend: str | None,
-          min_pages: float, max_pages: float, overlap_pages: int, ocr: str | None,
-          ocr_lang: str | None, strict: bool, max_file_bytes: int,
-          max_doc_pages: int, processes: int | None, password_file: Path | None,
-          password_map: Path | None) -> None:
+def batch(
+    sources: tuple[str, ...],
+    out_dir: Path | None,
+    detach: bool,
+    report_path: Path | None,
+    rerun: bool,
+    output_format: str,
+    backend: str | None,
+    min_pages: float,
+    max_pages: float,
+    overlap_pages: int,
+    ocr: str | None,
+    ocr_lang: str | None,
+    strict: bool,
+    max_file_bytes: int,
+    max_doc_pages: int,
+    processes: int | None,
+    password_file: Path | None,
+    password_map: Path | None,
+) -> None:
     """Process many documents: files, folders, globs or s3://bucket/prefix.
 
     Exit 0 only when every document completed with verification passed; a failing
@@ -622,9 +864,18 @@ def batch(sources: tuple[str, ...], out_dir: Path | None, detach: bool,
     from quire.workers.llm import check_installed
     from quire.workers.runtime import Runtime
 
-    settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages,
-                            ocr, ocr_lang, strict, max_file_bytes=max_file_bytes,
-                            max_doc_pages=max_doc_pages)
+    settings = run_settings(
+        output_format,
+        backend,
+        min_pages,
+        max_pages,
+        overlap_pages,
+        ocr,
+        ocr_lang,
+        strict,
+        max_file_bytes=max_file_bytes,
+        max_doc_pages=max_doc_pages,
+    )
     check_ocr(settings, bool(ocr or ocr_lang))
     passwords = Passwords.load(password_file, password_map)
     check_installed(settings.backend)
@@ -635,16 +886,23 @@ def batch(sources: tuple[str, ...], out_dir: Path | None, detach: bool,
     for origin in skipped:
         err.print(f"skipping {origin}: not a .pdf or .docx", highlight=False)
     err.print(f"submitting {len(items)} documents...", highlight=False)
-    record = batches.create_batch(rt, items, settings, out_dir=out_dir, skipped=skipped,
-                                  rerun=rerun, passwords=passwords)
+    record = batches.create_batch(
+        rt, items, settings, out_dir=out_dir, skipped=skipped, rerun=rerun, passwords=passwords
+    )
     if detach:
         where = batches.start_detached(rt, record, processes=processes)
-        err.print(f"batch {record.batch_id} runs in {where}; follow it with "
-                  f"`quire status {record.batch_id}`", highlight=False)
+        err.print(
+            f"batch {record.batch_id} runs in {where}; follow it with "
+            f"`quire status {record.batch_id}`",
+            highlight=False,
+        )
         click.echo(record.batch_id)
         return
-    sys.exit(batches.finish_batch(rt, record, processes=processes, report_path=report_path,
-                                  out=out, err=err))
+    sys.exit(
+        batches.finish_batch(
+            rt, record, processes=processes, report_path=report_path, out=out, err=err
+        )
+    )
 
 
 @main.command("batch-resume", hidden=True)
@@ -653,8 +911,9 @@ def batch(sources: tuple[str, ...], out_dir: Path | None, detach: bool,
 @click.option("--report", "report_path", type=click.Path(path_type=Path), default=None)
 @click.option("--quiet", is_flag=True, help="No live display (background runs).")
 @clean_errors
-def batch_resume(batch_id: str, processes: int | None, report_path: Path | None,
-                 quiet: bool) -> None:
+def batch_resume(
+    batch_id: str, processes: int | None, report_path: Path | None, quiet: bool
+) -> None:
     """Run or follow an existing batch to its end (used by `batch --detach`)."""
     from quire.orchestrator import batch as batches
     from quire.workers.runtime import Runtime
@@ -664,8 +923,17 @@ def batch_resume(batch_id: str, processes: int | None, report_path: Path | None,
     if found is None:
         raise QuireError(f"no batch {batch_id!r}")
     record = batches.load_batch(rt, found)
-    sys.exit(batches.finish_batch(rt, record, processes=processes, report_path=report_path,
-                                  live=not quiet, out=out, err=err))
+    sys.exit(
+        batches.finish_batch(
+            rt,
+            record,
+            processes=processes,
+            report_path=report_path,
+            live=not quiet,
+            out=out,
+            err=err,
+        )
+    )
 
 
 @main.group()
@@ -677,14 +945,21 @@ def trigger() -> None:
 
 
 def trigger_options(fn: F) -> F:
-    for opt in reversed([
-        click.option("--bucket", default=None, help="Only this bucket [any]."),
-        click.option("--prefix", default=None, help="Watched key prefix [inbox/]."),
-        click.option("--output-prefix", default=None, help="Where results go [outbox/]."),
-        click.option("--processes", type=int, default=1, show_default=True,
-                     help="Embedded mode: local worker processes."),
-        password_map_option,
-    ]):
+    for opt in reversed(
+        [
+            click.option("--bucket", default=None, help="Only this bucket [any]."),
+            click.option("--prefix", default=None, help="Watched key prefix [inbox/]."),
+            click.option("--output-prefix", default=None, help="Where results go [outbox/]."),
+            click.option(
+                "--processes",
+                type=int,
+                default=1,
+                show_default=True,
+                help="Embedded mode: local worker processes.",
+            ),
+            password_map_option,
+        ]
+    ):
         fn = opt(fn)
     return fn
 
@@ -694,16 +969,30 @@ def trigger_options(fn: F) -> F:
 @click.option("--host", default="0.0.0.0", show_default=True)
 @click.option("--port", type=int, default=8080, show_default=True)
 @clean_errors
-def trigger_webhook(bucket: str | None, prefix: str | None, output_prefix: str | None,
-                    processes: int, password_map: Path | None, host: str, port: int) -> None:
+def trigger_webhook(
+    bucket: str | None,
+    prefix: str | None,
+    output_prefix: str | None,
+    processes: int,
+    password_map: Path | None,
+    host: str,
+    port: int,
+) -> None:
     """Serve POST /events for S3/MinIO webhook notifications (Bearer QUIRE_WEBHOOK_TOKEN)."""
     from quire.orchestrator.triggers import build_service
     from quire.orchestrator.webhook import start_webhook, stop_webhook
 
-    server, stop = start_webhook(build_service(bucket=bucket, prefix=prefix,
-                                               output_prefix=output_prefix,
-                                               processes=processes, password_map=password_map),
-                                 host=host, port=port)
+    server, stop = start_webhook(
+        build_service(
+            bucket=bucket,
+            prefix=prefix,
+            output_prefix=output_prefix,
+            processes=processes,
+            password_map=password_map,
+        ),
+        host=host,
+        port=port,
+    )
     err.print(f"webhook on {server.url}/events", highlight=False)
     try:
         while True:
@@ -714,13 +1003,20 @@ def trigger_webhook(bucket: str | None, prefix: str | None, output_prefix: str |
 
 @trigger.command("sqs")
 @trigger_options
-@click.option("--queue-url", default=None,
-              help="[env QUIRE_SQS_QUEUE_URL; endpoint QUIRE_SQS_ENDPOINT_URL]")
+@click.option(
+    "--queue-url", default=None, help="[env QUIRE_SQS_QUEUE_URL; endpoint QUIRE_SQS_ENDPOINT_URL]"
+)
 @click.option("--once", is_flag=True, help="One long poll, then exit.")
 @clean_errors
-def trigger_sqs(bucket: str | None, prefix: str | None, output_prefix: str | None,
-                processes: int, password_map: Path | None, queue_url: str | None,
-                once: bool) -> None:
+def trigger_sqs(
+    bucket: str | None,
+    prefix: str | None,
+    output_prefix: str | None,
+    processes: int,
+    password_map: Path | None,
+    queue_url: str | None,
+    once: bool,
+) -> None:
     """Long-poll an SQS queue that receives the bucket's event notifications."""
     from quire.orchestrator.sqs_poller import SqsPoller
     from quire.orchestrator.triggers import build_service
@@ -728,8 +1024,16 @@ def trigger_sqs(bucket: str | None, prefix: str | None, output_prefix: str | Non
     queue_url = queue_url or load_settings().sqs_queue_url
     if not queue_url:
         raise SettingsError("no SQS queue: pass --queue-url or set QUIRE_SQS_QUEUE_URL")
-    poller = SqsPoller(build_service(bucket=bucket, prefix=prefix, output_prefix=output_prefix,
-                                     processes=processes, password_map=password_map), queue_url)
+    poller = SqsPoller(
+        build_service(
+            bucket=bucket,
+            prefix=prefix,
+            output_prefix=output_prefix,
+            processes=processes,
+            password_map=password_map,
+        ),
+        queue_url,
+    )
     if once:
         poller.poll_once()
     else:
@@ -737,10 +1041,19 @@ def trigger_sqs(bucket: str | None, prefix: str | None, output_prefix: str | Non
 
 
 @main.command()
-@click.option("--serve", "port", type=int, default=None,
-              help="Serve GET /metrics on this port instead of printing once.")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to serve on; 0.0.0.0 exposes the metrics to the network.")
+@click.option(
+    "--serve",
+    "port",
+    type=int,
+    default=None,
+    help="Serve GET /metrics on this port instead of printing once.",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to serve on; 0.0.0.0 exposes the metrics to the network.",
+)
 def metrics(port: int | None, host: str) -> None:
     """Queue depths, documents per state, per-stage latency and failures (Prometheus)."""
     from quire.orchestrator.metrics import Collector, registry, render, serve
@@ -760,11 +1073,19 @@ WEB_MODULES = ("fastapi", "starlette", "uvicorn", "jinja2", "multipart", "markdo
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to serve on; any other than loopback needs QUIRE_API_TOKEN.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to serve on; any other than loopback needs QUIRE_API_TOKEN.",
+)
 @click.option("--port", type=int, default=8000, show_default=True)
-@click.option("--processes", type=int, default=None,
-              help="Embedded mode: worker processes per document [CPUs, at least 2].")
+@click.option(
+    "--processes",
+    type=int,
+    default=None,
+    help="Embedded mode: worker processes per document [CPUs, at least 2].",
+)
 @clean_errors
 def serve(host: str, port: int, processes: int | None) -> None:
     """The web workspace and the HTTP API (/v1) over the same store, revision store and
@@ -777,20 +1098,25 @@ def serve(host: str, port: int, processes: int | None) -> None:
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in WEB_MODULES:
             raise
-        raise NotInstalledError("the web workspace needs the web extra: "
-                                "pip install 'quire[web]'") from exc
+        raise NotInstalledError(
+            "the web workspace needs the web extra: pip install 'quire[web]'"
+        ) from exc
     secret = load_settings().api_token
     token = secret.get_secret_value() if secret else None
     check_bind(host, token)
     app = create_app(processes=processes)
     where = f"[{host}]" if ":" in host else host
-    err.print(f"Quire workspace on http://{where}:{port}/ ({app.state.web.mode}; "
-              f"{'token required' if token else 'no token: this machine only'})",
-              highlight=False, markup=False)
+    err.print(
+        f"Quire workspace on http://{where}:{port}/ ({app.state.web.mode}; "
+        f"{'token required' if token else 'no token: this machine only'})",
+        highlight=False,
+        markup=False,
+    )
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
 # --- MCP: AI hosts drive the agent loop (orchestrator/mcp/) -------------------------------------
+
 
 @main.group()
 def mcp() -> None:
@@ -798,8 +1124,12 @@ def mcp() -> None:
 
 
 @mcp.command("serve")
-@click.option("--processes", type=int, default=None,
-              help="Embedded mode: local worker processes [env QUIRE_MCP_PROCESSES; CPUs].")
+@click.option(
+    "--processes",
+    type=int,
+    default=None,
+    help="Embedded mode: local worker processes [env QUIRE_MCP_PROCESSES; CPUs].",
+)
 @clean_errors
 def mcp_serve(processes: int | None) -> None:
     """Serve Quire's agent loop over MCP on stdin/stdout."""
@@ -813,8 +1143,13 @@ def mcp_serve(processes: int | None) -> None:
 
 @mcp.command("install")
 @click.option("--write", is_flag=True, help="Also write the project-level .mcp.json.")
-@click.option("--project", type=click.Path(path_type=Path, file_okay=False), default=".",
-              show_default=True, help="The project the server works for.")
+@click.option(
+    "--project",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=".",
+    show_default=True,
+    help="The project the server works for.",
+)
 @clean_errors
 def mcp_install(write: bool, project: Path) -> None:
     """Print registration snippets for common MCP hosts (with --write, write .mcp.json)."""
@@ -824,6 +1159,7 @@ def mcp_install(write: bool, project: Path) -> None:
     click.echo(snippets(reg))
     if write:
         err.print(f"wrote {write_project_config(project.resolve(), reg)}", highlight=False)
+
 
 if __name__ == "__main__":
     main()

@@ -34,8 +34,9 @@ class Dispatcher(ABC):
         they move when driven."""
 
     @abstractmethod
-    def drive(self, doc_ids: list[str], *, tick: Tick | None = None,
-              timeout: float | None = None) -> None:
+    def drive(
+        self, doc_ids: list[str], *, tick: Tick | None = None, timeout: float | None = None
+    ) -> None:
         """Return when every document has stopped; call `tick` as they progress. Raises
         TimeoutError after `timeout` seconds (distributed only: embedded runs to the end)."""
 
@@ -50,14 +51,19 @@ class EmbeddedDispatcher(Dispatcher):
     def start(self, doc_ids: list[str]) -> None:
         return None
 
-    def drive(self, doc_ids: list[str], *, tick: Tick | None = None,
-              timeout: float | None = None) -> None:
+    def drive(
+        self, doc_ids: list[str], *, tick: Tick | None = None, timeout: float | None = None
+    ) -> None:
         from quire.orchestrator.local import run_documents
 
         pending = self.pending(doc_ids)
         if pending:
-            run_documents(self.rt, pending, processes=self.processes,
-                          on_done=(lambda _msg: tick()) if tick else None)
+            run_documents(
+                self.rt,
+                pending,
+                processes=self.processes,
+                on_done=(lambda _msg: tick()) if tick else None,
+            )
 
 
 class CeleryDispatcher(Dispatcher):
@@ -76,8 +82,9 @@ class CeleryDispatcher(Dispatcher):
         for doc_id in dict.fromkeys(doc_ids):
             poke(doc_id)
 
-    def drive(self, doc_ids: list[str], *, tick: Tick | None = None,
-              timeout: float | None = None) -> None:
+    def drive(
+        self, doc_ids: list[str], *, tick: Tick | None = None, timeout: float | None = None
+    ) -> None:
         self.start(self.pending(doc_ids))
         deadline = None if timeout is None else time.monotonic() + timeout
         while self.pending(doc_ids):
@@ -88,8 +95,7 @@ class CeleryDispatcher(Dispatcher):
             time.sleep(self.poll)
 
 
-def dispatcher_for(rt: Runtime, *, processes: int | None = None,
-                   poll: float = 0.5) -> Dispatcher:
+def dispatcher_for(rt: Runtime, *, processes: int | None = None, poll: float = 0.5) -> Dispatcher:
     """Celery when a broker is configured (state polled every `poll` seconds while
     driving), else this process with `processes` worker processes (default: CPUs)."""
     if rt.env.broker_url:

@@ -39,6 +39,7 @@ Submit = Callable[[TaskMessage], "Future[None]"]
 
 def _inline(rt: Runtime) -> Submit:
     """Run each part at once in this process: no pool start-up cost for small jobs."""
+
     def submit(msg: TaskMessage) -> Future[None]:
         fut: Future[None] = Future()
         try:
@@ -47,24 +48,28 @@ def _inline(rt: Runtime) -> Submit:
         except BaseException as exc:
             fut.set_exception(exc)
         return fut
+
     return submit
 
 
 Progress = Callable[[TaskMessage], object]
 
 
-def run_documents(rt: Runtime, doc_ids: list[str], *, processes: int = 1,
-                  on_done: Progress | None = None) -> None:
+def run_documents(
+    rt: Runtime, doc_ids: list[str], *, processes: int = 1, on_done: Progress | None = None
+) -> None:
     """Drive documents until each is complete, failed or waiting for an external decision."""
     if processes <= 1:
         _drive(rt, doc_ids, _inline(rt), on_done)
         return
     gc.collect()  # see BASELINES.md: never let a child free ONNX sessions it inherited
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(processes, mp_context=ctx, initializer=_init,
-                             initargs=(rt.env, logging.getLogger().level,
-                                       load_settings().log_format)
-                             ) as pool:
+    with ProcessPoolExecutor(
+        processes,
+        mp_context=ctx,
+        initializer=_init,
+        initargs=(rt.env, logging.getLogger().level, load_settings().log_format),
+    ) as pool:
         _drive(rt, doc_ids, lambda msg: pool.submit(_run, msg), on_done)
 
 

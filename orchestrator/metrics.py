@@ -92,8 +92,7 @@ class Collector:
                         (clock.state, max(0.0, s.committed_at - clock.entered_at))
                     )
                 if s.state == "failed":
-                    clock.failures.append((s.error_code or "unknown",
-                                           clock.state or "submission"))
+                    clock.failures.append((s.error_code or "unknown", clock.state or "submission"))
                 clock.state, clock.entered_at = s.state, s.committed_at
             clock.revision = rev
         return clock
@@ -129,31 +128,39 @@ class QuireMetrics:
     def collect(self) -> Iterator[Metric]:
         snap = self.collector.collect()
         if snap.queue_depth:
-            depth = GaugeMetricFamily("quire_queue_depth",
-                                      "Messages waiting in each Celery queue.", labels=["queue"])
+            depth = GaugeMetricFamily(
+                "quire_queue_depth", "Messages waiting in each Celery queue.", labels=["queue"]
+            )
             for q, n in sorted(snap.queue_depth.items()):
                 depth.add_metric([q], n)
             yield depth
         if snap.unacked is not None:
-            yield GaugeMetricFamily("quire_queue_unacked", "Messages delivered to workers and "
-                                    "not yet acknowledged.", value=snap.unacked)
+            yield GaugeMetricFamily(
+                "quire_queue_unacked",
+                "Messages delivered to workers and not yet acknowledged.",
+                value=snap.unacked,
+            )
         docs = GaugeMetricFamily("quire_documents", "Documents per state.", labels=["state"])
         for state, n in sorted(snap.documents.items()):
             docs.add_metric([state], n)
         yield docs
-        stages = HistogramMetricFamily("quire_stage_seconds", "Time documents spent in each "
-                                       "state.", labels=["state"])
-        exits = CounterMetricFamily("quire_stage_exits", "Documents that left each state.",
-                                    labels=["state"])
+        stages = HistogramMetricFamily(
+            "quire_stage_seconds", "Time documents spent in each state.", labels=["state"]
+        )
+        exits = CounterMetricFamily(
+            "quire_stage_exits", "Documents that left each state.", labels=["state"]
+        )
         for state, values in sorted(snap.stage_seconds.items()):
             buckets = [(str(b), sum(v <= b for v in values)) for b in STAGE_BUCKETS]
             stages.add_metric([state], [*buckets, ("+Inf", len(values))], sum(values))
             exits.add_metric([state], len(values))
         yield stages
         yield exits
-        failures = CounterMetricFamily("quire_document_failures", "Documents that failed, by "
-                                       "reason and the stage they failed in.",
-                                       labels=["code", "stage"])
+        failures = CounterMetricFamily(
+            "quire_document_failures",
+            "Documents that failed, by reason and the stage they failed in.",
+            labels=["code", "stage"],
+        )
         for (code, stage), n in sorted(snap.failures.items()):
             failures.add_metric([code, stage], n)
         yield failures

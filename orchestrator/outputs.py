@@ -20,9 +20,18 @@ from quire.shared.states import STOPPED
 from quire.workers.runtime import Runtime
 
 # Files every run writes besides the manifest's chunk files (DESIGN §5 output folder).
-RUN_FILES = ("ir.json", "plan.json", "manifest.json", "verification-report.json",
-             "semantic-review-report.json", "study-index-en.md", "study-index-fa.md",
-             "study-map.md", "rag-chunks.jsonl", "rag-settings.json")
+RUN_FILES = (
+    "ir.json",
+    "plan.json",
+    "manifest.json",
+    "verification-report.json",
+    "semantic-review-report.json",
+    "study-index-en.md",
+    "study-index-fa.md",
+    "study-map.md",
+    "rag-chunks.jsonl",
+    "rag-settings.json",
+)
 RUN_GLOBS = ("analysis/chunk-*.json",)
 
 
@@ -39,13 +48,14 @@ def check_folder(out_dir: Path, *, force: bool = False) -> Manifest | None:
     if not out_dir.exists():
         return None
     if not out_dir.is_dir():
-        raise OutputFolderError("the output path exists and is not a folder",
-                                source=str(out_dir))
+        raise OutputFolderError("the output path exists and is not a folder", source=str(out_dir))
     old = previous_manifest(out_dir)
     if old is None and not force and any(out_dir.iterdir()):
         raise OutputFolderError(
             "the output folder is not empty and holds no Quire output; choose an empty "
-            "folder or pass --force to write into it anyway", source=str(out_dir))
+            "folder or pass --force to write into it anyway",
+            source=str(out_dir),
+        )
     return old
 
 
@@ -78,7 +88,7 @@ def export_document(rt: Runtime, doc_id: str, out_dir: Path, *, force: bool = Fa
     claim_folder(out_dir, force=force)
     prefix = keys.out(doc_id)
     for key in rt.store.list(prefix):
-        target = out_dir / key[len(prefix):]
+        target = out_dir / key[len(prefix) :]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(rt.store.get(key))
 

@@ -47,8 +47,9 @@ class StageLines:
         amount = stage_amount(prev.state, prev.parts, prev.page_count)
         seconds = max(0.0, s.state_entered_at - prev.state_entered_at)
         detail = ", ".join(x for x in (amount, f"{seconds:.1f} s") if x)
-        self.console.print(f"{s.source_name}: {prev.state} done ({detail})", highlight=False,
-                           soft_wrap=True)
+        self.console.print(
+            f"{s.source_name}: {prev.state} done ({detail})", highlight=False, soft_wrap=True
+        )
 
 
 @contextlib.contextmanager
@@ -57,9 +58,14 @@ def watch(console: Console) -> Iterator[Show]:
     if not console.is_terminal:
         yield StageLines(console)
         return
-    with Progress(TextColumn("{task.description}"), BarColumn(),
-                  TextColumn("{task.fields[state]}"), TimeElapsedColumn(), console=console,
-                  transient=True) as progress:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[state]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
         bars: dict[str, TaskID] = {}
 
         def show(s: Session) -> None:

@@ -20,18 +20,26 @@ from quire.workers.runtime import Runtime
 log = logging.getLogger("quire.service")
 
 
-def process_documents(rt: Runtime, doc_ids: list[str], *, processes: int | None = None,
-                      console: Console | None = None, poll: float = 0.5,
-                      timeout: float | None = None) -> None:
+def process_documents(
+    rt: Runtime,
+    doc_ids: list[str],
+    *,
+    processes: int | None = None,
+    console: Console | None = None,
+    poll: float = 0.5,
+    timeout: float | None = None,
+) -> None:
     """Drive documents until each has stopped, showing their progress: in this process, or
     through the workers when a broker is configured (see `dispatch`)."""
     with watch(console or Console(stderr=True)) as show:
+
         def tick() -> None:
             for d in doc_ids:
                 show(rt.repo.load(d))
 
-        dispatcher_for(rt, processes=processes, poll=poll).drive(doc_ids, tick=tick,
-                                                                 timeout=timeout)
+        dispatcher_for(rt, processes=processes, poll=poll).drive(
+            doc_ids, tick=tick, timeout=timeout
+        )
         tick()
 
 
@@ -99,5 +107,6 @@ def resolve_doc(rt: Runtime, ident: str) -> str:
             matches = [d for d in docs if rt.repo.load(d).source_name == name]
     if len(matches) != 1:
         raise UnknownDocumentError(
-            f"{'no' if not matches else 'more than one'} document matches {ident!r}")
+            f"{'no' if not matches else 'more than one'} document matches {ident!r}"
+        )
     return matches[0]

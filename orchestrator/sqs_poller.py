@@ -21,7 +21,6 @@ from quire.shared.settings import load_settings
 log = logging.getLogger("quire.sqs")
 
 
-
 def sqs_client(endpoint_url: str | None = None) -> Any:
     import boto3
     from botocore.config import Config

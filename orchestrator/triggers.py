@@ -155,8 +155,11 @@ class TriggerConfig(BaseModel):
     @classmethod
     def from_env(cls, **overrides: Any) -> TriggerConfig:
         s = load_settings()
-        values: dict[str, Any] = {"bucket": s.trigger_bucket, "prefix": s.trigger_prefix,
-                                  "output_prefix": s.trigger_output_prefix}
+        values: dict[str, Any] = {
+            "bucket": s.trigger_bucket,
+            "prefix": s.trigger_prefix,
+            "output_prefix": s.trigger_output_prefix,
+        }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
@@ -309,7 +312,11 @@ class Intake:
 
         name = event.key.rsplit("/", 1)[-1]
         session = submit_bytes(
-            self.rt, data, name, self.settings, actor="trigger",
+            self.rt,
+            data,
+            name,
+            self.settings,
+            actor="trigger",
             password=self.passwords.for_document(name, event.uri),
         )
         delivery = Delivery(
@@ -497,5 +504,10 @@ def build_service(
     """A trigger service from the environment (QUIRE_TRIGGER_*, QUIRE_PDF_PASSWORD_MAP,
     QUIRE_PDF_PASSWORD), flags overriding."""
     config = TriggerConfig.from_env(bucket=bucket, prefix=prefix, output_prefix=output_prefix)
-    return TriggerService(rt or Runtime.from_env(), config, default_settings(),
-                          processes=processes, passwords=Passwords.load(map_file=password_map))
+    return TriggerService(
+        rt or Runtime.from_env(),
+        config,
+        default_settings(),
+        processes=processes,
+        passwords=Passwords.load(map_file=password_map),
+    )

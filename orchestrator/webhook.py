@@ -164,8 +164,9 @@ def start_webhook(
     """Serve in background threads (HTTP + the service's work loop); returns the server and
     an event that stops the work loop (call `server.shutdown()` too)."""
     secret = load_settings().webhook_token
-    server = WebhookServer((host, port), service,
-                           token or (secret.get_secret_value() if secret else ""))
+    server = WebhookServer(
+        (host, port), service, token or (secret.get_secret_value() if secret else "")
+    )
     stop = threading.Event()
     threading.Thread(target=server.serve_forever, name="webhook-http", daemon=True).start()
     threading.Thread(

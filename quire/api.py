@@ -88,14 +88,22 @@ def split(
     rt = Runtime.from_env()
     settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages)
     settings.decider = decider
-    return run_document(rt, source, folder, settings, force=force, processes=processes,
-                        on_progress=on_progress)
+    return run_document(
+        rt, source, folder, settings, force=force, processes=processes, on_progress=on_progress
+    )
 
 
-def run_document(rt: Runtime, source: Path, out: Path, settings: RunSettings, *,
-                 force: bool = False, processes: int | None = None,
-                 on_progress: Progress | None = None,
-                 password: str | None = None) -> SplitResult:
+def run_document(
+    rt: Runtime,
+    source: Path,
+    out: Path,
+    settings: RunSettings,
+    *,
+    force: bool = False,
+    processes: int | None = None,
+    on_progress: Progress | None = None,
+    password: str | None = None,
+) -> SplitResult:
     """`split` on a given runtime and settings (the CLI's and MCP server's entry)."""
     from quire.workers.execute import submit
     from quire.workers.llm import check_installed
@@ -116,8 +124,15 @@ def run_document(rt: Runtime, source: Path, out: Path, settings: RunSettings, *,
         # the reason already names the document
         raise DocumentFailedError(s.error_code or "failed", s.error or f"{source.name} failed")
     if s.state == "awaiting_decision":
-        return SplitResult(doc_id=s.doc_id, source=source, out=out, state=s.state,
-                           page_count=s.page_count, sessions=[], verification=None)
+        return SplitResult(
+            doc_id=s.doc_id,
+            source=source,
+            out=out,
+            state=s.state,
+            page_count=s.page_count,
+            sessions=[],
+            verification=None,
+        )
     export_document(rt, s.doc_id, out, force=force)
     return read_result(out, source, verify_exported(out))
 
@@ -129,17 +144,29 @@ def read_result(out: Path, source: Path, report: VerificationReport) -> SplitRes
     planned = {c.number: c for c in plan.chunks}
     sessions = [
         StudySession(
-            number=c.number, title=c.title, page_first=c.page_first, page_last=c.page_last,
-            pages=planned[c.number].pages, words=c.word_count, kind=planned[c.number].kind,
-            end_reason=c.end_reason, end_alternative=planned[c.number].end_alternative,
+            number=c.number,
+            title=c.title,
+            page_first=c.page_first,
+            page_last=c.page_last,
+            pages=planned[c.number].pages,
+            words=c.word_count,
+            kind=planned[c.number].kind,
+            end_reason=c.end_reason,
+            end_alternative=planned[c.number].end_alternative,
             markdown=out / c.markdown_file if c.markdown_file else None,
             pdf=out / c.pdf_file if c.pdf_file else None,
         )
         for c in manifest.chunks
     ]
-    return SplitResult(doc_id=manifest.doc_id, source=source, out=out, state="complete",
-                       page_count=manifest.page_count, sessions=sessions,
-                       verification=report)
+    return SplitResult(
+        doc_id=manifest.doc_id,
+        source=source,
+        out=out,
+        state="complete",
+        page_count=manifest.page_count,
+        sessions=sessions,
+        verification=report,
+    )
 
 
 def parse(path: str | Path) -> Document:
@@ -157,9 +184,12 @@ def verify(out: str | Path, *, source: str | Path | None = None) -> Verification
     return verify_folder(Path(out), Path(source) if source is not None else None)
 
 
-def retrieval_chunks(out: str | Path, *, max_chars: int = 2000,
-                     algorithm: Literal["hierarchical", "linear"] = "hierarchical"
-                     ) -> list[RagChunk]:
+def retrieval_chunks(
+    out: str | Path,
+    *,
+    max_chars: int = 2000,
+    algorithm: Literal["hierarchical", "linear"] = "hierarchical",
+) -> list[RagChunk]:
     """Size-capped retrieval chunks of a verified output folder, each inside one session;
     their concatenation is proven to rebuild the sessions. Also written to the folder as
     `rag-chunks.jsonl`."""

@@ -28,11 +28,18 @@ from quire.shared.settings import (
 OutputFormat = Literal["markdown", "pdf", "both"]
 # how RunSettings fields are spelled on the command line, for one-line errors
 FLAGS = {
-    "output_format": "--output-format", "backend": "--backend", "decider": "--decider",
-    "overlap_pages": "--overlap-pages", "plan.min_pages": "--min-pages",
-    "plan.max_pages": "--max-pages", "plan": "--min-pages/--max-pages",
-    "max_file_bytes": "--max-file-bytes", "max_pages": "--max-doc-pages", "ocr": "--ocr",
-    "ocr_lang": "--ocr-lang", "strict": "--strict",
+    "output_format": "--output-format",
+    "backend": "--backend",
+    "decider": "--decider",
+    "overlap_pages": "--overlap-pages",
+    "plan.min_pages": "--min-pages",
+    "plan.max_pages": "--max-pages",
+    "plan": "--min-pages/--max-pages",
+    "max_file_bytes": "--max-file-bytes",
+    "max_pages": "--max-doc-pages",
+    "ocr": "--ocr",
+    "ocr_lang": "--ocr-lang",
+    "strict": "--strict",
 }
 
 
@@ -64,19 +71,32 @@ class RunSettings(BaseModel):
         return [self.output_format]
 
 
-def run_settings(output_format: str, backend: str | None, min_pages: float, max_pages: float,
-                 overlap_pages: int, ocr: str | None = None, ocr_lang: str | None = None,
-                 strict: bool = False, *, max_file_bytes: int | None = None,
-                 max_doc_pages: int | None = None,
-                 settings: Settings | None = None) -> RunSettings:
+def run_settings(
+    output_format: str,
+    backend: str | None,
+    min_pages: float,
+    max_pages: float,
+    overlap_pages: int,
+    ocr: str | None = None,
+    ocr_lang: str | None = None,
+    strict: bool = False,
+    *,
+    max_file_bytes: int | None = None,
+    max_doc_pages: int | None = None,
+    settings: Settings | None = None,
+) -> RunSettings:
     """Run settings from command-line options (or an API call), defaults from the
     environment; a value that is not allowed fails in one line naming the flag."""
     env = settings or load_settings()
     values: dict[str, Any] = {
         "output_format": output_format,
         "backend": backend or env.review_backend,
-        "plan": {"min_pages": min_pages, "max_pages": max_pages,
-                 "soft_max_pages": max_pages + 1, "hard_max_pages": max(20, max_pages + 8)},
+        "plan": {
+            "min_pages": min_pages,
+            "max_pages": max_pages,
+            "soft_max_pages": max_pages + 1,
+            "hard_max_pages": max(20, max_pages + 8),
+        },
         "overlap_pages": overlap_pages,
         "ocr": ocr or env.ocr,
         "ocr_lang": ocr_lang or env.ocr_lang,
@@ -103,6 +123,11 @@ class Environment(BaseModel):
     @classmethod
     def from_env(cls) -> Environment:
         s = load_settings()
-        return cls(broker_url=s.broker_url, redis_url=s.redis_url, store_url=s.store_url,
-                   state_dir=s.state_dir, s3_endpoint_url=s.s3_endpoint_url,
-                   review_backend=s.review_backend)
+        return cls(
+            broker_url=s.broker_url,
+            redis_url=s.redis_url,
+            store_url=s.store_url,
+            state_dir=s.state_dir,
+            s3_endpoint_url=s.s3_endpoint_url,
+            review_backend=s.review_backend,
+        )

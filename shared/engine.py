@@ -42,8 +42,9 @@ def pending_parts(s: Session) -> list[str]:
     return todo
 
 
-def advance(repo: SessionRepo, doc_id: str, parts_for: PartsFn,
-            *, actor: str = "orchestrator") -> list[TaskMessage]:
+def advance(
+    repo: SessionRepo, doc_id: str, parts_for: PartsFn, *, actor: str = "orchestrator"
+) -> list[TaskMessage]:
     """Move `doc_id` forward as far as committed state allows; return the parts to send.
 
     Idempotent: a part already dispatched in this state is not returned again (the
@@ -66,8 +67,9 @@ def advance(repo: SessionRepo, doc_id: str, parts_for: PartsFn,
                 fresh = [p for p in todo if p not in s.dispatched]
                 for p in fresh:
                     s.dispatched[p] = s.revision
-                    sent.append(TaskMessage(doc_id=s.doc_id, state=s.state, part=p,
-                                            revision=s.revision))
+                    sent.append(
+                        TaskMessage(doc_id=s.doc_id, state=s.state, part=p, revision=s.revision)
+                    )
                 return changed or bool(fresh)
             s.enter(s.goto or STAGES[s.state].next, now)
             changed = True
@@ -81,14 +83,26 @@ def superseded(s: Session, msg: TaskMessage) -> bool:
     """The part's dispatch is no longer the current one: the document moved on, the part
     is done, or the reconciler re-drove the state and the part went out again at a later
     revision (DESIGN §3). Such a delivery does nothing; the current dispatch does the work."""
-    return (s.state != msg.state or s.terminal or msg.part in s.done
-            or s.dispatched.get(msg.part) != msg.revision)
+    return (
+        s.state != msg.state
+        or s.terminal
+        or msg.part in s.done
+        or s.dispatched.get(msg.part) != msg.revision
+    )
 
 
-def mark_done(repo: SessionRepo, msg: TaskMessage, output_key: str, *, actor: str,
-              goto: DocState | None = None, artifacts: dict[str, str] | None = None) -> bool:
+def mark_done(
+    repo: SessionRepo,
+    msg: TaskMessage,
+    output_key: str,
+    *,
+    actor: str,
+    goto: DocState | None = None,
+    artifacts: dict[str, str] | None = None,
+) -> bool:
     """Record a finished part (a FINISH part may name the state to go to next). A duplicate
     or superseded delivery changes nothing and returns False."""
+
     def change(s: Session) -> bool:
         if superseded(s, msg) or s.parts is None:
             return False
@@ -114,9 +128,15 @@ def mark_failed(repo: SessionRepo, doc_id: str, code: str, reason: str, *, actor
     repo.update(doc_id, change, actor=actor, why=f"failed: {code}")
 
 
-def reconcile(repo: SessionRepo, doc_ids: list[str], *, now: float | None = None,
-              actor: str = "reconciler", scale: float | None = None,
-              settled: dict[str, int] | None = None) -> list[str]:
+def reconcile(
+    repo: SessionRepo,
+    doc_ids: list[str],
+    *,
+    now: float | None = None,
+    actor: str = "reconciler",
+    scale: float | None = None,
+    settled: dict[str, int] | None = None,
+) -> list[str]:
     """Re-drive documents stuck past their state's deadline; fail them after MAX_REDRIVES.
 
     Deadlines are multiplied by `scale` (default: `QUIRE_DEADLINE_SCALE`, else 1).
@@ -143,8 +163,7 @@ def reconcile(repo: SessionRepo, doc_ids: list[str], *, now: float | None = None
             if d.state != stage_state:
                 return False
             if d.attempts >= MAX_REDRIVES:
-                d.fail("stuck", f"no progress in state {d.state} after {d.attempts} re-drives",
-                       now)
+                d.fail("stuck", f"no progress in state {d.state} after {d.attempts} re-drives", now)
             else:
                 d.attempts += 1
                 d.dispatched = {}

@@ -34,8 +34,7 @@ def write_temp(path: Path, data: bytes, *, fsync: bool = False) -> Path:
 def write_atomic(path: Path, data: bytes | str, *, fsync: bool = False) -> None:
     """Replace `path` with `data` (str is written as UTF-8), creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = write_temp(path, data.encode("utf-8") if isinstance(data, str) else data,
-                     fsync=fsync)
+    tmp = write_temp(path, data.encode("utf-8") if isinstance(data, str) else data, fsync=fsync)
     try:
         os.replace(tmp, path)
     except BaseException:

@@ -19,7 +19,14 @@ ElementType = Literal[
     "heading", "paragraph", "list", "table", "image", "code", "caption", "formula"
 ]
 ELEMENT_TYPES: tuple[ElementType, ...] = (
-    "heading", "paragraph", "list", "table", "image", "code", "caption", "formula",
+    "heading",
+    "paragraph",
+    "list",
+    "table",
+    "image",
+    "code",
+    "caption",
+    "formula",
 )
 
 
@@ -71,14 +78,18 @@ class Element(_Model):
         return self
 
 
-def make_element(type: ElementType, text: str, page_first: int, page_last: int | None = None,
-                 **fields: object) -> Element:
+def make_element(
+    type: ElementType, text: str, page_first: int, page_last: int | None = None, **fields: object
+) -> Element:
     """Build an element with normalised text, its hash and word count filled in."""
     text = normalize(text)
     return Element(
-        type=type, text=text, page_first=page_first,
+        type=type,
+        text=text,
+        page_first=page_first,
         page_last=page_last if page_last is not None else page_first,
-        word_count=count_words(text), content_hash=text_hash(text),
+        word_count=count_words(text),
+        content_hash=text_hash(text),
         **fields,
     )
 
@@ -102,8 +113,12 @@ class ParserUse(_Model):
 
 
 TextlessKind = Literal["blank", "figure", "scanned", "unreadable"]
-_TEXTLESS_LABEL = {"blank": "blank", "figure": "figure only", "scanned": "scanned",
-                   "unreadable": "unreadable"}
+_TEXTLESS_LABEL = {
+    "blank": "blank",
+    "figure": "figure only",
+    "scanned": "scanned",
+    "unreadable": "unreadable",
+}
 _OCR_LABEL = {"off": "OCR off", "no_text": "OCR found no text", "failed": "OCR failed"}
 
 

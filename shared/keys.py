@@ -1,10 +1,10 @@
 """Where things live in the object store (DESIGN §2): the one place key names are spelled.
 
-    docs/{doc_id}/source.{pdf|docx}          the uploaded bytes (doc_id = their sha256)
-    docs/{doc_id}/session/rev-{n:08d}.json   the session's revisions, each written once
-    docs/{doc_id}/work/...                   intermediate results, keyed by part
-    docs/{doc_id}/out/...                    the output folder, exported as it is
-    batches/{batch_id}.json                  a batch's record
+docs/{doc_id}/source.{pdf|docx}          the uploaded bytes (doc_id = their sha256)
+docs/{doc_id}/session/rev-{n:08d}.json   the session's revisions, each written once
+docs/{doc_id}/work/...                   intermediate results, keyed by part
+docs/{doc_id}/out/...                    the output folder, exported as it is
+batches/{batch_id}.json                  a batch's record
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def revision_number(key: str) -> int | None:
 
 
 def doc_id_of(key: str) -> str:
-    return key[len(DOCS):].split("/", 1)[0]
+    return key[len(DOCS) :].split("/", 1)[0]
 
 
 def work(doc_id: str, name: str = "") -> str:
@@ -57,4 +57,4 @@ def batch(batch_id: str) -> str:
 
 
 def batch_id_of(key: str) -> str:
-    return key[len(BATCHES):-len(".json")]
+    return key[len(BATCHES) : -len(".json")]

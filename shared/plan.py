@@ -119,7 +119,8 @@ class PlanSettings(_Model):
             raise ValueError(
                 f"session sizes must satisfy minimum <= maximum <= soft maximum <= hard cap; "
                 f"got {self.min_pages:g}, {self.max_pages:g}, {self.soft_max_pages:g}, "
-                f"{self.hard_max_pages:g} pages")
+                f"{self.hard_max_pages:g} pages"
+            )
         return self
 
 

@@ -29,8 +29,19 @@ from quire.shared.revisions.base import RevisionStore
 from quire.shared.store.base import NotFound, ObjectStore
 
 DocState = Literal[
-    "queued", "parsing", "scoring", "topic_review", "planning", "awaiting_decision",
-    "writing", "verifying", "analysing", "repairing", "indexing", "complete", "failed",
+    "queued",
+    "parsing",
+    "scoring",
+    "topic_review",
+    "planning",
+    "awaiting_decision",
+    "writing",
+    "verifying",
+    "analysing",
+    "repairing",
+    "indexing",
+    "complete",
+    "failed",
 ]
 TERMINAL_STATES: frozenset[str] = frozenset({"complete", "failed"})
 
@@ -115,8 +126,9 @@ class SessionRepo:
     def documents_in_store(self) -> list[str]:
         """Every document with a committed session, from a full listing of `docs/` in the
         store (not the index): for rebuilding the index after the revision store lost it."""
-        return sorted(keys.doc_id_of(k) for k in self.store.list(keys.DOCS)
-                      if keys.revision_number(k) == 1)
+        return sorted(
+            keys.doc_id_of(k) for k in self.store.list(keys.DOCS) if keys.revision_number(k) == 1
+        )
 
     def exists(self, doc_id: str) -> bool:
         return self.current_revision(doc_id) > 0
@@ -132,9 +144,14 @@ class SessionRepo:
         doc_id = session.doc_id
         if self.current_revision(doc_id) != expected:
             raise ConflictError(f"{doc_id}: revision {expected} is stale")
-        new = session.model_copy(update={
-            "revision": expected + 1, "actor": actor, "why": why, "committed_at": time.time(),
-        })
+        new = session.model_copy(
+            update={
+                "revision": expected + 1,
+                "actor": actor,
+                "why": why,
+                "committed_at": time.time(),
+            }
+        )
         key, data = keys.revision(doc_id, expected + 1), new.model_dump_json(indent=1).encode()
         if not self.store.put_if_absent(key, data) and not self._landed(key, data):
             self._roll_forward(doc_id, expected)
@@ -152,8 +169,15 @@ class SessionRepo:
         except NotFound:
             return False
 
-    def update(self, doc_id: str, change: Callable[[Session], bool], *, actor: str, why: str,
-               attempts: int = 50) -> Session | None:
+    def update(
+        self,
+        doc_id: str,
+        change: Callable[[Session], bool],
+        *,
+        actor: str,
+        why: str,
+        attempts: int = 50,
+    ) -> Session | None:
         """Optimistic read-modify-commit. `change` edits the session in place and returns
         False when there is nothing to commit. Returns the committed session or None."""
         for _ in range(attempts):

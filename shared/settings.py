@@ -38,91 +38,132 @@ Count = Annotated[int, Field(ge=0)]
 class Settings(BaseSettings):
     """The process's settings, from `QUIRE_*` environment variables (see the README)."""
 
-    model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, extra="ignore",
-                                      env_ignore_empty=True)
+    model_config = SettingsConfigDict(
+        env_prefix=PREFIX, frozen=True, extra="ignore", env_ignore_empty=True
+    )
 
     # -- where the state lives
-    broker_url: str | None = Field(None, description="Celery broker; unset: embedded, "
-                                   "in this process")
-    redis_url: str | None = Field(None, description="revision store; unset: embedded SQLite "
-                                  "in QUIRE_STATE_DIR")
+    broker_url: str | None = Field(
+        None, description="Celery broker; unset: embedded, in this process"
+    )
+    redis_url: str | None = Field(
+        None, description="revision store; unset: embedded SQLite in QUIRE_STATE_DIR"
+    )
     store_url: str = Field(".quire/store", description="`s3://bucket/prefix` or a folder")
     state_dir: Path = Field(Path(".quire"), description="embedded revision store, batch logs")
-    s3_endpoint_url: str | None = Field(None, description="MinIO or another S3-compatible "
-                                        "endpoint (credentials: the standard AWS variables)")
+    s3_endpoint_url: str | None = Field(
+        None,
+        description="MinIO or another S3-compatible "
+        "endpoint (credentials: the standard AWS variables)",
+    )
     # -- defaults of every run (command-line flags override them)
-    review_backend: Backend = Field("heuristic", description="review, decision, analysis "
-                                    "and index backend")
+    review_backend: Backend = Field(
+        "heuristic", description="review, decision, analysis and index backend"
+    )
     max_file_bytes: Annotated[int, Field(gt=0)] = Field(
-        500_000_000, description="refuse larger files (`too_large`)")
+        500_000_000, description="refuse larger files (`too_large`)"
+    )
     max_doc_pages: Annotated[int, Field(gt=0)] = Field(
-        10_000, description="refuse documents with more pages (`too_large`)")
-    ocr: OcrMode = Field("auto", description="OCR pages without a usable text layer "
-                         "(`auto`), every page that is not blank (`force`), or none (`off`)")
-    ocr_lang: str = Field("eng", pattern=OCR_LANG_PATTERN,
-                          description="Tesseract languages, e.g. `eng+fas+chi_sim`")
-    pdf_password: SecretStr | None = Field(None, description="user password tried on "
-                                           "password-protected PDFs")
-    pdf_password_map: Path | None = Field(None, description="JSON file of glob patterns "
-                                          "(file name or origin) to passwords")
-    log_format: LogFormat = Field("text", description="`json`: one JSON object per log line "
-                                  "with `doc_id`, `state`, `part`, `revision` fields")
+        10_000, description="refuse documents with more pages (`too_large`)"
+    )
+    ocr: OcrMode = Field(
+        "auto",
+        description="OCR pages without a usable text layer "
+        "(`auto`), every page that is not blank (`force`), or none (`off`)",
+    )
+    ocr_lang: str = Field(
+        "eng", pattern=OCR_LANG_PATTERN, description="Tesseract languages, e.g. `eng+fas+chi_sim`"
+    )
+    pdf_password: SecretStr | None = Field(
+        None, description="user password tried on password-protected PDFs"
+    )
+    pdf_password_map: Path | None = Field(
+        None, description="JSON file of glob patterns (file name or origin) to passwords"
+    )
+    log_format: LogFormat = Field(
+        "text",
+        description="`json`: one JSON object per log line "
+        "with `doc_id`, `state`, `part`, `revision` fields",
+    )
     # -- LLM backends (their keys: OPENAI_API_KEY, ANTHROPIC_API_KEY; endpoints:
     #    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, read by the SDKs)
     openai_model: str = Field("gpt-4o-mini", description="model of the openai backend")
-    anthropic_model: str = Field("claude-haiku-4-5", description="model of the anthropic "
-                                 "backend")
+    anthropic_model: str = Field("claude-haiku-4-5", description="model of the anthropic backend")
     anthropic_max_tokens: Annotated[int, Field(gt=0)] = Field(
-        4096, description="bounds each Anthropic answer")
-    agent_command: str | None = Field(None, description="the `command` backend's program "
-                                      "(JSON on stdin and stdout; split like a shell line)")
-    agent_timeout: Positive | None = Field(None, description="seconds per `command` run "
-                                           "(default: QUIRE_BACKEND_TIMEOUT)")
+        4096, description="bounds each Anthropic answer"
+    )
+    agent_command: str | None = Field(
+        None,
+        description="the `command` backend's program "
+        "(JSON on stdin and stdout; split like a shell line)",
+    )
+    agent_timeout: Positive | None = Field(
+        None, description="seconds per `command` run (default: QUIRE_BACKEND_TIMEOUT)"
+    )
     backend_concurrency: Annotated[int, Field(ge=1)] = Field(
-        4, description="LLM calls in flight per provider and process")
+        4, description="LLM calls in flight per provider and process"
+    )
     backend_timeout: Positive = Field(120.0, description="seconds per LLM request")
     backend_max_attempts: Annotated[int, Field(ge=1)] = Field(
-        6, description="transport attempts per LLM call (first included)")
+        6, description="transport attempts per LLM call (first included)"
+    )
     backend_reasks: Count = Field(2, description="extra asks after answers that break a rule")
     backend_backoff: Annotated[float, Field(ge=0)] = Field(
-        1.0, description="seconds; the n-th retry waits up to this x 2^(n-1)")
+        1.0, description="seconds; the n-th retry waits up to this x 2^(n-1)"
+    )
     backend_backoff_max: Annotated[float, Field(ge=0)] = Field(
-        60.0, description="longest wait between LLM retries, seconds")
+        60.0, description="longest wait between LLM retries, seconds"
+    )
     backend_retry_after_max: Annotated[float, Field(ge=0)] = Field(
-        120.0, description="longest Retry-After honoured, seconds")
+        120.0, description="longest Retry-After honoured, seconds"
+    )
     # -- the distributed runtime
-    deadline_scale: Positive = Field(1.0, description="multiplies every state's deadline "
-                                     "before the reconciler re-drives it")
-    time_limit_scale: Positive = Field(1.0, description="multiplies every task's soft and "
-                                       "hard time limit")
-    visibility_timeout: Positive = Field(1800.0, description="seconds before Redis redelivers "
-                                         "a task whose worker died")
+    deadline_scale: Positive = Field(
+        1.0, description="multiplies every state's deadline before the reconciler re-drives it"
+    )
+    time_limit_scale: Positive = Field(
+        1.0, description="multiplies every task's soft and hard time limit"
+    )
+    visibility_timeout: Positive = Field(
+        1800.0, description="seconds before Redis redelivers a task whose worker died"
+    )
     task_max_retries: Count = Field(6, description="Celery retries of a transient fault")
-    task_retry_backoff: Count = Field(2, description="seconds before the first Celery retry "
-                                      "(doubling, capped at 120, with jitter)")
+    task_retry_backoff: Count = Field(
+        2,
+        description="seconds before the first Celery retry (doubling, capped at 120, with jitter)",
+    )
     # -- upload triggers (deploy/OPERATIONS.md)
-    webhook_token: SecretStr | None = Field(None, description="Bearer token S3/MinIO sends "
-                                            "to the webhook (required to serve it)")
-    trigger_bucket: str | None = Field(None, description="only uploads to this bucket "
-                                       "(default: any that notifies)")
-    trigger_prefix: str = Field("inbox/", description="uploads under this prefix become "
-                                "documents")
-    trigger_output_prefix: str = Field("outbox/", min_length=1, description="where each "
-                                       "upload's results go")
+    webhook_token: SecretStr | None = Field(
+        None, description="Bearer token S3/MinIO sends to the webhook (required to serve it)"
+    )
+    trigger_bucket: str | None = Field(
+        None, description="only uploads to this bucket (default: any that notifies)"
+    )
+    trigger_prefix: str = Field("inbox/", description="uploads under this prefix become documents")
+    trigger_output_prefix: str = Field(
+        "outbox/", min_length=1, description="where each upload's results go"
+    )
     sqs_queue_url: str | None = Field(None, description="the queue `quire trigger sqs` polls")
     sqs_endpoint_url: str | None = Field(None, description="an SQS-compatible endpoint")
     # -- the web workspace and HTTP API (`quire serve`)
-    api_token: SecretStr | None = Field(None, description="bearer token every "
-                                        "request must carry (16+ characters); required to "
-                                        "serve beyond loopback")
+    api_token: SecretStr | None = Field(
+        None,
+        description="bearer token every "
+        "request must carry (16+ characters); required to "
+        "serve beyond loopback",
+    )
     max_upload_bytes: Annotated[int, Field(gt=0)] | None = Field(
-        None, description="refuse larger request bodies before reading them (413 `too_large`)"
-        "; default QUIRE_MAX_FILE_BYTES + 1 MiB")
+        None,
+        description="refuse larger request bodies before reading them (413 `too_large`)"
+        "; default QUIRE_MAX_FILE_BYTES + 1 MiB",
+    )
     # -- the MCP server
-    mcp_runs_dir: Path | None = Field(None, description="where isolated run folders go "
-                                      "(default: QUIRE_STATE_DIR/runs)")
+    mcp_runs_dir: Path | None = Field(
+        None, description="where isolated run folders go (default: QUIRE_STATE_DIR/runs)"
+    )
     mcp_processes: Annotated[int, Field(ge=1)] | None = Field(
-        None, description="embedded worker processes of the MCP server (default: CPUs)")
+        None, description="embedded worker processes of the MCP server (default: CPUs)"
+    )
 
     @property
     def upload_limit(self) -> int:
@@ -135,8 +176,10 @@ class Settings(BaseSettings):
             raise ValueError("QUIRE_BACKEND_BACKOFF must not exceed QUIRE_BACKEND_BACKOFF_MAX")
         a, b = self.trigger_prefix, self.trigger_output_prefix
         if a.startswith(b) or b.startswith(a):
-            raise ValueError(f"QUIRE_TRIGGER_OUTPUT_PREFIX {b!r} overlaps QUIRE_TRIGGER_PREFIX "
-                             f"{a!r}: results would be written over (or trigger as) uploads")
+            raise ValueError(
+                f"QUIRE_TRIGGER_OUTPUT_PREFIX {b!r} overlaps QUIRE_TRIGGER_PREFIX "
+                f"{a!r}: results would be written over (or trigger as) uploads"
+            )
         return self
 
 

@@ -120,12 +120,16 @@ def build_choi(
         while end < len(counts) and words < target and words + counts[end] <= hi:
             words += counts[end]
             end += 1
-        out.append(Segment(source=source, first=len(paragraphs), paragraphs=end - start,
-                           words=words))
+        out.append(
+            Segment(source=source, first=len(paragraphs), paragraphs=end - start, words=words)
+        )
         paragraphs.extend(pools[source][start:end])
     return ChoiDocument(
-        name=name or f"choi-{variant}-{seed}", variant=variant, seed=seed,
-        paragraphs=paragraphs, segments=out,
+        name=name or f"choi-{variant}-{seed}",
+        variant=variant,
+        seed=seed,
+        paragraphs=paragraphs,
+        segments=out,
     )
 
 

@@ -29,8 +29,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     corpus: list[pytest.Item] = []
     for item in items:
         fn = getattr(item, "function", None)
-        if item.get_closest_marker("corpus") or (fn is not None and needs_corpus(
-                Path(str(item.fspath)), fn.__name__, list(getattr(item, "fixturenames", [])))):
+        if item.get_closest_marker("corpus") or (
+            fn is not None
+            and needs_corpus(
+                Path(str(item.fspath)), fn.__name__, list(getattr(item, "fixturenames", []))
+            )
+        ):
             item.add_marker(pytest.mark.corpus)
             corpus.append(item)
     if not CORPUS.is_dir() and corpus:
@@ -41,15 +45,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say which tiers ran (the reports carry the marker, also from xdist workers)."""
-    ran = sum(1 for r in terminalreporter.stats.get("passed", []) +
-              terminalreporter.stats.get("failed", [])
-              if getattr(r, "when", "") == "call" and "corpus" in getattr(r, "keywords", {}))
+    ran = sum(
+        1
+        for r in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", [])
+        if getattr(r, "when", "") == "call" and "corpus" in getattr(r, "keywords", {})
+    )
     if CORPUS.is_dir():
-        terminalreporter.write_line(f"test tiers: unit and services ran; corpus tier ran "
-                                    f"({ran} tests over {CORPUS})")
+        terminalreporter.write_line(
+            f"test tiers: unit and services ran; corpus tier ran ({ran} tests over {CORPUS})"
+        )
     else:
-        terminalreporter.write_line(f"test tiers: unit and services ran; corpus tier NOT RUN "
-                                    f"({CORPUS} is absent: its tests were deselected)")
+        terminalreporter.write_line(
+            f"test tiers: unit and services ran; corpus tier NOT RUN "
+            f"({CORPUS} is absent: its tests were deselected)"
+        )
 
 
 @pytest.fixture
@@ -65,8 +74,9 @@ def llm_default_reply() -> Reply | None:
 
 
 @pytest.fixture(params=["openai", "anthropic"])
-def provider(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
-             llm_default_reply: Reply | None) -> Iterator[FakeProvider]:
+def provider(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, llm_default_reply: Reply | None
+) -> Iterator[FakeProvider]:
     """A fake OpenAI or Anthropic server, the official SDK pointed at it by the environment."""
     kind = request.param
     quick_llm_env(monkeypatch)

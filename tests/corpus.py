@@ -14,8 +14,11 @@ from quire.shared.errors import (
 # The one definition of where the corpus is: `../shared/corpus` beside the project root.
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 BIG = "r-fullrefman.pdf"  # 2,415 pages: tests that cover it do so on purpose
-ALL_DOCS = (sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".pdf", ".docx"))
-            if CORPUS.is_dir() else [])
+ALL_DOCS = (
+    sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".pdf", ".docx"))
+    if CORPUS.is_dir()
+    else []
+)
 DOCS = [n for n in ALL_DOCS if n != BIG]
 # Files no IR can be made of (MANIFEST.md): the parser must refuse them with these reasons.
 UNUSABLE: dict[str, type[InputError]] = {

@@ -207,8 +207,10 @@ _LLM_ENV = (
 
 # The API keys the fake providers are served with: tests check they never leave the
 # Authorization header (not in bodies, prompts, outputs or logs).
-KEYS: dict[Kind, str] = {"openai": "sk-test-OPENAI-5ecret-0001",
-                         "anthropic": "sk-ant-test-5ecret-0002"}
+KEYS: dict[Kind, str] = {
+    "openai": "sk-test-OPENAI-5ecret-0001",
+    "anthropic": "sk-ant-test-5ecret-0002",
+}
 
 
 def quick_llm_env(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -191,4 +191,3 @@ class SmartProvider(FakeProvider):
         if task not in ANSWERS:
             return status(400)
         return answer(ANSWERS[task](user))
-

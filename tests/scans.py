@@ -13,8 +13,9 @@ from pathlib import Path
 from quire.workers.parse.pdf_open import pymupdf_module
 
 
-def rasterize_pages(src: Path, dst: Path, pages: set[int] | None = None, *,
-                    dpi: int = 300) -> dict[int, str]:
+def rasterize_pages(
+    src: Path, dst: Path, pages: set[int] | None = None, *, dpi: int = 300
+) -> dict[int, str]:
     """Copy `src` to `dst` with `pages` (1-based; None: all) replaced by images of
     themselves at `dpi`; returns {page: its text layer before}."""
     p = pymupdf_module()
@@ -39,6 +40,11 @@ def encrypt_pdf(src: Path, dst: Path, *, user: str, owner: str) -> Path:
     PDF (opens without a password, permissions restricted)."""
     p = pymupdf_module()
     with p.open(src) as doc:
-        doc.save(dst, encryption=p.PDF_ENCRYPT_AES_256, user_pw=user, owner_pw=owner,
-                 permissions=0 if not user else -1)
+        doc.save(
+            dst,
+            encryption=p.PDF_ENCRYPT_AES_256,
+            user_pw=user,
+            owner_pw=owner,
+            permissions=0 if not user else -1,
+        )
     return dst

@@ -50,16 +50,24 @@ def build_chinese(path: Path, *, contents: bool = True) -> Path:
             f"<p>{i}.{i} {name} . . . . . . . . . . . . . . . . . . . . {i + 1}</p>"
             for i, name in enumerate(ZH_SECTIONS, 1)
         )
-        _html(page, BOX, f'<h1 style="font-size:20pt">目录</h1><div style="font-size:11pt">'
-              f"{lines}{lines.replace('. . . .', '. .')}</div>")
+        _html(
+            page,
+            BOX,
+            f'<h1 style="font-size:20pt">目录</h1><div style="font-size:11pt">'
+            f"{lines}{lines.replace('. . . .', '. .')}</div>",
+        )
         toc.append([1, "目录", 1])
     for i, name in enumerate(ZH_SECTIONS, 1):
         page = doc.new_page(width=W, height=H)
         n = page.number + 1
         header = f"{n - 1} 第一章 基本概念" if n % 2 == 0 else f"§1.{i} {name} {n - 1}"
         _html(page, pymupdf.Rect(72, 36, 523, 56), f'<p style="font-size:9pt">{header}</p>')
-        _html(page, BOX, f'<h2 style="font-size:15pt;font-weight:bold">1.{i} {name}</h2>'
-              f'<p style="font-size:11pt">{ZH_PARAGRAPH}</p>')
+        _html(
+            page,
+            BOX,
+            f'<h2 style="font-size:15pt;font-weight:bold">1.{i} {name}</h2>'
+            f'<p style="font-size:11pt">{ZH_PARAGRAPH}</p>',
+        )
         toc.append([1, f"1.{i} {name}", first + i - 1])
     doc.set_toc(toc)
     doc.save(path)
@@ -84,12 +92,12 @@ def build_persian(path: Path, *, outline: bool = False) -> Path:
         page = doc.new_page(width=W, height=H)
         num = str(n + 10).translate(FA_DIGITS)
         header = f"{num} بخش {FA_SECTIONS[n - 1]}" if n % 2 else f"کتاب آزمایشی {num}"
-        _html(page, pymupdf.Rect(72, 36, 523, 56),
-              f'<p dir="rtl" style="font-size:9pt">{header}</p>')
+        _html(
+            page, pymupdf.Rect(72, 36, 523, 56), f'<p dir="rtl" style="font-size:9pt">{header}</p>'
+        )
         body = f'<p dir="rtl" style="font-size:11pt">{FA_PARAGRAPH}</p>'
         if n == 3:
-            body = (f'<p dir="rtl" style="font-size:16pt;font-weight:bold">{BILINGUAL}</p>'
-                    + body)
+            body = f'<p dir="rtl" style="font-size:16pt;font-weight:bold">{BILINGUAL}</p>' + body
         _html(page, BOX, body)
     if outline:
         doc.set_toc([[1, FA_SECTIONS[0], 1], [1, BILINGUAL, 3]])

@@ -317,8 +317,15 @@ S3_SCRUB_ENV = ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_
 class CeleryWorker:
     """A real `celery worker` process (prefork) on the given queues, with its own env."""
 
-    def __init__(self, name: str, queues: str, env: dict[str, str], *, concurrency: int = 1,
-                 cwd: Path | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        queues: str,
+        env: dict[str, str],
+        *,
+        concurrency: int = 1,
+        cwd: Path | None = None,
+    ) -> None:
         self.name, self.queues, self.env = name, queues, env
         self.concurrency = concurrency
         self.cwd = cwd or Path(__file__).resolve().parents[1]
@@ -330,11 +337,30 @@ class CeleryWorker:
     def start(self, timeout: float = 60.0) -> CeleryWorker:
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "quire.workers.tasks", "worker",
-                 "-Q", self.queues, "-c", str(self.concurrency), "-n", f"{self.name}@%h",
-                 "--without-mingle", "--without-gossip", "--loglevel", "INFO"],
-                stdout=out, stderr=out, stdin=subprocess.DEVNULL, cwd=self.cwd,
-                env={**os.environ, **self.env}, preexec_fn=_die_with_parent,
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "quire.workers.tasks",
+                    "worker",
+                    "-Q",
+                    self.queues,
+                    "-c",
+                    str(self.concurrency),
+                    "-n",
+                    f"{self.name}@%h",
+                    "--without-mingle",
+                    "--without-gossip",
+                    "--loglevel",
+                    "INFO",
+                ],
+                stdout=out,
+                stderr=out,
+                stdin=subprocess.DEVNULL,
+                cwd=self.cwd,
+                env={**os.environ, **self.env},
+                preexec_fn=_die_with_parent,
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

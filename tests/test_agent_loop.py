@@ -222,7 +222,10 @@ def test_split_only_repair_keeps_unaffected_chunks(tmp_path: Path) -> None:
     small = next(n for n, snap in snaps.items() if snap.context and not snap.context["candidates"])
     with pytest.raises(ValidationFailedError, match="stays whole"):
         agent.repair_boundary(
-            rt, s.doc_id, small, revision=snaps[small].revision,
+            rt,
+            s.doc_id,
+            small,
+            revision=snaps[small].revision,
             element_id=snaps[small].context["first_id"],  # type: ignore[index]
             reason="the chunk's opening section ends and a separate recipe begins",
         )
@@ -275,17 +278,23 @@ def test_an_agent_following_the_recommendations_gets_the_global_plan(tmp_path: P
         assert rec is not None and ctx.candidate(rec.after_id) is not None
         assert rec.reason.startswith("cut before ")
         snap = agent.commit_boundary(
-            rt, doc_id, revision=snap.revision, action="cut", element_id=rec.after_id,
-            reason=rec.reason, evidence=rec.evidence,
+            rt,
+            doc_id,
+            revision=snap.revision,
+            action="cut",
+            element_id=rec.after_id,
+            reason=rec.reason,
+            evidence=rec.evidence,
         )
         decisions += 1
     assert decisions >= 2
     s = rt.repo.load(doc_id)
     plan = json.loads(rt.store.get(f"docs/{doc_id}/out/plan.json"))
     outcomes = {o.after_id: o for o in steps.load_outcomes(rt, s)}
-    best = plan_globally(steps.load_doc(rt, s), steps.load_candidates(rt, s), outcomes,
-                         s.settings.plan)
-    assert [b["after_id"] for b in plan["boundaries"]] == [
-        b.after_id for b in best.boundaries
-    ][: len(plan["boundaries"])]
+    best = plan_globally(
+        steps.load_doc(rt, s), steps.load_candidates(rt, s), outcomes, s.settings.plan
+    )
+    assert [b["after_id"] for b in plan["boundaries"]] == [b.after_id for b in best.boundaries][
+        : len(plan["boundaries"])
+    ]
     assert all(b["decider"] == "agent" for b in plan["boundaries"])

@@ -352,8 +352,6 @@ def test_clean_heading() -> None:
 # --- LLM analysis over the wire ----------------------------------------------------------
 
 
-
-
 def user_text(provider: FakeProvider, i: int) -> str:
     content = provider.requests[i].body["messages"][-1]["content"]
     assert isinstance(content, str)

@@ -86,8 +86,9 @@ def test_batch_isolates_failures_and_resubmits_without_work(local_env: Path) -> 
     out = tmp / "out"
 
     # --ocr off: the image-only PDF has no text then
-    result = quire("batch", str(folder), str(notes), "--out", str(out), "--processes", "1",
-                   "--ocr", "off")
+    result = quire(
+        "batch", str(folder), str(notes), "--out", str(out), "--processes", "1", "--ocr", "off"
+    )
     assert result.exit_code == 1, result.output  # some failed, the others completed
     assert "skipping" in result.output and "MANIFEST.md" in result.output
 
@@ -119,8 +120,9 @@ def test_batch_isolates_failures_and_resubmits_without_work(local_env: Path) -> 
 
     # the same files again: the same batch, no new revision on any document
     revisions = {d: rt.repo.current_revision(d) for d in rt.revisions.list_docs()}
-    again = quire("batch", str(folder), str(notes), "--out", str(out), "--processes", "1",
-                  "--ocr", "off")
+    again = quire(
+        "batch", str(folder), str(notes), "--out", str(out), "--processes", "1", "--ocr", "off"
+    )
     assert again.exit_code == 1
     assert json.loads((out / "batch-report.json").read_text())["batch_id"] == report["batch_id"]
     assert {d: rt.repo.current_revision(d) for d in rt.revisions.list_docs()} == revisions

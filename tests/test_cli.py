@@ -68,8 +68,9 @@ def test_run_then_verify_then_tamper(tmp_path: Path) -> None:
     ],
 )
 def test_parse_refuses_bad_input_in_one_line(tmp_path: Path, name: str, reason: str) -> None:
-    result = quire(tmp_path, "parse", "--input", str(CORPUS / name), "--out", str(tmp_path),
-                   "--ocr", "off")
+    result = quire(
+        tmp_path, "parse", "--input", str(CORPUS / name), "--out", str(tmp_path), "--ocr", "off"
+    )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert f"({reason})" in result.stderr and name in result.stderr
@@ -109,18 +110,21 @@ def test_a_second_run_owns_the_folder_and_a_foreign_folder_is_refused(tmp_path: 
     manifest's files (plus a person's own file) and verifies; a foreign folder is refused
     before any work, in one line, unless --force."""
     out = tmp_path / "out"
-    first = quire(tmp_path, "run", "--input", str(SAMPLE_PDF), "--out", str(out),
-                  "--output-format", "both")
+    first = quire(
+        tmp_path, "run", "--input", str(SAMPLE_PDF), "--out", str(out), "--output-format", "both"
+    )
     assert first.returncode == 0, first.stderr
     (out / "my-notes.txt").write_text("mine")
-    second = quire(tmp_path, "run", "--input", str(SAMPLE_PDF), "--out", str(out),
-                   "--max-pages", "8")
+    second = quire(
+        tmp_path, "run", "--input", str(SAMPLE_PDF), "--out", str(out), "--max-pages", "8"
+    )
     assert second.returncode == 0, second.stderr
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["formats"] == ["markdown"]
     listed = {name for c in manifest["chunks"] for name in c["files"]}
-    chunk_files = {p.name for p in out.iterdir() if p.suffix in (".md", ".pdf")
-                   and p.name[:2].isdigit()}
+    chunk_files = {
+        p.name for p in out.iterdir() if p.suffix in (".md", ".pdf") and p.name[:2].isdigit()
+    }
     assert chunk_files == {n for n in listed if "/" not in n}
     assert (out / "my-notes.txt").read_text() == "mine"
     assert quire(tmp_path, "verify", "--out", str(out)).returncode == 0
@@ -132,8 +136,17 @@ def test_a_second_run_owns_the_folder_and_a_foreign_folder_is_refused(tmp_path: 
     assert refused.returncode == 2
     assert refused.stderr.strip().count("\n") == 0 and "output_folder" in refused.stderr
     assert "parsing" not in refused.stderr  # refused before any work
-    forced = quire(tmp_path, "run", "--input", str(SAMPLE_PDF), "--out", str(foreign),
-                   "--max-pages", "8", "--force")
+    forced = quire(
+        tmp_path,
+        "run",
+        "--input",
+        str(SAMPLE_PDF),
+        "--out",
+        str(foreign),
+        "--max-pages",
+        "8",
+        "--force",
+    )
     assert forced.returncode == 0, forced.stderr
     assert (foreign / "thesis.tex").exists() and (foreign / "manifest.json").exists()
 
@@ -152,17 +165,30 @@ def test_a_stray_chunk_file_fails_the_run_that_exports_beside_it(tmp_path: Path)
 
 def test_progress_lines_without_a_terminal_and_json_logs(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "quire.orchestrator.cli", "-v", "run", "--input",
-         str(SAMPLE_PDF), "--out", str(tmp_path / "out"), "--processes", "2"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "quire.orchestrator.cli",
+            "-v",
+            "run",
+            "--input",
+            str(SAMPLE_PDF),
+            "--out",
+            str(tmp_path / "out"),
+            "--processes",
+            "2",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "QUIRE_LOG_FORMAT": "json"},
     )
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     stages = [ln for ln in lines if ln.startswith("fhs-3.0.pdf: ") and " done (" in ln]
     assert stages[0].startswith("fhs-3.0.pdf: parsing done (50 pages, ")
-    assert any(ln.startswith("fhs-3.0.pdf: writing done (") and " chunks, " in ln
-               for ln in stages)
+    assert any(ln.startswith("fhs-3.0.pdf: writing done (") and " chunks, " in ln for ln in stages)
     logs = [json.loads(ln) for ln in lines if ln.startswith("{")]
     parts = [r for r in logs if r.get("state") == "parsing" and r["level"] == "info"]
     assert parts, "the -v log of a pool worker process reaches stderr"
@@ -173,8 +199,12 @@ def test_progress_lines_without_a_terminal_and_json_logs(tmp_path: Path) -> None
 def test_status_export_and_version_manners(tmp_path: Path) -> None:
     version = quire(tmp_path, "--version")
     assert version.returncode == 0 and version.stdout.startswith("quire, version ")
-    assert quire(tmp_path, "run", "--input", str(SAMPLE_PDF), "--out",
-                 str(tmp_path / "out")).returncode == 0
+    assert (
+        quire(
+            tmp_path, "run", "--input", str(SAMPLE_PDF), "--out", str(tmp_path / "out")
+        ).returncode
+        == 0
+    )
     listing = json.loads(quire(tmp_path, "status", "--json").stdout)
     assert [d["source_name"] for d in listing] == ["fhs-3.0.pdf"]
     one = json.loads(quire(tmp_path, "status", "fhs-3.0.pdf", "--json").stdout)
@@ -198,13 +228,27 @@ def test_status_export_and_version_manners(tmp_path: Path) -> None:
 
 
 def test_services_refuse_unsafe_defaults(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("QUIRE_BROKER_URL", "FLOWER_BASIC_AUTH", "FLOWER_AUTH")}
-    worker = subprocess.run([sys.executable, "-m", "quire.orchestrator.cli", "worker"],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("QUIRE_BROKER_URL", "FLOWER_BASIC_AUTH", "FLOWER_AUTH")
+    }
+    worker = subprocess.run(
+        [sys.executable, "-m", "quire.orchestrator.cli", "worker"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert worker.returncode == 2 and "QUIRE_BROKER_URL is not set" in worker.stderr
-    flower = subprocess.run([sys.executable, "-m", "quire.orchestrator.cli", "flower"],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=60,
-                            env={**env, "QUIRE_BROKER_URL": "redis://127.0.0.1:1/0"})
+    flower = subprocess.run(
+        [sys.executable, "-m", "quire.orchestrator.cli", "flower"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env, "QUIRE_BROKER_URL": "redis://127.0.0.1:1/0"},
+    )
     assert flower.returncode == 2 and "FLOWER_BASIC_AUTH" in flower.stderr
     assert worker.stderr.count("\n") == 1 and flower.stderr.count("\n") == 1

@@ -43,8 +43,11 @@ def compose() -> dict[str, Any]:
 
 def quire_services(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The services that run `quire` (not the one-shot build check)."""
-    return {name: svc for name, svc in compose["services"].items()
-            if str(svc.get("image", "")).startswith("quire:") and "build" not in svc}
+    return {
+        name: svc
+        for name, svc in compose["services"].items()
+        if str(svc.get("image", "")).startswith("quire:") and "build" not in svc
+    }
 
 
 def test_the_stack_has_every_role(compose: dict[str, Any]) -> None:
@@ -106,8 +109,9 @@ def test_the_stack_starts_in_order(compose: dict[str, Any]) -> None:
 
 
 def test_ports_are_published_on_loopback_only(compose: dict[str, Any]) -> None:
-    published = [(name, str(p)) for name, svc in compose["services"].items()
-                 for p in svc.get("ports", [])]
+    published = [
+        (name, str(p)) for name, svc in compose["services"].items() for p in svc.get("ports", [])
+    ]
     assert published
     for name, port in published:
         assert port.startswith("127.0.0.1:"), (name, port)
@@ -118,13 +122,21 @@ def test_docker_compose_validates_the_file(tmp_path: Path) -> None:
     parses and validates the file against its schema, without a Docker engine."""
     env = tmp_path / "env"
     env.write_text(ENV_EXAMPLE.read_text())
-    run = subprocess.run(["docker-compose", "--env-file", str(env), "-f", str(COMPOSE),
-                          "config", "-q"], capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        ["docker-compose", "--env-file", str(env), "-f", str(COMPOSE), "config", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0, run.stderr
     broken = tmp_path / "broken.yml"
     broken.write_text(COMPOSE.read_text().replace("service_healthy", "service_ready", 1))
-    run = subprocess.run(["docker-compose", "--env-file", str(env), "-f", str(broken),
-                          "config", "-q"], capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        ["docker-compose", "--env-file", str(env), "-f", str(broken), "config", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode != 0 and "service_ready" in run.stderr
 
 

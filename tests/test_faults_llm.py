@@ -95,10 +95,14 @@ def test_smart_fake_runs_the_whole_document_on_the_openai_backend(
         llm.count(t) for t in ("ReviewAnswer", "DecisionAnswer", "AnalysisAnswer", "IndexAnswer")
     ] == [9, 3, 4, 1]
     # each decision is asked with the global plan's choice for that boundary
-    decisions = [json.loads(r.user.split("\n\nYour previous")[0]) for r in llm.requests
-                 if r.task == "DecisionAnswer"]
-    assert all(d["recommended"]["after_id"] in {c["after_id"] for c in d["candidates"]}
-               for d in decisions)
+    decisions = [
+        json.loads(r.user.split("\n\nYour previous")[0])
+        for r in llm.requests
+        if r.task == "DecisionAnswer"
+    ]
+    assert all(
+        d["recommended"]["after_id"] in {c["after_id"] for c in d["candidates"]} for d in decisions
+    )
 
 
 def test_429_storm_is_retried_and_the_document_is_unchanged(

@@ -88,15 +88,23 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
         inner = [j for j, at in enumerate(cand_at) if first <= at < last_el]
         if pages > hard_m and inner:
             return INFEASIBLE
-        if pages > soft_m and inner and not any(
-            planner.evidence[j].continuity_support and milli(first, cand_at[j]) > hi_m
-            for j in inner
+        if (
+            pages > soft_m
+            and inner
+            and not any(
+                planner.evidence[j].continuity_support and milli(first, cand_at[j]) > hi_m
+                for j in inner
+            )
         ):
             return INFEASIBLE
         if k is None and pages > hi_m and inner:
             return INFEASIBLE
-        size = 0 if pages <= hi_m else FINISH if pages <= soft_m else (
-            EXTENDED + EXTENDED_PER_PAGE * (pages - soft_m) // 1000
+        size = (
+            0
+            if pages <= hi_m
+            else FINISH
+            if pages <= soft_m
+            else (EXTENDED + EXTENDED_PER_PAGE * (pages - soft_m) // 1000)
         )
         if kinds[first] == "study" and pages < lo_m:
             short = lo_m - pages
@@ -136,11 +144,17 @@ def small_problems(
         a = draw(st.integers(0, len(doc.elements) - 2))
         b = draw(st.integers(a, len(doc.elements) - 2))
         part = doc.elements[a : b + 1]
-        regions.append(MatterRegion(
-            kind=draw(st.sampled_from(["front_matter", "back_matter"])), label="contents",
-            first_id=part[0].id, last_id=part[-1].id, page_first=part[0].page_first,
-            page_last=max(e.page_last for e in part), evidence=["generated"],
-        ))
+        regions.append(
+            MatterRegion(
+                kind=draw(st.sampled_from(["front_matter", "back_matter"])),
+                label="contents",
+                first_id=part[0].id,
+                last_id=part[-1].id,
+                page_first=part[0].page_first,
+                page_last=max(e.page_last for e in part),
+                evidence=["generated"],
+            )
+        )
     return doc, cands, outcomes, regions
 
 
@@ -199,8 +213,9 @@ def test_three_short_chapters_share_a_session_and_the_next_starts_its_own() -> N
     # The issue's case: chapters start on pages 39, 42, 43 and 46. A plan that decides one
     # boundary at a time made a session of pp. 36-44 across two of them.
     els: list[Element] = []
-    for n, (first, pages) in enumerate([(1, 10), (11, 9), (20, 10), (30, 9), (39, 3), (42, 1),
-                                        (43, 3), (46, 9), (55, 8)], 1):
+    for n, (first, pages) in enumerate(
+        [(1, 10), (11, 9), (20, 10), (30, 9), (39, 3), (42, 1), (43, 3), (46, 9), (55, 8)], 1
+    ):
         els += chapter(f"{n} Chapter {n}", first, pages)
     doc = build_doc(els)
     p = plan_globally(doc, scored(doc), {}, RULES)
@@ -215,8 +230,10 @@ def test_three_short_chapters_share_a_session_and_the_next_starts_its_own() -> N
 def test_a_long_chapter_is_cut_at_its_sections_and_no_runt_is_left() -> None:
     els = [heading("1 Long", 1, page=1)]
     for sec in range(7):
-        els += [heading(f"1.{sec + 1} Section", 2, page=1 + sec * 3),
-                *pages_of_paragraphs(3, first_page=1 + sec * 3)]
+        els += [
+            heading(f"1.{sec + 1} Section", 2, page=1 + sec * 3),
+            *pages_of_paragraphs(3, first_page=1 + sec * 3),
+        ]
     els += chapter("2 Next", 22, 8)
     doc = build_doc(els)
     p = plan_globally(doc, scored(doc), {}, RULES)
@@ -228,8 +245,10 @@ def test_a_long_chapter_is_cut_at_its_sections_and_no_runt_is_left() -> None:
 def test_a_continuity_review_makes_a_cut_costly() -> None:
     els = [heading("1 Long", 1, page=1)]
     for k, first in enumerate((1, 7, 13)):  # three 6-page sections: one cut is needed
-        els += [heading(f"1.{k + 1} Part", 2, page=first),
-                *pages_of_paragraphs(6, first_page=first, topic_every=6)]
+        els += [
+            heading(f"1.{k + 1} Part", 2, page=first),
+            *pages_of_paragraphs(6, first_page=first, topic_every=6),
+        ]
     doc = build_doc(els)
     cands = scored(doc)
     plain = plan_globally(doc, cands, {}, RULES)
@@ -257,8 +276,7 @@ def test_confirmed_changes_are_cut_even_into_a_runt() -> None:
 
 def test_words_basis_sizes() -> None:
     body = [para(" ".join(["word"] * 400), page=1) for _ in range(30)]  # 30 pages of words
-    doc = build_doc([heading("1 A", 1), *body[:15], heading("2 B", 1), *body[15:]],
-                    basis="words")
+    doc = build_doc([heading("1 A", 1), *body[:15], heading("2 B", 1), *body[15:]], basis="words")
     p = plan_globally(doc, scored(doc), {}, RULES)
     assert len(p.chunks) == 4 and all(5 <= c.pages <= 12 for c in p.chunks)
     assert abs(sum(c.pages for c in p.chunks) - 30) < 0.02  # words / 400
@@ -269,16 +287,25 @@ def test_words_basis_sizes() -> None:
 def contents_doc() -> Document:
     """Two pages of contents, a "Chapter 1" line on its own, then three chapters and an
     index."""
-    lines = [f"{n}.{k} Section {n}.{k} . . . . . . . . . . . . {n * 10 + k}"
-             for n in range(1, 4) for k in range(1, 7)]
+    lines = [
+        f"{n}.{k} Section {n}.{k} . . . . . . . . . . . . {n * 10 + k}"
+        for n in range(1, 4)
+        for k in range(1, 7)
+    ]
     toc = [para("Contents", page=1)] + [para(t, page=1 + i // 9) for i, t in enumerate(lines)]
     index = [heading("Index", 1, page=31)] + [
         para(f"term{k}, {k}, {k + 10}, {k + 20}", page=31 + k // 20) for k in range(60)
     ]
-    return build_doc([
-        *toc, para("Chapter 1", page=3), *chapter("Getting started", 3, 10),
-        *chapter("2 Going on", 13, 9), *chapter("3 Finishing", 22, 9), *index,
-    ])
+    return build_doc(
+        [
+            *toc,
+            para("Chapter 1", page=3),
+            *chapter("Getting started", 3, 10),
+            *chapter("2 Going on", 13, 9),
+            *chapter("3 Finishing", 22, 9),
+            *index,
+        ]
+    )
 
 
 def test_front_and_back_matter_are_reference_sessions() -> None:
@@ -304,15 +331,22 @@ def test_front_and_back_matter_are_reference_sessions() -> None:
 
 
 def follow_recommendations(
-    doc: Document, cands: list[Candidate], outcomes: Mapping[str, ReviewOutcome],
+    doc: Document,
+    cands: list[Candidate],
+    outcomes: Mapping[str, ReviewOutcome],
     rules: PlanSettings,
 ) -> list[str]:
     boundaries: list = []
     while (ctx := boundary_context(doc, cands, outcomes, rules, boundaries)) is not None:
         rec = ctx.recommendation
         assert rec is not None and ctx.candidate(rec.after_id) is not None
-        decision = Decision(action="cut", element_id=rec.after_id, reason=rec.reason,
-                            evidence=rec.evidence, decider="agent")
+        decision = Decision(
+            action="cut",
+            element_id=rec.after_id,
+            reason=rec.reason,
+            evidence=rec.evidence,
+            decider="agent",
+        )
         boundaries = apply_decision(doc, cands, outcomes, rules, boundaries, decision)
     return [b.after_id for b in boundaries]
 
@@ -334,17 +368,20 @@ def test_following_the_recommendations_gives_the_global_plan(inputs) -> None:
     # the loop stops asking once the rest fits one chunk; the global plan may still cut it
     assert followed == best[: len(followed)]
     if len(followed) < len(best):
-        rest = plan_globally(doc, cands, outcomes, RULES).chunks[len(followed):]
-        pages = sum(c.pages for c in rest) if doc.page_basis == "words" else (
-            rest[-1].page_last - rest[0].page_first + 1
+        rest = plan_globally(doc, cands, outcomes, RULES).chunks[len(followed) :]
+        pages = (
+            sum(c.pages for c in rest)
+            if doc.page_basis == "words"
+            else (rest[-1].page_last - rest[0].page_first + 1)
         )
         assert pages <= RULES.max_pages
 
 
 def test_reasons_quoting_latex_or_markup_pass_the_reason_check() -> None:
     els: list[Element] = []
-    for n, title in enumerate(["\\begin{document} and friends", "The <title> element",
-                               "Using {reason} placeholders"], 1):
+    for n, title in enumerate(
+        ["\\begin{document} and friends", "The <title> element", "Using {reason} placeholders"], 1
+    ):
         els += chapter(f"{n} {title}", 1 + (n - 1) * 7, 7)
     doc = build_doc(els)
     cands = scored(doc)

@@ -651,8 +651,13 @@ def test_a_part_killed_at_its_hard_time_limit_fails_its_document_at_once(
             stack.proxy.add(delay(30.0), ops={"PUT"}, key=rf"docs/{doc_id}/work/parse/")
             use_broker(stack.env["QUIRE_BROKER_URL"])
             for m in advance_document(stack.runtime, doc_id):  # limits stamped on the message
-                app.send_task(f"quire.part.{m.queue}", args=[m.doc_id, m.state, m.part,
-                              m.revision], queue=m.queue, soft_time_limit=2, time_limit=6)
+                app.send_task(
+                    f"quire.part.{m.queue}",
+                    args=[m.doc_id, m.state, m.part, m.revision],
+                    queue=m.queue,
+                    soft_time_limit=2,
+                    time_limit=6,
+                )
             deadline = time.monotonic() + 20
             while not stack.proxy.injected["delay"]:  # the part is inside its PUT
                 assert time.monotonic() < deadline, stack.logs()[-4000:]

@@ -56,10 +56,7 @@ def _floor(module: str) -> int:
 
 def test_no_floor_imports_a_higher_floor() -> None:
     upward = sorted(
-        f"{m} imports {d}"
-        for m, deps in _graph().items()
-        for d in deps
-        if _floor(d) > _floor(m)
+        f"{m} imports {d}" for m, deps in _graph().items() for d in deps if _floor(d) > _floor(m)
     )
     assert upward == []
 
@@ -73,7 +70,7 @@ def test_no_import_cycles() -> None:
         state[node] = 1
         for dep in sorted(graph[node]):
             if state.get(dep) == 1:
-                cycles.append([*path[path.index(dep):], dep])
+                cycles.append([*path[path.index(dep) :], dep])
             elif dep not in state:
                 visit(dep, [*path, dep])
         state[node] = 2
@@ -91,9 +88,12 @@ def test_nothing_imports_the_bare_folder_names(folder: str) -> None:
     bare = []
     for path in sorted((ROOT / folder).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom)
-                     and not node.level else [])
-            bare += [f"{path.relative_to(ROOT)}: {n}" for n in names
-                     if n.split(".")[0] in FLOORS]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
+            bare += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] in FLOORS]
     assert bare == []

@@ -33,8 +33,6 @@ class Pick(BaseModel):
     tags: list[str]
 
 
-
-
 def ask(kind: str, user: str = "Pick one.") -> Pick:
     return make_backend(kind).ask(system="You pick.", user=user, schema=Pick, task="test.pick")
 

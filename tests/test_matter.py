@@ -53,8 +53,15 @@ def test_matter_titles_in_any_script(title: str, expected: tuple[str, str]) -> N
 
 @pytest.mark.parametrize(
     "title",
-    ["Introduction", "2.7 Index vectors; selecting and modifying subsets", "References to "
-     "objects", "Indexing", "The contents of a package", "第一章 LaTeX 的基本概念", "Предисловие"],
+    [
+        "Introduction",
+        "2.7 Index vectors; selecting and modifying subsets",
+        "References to objects",
+        "Indexing",
+        "The contents of a package",
+        "第一章 LaTeX 的基本概念",
+        "Предисловие",
+    ],
 )
 def test_other_titles_are_not_matter(title: str) -> None:
     assert title_matter(title) is None
@@ -69,8 +76,7 @@ def test_other_titles_are_not_matter(title: str) -> None:
         ("序 iii", True),
         ("abline, 71 ace, 12 add1, 56, 58 anova, 57, 60", True),
         ("۴۱ ،\\underbrace ۸۴ ،۸۲ ،\\unitlength", True),
-        ("A vector holds values of one mode; c() combines them, and in 1990 R began. " * 3,
-         False),
+        ("A vector holds values of one mode; c() combines them, and in 1990 R began. " * 3, False),
         ("B C", None),  # an index letter group says nothing either way
     ],
 )
@@ -85,16 +91,21 @@ def small_book() -> Document:
     ]
     chapters = []
     for n, first in enumerate((4, 12, 20), 1):
-        chapters += [heading(f"{n} Chapter {n}", 1, page=first),
-                     *pages_of_paragraphs(8, first_page=first)]
+        chapters += [
+            heading(f"{n} Chapter {n}", 1, page=first),
+            *pages_of_paragraphs(8, first_page=first),
+        ]
     # a section *about* references inside a chapter is study text
-    chapters[5:5] = [heading("1.1 References", 2, page=5), para("Cite the sources you use.",
-                                                                  page=5)]
+    chapters[5:5] = [
+        heading("1.1 References", 2, page=5),
+        para("Cite the sources you use.", page=5),
+    ]
     index = [heading("Index", 1, page=28)] + [
         para(f"term{k}, {k + 4}, {k + 12}", page=28 + k // 30) for k in range(80)
     ]
-    return build_doc([para("A Small Book", page=1), para("by Someone", page=1), *toc,
-                      *chapters, *index])
+    return build_doc(
+        [para("A Small Book", page=1), para("by Someone", page=1), *toc, *chapters, *index]
+    )
 
 
 def test_regions_of_a_small_book() -> None:
@@ -114,9 +125,13 @@ def test_regions_of_a_small_book() -> None:
 
 
 def test_roman_page_numbers_are_evidence() -> None:
-    doc = small_book().model_copy(update={"removed": [
-        RemovedText(page=p, kind="page_number", text=t) for p, t in ((2, "ii"), (3, "iii"))
-    ]})
+    doc = small_book().model_copy(
+        update={
+            "removed": [
+                RemovedText(page=p, kind="page_number", text=t) for p, t in ((2, "ii"), (3, "iii"))
+            ]
+        }
+    )
     front = find_matter(doc)[0]
     assert "roman page numbers on pages 2-3" in front.evidence
 
@@ -192,7 +207,9 @@ def test_chinese_lshort(regions: Regions) -> None:
     # 标题页 / 致谢 / 前言 / 目录, then chapters; 参考文献 and 索引 at the back, with the GNU
     # licence between them studied
     assert pages(found) == [
-        ("front_matter", 1, 11), ("back_matter", 125, 126), ("back_matter", 133, 139),
+        ("front_matter", 1, 11),
+        ("back_matter", 125, 126),
+        ("back_matter", 133, 139),
     ]
     assert [r.label for r in found[1:]] == ["bibliography", "index"]
 

@@ -32,8 +32,9 @@ def test_book_language_from_its_script(texts: list[str], language: str) -> None:
 
 def test_code_does_not_decide_the_language() -> None:
     els = _els("第一章 简介", "LaTeX 是一个排版系统。")
-    code = Element(id="el-000009", type="code", text="x <- c(1, 2, 3)\n" * 50,
-                   page_first=1, page_last=1)
+    code = Element(
+        id="el-000009", type="code", text="x <- c(1, 2, 3)\n" * 50, page_first=1, page_last=1
+    )
     assert book_language([*els, code]) == "zh"
 
 

@@ -18,8 +18,9 @@ def test_metrics_from_sessions(tmp_path: Path) -> None:
     done = run_embedded(rt, CORPUS / "latex-news-22.pdf", RunSettings())
     assert done.state == "complete"
     assert submit(rt, CORPUS / "r-data-truncated.pdf", RunSettings()).state == "failed"
-    image_only = run_embedded(rt, CORPUS / "liboctave-excerpt-image-only.pdf",
-                              RunSettings(ocr="off"))
+    image_only = run_embedded(
+        rt, CORPUS / "liboctave-excerpt-image-only.pdf", RunSettings(ocr="off")
+    )
     assert (image_only.state, image_only.error_code) == ("failed", "empty")
 
     collector = Collector(rt)
@@ -59,8 +60,9 @@ def test_a_rerun_failure_keeps_the_failure_counter_growing(tmp_path: Path) -> No
     """Counters only grow: a document that failed and then completed on a re-run still
     counts its failure (histories are append-only)."""
     rt = local_runtime(tmp_path)
-    bad = run_embedded(rt, CORPUS / "latex-news-22.pdf",
-                       RunSettings(output_format="pdf", max_pages=1))
+    bad = run_embedded(
+        rt, CORPUS / "latex-news-22.pdf", RunSettings(output_format="pdf", max_pages=1)
+    )
     assert (bad.state, bad.error_code) == ("failed", "too_large")
     collector = Collector(rt)
     assert collector.collect().failures == {("too_large", "submission"): 1}

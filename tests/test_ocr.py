@@ -101,7 +101,8 @@ def test_off_records_the_pages_without_text_and_strict_fails(
     path, _ = scanned
     doc = parse_document(path).document  # the library default is off
     assert {(s.page, s.kind, s.ocr) for s in doc.skipped_pages} == {
-        (2, "scanned", "off"), (4, "scanned", "off")
+        (2, "scanned", "off"),
+        (4, "scanned", "off"),
     }
     assert describe_textless(doc.skipped_pages) == "2 pages without text: 2, 4 — scanned, OCR off"
     assert not doc.ocr_pages
@@ -116,8 +117,9 @@ def test_force_reads_every_page_that_is_not_blank(tmp_path: Path) -> None:
     p = pymupdf_module()
     path = tmp_path / "two.pdf"
     with p.open() as doc:
-        doc.new_page().insert_text((72, 100), "Binary search halves the interval each step.",
-                                   fontsize=12)
+        doc.new_page().insert_text(
+            (72, 100), "Binary search halves the interval each step.", fontsize=12
+        )
         doc.new_page()  # blank
         doc.save(path)
     got = parse_document(path, ocr=OcrSettings(mode="force")).document
@@ -167,8 +169,9 @@ def test_ocr_results_are_cached_by_page_content(
     assert reused.ocr_cache_hits == 1 and len(store.list("ocr-cache/")) == len(SCANNED)
     assert reused.pages[0].blocks == first.pages[3].blocks
     # another language is another reading
-    eng_fas = parse_pdf_range(other, 1, 1, ocr=OcrSettings(mode="auto", lang="eng+fas"),
-                              ocr_cache=cache)
+    eng_fas = parse_pdf_range(
+        other, 1, 1, ocr=OcrSettings(mode="auto", lang="eng+fas"), ocr_cache=cache
+    )
     assert eng_fas.ocr_cache_hits == 0 and len(store.list("ocr-cache/")) == len(SCANNED) + 1
 
 
@@ -192,8 +195,9 @@ def test_chinese_page_is_read_with_chi_sim(tmp_path: Path) -> None:
     ) * 2
     born = tmp_path / "zh.pdf"
     with p.open() as doc:
-        doc.new_page().insert_textbox(p.Rect(72, 72, 520, 400), text, fontname="china-s",
-                                      fontsize=14)
+        doc.new_page().insert_textbox(
+            p.Rect(72, 72, 520, 400), text, fontname="china-s", fontsize=14
+        )
         doc.save(born)
     path = tmp_path / "zh-scan.pdf"
     rasterize_pages(born, path, dpi=300)
@@ -210,18 +214,53 @@ def test_the_cli_names_the_missing_language_package_in_one_line(tmp_path: Path) 
     pdf = textbook_pdf(tmp_path / "book.pdf", 42)
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUIRE_")}
     env |= {"QUIRE_STORE_URL": str(tmp_path / "store"), "QUIRE_STATE_DIR": str(tmp_path / "st")}
-    for lang, code, says in (("eng+xyz", 2, "apt-get install tesseract-ocr-xyz"),
-                             ("ENG", 2, "Tesseract language codes joined by '+'")):
+    for lang, code, says in (
+        ("eng+xyz", 2, "apt-get install tesseract-ocr-xyz"),
+        ("ENG", 2, "Tesseract language codes joined by '+'"),
+    ):
         done = subprocess.run(
-            [sys.executable, "-m", "quire.orchestrator.cli", "run", "--input", str(pdf),
-             "--out", str(tmp_path / "out"), "--ocr-lang", lang],
-            capture_output=True, text=True, env=env, timeout=120)
+            [
+                sys.executable,
+                "-m",
+                "quire.orchestrator.cli",
+                "run",
+                "--input",
+                str(pdf),
+                "--out",
+                str(tmp_path / "out"),
+                "--ocr-lang",
+                lang,
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         assert done.returncode == code and says in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
-    assert "(ocr_unavailable)" in subprocess.run(
-        [sys.executable, "-m", "quire.orchestrator.cli", "run", "--input", str(pdf),
-         "--out", str(tmp_path / "out"), "--ocr", "force", "--ocr-lang", "eng+xyz"],
-        capture_output=True, text=True, env=env, timeout=120).stderr
+    assert (
+        "(ocr_unavailable)"
+        in subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "quire.orchestrator.cli",
+                "run",
+                "--input",
+                str(pdf),
+                "--out",
+                str(tmp_path / "out"),
+                "--ocr",
+                "force",
+                "--ocr-lang",
+                "eng+xyz",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        ).stderr
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -242,8 +281,7 @@ def test_scanned_stretches_are_cut_into_short_parse_ranges(
     for settings, parts in (
         (RunSettings(range_pages=30), ["00001-00003", "00004-00006"]),  # 1+25+1 | 25+1+1
         (RunSettings(range_pages=30, ocr="off"), ["00001-00006"]),
-        (RunSettings(range_pages=50, ocr="force"), ["00001-00002", "00003-00004",
-                                                    "00005-00006"]),
+        (RunSettings(range_pages=50, ocr="force"), ["00001-00002", "00003-00004", "00005-00006"]),
     ):
         s = queued.model_copy(update={"state": "parsing", "settings": settings})
         assert steps.parts_for(rt, s) == parts, settings

@@ -23,13 +23,23 @@ SCANS = {5, 6, 18}
 TEXTLESS = "3 pages without text: 5, 6, 18 — scanned, OCR off"
 
 
-def quire(cwd: Path, *args: str, env: dict[str, str] | None = None
-          ) -> subprocess.CompletedProcess[str]:
+def quire(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith("QUIRE_")}
-    full |= {"QUIRE_STORE_URL": str(cwd / "store"), "QUIRE_STATE_DIR": str(cwd / "state"),
-             "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "quire.orchestrator.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=600, env=full | (env or {}))
+    full |= {
+        "QUIRE_STORE_URL": str(cwd / "store"),
+        "QUIRE_STATE_DIR": str(cwd / "state"),
+        "COLUMNS": "200",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "quire.orchestrator.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=full | (env or {}),
+    )
 
 
 def test_scanned_pages_reach_the_markdown_with_ocr_auto(tmp_path: Path) -> None:
@@ -41,14 +51,18 @@ def test_scanned_pages_reach_the_markdown_with_ocr_auto(tmp_path: Path) -> None:
     assert not ir.get("skipped_pages")
     ocr = {o["page"]: o for o in ir["ocr_pages"]}
     assert set(ocr) == SCANS
-    assert all(o["confidence"] > 80 and o["dpi"] == 150 and o["languages"] == "eng"
-               for o in ocr.values())
+    assert all(
+        o["confidence"] > 80 and o["dpi"] == 150 and o["languages"] == "eng" for o in ocr.values()
+    )
     markdown = "\n".join(p.read_text() for p in sorted(out.glob("[0-9]*.md")))
     for page in SCANS:  # every element read from a scan is in a chunk, word for word
         texts = [e["text"] for e in ir["elements"] if e["page_first"] == page]
         assert len(texts) >= 5 and all(t in markdown for t in texts), page
-    for phrase in ("finite element method", "Software and Documentation",
-                   "difference between a global operator"):
+    for phrase in (
+        "finite element method",
+        "Software and Documentation",
+        "difference between a global operator",
+    ):
         assert phrase in markdown, phrase
     report = json.loads((out / "verification-report.json").read_text())
     assert report["passed"] and report["checked"]["ocr_pages"] == 3
@@ -64,20 +78,41 @@ def test_with_ocr_off_the_pages_are_listed_everywhere_and_strict_fails(tmp_path:
     report = json.loads((out / "verification-report.json").read_text())
     listed = {p["page"]: p for p in report["pages_without_text"]}
     assert set(listed) == SCANS
-    assert all(p["kind"] == "scanned" and p["ocr"] == "off" and "image-only" in p["reason"]
-               for p in listed.values())
+    assert all(
+        p["kind"] == "scanned" and p["ocr"] == "off" and "image-only" in p["reason"]
+        for p in listed.values()
+    )
     index = (out / "study-index-en.md").read_text()
     assert f"- {TEXTLESS}" in index
     assert TEXTLESS in (out / "study-index-fa.md").read_text()
 
-    strict = quire(tmp_path, "run", "--input", str(FREEFEM), "--out", str(tmp_path / "s"),
-                   "--ocr", "off", "--strict")
+    strict = quire(
+        tmp_path,
+        "run",
+        "--input",
+        str(FREEFEM),
+        "--out",
+        str(tmp_path / "s"),
+        "--ocr",
+        "off",
+        "--strict",
+    )
     assert strict.returncode == 1
     assert "(pages_without_text)" in strict.stderr and f"{TEXTLESS} (--strict)" in strict.stderr
 
     # --rerun: the same document failed above with other settings (--strict)
-    batch = quire(tmp_path, "batch", str(FREEFEM), "--out", str(tmp_path / "b"), "--ocr", "off",
-                  "--rerun", "--processes", "1")
+    batch = quire(
+        tmp_path,
+        "batch",
+        str(FREEFEM),
+        "--out",
+        str(tmp_path / "b"),
+        "--ocr",
+        "off",
+        "--rerun",
+        "--processes",
+        "1",
+    )
     assert batch.returncode == 0, batch.stdout + batch.stderr
     assert f"{FREEFEM.name}: {TEXTLESS}" in batch.stderr
     doc = json.loads((tmp_path / "b" / "batch-report.json").read_text())["documents"][0]
@@ -92,22 +127,31 @@ def test_an_image_only_document_is_read_whole(tmp_path: Path) -> None:
     ir = json.loads((out / "ir.json").read_text())
     assert [o["page"] for o in ir["ocr_pages"]] == [1, 2, 3, 4, 5, 6]
     assert sum(e["word_count"] for e in ir["elements"]) > 1000
-    off = quire(tmp_path, "run", "--input", str(path), "--out", str(tmp_path / "off"),
-                "--ocr", "off")
+    off = quire(
+        tmp_path, "run", "--input", str(path), "--out", str(tmp_path / "off"), "--ocr", "off"
+    )
     assert off.returncode == 1 and "(empty)" in off.stderr
     assert "6 pages without text: 1–6 — scanned, OCR off" in off.stderr
 
 
 def test_the_password_protected_corpus_pdf(tmp_path: Path) -> None:
     path = CORPUS / "debian-faq-password.pdf"
-    wrong = quire(tmp_path, "run", "--input", str(path), "--out", str(tmp_path / "w"),
-                  env={"QUIRE_PDF_PASSWORD": "corpus-wrong"})
+    wrong = quire(
+        tmp_path,
+        "run",
+        "--input",
+        str(path),
+        "--out",
+        str(tmp_path / "w"),
+        env={"QUIRE_PDF_PASSWORD": "corpus-wrong"},
+    )
     assert wrong.returncode == 1 and "(bad_password)" in wrong.stderr
     secret = tmp_path / "pw.txt"
     secret.write_text("corpus-user\n")
     out = tmp_path / "out"
-    done = quire(tmp_path, "run", "--input", str(path), "--out", str(out),
-                 "--password-file", str(secret))
+    done = quire(
+        tmp_path, "run", "--input", str(path), "--out", str(out), "--password-file", str(secret)
+    )
     assert done.returncode == 0, done.stderr
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["page_count"] == 73 and manifest["chunk_count"] >= 5

@@ -37,14 +37,21 @@ def locked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return encrypt_pdf(born, tmp / "locked.pdf", user=PASSWORD, owner="the-owner")
 
 
-def quire(cwd: Path, *args: str, env: dict[str, str] | None = None
-          ) -> subprocess.CompletedProcess[str]:
+def quire(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     import os
 
     full = {k: v for k, v in os.environ.items() if not k.startswith("QUIRE_")}
     full |= {"QUIRE_STORE_URL": str(cwd / "store"), "QUIRE_STATE_DIR": str(cwd / "state")}
-    return subprocess.run([sys.executable, "-m", "quire.orchestrator.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300, env=full | (env or {}))
+    return subprocess.run(
+        [sys.executable, "-m", "quire.orchestrator.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=full | (env or {}),
+    )
 
 
 def test_run_without_wrong_and_right_password(locked: Path, tmp_path: Path) -> None:
@@ -55,15 +62,17 @@ def test_run_without_wrong_and_right_password(locked: Path, tmp_path: Path) -> N
 
     wrong = tmp_path / "wrong.txt"
     wrong.write_text("not it\n")
-    bad = quire(tmp_path, "run", "--input", str(locked), "--out", str(out),
-                "--password-file", str(wrong))
+    bad = quire(
+        tmp_path, "run", "--input", str(locked), "--out", str(out), "--password-file", str(wrong)
+    )
     assert bad.returncode == 1 and "(bad_password)" in bad.stderr
     assert "not it" not in bad.stderr
 
     right = tmp_path / "right.txt"
     right.write_text(PASSWORD + "\n")
-    ok = quire(tmp_path, "run", "--input", str(locked), "--out", str(out),
-               "--password-file", str(right))
+    ok = quire(
+        tmp_path, "run", "--input", str(locked), "--out", str(out), "--password-file", str(right)
+    )
     assert ok.returncode == 0, ok.stderr
     assert "verification passed" in ok.stderr
     ir = json.loads((out / "ir.json").read_text())
@@ -77,8 +86,17 @@ def test_run_without_wrong_and_right_password(locked: Path, tmp_path: Path) -> N
 
 def test_password_from_the_environment_and_pdf_outputs(locked: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    ok = quire(tmp_path, "run", "--input", str(locked), "--out", str(out), "--output-format",
-               "both", env={"QUIRE_PDF_PASSWORD": PASSWORD})
+    ok = quire(
+        tmp_path,
+        "run",
+        "--input",
+        str(locked),
+        "--out",
+        str(out),
+        "--output-format",
+        "both",
+        env={"QUIRE_PDF_PASSWORD": PASSWORD},
+    )
     assert ok.returncode == 0, ok.stderr
     assert list(out.glob("*.pdf"))
     # `quire verify` render-compares the chunk PDFs with the decrypted copy in the store
@@ -121,8 +139,11 @@ def test_a_refused_document_is_admitted_once_its_password_is_given(
 
 def test_password_map_matches_names_and_origins_in_order(tmp_path: Path) -> None:
     table = tmp_path / "passwords.json"
-    table.write_text(json.dumps({"faq-*.pdf": "pw-one-9f3", "s3://books/locked/*": "pw-two-7c1",
-                                 "*": "fallback"}))
+    table.write_text(
+        json.dumps(
+            {"faq-*.pdf": "pw-one-9f3", "s3://books/locked/*": "pw-two-7c1", "*": "fallback"}
+        )
+    )
     pw = Passwords.load(map_file=table, settings=Settings())
     assert pw.for_document("faq-2024.pdf", "/data/faq-2024.pdf") == "pw-one-9f3"
     assert pw.for_document("x.pdf", "s3://books/locked/x.pdf") == "pw-two-7c1"
@@ -145,12 +166,23 @@ def test_batch_with_a_password_map(locked: Path, tmp_path: Path) -> None:
     table = tmp_path / "passwords.json"
     table.write_text(json.dumps({"locked-a.pdf": PASSWORD, "*/shelf/locked-b*": "b-secret"}))
     out = tmp_path / "out"
-    done = quire(tmp_path, "batch", str(shelf), "--out", str(out), "--password-map", str(table),
-                 "--processes", "1")
+    done = quire(
+        tmp_path,
+        "batch",
+        str(shelf),
+        "--out",
+        str(out),
+        "--password-map",
+        str(table),
+        "--processes",
+        "1",
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((out / "batch-report.json").read_text())
     assert {d["name"]: d["state"] for d in report["documents"]} == {
-        "locked-a.pdf": "complete", "locked-b.pdf": "complete"}
+        "locked-a.pdf": "complete",
+        "locked-b.pdf": "complete",
+    }
     store = tmp_path / "store"
     for path in [*store.rglob("*"), *out.rglob("*"), *(tmp_path / "state").rglob("*")]:
         if path.is_file():
@@ -181,9 +213,15 @@ def test_triggered_uploads_use_the_password_map(
     monkeypatch.setenv("QUIRE_PDF_PASSWORD_MAP", str(table))
     rt = local_runtime(tmp_path)
     intake = Intake(rt, TriggerConfig(bucket=bucket), RunSettings(), S3Objects())
-    events = [ObjectEvent(event_name="ObjectCreated:Put", bucket=bucket, key=k,
-                          etag=s3.head_object(Bucket=bucket, Key=k)["ETag"].strip('"'))
-              for k in uploads]
+    events = [
+        ObjectEvent(
+            event_name="ObjectCreated:Put",
+            bucket=bucket,
+            key=k,
+            etag=s3.head_object(Bucket=bucket, Key=k)["ETag"].strip('"'),
+        )
+        for k in uploads
+    ]
     outcomes = intake.handle(events)
     assert all(o.action == "submitted" for o in outcomes), outcomes
     states = {rt.repo.load(d).source_name: rt.repo.load(d) for d in rt.revisions.list_docs()}

@@ -181,8 +181,9 @@ def globally_planned(parsed_corpus: Parsed) -> Callable[[str], Planned]:
             assert isinstance(doc, Document), doc
             cands = score_candidates(doc, safe_candidates(doc))
             reviewer = make_reviewer("heuristic")
-            outcomes = {o.after_id: o for o in review_all(review_tasks(doc, cands),
-                                                          doc.by_id(), reviewer)}
+            outcomes = {
+                o.after_id: o for o in review_all(review_tasks(doc, cands), doc.by_id(), reviewer)
+            }
             plan = plan_globally(doc, cands, outcomes, RULES)
             done, counted, naive = 0, 0, 0
             if doc.page_basis == "pdf":  # outline pages are PDF pages
@@ -207,8 +208,10 @@ def test_global_plan_of_corpus_document(
     if body:
         share = sum(RULES.min_pages <= c.pages <= RULES.soft_max_pages for c in body) / len(body)
         assert share >= 0.9, histogram(p.plan)
-    print(f"\n{name}: chapter starts {p.honoured}/{p.chapters} (naive {p.naive}); "
-          f"{len(study)} study and {len(p.plan.chunks) - len(study)} reference sessions")
+    print(
+        f"\n{name}: chapter starts {p.honoured}/{p.chapters} (naive {p.naive}); "
+        f"{len(study)} study and {len(p.plan.chunks) - len(study)} reference sessions"
+    )
     assert p.honoured >= p.naive
 
 

@@ -18,28 +18,48 @@ from pipeline_utils import ROOT, SAMPLE_PDF
 import quire
 
 PUBLIC = [
-    "Document", "DocumentFailedError", "Element", "Finding", "QuireError", "RagChunk",
-    "SplitResult", "StudySession", "VerificationReport", "__version__", "parse",
-    "retrieval_chunks", "split", "verify",
+    "Document",
+    "DocumentFailedError",
+    "Element",
+    "Finding",
+    "QuireError",
+    "RagChunk",
+    "SplitResult",
+    "StudySession",
+    "VerificationReport",
+    "__version__",
+    "parse",
+    "retrieval_chunks",
+    "split",
+    "verify",
 ]
 SIGNATURES = {
     "split": "(path: 'str | Path', out: 'str | Path', *, output_format: 'OutputFormat' = "
-             "'markdown', backend: 'Backend | None' = None, min_pages: 'float' = 5, "
-             "max_pages: 'float' = 12, overlap_pages: 'int' = 1, decider: \"Literal['backend', "
-             "'agent']\" = 'backend', force: 'bool' = False, processes: 'int | None' = None, "
-             "on_progress: 'Progress | None' = None) -> 'SplitResult'",
+    "'markdown', backend: 'Backend | None' = None, min_pages: 'float' = 5, "
+    "max_pages: 'float' = 12, overlap_pages: 'int' = 1, decider: \"Literal['backend', "
+    "'agent']\" = 'backend', force: 'bool' = False, processes: 'int | None' = None, "
+    "on_progress: 'Progress | None' = None) -> 'SplitResult'",
     "parse": "(path: 'str | Path') -> 'Document'",
-    "verify": "(out: 'str | Path', *, source: 'str | Path | None' = None) -> "
-              "'VerificationReport'",
+    "verify": "(out: 'str | Path', *, source: 'str | Path | None' = None) -> 'VerificationReport'",
     "retrieval_chunks": "(out: 'str | Path', *, max_chars: 'int' = 2000, algorithm: "
-                        "\"Literal['hierarchical', 'linear']\" = 'hierarchical') -> "
-                        "'list[RagChunk]'",
+    "\"Literal['hierarchical', 'linear']\" = 'hierarchical') -> "
+    "'list[RagChunk]'",
 }
 RESULT_FIELDS = {
-    "SplitResult": ["doc_id", "source", "out", "state", "page_count", "sessions",
-                    "verification"],
-    "StudySession": ["number", "title", "page_first", "page_last", "pages", "words", "kind",
-                     "markdown", "pdf", "end_reason", "end_alternative"],
+    "SplitResult": ["doc_id", "source", "out", "state", "page_count", "sessions", "verification"],
+    "StudySession": [
+        "number",
+        "title",
+        "page_first",
+        "page_last",
+        "pages",
+        "words",
+        "kind",
+        "markdown",
+        "pdf",
+        "end_reason",
+        "end_alternative",
+    ],
 }
 
 
@@ -55,10 +75,13 @@ def test_the_public_surface_changes_only_on_purpose() -> None:
 
 
 def test_importing_quire_loads_no_heavy_machinery() -> None:
-    code = ("import sys, quire; print(sorted(m for m in ('celery', 'pymupdf', 'boto3', 'docx',"
-            " 'openai', 'anthropic') if m in sys.modules))")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60, check=True)
+    code = (
+        "import sys, quire; print(sorted(m for m in ('celery', 'pymupdf', 'boto3', 'docx',"
+        " 'openai', 'anthropic') if m in sys.modules))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
     assert run.stdout.strip() == "[]"
 
 
@@ -72,8 +95,13 @@ def readme_example() -> str:
 def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     (tmp_path / "samples").mkdir()
     (tmp_path / "samples" / SAMPLE_PDF.name).write_bytes(SAMPLE_PDF.read_bytes())
-    run = subprocess.run([sys.executable, "-c", readme_example()], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", readme_example()],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     assert "verification passed" in run.stdout
     assert (tmp_path / "out" / "fhs" / "manifest.json").is_file()
@@ -82,8 +110,12 @@ def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
 def test_split_returns_what_was_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     seen: list[str] = []
-    result = quire.split(SAMPLE_PDF, tmp_path / "out", output_format="both",
-                         on_progress=lambda s: seen.append(s.state))
+    result = quire.split(
+        SAMPLE_PDF,
+        tmp_path / "out",
+        output_format="both",
+        on_progress=lambda s: seen.append(s.state),
+    )
     assert result.state == "complete" and result.verification is not None
     assert result.verification.passed and result.page_count == 50
     assert "parsing" in seen and seen[-1] == "complete"
@@ -100,7 +132,7 @@ def test_split_returns_what_was_written(tmp_path: Path, monkeypatch: pytest.Monk
     assert chunks and all(c.chars <= 1500 for c in chunks)
     with pytest.raises(quire.DocumentFailedError) as failed:
         truncated = tmp_path / "cut.pdf"
-        truncated.write_bytes(SAMPLE_PDF.read_bytes()[: 40_000])
+        truncated.write_bytes(SAMPLE_PDF.read_bytes()[:40_000])
         quire.split(truncated, tmp_path / "cut")
     assert failed.value.code == "corrupt"
 
@@ -109,8 +141,12 @@ def test_the_wheel_installs_beside_another_top_level_shared(tmp_path: Path) -> N
     """The wheel holds `quire` and nothing else at the top level, so it cannot overwrite
     (or be shadowed by) distributions named shared, workers or orchestrator."""
     wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels),
-                    str(ROOT)], check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     (wheel,) = wheels.glob("quire-*.whl")
     tops = {n.split("/")[0] for n in zipfile.ZipFile(wheel).namelist()}
     assert tops == {"quire", wheel.name.split("-py3")[0] + ".dist-info"}
@@ -120,19 +156,34 @@ def test_the_wheel_installs_beside_another_top_level_shared(tmp_path: Path) -> N
     (other / "shared" / "__init__.py").write_text("MARKER = 'another distribution'\n")
     (other / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = '
-        '"setuptools.build_meta"\n[project]\nname = "shared"\nversion = "1.0"\n')
+        '"setuptools.build_meta"\n[project]\nname = "shared"\nversion = "1.0"\n'
+    )
     venv = tmp_path / "venv"
     # the dependencies come from this interpreter's site-packages; quire and the other
     # `shared` are installed into the venv itself
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
-                   check=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120
+    )
     python = venv / "bin" / "python"
     for target in (str(other), str(wheel)):
         # --ignore-installed: the outer environment's quire (seen through the system
         # site-packages) must not stand in for the wheel
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps",
-                        "--ignore-installed", "--disable-pip-version-check", target],
-                       check=True, capture_output=True, timeout=600)
+        subprocess.run(
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--no-deps",
+                "--ignore-installed",
+                "--disable-pip-version-check",
+                target,
+            ],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
     work = tmp_path / "work"
     work.mkdir()
     code = f"""
@@ -144,7 +195,8 @@ assert result.verification.passed and result.sessions
 print(len(result.sessions), 'sessions')
 """
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # only the venv's own
-    run = subprocess.run([str(python), "-c", code], cwd=work, capture_output=True, text=True,
-                         timeout=600, env=clean)
+    run = subprocess.run(
+        [str(python), "-c", code], cwd=work, capture_output=True, text=True, timeout=600, env=clean
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip().endswith("sessions")

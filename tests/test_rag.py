@@ -456,8 +456,9 @@ def test_a_cut_before_an_empty_element_is_labelled_by_what_follows_it(
 ) -> None:
     """An empty element is invisible: a chunk that starts before an empty formula and then
     a heading starts a section (found by the property test above, in a generated IR)."""
-    doc = build_doc([para(words(40)), make_element("formula", "", 1), heading("Next part", 2),
-                     para(words(20))])
+    doc = build_doc(
+        [para(words(40)), make_element("formula", "", 1), heading("Next part", 2), para(words(20))]
+    )
     plan = plan_for(doc, [(1, 4, "Part")])
     chunks = rag_chunks(doc, plan, max_chars=200, algorithm=algorithm)
     assert [c.starts_at for c in chunks][1:] == ["section"]

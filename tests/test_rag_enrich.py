@@ -148,8 +148,6 @@ def test_heuristic_enrichment_is_valid_deterministic_and_leaves_chunks_intact(
 # --- LLM backends over the wire -------------------------------------------------------------
 
 
-
-
 @pytest.fixture
 def llm_default_reply() -> Reply:
     return answer(GOOD)

@@ -97,8 +97,10 @@ def test_split_refuses_a_piece_under_the_minimum() -> None:
     agent = repair_context(DOC, WHOLE, CANDS, 1)
     with pytest.raises(ValidationFailedError, match="leave 5 pages or more on both sides"):
         validate_repair_choice(
-            agent, RepairChoice(after_id="el-000013", reason="the regression fit ends here",
-                                decider="agent")
+            agent,
+            RepairChoice(
+                after_id="el-000013", reason="the regression fit ends here", decider="agent"
+            ),
         )
 
 
@@ -144,7 +146,6 @@ def test_heuristic_decider_prefers_a_strong_heading_near_the_middle() -> None:
 
 
 # --- LLM decider over the wire -----------------------------------------------------------
-
 
 
 def test_llm_decider_must_answer_a_listed_id(provider: FakeProvider) -> None:

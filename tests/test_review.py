@@ -332,8 +332,6 @@ def test_combine_without_votes_fails_and_keeps_failures() -> None:
 # --- LLM reviewers end to end ------------------------------------------------------------
 
 
-
-
 def test_llm_reviewer_votes(provider: FakeProvider) -> None:
     provider.enqueue(answer(GOOD_VOTE))
     result = make_reviewer(provider.kind).vote(CHANGE, "adjudicator", BY_ID)
@@ -432,9 +430,12 @@ def test_make_reviewer_names() -> None:
 
 def test_heuristic_leaves_short_chapters_to_the_size_rules() -> None:
     # the same heading with only two pages before it: confirming it would force a tiny chunk
-    squeezed = [e.model_copy(update={"page_first": min(e.page_first, 2),
-                                     "page_last": min(e.page_last, 2)}) if i < 3 else e
-                for i, e in enumerate(ELEMENTS)]
+    squeezed = [
+        e.model_copy(update={"page_first": min(e.page_first, 2), "page_last": min(e.page_last, 2)})
+        if i < 3
+        else e
+        for i, e in enumerate(ELEMENTS)
+    ]
     by_id = {e.id: e for e in squeezed}
     votes = [heuristic_vote(CHANGE, role, by_id) for role in REVIEW_ROLES]
     assert all("minor heading 'Cell Division'" in v.reason for v in votes)
@@ -446,14 +447,15 @@ def test_heuristic_abstains_on_a_strong_change_without_a_heading() -> None:
     # baseline does not confirm it, but it does not claim the topic continues either
     headless = [e for e in ELEMENTS if e.type != "heading"]
     by_id = {e.id: e for e in headless}
-    task = ReviewTask(doc_id="d", after_id=ids[2], left_ids=ids[0:3], right_ids=ids[4:6],
-                      score=0.8)
+    task = ReviewTask(doc_id="d", after_id=ids[2], left_ids=ids[0:3], right_ids=ids[4:6], score=0.8)
     votes = {role: heuristic_vote(task, role, by_id) for role in REVIEW_ROLES}
     for role in ("transition", "adjudicator"):
         assert votes[role].confidence < 0.5
         assert "confirms only major divisions: abstains" in votes[role].reason
     assert (votes["continuity"].verdict, votes["continuity"].confidence >= 0.5) == (
-        "new_topic", True)
+        "new_topic",
+        True,
+    )
     assert combine(task.after_id, list(votes.values())).decision == "uncertain"
     # a weak score on the same text is no reason to abstain: the roles vote same topic
     weak = task.model_copy(update={"score": 0.1})
@@ -467,11 +469,19 @@ def test_heuristic_never_calls_a_clean_switch_without_a_heading_continuity() -> 
     # planner avoid the best cut it has, so no role does.
     from quire.workers.boundaries.scoring import LEXICAL_WEIGHT
 
-    photosynthesis = [e.model_copy(update={"text": e.text.rstrip(".") + ", as follows:"})
-                      if e.id == ids[2] else e for e in ELEMENTS if e.type != "heading"]
+    photosynthesis = [
+        e.model_copy(update={"text": e.text.rstrip(".") + ", as follows:"}) if e.id == ids[2] else e
+        for e in ELEMENTS
+        if e.type != "heading"
+    ]
     by_id = {e.id: e for e in photosynthesis}
-    task = ReviewTask(doc_id="d", after_id=ids[2], left_ids=ids[0:3], right_ids=ids[4:6],
-                      score=0.68 * LEXICAL_WEIGHT)
+    task = ReviewTask(
+        doc_id="d",
+        after_id=ids[2],
+        left_ids=ids[0:3],
+        right_ids=ids[4:6],
+        score=0.68 * LEXICAL_WEIGHT,
+    )
     votes = [heuristic_vote(task, role, by_id) for role in REVIEW_ROLES]
     assert all("ends with ':'" in v.reason for v in votes)
     assert all(v.verdict == "new_topic" for v in votes)

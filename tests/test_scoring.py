@@ -322,18 +322,47 @@ def test_uniform_text_has_no_strong_change(seed: int) -> None:
 
 # Two Chinese topics (vocabulary of LaTeX tables vs of mathematical formulas) with shared
 # function characters; no spaces, as in the corpus's lshort-zh-cn.
-_ZH_TABLES = ["表格", "单元格", "列宽", "行高", "边框", "对齐",
-              "合并", "跨列", "表头", "线条", "浮动体", "标题"]
-_ZH_MATH = ["公式", "积分", "矩阵", "分式", "上标", "下标",
-            "根号", "求和", "定理", "证明", "方程", "极限"]
+_ZH_TABLES = [
+    "表格",
+    "单元格",
+    "列宽",
+    "行高",
+    "边框",
+    "对齐",
+    "合并",
+    "跨列",
+    "表头",
+    "线条",
+    "浮动体",
+    "标题",
+]
+_ZH_MATH = [
+    "公式",
+    "积分",
+    "矩阵",
+    "分式",
+    "上标",
+    "下标",
+    "根号",
+    "求和",
+    "定理",
+    "证明",
+    "方程",
+    "极限",
+]
 _ZH_GLUE = ["的", "了", "是", "在", "和", "可以", "我们", "使用", "这个", "一个", "通常", "需要"]
 
 
 def chinese(vocab: list[str], paragraphs: int, seed: int) -> list[Element]:
     rng = random.Random(seed)
     return [
-        para("".join(rng.choice(vocab) if rng.random() < 0.5 else rng.choice(_ZH_GLUE)
-                     for _ in range(200)) + "。")
+        para(
+            "".join(
+                rng.choice(vocab) if rng.random() < 0.5 else rng.choice(_ZH_GLUE)
+                for _ in range(200)
+            )
+            + "。"
+        )
         for _ in range(paragraphs)
     ]
 

@@ -53,9 +53,7 @@ def row_pairs(path: Path) -> list[tuple[str, str]]:
     return pairs
 
 
-def assert_no_space_in_sentences(
-    path: Path, body: str, min_pairs: int, share: float = 0.9
-) -> None:
+def assert_no_space_in_sentences(path: Path, body: str, min_pairs: int, share: float = 0.9) -> None:
     """No break between CJK characters became a space; most joined directly (the rest
     end one element and start the next: a heading and its paragraph, two paragraphs)."""
     pairs = row_pairs(path)

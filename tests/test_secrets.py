@@ -147,8 +147,7 @@ def test_no_secret_in_logs_messages_sessions_or_outputs(
         stack.poke([good_id])
         assert stack.wait_terminal([good_id], 120)[good_id].state == "complete"
         # a password-protected PDF: the password opens it at submission, nowhere else
-        locked_id = stack.submit(locked, RunSettings(output_format="both"),
-                                 password=PDF_PASSWORD)
+        locked_id = stack.submit(locked, RunSettings(output_format="both"), password=PDF_PASSWORD)
         stack.poke([locked_id])
         assert stack.wait_terminal([locked_id], 120)[locked_id].state == "complete"
         llm.always["AnalysisAnswer"] = unauthorized

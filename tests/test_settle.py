@@ -31,8 +31,7 @@ def test_each_range_is_analysed_once_and_a_repair_analyses_only_its_pieces() -> 
     cands = sample_candidates(doc, SCORES)
     first = settle(doc, plan, cands, "heuristic")
     pieces = [("el-000007", "el-000009"), ("el-000010", "el-000013")]
-    assert ranges(first.plan) == [("el-000001", "el-000006"), *pieces, ("el-000014",
-                                                                          "el-000014")]
+    assert ranges(first.plan) == [("el-000001", "el-000006"), *pieces, ("el-000014", "el-000014")]
     assert [(r.chunk, r.split_after) for r in first.repairs] == [(2, "el-000009")]
     assert first.analysed == [*ranges(plan), *pieces]  # the three chunks, then the pieces
     assert set(first.analyses) == set(ranges(first.plan))
@@ -43,8 +42,14 @@ def test_each_range_is_analysed_once_and_a_repair_analyses_only_its_pieces() -> 
         assert isinstance(analysis, ChunkAnalysis)
         assert c.title == (analysis.topic_en or c.title)
     # settling the settled plan again analyses nothing and changes nothing
-    again = settle(doc, first.plan, cands, "heuristic", known=first.analyses,
-                   repaired=[("el-000007", "el-000013")])
+    again = settle(
+        doc,
+        first.plan,
+        cands,
+        "heuristic",
+        known=first.analyses,
+        repaired=[("el-000007", "el-000013")],
+    )
     assert again.analysed == [] and again.repairs == [] and again.plan == first.plan
 
 
@@ -65,9 +70,14 @@ def test_known_analyses_are_kept_and_only_the_pieces_are_analysed() -> None:
 def test_reference_sessions_are_not_analysed() -> None:
     doc = sample_doc()
     plan = sample_plan(doc, ("el-000006", "el-000009"))
-    plan = plan.model_copy(update={"chunks": [
-        plan.chunks[0].model_copy(update={"kind": "front_matter"}), *plan.chunks[1:],
-    ]})
+    plan = plan.model_copy(
+        update={
+            "chunks": [
+                plan.chunks[0].model_copy(update={"kind": "front_matter"}),
+                *plan.chunks[1:],
+            ]
+        }
+    )
     result = settle(doc, plan, sample_candidates(doc), "heuristic")
     assert ("el-000001", "el-000006") not in result.analyses
     assert result.plan.chunks[0].title == plan.chunks[0].title  # not retitled
@@ -81,8 +91,7 @@ def test_an_offline_run_writes_its_chunks_once(tmp_path: Path) -> None:
     assert s.state == "complete", s.error
     states = [h.state for h in rt.repo.history(s.doc_id)]
     visited = [x for i, x in enumerate(states) if i == 0 or states[i - 1] != x]
-    assert visited[-6:] == ["planning", "writing", "verifying", "analysing", "indexing",
-                            "complete"]
+    assert visited[-6:] == ["planning", "writing", "verifying", "analysing", "indexing", "complete"]
     manifest = load_manifest(rt.store.get(f"docs/{s.doc_id}/out/manifest.json"))
     study = [c for c in manifest.chunks if c.kind == "study"]
     reference = [c for c in manifest.chunks if c.kind != "study"]

@@ -299,7 +299,6 @@ def test_llm_index_validation_rejects(change: Any, message: str) -> None:
         validate_index_answer(CTX, IndexAnswer(**_broken(change)), "openai")
 
 
-
 def test_llm_index_over_the_wire_with_a_reask(provider: FakeProvider) -> None:
     bad = _broken(lambda d: d["lines"].pop(2))
     provider.enqueue(answer(bad), answer(good_index_answer(CTX)))
@@ -332,8 +331,9 @@ def _offline_run(doc: Document, images: dict[str, bytes], out: Path) -> dict[str
     from quire.workers.verify import verify_output
 
     candidates = score_candidates(doc, safe_candidates(doc))
-    settled = settle(doc, plan_globally(doc, candidates, {}, PlanSettings()), candidates,
-                     "heuristic")
+    settled = settle(
+        doc, plan_globally(doc, candidates, {}, PlanSettings()), candidates, "heuristic"
+    )
     plan = settled.plan
     analyses: dict[int, ChunkAnalysis] = {}
     for c in plan.chunks:

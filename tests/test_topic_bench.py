@@ -37,8 +37,10 @@ def subject_pools(paragraphs: int = 60, words_each: int = 90) -> dict[str, list[
     for n, (title, vocab) in enumerate(SUBJECTS):
         rng = random.Random(n)
         pools[title] = [
-            " ".join(rng.choice(vocab) if rng.random() < 0.5 else rng.choice(COMMON)
-                     for _ in range(rng.randint(words_each // 2, words_each * 3 // 2)))
+            " ".join(
+                rng.choice(vocab) if rng.random() < 0.5 else rng.choice(COMMON)
+                for _ in range(rng.randint(words_each // 2, words_each * 3 // 2))
+            )
             for _ in range(paragraphs)
         ]
     return pools

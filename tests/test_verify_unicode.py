@@ -50,18 +50,21 @@ def elements(draw: st.DrawFn, page: int) -> tuple[Element, dict[str, bytes]]:
     if kind == "list":
         items = draw(st.lists(TEXT, min_size=1, max_size=4))
         ordered = draw(st.booleans())
-        return make_element("list", markdown.bullet_list(items, ordered), page, items=items,
-                            ordered=ordered), {}
+        return make_element(
+            "list", markdown.bullet_list(items, ordered), page, items=items, ordered=ordered
+        ), {}
     if kind == "table":
         width = draw(st.integers(1, 4))
-        rows = draw(st.lists(st.lists(TEXT, min_size=width, max_size=width), min_size=1,
-                             max_size=4))
+        rows = draw(
+            st.lists(st.lists(TEXT, min_size=width, max_size=width), min_size=1, max_size=4)
+        )
         return make_element("table", markdown.table(rows), page, rows=rows), {}
     if kind == "image":
         data = text.encode("utf-8")
         ref = ImageRef(sha256=sha256_bytes(data), file=f"images/{sha256_bytes(data)}.png")
         return make_element("image", markdown.image(ref.file, text), page, image=ref), {
-            ref.file: data}
+            ref.file: data
+        }
     if kind == "code":
         return make_element("code", markdown.code(text), page), {}
     return make_element(kind, text, page), {}
@@ -76,12 +79,17 @@ def documents(draw: st.DrawFn) -> tuple[list[Element], dict[str, bytes]]:
     return [e for e, _ in drawn], images
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(drawn=documents(), cuts=st.integers(1, 3))
-def test_untampered_output_has_no_findings(tmp_path_factory: pytest.TempPathFactory,
-                                           drawn: tuple[list[Element], dict[str, bytes]],
-                                           cuts: int) -> None:
+def test_untampered_output_has_no_findings(
+    tmp_path_factory: pytest.TempPathFactory,
+    drawn: tuple[list[Element], dict[str, bytes]],
+    cuts: int,
+) -> None:
     els, images = drawn
     doc = build_doc(els, basis="words")
     n = len(doc.elements)

@@ -36,9 +36,13 @@ def state(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(state: Path) -> Iterator[WebServer]:
-    env = {"QUIRE_STORE_URL": str(state / "store"), "QUIRE_STATE_DIR": str(state / "state"),
-           "QUIRE_API_TOKEN": TOKEN, "QUIRE_MAX_UPLOAD_BYTES": str(MAX_UPLOAD),
-           "QUIRE_MAX_DOC_PAGES": str(MAX_PAGES)}
+    env = {
+        "QUIRE_STORE_URL": str(state / "store"),
+        "QUIRE_STATE_DIR": str(state / "state"),
+        "QUIRE_API_TOKEN": TOKEN,
+        "QUIRE_MAX_UPLOAD_BYTES": str(MAX_UPLOAD),
+        "QUIRE_MAX_DOC_PAGES": str(MAX_PAGES),
+    }
     with WebServer(env) as srv:
         yield srv
 
@@ -64,8 +68,7 @@ def book(api: httpx.Client) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def runtime(state: Path) -> Runtime:
     """The server's store and revision store, for checks behind the API."""
-    return Runtime.from_env(Environment(store_url=str(state / "store"),
-                                        state_dir=state / "state"))
+    return Runtime.from_env(Environment(store_url=str(state / "store"), state_dir=state / "state"))
 
 
 def error_of(r: httpx.Response, status: int, code: str) -> str:
@@ -84,9 +87,14 @@ def test_every_route_but_health_needs_the_token(server: WebServer, book: dict[st
     doc = book["doc_id"]
     with server.client(token=None) as anon, server.client(token="wrong-" + TOKEN) as wrong:
         assert anon.get("/v1/health").json()["mode"] == "embedded"
-        for path in ("/v1/documents", f"/v1/documents/{doc}", f"/v1/documents/{doc}/plan",
-                     f"/v1/documents/{doc}/pages/1.png", "/v1/batches",
-                     f"/v1/documents/{doc}/sessions/1/markdown"):
+        for path in (
+            "/v1/documents",
+            f"/v1/documents/{doc}",
+            f"/v1/documents/{doc}/plan",
+            f"/v1/documents/{doc}/pages/1.png",
+            "/v1/batches",
+            f"/v1/documents/{doc}/sessions/1/markdown",
+        ):
             for client in (anon, wrong):
                 r = client.get(path)
                 error_of(r, 401, "unauthorized")
@@ -107,18 +115,25 @@ def test_every_route_but_health_needs_the_token(server: WebServer, book: dict[st
 
 
 def test_the_server_refuses_an_open_bind_beyond_loopback(tmp_path: Path) -> None:
-    env = {"QUIRE_STORE_URL": str(tmp_path / "store"), "QUIRE_STATE_DIR": str(tmp_path / "st"),
-           "PYTHONPATH": str(ROOT)}
+    env = {
+        "QUIRE_STORE_URL": str(tmp_path / "store"),
+        "QUIRE_STATE_DIR": str(tmp_path / "st"),
+        "PYTHONPATH": str(ROOT),
+    }
     base = [sys.executable, "-m", "quire.orchestrator.cli", "serve", "--port", "9"]
     for host, token, says in (
         ("0.0.0.0", None, "refusing to serve on 0.0.0.0 without QUIRE_API_TOKEN"),
         ("::", None, "refusing to serve on :: without QUIRE_API_TOKEN"),
         ("127.0.0.1", "short", "QUIRE_API_TOKEN is too short"),
     ):
-        run = subprocess.run([*base, "--host", host], capture_output=True, text=True,
-                             timeout=120, cwd=tmp_path,
-                             env={**env, **({"QUIRE_API_TOKEN": token} if token else {}),
-                                  "PATH": "/usr/bin:/bin"})
+        run = subprocess.run(
+            [*base, "--host", host],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            env={**env, **({"QUIRE_API_TOKEN": token} if token else {}), "PATH": "/usr/bin:/bin"},
+        )
         assert run.returncode == 2, run.stderr
         assert says in run.stderr and "Traceback" not in run.stderr
     from quire.orchestrator.web.auth import check_bind
@@ -129,14 +144,24 @@ def test_the_server_refuses_an_open_bind_beyond_loopback(tmp_path: Path) -> None
 
 
 def test_serve_names_the_extra_it_needs(tmp_path: Path) -> None:
-    code = ("import sys; sys.modules['fastapi'] = None; sys.argv = ['quire', 'serve'];"
-            "from quire.orchestrator.cli import main; main()")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, cwd=tmp_path, env={"PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys; sys.modules['fastapi'] = None; sys.argv = ['quire', 'serve'];"
+        "from quire.orchestrator.cli import main; main()"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(ROOT)},
+    )
     assert run.returncode == 2
     lines = run.stderr.strip().splitlines()
-    assert lines == ["quire: error (not_installed): the web workspace needs the web extra: "
-                     "pip install 'quire[web]'"]
+    assert lines == [
+        "quire: error (not_installed): the web workspace needs the web extra: "
+        "pip install 'quire[web]'"
+    ]
 
 
 # --- submitting -----------------------------------------------------------------------------
@@ -151,18 +176,20 @@ def test_the_same_bytes_twice_are_one_document(api: httpx.Client, book: dict[str
     assert [d["doc_id"] for d in listed].count(book["doc_id"]) == 1
 
 
-def test_limits_and_bad_uploads_are_refused_with_reasons(api: httpx.Client,
-                                                          tmp_path: Path) -> None:
+def test_limits_and_bad_uploads_are_refused_with_reasons(api: httpx.Client, tmp_path: Path) -> None:
     big = tmp_path / "big.pdf"
     big.write_bytes(b"%PDF-1.4\n" + b"0" * MAX_UPLOAD)
     msg = error_of(upload(api, big), 413, "too_large")
     assert "QUIRE_MAX_UPLOAD_BYTES" in msg
     # the same refusal when the client sends no Content-Length (a chunked body)
-    head = (b'--b\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\n'
-            b"Content-Type: application/pdf\r\n\r\n%PDF-1.4\n")
+    head = (
+        b'--b\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\n'
+        b"Content-Type: application/pdf\r\n\r\n%PDF-1.4\n"
+    )
     chunks = iter([head, *[b"0" * 500_000] * 6, b"\r\n--b--\r\n"])
-    r = api.post("/v1/documents", content=chunks,
-                 headers={"content-type": "multipart/form-data; boundary=b"})
+    r = api.post(
+        "/v1/documents", content=chunks, headers={"content-type": "multipart/form-data; boundary=b"}
+    )
     assert "content-length" not in r.request.headers
     error_of(r, 413, "too_large")
 
@@ -179,11 +206,15 @@ def test_limits_and_bad_uploads_are_refused_with_reasons(api: httpx.Client,
     assert "not a PDF file" in error_of(upload(api, fake), 422, "corrupt")
 
     assert "either a file or an s3:// source" in error_of(
-        api.post("/v1/documents", data={"output_format": "markdown"},
-                 files={"unused": ("x", b"")}), 422, "invalid_request")
+        api.post("/v1/documents", data={"output_format": "markdown"}, files={"unused": ("x", b"")}),
+        422,
+        "invalid_request",
+    )
     assert "no local paths" in error_of(
         api.post("/v1/documents", data={"source": "/etc/passwd"}, files={"unused": ("x", b"")}),
-        422, "bad_source")
+        422,
+        "bad_source",
+    )
     msg = error_of(upload(api, SAMPLE_PDF, min_pages=9, max_pages=6), 422, "invalid_request")
     assert "max_pages" in msg
     msg = error_of(upload(api, SAMPLE_PDF, output_format="epub"), 422, "invalid_request")
@@ -220,8 +251,10 @@ def test_plan_sessions_and_their_files(api: httpx.Client, book: dict[str, Any]) 
         assert after["page_first"] >= s["page_first"]
     assert sessions[-1]["ends_at"] is None
     reviewed = [s["ends_at"]["review"] for s in sessions[:-1] if s["ends_at"]["review"]]
-    assert reviewed and all({v["role"] for v in r["votes"]} == {
-        "transition", "continuity", "adjudicator"} for r in reviewed)
+    assert reviewed and all(
+        {v["role"] for v in r["votes"]} == {"transition", "continuity", "adjudicator"}
+        for r in reviewed
+    )
 
     # the title pages and contents are reference sessions: no analysis, no study time
     assert sessions[0]["kind"] == "front_matter"
@@ -244,8 +277,9 @@ def test_plan_sessions_and_their_files(api: httpx.Client, book: dict[str, Any]) 
     assert pdf.headers["content-type"] == "application/pdf" and pdf.content[:5] == b"%PDF-"
 
 
-def test_source_pages_are_rendered_once_and_cached(api: httpx.Client, book: dict[str, Any],
-                                                   runtime: Runtime) -> None:
+def test_source_pages_are_rendered_once_and_cached(
+    api: httpx.Client, book: dict[str, Any], runtime: Runtime
+) -> None:
     doc = book["doc_id"]
     pages = api.get(f"/v1/documents/{doc}/pages").json()
     assert pages["page_count"] == 50 and pages["page_basis"] == "pdf"
@@ -262,21 +296,25 @@ def test_source_pages_are_rendered_once_and_cached(api: httpx.Client, book: dict
     again = api.get(f"/v1/documents/{doc}/pages/12.png")
     assert again.content == first.content and again.headers["etag"] == first.headers["etag"]
     assert "immutable" in again.headers["cache-control"]
-    not_modified = api.get(f"/v1/documents/{doc}/pages/12.png",
-                           headers={"if-none-match": first.headers["etag"]})
+    not_modified = api.get(
+        f"/v1/documents/{doc}/pages/12.png", headers={"if-none-match": first.headers["etag"]}
+    )
     assert not_modified.status_code == 304 and not not_modified.content
     small = api.get(f"/v1/documents/{doc}/pages/12.png", params={"dpi": 36})
     assert int.from_bytes(small.content[16:20], "big") < width / 2
 
-    assert "pages 1-50" in error_of(api.get(f"/v1/documents/{doc}/pages/51.png"), 404,
-                                    "unknown_page")
+    assert "pages 1-50" in error_of(
+        api.get(f"/v1/documents/{doc}/pages/51.png"), 404, "unknown_page"
+    )
     error_of(api.get(f"/v1/documents/{doc}/pages/0.png"), 404, "unknown_page")
-    assert "dpi" in error_of(api.get(f"/v1/documents/{doc}/pages/1.png", params={"dpi": 999}),
-                             422, "invalid_request")
+    assert "dpi" in error_of(
+        api.get(f"/v1/documents/{doc}/pages/1.png", params={"dpi": 999}), 422, "invalid_request"
+    )
 
 
-def test_reports_indexes_and_retrieval_chunks(api: httpx.Client, book: dict[str, Any],
-                                              runtime: Runtime, tmp_path: Path) -> None:
+def test_reports_indexes_and_retrieval_chunks(
+    api: httpx.Client, book: dict[str, Any], runtime: Runtime, tmp_path: Path
+) -> None:
     doc = book["doc_id"]
     report = api.get(f"/v1/documents/{doc}/verification").json()
     assert report["passed"] is True and report["checked"]["rendered_pages"] > 0
@@ -294,8 +332,9 @@ def test_reports_indexes_and_retrieval_chunks(api: httpx.Client, book: dict[str,
     error_of(api.get(f"/v1/documents/{doc}/study-index/de"), 422, "invalid_request")
 
     # retrieval chunks exist once `quire rag` made them; until then: not ready
-    assert "retrieval chunks" in error_of(api.get(f"/v1/documents/{doc}/retrieval-chunks"),
-                                          404, "not_ready")
+    assert "retrieval chunks" in error_of(
+        api.get(f"/v1/documents/{doc}/retrieval-chunks"), 404, "not_ready"
+    )
     from quire.orchestrator.outputs import export_document
     from quire.workers.rag.cli_support import build_rag
 
@@ -312,8 +351,9 @@ def test_errors_are_json_with_a_code(api: httpx.Client, book: dict[str, Any]) ->
     error_of(api.get("/v1/documents/" + "0" * 64), 404, "not_found")
     error_of(api.get("/v1/documents/fhs-3.0.pdf"), 404, "not_found")
     error_of(api.get("/v1/documents/ab"), 404, "not_found")
-    assert "there is no session 99" in error_of(api.get(f"/v1/documents/{doc}/sessions/99"),
-                                                404, "unknown_session")
+    assert "there is no session 99" in error_of(
+        api.get(f"/v1/documents/{doc}/sessions/99"), 404, "unknown_session"
+    )
     error_of(api.get(f"/v1/documents/{doc}/sessions/two"), 422, "invalid_request")
     error_of(api.get(f"/v1/documents/{doc}/images/{'a' * 64}.png"), 404, "not_ready")
     error_of(api.get(f"/v1/documents/{doc}/images/..%2Fir.json"), 404, "not_found")
@@ -325,13 +365,23 @@ def test_errors_are_json_with_a_code(api: httpx.Client, book: dict[str, Any]) ->
 def test_the_openapi_schema_lists_every_route(api: httpx.Client) -> None:
     spec = api.get("/v1/openapi.json").json()
     assert set(spec["paths"]) >= {
-        "/v1/health", "/v1/documents", "/v1/documents/{doc}", "/v1/documents/{doc}/plan",
-        "/v1/documents/{doc}/pages", "/v1/documents/{doc}/pages/{page}.png",
-        "/v1/documents/{doc}/sessions/{number}", "/v1/documents/{doc}/sessions/{number}/markdown",
-        "/v1/documents/{doc}/sessions/{number}/pdf", "/v1/documents/{doc}/verification",
-        "/v1/documents/{doc}/review", "/v1/documents/{doc}/analysis",
-        "/v1/documents/{doc}/study-index/{name}", "/v1/documents/{doc}/retrieval-chunks",
-        "/v1/batches", "/v1/batches/{batch_id}"}
+        "/v1/health",
+        "/v1/documents",
+        "/v1/documents/{doc}",
+        "/v1/documents/{doc}/plan",
+        "/v1/documents/{doc}/pages",
+        "/v1/documents/{doc}/pages/{page}.png",
+        "/v1/documents/{doc}/sessions/{number}",
+        "/v1/documents/{doc}/sessions/{number}/markdown",
+        "/v1/documents/{doc}/sessions/{number}/pdf",
+        "/v1/documents/{doc}/verification",
+        "/v1/documents/{doc}/review",
+        "/v1/documents/{doc}/analysis",
+        "/v1/documents/{doc}/study-index/{name}",
+        "/v1/documents/{doc}/retrieval-chunks",
+        "/v1/batches",
+        "/v1/batches/{batch_id}",
+    }
     plan = spec["components"]["schemas"]["SessionOut"]["properties"]
     assert {"end_reason", "end_decider", "continues", "ends_at", "pages"} <= set(plan)
     assert not any(p.startswith(("/login", "/documents", "/ui")) for p in spec["paths"])
@@ -345,8 +395,11 @@ def test_a_batch_keeps_going_past_a_broken_document(api: httpx.Client, tmp_path:
     broken.write_bytes((CORPUS / "r-data-truncated.pdf").read_bytes())
     small = CORPUS / "latex-news-22.pdf"
     with open(small, "rb") as a, open(broken, "rb") as b:
-        r = api.post("/v1/batches", files=[("files", (small.name, a)), ("files", (broken.name, b))],
-                     data={"output_format": "markdown"})
+        r = api.post(
+            "/v1/batches",
+            files=[("files", (small.name, a)), ("files", (broken.name, b))],
+            data={"output_format": "markdown"},
+        )
     assert r.status_code == 201, r.text
     report = r.json()
     batch_id = report["batch_id"]
@@ -362,11 +415,12 @@ def test_a_batch_keeps_going_past_a_broken_document(api: httpx.Client, tmp_path:
     assert states[broken.name]["state"] == "failed"
     assert states[broken.name]["error_code"] == "corrupt"
     listed = api.get("/v1/batches").json()
-    assert any(b["batch_id"] == batch_id and b["documents"] == 2 and b["finished"]
-               for b in listed)
+    assert any(b["batch_id"] == batch_id and b["documents"] == 2 and b["finished"] for b in listed)
     assert "a batch needs files or s3:// sources" in error_of(
-        api.post("/v1/batches", data={"output_format": "markdown"},
-                 files={"unused": ("x", b"")}), 422, "invalid_request")
+        api.post("/v1/batches", data={"output_format": "markdown"}, files={"unused": ("x", b"")}),
+        422,
+        "invalid_request",
+    )
     failed = api.get("/v1/documents").json()
     reason = next(d for d in failed if d["source_name"] == broken.name)
     assert reason["state"] == "failed" and reason["error_code"] == "corrupt" and reason["error"]
@@ -375,8 +429,9 @@ def test_a_batch_keeps_going_past_a_broken_document(api: httpx.Client, tmp_path:
 # --- pages --------------------------------------------------------------------------------------
 
 
-def test_the_pages_show_the_book(server: WebServer, api: httpx.Client,
-                                 book: dict[str, Any]) -> None:
+def test_the_pages_show_the_book(
+    server: WebServer, api: httpx.Client, book: dict[str, Any]
+) -> None:
     doc = book["doc_id"]
     html = {"accept": "text/html"}
     home = api.get("/", headers=html)
@@ -422,15 +477,22 @@ def test_a_docx_has_sessions_but_no_page_images(api: httpx.Client, runtime: Runt
     # a finding in the report is shown beside the element it concerns
     report = runtime.store.get(keys.out(doc["doc_id"], "verification-report.json"))
     first = api.get(f"/v1/documents/{doc['doc_id']}/analysis").json()[0]["first_id"]
-    tampered = VerificationReport.model_validate_json(report).model_copy(update={
-        "passed": False, "findings": [Finding(kind="altered", message="text differs here",
-                                              chunk=1, element_id=first)]})
-    runtime.store.put(keys.out(doc["doc_id"], "verification-report.json"),
-                      tampered.model_dump_json().encode())
+    tampered = VerificationReport.model_validate_json(report).model_copy(
+        update={
+            "passed": False,
+            "findings": [
+                Finding(kind="altered", message="text differs here", chunk=1, element_id=first)
+            ],
+        }
+    )
+    runtime.store.put(
+        keys.out(doc["doc_id"], "verification-report.json"), tampered.model_dump_json().encode()
+    )
     pages = api.get(f"/v1/documents/{doc['doc_id']}/pages").json()
     assert pages["page_basis"] == "words"
-    assert "DOCX" in error_of(api.get(f"/v1/documents/{doc['doc_id']}/pages/1.png"), 404,
-                              "no_pages")
+    assert "DOCX" in error_of(
+        api.get(f"/v1/documents/{doc['doc_id']}/pages/1.png"), 404, "no_pages"
+    )
     session = api.get(f"/documents/{doc['doc_id']}/sessions/1", headers={"accept": "text/html"})
     assert session.status_code == 200 and "/pages/1.png" not in session.text
     assert 'class="split single"' in session.text and 'class="el"' in session.text

@@ -23,8 +23,15 @@ from web_server import TOKEN, WebServer
 pytestmark = pytest.mark.xdist_group("web_browser")
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SIZES = {"laptop": {"width": 1366, "height": 860}, "phone": {"width": 390, "height": 844}}
 BOOK = CORPUS / "amsmath-user-guide.pdf"  # 44 pages, an outline, page 4 without text
 
@@ -32,8 +39,11 @@ BOOK = CORPUS / "amsmath-user-guide.pdf"  # 44 pages, an outline, page 4 without
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     state = tmp_path_factory.mktemp("web-browser")
-    env = {"QUIRE_STORE_URL": str(state / "store"), "QUIRE_STATE_DIR": str(state / "state"),
-           "QUIRE_API_TOKEN": TOKEN}
+    env = {
+        "QUIRE_STORE_URL": str(state / "store"),
+        "QUIRE_STATE_DIR": str(state / "state"),
+        "QUIRE_API_TOKEN": TOKEN,
+    }
     with WebServer(env) as srv:
         yield srv
 
@@ -67,8 +77,9 @@ def no_sideways_scroll(page: Page) -> None:
     assert width <= page.viewport_size["width"] + 1, f"{page.url} is {width}px wide"  # type: ignore[index]
 
 
-def test_upload_a_book_and_read_it_beside_its_pages(server: WebServer, browser: Browser,
-                                                    shots: Path) -> None:
+def test_upload_a_book_and_read_it_beside_its_pages(
+    server: WebServer, browser: Browser, shots: Path
+) -> None:
     laptop = browser.new_context(viewport=SIZES["laptop"])  # type: ignore[arg-type]
     page = laptop.new_page()
     page.goto(server.url + "/")
@@ -110,8 +121,10 @@ def test_upload_a_book_and_read_it_beside_its_pages(server: WebServer, browser: 
     second = sessions[1]
     images = page.locator(".pages img")
     expect(images).to_have_count(second["page_last"] - second["page_first"] + 1)
-    page.wait_for_function("Array.from(document.querySelectorAll('.pages img')).slice(0, 2)"
-                           ".every(i => i.complete && i.naturalWidth > 800)")
+    page.wait_for_function(
+        "Array.from(document.querySelectorAll('.pages img')).slice(0, 2)"
+        ".every(i => i.complete && i.naturalWidth > 800)"
+    )
     expect(page.locator("#end-reason")).to_have_text(second["end_reason"])
     expect(page.locator(".why-item").first).to_contain_text(sessions[0]["end_reason"])
     text = page.locator("#text")
@@ -131,12 +144,18 @@ def test_upload_a_book_and_read_it_beside_its_pages(server: WebServer, browser: 
     page.wait_for_timeout(300)
     assert page.url.endswith("/sessions/1")
 
-    phone = browser.new_context(viewport=SIZES["phone"], is_mobile=True,  # type: ignore[arg-type]
-                                has_touch=True)
+    phone = browser.new_context(
+        viewport=SIZES["phone"],
+        is_mobile=True,  # type: ignore[arg-type]
+        has_touch=True,
+    )
     phone.add_cookies(laptop.cookies())
     small = phone.new_page()
-    for name, path in (("documents", "/"), ("document", f"/documents/{doc_id}"),
-                       ("session", f"/documents/{doc_id}/sessions/2")):
+    for name, path in (
+        ("documents", "/"),
+        ("document", f"/documents/{doc_id}"),
+        ("session", f"/documents/{doc_id}/sessions/2"),
+    ):
         small.goto(server.url + path)
         small.wait_for_load_state("networkidle")
         no_sideways_scroll(small)

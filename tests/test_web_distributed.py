@@ -25,12 +25,16 @@ pytestmark = [pytest.mark.services, pytest.mark.xdist_group("web_distributed")]
 
 
 @pytest.fixture
-def stack(private_redis: RedisServer, s3_store: S3Store, tmp_path: object,
-          monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[httpx.Client, Runtime, S3Store]]:
+def stack(
+    private_redis: RedisServer, s3_store: S3Store, tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[httpx.Client, Runtime, S3Store]]:
     base = private_redis.url.rsplit("/", 1)[0]
-    for name, value in {"QUIRE_BROKER_URL": f"{base}/0", "QUIRE_REDIS_URL": f"{base}/1",
-                        "QUIRE_STORE_URL": s3_store.url,
-                        "QUIRE_STATE_DIR": f"{tmp_path}/state"}.items():
+    for name, value in {
+        "QUIRE_BROKER_URL": f"{base}/0",
+        "QUIRE_REDIS_URL": f"{base}/1",
+        "QUIRE_STORE_URL": s3_store.url,
+        "QUIRE_STATE_DIR": f"{tmp_path}/state",
+    }.items():
         monkeypatch.setenv(name, value)
     env = {k: v for k, v in os.environ.items() if k.startswith(("AWS_", "QUIRE_"))}
     with (
@@ -43,7 +47,8 @@ def stack(private_redis: RedisServer, s3_store: S3Store, tmp_path: object,
 
 
 def test_uploads_and_s3_references_run_on_the_workers(
-        stack: tuple[httpx.Client, Runtime, S3Store]) -> None:
+    stack: tuple[httpx.Client, Runtime, S3Store],
+) -> None:
     api, rt, store = stack
     assert api.get("/v1/health").json()["mode"] == "distributed"
 

@@ -40,11 +40,25 @@ class WebServer:
             env = {**os.environ, "PYTHONPATH": str(ROOT), **self.env}
             with open(self.log, "ab") as out:
                 self.proc = subprocess.Popen(
-                    [sys.executable, "-m", "quire.orchestrator.cli", "serve", "--host",
-                     "127.0.0.1", "--port", str(self.port), "--processes",
-                     str(self.processes)],
-                    stdout=out, stderr=out, stdin=subprocess.DEVNULL, cwd=ROOT, env=env,
-                    preexec_fn=_die_with_parent)
+                    [
+                        sys.executable,
+                        "-m",
+                        "quire.orchestrator.cli",
+                        "serve",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        str(self.port),
+                        "--processes",
+                        str(self.processes),
+                    ],
+                    stdout=out,
+                    stderr=out,
+                    stdin=subprocess.DEVNULL,
+                    cwd=ROOT,
+                    env=env,
+                    preexec_fn=_die_with_parent,
+                )
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline and self.proc.poll() is None:
                 try:
@@ -75,8 +89,11 @@ class WebServer:
 
 def upload(client: httpx.Client, path: Path, **settings: Any) -> httpx.Response:
     with open(path, "rb") as f:
-        return client.post("/v1/documents", files={"file": (path.name, f)},
-                           data={k: str(v) for k, v in settings.items()})
+        return client.post(
+            "/v1/documents",
+            files={"file": (path.name, f)},
+            data={k: str(v) for k, v in settings.items()},
+        )
 
 
 def wait_stopped(client: httpx.Client, doc_id: str, timeout: float = 600) -> dict[str, Any]:

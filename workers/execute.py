@@ -44,14 +44,21 @@ def _fields(msg: TaskMessage) -> dict[str, object]:
     return part_fields(msg.doc_id, msg.state, msg.part, msg.revision)
 
 
-def run_part(rt: Runtime, msg: TaskMessage, *, actor: str,
-             timeouts: tuple[type[BaseException], ...] = ()) -> bool:
+def run_part(
+    rt: Runtime, msg: TaskMessage, *, actor: str, timeouts: tuple[type[BaseException], ...] = ()
+) -> bool:
     """Run one part and record it. Returns True when the session changed. `timeouts`:
     the exceptions that mean the part ran out of time (Celery's soft time limit)."""
     s = rt.repo.load(msg.doc_id)
     if superseded(s, msg):
-        log.info("skip %s %s:%s@%d (stale, duplicate or re-dispatched)", msg.doc_id[:12],
-                 msg.state, msg.part, msg.revision, extra=_fields(msg))
+        log.info(
+            "skip %s %s:%s@%d (stale, duplicate or re-dispatched)",
+            msg.doc_id[:12],
+            msg.state,
+            msg.part,
+            msg.revision,
+            extra=_fields(msg),
+        )
         return False
     started = time.perf_counter()
     try:
@@ -59,28 +66,50 @@ def run_part(rt: Runtime, msg: TaskMessage, *, actor: str,
     except TransientError:
         raise
     except timeouts:  # a document that takes too long fails alone, with that reason
-        mark_failed(rt.repo, msg.doc_id, "timeout",
-                    f"{s.source_name}: {msg.state}:{msg.part} ran past its time limit after "
-                    f"{time.perf_counter() - started:.0f}s", actor=actor)
+        mark_failed(
+            rt.repo,
+            msg.doc_id,
+            "timeout",
+            f"{s.source_name}: {msg.state}:{msg.part} ran past its time limit after "
+            f"{time.perf_counter() - started:.0f}s",
+            actor=actor,
+        )
         return True
     except QuireError as exc:  # named after the document, not the stored copy's key
-        mark_failed(rt.repo, msg.doc_id, exc.code, f"{s.source_name}: {exc.message}",
-                    actor=actor)
+        mark_failed(rt.repo, msg.doc_id, exc.code, f"{s.source_name}: {exc.message}", actor=actor)
         return True
     except Exception as exc:  # a bug must fail this document only, with its reason kept
-        log.exception("%s %s:%s crashed", msg.doc_id[:12], msg.state, msg.part,
-                      extra=_fields(msg))
-        mark_failed(rt.repo, msg.doc_id, "internal",
-                    f"{s.source_name}: {type(exc).__name__}: {exc}", actor=actor)
+        log.exception("%s %s:%s crashed", msg.doc_id[:12], msg.state, msg.part, extra=_fields(msg))
+        mark_failed(
+            rt.repo,
+            msg.doc_id,
+            "internal",
+            f"{s.source_name}: {type(exc).__name__}: {exc}",
+            actor=actor,
+        )
         return True
-    log.info("%s %s:%s done in %.2fs", msg.doc_id[:12], msg.state, msg.part,
-             time.perf_counter() - started, extra=_fields(msg))
-    return mark_done(rt.repo, msg, result.key, actor=actor, goto=result.goto,
-                     artifacts=result.artifacts)
+    log.info(
+        "%s %s:%s done in %.2fs",
+        msg.doc_id[:12],
+        msg.state,
+        msg.part,
+        time.perf_counter() - started,
+        extra=_fields(msg),
+    )
+    return mark_done(
+        rt.repo, msg, result.key, actor=actor, goto=result.goto, artifacts=result.artifacts
+    )
 
 
-def submit(rt: Runtime, path: Path, settings: RunSettings, *, actor: str = "cli",
-           rerun: bool = False, password: str | None = None) -> Session:
+def submit(
+    rt: Runtime,
+    path: Path,
+    settings: RunSettings,
+    *,
+    actor: str = "cli",
+    rerun: bool = False,
+    password: str | None = None,
+) -> Session:
     """Create the document's session, or return the existing one: documents are keyed by
     content hash, so the same file twice is one document. With `rerun`, a finished document
     whose settings differ (or that failed) starts again, its old outputs removed. Bad input
@@ -89,13 +118,29 @@ def submit(rt: Runtime, path: Path, settings: RunSettings, *, actor: str = "cli"
     `password` (else QUIRE_PDF_PASSWORD) opens a password-protected PDF here, at
     admission: the stored source is a decrypted copy (the document id stays the hash of the
     uploaded bytes), so no password ever reaches a worker, a task message or a session."""
-    return submit_bytes(rt, path.read_bytes(), path.name, settings, actor=actor, rerun=rerun,
-                        path=path, password=password)
+    return submit_bytes(
+        rt,
+        path.read_bytes(),
+        path.name,
+        settings,
+        actor=actor,
+        rerun=rerun,
+        path=path,
+        password=password,
+    )
 
 
-def submit_bytes(rt: Runtime, data: bytes, name: str, settings: RunSettings, *,
-                 actor: str = "cli", rerun: bool = False, path: Path | None = None,
-                 password: str | None = None) -> Session:
+def submit_bytes(
+    rt: Runtime,
+    data: bytes,
+    name: str,
+    settings: RunSettings,
+    *,
+    actor: str = "cli",
+    rerun: bool = False,
+    path: Path | None = None,
+    password: str | None = None,
+) -> Session:
     """`submit` for bytes from anywhere (an S3 object, an HTTP upload); `name` is the file
     name whose extension says what the bytes should be. `path`, when given, is a local file
     holding the same bytes (spares a temporary copy for the format checks)."""
@@ -117,13 +162,20 @@ def submit_bytes(rt: Runtime, data: bytes, name: str, settings: RunSettings, *,
         expected = old.revision  # refused at submission (a limit, a password): admit again
     now = time.time()
     fmt = "pdf" if name.lower().endswith(".pdf") else "docx"
-    session = Session(doc_id=doc_id, source_name=name, source_format=fmt,
-                      source_key=keys.source(doc_id, fmt), settings=settings,
-                      state_entered_at=now)
+    session = Session(
+        doc_id=doc_id,
+        source_name=name,
+        source_format=fmt,
+        source_key=keys.source(doc_id, fmt),
+        settings=settings,
+        state_entered_at=now,
+    )
     try:
         if len(data) > settings.max_file_bytes:
-            raise TooLargeError(f"file is {len(data)} bytes, over the limit of "
-                                f"{settings.max_file_bytes}", source=name)
+            raise TooLargeError(
+                f"file is {len(data)} bytes, over the limit of {settings.max_file_bytes}",
+                source=name,
+            )
         with _local_copy(data, name, path) as local:
             _admit(rt, session, data, local, password)
     except InputError as exc:
@@ -139,8 +191,7 @@ def _submitted(name: str) -> str:
     return f"submitted {name}"
 
 
-def _admit(rt: Runtime, session: Session, data: bytes, path: Path,
-           password: str | None) -> None:
+def _admit(rt: Runtime, session: Session, data: bytes, path: Path, password: str | None) -> None:
     """Check the format and the page limit, and store the source (a password-protected PDF
     as its decrypted copy); InputError refuses."""
     from quire.workers.parse.detect import detect_format
@@ -160,8 +211,10 @@ def _admit(rt: Runtime, session: Session, data: bytes, path: Path,
     else:
         rt.store.put(session.source_key, data)
     if session.page_count > session.settings.max_pages:
-        raise TooLargeError(f"{session.page_count} pages, over the limit of "
-                            f"{session.settings.max_pages}", source=path.name)
+        raise TooLargeError(
+            f"{session.page_count} pages, over the limit of {session.settings.max_pages}",
+            source=path.name,
+        )
 
 
 @contextlib.contextmanager

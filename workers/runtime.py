@@ -35,8 +35,7 @@ class Runtime:
         store = open_store(env.store_url)
         env.state_dir.mkdir(parents=True, exist_ok=True)
         revisions = open_revision_store(env.redis_url, env.state_dir)
-        return cls(env=env, store=store, revisions=revisions,
-                   repo=SessionRepo(store, revisions))
+        return cls(env=env, store=store, revisions=revisions, repo=SessionRepo(store, revisions))
 
     @property
     def local_root(self) -> Path | None:
@@ -53,7 +52,7 @@ class Runtime:
         keys = self.store.list(prefix) if only is None else [prefix + n for n in only]
         try:
             for key in keys:
-                target = tmp / key[len(prefix):]
+                target = tmp / key[len(prefix) :]
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(self.store.get(key))
             yield tmp

@@ -249,8 +249,9 @@ def run(rt: Runtime, s: Session, part: str) -> PartResult:
 # --- parsing -------------------------------------------------------------------------------
 
 
-def _store_parsed(rt: Runtime, s: Session, doc: Document,
-                  images: Mapping[str, bytes]) -> PartResult:
+def _store_parsed(
+    rt: Runtime, s: Session, doc: Document, images: Mapping[str, bytes]
+) -> PartResult:
     for name, data in sorted(images.items()):
         rt.store.put(out(s, name), data)
     data = dump_ir(doc)
@@ -294,15 +295,15 @@ def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
         results = [PdfRangeResult.from_json(rt.store.get(s.done[p])) for p in s.parts]
         with rt.file(s.source_key) as path:
             # doc_id is the upload's hash: the stored source may be its decrypted copy
-            parsed = merge_pdf_ranges(pdf_meta(path, s.doc_id), results,
-                                      strict=s.settings.strict)
+            parsed = merge_pdf_ranges(pdf_meta(path, s.doc_id), results, strict=s.settings.strict)
         parsed.document.source_name = s.source_name
         return _store_parsed(rt, s, parsed.document, parsed.images)
     first, last = (int(x) for x in part.split("-"))
     ocr = OcrSettings(mode=s.settings.ocr, lang=s.settings.ocr_lang)
     with rt.file(s.source_key) as path:
-        result = parse_pdf_range(path, first, last, doc_id=s.doc_id, ocr=ocr,
-                                 ocr_cache=StoreOcrCache(rt.store))
+        result = parse_pdf_range(
+            path, first, last, doc_id=s.doc_id, ocr=ocr, ocr_cache=StoreOcrCache(rt.store)
+        )
     key = work(s, f"parse/{part}.json")
     rt.store.put(key, result.to_json())
     return key
@@ -440,8 +441,10 @@ def _verify(rt: Runtime, s: Session, part: str) -> str:
     manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
     batch = plan_render_batches(manifest, s.settings.render_batch_pages)[int(part.split("-")[1])]
     # only the chunk PDFs this batch renders, not the whole output folder
-    with rt.folder(out(s, ""), only=sorted(batch.chunk_pdfs.values())) as folder, \
-            rt.file(s.source_key) as source:
+    with (
+        rt.folder(out(s, ""), only=sorted(batch.chunk_pdfs.values())) as folder,
+        rt.file(s.source_key) as source,
+    ):
         findings = run_render_batch(folder, source, batch, dpi=s.settings.render_dpi)
     return _put_json(
         rt,
@@ -462,9 +465,7 @@ def analysis_key(s: Session, c: ChunkPlan) -> str:
     return work(s, f"analysis/{c.first_id}-{c.last_id}.json")
 
 
-def load_analysis(
-    rt: Runtime, s: Session, c: ChunkPlan
-) -> ChunkAnalysis | AnalysisFailure | None:
+def load_analysis(rt: Runtime, s: Session, c: ChunkPlan) -> ChunkAnalysis | AnalysisFailure | None:
     """The chunk's analysis; None for a reference session (front or back matter), which
     gets none."""
     if c.kind != "study":
@@ -518,11 +519,17 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
             out(s, f"analysis/chunk-{a.chunk:04d}.json"), a.model_dump_json(indent=1).encode()
         )
     repaired = {k.rsplit("/", 1)[-1] for k in rt.store.list(work(s, "repair/"))}
-    to_repair = [a.chunk for a in analyses if a.coherence == "needs_review"
-                 and f"{a.first_id}-{a.last_id}.json" not in repaired]
+    to_repair = [
+        a.chunk
+        for a in analyses
+        if a.coherence == "needs_review" and f"{a.first_id}-{a.last_id}.json" not in repaired
+    ]
     if to_repair:
-        key = _put_json(rt, work(s, f"repair-requests/{s.artifacts['plan'][-21:-5]}.json"),
-                        {"chunks": to_repair})
+        key = _put_json(
+            rt,
+            work(s, f"repair-requests/{s.artifacts['plan'][-21:-5]}.json"),
+            {"chunks": to_repair},
+        )
         return PartResult(out(s, "analysis/"), goto="repairing", artifacts={"repair": key})
     from quire.workers.analysis import retitle_plan
 
@@ -583,7 +590,12 @@ def _settle(
             if (marker["first_id"], marker["last_id"]) not in redo:
                 repaired.append((marker["first_id"], marker["last_id"]))
     settled = settle(
-        doc, plan, candidates, s.settings.backend, known=known, repaired=repaired,
+        doc,
+        plan,
+        candidates,
+        s.settings.backend,
+        known=known,
+        repaired=repaired,
         stats=load_stats(rt, s, doc, candidates),
     )
     by_range = {(c.first_id, c.last_id): c for c in settled.plan.chunks}

@@ -54,8 +54,9 @@ def runtime() -> Runtime:
 
 def send(messages: list[TaskMessage]) -> None:
     for m in messages:
-        app.send_task(f"quire.part.{m.queue}", args=[m.doc_id, m.state, m.part, m.revision],
-                      queue=m.queue)
+        app.send_task(
+            f"quire.part.{m.queue}", args=[m.doc_id, m.state, m.part, m.revision], queue=m.queue
+        )
 
 
 def poke(doc_id: str) -> None:
@@ -95,17 +96,19 @@ def _give_up(msg: TaskMessage, exc: TransientError) -> None:
     rt = runtime()
     name = rt.repo.load(msg.doc_id).source_name
     attempts = current_task.request.retries + 1
-    mark_failed(rt.repo, msg.doc_id, exc.code,
-                f"{name}: {msg.state}:{msg.part} gave up after {attempts} attempts: {exc}",
-                actor=f"worker:{msg.queue}")
+    mark_failed(
+        rt.repo,
+        msg.doc_id,
+        exc.code,
+        f"{name}: {msg.state}:{msg.part} gave up after {attempts} attempts: {exc}",
+        actor=f"worker:{msg.queue}",
+    )
 
 
 class PartTask(Task[Any, Any]):
     """A part task that fails its document when the hard time limit kills it."""
 
-    def on_failure(
-        self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any
-    ) -> None:
+    def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         # Celery calls this in the worker's main process after the hard limit killed the
         # child (code that never returned to Python, e.g. stuck in MuPDF): fail the
         # document now, rather than leave it to the reconciler's deadline.
@@ -123,9 +126,13 @@ def _killed(msg: TaskMessage) -> None:
         s = rt.repo.load(msg.doc_id)
         if superseded(s, msg):
             return  # the document moved on, or the part went out again
-        mark_failed(rt.repo, msg.doc_id, "timeout",
-                    f"{s.source_name}: {msg.state}:{msg.part} was killed at its hard time "
-                    f"limit", actor=f"worker:{msg.queue}")
+        mark_failed(
+            rt.repo,
+            msg.doc_id,
+            "timeout",
+            f"{s.source_name}: {msg.state}:{msg.part} was killed at its hard time limit",
+            actor=f"worker:{msg.queue}",
+        )
     finally:
         rt.revisions.close()
 
@@ -141,12 +148,21 @@ def _register(
 ) -> Task[Any, Any]:
     soft, hard = time_limits(queue)
     return app.task(
-        base=base, name=name, queue=queue, soft_time_limit=soft, time_limit=hard,
-        autoretry_for=(TransientError,), retry_backoff=RETRY_BACKOFF, retry_backoff_max=120,
-        retry_jitter=True, max_retries=MAX_RETRIES, acks_late=True,
+        base=base,
+        name=name,
+        queue=queue,
+        soft_time_limit=soft,
+        time_limit=hard,
+        autoretry_for=(TransientError,),
+        retry_backoff=RETRY_BACKOFF,
+        retry_backoff_max=120,
+        retry_jitter=True,
+        max_retries=MAX_RETRIES,
+        acks_late=True,
     )(body)
 
 
 ADVANCE = "quire.advance"
 TASKS = {ADVANCE: _register(ADVANCE, "orchestrate", _orchestrate)} | {
-    f"quire.part.{q}": _register(f"quire.part.{q}", q, _run_part, PartTask) for q in QUEUES}
+    f"quire.part.{q}": _register(f"quire.part.{q}", q, _run_part, PartTask) for q in QUEUES
+}

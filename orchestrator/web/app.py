@@ -36,8 +36,9 @@ SECURITY_HEADERS = {
 }
 
 
-def create_app(rt: Runtime | None = None, *, limits: Settings | None = None,
-               processes: int | None = None) -> FastAPI:
+def create_app(
+    rt: Runtime | None = None, *, limits: Settings | None = None, processes: int | None = None
+) -> FastAPI:
     """The workspace and API. The token (`QUIRE_API_TOKEN`) and limits come from the
     environment; `processes`: embedded worker processes per document driven (default: CPUs;
     at least 2, so that parts always run in worker processes, never in the server's)."""
@@ -49,8 +50,14 @@ def create_app(rt: Runtime | None = None, *, limits: Settings | None = None,
     workers = max(2, processes or os.cpu_count() or 2)  # 1 would run parts in this process
     driver = Driver(dispatcher_for(rt, processes=workers))
     token = limits.api_token.get_secret_value() if limits.api_token else None
-    web = Web(rt=rt, limits=limits, auth=Auth(token), driver=driver, reader=Reader(rt),
-              images=PageImages(rt))
+    web = Web(
+        rt=rt,
+        limits=limits,
+        auth=Auth(token),
+        driver=driver,
+        reader=Reader(rt),
+        images=PageImages(rt),
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -58,10 +65,15 @@ def create_app(rt: Runtime | None = None, *, limits: Settings | None = None,
         yield
         web.images.close()
 
-    app = FastAPI(title="Quire", version=__version__, lifespan=lifespan,
-                  summary="Cut long textbooks into verified study sessions.",
-                  openapi_url="/v1/openapi.json",
-                  docs_url=None, redoc_url=None)  # their pages load scripts from a CDN
+    app = FastAPI(
+        title="Quire",
+        version=__version__,
+        lifespan=lifespan,
+        summary="Cut long textbooks into verified study sessions.",
+        openapi_url="/v1/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+    )  # their pages load scripts from a CDN
     app.state.web = web
     app.add_middleware(BodyLimit, max_bytes=limits.upload_limit)
 

@@ -33,12 +33,16 @@ def is_loopback(host: str) -> bool:
 def check_bind(host: str, token: str | None) -> None:
     """Refuse to serve an open API beyond this machine, or behind a guessable token."""
     if token is not None and len(token) < MIN_TOKEN_CHARS:
-        raise SettingsError(f"QUIRE_API_TOKEN is too short: use at least {MIN_TOKEN_CHARS} "
-                            "random characters (e.g. `openssl rand -hex 24`)")
+        raise SettingsError(
+            f"QUIRE_API_TOKEN is too short: use at least {MIN_TOKEN_CHARS} "
+            "random characters (e.g. `openssl rand -hex 24`)"
+        )
     if token is None and not is_loopback(host):
-        raise SettingsError(f"refusing to serve on {host} without QUIRE_API_TOKEN: anyone who "
-                            "can reach it could submit and read documents; set the token or "
-                            "serve on 127.0.0.1")
+        raise SettingsError(
+            f"refusing to serve on {host} without QUIRE_API_TOKEN: anyone who "
+            "can reach it could submit and read documents; set the token or "
+            "serve on 127.0.0.1"
+        )
 
 
 class Auth:
@@ -54,8 +58,7 @@ class Auth:
         return hmac.new(self.token.encode(), b"quire web session", hashlib.sha256).hexdigest()
 
     def token_matches(self, given: str) -> bool:
-        return self.token is not None and hmac.compare_digest(given.encode(),
-                                                              self.token.encode())
+        return self.token is not None and hmac.compare_digest(given.encode(), self.token.encode())
 
     def allowed(self, request: Request) -> bool:
         if self.token is None:
@@ -71,7 +74,10 @@ def require_auth(request: Request) -> None:
     """The dependency every protected route has."""
     auth: Auth = request.app.state.web.auth
     if not auth.allowed(request):
-        raise ApiError(401, "unauthorized",
-                       "this server needs its API token: send `Authorization: Bearer <token>` "
-                       "(QUIRE_API_TOKEN), or sign in on the web page",
-                       headers={"WWW-Authenticate": "Bearer"})
+        raise ApiError(
+            401,
+            "unauthorized",
+            "this server needs its API token: send `Authorization: Bearer <token>` "
+            "(QUIRE_API_TOKEN), or sign in on the web page",
+            headers={"WWW-Authenticate": "Bearer"},
+        )

@@ -37,8 +37,7 @@ class Driver:
         self._started = True
         if self.dispatcher.in_process:
             for n in range(self.threads):
-                threading.Thread(target=self._work, name=f"quire-driver-{n}",
-                                 daemon=True).start()
+                threading.Thread(target=self._work, name=f"quire-driver-{n}", daemon=True).start()
         rt = self.dispatcher.rt
         self.submit([d for d in rt.revisions.list_docs() if rt.repo.load(d).state not in STOPPED])
 

@@ -21,8 +21,15 @@ log = logging.getLogger("quire.web")
 class ApiError(Exception):
     """A refusal with its HTTP status, stable code and a message for people."""
 
-    def __init__(self, status: int, code: str, message: str, *,
-                 doc_id: str | None = None, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        doc_id: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
         self.doc_id, self.headers = doc_id, headers
@@ -41,9 +48,17 @@ _STATUS: dict[type[qe.QuireError], int] = {
     qe.TransientError: 503,
 }
 
-_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-               405: "method_not_allowed", 411: "length_required", 413: "too_large",
-               415: "unsupported_media_type", 422: "invalid_request"}
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    411: "length_required",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+}
 
 
 def status_of(exc: qe.QuireError) -> int:
@@ -53,22 +68,33 @@ def status_of(exc: qe.QuireError) -> int:
     return 400
 
 
-def error_response(request: Request, status: int, code: str, message: str, *,
-                   doc_id: str | None = None,
-                   headers: dict[str, str] | None = None) -> Response:
+def error_response(
+    request: Request,
+    status: int,
+    code: str,
+    message: str,
+    *,
+    doc_id: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
     if request.url.path.startswith("/v1") or "text/html" not in request.headers.get("accept", ""):
         body = ErrorOut(error=ErrorBody(code=code, message=message, doc_id=doc_id))
-        return JSONResponse(body.model_dump(mode="json", exclude_none=True), status,
-                            headers=headers)
+        return JSONResponse(
+            body.model_dump(mode="json", exclude_none=True), status, headers=headers
+        )
     from quire.orchestrator.web.render import templates
 
     if status == 401:  # a person without the cookie: the sign-in page
-        return templates.TemplateResponse(request, "login.html",
-                                          {"next": request.url.path, "message": message},
-                                          status_code=401)
-    return templates.TemplateResponse(request, "error.html",
-                                      {"status": status, "code": code, "message": message},
-                                      status_code=status, headers=headers)
+        return templates.TemplateResponse(
+            request, "login.html", {"next": request.url.path, "message": message}, status_code=401
+        )
+    return templates.TemplateResponse(
+        request,
+        "error.html",
+        {"status": status, "code": code, "message": message},
+        status_code=status,
+        headers=headers,
+    )
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -84,8 +110,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> Response:
-        return error_response(request, exc.status, exc.code, exc.message, doc_id=exc.doc_id,
-                              headers=exc.headers)
+        return error_response(
+            request, exc.status, exc.code, exc.message, doc_id=exc.doc_id, headers=exc.headers
+        )
 
     @app.exception_handler(qe.QuireError)
     async def quire_error(request: Request, exc: qe.QuireError) -> Response:
@@ -99,8 +126,9 @@ def install(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         code = _HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
-        return error_response(request, exc.status_code, code, message,
-                              headers=getattr(exc, "headers", None))
+        return error_response(
+            request, exc.status_code, code, message, headers=getattr(exc, "headers", None)
+        )
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
@@ -109,5 +137,6 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def bug(request: Request, exc: Exception) -> Response:
         log.exception("%s %s failed", request.method, request.url.path)
-        return error_response(request, 500, "internal",
-                              f"internal error ({type(exc).__name__}); see the server log")
+        return error_response(
+            request, 500, "internal", f"internal error ({type(exc).__name__}); see the server log"
+        )

@@ -49,5 +49,6 @@ def session_html(text: str, *, image: Rewrite, link: Rewrite) -> list[ElementHtm
     """A session file's elements, each rendered (its front block is left out: the page
     shows the same facts from the plan)."""
     parsed = parse_chunk_markdown(text)
-    return [ElementHtml(eid, to_html(body, image=image, link=link))
-            for eid, body in parsed.segments]
+    return [
+        ElementHtml(eid, to_html(body, image=image, link=link)) for eid, body in parsed.segments
+    ]

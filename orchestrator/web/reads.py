@@ -50,8 +50,9 @@ class NotReady(ApiError):
     """The document has not written this output (yet, or at all)."""
 
     def __init__(self, s: Session, what: str) -> None:
-        super().__init__(404, "not_ready", f"{s.source_name} has no {what} (state {s.state})",
-                         doc_id=s.doc_id)
+        super().__init__(
+            404, "not_ready", f"{s.source_name} has no {what} (state {s.state})", doc_id=s.doc_id
+        )
 
 
 class _IrOverview(BaseModel):
@@ -114,16 +115,23 @@ class Outputs:
     @cached_property
     def analyses(self) -> dict[int, ChunkAnalysis]:
         prefix = keys.out(self.session.doc_id, "analysis/")
-        found = (ChunkAnalysis.model_validate_json(self.rt.store.get(k))
-                 for k in self.rt.store.list(prefix) if k.endswith(".json"))
+        found = (
+            ChunkAnalysis.model_validate_json(self.rt.store.get(k))
+            for k in self.rt.store.list(prefix)
+            if k.endswith(".json")
+        )
         return {a.chunk: a for a in found}
 
     @cached_property
     def pages(self) -> PagesOut:
         ir = _IrOverview.model_validate_json(self.need("ir.json", "parsed pages"))
-        return PagesOut(doc_id=ir.doc_id, page_count=ir.page_count,
-                        page_basis="words" if ir.page_basis == "words" else "pdf",
-                        outline=ir.outline, skipped_pages=ir.skipped_pages)
+        return PagesOut(
+            doc_id=ir.doc_id,
+            page_count=ir.page_count,
+            page_basis="words" if ir.page_basis == "words" else "pdf",
+            outline=ir.outline,
+            skipped_pages=ir.skipped_pages,
+        )
 
     def text(self, name: str, what: str) -> str:
         return self.need(name, what).decode("utf-8")
@@ -137,8 +145,10 @@ class Outputs:
     def plan_out(self) -> PlanOut:
         plan, files = self.plan, self._files()
         outcomes = {o.after_id: o for o in self.review.outcomes} if self.review else {}
-        cuts = {b.after_id: BoundaryOut(**b.model_dump(), review=outcomes.get(b.after_id))
-                for b in plan.boundaries}
+        cuts = {
+            b.after_id: BoundaryOut(**b.model_dump(), review=outcomes.get(b.after_id))
+            for b in plan.boundaries
+        }
         findings: dict[int | None, int] = {}
         for f in self.verification.findings if self.verification else []:
             findings[f.chunk] = findings.get(f.chunk, 0) + 1
@@ -148,27 +158,37 @@ class Outputs:
             if written is not None and written.first_id != c.first_id:
                 written = None  # the plan changed since these files were written
             analysis = self.analyses.get(c.number)
-            sessions.append(SessionOut(
-                **c.model_dump(),
-                markdown_file=written.markdown_file if written else None,
-                pdf_file=written.pdf_file if written else None,
-                findings=findings.get(c.number, 0),
-                coherence=analysis.coherence if analysis and analysis.first_id == c.first_id
-                else None,
-                ends_at=cuts.get(c.last_id),
-            ))
+            sessions.append(
+                SessionOut(
+                    **c.model_dump(),
+                    markdown_file=written.markdown_file if written else None,
+                    pdf_file=written.pdf_file if written else None,
+                    findings=findings.get(c.number, 0),
+                    coherence=analysis.coherence
+                    if analysis and analysis.first_id == c.first_id
+                    else None,
+                    ends_at=cuts.get(c.last_id),
+                )
+            )
         return PlanOut(doc_id=plan.doc_id, settings=plan.settings, sessions=sessions)
 
     def session_detail(self, number: int) -> SessionDetail:
         sessions = self.plan_out.sessions
         if not 1 <= number <= len(sessions):
-            raise ApiError(404, "unknown_session", f"{self.session.source_name} has "
-                           f"{len(sessions)} sessions: there is no session {number}",
-                           doc_id=self.session.doc_id)
+            raise ApiError(
+                404,
+                "unknown_session",
+                f"{self.session.source_name} has "
+                f"{len(sessions)} sessions: there is no session {number}",
+                doc_id=self.session.doc_id,
+            )
         s = sessions[number - 1]
         analysis = self.analyses.get(number)
-        findings = [f for f in self.verification.findings if f.chunk == number] \
-            if self.verification else []
+        findings = (
+            [f for f in self.verification.findings if f.chunk == number]
+            if self.verification
+            else []
+        )
         return SessionDetail(
             **s.model_dump(),
             starts_after=sessions[number - 2].ends_at if number > 1 else None,
@@ -194,8 +214,9 @@ class Reader:
         """The document a URL names: its id or a unique prefix of it (6+ hex digits)."""
         ident = ident.lower()
         if not _DOC_REF.fullmatch(ident):
-            raise UnknownDocumentError(f"no document {ident!r}: name it by its id "
-                                       "(or a unique prefix of 6+ characters)")
+            raise UnknownDocumentError(
+                f"no document {ident!r}: name it by its id (or a unique prefix of 6+ characters)"
+            )
         if len(ident) == 64 and self.rt.repo.exists(ident):
             return self.rt.repo.load(ident)
         return self.rt.repo.load(resolve_doc(self.rt, ident))
@@ -218,13 +239,25 @@ class Reader:
         if kept is not None and kept.revision == s.revision:
             return kept
         p = ProgressReader(self.rt).progress(
-            BatchItem(origin=s.source_name, name=s.source_name, doc_id=s.doc_id, out_name=""))
+            BatchItem(origin=s.source_name, name=s.source_name, doc_id=s.doc_id, out_name="")
+        )
         out = DocumentOut(
-            doc_id=s.doc_id, source_name=s.source_name, source_format=s.source_format,
-            state=s.state, revision=s.revision, pages=p.pages, progress=round(p.fraction, 3),
-            parts_done=len(s.done), parts_total=len(s.parts or []), sessions=p.chunks,
-            verification=p.verification, seconds=p.seconds, updated_at=s.committed_at,
-            error_code=s.error_code, error=s.error)
+            doc_id=s.doc_id,
+            source_name=s.source_name,
+            source_format=s.source_format,
+            state=s.state,
+            revision=s.revision,
+            pages=p.pages,
+            progress=round(p.fraction, 3),
+            parts_done=len(s.done),
+            parts_total=len(s.parts or []),
+            sessions=p.chunks,
+            verification=p.verification,
+            seconds=p.seconds,
+            updated_at=s.committed_at,
+            error_code=s.error_code,
+            error=s.error,
+        )
         if s.state in STOPPED:
             self._summaries[s.doc_id] = out
         return out
@@ -235,9 +268,19 @@ class Reader:
         return sorted(found, key=lambda d: -d.updated_at)
 
     def detail(self, s: Session) -> DocumentDetail:
-        history = [RevisionOut(revision=h.revision, state=h.state, actor=h.actor, why=h.why,
-                               committed_at=h.committed_at)
-                   for h in self.rt.repo.history(s.doc_id)]
-        return DocumentDetail(**self.summary(s).model_dump(), settings=s.settings,
-                              stages=list(STAGES), history=history)
-
+        history = [
+            RevisionOut(
+                revision=h.revision,
+                state=h.state,
+                actor=h.actor,
+                why=h.why,
+                committed_at=h.committed_at,
+            )
+            for h in self.rt.repo.history(s.doc_id)
+        ]
+        return DocumentDetail(
+            **self.summary(s).model_dump(),
+            settings=s.settings,
+            stages=list(STAGES),
+            history=history,
+        )

@@ -34,8 +34,9 @@ class SubmitSettings(BaseModel):
     min_pages: float = Field(default=5, gt=0)
     max_pages: float = Field(default=12, gt=0)
     overlap_pages: int = Field(default=1, ge=0, le=5)
-    rerun: bool = Field(default=False, description="Start again a document that failed or "
-                        "ran with other settings.")
+    rerun: bool = Field(
+        default=False, description="Start again a document that failed or ran with other settings."
+    )
 
     @model_validator(mode="after")
     def _window(self) -> SubmitSettings:
@@ -46,8 +47,14 @@ class SubmitSettings(BaseModel):
     def run_settings(self, limits: Settings) -> RunSettings:
         from quire.workers.llm import check_installed
 
-        settings = run_settings(self.output_format, self.backend, self.min_pages,
-                                self.max_pages, self.overlap_pages, settings=limits)
+        settings = run_settings(
+            self.output_format,
+            self.backend,
+            self.min_pages,
+            self.max_pages,
+            self.overlap_pages,
+            settings=limits,
+        )
         check_installed(settings.backend)
         return settings
 
@@ -57,27 +64,34 @@ def upload_name(filename: str | None) -> str:
     name = PurePath((filename or "").replace("\\", "/")).name
     name = re.sub(r"[\x00-\x1f\x7f]", "", name).strip()
     if not name:
-        raise ApiError(422, "invalid_request", "the upload has no file name (its extension "
-                       "says whether it is a PDF or a DOCX)")
+        raise ApiError(
+            422,
+            "invalid_request",
+            "the upload has no file name (its extension says whether it is a PDF or a DOCX)",
+        )
     return name
 
 
 def uploaded(name: str, data: bytes) -> SourceItem:
-    return SourceItem(origin=f"upload:{name}", name=name, size=len(data),
-                      _read=lambda: data)
+    return SourceItem(origin=f"upload:{name}", name=name, size=len(data), _read=lambda: data)
 
 
 def s3_sources(refs: list[str]) -> list[SourceItem]:
     bad = [r for r in refs if not r.startswith("s3://")]
     if bad:
-        raise ApiError(422, "bad_source", f"{bad[0]!r} is not an s3://bucket/key reference "
-                       "(the server reads no local paths; upload the file instead)")
+        raise ApiError(
+            422,
+            "bad_source",
+            f"{bad[0]!r} is not an s3://bucket/key reference "
+            "(the server reads no local paths; upload the file instead)",
+        )
     items, _ = expand_sources(refs)
     return items
 
 
-def submit_document(rt: Runtime, item: SourceItem, settings: RunSettings, *,
-                    rerun: bool) -> tuple[Session, bool]:
+def submit_document(
+    rt: Runtime, item: SourceItem, settings: RunSettings, *, rerun: bool
+) -> tuple[Session, bool]:
     """Admit one document; returns its session and whether it is new. A document refused
     at admission (too large, not a PDF or DOCX, unreadable) is an error naming it."""
     from quire.workers.execute import submit_bytes
@@ -88,13 +102,18 @@ def submit_document(rt: Runtime, item: SourceItem, settings: RunSettings, *,
         s = submit_bytes(rt, data, item.name, settings, actor="web", rerun=rerun)
     if s.state == "failed" and s.revision == 1:
         code = s.error_code or "bad_input"
-        raise ApiError(413 if code == "too_large" else 422, code,
-                       s.error or f"{item.name} was refused", doc_id=s.doc_id)
+        raise ApiError(
+            413 if code == "too_large" else 422,
+            code,
+            s.error or f"{item.name} was refused",
+            doc_id=s.doc_id,
+        )
     return s, not known
 
 
-def submit_batch(rt: Runtime, items: list[SourceItem], settings: RunSettings, *,
-                 rerun: bool) -> BatchRecord:
+def submit_batch(
+    rt: Runtime, items: list[SourceItem], settings: RunSettings, *, rerun: bool
+) -> BatchRecord:
     """Admit many documents as one batch; each is refused or admitted on its own."""
     with PYMUPDF:  # admission counts a PDF's pages
         return create_batch(rt, items, settings, rerun=rerun)

@@ -23,8 +23,11 @@ class Cell:
 
     @property
     def classes(self) -> str:
-        return " ".join(c for c, on in (("ch", self.chapter), ("nt", self.no_text),
-                                         ("bad", self.findings)) if on)
+        return " ".join(
+            c
+            for c, on in (("ch", self.chapter), ("nt", self.no_text), ("bad", self.findings))
+            if on
+        )
 
     @property
     def title(self) -> str:
@@ -69,8 +72,9 @@ def chapter_starts(pages: PagesOut) -> dict[int, str]:
     return starts
 
 
-def page_strip(plan: PlanOut | None, pages: PagesOut,
-               report: VerificationReport | None) -> list[StripItem]:
+def page_strip(
+    plan: PlanOut | None, pages: PagesOut, report: VerificationReport | None
+) -> list[StripItem]:
     chapters = chapter_starts(pages)
     no_text = {p.page: p.reason for p in pages.skipped_pages}
     bad: dict[int, int] = {}
@@ -103,8 +107,7 @@ class PlacedFindings:
     general: list[Finding] = field(default_factory=list)  # at the top
 
 
-def place_findings(findings: list[Finding], elements: set[str],
-                   pages: set[int]) -> PlacedFindings:
+def place_findings(findings: list[Finding], elements: set[str], pages: set[int]) -> PlacedFindings:
     """Each finding at the element it names if the text shows it, else at its page if that
     page is shown, else at the top: none is left out."""
     placed = PlacedFindings()
@@ -124,8 +127,16 @@ def cell_width(page_count: int, width: int = 1100) -> int:
 
 
 # the pipeline's stages as the progress bar shows them; a repair counts as analysing
-STAGE_BAR = ("parsing", "scoring", "topic_review", "planning", "writing", "verifying",
-             "analysing", "indexing")
+STAGE_BAR = (
+    "parsing",
+    "scoring",
+    "topic_review",
+    "planning",
+    "writing",
+    "verifying",
+    "analysing",
+    "indexing",
+)
 _SHOWN_AS = {"awaiting_decision": "planning", "repairing": "analysing"}
 
 

@@ -121,7 +121,11 @@ class DocumentStats:
                 heading_pos.append(i)
         positions = {e.id: i for i, e in enumerate(doc.elements)}
         return cls(
-            positions, len(doc.elements), df, headings, heading_pos,
+            positions,
+            len(doc.elements),
+            df,
+            headings,
+            heading_pos,
             *_placed(positions, candidates),
         )
 

@@ -656,8 +656,11 @@ def _render_fa(context: IndexContext, index: StudyIndex) -> str:
         f"- تعداد جلسه‌ها: {str(context.chunk_count).translate(fa)}",
         f"- صفحه‌ها: {_pages(context.page_first, context.page_last).translate(fa)} از "
         f"{str(context.page_count).translate(fa)}",
-        *([f"- صفحه‌های بدون متن: {context.pages_without_text}"]
-          if context.pages_without_text else []),
+        *(
+            [f"- صفحه‌های بدون متن: {context.pages_without_text}"]
+            if context.pages_without_text
+            else []
+        ),
         f"- زمان کل مطالعه: {total} دقیقه (با سرعت "
         f"{str(index.words_per_minute).translate(fa)} کلمه در دقیقه)",
         f"- نقشهٔ مطالعه: [{INDEX_FILES['map']}]({INDEX_FILES['map']}) · فهرست انگلیسی: "
@@ -738,8 +741,10 @@ def _render_map(context: IndexContext, index: StudyIndex) -> str:
     out += ["", "## Where each session ends", ""]
     for n in sorted([*by_number, *reference]):
         ends = by_number[n].ends if n in by_number else reference[n].ends
-        target = link(n) if n in by_number else (
-            f"[{n}. {_link_text(reference[n].title)}]({reference[n].file})"
+        target = (
+            link(n)
+            if n in by_number
+            else (f"[{n}. {_link_text(reference[n].title)}]({reference[n].file})")
         )
         out.append(f"- {target}: {ends or 'the document ends'}")
     return "\n".join(out) + "\n"

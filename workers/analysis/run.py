@@ -109,9 +109,9 @@ def analyse_with(
         last_id=context.last_id,
         backend=backend.name,
         attempts=got.attempts,
-        error=got.error if got.backend_failed else (
-            f"invalid analysis after {got.attempts} attempts: {got.error}"
-        ),
+        error=got.error
+        if got.backend_failed
+        else (f"invalid analysis after {got.attempts} attempts: {got.error}"),
     )
 
 

@@ -78,14 +78,15 @@ def settle(
             key = (chunk.first_id, chunk.last_id)
             if chunk.kind != "study" or key in analyses:
                 continue
-            context = build_context(doc, out.plan, chunk.number, candidates=candidates,
-                                    stats=stats)
+            context = build_context(doc, out.plan, chunk.number, candidates=candidates, stats=stats)
             others = _current(out.plan, analyses)
             analyses[key] = analyse_chunk(context, backend, others=others)
             out.analysed.append(key)
         todo = [
-            c for c in out.plan.chunks
-            if c.kind == "study" and (c.first_id, c.last_id) not in done
+            c
+            for c in out.plan.chunks
+            if c.kind == "study"
+            and (c.first_id, c.last_id) not in done
             and isinstance(a := analyses.get((c.first_id, c.last_id)), ChunkAnalysis)
             and a.coherence == "needs_review"
         ]

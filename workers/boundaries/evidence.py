@@ -166,8 +166,11 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
             here = on_page[o.page]
             key = fold_title(o.title)
             match = next(
-                (i for i in here if els[i].type == "heading"
-                 and fold_title(plain_text(els[i])) == key),
+                (
+                    i
+                    for i in here
+                    if els[i].type == "heading" and fold_title(plain_text(els[i])) == key
+                ),
                 here[0],
             )
             starts.append((float(o.page), match))

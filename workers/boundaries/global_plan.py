@@ -356,8 +356,9 @@ class GlobalPlanner:
         return Choice(
             after_id=ev.after_id,
             reason=reason,
-            evidence=list(dict.fromkeys([ev.after_id, ev.before_id, *support,
-                                         *ev.review_evidence])),
+            evidence=list(
+                dict.fromkeys([ev.after_id, ev.before_id, *support, *ev.review_evidence])
+            ),
             alternative=alternative,
         )
 
@@ -406,4 +407,3 @@ def _edge_text(before: ChunkKind, after: ChunkKind, label: str) -> str:
     if before == "back_matter":
         return f"back matter ({label}) ends"
     return f"{after.replace('_', ' ')} ({label}) begins"
-

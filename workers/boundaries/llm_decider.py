@@ -58,13 +58,20 @@ def decision_prompt(context: BoundaryContext) -> str:
         for c in context.shortlist()
     ]
     rec = context.recommendation
-    return json.dumps({
-        "chunk_number": context.chunk_number, "starts_at": context.start_id,
-        "start_page": context.start_page, "remaining_pages": context.remaining_pages,
-        "must_cut_by": context.must_cut_by, "may_extend": context.may_extend,
-        "recommended": {"after_id": rec.after_id, "why": rec.reason} if rec else None,
-        "candidates": shortlist,
-    }, ensure_ascii=False, indent=1)
+    return json.dumps(
+        {
+            "chunk_number": context.chunk_number,
+            "starts_at": context.start_id,
+            "start_page": context.start_page,
+            "remaining_pages": context.remaining_pages,
+            "must_cut_by": context.must_cut_by,
+            "may_extend": context.may_extend,
+            "recommended": {"after_id": rec.after_id, "why": rec.reason} if rec else None,
+            "candidates": shortlist,
+        },
+        ensure_ascii=False,
+        indent=1,
+    )
 
 
 class LLMDecider:
@@ -83,8 +90,10 @@ class LLMDecider:
             user=user,
             schema=DecisionAnswer,
             task="decide",
-            check=lambda answer: validate_decision(context, Decision(
-                **answer.model_dump(), decider=self.name, start_id=context.start_id)),
+            check=lambda answer: validate_decision(
+                context,
+                Decision(**answer.model_dump(), decider=self.name, start_id=context.start_id),
+            ),
             refused=ValidationFailedError,
             reasks=REASKS,
         )
@@ -92,17 +101,29 @@ class LLMDecider:
             return got.value
         problem = f"backend failed: {got.error}" if got.backend_failed else got.error
         rec = context.recommendation
-        log.warning("%s decider gave no valid decision (%s); using the %s", self.name,
-                    problem, "global plan's choice" if rec else "heuristic")
+        log.warning(
+            "%s decider gave no valid decision (%s); using the %s",
+            self.name,
+            problem,
+            "global plan's choice" if rec else "heuristic",
+        )
         if rec is not None:
-            fallback = Decision(action="cut", element_id=rec.after_id, reason=rec.reason,
-                                evidence=rec.evidence, decider="global",
-                                start_id=context.start_id)
+            fallback = Decision(
+                action="cut",
+                element_id=rec.after_id,
+                reason=rec.reason,
+                evidence=rec.evidence,
+                decider="global",
+                start_id=context.start_id,
+            )
         else:
             fallback = self.fallback.decide(context)
-        return fallback.model_copy(update={
-            "reason": f"{fallback.reason} (the {self.name} decider's answer was refused: "
-                      f"{problem[:160]})"})
+        return fallback.model_copy(
+            update={
+                "reason": f"{fallback.reason} (the {self.name} decider's answer was refused: "
+                f"{problem[:160]})"
+            }
+        )
 
 
 def make_decider(backend: str) -> HeuristicDecider | LLMDecider:

@@ -227,9 +227,7 @@ def _listing_text(text: str, *, heading: bool) -> bool | None:
         leaders = len(_LEADER.findall(text))
         if leaders and len(text) <= LISTING_LINE_CHARS * leaders * 1.5:
             return True
-    if len(text) <= LISTING_LINE_CHARS and not heading and (
-        _TRAILING_NUMBER.search(text)
-    ):
+    if len(text) <= LISTING_LINE_CHARS and not heading and (_TRAILING_NUMBER.search(text)):
         return True  # "Title 135", "Preface iii"
     if not _DIGIT.search(text):
         return False
@@ -252,7 +250,8 @@ class _Page:
     def listing(self) -> bool:
         total = self.listing_chars + self.body_chars
         return (
-            self.listings >= MIN_LISTINGS and total > 0
+            self.listings >= MIN_LISTINGS
+            and total > 0
             and self.listing_chars / total >= LISTING_SHARE
         )
 
@@ -322,15 +321,11 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
             continue
         level = e.level or 1
         end = next((j - 1 for j in headings[h_pos + 1 :] if (els[j].level or 1) <= level), n - 1)
-        spans.append(
-            _Span(*found, i, end, [f"heading '{plain_text(e)[:60]}'"], top=level <= top)
-        )
+        spans.append(_Span(*found, i, end, [f"heading '{plain_text(e)[:60]}'"], top=level <= top))
     # Outline entries name matter the parser did not make a heading of (a contents page).
     if doc.page_basis == "pdf":
         page_of = [e.page_first for e in els]  # in reading order, so ascending
-        entries = sorted(
-            (o for o in doc.outline if o.page >= 1), key=lambda o: (o.page, o.level)
-        )
+        entries = sorted((o for o in doc.outline if o.page >= 1), key=lambda o: (o.page, o.level))
         outline_top = min((o.level for o in entries), default=1)
         for k, o in enumerate(entries):
             found = title_matter(o.title)
@@ -345,8 +340,13 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
             )
             end = bisect.bisect_left(page_of, nxt) - 1 if nxt else n - 1
             spans.append(
-                _Span(*found, start, end, [f"outline entry '{o.title[:60]}'"],
-                      top=o.level <= outline_top)
+                _Span(
+                    *found,
+                    start,
+                    end,
+                    [f"outline entry '{o.title[:60]}'"],
+                    top=o.level <= outline_top,
+                )
             )
     return spans
 
@@ -431,9 +431,11 @@ def _back(
     if first_page is not None:
         start = pages[first_page].first
         # the index's title usually sits at the top of its first page
-        while start > 0 and els[start - 1].type == "heading" and start - 1 >= pages[
-            max(first_page - 1, 0)
-        ].first:
+        while (
+            start > 0
+            and els[start - 1].type == "heading"
+            and start - 1 >= pages[max(first_page - 1, 0)].first
+        ):
             start -= 1
         lines = sum(p.listings for p in pages[first_page:])
         spans.append(
@@ -442,8 +444,10 @@ def _back(
                 "index",
                 start,
                 len(els) - 1,
-                [f"{lines} index lines with page numbers on pages "
-                 f"{pages[first_page].number}-{pages[-1].number}"],
+                [
+                    f"{lines} index lines with page numbers on pages "
+                    f"{pages[first_page].number}-{pages[-1].number}"
+                ],
             )
         )
     return spans
@@ -510,13 +514,18 @@ def find_matter(doc: Document) -> list[MatterRegion]:
     spans += _back(doc, pages, titled, flags)
     regions = []
     for s in _merge(spans):
-        if front is not None and s.kind == "front_matter" and s is not front and (
-            s.first > front.last + 1
+        if (
+            front is not None
+            and s.kind == "front_matter"
+            and s is not front
+            and (s.first > front.last + 1)
         ):
             continue  # a "Contents" later in the book is a section about contents
         snapped = _snap(doc, s)
-        if snapped is None or _tiny(doc, snapped, flags) or snapped.last - snapped.first + 1 == len(
-            els
+        if (
+            snapped is None
+            or _tiny(doc, snapped, flags)
+            or snapped.last - snapped.first + 1 == len(els)
         ):
             continue
         part = els[snapped.first : snapped.last + 1]
@@ -609,7 +618,8 @@ def reference_matter(
     grown = absorb_slivers(doc, find_matter(doc) if matter is None else matter, confirmed)
     last = len(doc.elements) - 1
     return [
-        r for r in grown
+        r
+        for r in grown
         if (pos[r.first_id] == 0 or pos[r.first_id] - 1 in cuts)
         and (pos[r.last_id] == last or pos[r.last_id] in cuts)
     ]

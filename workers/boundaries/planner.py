@@ -396,9 +396,8 @@ def plan_document(
     boundaries: list[Boundary] = []
     while (context := _context(ix, boundaries, agent=guided, recommend=guided)) is not None:
         boundaries = _apply(ix, context, boundaries, decider.decide(context))
-    return plan_from_boundaries(
-        doc, settings, boundaries, matter=ix.regions() if guided else None
-    )
+    return plan_from_boundaries(doc, settings, boundaries, matter=ix.regions() if guided else None)
+
 
 def plan_globally(
     doc: Document,
@@ -412,7 +411,6 @@ def plan_globally(
         return plan_from_boundaries(doc, settings, [], matter=[])
     planner = GlobalPlanner(doc, candidates, outcomes, settings)
     return plan_from_boundaries(doc, settings, planner.boundaries(), matter=planner.matter)
-
 
 
 def plan_from_boundaries(

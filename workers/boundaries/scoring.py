@@ -166,8 +166,9 @@ def lexical_change(
     positions = ends[:-1]
     total = [0.0] * len(positions)
     for window in windows:
-        depths = relative_depths(_cohesion(stream, ends, idf, window), positions, window,
-                                 len(stream))
+        depths = relative_depths(
+            _cohesion(stream, ends, idf, window), positions, window, len(stream)
+        )
         total = [t + d / len(windows) for t, d in zip(total, depths, strict=True)]
     return total, positions
 
@@ -214,8 +215,12 @@ def score_candidates(
             lex *= SUPPRESSED
         struct = structural_score(c)
         score = 1.0 - (1.0 - LEXICAL_WEIGHT * lex) * (1.0 - struct)
-        fields = {**c.__dict__, "score": _unit(score), "lexical": _unit(lex),
-                  "structural": _unit(struct)}
+        fields = {
+            **c.__dict__,
+            "score": _unit(score),
+            "lexical": _unit(lex),
+            "structural": _unit(struct),
+        }
         out.append(Candidate.model_construct(**fields))  # validated already: no copy cost
     return out
 

@@ -63,9 +63,13 @@ class BackendSettings:
         return cls(
             concurrency=s.backend_concurrency,
             timeout=s.backend_timeout,
-            policy=RetryPolicy(max_attempts=s.backend_max_attempts, reasks=s.backend_reasks,
-                               backoff_base=s.backend_backoff, backoff_max=s.backend_backoff_max,
-                               retry_after_max=s.backend_retry_after_max),
+            policy=RetryPolicy(
+                max_attempts=s.backend_max_attempts,
+                reasks=s.backend_reasks,
+                backoff_base=s.backend_backoff,
+                backoff_max=s.backend_backoff_max,
+                retry_after_max=s.backend_retry_after_max,
+            ),
         )
 
 

@@ -34,7 +34,11 @@ __all__ = [
 
 
 def parse_document(
-    path: Path, *, range_pages: int = 100, ocr: OcrSettings | None = None, strict: bool = False,
+    path: Path,
+    *,
+    range_pages: int = 100,
+    ocr: OcrSettings | None = None,
+    strict: bool = False,
     doc_id: str | None = None,
 ) -> ParsedDocument:
     """Detect the format and parse the whole document (PDFs range by range, then merged;

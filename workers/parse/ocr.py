@@ -140,8 +140,7 @@ def _engine(lang: str) -> Any:
 LINE_TO_FONT = 1.15
 
 
-def recognize(samples: bytes, width: int, height: int, stride: int, dpi: int,
-              lang: str) -> OcrText:
+def recognize(samples: bytes, width: int, height: int, stride: int, dpi: int, lang: str) -> OcrText:
     """OCR one 8-bit grey image (`stride` bytes per row) rendered at `dpi`.
 
     Read from Tesseract's TSV output (one row per page, block, paragraph, line and word,
@@ -162,15 +161,23 @@ def recognize(samples: bytes, width: int, height: int, stride: int, dpi: int,
         x, y, w, h = (int(c) for c in cols[6:10])
         key = (block, par, line)
         if level == 4:
-            lines[key] = OcrLine(text="", bbox=(x, y, x + w, y + h),
-                                 row_height=h / LINE_TO_FONT, confidences=[])
+            lines[key] = OcrLine(
+                text="", bbox=(x, y, x + w, y + h), row_height=h / LINE_TO_FONT, confidences=[]
+            )
             paragraphs.setdefault((block, par), []).append(lines[key])
         elif level == 5 and key in lines and cols[11].strip():
             words.setdefault(key, []).append(cols[11].strip())
             lines[key].confidences.append(float(cols[10]))
     for key, ln in lines.items():
         ln.text = line_text(" ".join(words.get(key, [])))
-    return OcrText(paragraphs=[
-        kept for para in paragraphs.values()
-        if (kept := [ln for ln in para if ln.text and max(ln.confidences) >= MIN_LINE_CONFIDENCE])
-    ])
+    return OcrText(
+        paragraphs=[
+            kept
+            for para in paragraphs.values()
+            if (
+                kept := [
+                    ln for ln in para if ln.text and max(ln.confidences) >= MIN_LINE_CONFIDENCE
+                ]
+            )
+        ]
+    )

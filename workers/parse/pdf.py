@@ -37,8 +37,9 @@ def page_ranges(page_count: int, range_pages: int) -> list[tuple[int, int]]:
     ]
 
 
-def weighted_ranges(page_count: int, budget: int, heavy: set[int],
-                    heavy_cost: int) -> list[tuple[int, int]]:
+def weighted_ranges(
+    page_count: int, budget: int, heavy: set[int], heavy_cost: int
+) -> list[tuple[int, int]]:
     """Like `page_ranges`, but a page in `heavy` (one to OCR) counts `heavy_cost` pages of
     the `budget`: a scanned stretch is cut into short ranges that spread over workers,
     while text pages stay in long ones."""
@@ -151,8 +152,13 @@ def _pymupdf4llm_markdown(doc: Any, pno: int) -> str:
 
 
 def parse_pdf(
-    path: Path, *, range_pages: int = 100, ocr: OcrSettings | None = None,
-    ocr_cache: OcrCache | None = None, strict: bool = False, doc_id: str | None = None,
+    path: Path,
+    *,
+    range_pages: int = 100,
+    ocr: OcrSettings | None = None,
+    ocr_cache: OcrCache | None = None,
+    strict: bool = False,
+    doc_id: str | None = None,
 ) -> ParsedDocument:
     """Parse a whole PDF in-process, range by range, then merge."""
     path = Path(path)

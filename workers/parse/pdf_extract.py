@@ -386,8 +386,11 @@ def _image_infos(page: Any) -> list[dict[str, Any]]:
         return list(page.get_image_info(xrefs=True))
     infos = []
     for info in page.get_image_info():  # positions and sizes only, no decoding
-        same = {item[0] for item in declared
-                if (item[2], item[3]) == (info.get("width"), info.get("height"))}
+        same = {
+            item[0]
+            for item in declared
+            if (item[2], item[3]) == (info.get("width"), info.get("height"))
+        }
         infos.append({**info, "xref": same.pop() if len(same) == 1 else 0})
     return infos
 

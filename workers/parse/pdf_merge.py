@@ -469,15 +469,18 @@ def merge_pdf_ranges(
     built = asm.elements()
 
     skipped = [
-        SkippedPage(page=p.page, reason=p.skipped, kind=p.skipped_kind or "blank",
-                    ocr=p.skipped_ocr)
+        SkippedPage(
+            page=p.page, reason=p.skipped, kind=p.skipped_kind or "blank", ocr=p.skipped_ocr
+        )
         for p in pages
         if p.skipped
     ]
     if len(skipped) == len(pages) and meta.repaired:  # the text went with the damage
         raise CorruptDocumentError(
             f"damaged or truncated PDF: MuPDF's repair recovered {len(pages)} pages and none "
-            "has any content", source=meta.source_name)
+            "has any content",
+            source=meta.source_name,
+        )
     if len(skipped) == len(pages):
         raise EmptyDocumentError(
             f"no extractable text on any page ({describe_textless(skipped)})",

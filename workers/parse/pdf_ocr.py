@@ -134,11 +134,16 @@ def text_blocks(text: OcrText, dpi: int) -> list[PdfBlock]:
         blocks.append(
             PdfBlock(
                 kind="text",
-                bbox=(round(x0 * scale, 2), round(y0 * scale, 2),
-                      round(x1 * scale, 2), round(y1 * scale, 2)),
+                bbox=(
+                    round(x0 * scale, 2),
+                    round(y0 * scale, 2),
+                    round(x1 * scale, 2),
+                    round(y1 * scale, 2),
+                ),
                 lines=[ln.text for ln in para],
-                line_x0=[round(-ln.bbox[2] * scale if rtl else ln.bbox[0] * scale, 2)
-                         for ln in para],
+                line_x0=[
+                    round(-ln.bbox[2] * scale if rtl else ln.bbox[0] * scale, 2) for ln in para
+                ],
                 size=round(size * 2) / 2,
                 rtl=rtl,
             )
@@ -146,8 +151,9 @@ def text_blocks(text: OcrText, dpi: int) -> list[PdfBlock]:
     return blocks
 
 
-def apply_ocr(doc: Any, result: PdfPage, settings: OcrSettings,
-              cache: OcrCache | None = None) -> tuple[PdfPage, bool]:
+def apply_ocr(
+    doc: Any, result: PdfPage, settings: OcrSettings, cache: OcrCache | None = None
+) -> tuple[PdfPage, bool]:
     """OCR the page when the settings and the page call for it (see the module doc);
     returns the page and whether its OCR text came from the cache."""
     page = doc[result.page - 1]  # kept referenced while its pixmap is in use
@@ -173,7 +179,8 @@ def apply_ocr(doc: Any, result: PdfPage, settings: OcrSettings,
         return result, hit
     area = page.rect.width * page.rect.height or 1.0
     kept = [
-        b for b in result.blocks
+        b
+        for b in result.blocks
         if b.kind == "image" and (b.bbox[2] - b.bbox[0]) * (b.bbox[3] - b.bbox[1]) < FILLING * area
     ]
     blocks = sorted([*text_blocks(text, dpi), *kept], key=lambda b: (b.bbox[1], b.bbox[0]))

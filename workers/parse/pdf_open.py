@@ -101,9 +101,7 @@ def unlock_pdf(path: Path, password: str | None) -> bytes | None:
         if not password:
             raise EncryptedDocumentError(NEEDS_PASSWORD, source=path.name)
         if not doc.authenticate(password):
-            raise BadPasswordError(
-                "the password given does not open this PDF", source=path.name
-            )
+            raise BadPasswordError("the password given does not open this PDF", source=path.name)
         return bytes(doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE, no_new_id=True))
     finally:
         doc.close()

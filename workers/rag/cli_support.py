@@ -75,8 +75,6 @@ def load_sessions(out_dir: Path) -> tuple[Document, Plan]:
     return doc, plan
 
 
-
-
 @dataclass
 class RagBuild:
     chunks: list[RagChunk]

@@ -404,8 +404,10 @@ def _ask(
     )
     if got.value is not None:
         return got.value, got.attempts
-    error = got.error if got.backend_failed else (
-        f"invalid enrichment after {got.attempts} attempts: {got.error}"
+    error = (
+        got.error
+        if got.backend_failed
+        else (f"invalid enrichment after {got.attempts} attempts: {got.error}")
     )
     return EnrichFailure(
         chunk_id=inp.chunk.id, backend=backend.name, error=error, attempts=got.attempts

@@ -87,11 +87,11 @@ def major_starts(elements: dict[str, Element]) -> frozenset[str]:
         if total > budget:
             break
         major = level
-    heads = [i for i, e in enumerate(order)
-             if e.type == "heading" and e.level and e.level <= major]
+    heads = [i for i, e in enumerate(order) if e.type == "heading" and e.level and e.level <= major]
     bounds = [0, *heads, len(order)]
     starts = frozenset(
-        order[h].id for k, h in enumerate(heads, 1)
+        order[h].id
+        for k, h in enumerate(heads, 1)
         if _pages(order[bounds[k - 1]], order[h - 1]) >= MIN_SESSION_PAGES
         and _pages(order[h], order[bounds[k + 1] - 1]) >= MIN_SESSION_PAGES
         and h > 0

@@ -72,8 +72,10 @@ def review_task(
     )
     if got.value is not None:
         return got.value
-    error = got.error if got.backend_failed else (
-        f"invalid vote after {got.attempts} attempts: {got.error}"
+    error = (
+        got.error
+        if got.backend_failed
+        else (f"invalid vote after {got.attempts} attempts: {got.error}")
     )
     return ReviewFailure(after_id=task.after_id, role=role, backend=backend.name, error=error)
 

@@ -121,7 +121,8 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
             findings.add(
                 "manifest_mismatch",
                 f"{name} is missing; rewrite the chunk",
-                chunk=chunk.number, file=name,
+                chunk=chunk.number,
+                file=name,
             )
             continue
         try:
@@ -130,7 +131,8 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
             findings.add(
                 "altered",
                 f"{name} is not valid UTF-8; rewrite the chunk",
-                chunk=chunk.number, file=name,
+                chunk=chunk.number,
+                file=name,
             )
             continue
         if parsed.front.get("chunk") != str(chunk.number):
@@ -138,13 +140,15 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 "manifest_mismatch",
                 f"{name}'s front block says chunk {parsed.front.get('chunk')}, "
                 f"the manifest says {chunk.number}",
-                chunk=chunk.number, file=name,
+                chunk=chunk.number,
+                file=name,
             )
         if parsed.orphan:
             findings.add(
                 "unknown",
                 f"text outside any element anchor: '{_snippet(parsed.orphan)}'",
-                chunk=chunk.number, file=name,
+                chunk=chunk.number,
+                file=name,
             )
         listed = set(chunk.element_ids)
         for eid, text in parsed.segments:
@@ -152,15 +156,18 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 findings.add(
                     "unknown",
                     f"{eid} is not an element of the IR",
-                    chunk=chunk.number, element_id=eid, file=name,
+                    chunk=chunk.number,
+                    element_id=eid,
+                    file=name,
                 )
                 continue
             if eid in seen:
                 findings.add(
                     "duplicated",
-                    f"{eid} appears again (first in chunk {seen[eid]}): "
-                    f"{_where(by_id[eid])}",
-                    chunk=chunk.number, element_id=eid, file=name,
+                    f"{eid} appears again (first in chunk {seen[eid]}): {_where(by_id[eid])}",
+                    chunk=chunk.number,
+                    element_id=eid,
+                    file=name,
                 )
                 continue
             seen[eid] = chunk.number
@@ -171,14 +178,19 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 findings.add(
                     "altered",
                     f"{eid} text differs from the IR ({diff})",
-                    chunk=chunk.number, element_id=eid, page=element.page_first, file=name,
+                    chunk=chunk.number,
+                    element_id=eid,
+                    page=element.page_first,
+                    file=name,
                 )
             if eid not in listed:
                 findings.add(
                     "manifest_mismatch",
                     f"{eid} is in this chunk's Markdown but the manifest puts it in "
                     f"chunk {expected_chunk.get(eid, '(none)')}",
-                    chunk=chunk.number, element_id=eid, file=name,
+                    chunk=chunk.number,
+                    element_id=eid,
+                    file=name,
                 )
             if element.type == "table" and element.rows:
                 tables += 1
@@ -193,7 +205,10 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                             "table_rows",
                             f"table {eid} row {r + 1} of {len(element.rows)} is "
                             f"missing: '{_snippet(line)}'",
-                            chunk=chunk.number, element_id=eid, page=element.page_first, file=name,
+                            chunk=chunk.number,
+                            element_id=eid,
+                            page=element.page_first,
+                            file=name,
                         )
 
         expected_words = sum(count_words(by_id[i].text) for i in chunk.element_ids if i in by_id)
@@ -202,7 +217,8 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 "word_drift",
                 f"{name} has {parsed.body_words} words, its elements have "
                 f"{expected_words} in the IR (tolerance ±{WORD_TOLERANCE})",
-                chunk=chunk.number, file=name,
+                chunk=chunk.number,
+                file=name,
             )
 
         paths = dict.fromkeys(
@@ -223,9 +239,9 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
         if order[eid] < order[prev]:
             findings.add(
                 "reordered",
-                f"{eid} comes after {prev} (chunk {prev_chunk}) but precedes it in "
-                "the IR",
-                chunk=cnum, element_id=eid,
+                f"{eid} comes after {prev} (chunk {prev_chunk}) but precedes it in the IR",
+                chunk=cnum,
+                element_id=eid,
             )
     for e in doc.elements:
         if e.id not in seen:
@@ -234,7 +250,9 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 "missing",
                 f"{e.id} ({_where(e)}) is in no chunk"
                 + (f"; expected in chunk {exp}" if exp else ""),
-                chunk=exp, element_id=e.id, page=e.page_first,
+                chunk=exp,
+                element_id=e.id,
+                page=e.page_first,
             )
     counts = Counter(
         chunks_markdown=sum(1 for c in manifest.chunks if c.markdown_file),

@@ -52,8 +52,7 @@ def check_pdf_structure(doc: Document, manifest: Manifest, out_dir: Path) -> Pdf
         if c.pdf_pages is None or not c.pdf_file:
             findings.add(
                 "manifest_mismatch",
-                "no PDF file or page list for this chunk although "
-                "the output format includes PDF",
+                "no PDF file or page list for this chunk although the output format includes PDF",
                 chunk=c.number,
             )
             continue
@@ -68,7 +67,8 @@ def check_pdf_structure(doc: Document, manifest: Manifest, out_dir: Path) -> Pdf
                 "page_mismatch",
                 f"manifest says the chunk's elements span pages {c.page_first}-"
                 f"{c.page_last}, the IR says {span_first}-{span_last}",
-                chunk=c.number, page=c.page_first,
+                chunk=c.number,
+                page=c.page_first,
             )
         if c.pdf_pages != expected.pages:
             findings.add(
@@ -76,21 +76,25 @@ def check_pdf_structure(doc: Document, manifest: Manifest, out_dir: Path) -> Pdf
                 f"manifest lists source pages {_ranges(c.pdf_pages)} for "
                 f"{c.pdf_file}; its elements and overlap {manifest.overlap_pages} give "
                 f"{_ranges(expected.pages)}",
-                chunk=c.number, file=c.pdf_file,
+                chunk=c.number,
+                file=c.pdf_file,
             )
         if c.overlap_pages != expected.overlap:
             findings.add(
                 "page_mismatch",
                 f"manifest lists overlap pages {_ranges(c.overlap_pages)}, expected "
                 f"{_ranges(expected.overlap)}",
-                chunk=c.number, file=c.pdf_file,
+                chunk=c.number,
+                file=c.pdf_file,
             )
         bad_overlap = [p for p in c.overlap_pages if p not in c.pdf_pages]
         if bad_overlap:
             findings.add(
                 "page_mismatch",
                 f"overlap pages {_ranges(bad_overlap)} are not in the chunk PDF",
-                chunk=c.number, page=bad_overlap[0], file=c.pdf_file,
+                chunk=c.number,
+                page=bad_overlap[0],
+                file=c.pdf_file,
             )
 
         path = inside(out_dir, c.pdf_file)
@@ -98,7 +102,8 @@ def check_pdf_structure(doc: Document, manifest: Manifest, out_dir: Path) -> Pdf
             findings.add(
                 "manifest_mismatch",
                 f"{c.pdf_file} is missing; rewrite the chunk",
-                chunk=c.number, file=c.pdf_file,
+                chunk=c.number,
+                file=c.pdf_file,
             )
             continue
         try:
@@ -108,7 +113,8 @@ def check_pdf_structure(doc: Document, manifest: Manifest, out_dir: Path) -> Pdf
             findings.add(
                 "page_mismatch",
                 f"{c.pdf_file} cannot be opened: {exc}",
-                chunk=c.number, file=c.pdf_file,
+                chunk=c.number,
+                file=c.pdf_file,
             )
             continue
         counts[c.number] = n
@@ -117,7 +123,8 @@ def check_pdf_structure(doc: Document, manifest: Manifest, out_dir: Path) -> Pdf
                 "page_mismatch",
                 f"{c.pdf_file} has {n} pages, the manifest lists {len(c.pdf_pages)} "
                 f"(source pages {_ranges(c.pdf_pages)})",
-                chunk=c.number, file=c.pdf_file,
+                chunk=c.number,
+                file=c.pdf_file,
             )
         overlap = set(c.overlap_pages)
         covered.update(p for p in c.pdf_pages[:n] if p not in overlap)

@@ -47,7 +47,8 @@ def check_plan(
             "plan_gap",
             f"{source}: {ids[a]}..{ids[b]} ({n} element{'s' * (n != 1)}) {where} "
             "belong to no chunk",
-            chunk=chunk, element_id=ids[a],
+            chunk=chunk,
+            element_id=ids[a],
         )
 
     if not chunks:
@@ -59,8 +60,7 @@ def check_plan(
         if c.number != k:
             findings.add(
                 "plan_gap",
-                f"{source}: chunk "
-                f"numbers are not 1, 2, 3...: position {k} is {c.number}",
+                f"{source}: chunk numbers are not 1, 2, 3...: position {k} is {c.number}",
                 chunk=c.number,
             )
         unknown = [x for x in (c.first_id, c.last_id) if x not in index]
@@ -68,7 +68,8 @@ def check_plan(
             findings.add(
                 "unknown",
                 f"{source}: chunk {c.number} names {x}, which is not in the IR",
-                chunk=c.number, element_id=x,
+                chunk=c.number,
+                element_id=x,
             )
         if unknown:
             continue
@@ -76,9 +77,9 @@ def check_plan(
         if b < a:
             findings.add(
                 "plan_overlap",
-                f"{source}: chunk {c.number} is reversed "
-                f"({c.first_id} after {c.last_id})",
-                chunk=c.number, element_id=c.first_id,
+                f"{source}: chunk {c.number} is reversed ({c.first_id} after {c.last_id})",
+                chunk=c.number,
+                element_id=c.first_id,
             )
             continue
         spans.append((c, a, b))
@@ -97,7 +98,8 @@ def check_plan(
                     "plan_overlap",
                     f"{source}: chunk {c.number} starts at {c.first_id}, inside chunk "
                     f"{p.number} (which ends at {p.last_id}); {pb - a + 1} element(s) in both",
-                    chunk=c.number, element_id=c.first_id,
+                    chunk=c.number,
+                    element_id=c.first_id,
                 )
         prev = (c, a, b)
     if prev is not None and prev[2] < len(ids) - 1:
@@ -113,6 +115,7 @@ def check_plan(
                     "topic_crossed",
                     f"{source}: reviewers confirmed a topic change after {o.after_id}, "
                     f"but chunk {c.number} runs on to {c.last_id}; cut there",
-                    chunk=c.number, element_id=o.after_id,
+                    chunk=c.number,
+                    element_id=o.after_id,
                 )
     return findings

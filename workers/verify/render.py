@@ -117,7 +117,8 @@ def render_compare_batch(
                     findings.add(
                         "render_mismatch",
                         f"{name} cannot be opened: {exc}",
-                        chunk=chunk, file=name,
+                        chunk=chunk,
+                        file=name,
                     )
             out = opened[chunk]
             if out is None:
@@ -127,7 +128,10 @@ def render_compare_batch(
                 findings.add(
                     "render_mismatch",
                     message,
-                    chunk=chunk, page=source_page, out_page=index + 1, file=name,
+                    chunk=chunk,
+                    page=source_page,
+                    out_page=index + 1,
+                    file=name,
                 )
     finally:
         src.close()

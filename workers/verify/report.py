@@ -64,14 +64,12 @@ def check_manifest(doc: Document, manifest: Manifest, out_dir: Path) -> list[Fin
     if manifest.doc_id != doc.doc_id:
         findings.add(
             "manifest_mismatch",
-            f"manifest is for document "
-            f"{manifest.doc_id[:12]}…, ir.json for {doc.doc_id[:12]}…",
+            f"manifest is for document {manifest.doc_id[:12]}…, ir.json for {doc.doc_id[:12]}…",
         )
     if manifest.chunk_count != len(manifest.chunks):
         findings.add(
             "manifest_mismatch",
-            f"chunk_count says "
-            f"{manifest.chunk_count}, {len(manifest.chunks)} chunks listed",
+            f"chunk_count says {manifest.chunk_count}, {len(manifest.chunks)} chunks listed",
         )
     index = {e.id: i for i, e in enumerate(doc.elements)}
     by_id = doc.by_id()
@@ -84,14 +82,15 @@ def check_manifest(doc: Document, manifest: Manifest, out_dir: Path) -> list[Fin
                 findings.add(
                     "manifest_mismatch",
                     f"{name} is listed but missing",
-                    chunk=c.number, file=name,
+                    chunk=c.number,
+                    file=name,
                 )
             elif sha256_bytes(path.read_bytes()) != sha:
                 findings.add(
                     "manifest_mismatch",
-                    f"{name} bytes differ from the manifest's "
-                    "sha256 (changed after writing)",
-                    chunk=c.number, file=name,
+                    f"{name} bytes differ from the manifest's sha256 (changed after writing)",
+                    chunk=c.number,
+                    file=name,
                 )
         if c.first_id in index and c.last_id in index:
             want = [e.id for e in doc.elements[index[c.first_id] : index[c.last_id] + 1]]
@@ -100,7 +99,8 @@ def check_manifest(doc: Document, manifest: Manifest, out_dir: Path) -> list[Fin
                     "manifest_mismatch",
                     f"element_ids ({len(c.element_ids)}) are not the IR's "
                     f"{c.first_id}..{c.last_id} ({len(want)})",
-                    chunk=c.number, element_id=c.first_id,
+                    chunk=c.number,
+                    element_id=c.first_id,
                 )
             words = sum(by_id[i].word_count for i in want)
             if c.word_count != words:
@@ -134,14 +134,13 @@ def _compare_plan(plan: Plan, manifest: Manifest) -> list[Finding]:
                 f"plan.json has chunk "
                 f"{c.number} = {c.first_id}..{c.last_id}, the manifest "
                 f"has {got}",
-                chunk=c.number, element_id=c.first_id,
+                chunk=c.number,
+                element_id=c.first_id,
             )
     if len(plan.chunks) != len(manifest.chunks):
         findings.add(
             "manifest_mismatch",
-            f"plan.json has "
-            f"{len(plan.chunks)} chunks, the manifest "
-            f"{len(manifest.chunks)}",
+            f"plan.json has {len(plan.chunks)} chunks, the manifest {len(manifest.chunks)}",
         )
     return findings
 

@@ -30,19 +30,21 @@ WebDep = Annotated[Web, Depends(web_of)]
 
 
 @router.post("/batches", status_code=201)
-def post_batch(web: WebDep, settings: Annotated[SubmitSettings, Form()],
-               files: Annotated[list[UploadFile] | None, File()] = None,
-               sources: Annotated[list[str] | None, Form(
-                   description="s3://bucket/key or s3://bucket/prefix, repeatable")] = None,
-               ) -> BatchReport:
+def post_batch(
+    web: WebDep,
+    settings: Annotated[SubmitSettings, Form()],
+    files: Annotated[list[UploadFile] | None, File()] = None,
+    sources: Annotated[
+        list[str] | None, Form(description="s3://bucket/key or s3://bucket/prefix, repeatable")
+    ] = None,
+) -> BatchReport:
     """Submit uploads (`files`) and/or `s3://` objects and prefixes (`sources`) as one
     batch. The same documents with the same settings name the same batch again."""
     items = [uploaded(upload_name(f.filename), f.file.read()) for f in files or []]
     items += s3_sources(sources or [])
     if not items:
         raise ApiError(422, "invalid_request", "a batch needs files or s3:// sources")
-    record = submit_batch(web.rt, items, settings.run_settings(web.limits),
-                          rerun=settings.rerun)
+    record = submit_batch(web.rt, items, settings.run_settings(web.limits), rerun=settings.rerun)
     web.driver.submit(record.doc_ids())
     return ProgressReader(web.rt).report(record)
 
@@ -54,9 +56,16 @@ def batches(web: WebDep) -> list[BatchSummary]:
     found = []
     for batch_id in list_batches(web.rt):
         report = reader.report(load_batch(web.rt, batch_id))
-        found.append(BatchSummary(batch_id=batch_id, created_at=report.created_at,
-                                  documents=len(report.documents), counts=report.counts,
-                                  finished=report.finished, ok=report.ok))
+        found.append(
+            BatchSummary(
+                batch_id=batch_id,
+                created_at=report.created_at,
+                documents=len(report.documents),
+                counts=report.counts,
+                finished=report.finished,
+                ok=report.ok,
+            )
+        )
     return sorted(found, key=lambda b: -b.created_at)
 
 

@@ -46,11 +46,13 @@ def list_documents(web: WebDep) -> list[DocumentOut]:
 
 
 @router.post("/documents", status_code=201, responses={200: {"model": Submitted}})
-def post_document(web: WebDep, response: Response,
-                  settings: Annotated[SubmitSettings, Form()],
-                  file: Annotated[UploadFile | None, File(description="A PDF or DOCX.")] = None,
-                  source: Annotated[str | None, Form(description="Or: s3://bucket/key")] = None,
-                  ) -> Submitted:
+def post_document(
+    web: WebDep,
+    response: Response,
+    settings: Annotated[SubmitSettings, Form()],
+    file: Annotated[UploadFile | None, File(description="A PDF or DOCX.")] = None,
+    source: Annotated[str | None, Form(description="Or: s3://bucket/key")] = None,
+) -> Submitted:
     """Submit one document: a multipart upload (`file`) or an `s3://` reference (`source`),
     with the run settings as form fields. 201 when new, 200 when these bytes were submitted
     before (documents are keyed by content; `rerun` starts a finished one again)."""
@@ -61,11 +63,16 @@ def post_document(web: WebDep, response: Response,
     else:
         items = s3_sources([source or ""])
         if [i.origin for i in items] != [source]:
-            raise ApiError(422, "bad_source", f"{source} is a prefix of {len(items)} documents: "
-                           "submit one object, or the prefix as a batch (POST /v1/batches)")
+            raise ApiError(
+                422,
+                "bad_source",
+                f"{source} is a prefix of {len(items)} documents: "
+                "submit one object, or the prefix as a batch (POST /v1/batches)",
+            )
         item = items[0]
-    s, created = submit_document(web.rt, item, settings.run_settings(web.limits),
-                                 rerun=settings.rerun)
+    s, created = submit_document(
+        web.rt, item, settings.run_settings(web.limits), rerun=settings.rerun
+    )
     web.driver.submit([s.doc_id])
     if not created:
         response.status_code = 200
@@ -92,22 +99,34 @@ def pages(web: WebDep, doc: str) -> PagesOut:
     return web.reader.outputs(s).pages
 
 
-@router.get("/documents/{doc}/pages/{page}.png", response_class=Response,
-            responses={200: {"content": {"image/png": {}}}})
-def page_image(web: WebDep, request: Request, doc: str, page: int,
-               dpi: Annotated[int, Query(ge=MIN_DPI, le=MAX_DPI)] = DEFAULT_DPI) -> Response:
+@router.get(
+    "/documents/{doc}/pages/{page}.png",
+    response_class=Response,
+    responses={200: {"content": {"image/png": {}}}},
+)
+def page_image(
+    web: WebDep,
+    request: Request,
+    doc: str,
+    page: int,
+    dpi: Annotated[int, Query(ge=MIN_DPI, le=MAX_DPI)] = DEFAULT_DPI,
+) -> Response:
     """A source page as PNG, rendered on first request and cached."""
     s = web.reader.session(doc)
     if s.source_format != "pdf":
         raise ApiError(404, "no_pages", f"{s.source_name} is a DOCX: it has no pages to show")
     if not 1 <= page <= s.page_count:
-        raise ApiError(404, "unknown_page", f"{s.source_name} has pages 1-{s.page_count}",
-                       doc_id=s.doc_id)
+        raise ApiError(
+            404, "unknown_page", f"{s.source_name} has pages 1-{s.page_count}", doc_id=s.doc_id
+        )
     tag = etag(s.doc_id, page, dpi)
     if request.headers.get("if-none-match") == tag:
         return Response(status_code=304, headers={"ETag": tag, "Cache-Control": IMMUTABLE})
-    return Response(web.images.png(s, page, dpi), media_type="image/png",
-                    headers={"ETag": tag, "Cache-Control": IMMUTABLE})
+    return Response(
+        web.images.png(s, page, dpi),
+        media_type="image/png",
+        headers={"ETag": tag, "Cache-Control": IMMUTABLE},
+    )
 
 
 @router.get("/documents/{doc}/sessions/{number}")
@@ -128,15 +147,22 @@ def _session_file(web: Web, doc: str, number: int, kind: Literal["markdown", "pd
     return out.need(name, f"{kind} file for session {number}")
 
 
-@router.get("/documents/{doc}/sessions/{number}/markdown", response_class=Response,
-            responses={200: {"content": {"text/markdown": {}}}})
+@router.get(
+    "/documents/{doc}/sessions/{number}/markdown",
+    response_class=Response,
+    responses={200: {"content": {"text/markdown": {}}}},
+)
 def session_markdown(web: WebDep, doc: str, number: int) -> Response:
-    return Response(_session_file(web, doc, number, "markdown"),
-                    media_type="text/markdown; charset=utf-8")
+    return Response(
+        _session_file(web, doc, number, "markdown"), media_type="text/markdown; charset=utf-8"
+    )
 
 
-@router.get("/documents/{doc}/sessions/{number}/pdf", response_class=Response,
-            responses={200: {"content": {"application/pdf": {}}}})
+@router.get(
+    "/documents/{doc}/sessions/{number}/pdf",
+    response_class=Response,
+    responses={200: {"content": {"application/pdf": {}}}},
+)
 def session_pdf(web: WebDep, doc: str, number: int) -> Response:
     return Response(_session_file(web, doc, number, "pdf"), media_type="application/pdf")
 
@@ -168,8 +194,11 @@ def analysis(web: WebDep, doc: str) -> list[ChunkAnalysis]:
     return sorted(web.reader.outputs(s).analyses.values(), key=lambda a: a.chunk)
 
 
-@router.get("/documents/{doc}/study-index/{name}", response_class=Response,
-            responses={200: {"content": {"text/markdown": {}}}})
+@router.get(
+    "/documents/{doc}/study-index/{name}",
+    response_class=Response,
+    responses={200: {"content": {"text/markdown": {}}}},
+)
 def study_index(web: WebDep, doc: str, name: Literal["en", "fa", "map"]) -> Response:
     """`study-index-en.md`, `study-index-fa.md` or `study-map.md`."""
     s = web.reader.session(doc)
@@ -177,8 +206,11 @@ def study_index(web: WebDep, doc: str, name: Literal["en", "fa", "map"]) -> Resp
     return Response(data, media_type="text/markdown; charset=utf-8")
 
 
-@router.get("/documents/{doc}/retrieval-chunks", response_class=Response,
-            responses={200: {"content": {"application/x-ndjson": {}}}})
+@router.get(
+    "/documents/{doc}/retrieval-chunks",
+    response_class=Response,
+    responses={200: {"content": {"application/x-ndjson": {}}}},
+)
 def retrieval_chunks(web: WebDep, doc: str) -> Response:
     """`rag-chunks.jsonl`, one retrieval chunk per line (after `quire rag`)."""
     s = web.reader.session(doc)
@@ -186,16 +218,30 @@ def retrieval_chunks(web: WebDep, doc: str) -> Response:
     return Response(data, media_type="application/x-ndjson")
 
 
-@router.get("/documents/{doc}/images/{name}", response_class=Response,
-            responses={200: {"content": {"image/*": {}}}})
-def image(web: WebDep, doc: str,
-          name: Annotated[str, Path(pattern=r"^[0-9a-f]{16,64}\.[a-z0-9]{2,5}$")]) -> Response:
+@router.get(
+    "/documents/{doc}/images/{name}",
+    response_class=Response,
+    responses={200: {"content": {"image/*": {}}}},
+)
+def image(
+    web: WebDep, doc: str, name: Annotated[str, Path(pattern=r"^[0-9a-f]{16,64}\.[a-z0-9]{2,5}$")]
+) -> Response:
     """An image the sessions' Markdown links to (`images/<sha256>.<ext>`)."""
     s = web.reader.session(doc)
     data = web.reader.outputs(s).need(f"images/{name}", f"image {name}")
     kind = name.rsplit(".", 1)[-1].lower()
-    media = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif",
-             "webp": "image/webp", "bmp": "image/bmp", "tif": "image/tiff", "tiff": "image/tiff"}
-    return Response(data, media_type=media.get(kind, "application/octet-stream"),
-                    headers={"Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff"})
-
+    media = {
+        "jpg": "image/jpeg",
+        "jpeg": "image/jpeg",
+        "png": "image/png",
+        "gif": "image/gif",
+        "webp": "image/webp",
+        "bmp": "image/bmp",
+        "tif": "image/tiff",
+        "tiff": "image/tiff",
+    }
+    return Response(
+        data,
+        media_type=media.get(kind, "application/octet-stream"),
+        headers={"Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff"},
+    )

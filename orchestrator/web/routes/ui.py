@@ -27,21 +27,22 @@ T = TypeVar("T")
 
 
 def _page(request: Request, web: Web, name: str, **context: Any) -> HTMLResponse:
-    return templates.TemplateResponse(request, name, {
-        "mode": web.mode, "signed_in": web.auth.required, **context})
+    return templates.TemplateResponse(
+        request, name, {"mode": web.mode, "signed_in": web.auth.required, **context}
+    )
 
 
 @router.get("/", dependencies=Authorized)
 def documents_page(request: Request, web: WebDep) -> HTMLResponse:
-    return _page(request, web, "documents.html", documents=web.reader.documents(),
-                 limits=web.limits)
+    return _page(
+        request, web, "documents.html", documents=web.reader.documents(), limits=web.limits
+    )
 
 
 @router.get("/ui/documents/rows", dependencies=Authorized)
 def document_rows(request: Request, web: WebDep) -> HTMLResponse:
     """The documents table's rows, polled by the documents page while it is open."""
-    return templates.TemplateResponse(request, "_rows.html",
-                                      {"documents": web.reader.documents()})
+    return templates.TemplateResponse(request, "_rows.html", {"documents": web.reader.documents()})
 
 
 def _links(doc_id: str, plan: PlanOut | None) -> tuple[Rewrite, Rewrite]:
@@ -51,7 +52,7 @@ def _links(doc_id: str, plan: PlanOut | None) -> tuple[Rewrite, Rewrite]:
 
     def image(src: str) -> str | None:
         if src.startswith("images/"):
-            return f"/v1/documents/{doc_id}/images/{src[len('images/'):]}"
+            return f"/v1/documents/{doc_id}/images/{src[len('images/') :]}"
         return None  # nothing is loaded from anywhere else
 
     def link(href: str) -> str | None:
@@ -80,14 +81,29 @@ def document_page(request: Request, web: WebDep, doc: str) -> HTMLResponse:
     pages = _optional(lambda: out.pages)
     image, link = _links(s.doc_id, plan)
     cell = cell_width(pages.page_count if pages else 1)
-    indexes = out.derived("indexes", lambda: {
-        key: to_html(text.decode("utf-8"), image=image, link=link, shift=2)
-        for key, name in INDEX_FILES.items() if (text := out.raw(name)) is not None})
-    return _page(request, web, "document.html", doc=web.reader.summary(s), session=s,
-                 plan=plan, pages=pages, report=out.verification, indexes=indexes,
-                 strip=page_strip(plan, pages, out.verification) if pages else [],
-                 cell=cell, labels=cell >= 8,
-                 running=s.state not in STOPPED)
+    indexes = out.derived(
+        "indexes",
+        lambda: {
+            key: to_html(text.decode("utf-8"), image=image, link=link, shift=2)
+            for key, name in INDEX_FILES.items()
+            if (text := out.raw(name)) is not None
+        },
+    )
+    return _page(
+        request,
+        web,
+        "document.html",
+        doc=web.reader.summary(s),
+        session=s,
+        plan=plan,
+        pages=pages,
+        report=out.verification,
+        indexes=indexes,
+        strip=page_strip(plan, pages, out.verification) if pages else [],
+        cell=cell,
+        labels=cell >= 8,
+        running=s.state not in STOPPED,
+    )
 
 
 @router.get("/documents/{doc}/sessions/{number}", dependencies=Authorized)
@@ -107,15 +123,25 @@ def session_page(request: Request, web: WebDep, doc: str, number: int) -> HTMLRe
 
     def evidence(ids: list[str], other: int | None) -> list[tuple[str, str | None]]:
         """Evidence ids with where to read them: here, or in the neighbouring session."""
-        return [(i, f"#{i}" if i in here else f"{base}{other}#{i}" if other else None)
-                for i in ids]
+        return [(i, f"#{i}" if i in here else f"{base}{other}#{i}" if other else None) for i in ids]
 
-    pages = list(range(detail.page_first, detail.page_last + 1)) \
-        if s.source_format == "pdf" else []  # a DOCX has no page images
-    return _page(request, web, "session.html", doc=web.reader.summary(s), session=s,
-                 detail=detail, total=len(out.plan_out.sessions), elements=elements,
-                 settings=out.plan_out.settings, evidence=evidence, page_numbers=pages,
-                 findings=place_findings(detail.verification_findings, here, set(pages)))
+    pages = (
+        list(range(detail.page_first, detail.page_last + 1)) if s.source_format == "pdf" else []
+    )  # a DOCX has no page images
+    return _page(
+        request,
+        web,
+        "session.html",
+        doc=web.reader.summary(s),
+        session=s,
+        detail=detail,
+        total=len(out.plan_out.sessions),
+        elements=elements,
+        settings=out.plan_out.settings,
+        evidence=evidence,
+        page_numbers=pages,
+        findings=place_findings(detail.verification_findings, here, set(pages)),
+    )
 
 
 @router.get("/login")
@@ -129,16 +155,26 @@ def _safe_next(target: str) -> str:
 
 
 @router.post("/login")
-def login(request: Request, web: WebDep, token: Annotated[str, Form()],
-          next: Annotated[str, Form()] = "/") -> Response:
+def login(
+    request: Request, web: WebDep, token: Annotated[str, Form()], next: Annotated[str, Form()] = "/"
+) -> Response:
     if not web.auth.required:
         return RedirectResponse(_safe_next(next), status_code=303)
     if not web.auth.token_matches(token):
-        return templates.TemplateResponse(request, "login.html", {
-            "next": next, "message": "That is not this server's token."}, status_code=401)
+        return templates.TemplateResponse(
+            request,
+            "login.html",
+            {"next": next, "message": "That is not this server's token."},
+            status_code=401,
+        )
     response = RedirectResponse(_safe_next(next), status_code=303)
-    response.set_cookie(COOKIE, web.auth.cookie_value(), httponly=True, samesite="strict",
-                        secure=request.url.scheme == "https")
+    response.set_cookie(
+        COOKIE,
+        web.auth.cookie_value(),
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
     return response
 
 
