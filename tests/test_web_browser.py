@@ -20,6 +20,8 @@ from corpus import CORPUS
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from web_server import TOKEN, WebServer
 
+from quire.orchestrator.web.views import reason_alone
+
 pytestmark = pytest.mark.xdist_group("web_browser")
 
 CHROMIUM = "/usr/bin/chromium"
@@ -125,7 +127,9 @@ def test_upload_a_book_and_read_it_beside_its_pages(
         "Array.from(document.querySelectorAll('.pages img')).slice(0, 2)"
         ".every(i => i.complete && i.naturalWidth > 800)"
     )
-    expect(page.locator("#end-reason")).to_have_text(second["end_reason"])
+    expect(page.locator("#end-reason")).to_have_text(
+        reason_alone(second["end_reason"], second["end_alternative"])
+    )
     expect(page.locator(".why-item").first).to_contain_text(sessions[0]["end_reason"])
     text = page.locator("#text")
     expect(text.locator(f"#{second['first_id']}")).to_be_visible()

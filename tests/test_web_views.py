@@ -19,6 +19,7 @@ from quire.orchestrator.web.views import (
     chapter_starts,
     page_strip,
     place_findings,
+    reason_alone,
     size_class,
     stage_marks,
 )
@@ -203,3 +204,11 @@ def test_the_wheel_ships_the_templates_and_assets(tmp_path: Path) -> None:
     for page in ("base.html", "documents.html", "document.html", "session.html"):
         text = (WEB / "templates" / page).read_text()
         assert "http://" not in text and "https://" not in text, page  # nothing from a CDN
+
+
+def test_a_reason_shown_beside_its_alternative_drops_the_rather_than_clause() -> None:
+    reason = "cut before 'B' on p. 9: starts a chapter; session of 8 pages; rather than p. 7"
+    assert reason_alone(reason, "before 'A' on p. 7: ...") == (
+        "cut before 'B' on p. 9: starts a chapter; session of 8 pages"
+    )
+    assert reason_alone(reason, None) == reason

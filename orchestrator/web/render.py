@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fastapi.templating import Jinja2Templates
 
-from quire.orchestrator.web.views import size_class, stage_marks
+from quire.orchestrator.web.views import reason_alone, size_class, stage_marks
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
@@ -35,4 +35,5 @@ templates.env.filters["duration"] = duration
 templates.env.filters["when"] = when
 templates.env.filters["megabytes"] = megabytes
 templates.env.globals["size_class"] = size_class
+templates.env.globals["reason_alone"] = reason_alone
 templates.env.globals["stage_marks"] = stage_marks

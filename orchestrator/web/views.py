@@ -61,6 +61,12 @@ def size_class(pages: float, settings: PlanSettings, kind: str = "study") -> str
     return "long"
 
 
+def reason_alone(reason: str, alternative: str | None) -> str:
+    """A cut's reason without its "rather than ..." clause, for pages that show the
+    alternative on a line of its own (so it is not read twice)."""
+    return reason.split("; rather than ", 1)[0] if alternative else reason
+
+
 def chapter_starts(pages: PagesOut) -> dict[int, str]:
     """Page -> title of the top-level outline entries starting there."""
     entries = [e for e in pages.outline if e.page > 0]
