@@ -54,7 +54,7 @@ def pin_text_settings() -> None:
     import and changes the table text flags per call); a page parsed after that would get
     other boxes, and so other elements and cuts, than in a fresh process."""
     p = pymupdf_module()
-    p.TOOLS.unset_quad_corrections(True)  # as a freshly imported PyMuPDF 1.26 has it
+    p.TOOLS.unset_quad_corrections(True)  # as a freshly imported PyMuPDF has it
     p.table.FLAGS = (
         p.TEXTFLAGS_TEXT | p.TEXT_COLLECT_STYLES | p.TEXT_ACCURATE_BBOXES | p.TEXT_MEDIABOX_CLIP
     )
