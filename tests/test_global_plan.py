@@ -24,6 +24,7 @@ from quire.shared.ir import WORDS_PER_PAGE, Document, Element
 from quire.shared.plan import Candidate, PlanSettings, ReviewOutcome
 from quire.workers.boundaries.candidates import safe_candidates
 from quire.workers.boundaries.decisions import Decision, check_reason
+from quire.workers.boundaries.evidence import PAGE_BREAK_VALUE
 from quire.workers.boundaries.global_plan import (
     EXTENDED,
     EXTENDED_PER_PAGE,
@@ -39,7 +40,12 @@ from quire.workers.boundaries.global_plan import (
     GlobalPlanner,
 )
 from quire.workers.boundaries.matter import MatterRegion, element_kinds
-from quire.workers.boundaries.planner import apply_decision, boundary_context, plan_globally
+from quire.workers.boundaries.planner import (
+    apply_decision,
+    boundary_context,
+    plan_from_boundaries,
+    plan_globally,
+)
 from quire.workers.boundaries.scoring import score_candidates
 
 RULES = PlanSettings()
@@ -391,3 +397,41 @@ def test_reasons_quoting_latex_or_markup_pass_the_reason_check() -> None:
         assert check_reason(b.reason) == b.reason  # no brace or angle bracket left
     # an agent may commit the recommendation as it is
     assert follow_recommendations(doc, cands, {}, RULES) == [b.after_id for b in p.boundaries]
+
+
+def test_headings_inside_front_matter_earn_no_session() -> None:
+    # FHS's front matter: title pages, then "Dedication" (a level-1 heading) and the contents,
+    # 7 pages in all. Looked up, not studied: one reference session, not two.
+    els = [
+        heading("Filesystem Hierarchy Standard", 1, page=1),
+        *pages_of_paragraphs(2, first_page=1),
+        heading("Dedication", 1, page=3),
+        *pages_of_paragraphs(5, first_page=3),
+        *chapter("Chapter 1. Introduction", 8, 8),
+        *chapter("Chapter 2. The Filesystem", 16, 8),
+    ]
+    doc = build_doc(els)
+    front = [e for e in doc.elements if e.page_last <= 7]
+    region = MatterRegion(
+        kind="front_matter",
+        label="title pages and contents",
+        first_id=front[0].id,
+        last_id=front[-1].id,
+        page_first=1,
+        page_last=7,
+        evidence=["generated"],
+    )
+    cands = scored(doc)
+    planner = GlobalPlanner(doc, cands, {}, RULES, matter=[region])
+    dedication = next(ev for ev in planner.evidence if ev.snippet.startswith("Dedication"))
+    assert dedication.inside_reference and dedication.value == PAGE_BREAK_VALUE
+    assert dedication.signals() == [
+        "inside front or back matter, where only size counts",
+        "page break",
+    ]
+    p = plan_from_boundaries(doc, RULES, planner.boundaries(), matter=planner.matter)
+    assert [(c.kind, c.page_first, c.page_last) for c in p.chunks] == [
+        ("front_matter", 1, 7),
+        ("study", 8, 15),
+        ("study", 16, 23),
+    ]

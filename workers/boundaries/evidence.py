@@ -19,6 +19,10 @@ costs `SESSION` = 3 units, so a cut worth more than that earns its own session):
   outcome makes the cut costly; otherwise (uncertain, or reviews that failed) each vote
   counts by its confidence, new_topic for and same_topic against;
 - a page break (the two PDF sessions then share no page).
+
+Inside front or back matter only the page break counts: reference matter is looked up, not
+studied, so its headings ("Dedication", "Index of functions") earn no session of their own
+and a long index is split by size alone.
 """
 
 from __future__ import annotations
@@ -75,6 +79,7 @@ class CutEvidence:
     review_evidence: tuple[str, ...] = ()
     major: bool = False  # begins a major start (see the module docstring)
     lexical: float = 0.0  # the change score's lexical part
+    inside_reference: bool = False  # front or back matter on both sides of the cut
 
     @property
     def confirmed(self) -> bool:
@@ -88,6 +93,8 @@ class CutEvidence:
     @property
     def value(self) -> int:
         """How good a place to end a session this is, in planner cost units."""
+        if self.inside_reference:
+            return PAGE_BREAK_VALUE if self.page_break else 0
         v = 0
         if self.heading_level:
             v += HEADING_VALUE.get(self.heading_level, DEEP_HEADING_VALUE)
@@ -120,6 +127,9 @@ class CutEvidence:
 
     def signals(self) -> list[str]:
         """The evidence in words, strongest first."""
+        if self.inside_reference:
+            where = "inside front or back matter, where only size counts"
+            return [where, "page break"] if self.page_break else [where]
         out = []
         if self.confirmed:
             roles = f" ({', '.join(self.change_roles)})" if self.change_roles else ""
@@ -198,6 +208,7 @@ def cut_evidence(
     page: int,
     page_break: bool,
     major: bool = False,
+    inside_reference: bool = False,
 ) -> CutEvidence:
     change: list[ReviewRole] = []
     same: list[ReviewRole] = []
@@ -228,4 +239,5 @@ def cut_evidence(
         review_evidence=tuple(dict.fromkeys(cited)),
         major=major,
         lexical=candidate.lexical or 0.0,
+        inside_reference=inside_reference,
     )

@@ -128,6 +128,7 @@ class GlobalPlanner:
                 page=els[ends[b] + 1].page_first,
                 page_break=els[ends[b] + 1].page_first > els[ends[b]].page_last,
                 major=ends[b] + 1 in major,
+                inside_reference=kinds[ends[b]] == kinds[ends[b] + 1] != "study",
             )
             for b, c in enumerate(cands)
         ]
