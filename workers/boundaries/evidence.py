@@ -20,9 +20,10 @@ costs `SESSION` = 3 units, so a cut worth more than that earns its own session):
   counts by its confidence, new_topic for and same_topic against;
 - a page break (the two PDF sessions then share no page).
 
-Inside front or back matter only the page break counts: reference matter is looked up, not
-studied, so its headings ("Dedication", "Index of functions") earn no session of their own
-and a long index is split by size alone.
+Inside front or back matter only a major start and the page break count: reference matter
+is looked up, not studied, so its other headings ("Dedication" two pages after the title,
+"Index of functions") earn no session of their own and a long index is split by size alone;
+a preface a session or more after the title page still begins one.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ class CutEvidence:
     @property
     def value(self) -> int:
         """How good a place to end a session this is, in planner cost units."""
-        if self.inside_reference:
+        if self.inside_reference and not self.major:
             return PAGE_BREAK_VALUE if self.page_break else 0
         v = 0
         if self.heading_level:
@@ -127,7 +128,7 @@ class CutEvidence:
 
     def signals(self) -> list[str]:
         """The evidence in words, strongest first."""
-        if self.inside_reference:
+        if self.inside_reference and not self.major:
             where = "inside front or back matter, where only size counts"
             return [where, "page break"] if self.page_break else [where]
         out = []
