@@ -24,6 +24,8 @@ def stage_amount(state: str, parts: list[str] | None, page_count: int) -> str:
         return f"{page_count} pages" if page_count else "1 document"
     if state in ("writing", "analysing"):
         n = sum(len(part_chunks(p)) for p in work)
+        if state == "analysing" and n == 0:
+            return "every chunk analysed while planning"
         return f"{n} chunk{'s' * (n != 1)}"
     if state == "topic_review":
         return f"{len(work)} review batch{'es' * (len(work) != 1)}"

@@ -189,6 +189,9 @@ def test_progress_lines_without_a_terminal_and_json_logs(tmp_path: Path) -> None
     stages = [ln for ln in lines if ln.startswith("fhs-3.0.pdf: ") and " done (" in ln]
     assert stages[0].startswith("fhs-3.0.pdf: parsing done (50 pages, ")
     assert any(ln.startswith("fhs-3.0.pdf: writing done (") and " chunks, " in ln for ln in stages)
+    # an offline run analyses while planning: the stage says so rather than "0 chunks"
+    analysing = [ln for ln in stages if ln.startswith("fhs-3.0.pdf: analysing done (")]
+    assert analysing and all(" 0 chunks" not in ln for ln in analysing)
     logs = [json.loads(ln) for ln in lines if ln.startswith("{")]
     parts = [r for r in logs if r.get("state") == "parsing" and r["level"] == "info"]
     assert parts, "the -v log of a pool worker process reaches stderr"
