@@ -484,14 +484,23 @@ def _chunk(plan: Plan, number: int) -> Any:
     raise ValidationFailedError(f"no chunk {number}; the plan has {len(plan.chunks)}")
 
 
-def analysis_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
+# the states in which an agent may read and commit chunk analyses and repairs
+ANALYSABLE = ("complete", "analysing", "indexing")
+
+
+def _analysis_context(rt: Runtime, s: Session, chunk: int) -> tuple[Plan, Any, Any]:
+    """The plan, the chunk and its analysis context."""
     from quire.workers.analysis import build_context
 
-    s = _session(rt, doc_id, states=("complete", "analysing", "indexing"))
     doc, candidates, _ = _planning_inputs(rt, s)
     plan = _plan(rt, s)
-    _chunk(plan, chunk)
-    ctx = build_context(doc, plan, chunk, candidates=candidates)
+    c = _chunk(plan, chunk)
+    return plan, c, build_context(doc, plan, chunk, candidates=candidates)
+
+
+def analysis_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
+    s = _session(rt, doc_id, states=ANALYSABLE)
+    _, _, ctx = _analysis_context(rt, s, chunk)
     rt.store.put(steps.work(s, f"agent/read/{ctx.first_id}-{ctx.last_id}"), b"")
     return Snapshot(
         doc_id=doc_id, revision=s.revision, state=s.state, context=ctx.model_dump(mode="json")
@@ -509,13 +518,10 @@ def commit_analysis(
 ) -> ChunkAnalysis:
     """Validate an agent's analysis like an LLM's, store it, and send the document back
     through analysing (retitle, rewrite, verify, index)."""
-    from quire.workers.analysis import AnalysisAnswer, build_context, validate_answer
+    from quire.workers.analysis import AnalysisAnswer, validate_answer
 
-    s = _session(rt, doc_id, revision, states=("complete", "analysing", "indexing"))
-    doc, candidates, _ = _planning_inputs(rt, s)
-    plan = _plan(rt, s)
-    c = _chunk(plan, chunk)
-    ctx = build_context(doc, plan, chunk, candidates=candidates)
+    s = _session(rt, doc_id, revision, states=ANALYSABLE)
+    plan, c, ctx = _analysis_context(rt, s, chunk)
     others = [
         a
         for o in plan.chunks
@@ -534,7 +540,7 @@ def commit_analysis(
 def repair_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
     from quire.workers.analysis import repair_context as context_for
 
-    s = _session(rt, doc_id, states=("complete", "analysing", "indexing"))
+    s = _session(rt, doc_id, states=ANALYSABLE)
     doc, candidates, _ = _planning_inputs(rt, s)
     ctx = context_for(doc, _plan(rt, s), candidates, chunk)
     return Snapshot(
@@ -556,7 +562,7 @@ def repair_boundary(
     from quire.workers.analysis import RepairChoice, split_chunk, validate_repair_choice
     from quire.workers.analysis import repair_context as context_for
 
-    s = _session(rt, doc_id, revision, states=("complete", "analysing", "indexing"))
+    s = _session(rt, doc_id, revision, states=ANALYSABLE)
     doc, candidates, _ = _planning_inputs(rt, s)
     plan = _plan(rt, s)
     ctx = context_for(doc, plan, candidates, chunk)
