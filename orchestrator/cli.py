@@ -435,18 +435,20 @@ def status(ident: str | None, as_json: bool) -> None:
     if ident is None:
         sessions = [rt.repo.load(d) for d in rt.revisions.list_docs()]
         if as_json:
-            _emit([_doc_summary(s) for s in sessions])
+            _emit([_doc_summary(rt, s) for s in sessions])
             return
         table = Table("document", "source", "state", "rev", "error")
         for s in sessions:
-            table.add_row(s.doc_id[:16], s.source_name, s.state, str(s.revision), s.error or "")
+            table.add_row(
+                s.doc_id[:16], s.source_name, _state(rt, s), str(s.revision), s.error or ""
+            )
         out.print(table)
         return
     history = rt.repo.history(resolve_doc(rt, ident))
     cur = history[-1]
     if as_json:
         _emit(
-            _doc_summary(cur)
+            _doc_summary(rt, cur)
             | {
                 "history": [
                     {
@@ -461,9 +463,10 @@ def status(ident: str | None, as_json: bool) -> None:
             }
         )
         return
+    state = _state(rt, cur, explain=True)
     out.print(
-        f"[bold]{cur.source_name}[/bold] {cur.doc_id}\nstate: {cur.state}"
-        + (f" ({cur.error_code}: {cur.error})" if cur.error else ""),
+        f"[bold]{escape(cur.source_name)}[/bold] {cur.doc_id}\nstate: {escape(state)}"
+        + (f" ({cur.error_code}: {escape(cur.error)})" if cur.error else ""),
         highlight=False,
     )
     table = Table("rev", "when (UTC)", "state", "who", "why")
@@ -473,11 +476,28 @@ def status(ident: str | None, as_json: bool) -> None:
     out.print(table)
 
 
-def _doc_summary(s: Any) -> dict[str, Any]:
+def _state(rt: Any, s: Any, *, explain: bool = False) -> str:
+    """The state as people read it: a working state that no run drives says so."""
+    from quire.orchestrator.leases import abandoned
+
+    if not abandoned(rt, s):
+        return str(s.state)
+    if explain:
+        return (
+            f"{s.state}, abandoned: its run stopped; the next `quire run`, `batch` or "
+            "`serve` on this store resumes it"
+        )
+    return f"{s.state} (abandoned)"
+
+
+def _doc_summary(rt: Any, s: Any) -> dict[str, Any]:
+    from quire.orchestrator.leases import abandoned
+
     return {
         "doc_id": s.doc_id,
         "source_name": s.source_name,
         "state": s.state,
+        "abandoned": abandoned(rt, s),
         "revision": s.revision,
         "page_count": s.page_count,
         "error_code": s.error_code,
