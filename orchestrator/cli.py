@@ -18,7 +18,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from quire.orchestrator.service import resolve_doc
-from quire.shared.config import RunSettings, run_settings
+from quire.shared.config import (
+    DEFAULT_DECIDER,
+    DEFAULTS,
+    ENV_DEFAULTS,
+    RunChoices,
+    RunSettings,
+)
 from quire.shared.errors import NotInstalledError, QuireError, SettingsError
 from quire.shared.settings import load_settings
 
@@ -104,14 +110,15 @@ def ocr_options(fn: F) -> F:
                 type=click.Choice(["auto", "off", "force"]),
                 default=None,
                 help="OCR pages without a usable text layer (auto), every page that is "
-                "not blank (force), or none (off) [auto].",
+                f"not blank (force), or none (off) [env QUIRE_OCR; {ENV_DEFAULTS.ocr}].",
             ),
             click.option(
                 "--ocr-lang",
                 default=None,
                 metavar="LANGS",
                 callback=_ocr_lang,
-                help="Tesseract languages, e.g. eng+fas+chi_sim [eng].",
+                help="Tesseract languages, e.g. eng+fas+chi_sim "
+                f"[env QUIRE_OCR_LANG; {ENV_DEFAULTS.ocr_lang}].",
             ),
             click.option(
                 "--strict", is_flag=True, help="Fail a document with pages that end without text."
@@ -143,18 +150,21 @@ def settings_options(fn: F) -> F:
             click.option(
                 "--output-format",
                 type=click.Choice(["markdown", "pdf", "both"]),
-                default="markdown",
+                default=DEFAULTS.output_format,
                 show_default=True,
             ),
             click.option(
                 "--backend",
                 type=click.Choice(["heuristic", "command", "openai", "anthropic"]),
-                default=None,
-                help="Review/decision backend [env QUIRE_REVIEW_BACKEND; heuristic].",
+                default=DEFAULTS.backend,
+                help="Review/decision backend "
+                f"[env QUIRE_REVIEW_BACKEND; {ENV_DEFAULTS.review_backend}].",
             ),
-            click.option("--min-pages", type=float, default=5, show_default=True),
-            click.option("--max-pages", type=float, default=12, show_default=True),
-            click.option("--overlap-pages", type=int, default=1, show_default=True),
+            click.option("--min-pages", type=float, default=DEFAULTS.min_pages, show_default=True),
+            click.option("--max-pages", type=float, default=DEFAULTS.max_pages, show_default=True),
+            click.option(
+                "--overlap-pages", type=int, default=DEFAULTS.overlap_pages, show_default=True
+            ),
         ]
     ):
         fn = opt(fn)
@@ -179,7 +189,7 @@ def settings_options(fn: F) -> F:
 @click.option(
     "--decider",
     type=click.Choice(["backend", "agent"]),
-    default="backend",
+    default=DEFAULT_DECIDER,
     show_default=True,
     help="agent: pause for boundary-context / commit-boundary.",
 )
@@ -220,11 +230,17 @@ def run(
     from quire.shared.ir import describe_textless
     from quire.workers.runtime import Runtime
 
-    settings = run_settings(
-        output_format, backend, min_pages, max_pages, overlap_pages, ocr, ocr_lang, strict
-    )
+    settings = RunChoices.given(
+        output_format=output_format,
+        backend=backend,
+        min_pages=min_pages,
+        max_pages=max_pages,
+        overlap_pages=overlap_pages,
+        ocr=ocr,
+        ocr_lang=ocr_lang,
+        strict=strict,
+    ).settings(decider=decider)  # type: ignore[arg-type]
     check_ocr(settings, bool(ocr or ocr_lang))
-    settings.decider = decider  # type: ignore[assignment]
     rt = Runtime.from_env()
     password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
     try:
@@ -296,8 +312,7 @@ def parse(
     from quire.workers.parse.detect import detect_format
     from quire.workers.parse.pdf_open import unlock_pdf
 
-    settings = run_settings("markdown", None, 5, 12, 1, ocr, ocr_lang, strict)
-
+    settings = RunChoices.given(ocr=ocr, ocr_lang=ocr_lang, strict=strict).settings()
     check_ocr(settings, bool(ocr or ocr_lang))
     password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
     unlocked = unlock_pdf(input_path, password) if detect_format(input_path) == "pdf" else None
@@ -809,13 +824,15 @@ def limit_options(fn: F) -> F:
                 "--max-file-bytes",
                 type=int,
                 default=None,
-                help="Refuse larger files [env QUIRE_MAX_FILE_BYTES; 500000000].",
+                help="Refuse larger files "
+                f"[env QUIRE_MAX_FILE_BYTES; {ENV_DEFAULTS.max_file_bytes}].",
             ),
             click.option(
                 "--max-doc-pages",
                 type=int,
                 default=None,
-                help="Refuse documents with more pages [env QUIRE_MAX_DOC_PAGES; 10000].",
+                help="Refuse documents with more pages "
+                f"[env QUIRE_MAX_DOC_PAGES; {ENV_DEFAULTS.max_doc_pages}].",
             ),
         ]
     ):
@@ -884,18 +901,16 @@ def batch(
     from quire.workers.llm import check_installed
     from quire.workers.runtime import Runtime
 
-    settings = run_settings(
-        output_format,
-        backend,
-        min_pages,
-        max_pages,
-        overlap_pages,
-        ocr,
-        ocr_lang,
-        strict,
-        max_file_bytes=max_file_bytes,
-        max_doc_pages=max_doc_pages,
-    )
+    settings = RunChoices.given(
+        output_format=output_format,
+        backend=backend,
+        min_pages=min_pages,
+        max_pages=max_pages,
+        overlap_pages=overlap_pages,
+        ocr=ocr,
+        ocr_lang=ocr_lang,
+        strict=strict,
+    ).settings(max_file_bytes=max_file_bytes, max_doc_pages=max_doc_pages)
     check_ocr(settings, bool(ocr or ocr_lang))
     passwords = Passwords.load(password_file, password_map)
     check_installed(settings.backend)

@@ -36,10 +36,12 @@ PUBLIC = [
 SIGNATURES = {
     "split": "(path: 'str | Path', out: 'str | Path', *, output_format: 'OutputFormat' = "
     "'markdown', backend: 'Backend | None' = None, min_pages: 'float' = 5, "
-    "max_pages: 'float' = 12, overlap_pages: 'int' = 1, decider: \"Literal['backend', "
-    "'agent']\" = 'backend', force: 'bool' = False, processes: 'int | None' = None, "
+    "max_pages: 'float' = 12, overlap_pages: 'int' = 1, ocr: 'OcrMode | None' = None, "
+    "ocr_lang: 'str | None' = None, strict: 'bool' = False, decider: 'Decider' = 'backend', "
+    "force: 'bool' = False, processes: 'int | None' = None, "
     "on_progress: 'Progress | None' = None) -> 'SplitResult'",
-    "parse": "(path: 'str | Path') -> 'Document'",
+    "parse": "(path: 'str | Path', *, ocr: 'OcrMode | None' = None, ocr_lang: 'str | None' = "
+    "None, strict: 'bool' = False) -> 'Document'",
     "verify": "(out: 'str | Path', *, source: 'str | Path | None' = None) -> 'VerificationReport'",
     "retrieval_chunks": "(out: 'str | Path', *, max_chars: 'int' = 2000, algorithm: "
     "\"Literal['hierarchical', 'linear']\" = 'hierarchical') -> "

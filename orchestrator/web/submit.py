@@ -9,52 +9,35 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field
 
 from quire.orchestrator.batch import BatchRecord, create_batch
 from quire.orchestrator.sources import SourceItem, expand_sources
 from quire.orchestrator.web.errors import ApiError
 from quire.orchestrator.web.pages import PYMUPDF
-from quire.shared.config import Backend, OutputFormat, RunSettings, run_settings
+from quire.shared.config import RunChoices, RunSettings
 from quire.shared.session import Session
 from quire.shared.settings import Settings
 from quire.shared.text import sha256_bytes
 from quire.workers.runtime import Runtime
 
 
-class SubmitSettings(BaseModel):
-    """The run settings a submission may choose: form fields beside the file (FastAPI binds
-    the whole form to this model, so the other fields — the file, the sources — are ignored
-    here, not refused)."""
+class SubmitSettings(RunChoices):
+    """The run settings a submission may choose, with the defaults of every way in: form
+    fields beside the file (FastAPI binds the whole form to this model, so the other fields
+    — the file, the sources — are ignored here, not refused)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    output_format: OutputFormat = "markdown"
-    backend: Backend | None = Field(default=None, description="[QUIRE_REVIEW_BACKEND]")
-    min_pages: float = Field(default=5, gt=0)
-    max_pages: float = Field(default=12, gt=0)
-    overlap_pages: int = Field(default=1, ge=0, le=5)
     rerun: bool = Field(
         default=False, description="Start again a document that failed or ran with other settings."
     )
 
-    @model_validator(mode="after")
-    def _window(self) -> SubmitSettings:
-        if self.max_pages < self.min_pages:
-            raise ValueError("max_pages must not be below min_pages")
-        return self
-
     def run_settings(self, limits: Settings) -> RunSettings:
         from quire.workers.llm import check_installed
 
-        settings = run_settings(
-            self.output_format,
-            self.backend,
-            self.min_pages,
-            self.max_pages,
-            self.overlap_pages,
-            settings=limits,
-        )
+        choices = RunChoices.model_validate(self.model_dump(exclude={"rerun"}))
+        settings = choices.settings(env=limits)
         check_installed(settings.backend)
         return settings
 
