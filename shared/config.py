@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from quire.shared.errors import SettingsError
 from quire.shared.plan import MAX_PAGES, MIN_PAGES, PlanSettings
@@ -73,12 +73,6 @@ class RunChoices(BaseModel):
         description=f"Tesseract languages, e.g. eng+fas [QUIRE_OCR_LANG; {ENV_DEFAULTS.ocr_lang}]",
     )
     strict: bool = Field(default=False, description="Fail a document with pages without text.")
-
-    @model_validator(mode="after")
-    def _window(self) -> RunChoices:
-        if self.max_pages < self.min_pages:
-            raise ValueError("max_pages must not be below min_pages")
-        return self
 
     @classmethod
     def given(cls, **values: Any) -> RunChoices:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from quire.orchestrator.batch import BatchRecord, create_batch
 from quire.orchestrator.sources import SourceItem, expand_sources
@@ -32,6 +32,12 @@ class SubmitSettings(RunChoices):
     rerun: bool = Field(
         default=False, description="Start again a document that failed or ran with other settings."
     )
+
+    @model_validator(mode="after")
+    def _window(self) -> SubmitSettings:
+        if self.max_pages < self.min_pages:
+            raise ValueError("max_pages must not be below min_pages")
+        return self
 
     def run_settings(self, limits: Settings) -> RunSettings:
         from quire.workers.llm import check_installed
