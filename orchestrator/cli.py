@@ -1104,7 +1104,7 @@ def metrics(port: int | None, host: str) -> None:
 
 # --- the web workspace and HTTP API (orchestrator/web/) ------------------------------------------
 
-WEB_MODULES = ("fastapi", "starlette", "uvicorn", "jinja2", "multipart", "markdown_it")
+WEB_MODULES = ("fastapi", "starlette", "uvicorn", "h11", "jinja2", "multipart", "markdown_it")
 
 
 @main.command()
@@ -1126,17 +1126,17 @@ def serve(host: str, port: int, processes: int | None) -> None:
     """The web workspace and the HTTP API (/v1) over the same store, revision store and
     dispatcher as the other commands, embedded or distributed."""
     try:
-        import uvicorn
-
         from quire.orchestrator.web import create_app
         from quire.orchestrator.web.auth import check_bind
+        from quire.orchestrator.web.server import serve_http
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in WEB_MODULES:
             raise
         raise NotInstalledError(
             "the web workspace needs the web extra: pip install 'quire[web]'"
         ) from exc
-    secret = load_settings().api_token
+    settings = load_settings()
+    secret = settings.api_token
     token = secret.get_secret_value() if secret else None
     check_bind(host, token)
     app = create_app(processes=processes)
@@ -1147,7 +1147,7 @@ def serve(host: str, port: int, processes: int | None) -> None:
         highlight=False,
         markup=False,
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    serve_http(app, host, port, settings)
 
 
 # --- MCP: AI hosts drive the agent loop (orchestrator/mcp/) -------------------------------------

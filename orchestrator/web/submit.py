@@ -12,13 +12,12 @@ from pathlib import PurePath
 from pydantic import ConfigDict, Field, model_validator
 
 from quire.orchestrator.batch import BatchRecord, create_batch
-from quire.orchestrator.sources import SourceItem, expand_sources
+from quire.orchestrator.sources import SourceError, SourceItem, expand_sources
 from quire.orchestrator.web.errors import ApiError
 from quire.orchestrator.web.pages import PYMUPDF
 from quire.shared.config import RunChoices, RunSettings
 from quire.shared.session import Session
 from quire.shared.settings import Settings
-from quire.shared.text import sha256_bytes
 from quire.workers.runtime import Runtime
 
 
@@ -74,7 +73,10 @@ def s3_sources(refs: list[str]) -> list[SourceItem]:
             f"{bad[0]!r} is not an s3://bucket/key reference "
             "(the server reads no local paths; upload the file instead)",
         )
-    items, _ = expand_sources(refs)
+    try:
+        items, _ = expand_sources(refs)
+    except SourceError as exc:
+        raise ApiError(422, "bad_source", str(exc)) from None
     return items
 
 
@@ -83,12 +85,11 @@ def submit_document(
 ) -> tuple[Session, bool]:
     """Admit one document; returns its session and whether it is new. A document refused
     at admission (too large, not a PDF or DOCX, unreadable) is an error naming it."""
-    from quire.workers.execute import submit_bytes
+    from quire.workers.execute import admit_bytes
 
     data = item.read()
-    known = rt.repo.exists(sha256_bytes(data))
     with PYMUPDF:  # admission counts a PDF's pages
-        s = submit_bytes(rt, data, item.name, settings, actor="web", rerun=rerun)
+        s, created = admit_bytes(rt, data, item.name, settings, actor="web", rerun=rerun)
     if s.state == "failed" and s.revision == 1:
         code = s.error_code or "bad_input"
         raise ApiError(
@@ -97,7 +98,7 @@ def submit_document(
             s.error or f"{item.name} was refused",
             doc_id=s.doc_id,
         )
-    return s, not known
+    return s, created
 
 
 def submit_batch(
