@@ -1,4 +1,4 @@
-"""One worker process of the embedded pool: `python -m quire.orchestrator.part_worker`.
+"""One worker process of the embedded pool: `python -m quire.orchestrator.part_worker PID`.
 
 A fresh interpreter that imports Quire and nothing of the caller's: whatever started the run
 (a script without a main guard, code on standard input, a notebook, a thread in someone else's
@@ -9,7 +9,8 @@ each answered by one `Answer` line.
 The answers go out on the stdout the process was started with, taken over at start; fd 1 then
 points at stderr, so whatever a library prints cannot garble the conversation. Ctrl-C reaches
 a terminal's whole process group: the parent decides what stops, so SIGINT is ignored here.
-When the parent dies (even by SIGKILL), this process exits within a second, mid-part or not.
+When the parent (PID) dies, even by SIGKILL and even before this process got going, it exits
+within a second, mid-part or not.
 """
 
 from __future__ import annotations
@@ -38,9 +39,7 @@ class Answer(BaseModel):
     error: str | None = None  # what escaped `run_part` (it records document failures itself)
 
 
-def _exit_with_parent(interval: float = 0.5) -> None:
-    parent = os.getppid()
-
+def _exit_with_parent(parent: int, interval: float = 0.5) -> None:
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(interval)
@@ -53,7 +52,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     answers = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
-    _exit_with_parent()
+    _exit_with_parent(int(sys.argv[1]))
     from quire.shared.engine import TaskMessage
     from quire.shared.errors import TransientError
     from quire.shared.logs import configure_logging

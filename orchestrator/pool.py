@@ -116,7 +116,7 @@ class PartPool:
             p for p in (_package_root(), os.environ.get("PYTHONPATH", "")) if p
         )
         proc = subprocess.Popen(
-            [sys.executable, "-m", "quire.orchestrator.part_worker"],
+            [sys.executable, "-m", "quire.orchestrator.part_worker", str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**os.environ, "PYTHONPATH": python_path},

@@ -4,61 +4,40 @@ A DTD is how XML declares entities: `<!ENTITY x SYSTEM "file:///etc/passwd">` re
 file, nested entities expand without bound, and python-docx (lxml without entity resolution)
 silently drops an entity's text and whatever follows it in the run. Word, LibreOffice and
 Google Docs never write a DTD into a package, so one is refused outright (`unsafe_xml`)
-instead of parsed with care. Only each part's prolog is read: a DTD must come before the
-root element. For any zip-based format (DOCX now, EPUB later).
+instead of parsed with care. Each part is read by lxml — the parser python-docx uses, so any
+encoding it reads is read here too — only up to its root element: a DTD must come before it.
+For any zip-based format (DOCX now, EPUB later).
 """
 
 from __future__ import annotations
 
 import zipfile
 from typing import IO
-from xml.parsers import expat
+
+from lxml import etree
 
 from quire.shared.errors import UnsafeXmlError
 
-_XML_STARTS = (b"<", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")  # '<', or a BOM
-_CHUNK = 64 * 1024
-
-
-class _Stop(Exception):
-    """Raised from an expat handler: nothing past this point matters."""
-
 
 def declares_dtd(stream: IO[bytes]) -> bool:
-    """Whether the XML read from `stream` has a document type declaration before its root
-    element (expat reads no further). Malformed XML is left to the part's own parser."""
-    parser = expat.ParserCreate()
-    found = False
-
-    def doctype(*_: object) -> None:
-        nonlocal found
-        found = True
-        raise _Stop
-
-    def root(*_: object) -> None:
-        raise _Stop
-
-    parser.StartDoctypeDeclHandler = doctype
-    parser.StartElementHandler = root
+    """Whether the XML read from `stream` has a document type declaration (an internal
+    subset with entities, or an external DTD) before its root element. What lxml cannot
+    read at all is not XML python-docx reads either: its own parser reports it."""
     try:
-        while chunk := stream.read(_CHUNK):
-            parser.Parse(chunk, False)
-        parser.Parse(b"", True)
-    except _Stop:
+        for _, root in etree.iterparse(
+            stream, events=("start",), resolve_entities=False, load_dtd=False, no_network=True
+        ):
+            info = root.getroottree().docinfo
+            return bool(info.doctype) or info.internalDTD is not None
+    except etree.XMLSyntaxError:
         pass
-    except expat.ExpatError:
-        return False
-    return found
+    return False
 
 
 def refuse_dtds(archive: zipfile.ZipFile, source: str) -> None:
-    """Raise UnsafeXmlError naming the first XML part of `archive` that declares a DTD.
-    Every member that starts like XML is checked, whatever its name or declared type."""
+    """Raise UnsafeXmlError naming the first part of `archive` that declares a DTD. Every
+    member is read as XML, whatever its name or declared type (other bytes fail at once)."""
     for info in archive.infolist():
-        with archive.open(info) as member:
-            head = member.read(4).lstrip()
-        if not head.startswith(_XML_STARTS):
-            continue
         with archive.open(info) as member:
             if declares_dtd(member):
                 raise UnsafeXmlError(
