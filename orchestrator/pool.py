@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import site
 import subprocess
 import sys
 import threading
@@ -45,12 +46,15 @@ class _Died(Exception):
         self.returncode = returncode
 
 
-def _package_root() -> str:
+def _package_root() -> str | None:
     """The folder `quire` is imported from, so a worker finds the very same package even when
-    the caller put it on `sys.path` by hand."""
+    the caller put it on `sys.path` by hand; None when it is a site-packages folder, which a
+    fresh interpreter searches anyway (ahead of the standard library it could shadow it)."""
     import quire
 
-    return str(Path(quire.__file__).resolve().parent.parent)
+    root = Path(quire.__file__).resolve().parent.parent
+    sites = [*site.getsitepackages(), site.getusersitepackages()]
+    return None if any(root == Path(s).resolve() for s in sites) else str(root)
 
 
 def _describe(returncode: int | None) -> str:
@@ -89,12 +93,13 @@ class PartPool:
             if self._closed:
                 raise RuntimeError("the pool is closed")
             self._jobs.put((msg, fut))
-            if self._idle == 0 and len(self._slots) < self._size:
+            # `_idle`: slots waiting for a part, less the parts waiting for a slot
+            if self._idle <= 0 and len(self._slots) < self._size:
                 slot = threading.Thread(target=self._serve, name="quire-pool", daemon=True)
                 self._slots.append(slot)
                 slot.start()
             else:
-                self._idle -= 1  # an idle slot takes it
+                self._idle -= 1
         return fut
 
     def close(self, *, kill: bool = False) -> None:
@@ -115,8 +120,8 @@ class PartPool:
         python_path = os.pathsep.join(
             p for p in (_package_root(), os.environ.get("PYTHONPATH", "")) if p
         )
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "quire.orchestrator.part_worker", str(os.getpid())],
+        proc = subprocess.Popen(  # -P: the caller's working folder is not on its path
+            [sys.executable, "-P", "-m", "quire.orchestrator.part_worker", str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**os.environ, "PYTHONPATH": python_path},
@@ -152,7 +157,15 @@ class PartPool:
             while (job := self._jobs.get()) is not None:
                 msg, fut = job
                 if fut.set_running_or_notify_cancel():
-                    proc = self._run(proc, msg, fut)
+                    try:
+                        proc = self._run(proc, msg, fut)
+                    except Exception as exc:  # a bug here must not leave the part waiting
+                        if not fut.done():
+                            fut.set_exception(exc)
+                        if proc is not None:
+                            proc.kill()
+                            self._stop(proc)
+                        proc = None
                 with self._lock:
                     self._idle += 1
         finally:

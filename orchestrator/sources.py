@@ -31,6 +31,13 @@ class SourceError(QuireError):
     code = "source"
 
 
+class BadSourceError(SourceError):
+    """An `s3://` reference that no object could have: no valid bucket, a '..' segment,
+    control characters. Refused before anything is asked of the endpoint."""
+
+    code = "bad_source"
+
+
 @dataclass(frozen=True)
 class SourceItem:
     """One file to submit: where it came from, its file name, and how to read it."""
@@ -106,11 +113,11 @@ def _expand_s3(url: str) -> tuple[list[SourceItem], list[str]]:
     parts = urlsplit(url)
     bucket, prefix = parts.netloc, parts.path.lstrip("/")
     if not _BUCKET.fullmatch(bucket):
-        raise SourceError(f"not an s3://bucket/prefix URL (no valid bucket name): {url!r}")
+        raise BadSourceError(f"not an s3://bucket/prefix URL (no valid bucket name): {url!r}")
     try:  # '..' segments, control characters...: never sent to the endpoint
         validate_prefix(prefix)
     except ValueError as exc:
-        raise SourceError(f"{url!r} names no S3 object or prefix: {exc}") from None
+        raise BadSourceError(f"{url!r} names no S3 object or prefix: {exc}") from None
     store = S3Store(bucket)
     keys = store.list(prefix) if prefix else store.list()
     docs = [k for k in keys if is_document_name(k)]

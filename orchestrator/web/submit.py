@@ -12,7 +12,7 @@ from pathlib import PurePath
 from pydantic import ConfigDict, Field, model_validator
 
 from quire.orchestrator.batch import BatchRecord, create_batch
-from quire.orchestrator.sources import SourceError, SourceItem, expand_sources
+from quire.orchestrator.sources import BadSourceError, SourceItem, expand_sources
 from quire.orchestrator.web.errors import ApiError
 from quire.orchestrator.web.pages import PYMUPDF
 from quire.shared.config import RunChoices, RunSettings
@@ -75,8 +75,8 @@ def s3_sources(refs: list[str]) -> list[SourceItem]:
         )
     try:
         items, _ = expand_sources(refs)
-    except SourceError as exc:
-        raise ApiError(422, "bad_source", str(exc)) from None
+    except BadSourceError as exc:
+        raise ApiError(422, exc.code, str(exc)) from None
     return items
 
 
