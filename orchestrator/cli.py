@@ -144,6 +144,13 @@ password_map_option = click.option(
 )
 
 
+def chosen() -> RunChoices:
+    """The run choices of the command being run, from its options (`settings_options`,
+    `ocr_options`); the ones it does not have keep their defaults."""
+    given = click.get_current_context().params
+    return RunChoices.given(**{f: given[f] for f in RunChoices.model_fields if f in given})
+
+
 def settings_options(fn: F) -> F:
     for opt in reversed(
         [
@@ -230,16 +237,7 @@ def run(
     from quire.shared.ir import describe_textless
     from quire.workers.runtime import Runtime
 
-    settings = RunChoices.given(
-        output_format=output_format,
-        backend=backend,
-        min_pages=min_pages,
-        max_pages=max_pages,
-        overlap_pages=overlap_pages,
-        ocr=ocr,
-        ocr_lang=ocr_lang,
-        strict=strict,
-    ).settings(decider=decider)  # type: ignore[arg-type]
+    settings = chosen().settings(decider=decider)  # type: ignore[arg-type]
     check_ocr(settings, bool(ocr or ocr_lang))
     rt = Runtime.from_env()
     password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
@@ -312,7 +310,7 @@ def parse(
     from quire.workers.parse.detect import detect_format
     from quire.workers.parse.pdf_open import unlock_pdf
 
-    settings = RunChoices.given(ocr=ocr, ocr_lang=ocr_lang, strict=strict).settings()
+    settings = chosen().settings()
     check_ocr(settings, bool(ocr or ocr_lang))
     password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
     unlocked = unlock_pdf(input_path, password) if detect_format(input_path) == "pdf" else None
@@ -901,16 +899,7 @@ def batch(
     from quire.workers.llm import check_installed
     from quire.workers.runtime import Runtime
 
-    settings = RunChoices.given(
-        output_format=output_format,
-        backend=backend,
-        min_pages=min_pages,
-        max_pages=max_pages,
-        overlap_pages=overlap_pages,
-        ocr=ocr,
-        ocr_lang=ocr_lang,
-        strict=strict,
-    ).settings(max_file_bytes=max_file_bytes, max_doc_pages=max_doc_pages)
+    settings = chosen().settings(max_file_bytes=max_file_bytes, max_doc_pages=max_doc_pages)
     check_ocr(settings, bool(ocr or ocr_lang))
     passwords = Passwords.load(password_file, password_map)
     check_installed(settings.backend)
