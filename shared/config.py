@@ -59,18 +59,29 @@ class RunChoices(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    output_format: OutputFormat = "markdown"
-    backend: Backend | None = Field(
-        default=None, description=f"[QUIRE_REVIEW_BACKEND; {ENV_DEFAULTS.review_backend}]"
+    output_format: OutputFormat = Field(
+        default="markdown", description="Markdown chunks, PDF chunks (source pages) or both."
     )
-    min_pages: float = Field(default=MIN_PAGES, gt=0)
-    max_pages: float = Field(default=MAX_PAGES, gt=0)
-    overlap_pages: int = Field(default=1, ge=0, le=5)
-    ocr: OcrMode | None = Field(default=None, description=f"[QUIRE_OCR; {ENV_DEFAULTS.ocr}]")
+    backend: Backend | None = Field(
+        default=None,
+        description="Backend of the pipeline's own reviews, decisions and analyses "
+        f"[QUIRE_REVIEW_BACKEND; {ENV_DEFAULTS.review_backend}].",
+    )
+    min_pages: float = Field(default=MIN_PAGES, gt=0, description="Preferred session minimum.")
+    max_pages: float = Field(default=MAX_PAGES, gt=0, description="Preferred session maximum.")
+    overlap_pages: int = Field(
+        default=1, ge=0, le=5, description="Neighbouring pages added on each side of a PDF chunk."
+    )
+    ocr: OcrMode | None = Field(
+        default=None,
+        description="OCR pages without a usable text layer (auto), every page that is not "
+        f"blank (force), or none (off) [QUIRE_OCR; {ENV_DEFAULTS.ocr}].",
+    )
     ocr_lang: str | None = Field(
         default=None,
         pattern=OCR_LANG_PATTERN,
-        description=f"Tesseract languages, e.g. eng+fas [QUIRE_OCR_LANG; {ENV_DEFAULTS.ocr_lang}]",
+        description="OCR languages, e.g. eng+fas+chi_sim "
+        f"[QUIRE_OCR_LANG; {ENV_DEFAULTS.ocr_lang}].",
     )
     strict: bool = Field(default=False, description="Fail a document with pages without text.")
 
