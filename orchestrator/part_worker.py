@@ -59,20 +59,25 @@ def main() -> None:
     from quire.workers.execute import run_part
     from quire.workers.runtime import Runtime
 
+    def failure(exc: Exception) -> Answer:
+        transient = isinstance(exc, TransientError)
+        return Answer(ok=False, transient=transient, error=f"{type(exc).__name__}: {exc}")
+
     setup = Setup.model_validate_json(sys.stdin.buffer.readline())
     configure_logging(setup.log_level, setup.log_format)
-    rt = Runtime.from_env(setup.env)
+    try:
+        rt: Runtime | None = Runtime.from_env(setup.env)
+        unusable = None
+    except Exception as exc:  # e.g. the revision store unreachable: every part says why
+        rt, unusable = None, failure(exc)
     for line in sys.stdin.buffer:
         msg = TaskMessage.model_validate_json(line)
-        try:
-            run_part(rt, msg, actor="embedded")
-            answer = Answer(ok=True)
-        except Exception as exc:
-            answer = Answer(
-                ok=False,
-                transient=isinstance(exc, TransientError),
-                error=f"{type(exc).__name__}: {exc}",
-            )
+        answer = unusable or Answer(ok=True)
+        if rt is not None:
+            try:
+                run_part(rt, msg, actor="embedded")
+            except Exception as exc:
+                answer = failure(exc)
         answers.write(answer.model_dump_json().encode() + b"\n")
 
 

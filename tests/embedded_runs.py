@@ -103,16 +103,18 @@ def folder_hashes(folder: Path) -> dict[str, str]:
     }
 
 
-def children(pid: int) -> list[int]:
-    """The processes whose parent is `pid`, from /proc."""
+def workers_of(pid: int) -> list[int]:
+    """The live worker processes (`part_worker`) whose parent is `pid`, from /proc."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 stat = (entry / "stat").read_text()
+                cmdline = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and b"part_worker" in cmdline and fields[0] not in "ZX":
                 found.append(int(entry.name))
     return found
 

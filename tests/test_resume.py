@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,6 @@ import pytest
 from embedded_runs import (
     ENV,
     alive,
-    children,
     folder_hashes,
     part_running,
     quire,
@@ -26,10 +26,15 @@ from embedded_runs import (
     small_book,
     store_of,
     wait_for,
+    workers_of,
 )
+from pipeline_utils import local_runtime
 from web_server import WebServer, wait_stopped
 
+from quire.orchestrator.local import run_documents
+from quire.shared.config import RunSettings
 from quire.shared.session import Session
+from quire.workers.execute import submit
 
 pytestmark = pytest.mark.xdist_group("resume")  # one undisturbed run for them all
 
@@ -54,7 +59,7 @@ def run_args(book: Path, out: str) -> list[str]:
 
 def working(pid: int) -> Callable[[Session], bool]:
     """A part is out and a worker process of `pid` is there to run it."""
-    return lambda s: part_running(s) and bool(children(pid))
+    return lambda s: part_running(s) and bool(workers_of(pid))
 
 
 def status(cwd: Path) -> dict[str, object]:
@@ -75,7 +80,7 @@ def test_after_kill_9_the_next_run_resumes_the_document(
 ) -> None:
     proc = quire_cmd(tmp_path, *run_args(book, "out"))
     s = wait_for(store_of(tmp_path), working(proc.pid), proc=proc)
-    workers = children(proc.pid)
+    workers = workers_of(proc.pid)
     proc.kill()
     proc.wait()
     deadline = time.monotonic() + 10
@@ -137,7 +142,7 @@ def test_a_worker_killed_under_a_run_is_replaced_and_its_part_sent_again(
 ) -> None:
     proc = quire_cmd(tmp_path, *run_args(book, "out"))
     wait_for(store_of(tmp_path), working(proc.pid), proc=proc)
-    for worker in children(proc.pid):
+    for worker in workers_of(proc.pid):
         os.kill(worker, signal.SIGKILL)
     _, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err.decode()
@@ -145,3 +150,24 @@ def test_a_worker_killed_under_a_run_is_replaced_and_its_part_sent_again(
     assert folder_hashes(tmp_path / "out") == undisturbed
     again = quire(tmp_path, *run_args(book, "out2"))  # and the next command agrees
     assert again.returncode == 0 and folder_hashes(tmp_path / "out2") == undisturbed
+
+
+def test_a_part_that_ends_its_worker_every_time_fails_its_document_alone(
+    book: Path, tmp_path: Path
+) -> None:
+    """Three workers in a row die under the same part (here: killed as they start): the
+    document fails with `worker_crashed`, and the run ends instead of trying forever."""
+    rt = local_runtime(tmp_path)
+    doc_id = submit(rt, book, RunSettings()).doc_id
+    runner = threading.Thread(target=run_documents, args=(rt, [doc_id]), kwargs={"processes": 2})
+    runner.start()
+    killed: set[int] = set()
+    while runner.is_alive():
+        for worker in set(workers_of(os.getpid())) - killed:
+            os.kill(worker, signal.SIGKILL)
+            killed.add(worker)
+        time.sleep(0.02)
+    s = rt.repo.load(doc_id)
+    assert s.state == "failed" and s.error_code == "worker_crashed", s.error
+    assert "parsing:" in str(s.error) and "3 time(s), the last killed by signal 9" in str(s.error)
+    assert len(killed) == 3
