@@ -9,6 +9,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from gen_docs import entity_docx, textbook_docx
 from pipeline_utils import ROOT, SAMPLE_DOCX, SAMPLE_PDF
 from web_server import TOKEN, WebServer, upload, wait_stopped
 
+from quire.orchestrator.web.redact import hide_paths, server_roots
 from quire.orchestrator.web.views import reason_alone
 from quire.shared import keys
 from quire.shared.config import Environment
@@ -279,6 +281,25 @@ def test_messages_name_no_server_path(api: httpx.Client, tmp_path: Path) -> None
     assert "broken.pdf" in msg and "/" not in msg, msg  # was the upload's temporary copy
     doc = api.get(f"/v1/documents/{r.json()['error']['doc_id']}").json()
     assert doc["error"] and "/" not in doc["error"]
+
+
+def test_server_paths_are_hidden_but_urls_and_routes_kept() -> None:
+    roots = server_roots()
+    tmp = tempfile.gettempdir()
+    for said, shown in (
+        (
+            f"cannot open '{tmp}/quire-submit-x1/book.pdf' (damaged)",
+            "cannot open 'book.pdf' (damaged)",
+        ),
+        (f"store file://{tmp}/st/docs/ab/source.pdf: conflict", "store source.pdf: conflict"),
+        (f"{Path.home()}/.quire/store/docs/ab/ir.json, then", "ir.json, then"),
+        (f"s3://bucket{tmp}/x.pdf and {tmp}x/y", f"s3://bucket{tmp}/x.pdf and {tmp}x/y"),
+        (
+            "submit the prefix as a batch (POST /v1/batches)",
+            "submit the prefix as a batch (POST /v1/batches)",
+        ),
+    ):
+        assert hide_paths(said, roots) == shown
 
 
 def test_a_docx_declaring_entities_fails_alone_with_unsafe_xml(

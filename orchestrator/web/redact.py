@@ -11,9 +11,9 @@ from pathlib import Path, PurePosixPath
 
 from quire.workers.runtime import Runtime
 
-# a root begins a path (not the middle of another, as in s3://bucket/tmp/...), which goes
-# on up to a quote, a space or punctuation that closes a phrase
-_BEFORE = r"(?<![\w.:/-])"
+# a root begins a path or a file:// URL (not the middle of another path, as in
+# s3://bucket/tmp/...), which goes on up to a quote, a space or punctuation
+_BEFORE = r"(?:file://|(?<![\w.:/-]))"
 _REST = r"(?![^/\s'\"(),;])(?:/[^\s'\"(),;]*)?"
 
 
