@@ -18,7 +18,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from quire.orchestrator.service import resolve_doc
-from quire.shared.config import RunSettings, run_settings
+from quire.shared.config import (
+    DEFAULT_DECIDER,
+    DEFAULTS,
+    ENV_DEFAULTS,
+    RunChoices,
+    RunSettings,
+)
 from quire.shared.errors import NotInstalledError, QuireError, SettingsError
 from quire.shared.settings import load_settings
 
@@ -104,14 +110,15 @@ def ocr_options(fn: F) -> F:
                 type=click.Choice(["auto", "off", "force"]),
                 default=None,
                 help="OCR pages without a usable text layer (auto), every page that is "
-                "not blank (force), or none (off) [auto].",
+                f"not blank (force), or none (off) [env QUIRE_OCR; {ENV_DEFAULTS.ocr}].",
             ),
             click.option(
                 "--ocr-lang",
                 default=None,
                 metavar="LANGS",
                 callback=_ocr_lang,
-                help="Tesseract languages, e.g. eng+fas+chi_sim [eng].",
+                help="Tesseract languages, e.g. eng+fas+chi_sim "
+                f"[env QUIRE_OCR_LANG; {ENV_DEFAULTS.ocr_lang}].",
             ),
             click.option(
                 "--strict", is_flag=True, help="Fail a document with pages that end without text."
@@ -137,24 +144,34 @@ password_map_option = click.option(
 )
 
 
+def chosen() -> RunChoices:
+    """The run choices of the command being run, from its options (`settings_options`,
+    `ocr_options`); the ones it does not have keep their defaults."""
+    given = click.get_current_context().params
+    return RunChoices.given(**{f: given[f] for f in RunChoices.model_fields if f in given})
+
+
 def settings_options(fn: F) -> F:
     for opt in reversed(
         [
             click.option(
                 "--output-format",
                 type=click.Choice(["markdown", "pdf", "both"]),
-                default="markdown",
+                default=DEFAULTS.output_format,
                 show_default=True,
             ),
             click.option(
                 "--backend",
                 type=click.Choice(["heuristic", "command", "openai", "anthropic"]),
-                default=None,
-                help="Review/decision backend [env QUIRE_REVIEW_BACKEND; heuristic].",
+                default=DEFAULTS.backend,
+                help="Review/decision backend "
+                f"[env QUIRE_REVIEW_BACKEND; {ENV_DEFAULTS.review_backend}].",
             ),
-            click.option("--min-pages", type=float, default=5, show_default=True),
-            click.option("--max-pages", type=float, default=12, show_default=True),
-            click.option("--overlap-pages", type=int, default=1, show_default=True),
+            click.option("--min-pages", type=float, default=DEFAULTS.min_pages, show_default=True),
+            click.option("--max-pages", type=float, default=DEFAULTS.max_pages, show_default=True),
+            click.option(
+                "--overlap-pages", type=int, default=DEFAULTS.overlap_pages, show_default=True
+            ),
         ]
     ):
         fn = opt(fn)
@@ -179,7 +196,7 @@ def settings_options(fn: F) -> F:
 @click.option(
     "--decider",
     type=click.Choice(["backend", "agent"]),
-    default="backend",
+    default=DEFAULT_DECIDER,
     show_default=True,
     help="agent: pause for boundary-context / commit-boundary.",
 )
@@ -220,11 +237,8 @@ def run(
     from quire.shared.ir import describe_textless
     from quire.workers.runtime import Runtime
 
-    settings = run_settings(
-        output_format, backend, min_pages, max_pages, overlap_pages, ocr, ocr_lang, strict
-    )
+    settings = chosen().settings(decider=decider)  # type: ignore[arg-type]
     check_ocr(settings, bool(ocr or ocr_lang))
-    settings.decider = decider  # type: ignore[assignment]
     rt = Runtime.from_env()
     password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
     try:
@@ -296,8 +310,7 @@ def parse(
     from quire.workers.parse.detect import detect_format
     from quire.workers.parse.pdf_open import unlock_pdf
 
-    settings = run_settings("markdown", None, 5, 12, 1, ocr, ocr_lang, strict)
-
+    settings = chosen().settings()
     check_ocr(settings, bool(ocr or ocr_lang))
     password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
     unlocked = unlock_pdf(input_path, password) if detect_format(input_path) == "pdf" else None
@@ -435,18 +448,20 @@ def status(ident: str | None, as_json: bool) -> None:
     if ident is None:
         sessions = [rt.repo.load(d) for d in rt.revisions.list_docs()]
         if as_json:
-            _emit([_doc_summary(s) for s in sessions])
+            _emit([_doc_summary(rt, s) for s in sessions])
             return
         table = Table("document", "source", "state", "rev", "error")
         for s in sessions:
-            table.add_row(s.doc_id[:16], s.source_name, s.state, str(s.revision), s.error or "")
+            table.add_row(
+                s.doc_id[:16], s.source_name, _state(rt, s), str(s.revision), s.error or ""
+            )
         out.print(table)
         return
     history = rt.repo.history(resolve_doc(rt, ident))
     cur = history[-1]
     if as_json:
         _emit(
-            _doc_summary(cur)
+            _doc_summary(rt, cur)
             | {
                 "history": [
                     {
@@ -461,9 +476,10 @@ def status(ident: str | None, as_json: bool) -> None:
             }
         )
         return
+    state = _state(rt, cur, explain=True)
     out.print(
-        f"[bold]{cur.source_name}[/bold] {cur.doc_id}\nstate: {cur.state}"
-        + (f" ({cur.error_code}: {cur.error})" if cur.error else ""),
+        f"[bold]{escape(cur.source_name)}[/bold] {cur.doc_id}\nstate: {escape(state)}"
+        + (f" ({cur.error_code}: {escape(cur.error)})" if cur.error else ""),
         highlight=False,
     )
     table = Table("rev", "when (UTC)", "state", "who", "why")
@@ -473,11 +489,28 @@ def status(ident: str | None, as_json: bool) -> None:
     out.print(table)
 
 
-def _doc_summary(s: Any) -> dict[str, Any]:
+def _state(rt: Any, s: Any, *, explain: bool = False) -> str:
+    """The state as people read it: a working state that no run drives says so."""
+    from quire.orchestrator.leases import abandoned
+
+    if not abandoned(rt, s):
+        return str(s.state)
+    if explain:
+        return (
+            f"{s.state}, abandoned: its run stopped; the next `quire run`, `batch` or "
+            "`serve` on this store resumes it"
+        )
+    return f"{s.state} (abandoned)"
+
+
+def _doc_summary(rt: Any, s: Any) -> dict[str, Any]:
+    from quire.orchestrator.leases import abandoned
+
     return {
         "doc_id": s.doc_id,
         "source_name": s.source_name,
         "state": s.state,
+        "abandoned": abandoned(rt, s),
         "revision": s.revision,
         "page_count": s.page_count,
         "error_code": s.error_code,
@@ -789,13 +822,15 @@ def limit_options(fn: F) -> F:
                 "--max-file-bytes",
                 type=int,
                 default=None,
-                help="Refuse larger files [env QUIRE_MAX_FILE_BYTES; 500000000].",
+                help="Refuse larger files "
+                f"[env QUIRE_MAX_FILE_BYTES; {ENV_DEFAULTS.max_file_bytes}].",
             ),
             click.option(
                 "--max-doc-pages",
                 type=int,
                 default=None,
-                help="Refuse documents with more pages [env QUIRE_MAX_DOC_PAGES; 10000].",
+                help="Refuse documents with more pages "
+                f"[env QUIRE_MAX_DOC_PAGES; {ENV_DEFAULTS.max_doc_pages}].",
             ),
         ]
     ):
@@ -864,18 +899,7 @@ def batch(
     from quire.workers.llm import check_installed
     from quire.workers.runtime import Runtime
 
-    settings = run_settings(
-        output_format,
-        backend,
-        min_pages,
-        max_pages,
-        overlap_pages,
-        ocr,
-        ocr_lang,
-        strict,
-        max_file_bytes=max_file_bytes,
-        max_doc_pages=max_doc_pages,
-    )
+    settings = chosen().settings(max_file_bytes=max_file_bytes, max_doc_pages=max_doc_pages)
     check_ocr(settings, bool(ocr or ocr_lang))
     passwords = Passwords.load(password_file, password_map)
     check_installed(settings.backend)
@@ -1069,7 +1093,7 @@ def metrics(port: int | None, host: str) -> None:
 
 # --- the web workspace and HTTP API (orchestrator/web/) ------------------------------------------
 
-WEB_MODULES = ("fastapi", "starlette", "uvicorn", "jinja2", "multipart", "markdown_it")
+WEB_MODULES = ("fastapi", "starlette", "uvicorn", "h11", "jinja2", "multipart", "markdown_it")
 
 
 @main.command()
@@ -1091,17 +1115,17 @@ def serve(host: str, port: int, processes: int | None) -> None:
     """The web workspace and the HTTP API (/v1) over the same store, revision store and
     dispatcher as the other commands, embedded or distributed."""
     try:
-        import uvicorn
-
         from quire.orchestrator.web import create_app
         from quire.orchestrator.web.auth import check_bind
+        from quire.orchestrator.web.server import serve_http
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in WEB_MODULES:
             raise
         raise NotInstalledError(
             "the web workspace needs the web extra: pip install 'quire[web]'"
         ) from exc
-    secret = load_settings().api_token
+    settings = load_settings()
+    secret = settings.api_token
     token = secret.get_secret_value() if secret else None
     check_bind(host, token)
     app = create_app(processes=processes)
@@ -1112,7 +1136,7 @@ def serve(host: str, port: int, processes: int | None) -> None:
         highlight=False,
         markup=False,
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    serve_http(app, host, port, settings)
 
 
 # --- MCP: AI hosts drive the agent loop (orchestrator/mcp/) -------------------------------------

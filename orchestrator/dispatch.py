@@ -58,12 +58,7 @@ class EmbeddedDispatcher(Dispatcher):
 
         pending = self.pending(doc_ids)
         if pending:
-            run_documents(
-                self.rt,
-                pending,
-                processes=self.processes,
-                on_done=(lambda _msg: tick()) if tick else None,
-            )
+            run_documents(self.rt, pending, processes=self.processes, tick=tick)
 
 
 class CeleryDispatcher(Dispatcher):

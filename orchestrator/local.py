@@ -1,40 +1,29 @@
-"""The embedded runner: the same parts as the Celery workers, run in a local process pool.
+"""The embedded runner: the same parts as the Celery workers, run in this process or in a pool
+of worker processes (`orchestrator.pool`).
 
 No broker, Redis or S3: the runtime comes from the environment (by default a LocalStore and
 the SQLite revision store), and every document advances through the same `advance` /
-`run_part` pair that the distributed system uses.
+`run_part` pair that the distributed system uses. A document is driven only under its lease
+(`orchestrator.leases`): one held by another live run is followed until it stops or its run
+ends, and then taken over.
 """
 
 from __future__ import annotations
 
-import gc
-import logging
-import multiprocessing
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 
-from quire.shared.config import Environment
-from quire.shared.engine import TaskMessage
-from quire.shared.logs import configure_logging
-from quire.shared.settings import LogFormat, load_settings
+from quire.orchestrator.leases import Leases
+from quire.orchestrator.pool import PartPool, WorkerCrashed
+from quire.shared.engine import TaskMessage, mark_failed
+from quire.shared.states import STOPPED
 from quire.workers.execute import advance_document, run_part
 from quire.workers.runtime import Runtime
 
-_RT: Runtime | None = None
-
-
-def _init(env: Environment, level: int, fmt: LogFormat) -> None:
-    global _RT
-    configure_logging(level, fmt)  # a spawned child starts bare
-    _RT = Runtime.from_env(env)
-
-
-def _run(msg: TaskMessage) -> None:
-    assert _RT is not None
-    run_part(_RT, msg, actor="embedded")
-
-
 Submit = Callable[[TaskMessage], "Future[None]"]
+Tick = Callable[[], object]
 
 
 def _inline(rt: Runtime) -> Submit:
@@ -52,42 +41,89 @@ def _inline(rt: Runtime) -> Submit:
     return submit
 
 
-Progress = Callable[[TaskMessage], object]
+@contextlib.contextmanager
+def _parts(rt: Runtime, processes: int) -> Iterator[Submit]:
+    if processes <= 1:
+        yield _inline(rt)
+        return
+    pool = PartPool(rt, processes)
+    try:
+        yield pool.submit
+    except BaseException:
+        pool.close(kill=True)  # abandoned: its parts are sent again by the next run
+        raise
+    pool.close()
 
 
 def run_documents(
-    rt: Runtime, doc_ids: list[str], *, processes: int = 1, on_done: Progress | None = None
+    rt: Runtime,
+    doc_ids: list[str],
+    *,
+    processes: int = 1,
+    tick: Tick | None = None,
+    poll: float = 1.0,
 ) -> None:
-    """Drive documents until each is complete, failed or waiting for an external decision."""
-    if processes <= 1:
-        _drive(rt, doc_ids, _inline(rt), on_done)
-        return
-    gc.collect()  # see BASELINES.md: never let a child free ONNX sessions it inherited
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        processes,
-        mp_context=ctx,
-        initializer=_init,
-        initargs=(rt.env, logging.getLogger().level, load_settings().log_format),
-    ) as pool:
-        _drive(rt, doc_ids, lambda msg: pool.submit(_run, msg), on_done)
+    """Drive documents until each is complete, failed or waiting for an external decision;
+    `tick` is called as they progress (also those another run drives, checked every
+    `poll` seconds)."""
+    with Leases(rt) as leases, _parts(rt, processes) as submit:
+        _Drive(rt, leases, submit, tick, poll).run(doc_ids)
 
 
-def _drive(rt: Runtime, doc_ids: list[str], submit: Submit, on_done: Progress | None) -> None:
-    ready = list(dict.fromkeys(doc_ids))
-    running: dict[Future[None], TaskMessage] = {}
-    while ready or running:
-        for doc_id in ready:
-            for msg in advance_document(rt, doc_id):
-                running[submit(msg)] = msg
+class _Drive:
+    def __init__(
+        self, rt: Runtime, leases: Leases, submit: Submit, tick: Tick | None, poll: float
+    ) -> None:
+        self.rt, self.leases, self.submit, self.tick, self.poll = rt, leases, submit, tick, poll
+        self.running: dict[Future[None], TaskMessage] = {}
+        self.others: list[str] = []  # documents not ours (yet): another live run drives them
+
+    def run(self, doc_ids: list[str]) -> None:
+        self.others = list(dict.fromkeys(doc_ids))
+        ready = self._claim()
+        while True:
+            for doc_id in ready:
+                self._advance(doc_id)
+            if not self.running and not self.others:
+                return
+            ready = self._finished()
+            if self.tick:
+                self.tick()
+            ready += self._claim()
+
+    def _claim(self) -> list[str]:
+        """Take the documents among `others` whose run has ended (or that have none)."""
+        taken = []
+        for doc_id in list(self.others):
+            if self.rt.repo.load(doc_id).state in STOPPED:
+                self.others.remove(doc_id)
+            elif self.leases.take(doc_id):
+                self.others.remove(doc_id)
+                taken.append(doc_id)
+        return taken
+
+    def _advance(self, doc_id: str) -> None:
+        if not self.leases.holds(doc_id):  # lost to another run while we stalled
+            return
+        sent = advance_document(self.rt, doc_id)  # idempotent: only parts not yet sent
+        for msg in sent:
+            self.running[self.submit(msg)] = msg
+        if not sent and all(m.doc_id != doc_id for m in self.running.values()):
+            self.leases.release(doc_id)  # stopped: an agent or another run may go on with it
+
+    def _finished(self) -> list[str]:
+        if not self.running:
+            time.sleep(self.poll)  # only others' documents left: follow them
+            return []
+        timeout = self.poll if self.others else None
+        done, _ = wait(self.running, timeout=timeout, return_when=FIRST_COMPLETED)
         ready = []
-        if not running:
-            break
-        finished, _ = wait(running, return_when=FIRST_COMPLETED)
-        for fut in finished:
-            msg = running.pop(fut)
-            fut.result()  # run_part records document failures itself; this is a real bug
-            if on_done:
-                on_done(msg)
-            ready.append(msg.doc_id)  # advance is idempotent: it sends only new parts
-        ready = list(dict.fromkeys(ready))
+        for fut in done:
+            msg = self.running.pop(fut)
+            try:
+                fut.result()  # run_part records document failures itself; this is a real bug
+            except WorkerCrashed as exc:  # native crash, out of memory: this document only
+                name = self.rt.repo.load(msg.doc_id).source_name
+                mark_failed(self.rt.repo, msg.doc_id, exc.code, f"{name}: {exc}", actor="embedded")
+            ready.append(msg.doc_id)
+        return list(dict.fromkeys(ready))

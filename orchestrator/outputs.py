@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from quire.orchestrator.leases import abandoned
 from quire.shared import keys
 from quire.shared.errors import NotCompleteError, OutputFolderError
 from quire.shared.manifest import Manifest, VerificationReport, load_manifest
@@ -83,7 +84,11 @@ def export_document(rt: Runtime, doc_id: str, out_dir: Path, *, force: bool = Fa
     s = rt.repo.load(doc_id)
     if s.state != "complete":
         why = f" ({s.error_code}: {s.error})" if s.error else ""
-        waiting = "" if s.state in STOPPED else "; it is still running"
+        waiting = ""
+        if abandoned(rt, s):
+            waiting = "; its run stopped (`quire run` or `quire batch` on it resumes it)"
+        elif s.state not in STOPPED:
+            waiting = "; it is still running"
         raise NotCompleteError(f"{s.source_name} is {s.state}{why}{waiting}: nothing to export")
     claim_folder(out_dir, force=force)
     prefix = keys.out(doc_id)

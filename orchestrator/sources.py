@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import glob
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,12 +21,21 @@ from quire.shared.errors import QuireError
 
 DOCUMENT_SUFFIXES = (".pdf", ".docx")
 _GLOB_CHARS = set("*?[")
+# S3 bucket names: 3-63 lowercase letters, digits, dots and hyphens, no dot or hyphen at the ends
+_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 
 
 class SourceError(QuireError):
     """A SOURCE argument names nothing usable (missing path, empty glob, bad URL)."""
 
     code = "source"
+
+
+class BadSourceError(SourceError):
+    """An `s3://` reference that no object could have: no valid bucket, a '..' segment,
+    control characters. Refused before anything is asked of the endpoint."""
+
+    code = "bad_source"
 
 
 @dataclass(frozen=True)
@@ -97,12 +107,17 @@ def _expand_glob(pattern: str) -> list[SourceItem]:
 
 def _expand_s3(url: str) -> tuple[list[SourceItem], list[str]]:
     """Every document under `s3://bucket/prefix` (endpoint from QUIRE_S3_ENDPOINT_URL)."""
+    from quire.shared.store.base import validate_prefix
     from quire.shared.store.s3 import S3Store
 
     parts = urlsplit(url)
-    if not parts.netloc:
-        raise SourceError(f"not an s3://bucket/prefix URL: {url!r}")
     bucket, prefix = parts.netloc, parts.path.lstrip("/")
+    if not _BUCKET.fullmatch(bucket):
+        raise BadSourceError(f"not an s3://bucket/prefix URL (no valid bucket name): {url!r}")
+    try:  # '..' segments, control characters...: never sent to the endpoint
+        validate_prefix(prefix)
+    except ValueError as exc:
+        raise BadSourceError(f"{url!r} names no S3 object or prefix: {exc}") from None
     store = S3Store(bucket)
     keys = store.list(prefix) if prefix else store.list()
     docs = [k for k in keys if is_document_name(k)]

@@ -32,7 +32,7 @@ from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.passwords import Passwords
 from quire.orchestrator.sources import DOCUMENT_SUFFIXES
 from quire.shared import keys
-from quire.shared.config import RunSettings, run_settings
+from quire.shared.config import RunChoices, RunSettings
 from quire.shared.errors import QuireError
 from quire.shared.settings import load_settings
 from quire.shared.states import STOPPED
@@ -488,8 +488,7 @@ class TriggerService:
 def default_settings() -> RunSettings:
     """Run settings for triggered documents: the defaults of every run, from the environment
     (review backend, limits, OCR)."""
-    s = load_settings()
-    return run_settings("markdown", s.review_backend, 5, 12, 1, settings=s)
+    return RunChoices().settings()
 
 
 def build_service(

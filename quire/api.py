@@ -21,13 +21,22 @@ from pydantic import BaseModel, ConfigDict
 
 from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.outputs import check_folder, export_document, verify_exported
-from quire.shared.config import Backend, OutputFormat, RunSettings, run_settings
+from quire.shared.config import (
+    DEFAULT_DECIDER,
+    DEFAULTS,
+    Backend,
+    Decider,
+    OutputFormat,
+    RunChoices,
+    RunSettings,
+)
 from quire.shared.errors import DocumentFailedError
 from quire.shared.ir import Document
 from quire.shared.manifest import VerificationReport, load_manifest
 from quire.shared.plan import Plan
 from quire.shared.rag import RagChunk
 from quire.shared.session import Session
+from quire.shared.settings import OcrMode
 from quire.workers.runtime import Runtime
 
 Progress = Callable[[Session], object]  # called with the document's session as it moves
@@ -67,27 +76,41 @@ def split(
     path: str | Path,
     out: str | Path,
     *,
-    output_format: OutputFormat = "markdown",
-    backend: Backend | None = None,
-    min_pages: float = 5,
-    max_pages: float = 12,
-    overlap_pages: int = 1,
-    decider: Literal["backend", "agent"] = "backend",
+    output_format: OutputFormat = DEFAULTS.output_format,
+    backend: Backend | None = DEFAULTS.backend,
+    min_pages: float = DEFAULTS.min_pages,
+    max_pages: float = DEFAULTS.max_pages,
+    overlap_pages: int = DEFAULTS.overlap_pages,
+    ocr: OcrMode | None = DEFAULTS.ocr,
+    ocr_lang: str | None = DEFAULTS.ocr_lang,
+    strict: bool = DEFAULTS.strict,
+    decider: Decider = DEFAULT_DECIDER,
     force: bool = False,
     processes: int | None = None,
     on_progress: Progress | None = None,
 ) -> SplitResult:
     """Split one PDF or DOCX into verified study sessions written to `out`.
 
-    `out` is owned by the run: files of an earlier Quire run there are replaced, and a
-    non-empty folder that Quire did not write is refused unless `force`. Raises
-    `DocumentFailedError` (with the document's error code) when the document fails, and a
-    `QuireError` for bad settings or folders. With `decider="agent"` the split stops at
-    `state="awaiting_decision"` for the agent loop, with no sessions yet."""
+    The defaults are those of `quire run` (`backend`, `ocr` and `ocr_lang` None: from
+    QUIRE_REVIEW_BACKEND, QUIRE_OCR and QUIRE_OCR_LANG). `out` is owned by the run: files of
+    an earlier Quire run there are replaced, and a non-empty folder that Quire did not write
+    is refused unless `force`. Raises `DocumentFailedError` (with the document's error
+    code) when the document fails, and a `QuireError` for bad settings or folders. With
+    `decider="agent"` the split stops at `state="awaiting_decision"` for the agent loop,
+    with no sessions yet. `processes`: worker processes (default: CPUs; 1 runs every part
+    in this process)."""
     source, folder = Path(path), Path(out)
     rt = Runtime.from_env()
-    settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages)
-    settings.decider = decider
+    settings = RunChoices.given(
+        output_format=output_format,
+        backend=backend,
+        min_pages=min_pages,
+        max_pages=max_pages,
+        overlap_pages=overlap_pages,
+        ocr=ocr,
+        ocr_lang=ocr_lang,
+        strict=strict,
+    ).settings(decider=decider)
     return run_document(
         rt, source, folder, settings, force=force, processes=processes, on_progress=on_progress
     )
@@ -169,11 +192,23 @@ def read_result(out: Path, source: Path, report: VerificationReport) -> SplitRes
     )
 
 
-def parse(path: str | Path) -> Document:
-    """The document's IR: its elements in reading order, with pages and provenance."""
-    from quire.workers.parse import parse_document
+def parse(
+    path: str | Path,
+    *,
+    ocr: OcrMode | None = DEFAULTS.ocr,
+    ocr_lang: str | None = DEFAULTS.ocr_lang,
+    strict: bool = DEFAULTS.strict,
+) -> Document:
+    """The document's IR: its elements in reading order, with pages and provenance. OCR as
+    for `quire parse` (None: QUIRE_OCR, QUIRE_OCR_LANG)."""
+    from quire.workers.parse import OcrSettings, parse_document
 
-    return parse_document(Path(path)).document
+    settings = RunChoices.given(ocr=ocr, ocr_lang=ocr_lang, strict=strict).settings()
+    return parse_document(
+        Path(path),
+        ocr=OcrSettings(mode=settings.ocr, lang=settings.ocr_lang),
+        strict=settings.strict,
+    ).document
 
 
 def verify(out: str | Path, *, source: str | Path | None = None) -> VerificationReport:

@@ -128,6 +128,31 @@ def mark_failed(repo: SessionRepo, doc_id: str, code: str, reason: str, *, actor
     repo.update(doc_id, change, actor=actor, why=f"failed: {code}")
 
 
+def resume(repo: SessionRepo, doc_id: str, *, holder_died: bool, actor: str) -> None:
+    """An embedded run takes `doc_id` over from one that stopped: the parts that run had
+    dispatched but not finished are sent again (by the next `advance`). A run that died
+    counts as a re-drive, like a deadline the reconciler saw pass: a part that kills its
+    process every time fails the document as `stuck` after MAX_REDRIVES, not forever."""
+
+    def change(s: Session) -> bool:
+        if s.state not in STAGES or not any(p not in s.done for p in s.dispatched):
+            return False
+        if holder_died:
+            if s.attempts >= MAX_REDRIVES:
+                s.fail(
+                    "stuck",
+                    f"{s.source_name}: its run died in state {s.state} {s.attempts + 1} times",
+                    time.time(),
+                )
+                return True
+            s.attempts += 1
+        s.dispatched = {}
+        return True
+
+    why = "resumed: the run driving it " + ("died" if holder_died else "stopped")
+    repo.update(doc_id, change, actor=actor, why=why)
+
+
 def reconcile(
     repo: SessionRepo,
     doc_ids: list[str],

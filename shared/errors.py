@@ -59,6 +59,13 @@ class TooLargeError(InputError):
     code = "too_large"
 
 
+class UnsafeXmlError(InputError):
+    """An XML part of the document declares a DTD (entities, an external DTD): refused, not
+    parsed, since entities hide or inject text, read local files or expand without bound."""
+
+    code = "unsafe_xml"
+
+
 class OcrUnavailableError(QuireError):
     """OCR was needed or asked for, but Tesseract or a language's data is not installed."""
 

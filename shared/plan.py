@@ -107,10 +107,16 @@ class Boundary(_Model):
     alternative: Alternative | None = None  # the best alternative this cut beat (global plan)
 
 
+# The preferred session window, in pages: every way in (flags, `quire.split`, the HTTP API,
+# MCP) takes its defaults from here through `shared.config.RunChoices`.
+MIN_PAGES = 5
+MAX_PAGES = 12
+
+
 class PlanSettings(_Model):
-    min_pages: float = Field(5, gt=0)
-    max_pages: float = 12  # preferred maximum
-    soft_max_pages: float = 13  # allowed to finish a concept, with a specific reason
+    min_pages: float = Field(MIN_PAGES, gt=0)
+    max_pages: float = MAX_PAGES  # preferred maximum
+    soft_max_pages: float = MAX_PAGES + 1  # allowed to finish a concept, with a specific reason
     hard_max_pages: float = 20  # absolute cap: a forced cut happens before this
 
     @model_validator(mode="after")

@@ -157,6 +157,12 @@ class Settings(BaseSettings):
         description="refuse larger request bodies before reading them (413 `too_large`)"
         "; default QUIRE_MAX_FILE_BYTES + 1 MiB",
     )
+    request_header_timeout: Positive = Field(
+        10.0, description="seconds a connection has to send a request's headers (then 408)"
+    )
+    request_body_timeout: Positive = Field(
+        30.0, description="seconds a request body may stall before 408 `request_timeout`"
+    )
     # -- the MCP server
     mcp_runs_dir: Path | None = Field(
         None, description="where isolated run folders go (default: QUIRE_STATE_DIR/runs)"

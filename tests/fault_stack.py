@@ -68,6 +68,17 @@ class NoIndex(RevisionStore):
     def list_docs(self) -> list[str]:
         return []
 
+    def claim_lease(
+        self, doc_id: str, owner: str, ttl: float, *, replacing: str | None = None
+    ) -> str | None:
+        raise AssertionError("the observer never drives")
+
+    def release_lease(self, doc_id: str, owner: str) -> None:
+        pass
+
+    def lease_holder(self, doc_id: str) -> str | None:
+        return None
+
 
 def direct_client(endpoint_url: str) -> object:
     """A boto3 S3 client for moto with explicit dummy credentials (no environment)."""

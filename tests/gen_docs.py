@@ -131,3 +131,28 @@ def textbook_docx(
     document.core_properties.author = "quire tests"
     document.save(str(path))
     return path
+
+
+# A DTD with an internal entity and an external one that would read a local file.
+ENTITY_DTD = (
+    '<!DOCTYPE w:document [<!ENTITY co "Quire Company">'
+    '<!ENTITY xxe SYSTEM "file:///etc/hostname">]>'
+)
+
+
+def entity_docx(path: Path, *, part: str = "word/document.xml", seed: int = 7) -> Path:
+    """A small DOCX textbook whose XML `part` declares `ENTITY_DTD`; in the main document
+    the first text run also uses both entities (python-docx would drop the rest of it)."""
+    import zipfile
+
+    plain = textbook_docx(path.with_name(path.stem + "-plain.docx"), seed, chapter_count=2)
+    with zipfile.ZipFile(plain) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == part:
+                text = data.decode("utf-8").replace("?>", "?>\n" + ENTITY_DTD, 1)
+                text = re.sub(r"(<w:t>)([^<]{8})", r"\1\2 &co; and &xxe; then", text, count=1)
+                data = text.encode("utf-8")
+            out.writestr(info, data)
+    plain.unlink()
+    return path

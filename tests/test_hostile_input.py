@@ -24,7 +24,7 @@ from pathlib import Path
 import docx
 import pytest
 from fault_stack import Stack
-from gen_docs import textbook_docx, textbook_pdf
+from gen_docs import entity_docx, textbook_docx, textbook_pdf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pipeline_utils import CORPUS, ROOT, SAMPLE_DOCX, SAMPLE_PDF, local_runtime
@@ -331,6 +331,42 @@ def png_header_only(width: int, height: int) -> bytes:
         + chunk(b"IDAT", zlib.compress(b"\x00" * 64))
         + chunk(b"IEND", b"")
     )
+
+
+@pytest.mark.parametrize("part", ["word/document.xml", "word/styles.xml", "_rels/.rels"])
+def test_docx_xml_declaring_entities_is_refused_as_unsafe(tmp_path: Path, part: str) -> None:
+    """A DTD anywhere in the package (entities, an external DTD) fails the document with its
+    own code before any XML parser reads it, instead of losing the text after an entity."""
+    path = entity_docx(tmp_path / "entities.docx", part=part)
+    with pytest.raises(InputError) as exc:
+        parse_document(path)
+    assert exc.value.code == "unsafe_xml" and f"part {part} declares a DTD" in str(exc.value)
+    utf16 = tmp_path / "utf16.docx"  # the same in UTF-16, which lxml reads all the same
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(utf16, "w") as out:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == part:
+                data = data.decode().encode("utf-16")  # its declaration still says UTF-8
+            out.writestr(info, data)
+    with pytest.raises(InputError, match="declares a DTD"):
+        parse_document(utf16)
+
+
+def test_quire_run_fails_an_entity_declaring_docx_alone(tmp_path: Path) -> None:
+    path = entity_docx(tmp_path / "entities.docx")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cli = [sys.executable, "-m", "quire.orchestrator.cli"]
+    run = subprocess.run(
+        [*cli, "run", "--input", str(path), "--out", "out", "--processes", "1"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 1, run.stderr
+    assert "failed (unsafe_xml)" in run.stderr and "word/document.xml" in run.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_gigantic_image_in_a_docx_is_left_out(tmp_path: Path) -> None:

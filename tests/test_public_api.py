@@ -1,6 +1,7 @@
-"""Quire as a library: the public surface (a change to it must be deliberate), the README's
-example run as written, and the built wheel installed into a fresh virtual environment next
-to another distribution's top-level `shared` package."""
+"""Quire as a library: the public surface (a change to it must be deliberate), what `split`
+returns, and the built wheel installed into a fresh virtual environment next to another
+distribution's top-level `shared` package. The README's example, run from every entry point,
+is in test_entry_points.py."""
 
 from __future__ import annotations
 
@@ -36,10 +37,12 @@ PUBLIC = [
 SIGNATURES = {
     "split": "(path: 'str | Path', out: 'str | Path', *, output_format: 'OutputFormat' = "
     "'markdown', backend: 'Backend | None' = None, min_pages: 'float' = 5, "
-    "max_pages: 'float' = 12, overlap_pages: 'int' = 1, decider: \"Literal['backend', "
-    "'agent']\" = 'backend', force: 'bool' = False, processes: 'int | None' = None, "
+    "max_pages: 'float' = 12, overlap_pages: 'int' = 1, ocr: 'OcrMode | None' = None, "
+    "ocr_lang: 'str | None' = None, strict: 'bool' = False, decider: 'Decider' = 'backend', "
+    "force: 'bool' = False, processes: 'int | None' = None, "
     "on_progress: 'Progress | None' = None) -> 'SplitResult'",
-    "parse": "(path: 'str | Path') -> 'Document'",
+    "parse": "(path: 'str | Path', *, ocr: 'OcrMode | None' = None, ocr_lang: 'str | None' = "
+    "None, strict: 'bool' = False) -> 'Document'",
     "verify": "(out: 'str | Path', *, source: 'str | Path | None' = None) -> 'VerificationReport'",
     "retrieval_chunks": "(out: 'str | Path', *, max_chars: 'int' = 2000, algorithm: "
     "\"Literal['hierarchical', 'linear']\" = 'hierarchical') -> "
@@ -83,28 +86,6 @@ def test_importing_quire_loads_no_heavy_machinery() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert run.stdout.strip() == "[]"
-
-
-def readme_example() -> str:
-    text = (ROOT / "README.md").read_text()
-    match = re.search(r"## Python API\n.*?```python\n(.*?)```", text, re.S)
-    assert match, "README has a '## Python API' section with a python example"
-    return match.group(1)
-
-
-def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
-    (tmp_path / "samples").mkdir()
-    (tmp_path / "samples" / SAMPLE_PDF.name).write_bytes(SAMPLE_PDF.read_bytes())
-    run = subprocess.run(
-        [sys.executable, "-c", readme_example()],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
-    assert "verification passed" in run.stdout
-    assert (tmp_path / "out" / "fhs" / "manifest.json").is_file()
 
 
 def test_split_returns_what_was_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

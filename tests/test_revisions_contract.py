@@ -111,6 +111,44 @@ THREADS = 8
 PER_THREAD = 25
 
 
+def test_a_lease_has_one_holder_until_freed_replaced_or_run_out(revs: RevisionStore) -> None:
+    assert revs.lease_holder("d") is None
+    assert revs.claim_lease("d", "a", 30) is None
+    assert revs.lease_holder("d") == "a"
+    assert revs.claim_lease("d", "b", 30) == "a"  # held: nothing changes
+    assert revs.claim_lease("d", "a", 30) is None  # renewed by its holder
+    assert revs.claim_lease("d", "b", 30, replacing="c") == "a"  # names another holder
+    assert revs.claim_lease("d", "b", 30, replacing="a") is None  # a was found gone
+    revs.release_lease("d", "a")  # no longer a's: nothing happens
+    assert revs.lease_holder("d") == "b"
+    revs.release_lease("d", "b")
+    assert revs.lease_holder("d") is None
+    assert revs.claim_lease("d", "c", 0.2) is None
+    time.sleep(0.4)
+    assert revs.lease_holder("d") is None  # ran out without a heartbeat
+    assert revs.claim_lease("d", "e", 30) is None
+    assert revs.list_docs() == []  # a lease is not a document
+
+
+def test_racing_claims_grant_one_lease(make_store: Factory) -> None:
+    stores = [make_store() for _ in range(THREADS)]
+    barrier = threading.Barrier(THREADS)
+    answers: list[str | None] = [""] * THREADS
+
+    def claim(i: int) -> None:
+        barrier.wait()
+        answers[i] = stores[i].claim_lease("doc", f"run-{i}", 30)
+
+    threads = [threading.Thread(target=claim, args=(i,)) for i in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    winners = [i for i, a in enumerate(answers) if a is None]
+    assert len(winners) == 1
+    assert set(answers) == {None, f"run-{winners[0]}"}  # the losers all saw the winner
+
+
 def test_concurrent_increments_lose_nothing(make_store: Factory) -> None:
     """8 threads (each its own store object) x 25 CAS increments with retry loops: every
     successful CAS must own a distinct value, and the final value equals the successes."""

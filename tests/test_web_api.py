@@ -3,21 +3,28 @@ and every error as a JSON body with a code and a message."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
+import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from corpus import CORPUS
+from gen_docs import entity_docx, textbook_docx
 from pipeline_utils import ROOT, SAMPLE_DOCX, SAMPLE_PDF
 from web_server import TOKEN, WebServer, upload, wait_stopped
 
+from quire.orchestrator.web.redact import hide_paths, server_roots
 from quire.orchestrator.web.views import reason_alone
 from quire.shared import keys
 from quire.shared.config import Environment
@@ -28,6 +35,7 @@ pytestmark = pytest.mark.xdist_group("web_api")  # one server, one processed boo
 
 MAX_UPLOAD = 2_000_000
 MAX_PAGES = 100
+STALL = 3  # seconds the server waits for headers, or for a stalled body
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +51,8 @@ def server(state: Path) -> Iterator[WebServer]:
         "QUIRE_API_TOKEN": TOKEN,
         "QUIRE_MAX_UPLOAD_BYTES": str(MAX_UPLOAD),
         "QUIRE_MAX_DOC_PAGES": str(MAX_PAGES),
+        "QUIRE_REQUEST_HEADER_TIMEOUT": str(STALL),
+        "QUIRE_REQUEST_BODY_TIMEOUT": str(STALL),
     }
     with WebServer(env) as srv:
         yield srv
@@ -220,6 +230,133 @@ def test_limits_and_bad_uploads_are_refused_with_reasons(api: httpx.Client, tmp_
     assert "max_pages" in msg
     msg = error_of(upload(api, SAMPLE_PDF, output_format="epub"), 422, "invalid_request")
     assert "output_format" in msg
+
+
+# --- a careful way in ---------------------------------------------------------------------
+
+
+def test_s3_sources_that_climb_out_are_refused_not_crashed(api: httpx.Client) -> None:
+    unused = {"unused": ("x", b"")}
+    for source in (
+        "s3://bucket/../../etc/passwd",
+        "s3://bucket/books/../../../etc/passwd",
+        "s3://../etc/passwd",
+        "s3://bucket/a\x01b.pdf",
+    ):
+        r = api.post("/v1/documents", data={"source": source}, files=unused)
+        error_of(r, 422, "bad_source")
+        assert r.headers.get("connection") != "close"  # answered, the connection kept
+        r = api.post("/v1/batches", data={"sources": [source]}, files=unused)
+        error_of(r, 422, "bad_source")
+    assert "'..' segment" in error_of(
+        api.post("/v1/batches", data={"sources": ["s3://bucket/../x"]}, files=unused),
+        422,
+        "bad_source",
+    )
+
+
+def test_one_of_ten_identical_uploads_creates_the_document(
+    server: WebServer, tmp_path: Path
+) -> None:
+    path = textbook_docx(tmp_path / "race.docx", 2323)  # bytes this server has not seen
+    start = threading.Barrier(10)
+
+    def send(_: int) -> httpx.Response:
+        with server.client() as client:
+            start.wait()
+            return upload(client, path)
+
+    with ThreadPoolExecutor(10) as pool:
+        answers = list(pool.map(send, range(10)))
+    assert sorted(r.status_code for r in answers) == [200] * 9 + [201], [r.text for r in answers]
+    assert [r.json()["created"] for r in answers].count(True) == 1
+    assert len({r.json()["document"]["doc_id"] for r in answers}) == 1
+
+
+def test_messages_name_no_server_path(api: httpx.Client, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4 and then nothing a reader can use")
+    r = upload(api, broken)
+    msg = error_of(r, 422, "corrupt")
+    assert "broken.pdf" in msg and "/" not in msg, msg  # was the upload's temporary copy
+    doc = api.get(f"/v1/documents/{r.json()['error']['doc_id']}").json()
+    assert doc["error"] and "/" not in doc["error"]
+
+
+def test_server_paths_are_hidden_but_urls_and_routes_kept() -> None:
+    roots = server_roots()
+    tmp = tempfile.gettempdir()
+    for said, shown in (
+        (
+            f"cannot open '{tmp}/quire-submit-x1/book.pdf' (damaged)",
+            "cannot open 'book.pdf' (damaged)",
+        ),
+        (f"store file://{tmp}/st/docs/ab/source.pdf: conflict", "store source.pdf: conflict"),
+        (f"{Path.home()}/.quire/store/docs/ab/ir.json, then", "ir.json, then"),
+        (f"s3://bucket{tmp}/x.pdf and {tmp}x/y", f"s3://bucket{tmp}/x.pdf and {tmp}x/y"),
+        (
+            "submit the prefix as a batch (POST /v1/batches)",
+            "submit the prefix as a batch (POST /v1/batches)",
+        ),
+    ):
+        assert hide_paths(said, roots) == shown
+
+
+def test_a_docx_declaring_entities_fails_alone_with_unsafe_xml(
+    api: httpx.Client, tmp_path: Path
+) -> None:
+    r = upload(api, entity_docx(tmp_path / "entities.docx"))
+    assert r.status_code == 201, r.text
+    doc = wait_stopped(api, r.json()["document"]["doc_id"])
+    assert doc["state"] == "failed" and doc["error_code"] == "unsafe_xml", doc
+    assert "part word/document.xml declares a DTD" in doc["error"]
+
+
+def _answer_after_stalling(sock: socket.socket, drip: bytes = b"") -> bytes:
+    """What the server sends before it closes the connection, sending `drip` every half
+    second meanwhile (a client that never finishes)."""
+    sock.settimeout(0.5)
+    answer = b""
+    deadline = time.monotonic() + STALL + 15
+    while time.monotonic() < deadline:
+        try:
+            data = sock.recv(65536)
+        except TimeoutError:
+            if drip:
+                with contextlib.suppress(OSError):
+                    sock.sendall(drip)
+            continue
+        except ConnectionResetError:
+            break
+        if not data:
+            return answer
+        answer += data
+    raise AssertionError(f"the connection was held open: {answer!r}")
+
+
+def test_clients_that_stall_are_answered_408_and_cut_off(server: WebServer) -> None:
+    host = ("127.0.0.1", server.port)
+    auth = f"Authorization: Bearer {TOKEN}\r\n".encode()
+    for sent, drip in (
+        (b"", b""),  # connects and says nothing
+        (b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: ", b""),  # headers never end
+        (b"GET /v1/health HTTP/1.1\r\nHost: x\r\n", b"X-Drip: 1\r\n"),  # one at a time
+    ):
+        with socket.create_connection(host, timeout=10) as sock:
+            started = time.monotonic()
+            sock.sendall(sent)
+            answer = _answer_after_stalling(sock, drip)
+            assert time.monotonic() - started < STALL + 5
+            assert answer.startswith(b"HTTP/1.1 408") and b'"request_timeout"' in answer
+    with socket.create_connection(host, timeout=10) as sock:  # a body that stops coming
+        sock.sendall(
+            b"POST /v1/documents HTTP/1.1\r\nHost: x\r\n" + auth + b"Content-Length: 5000\r\n"
+            b"Content-Type: multipart/form-data; boundary=b\r\n\r\n--b\r\nContent-Disposition:"
+            b' form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4\n'
+        )
+        answer = _answer_after_stalling(sock)
+        assert answer.startswith(b"HTTP/1.1 408") and b"QUIRE_REQUEST_BODY_TIMEOUT" in answer
+    assert httpx.get(f"{server.url}/v1/health").status_code == 200  # and the server is well
 
 
 # --- reading ----------------------------------------------------------------------------------

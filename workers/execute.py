@@ -144,6 +144,26 @@ def submit_bytes(
     """`submit` for bytes from anywhere (an S3 object, an HTTP upload); `name` is the file
     name whose extension says what the bytes should be. `path`, when given, is a local file
     holding the same bytes (spares a temporary copy for the format checks)."""
+    session, _ = admit_bytes(
+        rt, data, name, settings, actor=actor, rerun=rerun, path=path, password=password
+    )
+    return session
+
+
+def admit_bytes(
+    rt: Runtime,
+    data: bytes,
+    name: str,
+    settings: RunSettings,
+    *,
+    actor: str = "cli",
+    rerun: bool = False,
+    path: Path | None = None,
+    password: str | None = None,
+) -> tuple[Session, bool]:
+    """`submit_bytes`, and whether this call created the document: of any number of
+    concurrent submissions of the same new bytes exactly one did (its first revision's
+    create-only write won)."""
     doc_id = sha256_bytes(data)
     if password is None and (secret := load_settings().pdf_password) is not None:
         password = secret.get_secret_value()
@@ -156,9 +176,9 @@ def submit_bytes(
         if not unlocking and not (
             rerun and old.terminal and (old.settings != settings or old.state == "failed")
         ):
-            return old
+            return old, False
         if not refused:
-            return restart(rt, old, settings, actor=actor)
+            return restart(rt, old, settings, actor=actor), False
         expected = old.revision  # refused at submission (a limit, a password): admit again
     now = time.time()
     fmt = "pdf" if name.lower().endswith(".pdf") else "docx"
@@ -181,9 +201,10 @@ def submit_bytes(
     except InputError as exc:
         session.fail(exc.code, str(exc), now)
     try:
-        return rt.repo.commit(session, expected=expected, actor=actor, why=_submitted(name))
+        committed = rt.repo.commit(session, expected=expected, actor=actor, why=_submitted(name))
     except QuireError:
-        return rt.repo.load(doc_id)  # submitted concurrently by someone else
+        return rt.repo.load(doc_id), False  # submitted concurrently by someone else
+    return committed, expected == 0
 
 
 def _submitted(name: str) -> str:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from quire.orchestrator import agent
 from quire.shared.analysis import ChunkAnalysis
-from quire.shared.config import Backend, OutputFormat, RunSettings
+from quire.shared.config import Backend, Decider, RunChoices, RunSettings
 from quire.shared.manifest import Finding
 from quire.shared.plan import ChunkPlan
 from quire.shared.session import Session
@@ -71,21 +71,15 @@ class DocOut(_Model):
         return cls(**(where | {"next_step": next_step} | fields))
 
 
-class SplitDocumentIn(_Model):
+class SplitDocumentIn(RunChoices):
+    """The run settings of `quire run`, with its defaults, except that the agent decides."""
+
     path: str = Field(description="Path of the PDF or DOCX file to split.")
     output_dir: str | None = Field(
         default=None, description="Folder for the chunks; default: a new isolated run folder."
     )
-    output_format: OutputFormat = "markdown"
-    backend: Backend | None = Field(
-        default=None,
-        description="Backend for the pipeline's own "
-        "reviews and analyses [QUIRE_REVIEW_BACKEND; heuristic].",
-    )
-    min_pages: float = Field(default=5, gt=0)
-    max_pages: float = Field(default=12, gt=0)
-    overlap_pages: int = Field(default=1, ge=0, le=5)
-    decider: Literal["agent", "backend"] = Field(
+    # the one default that differs from the command's: an MCP host is the agent
+    decider: Decider = Field(
         default="agent", description="agent: you decide the boundaries; backend: Quire does."
     )
     restart: bool = Field(

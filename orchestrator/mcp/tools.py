@@ -81,17 +81,15 @@ def split_document(args: SplitDocumentIn) -> SplitDocumentOut:
     with the configured backend, and stop for your boundary decisions (decider=agent) or run
     to the end (decider=backend). The same file twice is one document (attached=true).
     Without output_dir the chunks go to a new isolated run folder."""
-    from quire.shared.config import run_settings
+    from quire.shared.config import RunChoices
     from quire.shared.text import sha256_bytes
     from quire.workers.execute import restart, submit
 
     path = Path(args.path).expanduser().resolve()
     if not path.is_file():
         raise InputError(f"no such file: {path}")
-    settings = run_settings(
-        args.output_format, args.backend, args.min_pages, args.max_pages, args.overlap_pages
-    )
-    settings.decider = args.decider
+    choices = RunChoices.model_validate(args.model_dump(include=set(RunChoices.model_fields)))
+    settings = choices.settings(decider=args.decider)
     rt = runtime()
     doc_id = sha256_bytes(path.read_bytes())
     attached = rt.repo.exists(doc_id)

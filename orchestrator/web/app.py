@@ -75,7 +75,9 @@ def create_app(
         redoc_url=None,
     )  # their pages load scripts from a CDN
     app.state.web = web
-    app.add_middleware(BodyLimit, max_bytes=limits.upload_limit)
+    app.add_middleware(
+        BodyLimit, max_bytes=limits.upload_limit, stall_timeout=limits.request_body_timeout
+    )
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Any) -> Any:

@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from quire.orchestrator.web.models import ErrorBody, ErrorOut
+from quire.orchestrator.web.redact import hide_paths, server_roots
 from quire.shared import errors as qe
 from quire.shared.store import NotFound
 
@@ -54,6 +55,7 @@ _HTTP_CODES = {
     403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
+    408: "request_timeout",
     411: "length_required",
     413: "too_large",
     415: "unsupported_media_type",
@@ -77,6 +79,8 @@ def error_response(
     doc_id: str | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response:
+    web = getattr(request.app.state, "web", None) if "app" in request.scope else None
+    message = hide_paths(message, server_roots(web.rt if web is not None else None))
     if request.url.path.startswith("/v1") or "text/html" not in request.headers.get("accept", ""):
         body = ErrorOut(error=ErrorBody(code=code, message=message, doc_id=doc_id))
         return JSONResponse(

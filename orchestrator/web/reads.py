@@ -31,6 +31,7 @@ from quire.orchestrator.web.models import (
     SessionDetail,
     SessionOut,
 )
+from quire.orchestrator.web.redact import hide_paths, server_roots
 from quire.shared import keys
 from quire.shared.analysis import ChunkAnalysis
 from quire.shared.errors import UnknownDocumentError
@@ -206,6 +207,7 @@ class Reader:
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
+        self.roots = server_roots(rt)  # hidden from failure reasons
         self._lock = threading.Lock()
         self._outputs: OrderedDict[tuple[str, int], Outputs] = OrderedDict()
         self._summaries: dict[str, DocumentOut] = {}  # stopped documents, by doc id
@@ -256,7 +258,7 @@ class Reader:
             seconds=p.seconds,
             updated_at=s.committed_at,
             error_code=s.error_code,
-            error=s.error,
+            error=hide_paths(s.error, self.roots) if s.error else None,
         )
         if s.state in STOPPED:
             self._summaries[s.doc_id] = out

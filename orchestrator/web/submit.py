@@ -9,31 +9,25 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from quire.orchestrator.batch import BatchRecord, create_batch
-from quire.orchestrator.sources import SourceItem, expand_sources
+from quire.orchestrator.sources import BadSourceError, SourceItem, expand_sources
 from quire.orchestrator.web.errors import ApiError
 from quire.orchestrator.web.pages import PYMUPDF
-from quire.shared.config import Backend, OutputFormat, RunSettings, run_settings
+from quire.shared.config import RunChoices, RunSettings
 from quire.shared.session import Session
 from quire.shared.settings import Settings
-from quire.shared.text import sha256_bytes
 from quire.workers.runtime import Runtime
 
 
-class SubmitSettings(BaseModel):
-    """The run settings a submission may choose: form fields beside the file (FastAPI binds
-    the whole form to this model, so the other fields — the file, the sources — are ignored
-    here, not refused)."""
+class SubmitSettings(RunChoices):
+    """The run settings a submission may choose, with the defaults of every way in: form
+    fields beside the file (FastAPI binds the whole form to this model, so the other fields
+    — the file, the sources — are ignored here, not refused)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    output_format: OutputFormat = "markdown"
-    backend: Backend | None = Field(default=None, description="[QUIRE_REVIEW_BACKEND]")
-    min_pages: float = Field(default=5, gt=0)
-    max_pages: float = Field(default=12, gt=0)
-    overlap_pages: int = Field(default=1, ge=0, le=5)
     rerun: bool = Field(
         default=False, description="Start again a document that failed or ran with other settings."
     )
@@ -47,14 +41,8 @@ class SubmitSettings(BaseModel):
     def run_settings(self, limits: Settings) -> RunSettings:
         from quire.workers.llm import check_installed
 
-        settings = run_settings(
-            self.output_format,
-            self.backend,
-            self.min_pages,
-            self.max_pages,
-            self.overlap_pages,
-            settings=limits,
-        )
+        choices = RunChoices.model_validate(self.model_dump(exclude={"rerun"}))
+        settings = choices.settings(env=limits)
         check_installed(settings.backend)
         return settings
 
@@ -85,7 +73,10 @@ def s3_sources(refs: list[str]) -> list[SourceItem]:
             f"{bad[0]!r} is not an s3://bucket/key reference "
             "(the server reads no local paths; upload the file instead)",
         )
-    items, _ = expand_sources(refs)
+    try:
+        items, _ = expand_sources(refs)
+    except BadSourceError as exc:
+        raise ApiError(422, exc.code, str(exc)) from None
     return items
 
 
@@ -94,12 +85,11 @@ def submit_document(
 ) -> tuple[Session, bool]:
     """Admit one document; returns its session and whether it is new. A document refused
     at admission (too large, not a PDF or DOCX, unreadable) is an error naming it."""
-    from quire.workers.execute import submit_bytes
+    from quire.workers.execute import admit_bytes
 
     data = item.read()
-    known = rt.repo.exists(sha256_bytes(data))
     with PYMUPDF:  # admission counts a PDF's pages
-        s = submit_bytes(rt, data, item.name, settings, actor="web", rerun=rerun)
+        s, created = admit_bytes(rt, data, item.name, settings, actor="web", rerun=rerun)
     if s.state == "failed" and s.revision == 1:
         code = s.error_code or "bad_input"
         raise ApiError(
@@ -108,7 +98,7 @@ def submit_document(
             s.error or f"{item.name} was refused",
             doc_id=s.doc_id,
         )
-    return s, not known
+    return s, created
 
 
 def submit_batch(

@@ -1,7 +1,9 @@
-"""The revision-store contract: one integer per document, advanced by compare-and-set.
+"""The revision-store contract: one integer per document, advanced by compare-and-set, and
+a lease per document that says which embedded run drives it.
 
 The session commit protocol (write the immutable `rev-{n+1}` object, then CAS n → n+1) lives
-in `shared/session.py`; this layer only provides primitives that are atomic under threads
+in `shared/session.py`; the lease protocol (who may hold one, when a holder is gone) in
+`orchestrator/leases.py`. This layer only provides primitives that are atomic under threads
 and processes.
 """
 
@@ -46,6 +48,22 @@ class RevisionStore(abc.ABC):
     @abc.abstractmethod
     def list_docs(self) -> list[str]:
         """Every document with a stored revision, sorted."""
+
+    @abc.abstractmethod
+    def claim_lease(
+        self, doc_id: str, owner: str, ttl: float, *, replacing: str | None = None
+    ) -> str | None:
+        """Atomically hold `doc_id`'s lease for `owner` until `ttl` seconds from now, when it
+        is free, expired, already `owner`'s, or held by `replacing` (a holder found gone).
+        Returns None when held, else the current holder (nothing changed)."""
+
+    @abc.abstractmethod
+    def release_lease(self, doc_id: str, owner: str) -> None:
+        """Free the lease if `owner` holds it (else nothing)."""
+
+    @abc.abstractmethod
+    def lease_holder(self, doc_id: str) -> str | None:
+        """Who holds the lease now (None: free or expired)."""
 
     def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release connections; the store must not be used afterwards."""

@@ -1,10 +1,11 @@
 """RedisRevisionStore: revisions in Redis, CAS as one Lua script (atomic on the server).
 
-Each document is a hash `{prefix}{doc_id}` with fields `rev` and `tok`. Connection errors and
-timeouts are retried by redis-py; a retried CAS is still exactly-once because every call
-carries a fresh token that the script stores with the revision: if the first attempt did
-apply (and only its reply was lost), the retry finds `rev == new` with its own token and
-reports success instead of a false conflict.
+Each document is a hash `{prefix}{doc_id}` with fields `rev` and `tok`; its lease is a string
+`lease:{prefix}{doc_id}` that expires by itself (outside the prefix `list_docs` scans).
+Connection errors and timeouts are retried by redis-py; a retried CAS is still exactly-once
+because every call carries a fresh token that the script stores with the revision: if the
+first attempt did apply (and only its reply was lost), the retry finds `rev == new` with its
+own token and reports success instead of a false conflict.
 """
 
 from __future__ import annotations
@@ -35,6 +36,21 @@ if cur == ARGV[2] and redis.call('HGET', KEYS[1], 'tok') == ARGV[3] then
   return 1
 end
 return 0
+"""
+
+
+# Granted: '' ; else the current holder. ARGV: owner, ttl in ms, the holder it may replace.
+_CLAIM_LUA = """
+local cur = redis.call('GET', KEYS[1])
+if (not cur) or cur == ARGV[1] or (ARGV[3] ~= '' and cur == ARGV[3]) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return ''
+end
+return cur
+"""
+_RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
 """
 
 
@@ -71,6 +87,8 @@ class RedisRevisionStore(RevisionStore):
             health_check_interval=10,
         )
         self._cas = self._client.register_script(_CAS_LUA)
+        self._claim = self._client.register_script(_CLAIM_LUA)
+        self._release = self._client.register_script(_RELEASE_LUA)
 
     def __repr__(self) -> str:
         return f"RedisRevisionStore({self._safe_url!r}, prefix={self.prefix!r})"
@@ -120,3 +138,23 @@ class RedisRevisionStore(RevisionStore):
 
     def close(self) -> None:
         self._client.close()
+
+    def _lease_key(self, doc_id: str) -> str:
+        return "lease:" + self.prefix + check_doc_id(doc_id)
+
+    def claim_lease(
+        self, doc_id: str, owner: str, ttl: float, *, replacing: str | None = None
+    ) -> str | None:
+        key = self._lease_key(doc_id)
+        args = [owner, str(max(1, round(ttl * 1000))), replacing or ""]
+        held = self._call("claim_lease", lambda: self._claim(keys=[key], args=args))
+        return str(held) or None
+
+    def release_lease(self, doc_id: str, owner: str) -> None:
+        key = self._lease_key(doc_id)
+        self._call("release_lease", lambda: self._release(keys=[key], args=[owner]))
+
+    def lease_holder(self, doc_id: str) -> str | None:
+        key = self._lease_key(doc_id)
+        held = self._call("lease_holder", lambda: self._client.get(key))
+        return str(held) if held is not None else None

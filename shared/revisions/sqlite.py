@@ -13,12 +13,20 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from quire.shared.errors import TransientError
 from quire.shared.revisions.base import RevisionStore, check_doc_id, check_rev
 
-_SCHEMA = "CREATE TABLE IF NOT EXISTS revisions (doc_id TEXT PRIMARY KEY, rev INTEGER NOT NULL)"
+T = TypeVar("T")
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS revisions (doc_id TEXT PRIMARY KEY, rev INTEGER NOT NULL)",
+    # `expires`: seconds since the epoch; every process using the file shares one clock
+    "CREATE TABLE IF NOT EXISTS leases (doc_id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+    "expires REAL NOT NULL)",
+)
 
 
 class SqliteRevisionStore(RevisionStore):
@@ -59,7 +67,8 @@ class SqliteRevisionStore(RevisionStore):
         while True:  # switching to WAL needs a moment of exclusive access
             try:
                 conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute(_SCHEMA)
+                for table in _SCHEMA:
+                    conn.execute(table)
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
@@ -78,10 +87,9 @@ class SqliteRevisionStore(RevisionStore):
             raise TransientError(f"revision database unavailable: {exc}") from exc
         return int(row[0]) if row else 0
 
-    def compare_and_set(self, doc_id: str, expected: int, new: int) -> bool:
-        check_doc_id(doc_id)
-        check_rev(expected)
-        check_rev(new)
+    def _transaction(self, body: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `body` inside `BEGIN IMMEDIATE` (the write lock taken before any read); it
+        commits unless `body` raised."""
         conn = self._conn()
         with self._write_lock:
             try:
@@ -89,25 +97,77 @@ class SqliteRevisionStore(RevisionStore):
             except sqlite3.OperationalError as exc:
                 raise TransientError(f"revision database busy: {exc}") from exc
             try:
-                row = conn.execute(
-                    "SELECT rev FROM revisions WHERE doc_id = ?", (doc_id,)
-                ).fetchone()
-                if (int(row[0]) if row else 0) != expected:
-                    conn.execute("ROLLBACK")
-                    return False
-                conn.execute(
-                    "INSERT INTO revisions (doc_id, rev) VALUES (?, ?) "
-                    "ON CONFLICT(doc_id) DO UPDATE SET rev = excluded.rev",
-                    (doc_id, new),
-                )
+                result = body(conn)
                 conn.execute("COMMIT")
-                return True
+                return result
             except BaseException as exc:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 if isinstance(exc, sqlite3.OperationalError):
                     raise TransientError(f"revision database busy: {exc}") from exc
                 raise
+
+    def compare_and_set(self, doc_id: str, expected: int, new: int) -> bool:
+        check_doc_id(doc_id)
+        check_rev(expected)
+        check_rev(new)
+
+        def cas(conn: sqlite3.Connection) -> bool:
+            row = conn.execute("SELECT rev FROM revisions WHERE doc_id = ?", (doc_id,)).fetchone()
+            if (int(row[0]) if row else 0) != expected:
+                return False
+            conn.execute(
+                "INSERT INTO revisions (doc_id, rev) VALUES (?, ?) "
+                "ON CONFLICT(doc_id) DO UPDATE SET rev = excluded.rev",
+                (doc_id, new),
+            )
+            return True
+
+        return self._transaction(cas)
+
+    def claim_lease(
+        self, doc_id: str, owner: str, ttl: float, *, replacing: str | None = None
+    ) -> str | None:
+        check_doc_id(doc_id)
+
+        def claim(conn: sqlite3.Connection) -> str | None:
+            now = time.time()
+            row = conn.execute(
+                "SELECT owner, expires FROM leases WHERE doc_id = ?", (doc_id,)
+            ).fetchone()
+            if row and row[1] > now and row[0] not in (owner, replacing):
+                return str(row[0])
+            conn.execute(
+                "INSERT INTO leases (doc_id, owner, expires) VALUES (?, ?, ?) ON CONFLICT(doc_id)"
+                " DO UPDATE SET owner = excluded.owner, expires = excluded.expires",
+                (doc_id, owner, now + ttl),
+            )
+            return None
+
+        return self._transaction(claim)
+
+    def release_lease(self, doc_id: str, owner: str) -> None:
+        check_doc_id(doc_id)
+        self._transaction(
+            lambda conn: conn.execute(
+                "DELETE FROM leases WHERE doc_id = ? AND owner = ?", (doc_id, owner)
+            )
+        )
+
+    def lease_holder(self, doc_id: str) -> str | None:
+        check_doc_id(doc_id)
+        try:
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT owner FROM leases WHERE doc_id = ? AND expires > ?",
+                    (doc_id, time.time()),
+                )
+                .fetchone()
+            )
+        except sqlite3.OperationalError as exc:
+            raise TransientError(f"revision database unavailable: {exc}") from exc
+        return str(row[0]) if row else None
 
     def force(self, doc_id: str, value: int) -> None:
         check_doc_id(doc_id)

@@ -32,6 +32,7 @@ from quire.workers.parse.limits import (
     MAX_DOCX_UNCOMPRESSED_BYTES,
     MAX_DOCX_XML_PART_BYTES,
 )
+from quire.workers.parse.xml_guard import refuse_dtds
 
 RELS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 OFFICE_DOCUMENT = (
@@ -66,6 +67,7 @@ def open_docx(data: bytes, source: str) -> OpenedDocx:
             ) from exc
         raise CorruptDocumentError("not a DOCX (zip) file", source=source) from exc
     check_sizes(archive, source)
+    refuse_dtds(archive, source)  # before any XML parser reads a part
     try:
         main = _main_part(archive, names)
     except Exception as exc:  # a damaged member (bad offsets, CRC, deflate data)

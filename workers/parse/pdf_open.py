@@ -121,7 +121,7 @@ def open_pdf(path: Path) -> Any:
         doc = pymupdf.open(path, filetype="pdf")
     except Exception as exc:  # FileDataError, RuntimeError...: MuPDF gave up entirely
         raise CorruptDocumentError(
-            f"cannot be opened as a PDF ({_one_line(exc)})", source=path.name
+            f"cannot be opened as a PDF ({_one_line(exc, path)})", source=path.name
         ) from None
     if doc.needs_pass:
         doc.close()
@@ -131,7 +131,7 @@ def open_pdf(path: Path) -> Any:
     except Exception as exc:  # a page tree MuPDF refuses ("Invalid number of pages")
         doc.close()
         raise CorruptDocumentError(
-            f"damaged page tree ({_one_line(exc)})", source=path.name
+            f"damaged page tree ({_one_line(exc, path)})", source=path.name
         ) from None
     if page_count == 0:
         repaired = doc.is_repaired
@@ -239,6 +239,8 @@ def pdf_meta(path: Path, doc_id: str | None = None) -> PdfMeta:
     return read_meta(open_pdf_kept(path), path, doc_id)
 
 
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+def _one_line(exc: BaseException, path: Path) -> str:
+    """MuPDF's message, on one line, naming the file as the user knows it: the path it
+    was opened from may be a temporary copy (an upload) that must not be shown."""
+    text = " ".join(str(exc).replace(str(path), path.name).split())
     return text[:200] or type(exc).__name__

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from quire.shared.ir import Element
-from quire.shared.plan import ReviewRole, ReviewTask, ReviewVote
+from quire.shared.plan import MIN_PAGES, ReviewRole, ReviewTask, ReviewVote
 from quire.workers.boundaries.scoring import LEXICAL_WEIGHT
 from quire.workers.review.prompts import ReviewAnswer, side_elements, validate_answer
 
@@ -33,8 +33,8 @@ OVERLAP_HIGH = 0.12  # at or above: the sides clearly talk about the same things
 HEADING_STRENGTH = {1: 0.9, 2: 0.8, 3: 0.65, 4: 0.5, 5: 0.45, 6: 0.4}
 # A confirmed change is never crossed by the planner, so the baseline confirms only the
 # starts of major divisions (chapters of a textbook, not its sections) that are at least a
-# minimum session long on both sides; see major_starts.
-MIN_SESSION_PAGES = 5
+# minimum session long (the default minimum) on both sides; see major_starts.
+MIN_SESSION_PAGES = MIN_PAGES
 MINOR_CAP = 0.45  # without a major heading no role confirms a new topic (see heuristic_vote)
 ABSTAIN = 0.4  # confidence of a vote that does not count (combine: below 0.5)
 

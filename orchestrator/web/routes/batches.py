@@ -17,6 +17,7 @@ from quire.orchestrator.batch import (
 from quire.orchestrator.web.context import Web, web_of
 from quire.orchestrator.web.errors import ApiError
 from quire.orchestrator.web.models import BatchSummary
+from quire.orchestrator.web.redact import hide_paths
 from quire.orchestrator.web.submit import (
     SubmitSettings,
     s3_sources,
@@ -46,7 +47,7 @@ def post_batch(
         raise ApiError(422, "invalid_request", "a batch needs files or s3:// sources")
     record = submit_batch(web.rt, items, settings.run_settings(web.limits), rerun=settings.rerun)
     web.driver.submit(record.doc_ids())
-    return ProgressReader(web.rt).report(record)
+    return _shown(web, ProgressReader(web.rt).report(record))
 
 
 @router.get("/batches")
@@ -75,4 +76,13 @@ def batch(web: WebDep, batch_id: str) -> BatchReport:
     found = find_batch(web.rt, batch_id)
     if found is None:
         raise ApiError(404, "unknown_batch", f"no batch {batch_id!r}")
-    return ProgressReader(web.rt).report(load_batch(web.rt, found))
+    return _shown(web, ProgressReader(web.rt).report(load_batch(web.rt, found)))
+
+
+def _shown(web: Web, report: BatchReport) -> BatchReport:
+    """The report with no server path in its documents' failure reasons."""
+    docs = [
+        d.model_copy(update={"error": hide_paths(d.error, web.reader.roots)}) if d.error else d
+        for d in report.documents
+    ]
+    return report.model_copy(update={"documents": docs})

@@ -1,0 +1,173 @@
+"""No stuck documents: an embedded run that dies in any way — kill -9, Ctrl-C, an exception in
+the calling code, a worker process killed under it — leaves its document to the next
+command (`run`, `batch`, `serve`), which completes it with exactly the output of an
+undisturbed run. Meanwhile `quire status` shows the document as abandoned, not running."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from embedded_runs import (
+    ENV,
+    alive,
+    folder_hashes,
+    part_running,
+    quire,
+    quire_cmd,
+    small_book,
+    store_of,
+    wait_for,
+    workers_of,
+)
+from pipeline_utils import local_runtime
+from web_server import WebServer, wait_stopped
+
+from quire.orchestrator.local import run_documents
+from quire.shared.config import RunSettings
+from quire.shared.session import Session
+from quire.workers.execute import submit
+
+pytestmark = pytest.mark.xdist_group("resume")  # one undisturbed run for them all
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return small_book(tmp_path_factory.mktemp("book") / "book.pdf", pages=12)
+
+
+@pytest.fixture(scope="module")
+def undisturbed(book: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The output folder of a run nobody disturbed."""
+    cwd = tmp_path_factory.mktemp("undisturbed")
+    run = quire(cwd, *run_args(book, "out"))
+    assert run.returncode == 0, run.stderr
+    return folder_hashes(cwd / "out")
+
+
+def run_args(book: Path, out: str) -> list[str]:
+    return ["run", "--input", str(book), "--out", out, "--output-format", "both"]
+
+
+def working(pid: int) -> Callable[[Session], bool]:
+    """A part is out and a worker process of `pid` is there to run it."""
+    return lambda s: part_running(s) and bool(workers_of(pid))
+
+
+def status(cwd: Path) -> dict[str, object]:
+    shown = quire(cwd, "status", "--json")
+    assert shown.returncode == 0, shown.stderr
+    (doc,) = json.loads(shown.stdout)
+    assert isinstance(doc, dict)
+    return doc
+
+
+def whys(cwd: Path) -> list[str]:
+    rt = store_of(cwd)
+    return [s.why for s in rt.repo.history(rt.revisions.list_docs()[0])]
+
+
+def test_after_kill_9_the_next_run_resumes_the_document(
+    book: Path, undisturbed: dict[str, str], tmp_path: Path
+) -> None:
+    proc = quire_cmd(tmp_path, *run_args(book, "out"))
+    s = wait_for(store_of(tmp_path), working(proc.pid), proc=proc)
+    workers = workers_of(proc.pid)
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(w) for w in workers)  # its workers do not outlive it
+    doc = status(tmp_path)
+    assert doc["abandoned"] is True and doc["state"] == s.state
+    again = quire(tmp_path, *run_args(book, "out2"))
+    assert again.returncode == 0, again.stderr
+    assert folder_hashes(tmp_path / "out2") == undisturbed
+    assert "resumed: the run driving it died" in whys(tmp_path)
+
+
+def test_after_ctrl_c_the_next_batch_resumes_the_document(
+    book: Path, undisturbed: dict[str, str], tmp_path: Path
+) -> None:
+    proc = quire_cmd(tmp_path, *run_args(book, "out"), start_new_session=True)
+    wait_for(store_of(tmp_path), working(proc.pid), proc=proc)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends its foreground group
+    assert proc.wait(60) != 0
+    assert status(tmp_path)["abandoned"] is True
+    batch = quire(tmp_path, "batch", str(book), "--out", "batch", "--output-format", "both")
+    assert batch.returncode == 0, batch.stderr
+    assert folder_hashes(tmp_path / "batch" / "book") == undisturbed
+    assert "resumed: the run driving it stopped" in whys(tmp_path)
+
+
+def test_after_an_exception_in_the_caller_serve_resumes_the_document(
+    book: Path, undisturbed: dict[str, str], tmp_path: Path
+) -> None:
+    script = f"""
+import quire
+def stop(s):
+    if s.state == "writing":
+        raise RuntimeError("the caller failed")
+quire.split({str(book)!r}, out="out", output_format="both", on_progress=stop)
+"""
+    (tmp_path / "caller.py").write_text(script)
+    failed = subprocess.run(
+        [sys.executable, "caller.py"], cwd=tmp_path, env=ENV, capture_output=True, text=True
+    )
+    assert failed.returncode != 0 and "the caller failed" in failed.stderr
+    doc = status(tmp_path)
+    assert doc["abandoned"] is True and doc["state"] == "writing"
+    env = {
+        "QUIRE_STORE_URL": str(tmp_path / ".quire" / "store"),
+        "QUIRE_STATE_DIR": str(tmp_path / ".quire"),
+    }
+    with WebServer(env) as srv, srv.client(token=None) as api:
+        assert wait_stopped(api, str(doc["doc_id"]))["state"] == "complete"
+    export = quire(tmp_path, "export", str(doc["doc_id"]), "--out", "out2")
+    assert export.returncode == 0, export.stderr
+    assert folder_hashes(tmp_path / "out2") == undisturbed
+
+
+def test_a_worker_killed_under_a_run_is_replaced_and_its_part_sent_again(
+    book: Path, undisturbed: dict[str, str], tmp_path: Path
+) -> None:
+    proc = quire_cmd(tmp_path, *run_args(book, "out"))
+    wait_for(store_of(tmp_path), working(proc.pid), proc=proc)
+    for worker in workers_of(proc.pid):
+        os.kill(worker, signal.SIGKILL)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err.decode()
+    assert "killed by signal 9" in err.decode() and "sending it again" in err.decode()
+    assert folder_hashes(tmp_path / "out") == undisturbed
+    again = quire(tmp_path, *run_args(book, "out2"))  # and the next command agrees
+    assert again.returncode == 0 and folder_hashes(tmp_path / "out2") == undisturbed
+
+
+def test_a_part_that_ends_its_worker_every_time_fails_its_document_alone(
+    book: Path, tmp_path: Path
+) -> None:
+    """Three workers in a row die under the same part (here: killed as they start): the
+    document fails with `worker_crashed`, and the run ends instead of trying forever."""
+    rt = local_runtime(tmp_path)
+    doc_id = submit(rt, book, RunSettings()).doc_id
+    runner = threading.Thread(target=run_documents, args=(rt, [doc_id]), kwargs={"processes": 2})
+    runner.start()
+    killed: set[int] = set()
+    while runner.is_alive():
+        for worker in set(workers_of(os.getpid())) - killed:
+            os.kill(worker, signal.SIGKILL)
+            killed.add(worker)
+        time.sleep(0.02)
+    s = rt.repo.load(doc_id)
+    assert s.state == "failed" and s.error_code == "worker_crashed", s.error
+    assert "parsing:" in str(s.error) and "3 time(s), the last killed by signal 9" in str(s.error)
+    assert len(killed) == 3
