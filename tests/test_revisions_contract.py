@@ -301,18 +301,26 @@ def listed(store: RevisionStore, **query: Any) -> list[str]:
 
 
 def walk(
-    store: RevisionStore, between: Callable[[], None] = lambda: None, **query: Any
+    store: RevisionStore, between: Callable[[], None] | None = None, **query: Any
 ) -> list[str]:
-    """Every page of a query, following its cursors; `between` runs after each page."""
-    seen: list[str] = []
-    after = None
+    """Every page of a query, following its cursors to the last page; `between` runs after
+    each page. Without it, the walk also goes back to the first page, which must show the
+    same pages on the way."""
+    pages: list[list[str]] = []
+    page = store.entries(DocQuery(**query))
     while True:
-        page = store.entries(DocQuery(after=after, **query))
-        seen += [e.doc_id for e in page.entries]
-        between()
+        pages.append([e.doc_id for e in page.entries])
+        if between:
+            between()
         if page.next_after is None:
-            return seen
-        after = page.next_after
+            break
+        page = store.entries(DocQuery(after=page.next_after, **query))
+    back = [pages[-1]]
+    while between is None and page.prev_before is not None:
+        page = store.entries(DocQuery(before=page.prev_before, **query))
+        back.insert(0, [e.doc_id for e in page.entries])
+    assert between or back == pages
+    return [d for p in pages for d in p]
 
 
 def test_the_listing_follows_every_commit(revs: RevisionStore) -> None:
@@ -354,12 +362,27 @@ def test_pages_follow_their_cursor_while_documents_arrive(revs: RevisionStore) -
         commit(revs, f"n{next(arrivals)}", "queued")
 
     assert walk(revs, arrive, limit=10) == newest_first  # nothing twice, nothing left out
+    # back to newer documents: those that arrived meanwhile come first
+    top = revs.entries(DocQuery(limit=3))
+    older = revs.entries(DocQuery(after=top.next_after, limit=10))
+    assert older.entries[0].doc_id == "d24" and older.prev_before is not None
+    newer = revs.entries(DocQuery(before=older.prev_before, limit=10))
+    assert [e.doc_id for e in newer.entries] == ["n102", "n101", "n100"]
+    assert newer.prev_before is None and newer.next_after is not None
+    everything = listed(revs, limit=MAX_LIMIT)
+    assert everything == ["n102", "n101", "n100", *newest_first]
+    assert walk(revs, name=".PDF", limit=7) == everything  # the same through the filters
+    assert walk(revs, states=("queued", "parsing"), limit=4) == everything
+    assert walk(revs, name="n1", limit=2) == ["n102", "n101", "n100"]
     assert listed(revs, limit=3) == ["n102", "n101", "n100"]
     page = revs.entries(DocQuery(limit=10))
     assert len(page.entries) == 10 and page.total == 28 and page.next_after is not None
     last = revs.entries(DocQuery(limit=28))
     assert len(last.entries) == 28 and last.next_after is None  # exactly full: no empty page
     assert revs.entries(DocQuery(limit=0)).entries == [] and page.total == 28
+    assert page.prev_before is None  # the first page
+    with pytest.raises(ValueError):
+        DocQuery(after=3, before=5)
 
 
 def test_filters_by_state_name_and_batch(revs: RevisionStore) -> None:

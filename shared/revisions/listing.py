@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from quire.shared.keys import out
 from quire.shared.store.base import NotFound, ObjectStore
@@ -56,13 +56,21 @@ class DocEntry(_Model):
 
 
 class DocQuery(_Model):
-    """Which documents, and which page of them."""
+    """Which documents, and which page of them: the first, the one after a sequence number
+    (older documents) or the one before it (newer documents)."""
 
     states: tuple[str, ...] = ()  # any of these; empty: every state
     name: str = ""  # a substring of the source name, any case
     batch: str | None = None  # only the documents of this batch
-    after: int | None = None  # continue after this sequence number (a page's cursor)
+    after: int | None = None  # the page of documents listed before this sequence number
+    before: int | None = None  # the page of documents listed after it
     limit: int = Field(50, ge=0, le=MAX_LIMIT)  # 0: only the counts
+
+    @model_validator(mode="after")
+    def _one_way(self) -> DocQuery:
+        if self.after is not None and self.before is not None:
+            raise ValueError("a page goes after a document or before one, not both")
+        return self
 
     @property
     def needle(self) -> str:
@@ -71,10 +79,41 @@ class DocQuery(_Model):
 
 class DocPage(_Model):
     entries: list[DocEntry]
-    next_after: int | None  # the cursor of the next page; None on the last page
+    next_after: int | None  # where the next (older) page starts; None on the last page
+    prev_before: int | None  # where the previous (newer) page ends; None on the first page
     total: int  # documents matching the whole query, on every page
     counts: dict[str, int]  # documents per state under the name and batch filters
     passed: int  # of those, complete with verification passed
+
+
+def doc_page(
+    rows: list[tuple[DocEntry, int]],
+    query: DocQuery,
+    *,
+    total: int,
+    counts: dict[str, int],
+    passed: int,
+) -> DocPage:
+    """The page from the rows a store found: up to `limit + 1` next to the cursor on its
+    side (the one beyond the limit only says there is more), in any order."""
+    rows = sorted(rows, key=lambda r: -r[1])
+    more = len(rows) > query.limit
+    if query.before is None:
+        rows = rows[: query.limit]
+        older = rows[-1][1] if more else None
+        newer = rows[0][1] if rows and query.after is not None else None
+    else:
+        rows = rows[len(rows) - query.limit :] if more else rows
+        older = rows[-1][1] if rows else None
+        newer = rows[0][1] if more else None
+    return DocPage(
+        entries=[e for e, _ in rows],
+        next_after=older,
+        prev_before=newer,
+        total=total,
+        counts=counts,
+        passed=passed,
+    )
 
 
 class Unreadable(_Model):

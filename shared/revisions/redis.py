@@ -144,7 +144,7 @@ class RedisRevisionStore(RevisionStore):
 
     def entries(self, query: DocQuery) -> DocPage:
         args = lua.entries_args(self.list_prefix, query)
-        return lua.doc_page(self._call("entries", lambda: self._entries(args=args)), query)
+        return lua.entries_page(self._call("entries", lambda: self._entries(args=args)), query)
 
     def index_batch(self, batch: BatchEntry) -> None:
         args = [self.list_prefix, batch.batch_id, lua.batch_info_json(batch), *batch.doc_ids]

@@ -25,6 +25,7 @@ from quire.shared.revisions.listing import (
     DocEntry,
     DocPage,
     DocQuery,
+    doc_page,
 )
 
 _PUT = """
@@ -93,18 +94,22 @@ return 1
 """
 )
 
-# ARGV: L, after ('' = from the top), limit, needle, states (JSON list), batch ('' = any)
-# -> counts (JSON), total, passed, then entry JSON and sequence number per document
+# ARGV: L, after, before (either or neither: '' ), limit, needle, states (JSON list), batch
+# ('' = any) -> counts (JSON), total, passed, then entry JSON and sequence number of up to
+# limit + 1 documents next to the cursor on its side, in any order
 ENTRIES = """
-local L, after, limit, needle = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local wanted, batch = cjson.decode(ARGV[5]), ARGV[6]
+local L, after, before = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local limit, needle, wanted, batch = tonumber(ARGV[4]), ARGV[5], cjson.decode(ARGV[6]), ARGV[7]
 local want = {}
 for _, s in ipairs(wanted) do want[s] = true end
 local any = #wanted == 0
 local page, counts, total, passed = {}, {}, 0, 0
 if needle == '' and batch == '' and #wanted <= 1 then
   local base = any and (L .. 'order') or (L .. 'state:' .. wanted[1])
-  if limit > 0 then
+  if limit > 0 and before then
+    page = redis.call('ZRANGEBYSCORE', base, '(' .. ARGV[3], '+inf', 'WITHSCORES',
+                      'LIMIT', 0, limit + 1)
+  elseif limit > 0 then
     local max = after and ('(' .. ARGV[2]) or '+inf'
     page = redis.call('ZREVRANGEBYSCORE', base, max, '-inf', 'WITHSCORES', 'LIMIT', 0, limit + 1)
   end
@@ -115,34 +120,54 @@ if needle == '' and batch == '' and #wanted <= 1 then
   end
   passed = redis.call('SCARD', L .. 'passed')
 else
-  local members = {}
+  local ids, seqs = {}, {}  -- the documents to look through, newest first
   if batch ~= '' then
+    local members = {}
     for _, doc in ipairs(redis.call('SMEMBERS', L .. 'batch:' .. batch)) do
       local seq = redis.call('ZSCORE', L .. 'order', doc)
       if seq then members[#members + 1] = {doc, tonumber(seq)} end
     end
     table.sort(members, function(a, b) return a[2] > b[2] end)
+    for i, m in ipairs(members) do ids[i], seqs[i] = m[1], m[2] end
   else
     local flat = redis.call('ZREVRANGE', L .. 'order', 0, -1, 'WITHSCORES')
-    for i = 1, #flat, 2 do members[#members + 1] = {flat[i], tonumber(flat[i + 1])} end
+    for i = 1, #flat, 2 do
+      ids[#ids + 1] = flat[i]
+      seqs[#seqs + 1] = tonumber(flat[i + 1])
+    end
   end
-  for _, m in ipairs(members) do
-    local doc, seq = m[1], m[2]
-    local name = redis.call('HGET', L .. 'names', doc) or ''
-    if needle == '' or string.find(name, needle, 1, true) then
-      local state = redis.call('HGET', L .. 'states', doc) or 'unknown'
-      counts[state] = (counts[state] or 0) + 1
-      if redis.call('SISMEMBER', L .. 'passed', doc) == 1 then passed = passed + 1 end
-      if any or want[state] then
-        total = total + 1
-        if #page < 2 * (limit + 1) and ((not after) or seq < after) then
-          page[#page + 1] = doc
-          page[#page + 1] = seq
+  local newer = {}  -- matches listed after `before`, newest first
+  for i = 1, #ids, 500 do  -- a few hundred fields per call, not one call per document
+    local j = math.min(i + 499, #ids)
+    local names = redis.call('HMGET', L .. 'names', unpack(ids, i, j))
+    local states = redis.call('HMGET', L .. 'states', unpack(ids, i, j))
+    local oks = redis.call('SMISMEMBER', L .. 'passed', unpack(ids, i, j))
+    for k = 1, j - i + 1 do
+      local doc, seq = ids[i + k - 1], seqs[i + k - 1]
+      if needle == '' or string.find(names[k] or '', needle, 1, true) then
+        local state = states[k] or 'unknown'
+        counts[state] = (counts[state] or 0) + 1
+        passed = passed + oks[k]
+        if any or want[state] then
+          total = total + 1
+          if before then
+            if seq > before then newer[#newer + 1] = {doc, seq} end
+          elseif #page < 2 * (limit + 1) and ((not after) or seq < after) then
+            page[#page + 1] = doc
+            page[#page + 1] = seq
+          end
         end
       end
     end
   end
+  if limit > 0 then
+    for i = math.max(1, #newer - limit), #newer do
+      page[#page + 1] = newer[i][1]
+      page[#page + 1] = newer[i][2]
+    end
+  end
 end
+if limit == 0 then page = {} end
 local out = {cjson.encode(counts), total, passed}
 for i = 1, #page, 2 do
   out[#out + 1] = redis.call('HGET', L .. 'docs', page[i])
@@ -198,6 +223,7 @@ def entries_args(prefix: str, query: DocQuery) -> list[str]:
     return [
         prefix,
         "" if query.after is None else str(query.after),
+        "" if query.before is None else str(query.before),
         str(query.limit),
         query.needle,
         json.dumps(list(query.states)),
@@ -205,18 +231,13 @@ def entries_args(prefix: str, query: DocQuery) -> list[str]:
     ]
 
 
-def doc_page(reply: list[Any], query: DocQuery) -> DocPage:
+def entries_page(reply: list[Any], query: DocQuery) -> DocPage:
     counts = {str(k): int(v) for k, v in json.loads(reply[0]).items()}
-    rows = [(reply[i], int(float(reply[i + 1]))) for i in range(3, len(reply), 2)]
-    more = len(rows) > query.limit
-    rows = rows[: query.limit]
-    return DocPage(
-        entries=[DocEntry.model_validate_json(e) for e, _ in rows],
-        next_after=rows[-1][1] if more else None,
-        total=int(reply[1]),
-        counts=counts,
-        passed=int(reply[2]),
-    )
+    rows = [
+        (DocEntry.model_validate_json(reply[i]), int(float(reply[i + 1])))
+        for i in range(3, len(reply), 2)
+    ]
+    return doc_page(rows, query, total=int(reply[1]), counts=counts, passed=int(reply[2]))
 
 
 def batch_info_json(batch: BatchEntry) -> str:

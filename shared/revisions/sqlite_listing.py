@@ -1,9 +1,10 @@
 """The documents listing in the embedded SQLite revision store: tables beside `revisions`,
 written inside the same transactions, queried with plain indexed SQL.
 
-`listing` has one row per document: its sequence number (the page order), the revision the
-row describes, its state and case-folded name (the filters) and the entry as JSON. Batches
-are `batches` (their order and what they hold besides documents) and `batch_docs`.
+`listing` has one small row per document: its sequence number (the page order), the
+revision the row describes, its state, whether it passed and its case-folded name (the
+filters); `listing_entries` holds the entries as JSON, read only for the page shown.
+Batches are `batches` (their order and what they hold besides documents) and `batch_docs`.
 """
 
 from __future__ import annotations
@@ -19,14 +20,17 @@ from quire.shared.revisions.listing import (
     DocEntry,
     DocPage,
     DocQuery,
+    doc_page,
 )
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS listing (
         doc_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, revision INTEGER NOT NULL,
-        state TEXT NOT NULL, name TEXT NOT NULL, passed INTEGER NOT NULL, entry TEXT NOT NULL)""",
+        state TEXT NOT NULL, name TEXT NOT NULL, passed INTEGER NOT NULL) WITHOUT ROWID""",
+    "CREATE TABLE IF NOT EXISTS listing_entries (doc_id TEXT PRIMARY KEY, entry TEXT NOT NULL)",
     "CREATE UNIQUE INDEX IF NOT EXISTS listing_seq ON listing (seq)",
-    "CREATE INDEX IF NOT EXISTS listing_state ON listing (state, seq)",
+    # every filter and count reads this index alone, never the rows with their JSON
+    "CREATE INDEX IF NOT EXISTS listing_filter ON listing (state, seq, passed, name, doc_id)",
     """CREATE TABLE IF NOT EXISTS batches (
         batch_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, created_at REAL NOT NULL,
         unreadable TEXT NOT NULL)""",
@@ -47,19 +51,16 @@ def put(conn: sqlite3.Connection, entry: DocEntry) -> None:
     else:
         seq = row[0]
     conn.execute(
-        "INSERT INTO listing (doc_id, seq, revision, state, name, passed, entry) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(doc_id) DO UPDATE SET seq = excluded.seq, "
+        "INSERT INTO listing (doc_id, seq, revision, state, name, passed) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(doc_id) DO UPDATE SET seq = excluded.seq, "
         "revision = excluded.revision, state = excluded.state, name = excluded.name, "
-        "passed = excluded.passed, entry = excluded.entry",
-        (
-            entry.doc_id,
-            seq,
-            entry.revision,
-            entry.state,
-            entry.name_key,
-            int(entry.passed),
-            entry.model_dump_json(),
-        ),
+        "passed = excluded.passed",
+        (entry.doc_id, seq, entry.revision, entry.state, entry.name_key, int(entry.passed)),
+    )
+    conn.execute(
+        "INSERT INTO listing_entries (doc_id, entry) VALUES (?, ?) "
+        "ON CONFLICT(doc_id) DO UPDATE SET entry = excluded.entry",
+        (entry.doc_id, entry.model_dump_json()),
     )
 
 
@@ -71,17 +72,19 @@ def unlisted(conn: sqlite3.Connection) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def _filters(query: DocQuery) -> tuple[list[str], list[Any]]:
-    """The WHERE terms of the name and batch filters, with their parameters."""
-    terms: list[str] = []
-    params: list[Any] = []
-    if query.needle:
-        terms.append("instr(name, ?) > 0")  # a plain substring: no LIKE wildcards to escape
-        params.append(query.needle)
+def _source(query: DocQuery) -> tuple[str, list[str], list[Any]]:
+    """The FROM clause of a query with the WHERE terms of its name and batch filters, and
+    their parameters. A batch's documents are joined from its membership: one primary-key
+    lookup each, instead of a scan of the whole listing."""
+    source, terms, params = "listing l", [], []
     if query.batch is not None:
-        terms.append("doc_id IN (SELECT doc_id FROM batch_docs WHERE batch_id = ?)")
+        source = "batch_docs b JOIN listing l ON l.doc_id = b.doc_id"
+        terms.append("b.batch_id = ?")
         params.append(query.batch)
-    return terms, params
+    if query.needle:
+        terms.append("instr(l.name, ?) > 0")  # a plain substring: no LIKE wildcards to escape
+        params.append(query.needle)
+    return source, terms, params
 
 
 def _where(terms: list[str]) -> str:
@@ -89,36 +92,33 @@ def _where(terms: list[str]) -> str:
 
 
 def entries(conn: sqlite3.Connection, query: DocQuery) -> DocPage:
-    terms, params = _filters(query)
+    source, terms, params = _source(query)
     counts: dict[str, int] = {}
     passed = 0
     for state, n, ok in conn.execute(
-        f"SELECT state, COUNT(*), SUM(passed) FROM listing{_where(terms)} GROUP BY state", params
+        f"SELECT l.state, COUNT(*), SUM(l.passed) FROM {source}{_where(terms)} GROUP BY l.state",
+        params,
     ):
         counts[str(state)] = int(n)
         passed += int(ok)
-    if query.states:
-        terms.append(f"state IN ({', '.join('?' * len(query.states))})")
-        params.extend(query.states)
     total = sum(n for s, n in counts.items() if not query.states or s in query.states)
     found: list[tuple[str, int]] = []
     if query.limit:
-        if query.after is not None:
-            terms.append("seq < ?")
-            params.append(query.after)
+        if query.states:
+            terms.append(f"l.state IN ({', '.join('?' * len(query.states))})")
+            params.extend(query.states)
+        newer = query.before is not None
+        if newer or query.after is not None:
+            terms.append("l.seq > ?" if newer else "l.seq < ?")
+            params.append(query.before if newer else query.after)
         found = conn.execute(
-            f"SELECT entry, seq FROM listing{_where(terms)} ORDER BY seq DESC LIMIT ?",
+            f"SELECT e.entry, p.seq FROM (SELECT l.doc_id, l.seq FROM {source}{_where(terms)} "
+            f"ORDER BY l.seq {'ASC' if newer else 'DESC'} LIMIT ?) p "
+            "JOIN listing_entries e ON e.doc_id = p.doc_id",
             [*params, query.limit + 1],
         ).fetchall()
-    more = len(found) > query.limit
-    found = found[: query.limit]
-    return DocPage(
-        entries=[DocEntry.model_validate_json(e) for e, _ in found],
-        next_after=found[-1][1] if more else None,
-        total=total,
-        counts=counts,
-        passed=passed,
-    )
+    rows = [(DocEntry.model_validate_json(e), int(seq)) for e, seq in found]
+    return doc_page(rows, query, total=total, counts=counts, passed=passed)
 
 
 def index_batch(conn: sqlite3.Connection, batch: BatchEntry) -> None:

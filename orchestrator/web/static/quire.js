@@ -38,22 +38,28 @@
     });
   }
 
-  // Documents table: re-read its rows while the page is open.
-  const rows = document.getElementById("rows");
+  // Lists: re-read the rows of the page being read (same filters, same page) while it is open.
+  const polled = Array.from(document.querySelectorAll("tbody[data-poll]"));
   async function refreshRows() {
-    if (!rows) return;
-    try {
-      const response = await fetch(rows.dataset.poll, {credentials: "same-origin"});
-      if (response.ok) {
-        const html = await response.text();
-        if (html !== rows.dataset.last) {
-          rows.innerHTML = html;
-          rows.dataset.last = html;
+    for (const rows of polled) {
+      try {
+        const response = await fetch(rows.dataset.poll, {credentials: "same-origin"});
+        if (response.ok) {
+          const html = await response.text();
+          if (html !== rows.dataset.last) {
+            rows.innerHTML = html;
+            rows.dataset.last = html;
+          }
         }
-      }
-    } catch (err) { /* the server restarts: try again at the next tick */ }
+      } catch (err) { /* the server restarts: try again at the next tick */ }
+    }
   }
-  if (rows) setInterval(refreshRows, POLL_MS);
+  if (polled.length) setInterval(refreshRows, POLL_MS);
+
+  // Filters: a new state shows at once (the Show button does the same without JavaScript).
+  for (const select of document.querySelectorAll("form.filters select")) {
+    select.addEventListener("change", () => select.form.submit());
+  }
 
   // A document still running: reload its page when it enters another state.
   const watched = document.body.dataset.reloadWhen;
