@@ -2,14 +2,16 @@
 
 Keys under the listing prefix `L` (which never matches the revision keys' SCAN pattern):
 `L order` (sorted set: document -> sequence number, the page order), `L state:{state}`
-(the same, per state), `L states` / `L names` / `L docs` (hashes: state, case-folded name
-and the entry's JSON), `L passed` (set: complete and verified), `L statenames`, `L seq`;
-batches: `L batches` (sorted set by sequence), `L batchinfo` (hash), `L batch:{id}` (set of
-documents). Each revision hash gets `lrev`, the revision its entry describes.
+(the same, per state), `L meta` (hash: document -> "seq TAB state TAB passed TAB
+case-folded name", what the filters read), `L docs` (hash: the entries' JSON), `L passed`
+(set: complete and verified), `L statenames`, `L seq`; batches: `L batches` (sorted set by
+sequence), `L batchinfo` (hash), `L batch:{id}` (set of documents). Each revision hash gets
+`lrev`, the revision its entry describes.
 
-Without filters a page is a range of a sorted set; a name or batch filter scans the order
-in the script (about 10 ms for 10,000 documents), which also yields the counts. Key names
-are built inside the scripts, so this needs one Redis server, not a cluster.
+Without filters a page is a range of a sorted set. A name filter reads all of `L meta` in
+the script (one call) and a batch filter the meta of the batch's members, which also
+yields the counts. Key names are built inside the scripts, so this needs one Redis
+server, not a cluster.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ from quire.shared.revisions.listing import (
 
 _PUT = """
 local function list_entry(L, revkey, doc, rev, state, name, passed, entry)
-  local old = redis.call('HGET', L .. 'states', doc)
-  local seq = redis.call('ZSCORE', L .. 'order', doc)
+  local meta = redis.call('HGET', L .. 'meta', doc)
+  local seq, old
+  if meta then seq, old = string.match(meta, '^(%d+)\t([^\t]*)\t') end
   if (not seq) or (state == 'queued' and old ~= 'queued') then
     seq = redis.call('INCR', L .. 'seq')
   end
@@ -39,8 +42,7 @@ local function list_entry(L, revkey, doc, rev, state, name, passed, entry)
   redis.call('ZADD', L .. 'order', seq, doc)
   redis.call('ZADD', L .. 'state:' .. state, seq, doc)
   redis.call('SADD', L .. 'statenames', state)
-  redis.call('HSET', L .. 'states', doc, state)
-  redis.call('HSET', L .. 'names', doc, name)
+  redis.call('HSET', L .. 'meta', doc, seq .. '\t' .. state .. '\t' .. passed .. '\t' .. name)
   redis.call('HSET', L .. 'docs', doc, entry)
   if passed == '1' then
     redis.call('SADD', L .. 'passed', doc)
@@ -120,51 +122,43 @@ if needle == '' and batch == '' and #wanted <= 1 then
   end
   passed = redis.call('SCARD', L .. 'passed')
 else
-  local ids, seqs = {}, {}  -- the documents to look through, newest first
-  if batch ~= '' then
-    local members = {}
-    for _, doc in ipairs(redis.call('SMEMBERS', L .. 'batch:' .. batch)) do
-      local seq = redis.call('ZSCORE', L .. 'order', doc)
-      if seq then members[#members + 1] = {doc, tonumber(seq)} end
-    end
-    table.sort(members, function(a, b) return a[2] > b[2] end)
-    for i, m in ipairs(members) do ids[i], seqs[i] = m[1], m[2] end
-  else
-    local flat = redis.call('ZREVRANGE', L .. 'order', 0, -1, 'WITHSCORES')
-    for i = 1, #flat, 2 do
-      ids[#ids + 1] = flat[i]
-      seqs[#seqs + 1] = tonumber(flat[i + 1])
-    end
-  end
-  local newer = {}  -- matches listed after `before`, newest first
-  for i = 1, #ids, 500 do  -- a few hundred fields per call, not one call per document
-    local j = math.min(i + 499, #ids)
-    local names = redis.call('HMGET', L .. 'names', unpack(ids, i, j))
-    local states = redis.call('HMGET', L .. 'states', unpack(ids, i, j))
-    local oks = redis.call('SMISMEMBER', L .. 'passed', unpack(ids, i, j))
-    for k = 1, j - i + 1 do
-      local doc, seq = ids[i + k - 1], seqs[i + k - 1]
-      if needle == '' or string.find(names[k] or '', needle, 1, true) then
-        local state = states[k] or 'unknown'
-        counts[state] = (counts[state] or 0) + 1
-        passed = passed + oks[k]
-        if any or want[state] then
-          total = total + 1
-          if before then
-            if seq > before then newer[#newer + 1] = {doc, seq} end
-          elseif #page < 2 * (limit + 1) and ((not after) or seq < after) then
-            page[#page + 1] = doc
-            page[#page + 1] = seq
-          end
-        end
+  local found = {}  -- matches on the side of the cursor that is asked for: {doc, seq}
+  local function consider(doc, meta)
+    -- most documents fail a name search: one plain find first, the fields only after it
+    if needle ~= '' and not string.find(meta, needle, 1, true) then return end
+    local seq, state, ok, name = string.match(meta, '^(%d+)\t([^\t]*)\t(%d)\t(.*)$')
+    if needle ~= '' and not string.find(name, needle, 1, true) then return end
+    seq = tonumber(seq)
+    counts[state] = (counts[state] or 0) + 1
+    passed = passed + tonumber(ok)
+    if any or want[state] then
+      total = total + 1
+      if (before and seq > before) or (not before and ((not after) or seq < after)) then
+        found[#found + 1] = {doc, seq}
       end
     end
   end
-  if limit > 0 then
-    for i = math.max(1, #newer - limit), #newer do
-      page[#page + 1] = newer[i][1]
-      page[#page + 1] = newer[i][2]
+  if batch ~= '' then
+    local members = redis.call('SMEMBERS', L .. 'batch:' .. batch)
+    for i = 1, #members, 500 do  -- a few hundred fields per call
+      local j = math.min(i + 499, #members)
+      local metas = redis.call('HMGET', L .. 'meta', unpack(members, i, j))
+      for k = 1, j - i + 1 do
+        if metas[k] then consider(members[i + k - 1], metas[k]) end
+      end
     end
+  else
+    local flat = redis.call('HGETALL', L .. 'meta')
+    for i = 1, #flat, 2 do consider(flat[i], flat[i + 1]) end
+  end
+  if before then
+    table.sort(found, function(a, b) return a[2] < b[2] end)  -- the nearest newer first
+  else
+    table.sort(found, function(a, b) return a[2] > b[2] end)
+  end
+  for i = 1, math.min(#found, limit + 1) do
+    page[#page + 1] = found[i][1]
+    page[#page + 1] = found[i][2]
   end
 end
 if limit == 0 then page = {} end
