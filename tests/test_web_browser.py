@@ -233,6 +233,10 @@ def test_search_filter_and_pages_of_a_library(
     expect(row.locator(".badge.st-failed")).to_be_visible(timeout=10_000)  # no reload
     expect(row.locator(".reason")).to_contain_text("changed while watched")
     assert shown_rows(page) == second  # still the second page
+    was_failed = sum(1 for s in made.states.values() if s == "failed")
+    expect(page.locator("select[name=state] option[value=failed]")).to_have_text(
+        f"failed ({was_failed + 1})"  # the filter's counts follow
+    )
     snap(page, shots, "library-second-page")
     page.locator(".listnav a[rel=prev]").first.click()
     page.wait_for_load_state()

@@ -87,7 +87,7 @@ def test_the_documents_page_searches_filters_and_pages_without_javascript(
     shown = api.get("/", params={"state": "failed", "q": "ALGEBRA"}, headers=HTML).text
     expected = {d for d in failed if "algebra" in made.names[d].casefold()}
     assert set(rows(shown)) == expected and expected
-    assert 'value="ALGEBRA"' in shown and '<option value="failed" selected>' in shown
+    assert 'value="ALGEBRA"' in shown and re.search(r'<option value="failed"[^>]* selected>', shown)
     # the next page carries the filters and its cursor; the live rows read the same page
     second_url = re.search(r'href="(/\?[^"]+)" rel="next"', home.text)
     assert second_url

@@ -31,28 +31,38 @@ def _documents(
     return lists.documents(web.rt, states=states, name=q, batch=batch, at=cursor, limit=PAGE)
 
 
+def _listing(web: WebDep, q: str, state: str, cursor: str | None) -> dict[str, object]:
+    """What the documents page's list shows (also refreshed alone, `/ui/documents/listing`)."""
+    page = _documents(web, q, state, cursor)
+    here = {"q": q, "state": state}
+    options = state_options(page.counts)
+    return {
+        "page": page,
+        "documents": page.documents,
+        "options": options,
+        "option_counts": {value: n for value, _, n in options},
+        "newer": list_url("/", **here, cursor=page.prev_cursor) if page.prev_cursor else None,
+        "older": list_url("/", **here, cursor=page.next_cursor) if page.next_cursor else None,
+        "first": list_url("/", **here) if cursor else None,
+        "filtered": bool(q or state),
+        "listing_url": list_url("/ui/documents/listing", **here, cursor=cursor),
+    }
+
+
 @router.get("/", dependencies=Authorized)
 def documents_page(
     request: Request, web: WebDep, q: Text = "", state: Text = "", cursor: Cursor = None
 ) -> HTMLResponse:
-    page = _documents(web, q, state, cursor)
-    here = {"q": q, "state": state}
-    return _page(
-        request,
-        web,
-        "documents.html",
-        page=page,
-        documents=page.documents,
-        q=q,
-        state=state,
-        options=state_options(page.counts),
-        rows_url=list_url("/ui/documents/rows", **here, cursor=cursor),
-        newer=list_url("/", **here, cursor=page.prev_cursor) if page.prev_cursor else None,
-        older=list_url("/", **here, cursor=page.next_cursor) if page.next_cursor else None,
-        first=list_url("/", **here) if cursor else None,
-        filtered=bool(q or state),
-        limits=web.limits,
-    )
+    listing = _listing(web, q, state, cursor)
+    return _page(request, web, "documents.html", q=q, state=state, limits=web.limits, **listing)
+
+
+@router.get("/ui/documents/listing", dependencies=Authorized)
+def document_listing(
+    request: Request, web: WebDep, q: Text = "", state: Text = "", cursor: Cursor = None
+) -> HTMLResponse:
+    """The documents page's list as it is now, polled by the page while it is open."""
+    return templates.TemplateResponse(request, "_listing.html", _listing(web, q, state, cursor))
 
 
 @router.get("/ui/documents/rows", dependencies=Authorized)
@@ -64,8 +74,7 @@ def document_rows(
     cursor: Cursor = None,
     batch: Text = "",
 ) -> HTMLResponse:
-    """The rows of the page being read, polled by the documents and batch pages while
-    they are open."""
+    """The rows of a page of documents, polled by the batch page while it is open."""
     page = _documents(web, q, state, cursor, batch or None)
     return templates.TemplateResponse(
         request, "_rows.html", {"documents": page.documents, "filtered": bool(q or state)}

@@ -38,23 +38,35 @@
     });
   }
 
-  // Lists: re-read the rows of the page being read (same filters, same page) while it is open.
-  const polled = Array.from(document.querySelectorAll("tbody[data-poll]"));
+  // Lists: re-read what the page shows (same filters, same page) while it is open.
+  const polled = Array.from(document.querySelectorAll("[data-poll]"));
   async function refreshRows() {
-    for (const rows of polled) {
+    for (const part of polled) {
       try {
-        const response = await fetch(rows.dataset.poll, {credentials: "same-origin"});
+        const response = await fetch(part.dataset.poll, {credentials: "same-origin"});
         if (response.ok) {
           const html = await response.text();
-          if (html !== rows.dataset.last) {
-            rows.innerHTML = html;
-            rows.dataset.last = html;
+          if (html !== part.dataset.last) {
+            part.innerHTML = html;
+            part.dataset.last = html;
+            showCounts(part);
           }
         }
       } catch (err) { /* the server restarts: try again at the next tick */ }
     }
   }
   if (polled.length) setInterval(refreshRows, POLL_MS);
+
+  // The state filter's options say how many documents each shows; keep them current.
+  function showCounts(part) {
+    const found = part.querySelector("[data-counts]");
+    if (!found) return;
+    const counts = JSON.parse(found.dataset.counts);
+    for (const option of document.querySelectorAll("form.filters option[data-label]")) {
+      const n = counts[option.value] || 0;
+      option.textContent = option.dataset.label + " (" + n.toLocaleString("en-US") + ")";
+    }
+  }
 
   // Filters: a new state shows at once (the Show button does the same without JavaScript).
   for (const select of document.querySelectorAll("form.filters select")) {
