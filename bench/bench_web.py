@@ -16,7 +16,7 @@ through SessionRepo — submitted, then complete, failed or waiting — with a m
 verification report for the complete ones, in batches of 1,000; no pipeline run; kept in
 `--state/library`), served by `quire serve` and timed over HTTP (median and p95): the
 documents page (first page, search and state filter, a page deep in the list, its live
-rows), a page of `GET /v1/documents` (plain, filtered, deep), `GET /v1/batches` and a batch
+refresh), a page of `GET /v1/documents` (plain, filtered, deep), `GET /v1/batches` and a batch
 page, beside the /v1/health floor and what listing every document cost before the listing
 existed (every session loaded, in this process). `--redis` repeats it with the revision
 store and its listing in a private redis-server (populated afresh). Targets (printed):
