@@ -1,14 +1,26 @@
-"""The web workspace on the 2,415-page reference manual: how fast its pages are served.
+"""The web workspace at scale: one 2,415-page manual, and a library of 10,000 documents.
 
     python3 bench/bench_web.py [--doc r-fullrefman.pdf] [--state DIR] [--repeat 15]
+                               [--library 10000] [--redis] [--only document|library]
 
-Processes the document once with the embedded runner (Markdown only; kept in `--state`, so
-later runs start at once), starts `quire serve` on a loopback port over that store and
-times over HTTP: the document page (first request, then warm), its plan as JSON, a session
-page, and source page images (first request: rendered and stored; then cached; then a 304
+The manual: processed once with the embedded runner (Markdown only; kept in `--state`, so
+later runs start at once); `quire serve` on a loopback port over that store is timed over
+HTTP: the document page (first request, then warm), its plan as JSON, a session page, and
+source page images (first request: rendered and stored; then cached; then a 304
 revalidation), beside two baselines measured in the same run — the server's /v1/health
 (HTTP and framework floor) and a bare PyMuPDF render of the same pages in this process.
 Targets (printed, not asserted): document page under 1 s, cached page image under 100 ms.
+
+The library: `--library` synthetic documents (tests/library.py: each session committed
+through SessionRepo — submitted, then complete, failed or waiting — with a manifest and
+verification report for the complete ones, in batches of 1,000; no pipeline run; kept in
+`--state/library`), served by `quire serve` and timed over HTTP (median and p95): the
+documents page (first page, search and state filter, a page deep in the list, its live
+refresh), a page of `GET /v1/documents` (plain, filtered, deep), `GET /v1/batches` and a batch
+page, beside the /v1/health floor and what listing every document cost before the listing
+existed (every session loaded, in this process). `--redis` repeats it with the revision
+store and its listing in a private redis-server (populated afresh). Targets (printed):
+documents page under 300 ms, an API page under 100 ms.
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import httpx  # noqa: E402
 from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
+from web_library import library_case  # noqa: E402  (bench/web_library.py)
 from web_server import WebServer  # noqa: E402  (tests/web_server.py: `quire serve` for real)
 
 from quire.orchestrator.dispatch import dispatcher_for  # noqa: E402
@@ -83,12 +96,7 @@ def prepare(rt: Runtime, source: Path) -> str:
     return s.doc_id
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--doc", default="r-fullrefman.pdf")
-    ap.add_argument("--state", type=Path, default=Path(tempfile.gettempdir()) / "quire-bench-web")
-    ap.add_argument("--repeat", type=int, default=15)
-    args = ap.parse_args()
+def document_case(args: argparse.Namespace) -> None:
     env = Environment(store_url=str(args.state / "store"), state_dir=args.state / "state")
     rt = Runtime.from_env(env)
     doc_id = prepare(rt, CORPUS / args.doc)
@@ -163,6 +171,21 @@ def main() -> None:
     )
     print(f"  page image, 304 revalidation                 {ms(med(revalidate))}")
     print(f"  server peak RSS {rss:.0f} MB; this process {peak_rss_mb(os.getpid()):.0f} MB")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--doc", default="r-fullrefman.pdf")
+    ap.add_argument("--state", type=Path, default=Path(tempfile.gettempdir()) / "quire-bench-web")
+    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--library", type=int, default=10_000, help="documents (0: no library)")
+    ap.add_argument("--redis", action="store_true", help="the library on Redis as well")
+    ap.add_argument("--only", choices=("document", "library"))
+    args = ap.parse_args()
+    if args.only != "library":
+        document_case(args)
+    if args.only != "document" and args.library:
+        library_case(args)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.errors import QuireError
 from quire.shared.ir import SkippedPage, describe_textless
+from quire.shared.revisions.listing import BatchEntry, Unreadable
 from quire.shared.session import Session
 from quire.shared.states import STOPPED
 from quire.shared.store import NotFound
@@ -190,7 +191,31 @@ def create_batch(
         skipped=list(skipped),
     )
     rt.store.put(keys.batch(batch_id), record.model_dump_json(indent=1).encode())
+    rt.revisions.index_batch(batch_entry(record))
     return record
+
+
+def batch_entry(record: BatchRecord) -> BatchEntry:
+    """What the documents listing keeps of a batch (its pages list it without reading it)."""
+    return BatchEntry(
+        batch_id=record.batch_id,
+        created_at=record.created_at,
+        doc_ids=record.doc_ids(),
+        unreadable=[
+            Unreadable(name=i.name, origin=i.origin, error=i.error)
+            for i in record.items
+            if i.doc_id is None
+        ],
+    )
+
+
+def index_batches(rt: Runtime) -> int:
+    """List the batches in the store that the listing does not know (batches from before
+    it, or a revision store rebuilt); returns how many were listed."""
+    missing = [b for b in list_batches(rt) if rt.revisions.batch(b) is None]
+    for batch_id in missing:
+        rt.revisions.index_batch(batch_entry(load_batch(rt, batch_id)))
+    return len(missing)
 
 
 def load_batch(rt: Runtime, batch_id: str) -> BatchRecord:
@@ -215,15 +240,19 @@ def find_batch(rt: Runtime, ident: str) -> str | None:
 
 
 def _fraction(s: Session) -> float:
-    if s.state == "complete":
+    return stage_fraction(s.state, len(s.done), len(s.parts or []))
+
+
+def stage_fraction(state: str, parts_done: int, parts_total: int) -> float:
+    """0..1 of a document's work in `state` with that many of its parts done."""
+    if state == "complete":
         return 1.0
-    if s.state in ("queued", "failed"):
-        return 0.0 if s.state == "queued" else 1.0
+    if state in ("queued", "failed"):
+        return 0.0 if state == "queued" else 1.0
     done = 0.0
-    for state, weight in _STAGE_WEIGHTS:
-        if state == s.state:
-            parts = len(s.parts or [])
-            return done + (weight * len(s.done) / parts if parts else 0.0)
+    for name, weight in _STAGE_WEIGHTS:
+        if name == state:
+            return done + (weight * parts_done / parts_total if parts_total else 0.0)
         done += weight
     return done
 
@@ -248,12 +277,6 @@ class ProgressReader:
             return None
         self._pages[s.doc_id] = pages
         return pages
-
-    def _seconds(self, s: Session) -> float:
-        if s.revision < 2:
-            return 0.0  # refused at submission
-        # the first advance (rev 2) started the work; a --rerun restart is not separated
-        return max(0.0, s.committed_at - self.rt.repo.load(s.doc_id, 2).committed_at)
 
     def _outputs(self, p: DocProgress, doc_id: str) -> None:
         from quire.shared.manifest import VerificationReport, load_manifest
@@ -303,7 +326,7 @@ class ProgressReader:
         )
         if s.state in STOPPED:
             self._outputs(p, s.doc_id)
-            p.seconds = round(self._seconds(s), 2)
+            p.seconds = round(self.rt.repo.processing_seconds(s), 2)
             if s.state != "awaiting_decision":
                 self._final[s.doc_id] = p
         return p

@@ -99,9 +99,10 @@ def mark_done(
     actor: str,
     goto: DocState | None = None,
     artifacts: dict[str, str] | None = None,
+    seconds: float = 0.0,
 ) -> bool:
-    """Record a finished part (a FINISH part may name the state to go to next). A duplicate
-    or superseded delivery changes nothing and returns False."""
+    """Record a finished part (a FINISH part may name the state to go to next) and the
+    `seconds` it ran. A duplicate or superseded delivery changes nothing and returns False."""
 
     def change(s: Session) -> bool:
         if superseded(s, msg) or s.parts is None:
@@ -112,17 +113,23 @@ def mark_done(
         if goto is not None:
             s.goto = goto
         s.artifacts.update(artifacts or {})
+        s.work_seconds += seconds
         return True
 
     why = f"{msg.state}:{msg.part} done"
     return repo.update(msg.doc_id, change, actor=actor, why=why) is not None
 
 
-def mark_failed(repo: SessionRepo, doc_id: str, code: str, reason: str, *, actor: str) -> None:
+def mark_failed(
+    repo: SessionRepo, doc_id: str, code: str, reason: str, *, actor: str, seconds: float = 0.0
+) -> None:
+    """Fail the document; `seconds`: how long the part that failed it ran."""
+
     def change(s: Session) -> bool:
         if s.terminal:
             return False
         s.fail(code, reason, time.time())
+        s.work_seconds += seconds
         return True
 
     repo.update(doc_id, change, actor=actor, why=f"failed: {code}")

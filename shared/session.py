@@ -26,6 +26,7 @@ from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.errors import ConflictError, QuireError
 from quire.shared.revisions.base import RevisionStore
+from quire.shared.revisions.listing import DocEntry, OutputFacts, output_facts
 from quire.shared.store.base import NotFound, ObjectStore
 
 DocState = Literal[
@@ -44,6 +45,8 @@ DocState = Literal[
     "failed",
 ]
 TERMINAL_STATES: frozenset[str] = frozenset({"complete", "failed"})
+# States in which nothing runs by itself: finished, or waiting for an external agent.
+STOPPED: frozenset[str] = TERMINAL_STATES | {"awaiting_decision"}
 
 
 class Session(BaseModel):
@@ -70,6 +73,9 @@ class Session(BaseModel):
     state_entered_at: float = 0.0
     error_code: str | None = None
     error: str | None = None
+    # seconds workers spent running this run's parts: the document's own processing time,
+    # apart from the time its parts waited in a queue behind other documents'
+    work_seconds: float = 0.0
     # audit trail of this revision
     actor: str = ""
     why: str = ""
@@ -107,7 +113,7 @@ class SessionRepo:
         if rev == 0:  # unknown to the index: new, or the index lost its data
             rev = self._highest_in_store(doc_id)
             if rev:
-                self.revisions.force(doc_id, rev)
+                self.revisions.force(doc_id, rev, self.entry(self.load(doc_id, rev)))
         return rev
 
     def _roll_forward(self, doc_id: str, rev: int) -> None:
@@ -117,7 +123,7 @@ class SessionRepo:
         while self.store.exists(keys.revision(doc_id, rev + 1)):
             rev += 1
         if rev != start:
-            self.revisions.force(doc_id, rev)
+            self.revisions.force(doc_id, rev, self.entry(self.load(doc_id, rev)))
 
     def _highest_in_store(self, doc_id: str) -> int:
         revs = [keys.revision_number(k) or 0 for k in self.store.list(keys.sessions(doc_id))]
@@ -157,7 +163,7 @@ class SessionRepo:
             self._roll_forward(doc_id, expected)
             raise ConflictError(f"{doc_id}: revision {expected + 1} was committed by another")
         # losing this CAS means a reader already rolled the index forward: still committed
-        self.revisions.compare_and_set(doc_id, expected, expected + 1)
+        self.revisions.compare_and_set(doc_id, expected, expected + 1, self.entry(new))
         return new
 
     def _landed(self, key: str, data: bytes) -> bool:
@@ -193,3 +199,42 @@ class SessionRepo:
 
     def history(self, doc_id: str) -> list[Session]:
         return [self.load(doc_id, r) for r in range(1, self.current_revision(doc_id) + 1)]
+
+    # --- the documents listing ----------------------------------------------------------------
+
+    def entry(self, s: Session) -> DocEntry:
+        """The session as the documents listing shows it; a stopped document's entry adds
+        what its outputs say (two small reads, once per stop)."""
+        stopped = s.state in STOPPED
+        facts = output_facts(self.store, s.doc_id) if stopped else OutputFacts()
+        return DocEntry(
+            doc_id=s.doc_id,
+            revision=s.revision,
+            source_name=s.source_name,
+            source_format=s.source_format,
+            state=s.state,
+            pages=(s.page_count if s.source_format == "pdf" else 0) or facts.pages,
+            parts_done=len(s.done),
+            parts_total=len(s.parts or []),
+            updated_at=s.committed_at,
+            seconds=round(self.processing_seconds(s), 2) if stopped else None,
+            sessions=facts.sessions,
+            verification=facts.verification,
+            error_code=s.error_code,
+            error=s.error,
+        )
+
+    def processing_seconds(self, s: Session) -> float:
+        """The document's own processing time: what its parts took. A session recorded
+        before parts were timed falls back to the span from its first advance."""
+        if s.work_seconds > 0 or s.revision < 2:
+            return s.work_seconds
+        return max(0.0, s.committed_at - self.load(s.doc_id, 2).committed_at)
+
+    def relist(self) -> int:
+        """List the documents the listing lags behind on (a store from before it, or an
+        index rebuilt without it); returns how many were listed."""
+        listed = 0
+        for doc_id in self.revisions.unlisted():
+            listed += self.revisions.put_entry(self.entry(self.load(doc_id)))
+        return listed

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from quire.shared.session import STOPPED as STOPPED  # states in which nothing runs by itself
 from quire.shared.session import DocState
 
 FINISH = "finish"  # the name of a state's fan-in part
@@ -50,7 +51,3 @@ def deadline_scale() -> float:
     from quire.shared.settings import load_settings
 
     return load_settings().deadline_scale
-
-
-# States in which nothing runs by itself: finished, or waiting for an external agent.
-STOPPED: frozenset[str] = frozenset({"complete", "failed", "awaiting_decision"})

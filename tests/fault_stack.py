@@ -40,6 +40,14 @@ from services import (
 from quire.shared.config import Environment, RunSettings
 from quire.shared.errors import TransientError
 from quire.shared.revisions.base import RevisionStore
+from quire.shared.revisions.listing import (
+    BatchEntry,
+    BatchInfo,
+    BatchPage,
+    DocEntry,
+    DocPage,
+    DocQuery,
+)
 from quire.shared.revisions.redis import RedisRevisionStore
 from quire.shared.session import Session, SessionRepo
 from quire.shared.store.s3 import S3Store
@@ -59,10 +67,12 @@ class NoIndex(RevisionStore):
     def current(self, doc_id: str) -> int:
         return 0
 
-    def compare_and_set(self, doc_id: str, expected: int, new: int) -> bool:
+    def compare_and_set(
+        self, doc_id: str, expected: int, new: int, entry: DocEntry | None = None
+    ) -> bool:
         raise AssertionError("the observer never commits")
 
-    def force(self, doc_id: str, value: int) -> None:
+    def force(self, doc_id: str, value: int, entry: DocEntry | None = None) -> None:
         pass
 
     def list_docs(self) -> list[str]:
@@ -77,6 +87,24 @@ class NoIndex(RevisionStore):
         pass
 
     def lease_holder(self, doc_id: str) -> str | None:
+        return None
+
+    def put_entry(self, entry: DocEntry) -> bool:
+        return False
+
+    def unlisted(self) -> list[str]:
+        return []
+
+    def entries(self, query: DocQuery) -> DocPage:
+        return DocPage(entries=[], next_after=None, total=0, counts={}, passed=0)
+
+    def index_batch(self, batch: BatchEntry) -> None:
+        pass
+
+    def batches(self, after: int | None = None, limit: int = 50) -> BatchPage:
+        return BatchPage(batches=[], next_after=None)
+
+    def batch(self, batch_id: str) -> BatchInfo | None:
         return None
 
 

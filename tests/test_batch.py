@@ -86,9 +86,11 @@ def test_batch_isolates_failures_and_resubmits_without_work(local_env: Path) -> 
     out = tmp / "out"
 
     # --ocr off: the image-only PDF has no text then
+    started = time.monotonic()
     result = quire(
         "batch", str(folder), str(notes), "--out", str(out), "--processes", "1", "--ocr", "off"
     )
+    wall = time.monotonic() - started
     assert result.exit_code == 1, result.output  # some failed, the others completed
     assert "skipping" in result.output and "MANIFEST.md" in result.output
 
@@ -107,6 +109,10 @@ def test_batch_isolates_failures_and_resubmits_without_work(local_env: Path) -> 
         assert docs[name]["error"]
         assert not (out / Path(name).stem).exists()
     assert docs["notes.txt"]["error_code"] == "unsupported_format"
+    # each document's time is its own: on one process, the times together fit in the
+    # batch's wall time (not each document the whole batch's, as when its time was the span
+    # from its start to its stop, mostly spent waiting behind the others)
+    assert 0 < sum(d["seconds"] or 0 for d in docs.values()) < wall
     # the summary table names every document and the failure reasons
     for text in [*GOOD, *BAD, "notes.txt", "password", "truncated"]:
         assert text in result.output, text

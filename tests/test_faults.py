@@ -22,6 +22,7 @@ from s3_fault_proxy import hold
 from services import MotoServer
 
 from quire.shared.config import RunSettings
+from quire.shared.revisions.listing import DocQuery
 
 pytestmark = pytest.mark.services
 
@@ -216,6 +217,11 @@ def _run_disturbed_batch(
     stack.wait_terminal(list(ids.values()), 120)
     for p, doc_id in ids.items():
         check(stack, doc_id, expected[p])
+    # the documents listing came back with the index: each at its last revision
+    listed = {e.doc_id: e for e in stack.runtime.revisions.entries(DocQuery(limit=50)).entries}
+    for doc_id in ids.values():
+        assert listed[doc_id].revision == stack.runtime.repo.current_revision(doc_id)
+        assert listed[doc_id].state == "complete" and listed[doc_id].verification == "passed"
 
 
 def test_redis_restarted_mid_batch(stack: Stack, baseline: Baseline, tmp_path: Path) -> None:

@@ -10,9 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from quire.shared.engine import TaskMessage, advance, mark_done, reconcile, superseded
+from quire.shared.engine import (
+    TaskMessage,
+    advance,
+    mark_done,
+    mark_failed,
+    reconcile,
+    superseded,
+)
 from quire.shared.errors import ConflictError
 from quire.shared.revisions import SqliteRevisionStore
+from quire.shared.revisions.listing import DocEntry, DocQuery
 from quire.shared.revisions.redis import RedisRevisionStore
 from quire.shared.session import Session, SessionRepo
 from quire.shared.states import FINISH, MAX_REDRIVES
@@ -167,3 +175,50 @@ def test_reconciler_skips_settled_documents_until_they_commit_again(repo: Sessio
     rerun = repo.commit(again, expected=again.revision, actor="test", why="re-run")
     assert reconcile(repo, ["d1"], now=rerun.committed_at + 10_000, settled=settled) == ["d1"]
     assert "d1" not in settled
+
+
+def _listed(repo: SessionRepo) -> DocEntry:
+    (only,) = repo.revisions.entries(DocQuery(name="a.pdf")).entries
+    return only
+
+
+def test_every_commit_lists_the_document_with_its_own_time(repo: SessionRepo) -> None:
+    new_session(repo)
+    assert (_listed(repo).state, _listed(repo).revision) == ("queued", 1)
+    sent = advance(repo, "d1", _parts)
+    assert (_listed(repo).state, _listed(repo).parts_total) == ("parsing", 3)
+    for seconds, m in zip((1.5, 2.0, 0.25), sent, strict=True):
+        assert mark_done(repo, m, f"k/{m.part}", actor="w", seconds=seconds)
+        assert not mark_done(repo, m, f"k/{m.part}", actor="w", seconds=9.0)  # a duplicate
+    listed = _listed(repo)
+    assert listed.parts_done == 3 and listed.seconds is None  # not stopped yet
+    # it stops: the entry adds what the outputs say, and the time its parts ran (not the
+    # wall time since it started, which in a batch is mostly waiting behind others)
+    repo.store.put(
+        "docs/d1/out/manifest.json", b'{"page_count": 250, "chunk_count": 31, "chunks": []}'
+    )
+    repo.store.put("docs/d1/out/verification-report.json", b'{"passed": true, "findings": []}')
+    mark_failed(repo, "d1", "corrupt", "a.pdf: bad", actor="w", seconds=0.75)
+    listed = _listed(repo)
+    assert (listed.state, listed.sessions, listed.verification) == ("failed", 31, "passed")
+    assert listed.seconds == 4.5 and listed.error == "a.pdf: bad" and listed.pages == 250
+    assert repo.revisions.unlisted() == []
+
+
+def test_a_rebuilt_index_lists_again(repo: SessionRepo) -> None:
+    s = new_session(repo)
+    s.state = "parsing"
+    repo.commit(s, expected=1, actor="t", why="advance")
+    repo.revisions.force("d1", 0)  # what a Redis flush looks like (the listing goes too)
+    assert repo.current_revision("d1") == 2  # rebuilt from the store, listed again
+    assert (_listed(repo).revision, _listed(repo).state) == (2, "parsing")
+    repo.revisions.force("d1", 1)  # a committer died between its object and its CAS
+    assert repo.update("d1", lambda s: True, actor="t", why="after") is not None
+    assert _listed(repo).revision == 3 and repo.revisions.unlisted() == []
+    # a commit from before the listing (a revision set without its entry): listed on demand
+    old = new_session(repo, "d2").model_copy(update={"revision": 2, "state": "complete"})
+    repo.store.put("docs/d2/session/rev-00000002.json", old.model_dump_json().encode())
+    assert repo.revisions.compare_and_set("d2", 1, 2)
+    assert repo.revisions.unlisted() == ["d2"]
+    assert repo.relist() == 1 and repo.revisions.unlisted() == []
+    assert repo.revisions.entries(DocQuery(states=("complete",))).entries[0].doc_id == "d2"

@@ -183,7 +183,7 @@ def test_the_same_bytes_twice_are_one_document(api: httpx.Client, book: dict[str
     assert again.status_code == 200, again.text
     assert again.json()["created"] is False
     assert again.json()["document"]["doc_id"] == book["doc_id"]
-    listed = api.get("/v1/documents").json()
+    listed = api.get("/v1/documents").json()["documents"]
     assert [d["doc_id"] for d in listed].count(book["doc_id"]) == 1
 
 
@@ -372,7 +372,8 @@ def test_state_and_revision_history(api: httpx.Client, book: dict[str, Any]) -> 
     assert [h["revision"] for h in history] == list(range(1, doc["revision"] + 1))
     assert history[0]["actor"] == "web" and history[0]["why"] == f"submitted {SAMPLE_PDF.name}"
     assert history[-1]["state"] == "complete"
-    summary = next(d for d in api.get("/v1/documents").json() if d["doc_id"] == doc["doc_id"])
+    listed = api.get("/v1/documents").json()["documents"]
+    summary = next(d for d in listed if d["doc_id"] == doc["doc_id"])
     assert summary["sessions"] == doc["sessions"] > 1
 
 
@@ -552,15 +553,16 @@ def test_a_batch_keeps_going_past_a_broken_document(api: httpx.Client, tmp_path:
     assert states[small.name]["verification"] == "passed"
     assert states[broken.name]["state"] == "failed"
     assert states[broken.name]["error_code"] == "corrupt"
-    listed = api.get("/v1/batches").json()
+    listed = api.get("/v1/batches").json()["batches"]
     assert any(b["batch_id"] == batch_id and b["documents"] == 2 and b["finished"] for b in listed)
     assert "a batch needs files or s3:// sources" in error_of(
         api.post("/v1/batches", data={"output_format": "markdown"}, files={"unused": ("x", b"")}),
         422,
         "invalid_request",
     )
-    failed = api.get("/v1/documents").json()
-    reason = next(d for d in failed if d["source_name"] == broken.name)
+    failed = api.get("/v1/documents", params={"batch": batch_id, "state": "failed"}).json()
+    (reason,) = failed["documents"]
+    assert reason["source_name"] == broken.name
     assert reason["state"] == "failed" and reason["error_code"] == "corrupt" and reason["error"]
 
 

@@ -3,8 +3,9 @@
 A person signs in, uploads a corpus book, watches it complete, opens its page and a
 session's page, reads the source page images beside the rendered Markdown and the reason
 the session ends there, and moves between sessions with the keyboard — at laptop and phone
-sizes. Screenshots are kept as test artefacts (`<tmp>/screenshots`, or the folder named by
-QUIRE_WEB_SCREENSHOTS)."""
+sizes. In a library of synthetic documents, a person searches, filters by state, pages
+through (with and without JavaScript) and reads a batch's failures first. Screenshots are
+kept as test artefacts (`<tmp>/screenshots`, or the folder named by QUIRE_WEB_SCREENSHOTS)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,13 @@ from typing import Any
 import httpx
 import pytest
 from corpus import CORPUS
+from library import Made, populate
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from web_server import TOKEN, WebServer
 
 from quire.orchestrator.web.views import reason_alone
+from quire.shared.config import Environment
+from quire.workers.runtime import Runtime
 
 pytestmark = pytest.mark.xdist_group("web_browser")
 
@@ -167,3 +171,127 @@ def test_upload_a_book_and_read_it_beside_its_pages(
     expect(small.locator(".pages img").first).to_be_visible()
     laptop.close()
     phone.close()
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebServer, Runtime, Made]]:
+    """A server over a library of 260 synthetic documents in three batches (no token)."""
+    state = tmp_path_factory.mktemp("web-library")
+    rt = Runtime.from_env(Environment(store_url=str(state / "store"), state_dir=state / "state"))
+    made = populate(rt, 260, batch_size=100)
+    env = {"QUIRE_STORE_URL": rt.store.url, "QUIRE_STATE_DIR": str(state / "state")}
+    with WebServer(env) as srv:
+        yield srv, rt, made
+
+
+def shown_rows(page: Page) -> list[str]:
+    return [r.get_attribute("data-doc") or "" for r in page.locator("#rows tr[data-doc]").all()]
+
+
+def test_search_filter_and_pages_of_a_library(
+    library: tuple[WebServer, Runtime, Made], browser: Browser, shots: Path
+) -> None:
+    server, rt, made = library
+    laptop = browser.new_context(viewport=SIZES["laptop"])  # type: ignore[arg-type]
+    page = laptop.new_page()
+    page.goto(server.url + "/")
+    expect(page.locator("#found")).to_contain_text("260 documents")
+    expect(page.locator("#rows tr[data-doc]")).to_have_count(50)
+    times = page.locator("#rows td.col-time").all_inner_texts()
+    assert len(set(times)) > 20  # each document's own time, not one batch's for all
+    snap(page, shots, "library-documents")
+
+    page.fill("input[name=q]", "algebra")
+    page.press("input[name=q]", "Enter")
+    page.wait_for_url("**/?q=algebra*")
+    algebra = {d for d, n in made.names.items() if "algebra" in n.casefold()}
+    expect(page.locator("#found")).to_contain_text(f"{len(algebra)} documents found")
+    assert set(shown_rows(page)) == algebra
+    page.select_option("select[name=state]", "failed")  # shows at once
+    page.wait_for_url("**state=failed*")
+    failed = {d for d in algebra if made.states[d] == "failed"}
+    assert failed and set(shown_rows(page)) == failed
+    expect(page.locator("#rows .badge.st-failed")).to_have_count(len(failed))
+    expect(page.locator("#rows .reason .err-code").first).to_be_visible()
+    snap(page, shots, "library-search-failed")
+
+    # pages: older, and back to newer; the rows of the page being read stay live
+    page.goto(server.url + "/")
+    first = shown_rows(page)
+    page.locator(".listnav a[rel=next]").first.click()
+    page.wait_for_url("**cursor=*")
+    second = shown_rows(page)
+    assert len(second) == 50 and not set(first) & set(second)
+    watched = second[7]
+    rt.repo.update(
+        watched,
+        lambda s: s.fail("internal", f"{s.source_name}: changed while watched", 0.0) or True,
+        actor="test",
+        why="fail while the page is open",
+    )
+    row = page.locator(f"#rows tr[data-doc='{watched}']")
+    expect(row.locator(".badge.st-failed")).to_be_visible(timeout=10_000)  # no reload
+    expect(row.locator(".reason")).to_contain_text("changed while watched")
+    assert shown_rows(page) == second  # still the second page
+    was_failed = sum(1 for s in made.states.values() if s == "failed")
+    expect(page.locator("select[name=state] option[value=failed]")).to_have_text(
+        f"failed ({was_failed + 1})"  # the filter's counts follow
+    )
+    snap(page, shots, "library-second-page")
+    page.locator(".listnav a[rel=prev]").first.click()
+    page.wait_for_load_state()
+    assert shown_rows(page) == first
+
+    # without JavaScript: the same search and filter through the form's button
+    plain = browser.new_context(viewport=SIZES["laptop"], java_script_enabled=False)  # type: ignore[arg-type]
+    bare = plain.new_page()
+    bare.goto(server.url + "/")
+    bare.fill("input[name=q]", "BIOLOGY")
+    bare.select_option("select[name=state]", "awaiting_decision")
+    bare.click("form.filters button[type=submit]")
+    bare.wait_for_url("**state=awaiting_decision*")
+    waiting = {
+        d
+        for d, n in made.names.items()
+        if "biology" in n.casefold() and made.states[d] == "awaiting_decision"
+    }
+    assert waiting and set(shown_rows(bare)) == waiting
+    plain.close()
+    laptop.close()
+
+
+def test_a_batch_shows_its_failures_first(
+    library: tuple[WebServer, Runtime, Made], browser: Browser, shots: Path
+) -> None:
+    server, _, made = library
+    laptop = browser.new_context(viewport=SIZES["laptop"])  # type: ignore[arg-type]
+    page = laptop.new_page()
+    page.goto(server.url + "/")
+    page.click("header nav a[href='/batches']")
+    expect(page.locator("table.batches tbody tr")).to_have_count(len(made.batches))
+    snap(page, shots, "library-batches")
+    batch_id, members = next(iter(made.batches.items()))  # the one with an unreadable source
+    page.click(f"a[href='/batches/{batch_id}']")
+    expect(page.locator("h1")).to_have_text(batch_id)
+    failed = [d for d in members if made.states[d] == "failed"]
+    failures = page.locator("#failures")
+    expect(failures.locator("tr[data-doc]")).to_have_count(len(failed))
+    expect(failures.locator("ul.unreadable")).to_contain_text("No such file or directory")
+    for reason in failures.locator("td.reason").all()[:5]:
+        assert reason.locator(".err-code").inner_text() and len(reason.inner_text()) > 15
+    others = page.locator("#documents")
+    above = failures.bounding_box()
+    below = others.bounding_box()
+    assert above and below and above["y"] + above["height"] <= below["y"]  # failures first
+    assert others.locator(".badge.st-failed").count() == 0
+    snap(page, shots, "library-batch")
+
+    phone = browser.new_context(viewport=SIZES["phone"], is_mobile=True, has_touch=True)  # type: ignore[arg-type]
+    small = phone.new_page()
+    for name, path in (("documents", "/?q=linear"), ("batch", f"/batches/{batch_id}")):
+        small.goto(server.url + path)
+        small.wait_for_load_state("networkidle")
+        no_sideways_scroll(small)
+        snap(small, shots, f"phone-library-{name}")
+    phone.close()
+    laptop.close()

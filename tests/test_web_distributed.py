@@ -4,6 +4,7 @@ documents the workers process; pages are rendered from the S3 copy and cached in
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 import uuid
@@ -12,6 +13,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from corpus import CORPUS
+from library import add, populate
+from list_checks import check_batches, check_document_pages, check_filters, check_refusals
 from pipeline_utils import SAMPLE_PDF
 from services import CeleryWorker, RedisServer
 from web_server import TOKEN, WebServer, upload, wait_stopped
@@ -97,3 +100,18 @@ def test_uploads_and_s3_references_run_on_the_workers(
     assert r.status_code == 422 and r.json()["error"]["code"] == "bad_source"
     r = api.post("/v1/documents", data={"source": f"s3://{store.bucket}/missing.pdf"})
     assert r.status_code == 400 and r.json()["error"]["code"] == "source"
+
+
+def test_the_lists_page_from_the_redis_listing(
+    stack: tuple[httpx.Client, Runtime, S3Store],
+) -> None:
+    """The same list checks as the embedded server's (test_web_lists.py), with the listing
+    in Redis and the sessions in S3; documents arrive from this process while pages are
+    read from the server's."""
+    api, rt, _ = stack
+    made = populate(rt, 150, batch_size=60)
+    numbers = itertools.count(5000)
+    check_document_pages(api, made, lambda: add(rt, made, next(numbers), seed="late"))
+    check_filters(api, made)
+    check_refusals(api)
+    check_batches(api, made)

@@ -73,10 +73,13 @@ def run_part(
             f"{s.source_name}: {msg.state}:{msg.part} ran past its time limit after "
             f"{time.perf_counter() - started:.0f}s",
             actor=actor,
+            seconds=time.perf_counter() - started,
         )
         return True
     except QuireError as exc:  # named after the document, not the stored copy's key
-        mark_failed(rt.repo, msg.doc_id, exc.code, f"{s.source_name}: {exc.message}", actor=actor)
+        reason = f"{s.source_name}: {exc.message}"
+        took = time.perf_counter() - started
+        mark_failed(rt.repo, msg.doc_id, exc.code, reason, actor=actor, seconds=took)
         return True
     except Exception as exc:  # a bug must fail this document only, with its reason kept
         log.exception("%s %s:%s crashed", msg.doc_id[:12], msg.state, msg.part, extra=_fields(msg))
@@ -86,18 +89,21 @@ def run_part(
             "internal",
             f"{s.source_name}: {type(exc).__name__}: {exc}",
             actor=actor,
+            seconds=time.perf_counter() - started,
         )
         return True
+    took = time.perf_counter() - started  # the document's own time (DocEntry.seconds)
     log.info(
-        "%s %s:%s done in %.2fs",
-        msg.doc_id[:12],
-        msg.state,
-        msg.part,
-        time.perf_counter() - started,
-        extra=_fields(msg),
+        "%s %s:%s done in %.2fs", msg.doc_id[:12], msg.state, msg.part, took, extra=_fields(msg)
     )
     return mark_done(
-        rt.repo, msg, result.key, actor=actor, goto=result.goto, artifacts=result.artifacts
+        rt.repo,
+        msg,
+        result.key,
+        actor=actor,
+        goto=result.goto,
+        artifacts=result.artifacts,
+        seconds=took,
     )
 
 
@@ -256,4 +262,5 @@ def restart(rt: Runtime, old: Session, settings: RunSettings, *, actor: str) -> 
     new = old.model_copy(deep=True)
     new.enter("queued", time.time())
     new.settings, new.error, new.error_code = settings, None, None
+    new.work_seconds = 0.0  # this run's time only
     return rt.repo.commit(new, expected=old.revision, actor=actor, why="re-run with new settings")

@@ -43,7 +43,7 @@ def create_app(
     environment; `processes`: embedded worker processes per document driven (default: CPUs;
     at least 2, so that parts always run in worker processes, never in the server's)."""
     from quire import __version__
-    from quire.orchestrator.web.routes import batches, documents, ui
+    from quire.orchestrator.web.routes import batches, documents, library, ui
 
     rt = rt or Runtime.from_env()
     limits = limits or load_settings()
@@ -96,5 +96,6 @@ def create_app(
     protected = [Depends(require_auth)]
     app.include_router(documents.router, prefix="/v1", dependencies=protected)
     app.include_router(batches.router, prefix="/v1", dependencies=protected)
+    app.include_router(library.router)
     app.include_router(ui.router)
     return app

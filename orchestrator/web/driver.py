@@ -16,7 +16,7 @@ import queue
 import threading
 
 from quire.orchestrator.dispatch import Dispatcher
-from quire.shared.states import STOPPED
+from quire.orchestrator.web import lists
 
 log = logging.getLogger("quire.web.driver")
 
@@ -31,15 +31,19 @@ class Driver:
         self._started = False
 
     def start(self) -> None:
-        """Start the driving threads (embedded) and resume unfinished documents."""
+        """Bring the documents listing up to date, start the driving threads (embedded) and
+        resume unfinished documents (found in the listing: no session is read)."""
         if self._started:
             return
         self._started = True
+        rt = self.dispatcher.rt
+        documents, batches = lists.sync(rt)
+        if documents or batches:
+            log.info("listed %d documents and %d batches recorded before", documents, batches)
         if self.dispatcher.in_process:
             for n in range(self.threads):
                 threading.Thread(target=self._work, name=f"quire-driver-{n}", daemon=True).start()
-        rt = self.dispatcher.rt
-        self.submit([d for d in rt.revisions.list_docs() if rt.repo.load(d).state not in STOPPED])
+        self.submit(lists.unfinished(rt))
 
     def submit(self, doc_ids: list[str]) -> None:
         if not self.dispatcher.in_process:

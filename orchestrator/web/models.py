@@ -52,10 +52,20 @@ class DocumentOut(_Out):
     parts_total: int
     sessions: int | None  # once written
     verification: Literal["passed", "failed"] | None
-    seconds: float | None  # processing time, once stopped
+    seconds: float | None  # processing time (what its parts ran, not queue time), once stopped
     updated_at: float  # when the current revision was committed (Unix time)
     error_code: str | None = None
     error: str | None = None
+
+
+class DocumentPage(_Out):
+    """A page of documents, most recently submitted first."""
+
+    documents: list[DocumentOut]
+    next_cursor: str | None  # older documents: pass as `cursor`; None on the last page
+    prev_cursor: str | None  # newer documents; None on the first page
+    total: int  # documents matching the filters, on all pages
+    counts: dict[str, int]  # documents per state under the name and batch filters
 
 
 class RevisionOut(_Out):
@@ -139,3 +149,10 @@ class BatchSummary(_Out):
     counts: dict[str, int]  # documents per state
     finished: bool
     ok: bool
+
+
+class BatchList(_Out):
+    """A page of batches, newest first."""
+
+    batches: list[BatchSummary]
+    next_cursor: str | None  # older batches: pass as `cursor`; None on the last page

@@ -264,11 +264,6 @@ class Reader:
             self._summaries[s.doc_id] = out
         return out
 
-    def documents(self) -> list[DocumentOut]:
-        """Every document, most recently changed first."""
-        found = [self.summary(self.rt.repo.load(d)) for d in self.rt.revisions.list_docs()]
-        return sorted(found, key=lambda d: -d.updated_at)
-
     def detail(self, s: Session) -> DocumentDetail:
         history = [
             RevisionOut(

@@ -8,10 +8,24 @@ A page shared by two sessions (a cut in the middle of a page) appears in both.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import get_args
+from urllib.parse import urlencode
 
 from quire.orchestrator.web.models import PagesOut, PlanOut, SessionOut
 from quire.shared.manifest import Finding, VerificationReport
 from quire.shared.plan import PlanSettings
+from quire.shared.session import STOPPED, DocState
+
+STATES: tuple[str, ...] = get_args(DocState)
+WORKING = tuple(s for s in STATES if s not in STOPPED and s != "queued")
+# what the documents page's state filter offers: a state, or "running" (any working state)
+STATE_FILTERS: dict[str, str] = {
+    "queued": "queued",
+    "running": "running",
+    "awaiting_decision": "awaiting decision",
+    "complete": "complete",
+    "failed": "failed",
+}
 
 
 @dataclass
@@ -155,3 +169,22 @@ def stage_marks(state: str) -> list[tuple[str, str]]:
         return [(s, "") for s in STAGE_BAR]
     at = STAGE_BAR.index(current)
     return [(s, "done" if i < at else "now" if i == at else "") for i, s in enumerate(STAGE_BAR)]
+
+
+def list_url(path: str, **params: str | None) -> str:
+    """A list page's address with its filters and cursor (empty ones left out)."""
+    kept = {k: v for k, v in params.items() if v}
+    return f"{path}?{urlencode(kept)}" if kept else path
+
+
+def state_options(counts: dict[str, int]) -> list[tuple[str, str, int]]:
+    """The state filter's choices (value, label, documents) from the listing's counts;
+    "running" counts every working state."""
+
+    def count(value: str) -> int:
+        states = WORKING if value == "running" else (value,)
+        return sum(counts.get(s, 0) for s in states)
+
+    return [("", "all states", sum(counts.values()))] + [
+        (value, label, count(value)) for value, label in STATE_FILTERS.items()
+    ]

@@ -1,5 +1,6 @@
-"""The revision-store contract: one integer per document, advanced by compare-and-set, and
-a lease per document that says which embedded run drives it.
+"""The revision-store contract: one integer per document, advanced by compare-and-set,
+and beside it the documents listing (`listing.py`), written in the same atomic step, and a
+lease per document that says which embedded run drives it.
 
 The session commit protocol (write the immutable `rev-{n+1}` object, then CAS n → n+1) lives
 in `shared/session.py`; the lease protocol (who may hold one, when a holder is gone) in
@@ -12,6 +13,14 @@ from __future__ import annotations
 import abc
 
 from quire.shared.errors import QuireError
+from quire.shared.revisions.listing import (
+    BatchEntry,
+    BatchInfo,
+    BatchPage,
+    DocEntry,
+    DocPage,
+    DocQuery,
+)
 
 
 class RevisionStoreError(QuireError):
@@ -38,12 +47,16 @@ class RevisionStore(abc.ABC):
         """The document's current revision; 0 for a document never set."""
 
     @abc.abstractmethod
-    def compare_and_set(self, doc_id: str, expected: int, new: int) -> bool:
-        """Atomically set `new` if the current revision is `expected`; True if it was set."""
+    def compare_and_set(
+        self, doc_id: str, expected: int, new: int, entry: DocEntry | None = None
+    ) -> bool:
+        """Atomically set `new` if the current revision is `expected`; True if it was set.
+        `entry` (the document at `new`) is listed in the same atomic step."""
 
     @abc.abstractmethod
-    def force(self, doc_id: str, value: int) -> None:
-        """Set unconditionally (rebuilding from the object store after the store was lost)."""
+    def force(self, doc_id: str, value: int, entry: DocEntry | None = None) -> None:
+        """Set unconditionally (rebuilding from the object store after the store was lost),
+        listing `entry` (the document at `value`) with it."""
 
     @abc.abstractmethod
     def list_docs(self) -> list[str]:
@@ -64,6 +77,35 @@ class RevisionStore(abc.ABC):
     @abc.abstractmethod
     def lease_holder(self, doc_id: str) -> str | None:
         """Who holds the lease now (None: free or expired)."""
+
+    # --- the documents listing --------------------------------------------------------------
+
+    @abc.abstractmethod
+    def put_entry(self, entry: DocEntry) -> bool:
+        """List `entry` if its revision is the document's current one (repairing a listing
+        that lags); True if it was written."""
+
+    @abc.abstractmethod
+    def unlisted(self) -> list[str]:
+        """Documents whose current revision is not what the listing shows (a store from
+        before the listing, or revisions set without an entry), sorted."""
+
+    @abc.abstractmethod
+    def entries(self, query: DocQuery) -> DocPage:
+        """A page of listed documents, newest first, with the counts of the whole query."""
+
+    @abc.abstractmethod
+    def index_batch(self, batch: BatchEntry) -> None:
+        """Record a batch and its documents (idempotent: the same batch again keeps its
+        place in the batches' order)."""
+
+    @abc.abstractmethod
+    def batches(self, after: int | None = None, limit: int = 50) -> BatchPage:
+        """A page of batches, newest first."""
+
+    @abc.abstractmethod
+    def batch(self, batch_id: str) -> BatchInfo | None:
+        """One indexed batch, or None."""
 
     def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release connections; the store must not be used afterwards."""

@@ -1,4 +1,5 @@
-"""RedisRevisionStore: revisions in Redis, CAS as one Lua script (atomic on the server).
+"""RedisRevisionStore: revisions in Redis, CAS as one Lua script (atomic on the server),
+with the documents listing written by the same scripts (`redis_listing.py`).
 
 Each document is a hash `{prefix}{doc_id}` with fields `rev` and `tok`; its lease is a string
 `lease:{prefix}{doc_id}` that expires by itself (outside the prefix `list_docs` scans).
@@ -21,22 +22,19 @@ from redis.backoff import EqualJitterBackoff
 from redis.retry import Retry
 
 from quire.shared.errors import TransientError
+from quire.shared.revisions import redis_listing as lua
 from quire.shared.revisions.base import RevisionStore, RevisionStoreError, check_doc_id, check_rev
+from quire.shared.revisions.listing import (
+    BatchEntry,
+    BatchInfo,
+    BatchPage,
+    DocEntry,
+    DocPage,
+    DocQuery,
+    entry_at,
+)
 
 T = TypeVar("T")
-
-_CAS_LUA = """
-local cur = redis.call('HGET', KEYS[1], 'rev')
-if not cur then cur = '0' end
-if cur == ARGV[1] then
-  redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'tok', ARGV[3])
-  return 1
-end
-if cur == ARGV[2] and redis.call('HGET', KEYS[1], 'tok') == ARGV[3] then
-  return 1
-end
-return 0
-"""
 
 
 # Granted: '' ; else the current holder. ARGV: owner, ttl in ms, the holder it may replace.
@@ -75,7 +73,10 @@ class RedisRevisionStore(RevisionStore):
         socket_timeout: float = 5.0,
         connect_timeout: float = 2.0,
     ) -> None:
+        if not prefix.endswith(":"):
+            raise ValueError(f"a revision key prefix ends with ':', got {prefix!r}")
         self.prefix = prefix
+        self.list_prefix = prefix[:-1] + "#list:"  # never matched by `prefix*`
         self._safe_url = _safe_url(url)
         self._client = redis.Redis.from_url(
             url,
@@ -86,9 +87,14 @@ class RedisRevisionStore(RevisionStore):
             retry_on_error=[redis.ConnectionError, redis.TimeoutError],
             health_check_interval=10,
         )
-        self._cas = self._client.register_script(_CAS_LUA)
         self._claim = self._client.register_script(_CLAIM_LUA)
         self._release = self._client.register_script(_RELEASE_LUA)
+        self._cas = self._client.register_script(lua.CAS)
+        self._force = self._client.register_script(lua.FORCE)
+        self._put = self._client.register_script(lua.PUT)
+        self._entries = self._client.register_script(lua.ENTRIES)
+        self._index_batch = self._client.register_script(lua.INDEX_BATCH)
+        self._batches = self._client.register_script(lua.BATCHES)
 
     def __repr__(self) -> str:
         return f"RedisRevisionStore({self._safe_url!r}, prefix={self.prefix!r})"
@@ -111,23 +117,24 @@ class RedisRevisionStore(RevisionStore):
         value = self._call("current", lambda: self._client.hget(key, "rev"))
         return int(value) if value is not None else 0
 
-    def compare_and_set(self, doc_id: str, expected: int, new: int) -> bool:
+    def _entry(self, entry: DocEntry | None, doc_id: str, rev: int) -> list[str]:
+        return lua.entry_args(
+            self.list_prefix, None if entry is None else entry_at(entry, doc_id, rev)
+        )
+
+    def compare_and_set(
+        self, doc_id: str, expected: int, new: int, entry: DocEntry | None = None
+    ) -> bool:
         key = self.prefix + check_doc_id(doc_id)
         args = [str(check_rev(expected)), str(check_rev(new)), uuid.uuid4().hex]
+        args += self._entry(entry, doc_id, new)
         result = self._call("compare_and_set", lambda: self._cas(keys=[key], args=args))
         return bool(int(result))
 
-    def force(self, doc_id: str, value: int) -> None:
+    def force(self, doc_id: str, value: int, entry: DocEntry | None = None) -> None:
         key = self.prefix + check_doc_id(doc_id)
-        check_rev(value)
-
-        def run() -> None:
-            pipe = self._client.pipeline(transaction=True)
-            pipe.hset(key, "rev", str(value))
-            pipe.hdel(key, "tok")
-            pipe.execute()
-
-        self._call("force", run)
+        args = [str(check_rev(value)), *self._entry(entry, doc_id, value)]
+        self._call("force", lambda: self._force(keys=[key], args=args))
 
     def list_docs(self) -> list[str]:
         pattern = re.sub(r"([*?\[\]\\])", r"\\\1", self.prefix) + "*"
@@ -135,6 +142,46 @@ class RedisRevisionStore(RevisionStore):
             "list_docs", lambda: list(self._client.scan_iter(match=pattern, count=1000))
         )
         return sorted(str(k)[len(self.prefix) :] for k in keys)
+
+    def put_entry(self, entry: DocEntry) -> bool:
+        key = self.prefix + check_doc_id(entry.doc_id)
+        args = [str(entry.revision), *self._entry(entry, entry.doc_id, entry.revision)]
+        return bool(int(self._call("put_entry", lambda: self._put(keys=[key], args=args))))
+
+    def unlisted(self) -> list[str]:
+        docs = self.list_docs()
+
+        def read() -> list[list[str | None]]:
+            pipe = self._client.pipeline(transaction=False)
+            for doc_id in docs:
+                pipe.hmget(self.prefix + doc_id, "rev", "lrev")
+            return pipe.execute()
+
+        revs = self._call("unlisted", read)
+        return [d for d, (rev, lrev) in zip(docs, revs, strict=True) if rev != lrev]
+
+    def entries(self, query: DocQuery) -> DocPage:
+        args = lua.entries_args(self.list_prefix, query)
+        return lua.entries_page(self._call("entries", lambda: self._entries(args=args)), query)
+
+    def index_batch(self, batch: BatchEntry) -> None:
+        args = [self.list_prefix, batch.batch_id, lua.batch_info_json(batch), *batch.doc_ids]
+        self._call("index_batch", lambda: self._index_batch(args=args))
+
+    def batches(self, after: int | None = None, limit: int = 50) -> BatchPage:
+        args = [self.list_prefix, "" if after is None else str(after), str(limit)]
+        return lua.batch_page(self._call("batches", lambda: self._batches(args=args)), limit)
+
+    def batch(self, batch_id: str) -> BatchInfo | None:
+        def read() -> tuple[str | None, int]:
+            pipe = self._client.pipeline(transaction=False)
+            pipe.hget(self.list_prefix + "batchinfo", batch_id)
+            pipe.scard(self.list_prefix + "batch:" + batch_id)
+            info, docs = pipe.execute()
+            return info, int(docs)
+
+        info, docs = self._call("batch", read)
+        return None if info is None else lua.batch_info(batch_id, info, docs)
 
     def close(self) -> None:
         self._client.close()

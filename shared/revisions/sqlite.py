@@ -2,7 +2,8 @@
 
 Safe across threads and processes: WAL journal, a busy timeout, and every CAS inside
 `BEGIN IMMEDIATE`, which takes the database's write lock before reading, so no other writer
-can slip between the read and the write. Threads of one process also queue on a local lock
+can slip between the read and the write; a document's listing entry is written in the same
+transaction (`sqlite_listing.py`). Threads of one process also queue on a local lock
 first, which avoids spinning in SQLite's busy handler. One connection per thread and process
 (sqlite3 connections must not cross a fork).
 """
@@ -18,7 +19,17 @@ from pathlib import Path
 from typing import TypeVar
 
 from quire.shared.errors import TransientError
+from quire.shared.revisions import sqlite_listing as sql
 from quire.shared.revisions.base import RevisionStore, check_doc_id, check_rev
+from quire.shared.revisions.listing import (
+    BatchEntry,
+    BatchInfo,
+    BatchPage,
+    DocEntry,
+    DocPage,
+    DocQuery,
+    entry_at,
+)
 
 T = TypeVar("T")
 _SCHEMA = (
@@ -67,29 +78,22 @@ class SqliteRevisionStore(RevisionStore):
         while True:  # switching to WAL needs a moment of exclusive access
             try:
                 conn.execute("PRAGMA journal_mode=WAL")
-                for table in _SCHEMA:
-                    conn.execute(table)
+                for statement in (*_SCHEMA, *sql.SCHEMA):
+                    conn.execute(statement)
                 return
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
                     raise TransientError(f"revision database busy: {exc}") from exc
                 time.sleep(0.01)
 
-    def current(self, doc_id: str) -> int:
-        check_doc_id(doc_id)
+    def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         try:
-            row = (
-                self._conn()
-                .execute("SELECT rev FROM revisions WHERE doc_id = ?", (doc_id,))
-                .fetchone()
-            )
+            return fn(self._conn())
         except sqlite3.OperationalError as exc:
             raise TransientError(f"revision database unavailable: {exc}") from exc
-        return int(row[0]) if row else 0
 
-    def _transaction(self, body: Callable[[sqlite3.Connection], T]) -> T:
-        """Run `body` inside `BEGIN IMMEDIATE` (the write lock taken before any read); it
-        commits unless `body` raised."""
+    def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """`fn` inside one write transaction, taken before anything is read."""
         conn = self._conn()
         with self._write_lock:
             try:
@@ -97,7 +101,7 @@ class SqliteRevisionStore(RevisionStore):
             except sqlite3.OperationalError as exc:
                 raise TransientError(f"revision database busy: {exc}") from exc
             try:
-                result = body(conn)
+                result = fn(conn)
                 conn.execute("COMMIT")
                 return result
             except BaseException as exc:
@@ -107,23 +111,39 @@ class SqliteRevisionStore(RevisionStore):
                     raise TransientError(f"revision database busy: {exc}") from exc
                 raise
 
-    def compare_and_set(self, doc_id: str, expected: int, new: int) -> bool:
+    @staticmethod
+    def _rev(conn: sqlite3.Connection, doc_id: str) -> int:
+        row = conn.execute("SELECT rev FROM revisions WHERE doc_id = ?", (doc_id,)).fetchone()
+        return int(row[0]) if row else 0
+
+    @staticmethod
+    def _set(conn: sqlite3.Connection, doc_id: str, rev: int, entry: DocEntry | None) -> None:
+        conn.execute(
+            "INSERT INTO revisions (doc_id, rev) VALUES (?, ?) "
+            "ON CONFLICT(doc_id) DO UPDATE SET rev = excluded.rev",
+            (doc_id, rev),
+        )
+        if entry is not None:
+            sql.put(conn, entry_at(entry, doc_id, rev))
+
+    def current(self, doc_id: str) -> int:
+        check_doc_id(doc_id)
+        return self._read(lambda conn: self._rev(conn, doc_id))
+
+    def compare_and_set(
+        self, doc_id: str, expected: int, new: int, entry: DocEntry | None = None
+    ) -> bool:
         check_doc_id(doc_id)
         check_rev(expected)
         check_rev(new)
 
         def cas(conn: sqlite3.Connection) -> bool:
-            row = conn.execute("SELECT rev FROM revisions WHERE doc_id = ?", (doc_id,)).fetchone()
-            if (int(row[0]) if row else 0) != expected:
+            if self._rev(conn, doc_id) != expected:
                 return False
-            conn.execute(
-                "INSERT INTO revisions (doc_id, rev) VALUES (?, ?) "
-                "ON CONFLICT(doc_id) DO UPDATE SET rev = excluded.rev",
-                (doc_id, new),
-            )
+            self._set(conn, doc_id, new, entry)
             return True
 
-        return self._transaction(cas)
+        return self._write(cas)
 
     def claim_lease(
         self, doc_id: str, owner: str, ttl: float, *, replacing: str | None = None
@@ -144,11 +164,11 @@ class SqliteRevisionStore(RevisionStore):
             )
             return None
 
-        return self._transaction(claim)
+        return self._write(claim)
 
     def release_lease(self, doc_id: str, owner: str) -> None:
         check_doc_id(doc_id)
-        self._transaction(
+        self._write(
             lambda conn: conn.execute(
                 "DELETE FROM leases WHERE doc_id = ? AND owner = ?", (doc_id, owner)
             )
@@ -156,39 +176,47 @@ class SqliteRevisionStore(RevisionStore):
 
     def lease_holder(self, doc_id: str) -> str | None:
         check_doc_id(doc_id)
-        try:
-            row = (
-                self._conn()
-                .execute(
-                    "SELECT owner FROM leases WHERE doc_id = ? AND expires > ?",
-                    (doc_id, time.time()),
-                )
-                .fetchone()
-            )
-        except sqlite3.OperationalError as exc:
-            raise TransientError(f"revision database unavailable: {exc}") from exc
+        row = self._read(
+            lambda conn: conn.execute(
+                "SELECT owner FROM leases WHERE doc_id = ? AND expires > ?", (doc_id, time.time())
+            ).fetchone()
+        )
         return str(row[0]) if row else None
 
-    def force(self, doc_id: str, value: int) -> None:
+    def force(self, doc_id: str, value: int, entry: DocEntry | None = None) -> None:
         check_doc_id(doc_id)
         check_rev(value)
-        conn = self._conn()
-        with self._write_lock:
-            try:
-                conn.execute(
-                    "INSERT INTO revisions (doc_id, rev) VALUES (?, ?) "
-                    "ON CONFLICT(doc_id) DO UPDATE SET rev = excluded.rev",
-                    (doc_id, value),
-                )
-            except sqlite3.OperationalError as exc:
-                raise TransientError(f"revision database busy: {exc}") from exc
+        self._write(lambda conn: self._set(conn, doc_id, value, entry))
 
     def list_docs(self) -> list[str]:
-        try:
-            rows = self._conn().execute("SELECT doc_id FROM revisions ORDER BY doc_id").fetchall()
-        except sqlite3.OperationalError as exc:
-            raise TransientError(f"revision database unavailable: {exc}") from exc
+        rows = self._read(
+            lambda conn: conn.execute("SELECT doc_id FROM revisions ORDER BY doc_id").fetchall()
+        )
         return sorted(str(r[0]) for r in rows)
+
+    def put_entry(self, entry: DocEntry) -> bool:
+        def put(conn: sqlite3.Connection) -> bool:
+            if self._rev(conn, entry.doc_id) != entry.revision:
+                return False
+            sql.put(conn, entry)
+            return True
+
+        return self._write(put)
+
+    def unlisted(self) -> list[str]:
+        return self._read(sql.unlisted)
+
+    def entries(self, query: DocQuery) -> DocPage:
+        return self._read(lambda conn: sql.entries(conn, query))
+
+    def index_batch(self, batch: BatchEntry) -> None:
+        self._write(lambda conn: sql.index_batch(conn, batch))
+
+    def batches(self, after: int | None = None, limit: int = 50) -> BatchPage:
+        return self._read(lambda conn: sql.batches(conn, after, limit))
+
+    def batch(self, batch_id: str) -> BatchInfo | None:
+        return self._read(lambda conn: sql.batch(conn, batch_id))
 
     def close(self) -> None:
         with self._conns_lock:

@@ -5,18 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, File, Form, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
 
-from quire.orchestrator.batch import (
-    BatchReport,
-    ProgressReader,
-    find_batch,
-    list_batches,
-    load_batch,
-)
+from quire.orchestrator.batch import BatchReport, ProgressReader, find_batch, load_batch
+from quire.orchestrator.web import lists
 from quire.orchestrator.web.context import Web, web_of
 from quire.orchestrator.web.errors import ApiError
-from quire.orchestrator.web.models import BatchSummary
+from quire.orchestrator.web.models import BatchList
 from quire.orchestrator.web.redact import hide_paths
 from quire.orchestrator.web.submit import (
     SubmitSettings,
@@ -51,23 +46,14 @@ def post_batch(
 
 
 @router.get("/batches")
-def batches(web: WebDep) -> list[BatchSummary]:
-    """Every batch with its documents' states, newest first."""
-    reader = ProgressReader(web.rt)
-    found = []
-    for batch_id in list_batches(web.rt):
-        report = reader.report(load_batch(web.rt, batch_id))
-        found.append(
-            BatchSummary(
-                batch_id=batch_id,
-                created_at=report.created_at,
-                documents=len(report.documents),
-                counts=report.counts,
-                finished=report.finished,
-                ok=report.ok,
-            )
-        )
-    return sorted(found, key=lambda b: -b.created_at)
+def batches(
+    web: WebDep,
+    cursor: Annotated[str | None, Query(max_length=64, description="next_cursor")] = None,
+    limit: Annotated[int, Query(ge=1, le=lists.MAX_LIMIT)] = 50,
+) -> BatchList:
+    """A page of batches with their documents' states, newest first (their documents:
+    `GET /v1/documents?batch=ID`)."""
+    return lists.batches(web.rt, at=cursor, limit=limit)
 
 
 @router.get("/batches/{batch_id}")

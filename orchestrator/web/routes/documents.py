@@ -10,11 +10,12 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Path, Query, Request, Response, UploadFile
 
+from quire.orchestrator.web import lists
 from quire.orchestrator.web.context import Web, web_of
 from quire.orchestrator.web.errors import ApiError
 from quire.orchestrator.web.models import (
     DocumentDetail,
-    DocumentOut,
+    DocumentPage,
     PagesOut,
     PlanOut,
     ReviewReport,
@@ -40,9 +41,23 @@ IMMUTABLE = "private, max-age=31536000, immutable"
 
 
 @router.get("/documents")
-def list_documents(web: WebDep) -> list[DocumentOut]:
-    """Every document with its state and progress, most recently changed first."""
-    return web.reader.documents()
+def list_documents(
+    web: WebDep,
+    state: Annotated[
+        list[str] | None,
+        Query(description="only these states (repeat or comma-separate; running: any working one)"),
+    ] = None,
+    name: Annotated[str, Query(max_length=200, description="name contains, any case")] = "",
+    batch: Annotated[str | None, Query(max_length=64, description="only this batch's")] = None,
+    cursor: Annotated[str | None, Query(max_length=64, description="next_ or prev_cursor")] = None,
+    limit: Annotated[int, Query(ge=1, le=lists.MAX_LIMIT)] = 50,
+) -> DocumentPage:
+    """A page of documents with their state and progress, most recently submitted first;
+    `next_cursor` continues with older ones, `prev_cursor` goes back to newer ones."""
+    if batch is not None and web.rt.revisions.batch(batch) is None:
+        raise ApiError(404, "unknown_batch", f"no batch {batch!r}")
+    states = lists.states_of(state or [])
+    return lists.documents(web.rt, states=states, name=name, batch=batch, at=cursor, limit=limit)
 
 
 @router.post("/documents", status_code=201, responses={200: {"model": Submitted}})

@@ -1,5 +1,6 @@
-"""The web workspace: the documents page, a document's page and a session's page, rendered
-on the server from the same reads as the API; plus sign-in when the server has a token."""
+"""The web workspace: a document's page and a session's page, rendered on the server from
+the same reads as the API; plus sign-in when the server has a token. The list pages
+(documents, batches) are in `library.py`."""
 
 from __future__ import annotations
 
@@ -30,19 +31,6 @@ def _page(request: Request, web: Web, name: str, **context: Any) -> HTMLResponse
     return templates.TemplateResponse(
         request, name, {"mode": web.mode, "signed_in": web.auth.required, **context}
     )
-
-
-@router.get("/", dependencies=Authorized)
-def documents_page(request: Request, web: WebDep) -> HTMLResponse:
-    return _page(
-        request, web, "documents.html", documents=web.reader.documents(), limits=web.limits
-    )
-
-
-@router.get("/ui/documents/rows", dependencies=Authorized)
-def document_rows(request: Request, web: WebDep) -> HTMLResponse:
-    """The documents table's rows, polled by the documents page while it is open."""
-    return templates.TemplateResponse(request, "_rows.html", {"documents": web.reader.documents()})
 
 
 def _links(doc_id: str, plan: PlanOut | None) -> tuple[Rewrite, Rewrite]:

@@ -38,22 +38,40 @@
     });
   }
 
-  // Documents table: re-read its rows while the page is open.
-  const rows = document.getElementById("rows");
+  // Lists: re-read what the page shows (same filters, same page) while it is open.
+  const polled = Array.from(document.querySelectorAll("[data-poll]"));
   async function refreshRows() {
-    if (!rows) return;
-    try {
-      const response = await fetch(rows.dataset.poll, {credentials: "same-origin"});
-      if (response.ok) {
-        const html = await response.text();
-        if (html !== rows.dataset.last) {
-          rows.innerHTML = html;
-          rows.dataset.last = html;
+    for (const part of polled) {
+      try {
+        const response = await fetch(part.dataset.poll, {credentials: "same-origin"});
+        if (response.ok) {
+          const html = await response.text();
+          if (html !== part.dataset.last) {
+            part.innerHTML = html;
+            part.dataset.last = html;
+            showCounts(part);
+          }
         }
-      }
-    } catch (err) { /* the server restarts: try again at the next tick */ }
+      } catch (err) { /* the server restarts: try again at the next tick */ }
+    }
   }
-  if (rows) setInterval(refreshRows, POLL_MS);
+  if (polled.length) setInterval(refreshRows, POLL_MS);
+
+  // The state filter's options say how many documents each shows; keep them current.
+  function showCounts(part) {
+    const found = part.querySelector("[data-counts]");
+    if (!found) return;
+    const counts = JSON.parse(found.dataset.counts);
+    for (const option of document.querySelectorAll("form.filters option[data-label]")) {
+      const n = counts[option.value] || 0;
+      option.textContent = option.dataset.label + " (" + n.toLocaleString("en-US") + ")";
+    }
+  }
+
+  // Filters: a new state shows at once (the Show button does the same without JavaScript).
+  for (const select of document.querySelectorAll("form.filters select")) {
+    select.addEventListener("change", () => select.form.submit());
+  }
 
   // A document still running: reload its page when it enters another state.
   const watched = document.body.dataset.reloadWhen;
