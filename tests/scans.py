@@ -4,10 +4,14 @@
 `rasterize_pages` turns chosen pages of a born-digital PDF into pages that hold only a
 grey image of themselves (no text layer, as a scanner makes them) and returns each such
 page's text layer, which is then the known text OCR must find. The outline is kept.
+`SCAN_ORIGINALS` holds the text layer of the corpus's real scans before they were scanned
+(tests/data/README.md); `word_recall` measures OCR against known text.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 from quire.workers.parse.pdf_open import pymupdf_module
@@ -33,6 +37,33 @@ def rasterize_pages(
         out.set_toc(doc.get_toc())
         out.save(dst, garbage=3, deflate=True)
     return texts
+
+
+SCAN_ORIGINALS_FILE = Path(__file__).parent / "data" / "scan-originals.json"
+
+
+def scan_originals(name: str) -> dict[int, str]:
+    """{page: its original text} of a corpus document's scanned pages."""
+    pages: dict[str, str] = json.loads(SCAN_ORIGINALS_FILE.read_text())[name]
+    return {int(k): v for k, v in pages.items()}
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]{3,}", text.lower())
+
+
+def word_recall(known: str, found: str) -> float:
+    """Share of the known words (of three letters or more, counted without order) that OCR
+    found: words run together or misread are missed."""
+    pool: dict[str, int] = {}
+    for w in _words(found):
+        pool[w] = pool.get(w, 0) + 1
+    want, hit = _words(known), 0
+    for w in want:
+        if pool.get(w, 0):
+            pool[w] -= 1
+            hit += 1
+    return hit / max(1, len(want))
 
 
 def encrypt_pdf(src: Path, dst: Path, *, user: str, owner: str) -> Path:
