@@ -212,6 +212,25 @@ def test_tesseract_reads_chinese_with_debian_data(chinese_scan: Path) -> None:
     assert difflib.SequenceMatcher(None, CHINESE, found, autojunk=False).ratio() > 0.95, found
 
 
+def test_the_cache_keys_on_the_engine(chinese_scan: Path, tmp_path: Path) -> None:
+    """The same page read by another engine (or other trained data) is read afresh."""
+    from quire.workers.parse.pdf_ocr import read_page
+
+    cache = StoreOcrCache(LocalStore(tmp_path / "store"))
+    system = installed("chi_sim").system_tessdata
+    engines = [
+        Engine(choice=EngineChoice(engine="rapidocr"), lang="chi_sim"),
+        Engine(choice=EngineChoice(engine="tesseract", tessdata=system), lang="chi_sim"),
+    ]
+    with pymupdf_module().open(chinese_scan) as doc:
+        first = [read_page(doc[0], e, cache) for e in engines]
+        again = [read_page(doc[0], e, cache) for e in engines]
+    assert [hit for _, _, hit in first] == [False, False]
+    assert [hit for _, _, hit in again] == [True, True]
+    assert [text for text, _, _ in again] == [text for text, _, _ in first]
+    assert first[0][0] != first[1][0]  # two readings, both kept
+
+
 def test_the_cli_names_the_missing_language_package_in_one_line(tmp_path: Path) -> None:
     """`auto` warns and goes on (the pages that need OCR are listed, tests/test_ocr_engines);
     `force` stops before anything runs; a malformed code is refused."""

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gen_docs import textbook_pdf
@@ -19,7 +20,7 @@ from scans import rasterize_pages, word_recall
 
 from quire.shared.errors import OcrUnavailableError, PagesWithoutTextError
 from quire.shared.ir import describe_textless
-from quire.workers.parse import OcrSettings, parse_document
+from quire.workers.parse import OcrSettings, ocr_rapid, parse_document
 from quire.workers.parse.ocr import OcrLine, package_for
 from quire.workers.parse.ocr_engines import EngineChoice, Installed, choose_engine, installed
 from quire.workers.parse.ocr_rapid import paragraphs
@@ -248,3 +249,55 @@ def test_the_persian_scan_is_read_where_debian_data_are_installed(
     ir = json.loads((out / "ir.json").read_text())
     assert [(o["page"], o["languages"]) for o in ir["ocr_pages"]] == [(3, "fas")]
     assert "دبیان" in "\n".join(p.read_text() for p in out.glob("[0-9]*.md"))
+
+
+# --- RapidOCR's models: loaded lazily, once per process, and safe across fork -----------
+
+
+def test_importing_quire_loads_no_ocr_model() -> None:
+    code = (
+        "import sys, quire.api, quire.workers.parse, quire.orchestrator.cli; "
+        "print(sorted(m for m in ('cv2', 'onnxruntime', 'rapidocr_onnxruntime', 'tesserocr') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
+
+
+def _grey_chinese_line() -> tuple[bytes, int, int, int]:
+    p = pymupdf_module()
+    with p.open() as doc:
+        page = doc.new_page(width=400, height=80)
+        page.insert_text(
+            (20, 50), "切分只能发生在结构上安全的位置", fontname="china-s", fontsize=20
+        )
+        pix = page.get_pixmap(dpi=200, colorspace=p.csGRAY, alpha=False)
+        return pix.samples, pix.width, pix.height, pix.stride
+
+
+def _read_line() -> list[str]:
+    return [
+        ln.text for para in ocr_rapid.recognize(*_grey_chinese_line()).paragraphs for ln in para
+    ]
+
+
+def _read_in_child(queue: Any) -> None:
+    queue.put((_read_line(), len(ocr_rapid._inherited)))
+
+
+def test_a_forked_child_reads_with_its_own_models() -> None:
+    """BASELINES.md: ONNX sessions freed inside a forked child can hang it. The parent's
+    sessions stay referenced in the child, which loads its own."""
+    import multiprocessing
+
+    line = ["切分只能发生在结构上安全的位置"]
+    assert _read_line() == line
+    parent = ocr_rapid._load()
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_read_in_child, args=(queue,))
+    child.start()
+    child.join(timeout=120)
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == (line, 1)  # read, with the parent's models set aside
+    assert ocr_rapid._load() is parent  # the parent keeps its own
