@@ -4,14 +4,18 @@
 `rasterize_pages` turns chosen pages of a born-digital PDF into pages that hold only a
 grey image of themselves (no text layer, as a scanner makes them) and returns each such
 page's text layer, which is then the known text OCR must find. The outline is kept.
-`SCAN_ORIGINALS` holds the text layer of the corpus's real scans before they were scanned
-(tests/data/README.md); `word_recall` measures OCR against known text.
+`scan_originals` gives the text layer of the corpus's real scans before they were scanned
+(tests/data/README.md); `word_recall` measures OCR against known text; `quire_without_tessdata`
+runs the CLI as on a machine where only `pip install` ran.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from quire.workers.parse.pdf_open import pymupdf_module
@@ -79,3 +83,27 @@ def encrypt_pdf(src: Path, dst: Path, *, user: str, owner: str) -> Path:
             permissions=0 if not user else -1,
         )
     return dst
+
+
+def quire_without_tessdata(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, hide: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """The CLI with its store in `cwd` and (`hide`) Debian's trained data hidden: Tesseract
+    is pointed at an empty folder, so only what pip installed can read."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("QUIRE_")}
+    full |= {
+        "QUIRE_STORE_URL": str(cwd / "store"),
+        "QUIRE_STATE_DIR": str(cwd / "state"),
+        "COLUMNS": "200",
+    }
+    if hide:
+        (cwd / "no-tessdata").mkdir(exist_ok=True)
+        full["TESSDATA_PREFIX"] = str(cwd / "no-tessdata")
+    return subprocess.run(
+        [sys.executable, "-m", "quire.orchestrator.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=full | (env or {}),
+    )

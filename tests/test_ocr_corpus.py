@@ -10,13 +10,11 @@ their text is measured against the pages' original text layer (tests/data/README
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from corpus import CORPUS
+from scans import quire_without_tessdata as quire
 from scans import scan_originals, word_recall
 
 pytestmark = pytest.mark.corpus
@@ -24,28 +22,6 @@ pytestmark = pytest.mark.corpus
 FREEFEM = CORPUS / "freefem-manual-scanned-pages.pdf"
 SCANS = {5, 6, 18}
 TEXTLESS = "3 pages without text: 5, 6, 18 — scanned, OCR off"
-
-
-def quire(
-    cwd: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    """The CLI with Debian's trained data hidden."""
-    full = {k: v for k, v in os.environ.items() if not k.startswith("QUIRE_")}
-    (cwd / "no-tessdata").mkdir(exist_ok=True)
-    full |= {
-        "QUIRE_STORE_URL": str(cwd / "store"),
-        "QUIRE_STATE_DIR": str(cwd / "state"),
-        "COLUMNS": "200",
-        "TESSDATA_PREFIX": str(cwd / "no-tessdata"),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "quire.orchestrator.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=full | (env or {}),
-    )
 
 
 def scan_recall(out: Path, name: str) -> tuple[float, dict[int, float]]:

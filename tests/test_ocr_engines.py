@@ -8,7 +8,6 @@ by pointing TESSDATA_PREFIX at an empty folder, as on a machine where only `pip 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 from gen_docs import textbook_pdf
+from scans import quire_without_tessdata as quire
 from scans import rasterize_pages, word_recall
 
 from quire.shared.errors import OcrUnavailableError, PagesWithoutTextError
@@ -182,22 +182,6 @@ def persian_scan(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp / "persian-scan.pdf"
     rasterize_pages(mixed, path, {3}, dpi=300)
     return path
-
-
-def quire(tmp: Path, *args: str, hide: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIRE_")}
-    env |= {"QUIRE_STORE_URL": str(tmp / "store"), "QUIRE_STATE_DIR": str(tmp / "state")}
-    env |= {"COLUMNS": "200"}
-    if hide:
-        (tmp / "no-tessdata").mkdir(exist_ok=True)
-        env["TESSDATA_PREFIX"] = str(tmp / "no-tessdata")
-    return subprocess.run(
-        [sys.executable, "-m", "quire.orchestrator.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
 
 
 NEEDS_FAS = "1 page without text: 3 — scanned, no OCR engine: apt-get install tesseract-ocr-fas"
