@@ -119,7 +119,14 @@ _TEXTLESS_LABEL = {
     "scanned": "scanned",
     "unreadable": "unreadable",
 }
-_OCR_LABEL = {"off": "OCR off", "no_text": "OCR found no text", "failed": "OCR failed"}
+# what became of OCR on a page left without text (no_engine: none reads its languages)
+OcrOutcome = Literal["off", "no_text", "failed", "no_engine"]
+_OCR_LABEL = {
+    "off": "OCR off",
+    "no_text": "OCR found no text",
+    "failed": "OCR failed",
+    "no_engine": "no OCR engine",
+}
 
 
 class SkippedPage(_Model):
@@ -128,13 +135,16 @@ class SkippedPage(_Model):
     page: int
     reason: str  # the full explanation
     kind: TextlessKind = "blank"
-    ocr: Literal["off", "no_text", "failed"] | None = None  # None: not relevant (blank...)
+    ocr: OcrOutcome | None = None  # None: not relevant (blank...)
+    needs: str | None = None  # what would read it, e.g. "apt-get install tesseract-ocr-fas"
 
     @property
     def label(self) -> str:
-        """Short reason, e.g. "scanned, OCR off"."""
+        """Short reason, e.g. "scanned, OCR off" or "scanned, no OCR engine: apt-get install
+        tesseract-ocr-fas"."""
         ocr = f", {_OCR_LABEL[self.ocr]}" if self.ocr else ""
-        return _TEXTLESS_LABEL[self.kind] + ocr
+        needs = f": {self.needs}" if self.needs else ""
+        return _TEXTLESS_LABEL[self.kind] + ocr + needs
 
 
 def page_list(pages: list[int]) -> str:

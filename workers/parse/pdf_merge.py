@@ -470,7 +470,11 @@ def merge_pdf_ranges(
 
     skipped = [
         SkippedPage(
-            page=p.page, reason=p.skipped, kind=p.skipped_kind or "blank", ocr=p.skipped_ocr
+            page=p.page,
+            reason=p.skipped,
+            kind=p.skipped_kind or "blank",
+            ocr=p.skipped_ocr,
+            needs=p.skipped_needs,
         )
         for p in pages
         if p.skipped

@@ -9,9 +9,14 @@ Blank and unreadable pages are never OCR'd. An OCR'd page's text blocks replace 
 ones; smaller images on it stay. When OCR finds no text, the page keeps its native blocks,
 or is recorded as a page without text, "OCR found no text".
 
+The engine is chosen per language set (`ocr_engines`). When no engine reads the languages,
+`auto` lists the page without text with what would read it ("no_ocr_engine: apt-get install
+tesseract-ocr-fas") and the document goes on; `force` fails the document with that line.
+
 Results are cached by page content: the key is the hash of the rendered grey pixels, the
-resolution, the languages, the engine version and CACHE_FORMAT, so the same scan in another
-document (or a re-run) is not read again, and a changed engine or language reads it afresh.
+resolution, the languages, the engine, its version and model files, and CACHE_FORMAT, so the
+same scan in another document (or a re-run) is not read again, and a changed engine or
+language reads it afresh.
 """
 
 from __future__ import annotations
@@ -25,14 +30,15 @@ from quire.shared.config import OcrMode
 from quire.shared.errors import OcrUnavailableError
 from quire.shared.ir import OcrPage
 from quire.shared.text import sha256_bytes
-from quire.workers.parse.ocr import OcrText, engine_version, recognize, require_ocr
+from quire.workers.parse.ocr import OcrText
+from quire.workers.parse.ocr_engines import Engine, pick_engine
 from quire.workers.parse.pdf_open import pymupdf_module
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage
 
 LITTLE_TEXT_CHARS = 200  # fewer text characters than this on a page-filling image: OCR it
 FILLING = 0.5  # share of the page an image must cover to be "page-filling"
 MIN_DPI, MAX_DPI, DEFAULT_DPI = 150, 400, 300
-CACHE_FORMAT = 1  # raise when what `recognize` makes of Tesseract's output changes
+CACHE_FORMAT = 1  # raise when what `recognize` makes of an engine's output changes
 _RTL = set(range(0x0590, 0x0900)) | set(range(0xFB1D, 0xFE00)) | set(range(0xFE70, 0xFF00))
 
 
@@ -100,18 +106,19 @@ def choose_dpi(page: Any) -> int:
     return max(MIN_DPI, min(MAX_DPI, dpi))
 
 
-def read_page(page: Any, lang: str, cache: OcrCache | None) -> tuple[OcrText, int, bool]:
+def read_page(page: Any, engine: Engine, cache: OcrCache | None) -> tuple[OcrText, int, bool]:
     """OCR a page (from the cache when it was read before): (text, dpi, cache hit)."""
-    require_ocr(lang)
     pymupdf = pymupdf_module()
     dpi = choose_dpi(page)
     pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
     samples = pix.samples
-    header = f"{CACHE_FORMAT}|{engine_version()}|{lang}|{dpi}|{pix.width}x{pix.height}|".encode()
+    header = (
+        f"{CACHE_FORMAT}|{engine.cache_id()}|{engine.lang}|{dpi}|{pix.width}x{pix.height}|"
+    ).encode()
     key = f"ocr-cache/{sha256_bytes(header + samples)}.json"
     if cache is not None and (data := cache.get(key)) is not None:
         return OcrText.model_validate_json(data), dpi, True
-    text = recognize(samples, pix.width, pix.height, pix.stride, dpi, lang)
+    text = engine.recognize(samples, pix.width, pix.height, pix.stride, dpi)
     if cache is not None:
         cache.put(key, text.model_dump_json().encode())
     return text, dpi, False
@@ -123,7 +130,7 @@ def _is_rtl(text: str) -> bool:
 
 
 def text_blocks(text: OcrText, dpi: int) -> list[PdfBlock]:
-    """Tesseract's paragraphs as text blocks in page coordinates (points)."""
+    """The OCR paragraphs as text blocks in page coordinates (points)."""
     scale = 72 / dpi
     blocks = []
     for para in text.paragraphs:
@@ -151,6 +158,18 @@ def text_blocks(text: OcrText, dpi: int) -> list[PdfBlock]:
     return blocks
 
 
+def _no_engine(result: PdfPage, settings: OcrSettings, needs: str) -> PdfPage:
+    """No engine reads the languages: `auto` lists a page without text with what would read
+    it (a page with some text keeps it); `force` fails the document."""
+    if settings.mode == "force":
+        raise OcrUnavailableError(f"no OCR engine reads {settings.lang}: {needs}")
+    if result.skipped is not None:
+        result.skipped_ocr = "no_engine"
+        result.skipped_needs = needs
+        result.skipped += f"; no_ocr_engine: {needs}"
+    return result
+
+
 def apply_ocr(
     doc: Any, result: PdfPage, settings: OcrSettings, cache: OcrCache | None = None
 ) -> tuple[PdfPage, bool]:
@@ -163,10 +182,11 @@ def apply_ocr(
             result.skipped_ocr = "off"
             result.skipped += "; OCR off"
         return result, False
+    engine = pick_engine(settings.lang)
+    if engine.choice.engine is None:
+        return _no_engine(result, settings, engine.choice.needs), False
     try:
-        text, dpi, hit = read_page(page, settings.lang, cache)
-    except OcrUnavailableError:
-        raise  # the installation, not the page: the document fails with what to install
+        text, dpi, hit = read_page(page, engine, cache)
     except Exception as exc:  # a page that cannot be rendered or read must not sink the rest
         if result.skipped is not None:
             result.skipped_ocr = "failed"
@@ -186,7 +206,7 @@ def apply_ocr(
     blocks = sorted([*text_blocks(text, dpi), *kept], key=lambda b: (b.bbox[1], b.bbox[0]))
     ocr = OcrPage(
         page=result.page,
-        engine=engine_version(),
+        engine=engine.name,
         languages=settings.lang,
         confidence=text.mean_confidence,
         words=len(text.confidences),
@@ -200,7 +220,7 @@ def apply_ocr(
             "skipped_kind": None,
             "skipped_ocr": None,
             "ocr": ocr,
-            "parser": "tesseract",
+            "parser": engine.parser,
             "parser_reason": f"OCR: {reason}",
             # the text layer's quality flags do not apply to OCR'd text
             "garbled": False,

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from quire.shared.ir import ImageRef, OcrPage, TextlessKind
+from quire.shared.ir import ImageRef, OcrOutcome, OcrPage, TextlessKind
 
 BlockKind = Literal["text", "code", "table", "image"]
 
@@ -42,7 +42,8 @@ class PdfPage(BaseModel):
     blocks: list[PdfBlock] = []
     skipped: str | None = None  # reason, when the page has no extractable text
     skipped_kind: TextlessKind | None = None  # what the page without text looks like
-    skipped_ocr: Literal["off", "no_text", "failed"] | None = None  # OCR off / no text / failed
+    skipped_ocr: OcrOutcome | None = None  # OCR off / no text / failed / no engine
+    skipped_needs: str | None = None  # no OCR engine: what would read the page
     ocr: OcrPage | None = None  # the page's text was read by OCR
     parser: str = "pymupdf"
     parser_reason: str | None = None  # why a fallback parser was used
