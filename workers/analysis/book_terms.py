@@ -1,0 +1,97 @@
+"""The book's own index, found, read and parsed once per document, and made key terms.
+
+    index_pages(doc) -> read_book_index(doc, pdf) -> BookIndexData (stored as JSON)
+      -> session_terms(doc, data) -> SessionTerms.terms(lo, hi) per session
+
+The index is found in the IR: a heading named like an index ("Index", "Concept index",
+"索引", "Предметный указатель", "نمایه") inside the back matter, to the next heading of its
+level; or, without such a heading, a back-matter region the matter finder labelled an
+index. Its lines are read again from the PDF (the IR keeps no per-locator styles), with
+the PDF's page labels. A DOCX has no printed pages, so it gets key phrases.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from quire.shared.ir import Document
+from quire.workers.analysis.book_index import IndexEntry, parse_index
+from quire.workers.analysis.page_labels import page_labels
+from quire.workers.analysis.session_terms import IndexPlacement, SessionTerms
+from quire.workers.boundaries.candidates import plain_text
+from quire.workers.boundaries.matter import find_matter, title_matter
+
+_INDEX_LABELS = ("index",)
+
+
+class BookIndexData(BaseModel):
+    """What the planning step stores of a book's index (`work/.../book-index.json`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pages: list[int] = []  # physical pages the index is printed on
+    labels: list[str] = []  # every page's PDF page label ("" where none)
+    entries: list[IndexEntry] = []
+
+
+def index_spans(doc: Document) -> list[tuple[int, int]]:
+    """Element position ranges (inclusive) of the document's indexes."""
+    els = doc.elements
+    pos = {e.id: i for i, e in enumerate(els)}
+    back = [
+        (pos[r.first_id], pos[r.last_id], r.label)
+        for r in find_matter(doc)
+        if r.kind == "back_matter"
+    ]
+    spans: list[tuple[int, int]] = []
+    for i, e in enumerate(els):
+        if e.type != "heading" or not any(a <= i <= b for a, b, _ in back):
+            continue
+        found = title_matter(plain_text(e))
+        if found and found[1] in _INDEX_LABELS:
+            level = e.level or 1
+            end = next(
+                (j - 1 for j in range(i + 1, len(els)) if els[j].type == "heading"
+                 and (els[j].level or 1) <= level),
+                len(els) - 1,
+            )  # fmt: skip
+            spans.append((i, end))
+    if not spans:
+        spans = [(a, b) for a, b, label in back if "index" in label.split(" and ")]
+    return spans
+
+
+def index_pages(doc: Document) -> list[int]:
+    """The physical pages the document's index is printed on (none for a DOCX)."""
+    if doc.page_basis != "pdf":
+        return []
+    els = doc.elements
+    return sorted(
+        {p for a, b in index_spans(doc) for e in els[a : b + 1]
+         for p in range(e.page_first, e.page_last + 1)}
+    )  # fmt: skip
+
+
+def read_book_index(doc: Document, pdf: Path | None) -> BookIndexData:
+    """The book's index, read from its PDF (`pdf` None or a DOCX: no index)."""
+    pages = index_pages(doc) if pdf is not None else []
+    if not pages or pdf is None:
+        return BookIndexData()
+    from quire.workers.parse.pdf_index_lines import read_index_pages, read_page_labels
+
+    skip: dict[int, list[str]] = {}
+    for r in doc.removed:
+        skip.setdefault(r.page, []).append(r.text)
+    entries = parse_index(read_index_pages(pdf, pages), skip)
+    return BookIndexData(pages=pages, labels=read_page_labels(pdf), entries=entries)
+
+
+def session_terms(doc: Document, data: BookIndexData | None = None) -> SessionTerms:
+    """The key-term source of `doc`: its index when it has one, else key phrases."""
+    if data is None or not data.entries:
+        return SessionTerms(doc.elements)
+    labels = page_labels(doc.page_count, data.labels, doc.removed)
+    placement = IndexPlacement.of(doc, data.entries, labels, skip=index_spans(doc))
+    return SessionTerms(doc.elements, placement if placement.terms else None)
