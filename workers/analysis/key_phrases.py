@@ -33,6 +33,8 @@ from quire.workers.boundaries.tokens import stop_words
 
 KEY_PHRASES = 8
 MAX_WORDS = 3
+VERB_SHARE = 0.2  # of a word's uses followed by an article: then it is a verb
+_DETERMINERS = frozenset("the a an its their this these those his her our your each".split())
 _PROSE = frozenset({"heading", "paragraph", "list", "table", "caption"})
 # Words that say nothing of a subject in any technical book: verbs of doing and saying,
 # and the furniture of books and manuals.
@@ -75,18 +77,36 @@ def _stop() -> frozenset[str]:
     return frozenset(words)
 
 
-def _is_content(word: str) -> bool:
+def _is_content(word: str, verbs: frozenset[str] = frozenset()) -> bool:
     folded = word.casefold()
-    if folded in _stop() or len(folded) < 2 or not any(c.isalpha() for c in word):
+    if folded in _stop() or folded in verbs or not any(c.isalpha() for c in word):
         return False
-    return not (_LATIN.match(word) and len(folded) < 3)
+    return not (len(folded) < 2 or (_LATIN.match(word) and len(folded) < 3))
 
 
-def _runs(text: str) -> Iterable[list[str]]:
-    """Runs of content words between boundaries (stop words, numbers, punctuation)."""
+def verb_like(texts: Iterable[str]) -> frozenset[str]:
+    """English words the book uses as verbs: those often followed by an article or a
+    possessive ("selects the rows", "returns a list"), which a noun rarely is. No tagger
+    needed, and no phrase then runs across a verb ("subscripts selects rows")."""
+    seen: Counter[str] = Counter()
+    before: Counter[str] = Counter()
+    for text in texts:
+        tokens = [t.casefold() for t in _TOKEN.findall(text)]
+        for a, b in zip(tokens, tokens[1:], strict=False):
+            seen[a] += 1
+            if b in _DETERMINERS:
+                before[a] += 1
+    return frozenset(
+        w for w, n in before.items() if n >= 2 and n >= VERB_SHARE * seen[w] and w.isalpha()
+    )
+
+
+def _runs(text: str, verbs: frozenset[str] = frozenset()) -> Iterable[list[str]]:
+    """Runs of content words between boundaries (stop words, verbs, numbers,
+    punctuation)."""
     run: list[str] = []
     for token in _tokens(unicodedata.normalize("NFKC", text)):
-        if _is_content(token):
+        if _is_content(token, verbs):
             run.append(token)
         else:
             if run:
@@ -105,9 +125,10 @@ def _tokens(text: str) -> Iterable[str]:
     yield from _TOKEN.findall(text[pos:])
 
 
-def candidates(text: str) -> Iterable[str]:
-    """The candidate phrases of `text` (in their spelling there), with repeats."""
-    for run in _runs(text):
+def candidates(text: str, verbs: frozenset[str] = frozenset()) -> Iterable[str]:
+    """The candidate phrases of `text` (in their spelling there), with repeats; `verbs`:
+    words that end a run like stop words (`verb_like`)."""
+    for run in _runs(text, verbs):
         cjk = [bool(_HAN_RUN.fullmatch(w)) for w in run]
         for i, word in enumerate(run):
             if cjk[i] or _TECHNICAL.match(word):
@@ -140,10 +161,11 @@ class PhraseIndex:
         out = cls(max(len(pages), 1))
         vocab: dict[str, int] = {}
         seen_on: list[set[int]] = []
-        for pos, e in enumerate(elements):
-            if e.type not in _PROSE:
-                continue
-            for phrase in candidates(plain_text(e)):
+        texts = {pos: plain_text(e) for pos, e in enumerate(elements) if e.type in _PROSE}
+        verbs = verb_like(texts.values())
+        for pos, text in texts.items():
+            e = elements[pos]
+            for phrase in candidates(text, verbs):
                 key = _key(phrase)
                 k = vocab.get(key)
                 if k is None:
