@@ -373,6 +373,7 @@ def test_llm_analysis_persian_and_english_accepted(provider: FakeProvider) -> No
     assert "Chunk 2 of 3" in sent and "%*% operator" in sent  # the chunk's content
     assert "Previous chunk (1): Vectors and assignment" in sent
     assert "Next chunk (3): Linear regression" in sent
+    assert "Key terms (key phrases" in sent and "dim attribute" in sent  # as context
     assert KEYS[provider.kind] not in provider.requests[0].raw.decode()
 
 
