@@ -1,10 +1,11 @@
 """The workspace in a real browser: Debian's chromium, headless, driven by Playwright.
 
 A person signs in, uploads a corpus book, watches it complete, opens its page and a
-session's page, reads the source page images beside the rendered Markdown and the reason
-the session ends there, and moves between sessions with the keyboard — at laptop and phone
-sizes; on a phone the book's text is on the first screen. Screenshots are kept as test artefacts (`<tmp>/screenshots`, or the folder named by
-QUIRE_WEB_SCREENSHOTS)."""
+session's page, reads the source page images beside the rendered Markdown, the sentence
+saying why the session starts and ends there (the evidence unfolds on request) and the
+book's own index terms, and moves between sessions with the keyboard — at laptop and phone
+sizes; on a phone the book's text is on the first screen. Screenshots are kept as test
+artefacts (`<tmp>/screenshots`, or the folder named by QUIRE_WEB_SCREENSHOTS)."""
 
 from __future__ import annotations
 

@@ -238,10 +238,20 @@ def _is_rtl(pages: Sequence[IndexPage]) -> bool:
     return rtl * 2 > len(lines) > 0
 
 
+def _edge(column: Sequence[IndexLine], rtl: bool, edges: Sequence[float]) -> float:
+    """The column's edge: where its main entries start (end, right to left). A column
+    that starts with sub-entries (continuing the last page's) takes the edge its
+    columns have on the other pages."""
+    own = max(ln.x1 for ln in column) if rtl else min(ln.x0 for ln in column)
+    near = [e for e in edges if abs(e - own) <= 3 * max(ln.size for ln in column)]
+    return (max if rtl else min)([own, *near])
+
+
 def _rows(pages: Sequence[IndexPage], skip: Mapping[int, Collection[str]]) -> Iterable[_Row]:
     rtl = _is_rtl(pages)
     # pages before the one with the index's title are other back matter (a bibliography)
     titled = [i for i, p in enumerate(pages) if any(_index_title(_fold(ln.text)) for ln in p.lines)]
+    kept_pages = []
     for page in pages[titled[0] if titled else 0 :]:
         dropped = {_fold(t) for t in skip.get(page.page, ())}
         titles = [ln.y0 for ln in page.lines if _index_title(_fold(ln.text))]
@@ -253,8 +263,13 @@ def _rows(pages: Sequence[IndexPage], skip: Mapping[int, Collection[str]]) -> It
             if ln.y0 > top
             and not _skip_line(_fold(ln.text), dropped, ln.y1 < band or ln.y0 > page.height - band)
         ]
-        for column in _columns(kept, rtl):
-            edge = max(ln.x1 for ln in column) if rtl else min(ln.x0 for ln in column)
+        kept_pages.append(_columns(kept, rtl))
+    edges = [
+        max(ln.x1 for ln in c) if rtl else min(ln.x0 for ln in c) for p in kept_pages for c in p
+    ]
+    for columns in kept_pages:
+        for column in columns:
+            edge = _edge(column, rtl, edges)
             for ln in column:
                 text = _fold(ln.text)
                 if _group_heading(text):
@@ -302,7 +317,7 @@ def split_entry(text: str) -> tuple[str, list[tuple[str, str | None]], list[str]
     if m:
         targets = [t.strip(" .,;()（）") for t in re.split(r"[;；]", text[m.end() :])]
         (also if m.group("also") or m.group("zh_also") else see).extend(t for t in targets if t)
-        text = text[: m.start()]
+        text = text[: m.start()].rstrip(" ,;，；、،")
     cuts = [m.start() for m in _SEPARATORS.finditer(text)]
     bounds = [-1, *cuts, len(text)]  # segment k is text[bounds[k] + 1 : bounds[k + 1]]
     lo, hi = 0, len(bounds) - 1  # the segments left for the term

@@ -4,10 +4,11 @@
       -> session_terms(doc, data) -> SessionTerms.terms(lo, hi) per session
 
 The index is found in the IR: a heading named like an index ("Index", "Concept index",
-"索引", "Предметный указатель", "نمایه") inside the back matter, to the next heading of its
-level; or, without such a heading, a back-matter region the matter finder labelled an
-index. Its lines are read again from the PDF (the IR keeps no per-locator styles), with
-the PDF's page labels. A DOCX has no printed pages, so it gets key phrases.
+"索引", "Предметный указатель", "نمایه") inside the back matter (or a top-level one in the
+last 40 % of the book), to the next heading of its level; or, without such a heading, a
+back-matter region the matter finder labelled an index. Its lines are read again from the
+PDF (the IR keeps no per-locator styles), with the PDF's page labels. A DOCX has no printed
+pages, so it gets key phrases.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from quire.workers.boundaries.candidates import plain_text
 from quire.workers.boundaries.matter import find_matter, title_matter
 
 _INDEX_LABELS = ("index",)
+CLOSING_SHARE = 0.6  # a top-level heading this far into the book may title its index
 
 
 class BookIndexData(BaseModel):
@@ -45,10 +47,15 @@ def index_spans(doc: Document) -> list[tuple[int, int]]:
         for r in find_matter(doc)
         if r.kind == "back_matter"
     ]
+    top = min((e.level or 1 for e in els if e.type == "heading"), default=1)
+    last_page = max((e.page_last for e in els), default=1)
     spans: list[tuple[int, int]] = []
     for i, e in enumerate(els):
-        if e.type != "heading" or not any(a <= i <= b for a, b, _ in back):
+        if e.type != "heading":
             continue
+        closing = (e.level or 1) == top and e.page_first >= CLOSING_SHARE * last_page
+        if not (closing or any(a <= i <= b for a, b, _ in back)):
+            continue  # "Index" as a section of the body (gnuplot's plot option) is none
         found = title_matter(plain_text(e))
         if found and found[1] in _INDEX_LABELS:
             level = e.level or 1

@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import pairwise
 
 from quire.shared.ir import Element
 from quire.shared.plan import KeyTerm
@@ -34,7 +35,9 @@ from quire.workers.boundaries.tokens import stop_words
 KEY_PHRASES = 8
 MAX_WORDS = 3
 VERB_SHARE = 0.2  # of a word's uses followed by an article: then it is a verb
-_DETERMINERS = frozenset("the a an its their this these those his her our your each".split())
+_DETERMINERS = frozenset(
+    ["the", "a", "an", "its", "their", "this", "these", "those", "his", "her", "our", "your"]
+)
 _PROSE = frozenset({"heading", "paragraph", "list", "table", "caption"})
 # Words that say nothing of a subject in any technical book: verbs of doing and saying,
 # and the furniture of books and manuals.
@@ -92,7 +95,7 @@ def verb_like(texts: Iterable[str]) -> frozenset[str]:
     before: Counter[str] = Counter()
     for text in texts:
         tokens = [t.casefold() for t in _TOKEN.findall(text)]
-        for a, b in zip(tokens, tokens[1:], strict=False):
+        for a, b in pairwise(tokens):
             seen[a] += 1
             if b in _DETERMINERS:
                 before[a] += 1

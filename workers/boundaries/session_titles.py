@@ -65,7 +65,8 @@ _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 
 def heading_title(text: str) -> str:
     """A heading as title text: one line, no Markdown, no section numbering."""
-    text = " ".join(unicodedata.normalize("NFKC", text).replace("*", "").replace("`", "").split())
+    text = unicodedata.normalize("NFKC", text).replace("*", "").replace("`", "")
+    text = " ".join(text.lstrip().lstrip("#").split())
     text = cyrillic_from_latin1(text) or text
     stripped = _LEADING_NUMBER.sub("", text)
     if _RTL.search(stripped):
