@@ -212,10 +212,10 @@ def main() -> None:
             f"{r.pages / r.run_seconds:7.1f}"
         )
     if rows:
-        total = Row(
-            "all",
-            *(sum(getattr(r, f) for r in rows) for f in Row.__dataclass_fields__ if f != "name"),
-        )  # type: ignore[arg-type]
+        sums = {
+            f: sum(getattr(r, f) for r in rows) for f in Row.__dataclass_fields__ if f != "name"
+        }
+        total = Row(name="all", **sums)
         print(
             f"{'all':38} {total.pages:5} {total.sessions:4} {total.entries:7} {total.terms:6} "
             f"{_pct(total.in_index, total.terms):>8} {_pct(total.top_in_index, total.top):>8} "

@@ -29,7 +29,7 @@ from quire.shared.plan import KeyTerm
 from quire.shared.text import HAN
 from quire.workers.analysis.terms import ZH_STOP, jieba_words
 from quire.workers.boundaries.candidates import plain_text
-from quire.workers.boundaries.scoring import STOP_WORDS
+from quire.workers.boundaries.scoring import STOP_WORDS, stem
 from quire.workers.boundaries.tokens import stop_words
 
 KEY_PHRASES = 8
@@ -65,6 +65,7 @@ _TOKEN = re.compile(r"[^\W\d_][\w'’-]*[\w]|[^\W\d_]|\d[\w.]*|[^\w\s]", re.UNIC
 _HAN_RUN = re.compile(f"[{HAN}]+")
 _TECHNICAL = re.compile(r"^(?:[A-Z]{2,}[A-Za-z0-9_]*|\w*[a-z][A-Z]\w*|\w*_\w+|[A-Za-z]+\d\w*)$")
 _LATIN = re.compile(r"[A-Za-z]")
+_CJK_ONLY = re.compile(f"^[{HAN}]+$")
 
 
 @cache
@@ -137,14 +138,19 @@ def candidates(text: str, verbs: frozenset[str] = frozenset()) -> Iterable[str]:
             if cjk[i] or _TECHNICAL.match(word):
                 yield word
             for n in range(2, MAX_WORDS + 1):
-                if i + n <= len(run):
-                    gram = run[i : i + n]
+                gram = run[i : i + n]
+                if i + n <= len(run) and len({w.casefold() for w in gram}) == n:
                     joiner = "" if all(cjk[i : i + n]) else " "
                     yield joiner.join(gram)
 
 
 def _key(phrase: str) -> str:
     return phrase.casefold()
+
+
+def _stemmed(phrase: str) -> str:
+    """ "home directories" -> "home directory": plurals compare equal."""
+    return " ".join(stem(w) for w in phrase.casefold().split())
 
 
 @dataclass
@@ -193,15 +199,23 @@ class PhraseIndex:
         for i, count in tf.items():
             if count < floor:
                 continue
-            idf = math.log((1 + self.pages) / (1 + self.df[i])) + 1.0
-            words = len(self.keys[i].split())
+            # no smoothing: a phrase on most pages of the book is no key to any of them
+            idf = math.log((1 + self.pages) / (1 + self.df[i]))
+            key = self.keys[i]
+            words = (
+                len(key.split())
+                if " " in key
+                else 1 + (len(key) >= 4 and _CJK_ONLY.match(key) is not None)
+            )
             scored.append((round(count * idf * (1 + 0.25 * (words - 1)), 4), i, count))
         scored.sort(key=lambda t: (-t[0], self.keys[t[1]]))
         chosen: list[KeyTerm] = []
         for weight, i, count in scored:
-            key = self.keys[i]
-            if any(key in c.term.casefold() or c.term.casefold() in key for c in chosen):
-                continue  # a part of a phrase already chosen, or the other way round
+            key = _stemmed(self.keys[i])
+            if weight <= 0 or any(
+                key in _stemmed(c.term) or _stemmed(c.term) in key for c in chosen
+            ):
+                continue  # a part of a phrase already chosen (or a plural of one), or the reverse
             spelling = sorted(self.spelling[i].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
             chosen.append(KeyTerm(term=spelling, count=count, weight=weight, source="phrase"))
             if len(chosen) == k:

@@ -90,8 +90,40 @@ def read_index_pages(path: Path, pages: Sequence[int]) -> list[IndexPage]:
 
 
 def read_page_labels(path: Path) -> list[str]:
-    """Every page's PDF page label, in page order ("" where the PDF defines none)."""
+    """Every page's PDF page label, in page order ("" where the PDF defines none), made
+    from the PDF's label rules (loading every page for `get_label()` takes seconds)."""
     doc = open_pdf_kept(Path(path))
-    if not doc.get_page_labels():
-        return [""] * doc.page_count
-    return [doc[i].get_label() or "" for i in range(doc.page_count)]
+    rules = sorted(doc.get_page_labels() or [], key=lambda r: int(r.get("startpage", 0)))
+    labels = [""] * doc.page_count
+    for k, rule in enumerate(rules):
+        start = int(rule.get("startpage", 0))
+        end = int(rules[k + 1]["startpage"]) if k + 1 < len(rules) else doc.page_count
+        first = int(rule.get("firstpagenum", 1) or 1)
+        for page in range(max(start, 0), min(end, doc.page_count)):
+            number = first + page - start
+            labels[page] = f"{rule.get('prefix', '')}{_label_number(number, rule.get('style', ''))}"
+    return labels
+
+
+def _label_number(n: int, style: str) -> str:
+    """A page number in a PDF label style: D 12, r xii, R XII, a l, A L ("" for none)."""
+    if style == "D":
+        return str(n)
+    if style in ("r", "R"):
+        roman = _roman(n)
+        return roman if style == "R" else roman.lower()
+    if style in ("a", "A"):
+        letter = chr(ord("A") + (n - 1) % 26) * ((n - 1) // 26 + 1)
+        return letter if style == "A" else letter.lower()
+    return ""
+
+
+def _roman(n: int) -> str:
+    out = ""
+    for value, digits in (
+        (1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+        (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"),
+    ):  # fmt: skip
+        while n >= value:
+            out, n = out + digits, n - value
+    return out
