@@ -45,7 +45,7 @@ from quire.workers.analysis.book_terms import (  # noqa: E402
     read_book_index,
 )
 from quire.workers.analysis.page_labels import page_labels  # noqa: E402
-from quire.workers.analysis.session_terms import fold, shown  # noqa: E402
+from quire.workers.analysis.session_terms import fold, shown, shown_entry  # noqa: E402
 from quire.workers.analysis.terms import words  # noqa: E402
 from quire.workers.boundaries.candidates import plain_text  # noqa: E402
 from quire.workers.boundaries.scoring import STOP_WORDS, stem  # noqa: E402
@@ -107,7 +107,7 @@ def _baseline_terms(doc: Document, lo: int, hi: int, df: Counter[str], k: int = 
 def _index_keys(book: BookIndexData) -> set[str]:
     keys = set()
     for e in book.entries:
-        for text in (e.term, e.display, e.parent or ""):
+        for text in (e.term, e.display, e.parent or "", shown_entry(e)):
             for variant in (text, shown(text)):
                 if fold(variant):
                     keys.add(fold(variant))
@@ -134,7 +134,7 @@ def _locators(doc: Document, book: BookIndexData, manifest: Manifest) -> tuple[i
             if not holders:
                 continue
             total += 1
-            attached += any(shown(e.display) in terms[n] for n in holders)
+            attached += any(shown_entry(e) in terms[n] for n in holders)
     return total, attached, unresolved
 
 

@@ -1,13 +1,15 @@
 """The author's index as key terms: index pages parsed (entries, sub-entries, see / see
 also, roman numerals, ranges, wrapped lines, defining locators) in English, Chinese and
-Russian, printed page labels mapped to pages, locators landing in the session that holds
-their page, and key phrases (no stop words, no generic verbs) for a book without an index."""
+Russian (and on corpus books in English, Chinese, Russian and Persian), printed page labels
+mapped to pages, locators landing in the session that holds their page, and key phrases
+(no stop words, no generic verbs) for a book without an index."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from corpus import CORPUS
 from index_samples import CHINESE, ENGLISH, RUSSIAN, Book, build_book
 
 import quire
@@ -17,6 +19,7 @@ from quire.workers.analysis.book_index import split_entry
 from quire.workers.analysis.book_terms import read_book_index, session_terms
 from quire.workers.analysis.key_phrases import _EN_STOP, PhraseIndex
 from quire.workers.analysis.page_labels import page_labels
+from quire.workers.analysis.session_terms import shown_entry
 from quire.workers.parse import parse_document
 from tests.irgen import build_doc, heading, para
 
@@ -167,3 +170,43 @@ def test_key_phrases_are_never_stop_words_or_generic_verbs() -> None:
     assert not {"installs", "installed", "runs", "uses", "make", "works", "done"} & {
         w for t in found for w in t.casefold().split()
     }
+
+
+# --- corpus books in four scripts ----------------------------------------------------------
+
+KNOWN = {
+    "amsmath-user-guide.pdf": ("align environment", ["4", "6", "7", "9", "26", "31–33"]),
+    "lshort-zh-cn.pdf": ("amsmath 宏包", ["39"]),
+    "lshort-russian.pdf": ("пакет", ["6", "9", "99"]),  # fonts give Latin-1: shown as Cyrillic
+    "lshort-persian.pdf": ("piecewise function", ["45"]),  # a right-to-left index
+}
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", sorted(KNOWN))
+def test_corpus_indexes_are_read_and_their_locators_land_on_their_pages(name: str) -> None:
+    path = CORPUS / name
+    doc = parse_document(path).document
+    data = read_book_index(doc, path)
+    term, locators = KNOWN[name]
+    found = {
+        shown_entry(e): [f"{loc.first}{'–' + loc.last if loc.last else ''}" for loc in e.locators]
+        for e in data.entries
+    }
+    assert found.get(term) == locators
+    # every locator's term lands on the page it names (checked page by page)
+    labels = page_labels(doc.page_count, data.labels, doc.removed)
+    terms = session_terms(doc, data)
+    by_page: dict[int, list[int]] = {}  # the elements on each page (spanning ones too)
+    for i, e in enumerate(doc.elements):
+        for page in range(e.page_first, e.page_last + 1):
+            by_page.setdefault(page, []).append(i)
+    landed = total = 0
+    for e in data.entries:
+        for loc in e.locators:
+            for page in labels.span(loc.first, loc.last)[:1]:
+                if page in by_page:
+                    total += 1
+                    here = terms.terms(by_page[page][0], by_page[page][-1])
+                    landed += shown_entry(e) in {t.term for t in here}
+    assert total > 300 and landed >= 0.9 * total

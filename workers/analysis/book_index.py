@@ -43,7 +43,7 @@ _NUM = r"\d{1,5}"
 _ROMAN = r"[ivxlcdm]{1,7}"
 _PREFIXED = r"[A-Z]{1,2}[-.]\d{1,4}"
 _ONE = rf"(?:{_PREFIXED}|{_NUM}|{_ROMAN})"
-_DASH = r"(?:–|—|−|-{1,2})"
+_DASH = r"(?:–|—|−|-{1,2}|\x15)"  # \x15: an en dash from fonts without a Unicode map
 _LOCATOR = re.compile(
     rf"(?P<first>{_ONE})(?:\s*{_DASH}\s*(?P<last>{_ONE}))?(?P<ff>\s*ff?\.?)?", re.UNICODE
 )
@@ -238,20 +238,11 @@ def _is_rtl(pages: Sequence[IndexPage]) -> bool:
     return rtl * 2 > len(lines) > 0
 
 
-def _edge(column: Sequence[IndexLine], rtl: bool, edges: Sequence[float]) -> float:
-    """The column's edge: where its main entries start (end, right to left). A column
-    that starts with sub-entries (continuing the last page's) takes the edge its
-    columns have on the other pages."""
-    own = max(ln.x1 for ln in column) if rtl else min(ln.x0 for ln in column)
-    near = [e for e in edges if abs(e - own) <= 3 * max(ln.size for ln in column)]
-    return (max if rtl else min)([own, *near])
-
-
 def _rows(pages: Sequence[IndexPage], skip: Mapping[int, Collection[str]]) -> Iterable[_Row]:
     rtl = _is_rtl(pages)
     # pages before the one with the index's title are other back matter (a bibliography)
     titled = [i for i, p in enumerate(pages) if any(_index_title(_fold(ln.text)) for ln in p.lines)]
-    kept_pages = []
+    kept_pages: list[list[list[IndexLine]]] = []
     for page in pages[titled[0] if titled else 0 :]:
         dropped = {_fold(t) for t in skip.get(page.page, ())}
         titles = [ln.y0 for ln in page.lines if _index_title(_fold(ln.text))]
@@ -264,12 +255,9 @@ def _rows(pages: Sequence[IndexPage], skip: Mapping[int, Collection[str]]) -> It
             and not _skip_line(_fold(ln.text), dropped, ln.y1 < band or ln.y0 > page.height - band)
         ]
         kept_pages.append(_columns(kept, rtl))
-    edges = [
-        max(ln.x1 for ln in c) if rtl else min(ln.x0 for ln in c) for p in kept_pages for c in p
-    ]
     for columns in kept_pages:
         for column in columns:
-            edge = _edge(column, rtl, edges)
+            edge = max(ln.x1 for ln in column) if rtl else min(ln.x0 for ln in column)
             for ln in column:
                 text = _fold(ln.text)
                 if _group_heading(text):

@@ -42,6 +42,11 @@ def shown(term: str) -> str:
     return cyrillic_from_latin1(term) or term
 
 
+def shown_entry(entry: IndexEntry) -> str:
+    """An entry as shown: "пакет (amsmath)" from "ïàêåò" and "amsmath"."""
+    return f"{shown(entry.parent)} ({shown(entry.term)})" if entry.parent else shown(entry.term)
+
+
 @dataclass
 class IndexPlacement:
     """Where the index's entries land among the document's elements."""
@@ -81,7 +86,7 @@ class IndexPlacement:
                         continue
                     hits.append((pos, number, loc.defining))
                     landed += 1
-            out.terms.append(shown(e.display))
+            out.terms.append(shown_entry(e))
             out.totals.append(landed)
         hits.sort()
         out.positions = array("i", (h[0] for h in hits))
