@@ -24,7 +24,7 @@ _ENDS_IN_NUMBER = re.compile(r"(?:^|[\s,.;،])(?:\d+|[ivxlcdm]+)\s*$")
 def _span(span: dict[str, Any]) -> IndexSpan:
     font = str(span.get("font", "")).split("+", 1)[-1]
     flags = int(span.get("flags", 0))
-    return IndexSpan(
+    return IndexSpan.model_construct(  # thousands per page: no validation needed
         text=span["text"],
         bold=bool(flags & _BOLD_FLAG or _BOLD.search(font)),
         italic=bool(flags & _ITALIC_FLAG or _ITALIC.search(font)),
