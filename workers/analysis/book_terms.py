@@ -13,6 +13,7 @@ pages, so it gets key phrases.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -24,6 +25,7 @@ from quire.workers.analysis.session_terms import IndexPlacement, SessionTerms
 from quire.workers.boundaries.candidates import plain_text
 from quire.workers.boundaries.matter import find_matter, title_matter
 
+log = logging.getLogger(__name__)
 _INDEX_LABELS = ("index",)
 CLOSING_SHARE = 0.6  # a top-level heading this far into the book may title its index
 
@@ -91,8 +93,14 @@ def read_book_index(doc: Document, pdf: Path | None) -> BookIndexData:
     skip: dict[int, list[str]] = {}
     for r in doc.removed:
         skip.setdefault(r.page, []).append(r.text)
-    entries = parse_index(read_index_pages(pdf, pages), skip)
-    return BookIndexData(pages=pages, labels=read_page_labels(pdf), entries=entries)
+    try:
+        entries = parse_index(read_index_pages(pdf, pages), skip)
+        labels = read_page_labels(pdf)
+    except Exception as exc:  # a broken index page or label tree: key phrases will do
+        log.warning("%s: index pages %s unreadable (%s); key phrases instead", doc.source_name,
+                    f"{pages[0]}-{pages[-1]}", exc)  # fmt: skip
+        return BookIndexData()
+    return BookIndexData(pages=pages, labels=labels, entries=entries)
 
 
 def session_terms(doc: Document, data: BookIndexData | None = None) -> SessionTerms:
