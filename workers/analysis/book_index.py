@@ -179,19 +179,32 @@ class _Styles:
         return (0 < self.bold * 2 < total, 0 < self.italic * 2 < total)
 
 
-def _index_title(text: str) -> bool:
-    """ "Index", "Concept index", "索引", a running head "۱۲۱ نمایه": the index's title."""
+def _index_title(text: str, margin: bool = False) -> bool:
+    """ "Index", "Concept index", "索引", a running head "۱۲۱ نمایه" (in the `margin`): the
+    index's title. An entry "index, 12" is no title: a title has no page numbers."""
     letters = re.sub(r"[\W\d_]+", "", text)
     found = title_matter(letters) if letters else None
-    return found is not None and found[1] in ("index", "glossary")
+    if found is None or found[1] not in ("index", "glossary"):
+        return False
+    return margin or not split_entry(text)[1]
 
 
-def _skip_line(text: str, skip: Collection[str], margin: bool) -> bool:
-    """A line that is no entry: empty, removed by the parser as running text, a page
-    number in the top or bottom margin (`margin`), or the index's title."""
-    if not text or text in skip or _index_title(text):
-        return True
-    return margin and bool(_PAGE_NUMBER_LINE.match(text))
+def _kept_lines(page: IndexPage, skip: Collection[str]) -> list[IndexLine]:
+    """The page's entry lines: without its title and what stands above it, the running
+    text the parser removed (`skip`) and page numbers in the top or bottom margin."""
+    band = MARGIN_SHARE * page.height
+    lines = [(ln, _fold(ln.text), ln.y1 < band or ln.y0 > page.height - band) for ln in page.lines]
+    titles = [ln.y0 for ln, text, margin in lines if _index_title(text, margin)]
+    top = max(titles, default=float("-inf"))
+    return [
+        ln
+        for ln, text, margin in lines
+        if ln.y0 > top
+        and text
+        and text not in skip
+        and not _index_title(text, margin)
+        and not (margin and _PAGE_NUMBER_LINE.match(text))
+    ]
 
 
 def _group_heading(text: str) -> bool:
@@ -239,24 +252,13 @@ def _is_rtl(pages: Sequence[IndexPage]) -> bool:
 
 
 def _rows(pages: Sequence[IndexPage], skip: Mapping[int, Collection[str]]) -> Iterable[_Row]:
+    """The index's lines in reading order, each with its indent from its column's edge."""
     rtl = _is_rtl(pages)
     # pages before the one with the index's title are other back matter (a bibliography)
     titled = [i for i, p in enumerate(pages) if any(_index_title(_fold(ln.text)) for ln in p.lines)]
-    kept_pages: list[list[list[IndexLine]]] = []
     for page in pages[titled[0] if titled else 0 :]:
         dropped = {_fold(t) for t in skip.get(page.page, ())}
-        titles = [ln.y0 for ln in page.lines if _index_title(_fold(ln.text))]
-        top = max(titles, default=float("-inf"))  # what stands above the title is not index
-        band = MARGIN_SHARE * page.height
-        kept = [
-            ln
-            for ln in page.lines
-            if ln.y0 > top
-            and not _skip_line(_fold(ln.text), dropped, ln.y1 < band or ln.y0 > page.height - band)
-        ]
-        kept_pages.append(_columns(kept, rtl))
-    for columns in kept_pages:
-        for column in columns:
+        for column in _columns(_kept_lines(page, dropped), rtl):
             edge = max(ln.x1 for ln in column) if rtl else min(ln.x0 for ln in column)
             for ln in column:
                 text = _fold(ln.text)
