@@ -332,13 +332,16 @@ def test_llm_index_validation_rejects(change: Any, message: str) -> None:
 
 
 def test_llm_index_over_the_wire_with_a_reask(provider: FakeProvider) -> None:
+    ctx = CTX.model_copy(deep=True)
+    ctx.chunks[1].key_terms = ["dim attribute", "matrix product"]  # the session's key terms
     bad = _broken(lambda d: d["lines"].pop(2))
-    provider.enqueue(answer(bad), answer(good_index_answer(CTX)))
-    index = author_index(CTX, provider.kind)
+    provider.enqueue(answer(bad), answer(good_index_answer(ctx)))
+    index = author_index(ctx, provider.kind)
     assert index.backend == provider.kind and not index.heuristic
-    validate_index(CTX, **files_of(CTX, index))
+    validate_index(ctx, **files_of(ctx, index))
     first = provider.requests[0].body["messages"][-1]["content"]
-    assert f"link {CTX.chunks[2].file}" in first and f"{CTX.chunks[2].minutes} min" in first
+    assert f"link {ctx.chunks[2].file}" in first and f"{ctx.chunks[2].minutes} min" in first
+    assert "key terms: dim attribute; matrix product" in first  # given as context
     again = provider.requests[1].body["messages"][-1]["content"]
     assert "lines: chunks left out: [3]" in again
 

@@ -339,6 +339,7 @@ def index_prompt(context: IndexContext) -> str:
             f"{c.minutes} min | topic_en: {c.topic_en or c.title} | topic_fa: "
             f"{c.topic_fa or '(none)'} | focus_en: {c.study_focus_en or '(none)'} | "
             f"focus_fa: {c.study_focus_fa or '(none)'}"
+            + (f" | key terms: {'; '.join(c.key_terms)}" if c.key_terms else "")
             + (" | continues into the next chunk" if c.continues else "")
         )
     return "\n".join(lines)
