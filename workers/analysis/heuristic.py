@@ -68,17 +68,6 @@ _NUMBERING = re.compile(
     r"[.:]?\s*|(?:[0-9]{1,3}|[A-Z](?=\.[0-9]))(?:\.[0-9]{1,3})*\.?\s+)",
     re.IGNORECASE,
 )
-_GENERIC_HEADINGS_WORDS = """
-introduction overview summary examples example usage arguments details value description
-references notes note exercises contents index preface acknowledgements acknowledgments
-appendix background conclusion conclusions discussion author authors source format keywords
-bibliography foreword remarks abstract
-"""
-_GENERIC_HEADINGS = frozenset(_GENERIC_HEADINGS_WORDS.split()) | {
-    "see also",
-    "table of contents",
-    "further reading",
-}
 _TYPE_NOUNS = {
     "code": ("code example", "code examples"),
     "table": ("table", "tables"),
@@ -133,10 +122,6 @@ def latin_prose(content: str) -> bool:
     return latin >= other + cjk_units(prose)
 
 
-def _generic_heading(title: str) -> bool:
-    return title.casefold().strip() in _GENERIC_HEADINGS
-
-
 def _join(items: Sequence[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
@@ -157,23 +142,6 @@ def _terms(context: AnalysisContext) -> list[str]:
         for t in context.key_terms
         if _latin(t.term)
     ]
-
-
-def _sections(context: AnalysisContext) -> list[str]:
-    """Latin-script titles of the chunk's top-level headings, in order, without repeats."""
-    usable = [h for h in context.headings if _latin(clean_heading(h.text))]
-    if not usable:
-        return []
-    top = min(h.level for h in usable)
-    titles: list[str] = []
-    for h in usable:
-        title = clean_heading(h.text)
-        folded = title.casefold()
-        if h.level == top and not any(
-            folded.startswith(t.casefold()) or t.casefold().startswith(folded) for t in titles
-        ):
-            titles.append(title)
-    return titles
 
 
 def heuristic_topic(context: AnalysisContext) -> str:
