@@ -210,3 +210,27 @@ def test_corpus_indexes_are_read_and_their_locators_land_on_their_pages(name: st
                     here = terms.terms(by_page[page][0], by_page[page][-1])
                     landed += shown_entry(e) in {t.term for t in here}
     assert total > 300 and landed >= 0.9 * total
+
+
+def test_a_glossary_gives_its_terms_to_the_sessions_that_say_them() -> None:
+    body = "The recycling rule repeats the shorter vector. " * 30
+    doc = build_doc(
+        [
+            heading("1 Vectors", 1, page=1),
+            para(body, page=1, page_last=2),
+            heading("2 Matrices", 1, page=3),
+            para("A matrix product multiplies rows by columns. " * 30, page=3, page_last=4),
+            heading("3 Regression", 1, page=5),
+            para("Least squares fits a line; nothing else here. " * 30, page=5, page_last=6),
+            heading("Glossary", 1, page=7),
+            para("recycling rule: how R lengthens the shorter vector", page=7),
+            para("matrix product — rows of one times columns of the other", page=7),
+        ]
+    )
+    data = read_book_index(doc, None)  # a glossary needs no PDF: a DOCX has them too
+    assert data.glossary == ["recycling rule", "matrix product"] and not data.entries
+    terms = session_terms(doc, data)
+    first = terms.terms(0, 1)
+    assert [(t.term, t.source) for t in first] == [("recycling rule", "glossary")]
+    assert [t.term for t in terms.terms(2, 3)] == ["matrix product"]
+    assert all(t.source == "phrase" for t in terms.terms(4, 5))  # says neither: key phrases

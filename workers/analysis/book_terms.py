@@ -3,6 +3,8 @@
     index_pages(doc) -> read_book_index(doc, pdf) -> BookIndexData (stored as JSON)
       -> session_terms(doc, data) -> SessionTerms.terms(lo, hi) per session
 
+A glossary (a "term: definition" list under a title like "Glossary", "术语表", "واژه‌نامه")
+is read from the IR, so a DOCX's counts too; its terms land wherever the book says them.
 The index is found in the IR: a heading named like an index ("Index", "Concept index",
 "索引", "Предметный указатель", "نمایه") inside the back matter (or a top-level one in the
 last 40 % of the book), to the next heading of its level; or, without such a heading, a
@@ -14,6 +16,7 @@ pages, so it gets key phrases.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -26,7 +29,9 @@ from quire.workers.boundaries.candidates import plain_text
 from quire.workers.boundaries.matter import find_matter, title_matter
 
 log = logging.getLogger(__name__)
-_INDEX_LABELS = ("index",)
+MAX_GLOSSARY_TERMS = 500
+# "term: definition", "term — definition": a glossary line names its term first
+_DEFINED = re.compile(r"^\W*(?P<term>[^:—–\n]{2,60}?)\s*(?::|—|–|\s-\s)\s+\S")
 CLOSING_SHARE = 0.6  # a top-level heading this far into the book may title its index
 
 
@@ -38,10 +43,11 @@ class BookIndexData(BaseModel):
     pages: list[int] = []  # physical pages the index is printed on
     labels: list[str] = []  # every page's PDF page label ("" where none)
     entries: list[IndexEntry] = []
+    glossary: list[str] = []  # the terms a glossary defines (it has no page numbers)
 
 
-def index_spans(doc: Document) -> list[tuple[int, int]]:
-    """Element position ranges (inclusive) of the document's indexes."""
+def index_spans(doc: Document, label: str = "index") -> list[tuple[int, int]]:
+    """Element position ranges (inclusive) of the document's indexes (or glossaries)."""
     els = doc.elements
     pos = {e.id: i for i, e in enumerate(els)}
     back = [
@@ -59,7 +65,7 @@ def index_spans(doc: Document) -> list[tuple[int, int]]:
         if not (closing or any(a <= i <= b for a, b, _ in back)):
             continue  # "Index" as a section of the body (gnuplot's plot option) is none
         found = title_matter(plain_text(e))
-        if found and found[1] in _INDEX_LABELS:
+        if found and found[1] == label:
             level = e.level or 1
             end = next(
                 (j - 1 for j in range(i + 1, len(els)) if els[j].type == "heading"
@@ -68,7 +74,7 @@ def index_spans(doc: Document) -> list[tuple[int, int]]:
             )  # fmt: skip
             spans.append((i, end))
     if not spans:
-        spans = [(a, b) for a, b, label in back if "index" in label.split(" and ")]
+        spans = [(a, b) for a, b, labels in back if label in labels.split(" and ")]
     return spans
 
 
@@ -83,11 +89,29 @@ def index_pages(doc: Document) -> list[int]:
     )  # fmt: skip
 
 
+def glossary_terms(doc: Document) -> list[str]:
+    """The terms the document's glossaries define: a line or list item "term: definition"
+    (or "term — definition"), or a heading over its definition."""
+    els = doc.elements
+    terms: dict[str, None] = {}
+    for a, b in index_spans(doc, "glossary"):
+        for e in els[a + 1 : b + 1]:
+            lines = e.items if e.type == "list" and e.items else [plain_text(e)]
+            for line in lines:
+                m = _DEFINED.match(line.lstrip("-*• "))
+                term = plain_text(e) if e.type == "heading" else (m.group("term") if m else "")
+                if term.strip() and len(terms) < MAX_GLOSSARY_TERMS:
+                    terms[term.strip()] = None
+    return list(terms)
+
+
 def read_book_index(doc: Document, pdf: Path | None) -> BookIndexData:
-    """The book's index, read from its PDF (`pdf` None or a DOCX: no index)."""
+    """The book's index, read from its PDF (`pdf` None or a DOCX: no index), and the
+    terms of its glossary (from the IR)."""
+    glossary = glossary_terms(doc)
     pages = index_pages(doc) if pdf is not None else []
     if not pages or pdf is None:
-        return BookIndexData()
+        return BookIndexData(glossary=glossary)
     from quire.workers.parse.pdf_index_lines import read_index_pages, read_page_labels
 
     skip: dict[int, list[str]] = {}
@@ -99,14 +123,22 @@ def read_book_index(doc: Document, pdf: Path | None) -> BookIndexData:
     except Exception as exc:  # a broken index page or label tree: key phrases will do
         log.warning("%s: index pages %s unreadable (%s); key phrases instead", doc.source_name,
                     f"{pages[0]}-{pages[-1]}", exc)  # fmt: skip
-        return BookIndexData()
-    return BookIndexData(pages=pages, labels=labels, entries=entries)
+        return BookIndexData(glossary=glossary)
+    return BookIndexData(pages=pages, labels=labels, entries=entries, glossary=glossary)
 
 
 def session_terms(doc: Document, data: BookIndexData | None = None) -> SessionTerms:
-    """The key-term source of `doc`: its index when it has one, else key phrases."""
-    if data is None or not data.entries:
-        return SessionTerms(doc.elements)
-    labels = page_labels(doc.page_count, data.labels, doc.removed)
-    placement = IndexPlacement.of(doc, data.entries, labels, skip=index_spans(doc))
-    return SessionTerms(doc.elements, placement if placement.terms else None)
+    """The key-term source of `doc`: its index and glossary when it has them, else key
+    phrases."""
+    out = SessionTerms(doc.elements)
+    if data is None:
+        return out
+    skip = index_spans(doc)
+    if data.entries:
+        labels = page_labels(doc.page_count, data.labels, doc.removed)
+        out.placements.append(IndexPlacement.of(doc, data.entries, labels, skip=skip))
+    if data.glossary:
+        skip += index_spans(doc, "glossary")
+        out.placements.append(IndexPlacement.of_glossary(doc, data.glossary, skip=skip))
+    out.placements = [p for p in out.placements if p.terms]
+    return out

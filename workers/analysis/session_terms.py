@@ -5,8 +5,9 @@ each page the term lands on the element whose text holds it (folded: case, accen
 punctuation ignored), else on the page's longest element. So a page shared by two
 sessions gives the term to the one that says it. A session's key terms are the entries
 landing inside its element range, ordered by how much of the term the session holds
-(defining occurrences first). A session no entry lands in, or a book without an index,
-gets key phrases instead (`key_phrases`). Everything here is pure and plan-independent:
+(defining occurrences first). A glossary's terms (it has no page numbers) land on every
+element that says them. A session no entry lands in, or a book with neither, gets key
+phrases instead (`key_phrases`). Everything here is pure and plan-independent:
 a session's terms follow from its element range alone.
 """
 
@@ -88,11 +89,34 @@ class IndexPlacement:
                     landed += 1
             out.terms.append(shown_entry(e))
             out.totals.append(landed)
-        hits.sort()
-        out.positions = array("i", (h[0] for h in hits))
-        out.entry = array("i", (h[1] for h in hits))
-        out.defining = array("b", (h[2] for h in hits))
+        out._set(hits)
         return out
+
+    @classmethod
+    def of_glossary(
+        cls, doc: Document, terms: Sequence[str], skip: Sequence[tuple[int, int]] = ()
+    ) -> IndexPlacement:
+        """A glossary's terms land on every element that says them (a glossary has no
+        page numbers); `skip`: the glossary itself and the index."""
+        keys = [fold(t) for t in terms]
+        out = cls(terms=[shown(t) for t in terms], totals=[0] * len(terms), source="glossary")
+        hits: list[tuple[int, int, bool]] = []
+        for pos, e in enumerate(doc.elements):
+            if e.type == "image" or any(a <= pos <= b for a, b in skip):
+                continue
+            text = fold(plain_text(e))
+            for number, key in enumerate(keys):
+                if key and key in text:
+                    hits.append((pos, number, False))
+                    out.totals[number] += 1
+        out._set(hits)
+        return out
+
+    def _set(self, hits: list[tuple[int, int, bool]]) -> None:
+        hits.sort()
+        self.positions = array("i", (h[0] for h in hits))
+        self.entry = array("i", (h[1] for h in hits))
+        self.defining = array("b", (h[2] for h in hits))
 
     def terms_in(self, lo: int, hi: int) -> list[KeyTerm]:
         """The entries landing in elements lo..hi (positions, inclusive), best first."""
@@ -161,11 +185,11 @@ def _landing(
 
 @dataclass
 class SessionTerms:
-    """A document's key-term source: its index placement (if it has an index) and its
+    """A document's key-term source: where its index's and glossary's terms land, and its
     key phrases (built on first use: a book with an index rarely needs them)."""
 
     elements: Sequence[Element]
-    placement: IndexPlacement | None = None
+    placements: list[IndexPlacement] = field(default_factory=list)  # index, then glossary
     _phrases: PhraseIndex | None = None
 
     def phrases(self) -> PhraseIndex:
@@ -174,8 +198,12 @@ class SessionTerms:
         return self._phrases
 
     def terms(self, lo: int, hi: int) -> list[KeyTerm]:
-        """Key terms of the elements lo..hi (positions, inclusive)."""
-        found = self.placement.terms_in(lo, hi) if self.placement else []
+        """Key terms of the elements lo..hi (positions, inclusive): the index's, then the
+        glossary's it does not repeat, else key phrases."""
+        found: list[KeyTerm] = []
+        for placement in self.placements:
+            seen = {t.term.casefold() for t in found}
+            found += [t for t in placement.terms_in(lo, hi) if t.term.casefold() not in seen]
         return found or self.phrases().top(lo, hi)
 
 
