@@ -495,7 +495,8 @@ def _analysis_context(rt: Runtime, s: Session, chunk: int) -> tuple[Plan, Any, A
     doc, candidates, _ = _planning_inputs(rt, s)
     plan = _plan(rt, s)
     c = _chunk(plan, chunk)
-    return plan, c, build_context(doc, plan, chunk, candidates=candidates)
+    stats = steps.load_stats(rt, s, doc, candidates)
+    return plan, c, build_context(doc, plan, chunk, candidates=candidates, stats=stats)
 
 
 def analysis_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from quire.shared.ir import SkippedPage
-from quire.shared.plan import ChunkKind
+from quire.shared.plan import ChunkKind, KeyTerm
 
 MANIFEST_VERSION = 1
 
@@ -47,6 +47,7 @@ class ManifestChunk(_Model):
     # study session, or reference session (front or back matter: no study time or focus)
     kind: ChunkKind = "study"
     end_alternative: str | None = None  # the best other place for its end, and why not there
+    key_terms: list[KeyTerm] = []  # what the session teaches (the author's index terms)
 
 
 class Manifest(_Model):

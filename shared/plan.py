@@ -130,6 +130,20 @@ class PlanSettings(_Model):
         return self
 
 
+KeyTermSource = Literal["index", "glossary", "phrase"]
+
+
+class KeyTerm(_Model):
+    """A term a session teaches: from the author's index or glossary, or, in a book with
+    neither, a key phrase chosen against the rest of the book."""
+
+    term: str
+    count: int  # index locators (or occurrences) of the term in the session
+    weight: float  # how much the term belongs to this session (higher first)
+    defining: bool = False  # the index marks a defining occurrence in the session
+    source: KeyTermSource = "phrase"
+
+
 class ChunkPlan(_Model):
     number: int  # 1-based
     first_id: str
@@ -144,6 +158,7 @@ class ChunkPlan(_Model):
     continues: bool = False  # ends at a forced cut: the next chunk continues its concept
     kind: ChunkKind = "study"  # front and back matter are reference sessions, not study
     end_alternative: str | None = None  # the best other place for its end, and why not there
+    key_terms: list[KeyTerm] = []  # what it teaches, in order (never part of its title)
 
 
 class Plan(_Model):

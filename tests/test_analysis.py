@@ -67,9 +67,11 @@ def test_context_has_whole_content_neighbours_and_terms() -> None:
     c = ctx(2)
     assert (c.chunk, c.chunk_count, c.first_id, c.last_id) == (2, 3, "el-000007", "el-000009")
     assert c.content.startswith("# 2 Matrices") and c.content.count("%*%") == 12
-    assert c.previous is not None and c.previous.title == "1 Vectors and assignment"
-    assert c.next is not None and c.next.title == "3 Linear regression"
-    assert [t.term for t in c.key_terms[:3]] == ["matrix", "columns", "rows"]
+    assert c.previous is not None and c.previous.title == "Vectors and assignment"
+    assert c.next is not None and c.next.title == "Linear regression"
+    # no index in this document: its key phrases, chosen against the other chunks
+    assert "dim attribute" in [t.term for t in c.key_terms]
+    assert all(t.source == "phrase" and len(t.term.split()) >= 2 for t in c.key_terms)
     assert c.starts_with_heading and [h.text for h in c.headings] == ["2 Matrices"]
     # Safe cuts strictly inside: after el-000007 is unsafe (heading), after el-000009 is
     # the chunk's own end; so only el-000008 remains.
@@ -260,7 +262,8 @@ def test_heuristic_topics_from_headings_and_terms_without_persian() -> None:
         assert a["topic_fa"] == "" and a["study_focus_fa"] == ""
         assert a["fa_missing_reason"] == FA_MISSING and "LLM backend" in FA_MISSING
         assert a["coherence"] == "confident"
-    assert analyses[1]["study_focus_en"].startswith("Key terms to learn: matrix, columns, rows")
+    assert analyses[1]["study_focus_en"].startswith("Key terms to learn: ")
+    assert "dim attribute" in analyses[1]["study_focus_en"]
     assert "Includes 1 code example." in analyses[0]["study_focus_en"]
 
 
@@ -277,7 +280,9 @@ def test_heuristic_topic_of_a_continued_section_and_of_a_headingless_chunk() -> 
         doc_id="d2",
     )
     c = build_context(plain, sample_plan(plain, ()), 1)
-    assert heuristic_analysis(c).topic_en == "Eigenvector, direction and eigenvalue"
+    # no heading: the author's first words, never key terms glued into a title
+    topic = heuristic_analysis(c).topic_en
+    assert topic == "Eigenvalues and eigenvectors of a symmetric matrix are…" == c.title
 
 
 def test_heuristic_does_not_invent_english_for_non_latin_text() -> None:
@@ -366,8 +371,9 @@ def test_llm_analysis_persian_and_english_accepted(provider: FakeProvider) -> No
     assert result.study_focus_fa == GOOD[2]["study_focus_fa"]
     sent = user_text(provider, 0)
     assert "Chunk 2 of 3" in sent and "%*% operator" in sent  # the chunk's content
-    assert "Previous chunk (1): 1 Vectors and assignment" in sent
-    assert "Next chunk (3): 3 Linear regression" in sent
+    assert "Previous chunk (1): Vectors and assignment" in sent
+    assert "Next chunk (3): Linear regression" in sent
+    assert "Key terms (key phrases" in sent and "dim attribute" in sent  # as context
     assert KEYS[provider.kind] not in provider.requests[0].raw.decode()
 
 
@@ -442,8 +448,9 @@ def test_retitle_renames_files_and_keeps_verification_green(tmp_path: Path) -> N
         assert isinstance(result, ChunkAnalysis)
         analyses.append(result)
     renamed = retitle_plan(tiny.plan, analyses)
-    assert [c.title for c in renamed.chunks] == [a.topic_en for a in analyses]
-    assert renamed.chunks[0].title != tiny.plan.chunks[0].title  # "Introduction" + terms
+    # the heuristic's topics are the author's titles: nothing is glued onto "Introduction"
+    assert [c.title for c in renamed.chunks] == [c.title for c in tiny.plan.chunks]
+    assert renamed.chunks[0].title == "Introduction" and analyses[0].topic_en == ""
     assert [(c.first_id, c.last_id) for c in renamed.chunks] == [
         (c.first_id, c.last_id) for c in tiny.plan.chunks
     ]
@@ -452,7 +459,7 @@ def test_retitle_renames_files_and_keeps_verification_green(tmp_path: Path) -> N
     files["ir.json"] = dump_ir(tiny.doc)
     files["plan.json"] = renamed.model_dump_json(indent=1).encode()
     save_files(out, files)
-    assert (out / "01-introduction-files-session-command.md").is_file()
+    assert (out / "01-introduction.md").is_file()
     report = verify_output(out, render=False)
     assert report.passed, report.findings
 

@@ -164,7 +164,7 @@ def test_cuts_at_chapter_headings() -> None:
     doc = build_doc(chapters(5, 8))
     p = plan(doc)
     assert [c.pages for c in p.chunks] == [8.0] * 5
-    assert [c.title for c in p.chunks] == [f"Chapter {n} Topic {n}" for n in range(1, 6)]
+    assert [c.title for c in p.chunks] == [f"Topic {n}" for n in range(1, 6)]
     assert all(
         c.first_id == doc.elements[0].id or doc.by_id()[c.first_id].type == "heading"
         for c in p.chunks
@@ -309,7 +309,7 @@ def test_tiny_and_empty_documents() -> None:
 
 
 def test_chunk_titles() -> None:
-    # the first heading, even when it is not the first element, without its '#' marks
+    # a study session is titled by its top-level headings, without '#' marks and numbering
     doc = build_doc(
         [
             para("Intro words that open the book before any heading at all", 1),
@@ -319,7 +319,7 @@ def test_chunk_titles() -> None:
     )
     assert doc.elements[1].text.startswith("## ")
     p = plan_from_boundaries(doc, RULES, [])
-    assert p.chunks[0].title == "3 Lists and data frames"
+    assert p.chunks[0].title == "Lists and data frames"
     # no heading: the first words of the first element with words
     doc2 = build_doc([image(""), para("Intro words that open the book before any heading")])
     assert plan_from_boundaries(doc2, RULES, []).chunks[0].title == (

@@ -117,7 +117,9 @@ def test_heuristic_index_is_a_plain_generated_table_and_validates() -> None:
     assert f"| {ctx.chunks[0].minutes} min |" in row1 and "| 1–5 |" in row1
     # No Persian is invented: the fa index says an LLM backend is needed.
     assert "LLM" in fa and "پشتیبان LLM" in fa
-    assert all(line.topic == "" and line.focus == "" for line in index.fa.lines)
+    # ... and lists the sessions by their own titles, with no focus invented
+    titles = [c.title for c in ctx.chunks]
+    assert [(ln.topic, ln.focus) for ln in index.fa.lines] == [(t, "") for t in titles]
     # Map groups follow the top-level sections; order is document order.
     assert [g.name_en for g in index.groups] == [
         "Vectors and assignment",
@@ -125,6 +127,36 @@ def test_heuristic_index_is_a_plain_generated_table_and_validates() -> None:
         "Linear regression",
     ]
     assert index.order == [1, 2, 3] and index.heuristic
+
+
+def test_persian_index_offline_is_honest_and_lists_sessions_by_their_titles() -> None:
+    # a plan whose last session is back matter: one reference session
+    plan = PLAN.model_copy(
+        update={
+            "chunks": [
+                *PLAN.chunks[:-1],
+                PLAN.chunks[-1].model_copy(update={"kind": "back_matter"}),
+            ]
+        }
+    )
+    manifest = manifest_for(DOC, plan)
+    analyses = {n: a for n, a in heuristic_analyses(DOC, PLAN).items() if n < 3}
+    ctx = index_context(manifest, analyses, doc=DOC)
+    files = files_of(ctx, author_index(ctx, "heuristic"))
+    validate_index(ctx, **files)
+    fa, en = files["fa"], files["en"]
+    # said once, in Persian and in English
+    assert fa.count("پشتیبان LLM") == 1 and fa.count("needs an LLM backend") == 1
+    rows = [ln for ln in fa.splitlines() if ln.startswith("| ۱") or ln.startswith("| ۲")]
+    assert len(rows) == 2
+    for row, c in zip(rows, ctx.chunks, strict=True):
+        assert f"[{c.title}]({c.file})" in row  # its own title, not its file name
+        assert "—" not in row and "| |" not in row.replace("| | **", "")
+    assert "| اصطلاحات کلیدی |" in fa and "| تمرکز مطالعه |" not in fa  # no empty focus column
+    assert "- تعداد جلسه‌ها: ۲ جلسهٔ مطالعه و ۱ جلسهٔ مرجع" in fa
+    assert "- Sessions: 2 study sessions and 1 reference session" in en
+    one = index_context(manifest_for(DOC, PLAN), heuristic_analyses(DOC, PLAN), doc=DOC)
+    assert "- Sessions: 3 study sessions\n" in files_of(one, heuristic_index(one))["en"]
 
 
 def test_heuristic_index_is_deterministic() -> None:
@@ -300,13 +332,16 @@ def test_llm_index_validation_rejects(change: Any, message: str) -> None:
 
 
 def test_llm_index_over_the_wire_with_a_reask(provider: FakeProvider) -> None:
+    ctx = CTX.model_copy(deep=True)
+    ctx.chunks[1].key_terms = ["dim attribute", "matrix product"]  # the session's key terms
     bad = _broken(lambda d: d["lines"].pop(2))
-    provider.enqueue(answer(bad), answer(good_index_answer(CTX)))
-    index = author_index(CTX, provider.kind)
+    provider.enqueue(answer(bad), answer(good_index_answer(ctx)))
+    index = author_index(ctx, provider.kind)
     assert index.backend == provider.kind and not index.heuristic
-    validate_index(CTX, **files_of(CTX, index))
+    validate_index(ctx, **files_of(ctx, index))
     first = provider.requests[0].body["messages"][-1]["content"]
-    assert f"link {CTX.chunks[2].file}" in first and f"{CTX.chunks[2].minutes} min" in first
+    assert f"link {ctx.chunks[2].file}" in first and f"{ctx.chunks[2].minutes} min" in first
+    assert "key terms: dim attribute; matrix product" in first  # given as context
     again = provider.requests[1].body["messages"][-1]["content"]
     assert "lines: chunks left out: [3]" in again
 

@@ -1,15 +1,18 @@
 """The workspace in a real browser: Debian's chromium, headless, driven by Playwright.
 
 A person signs in, uploads a corpus book, watches it complete, opens its page and a
-session's page, reads the source page images beside the rendered Markdown and the reason
-the session ends there, and moves between sessions with the keyboard — at laptop and phone
-sizes. In a library of synthetic documents, a person searches, filters by state, pages
-through (with and without JavaScript) and reads a batch's failures first. Screenshots are
-kept as test artefacts (`<tmp>/screenshots`, or the folder named by QUIRE_WEB_SCREENSHOTS)."""
+session's page, reads the source page images beside the rendered Markdown, the sentence
+saying why the session starts and ends there (the evidence unfolds on request) and the
+book's own index terms, and moves between sessions with the keyboard — at laptop and phone
+sizes; on a phone the book's text is on the first screen. In a library of synthetic
+documents, a person searches, filters by state, pages through (with and without JavaScript)
+and reads a batch's failures first. Screenshots are kept as test artefacts
+(`<tmp>/screenshots`, or the folder named by QUIRE_WEB_SCREENSHOTS)."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +22,7 @@ import httpx
 import pytest
 from corpus import CORPUS
 from library import Made, populate
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 from web_server import TOKEN, WebServer
 
 from quire.orchestrator.web.views import reason_alone
@@ -78,6 +81,13 @@ def snap(page: Page, shots: Path, name: str) -> None:
     assert (shots / f"{name}.png").stat().st_size > 10_000
 
 
+def in_first_screen(page: Page, element: Locator) -> None:
+    """`element` starts within the first screen of the page as loaded (no scrolling)."""
+    box = element.bounding_box()
+    height = page.viewport_size["height"]  # type: ignore[index]
+    assert box is not None and box["y"] + 20 < height, f"{page.url}: text starts at {box}"
+
+
 def no_sideways_scroll(page: Page) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= page.viewport_size["width"] + 1, f"{page.url} is {width}px wide"  # type: ignore[index]
@@ -131,17 +141,32 @@ def test_upload_a_book_and_read_it_beside_its_pages(
         "Array.from(document.querySelectorAll('.pages img')).slice(0, 2)"
         ".every(i => i.complete && i.naturalWidth > 800)"
     )
+    text = page.locator("#text")
+    expect(text.locator(f"#{second['first_id']}")).to_be_visible()
+    in_first_screen(page, text.locator(f"#{second['first_id']}"))
+    assert text.locator("h1, h2, h3, h4, h5, h6").count() > 0
+    assert text.locator("pre code, table, p").count() > 5
+    assert "<!--" not in text.inner_text() and "el-0" not in text.inner_text()
+    # why it starts and ends here: one plain sentence; the evidence is folded away
+    expect(page.locator("#why")).to_contain_text(re.compile(r"^It starts .+ and ends .+\."))
+    expect(page.locator("#end-reason")).to_be_hidden()
+    # the session's key terms are the book's own index terms, never part of its title
+    expect(page.locator("#key-terms")).to_contain_text("Index terms")
+    assert second["key_terms"] and second["key_terms"][0]["source"] == "index"
+    assert second["key_terms"][0]["term"] not in second["title"]
+    # one confidence label, and it agrees with the reviewers' line
+    label = page.locator("#confidence").inner_text()
+    snap(page, shots, "laptop-session")
+    page.locator("#evidence > summary").click()
     expect(page.locator("#end-reason")).to_have_text(
         reason_alone(second["end_reason"], second["end_alternative"])
     )
     expect(page.locator(".why-item").first).to_contain_text(sessions[0]["end_reason"])
-    text = page.locator("#text")
-    expect(text.locator(f"#{second['first_id']}")).to_be_visible()
-    assert text.locator("h1, h2, h3, h4, h5, h6").count() > 0
-    assert text.locator("pre code, table, p").count() > 5
-    assert "<!--" not in text.inner_text() and "el-0" not in text.inner_text()
     expect(page.locator(".analysis [dir=rtl]")).to_be_visible()
-    snap(page, shots, "laptop-session")
+    for line in page.locator(".votes summary").all_inner_texts():
+        assert label == "confident" or not line.startswith("Reviewers: confirmed change")
+        assert label != "confident" or line.startswith("Reviewers: confirmed change")
+    snap(page, shots, "laptop-session-evidence")
 
     page.keyboard.press("ArrowRight")
     page.wait_for_url(f"**/documents/{doc_id}/sessions/3")
@@ -168,7 +193,9 @@ def test_upload_a_book_and_read_it_beside_its_pages(
         small.wait_for_load_state("networkidle")
         no_sideways_scroll(small)
         snap(small, shots, f"phone-{name}")
-    expect(small.locator(".pages img").first).to_be_visible()
+    # on a phone the book's text is on the first screen, before any diagnostics
+    in_first_screen(small, small.locator(f"#text #{second['first_id']}"))
+    expect(small.locator(".pages img").first).to_be_attached()
     laptop.close()
     phone.close()
 

@@ -37,6 +37,7 @@ from quire.shared.text import sha256_bytes
 from quire.workers.runtime import Runtime
 
 if TYPE_CHECKING:
+    from quire.workers.analysis.book_terms import BookIndexData
     from quire.workers.analysis.context import DocumentStats
 
 REVIEW_BATCH = {"heuristic": 100}  # review tasks per part; LLM backends get small batches
@@ -116,7 +117,13 @@ def load_plan(rt: Runtime, s: Session) -> Plan:
 
 
 def save_plan(rt: Runtime, s: Session, plan: Plan) -> str:
-    """Store a plan version under a content-derived key; returns the key to point at."""
+    """Store a plan version under a content-derived key, each study session with its key
+    terms; returns the key to point at."""
+    from quire.workers.analysis.session_terms import with_key_terms
+
+    doc = load_doc(rt, s)
+    stats = load_stats(rt, s, doc, load_candidates(rt, s))
+    plan = with_key_terms(plan, stats.terms, stats.positions)
     data = plan.model_dump_json(indent=1).encode()
     key = work(s, f"plans/{sha256_bytes(data)[:16]}.json")
     rt.store.put(key, data)
@@ -142,11 +149,31 @@ def load_stats(
     key = (rt.store.url, s.artifacts["ir"])
     stats = _STATS_CACHE.get(key)
     if stats is None:
-        stats = _STATS_CACHE[key] = DocumentStats.of(doc, candidates)
+        book = load_book_index(rt, s, doc)
+        stats = _STATS_CACHE[key] = DocumentStats.of(doc, candidates, book)
         while len(_STATS_CACHE) > STATS_CACHE_DOCS:
             _STATS_CACHE.popitem(last=False)
     _STATS_CACHE.move_to_end(key)
     return stats
+
+
+def load_book_index(rt: Runtime, s: Session, doc: Document) -> BookIndexData:
+    """The book's own index (entries and page labels), read from the source PDF once per
+    IR and kept under a key derived from it."""
+    from quire.workers.analysis.book_terms import BookIndexData, read_book_index
+
+    key = work(s, "book-index/" + s.artifacts["ir"].rsplit("/", 1)[-1])
+    try:
+        return BookIndexData.model_validate_json(rt.store.get(key))
+    except NotFound:
+        pass
+    if s.source_format == "pdf":
+        with rt.file(s.source_key) as path:
+            data = read_book_index(doc, path)
+    else:
+        data = read_book_index(doc, None)
+    rt.store.put(key, data.model_dump_json(exclude_defaults=True).encode())
+    return data
 
 
 def load_outcomes(rt: Runtime, s: Session) -> list[ReviewOutcome]:

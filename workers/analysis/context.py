@@ -2,16 +2,14 @@
 
 `build_context` is pure: IR + plan (+ the scored safe candidates) in, a JSON-serialisable
 `AnalysisContext` out. The same object feeds the LLM prompt, the heuristic analyser and the
-agent CLI (`analysis-context --chunk-id N`). Key terms are tf-idf against the whole document
-(document frequency over its elements), so they say what is particular to this chunk; their
-words come from `terms.words` (a segmenter for Chinese, script runs for Japanese);
-`DocumentStats` holds the document-wide part, to build it once for many chunks.
+agent CLI (`analysis-context --chunk-id N`). Key terms are the author's indexed terms the
+chunk covers, else its key phrases (`session_terms`); `DocumentStats` holds the
+document-wide part, to build it once for many chunks.
 """
 
 from __future__ import annotations
 
 import bisect
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,22 +17,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from quire.shared.ir import WORDS_PER_PAGE, Document, Element
-from quire.shared.plan import Candidate, ChunkKind, ChunkPlan, Plan
-from quire.workers.analysis.terms import words
+from quire.shared.ir import WORDS_PER_PAGE, Document
+from quire.shared.plan import Candidate, ChunkKind, ChunkPlan, KeyTerm, Plan
+from quire.workers.analysis.book_terms import BookIndexData, session_terms
+from quire.workers.analysis.session_terms import SessionTerms
 from quire.workers.boundaries.candidates import plain_text, snippet
-from quire.workers.boundaries.scoring import STOP_WORDS, stem
-
-KEY_TERMS = 12
-# Words frequent in textbooks whatever their subject: never key terms.
-_EXTRA_STOP_WORDS = """
-example examples figure figures table tables section sections chapter chapters page pages
-note notes see also following shown show shows given way ways case cases first second third
-new like just many much make makes made number numbers value values called call calls can
-will used use one two three way part parts set sets get gets within without between each
-"""
-_EXTRA_STOP = frozenset(_EXTRA_STOP_WORDS.split())
-_PROSE = frozenset({"heading", "paragraph", "list", "table", "caption"})
 
 
 class _Model(BaseModel):
@@ -50,12 +37,6 @@ class ContextHeading(_Model):
 class NeighbourTitle(_Model):
     chunk: int
     title: str
-
-
-class KeyTerm(_Model):
-    term: str
-    count: int  # occurrences in the chunk
-    weight: float  # tf-idf against the whole document
 
 
 class InternalCut(_Model):
@@ -104,18 +85,23 @@ class DocumentStats:
 
     positions: dict[str, int]
     elements: int
-    df: Counter[str]
+    terms: SessionTerms  # the book's index terms, else key phrases
     headings: list[ContextHeading] = field(default_factory=list)
     heading_pos: list[int] = field(default_factory=list)
     cut_pos: list[int] = field(default_factory=list)  # candidate positions, ascending
     cuts: list[Candidate] = field(default_factory=list)  # the candidates, same order
 
     @classmethod
-    def of(cls, doc: Document, candidates: Sequence[Candidate] = ()) -> DocumentStats:
-        df: Counter[str] = Counter()
+    def of(
+        cls,
+        doc: Document,
+        candidates: Sequence[Candidate] = (),
+        book: BookIndexData | None = None,
+    ) -> DocumentStats:
+        """`book`: the document's parsed index (`book_terms.read_book_index`); without
+        it, sessions get key phrases."""
         headings, heading_pos = [], []
         for i, e in enumerate(doc.elements):
-            df.update(set(_stems(e)))
             if e.type == "heading":
                 headings.append(ContextHeading(id=e.id, level=e.level or 1, text=plain_text(e)))
                 heading_pos.append(i)
@@ -123,7 +109,7 @@ class DocumentStats:
         return cls(
             positions,
             len(doc.elements),
-            df,
+            session_terms(doc, book),
             headings,
             heading_pos,
             *_placed(positions, candidates),
@@ -138,44 +124,6 @@ class DocumentStats:
             trail = {lv: t for lv, t in trail.items() if lv < h.level}
             trail[h.level] = h
         return [trail[lv] for lv in sorted(trail)]
-
-
-def _tokens(e: Element) -> list[str]:
-    return [w for w in words(plain_text(e)) if w not in STOP_WORDS and w not in _EXTRA_STOP]
-
-
-def _stems(e: Element) -> list[str]:
-    return [stem(w) for w in _tokens(e)]
-
-
-def key_terms(
-    elements: Sequence[Element], stats: DocumentStats, k: int = KEY_TERMS
-) -> list[KeyTerm]:
-    """The chunk's k highest tf-idf terms (prose first; code only if there is no prose).
-
-    Terms are grouped by stem and shown in their most frequent spelling in the chunk."""
-    prose = [e for e in elements if e.type in _PROSE]
-    pool = prose if any(_tokens(e) for e in prose) else list(elements)
-    tf: Counter[str] = Counter()
-    spelling: dict[str, Counter[str]] = {}
-    for e in pool:
-        for w in _tokens(e):
-            s = stem(w)
-            tf[s] += 1
-            spelling.setdefault(s, Counter())[w] += 1
-    total = sum(tf.values())
-    # In a chunk of some size, a word seen once is noise rather than its subject.
-    floor = 2 if total >= 150 else 1
-    n = max(stats.elements, 1)
-    scored = []
-    for s, count in tf.items():
-        if count < floor:
-            continue
-        idf = math.log((1 + n) / (1 + stats.df.get(s, 0))) + 1.0
-        word = sorted(spelling[s].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-        scored.append((round(count * idf, 4), word, count))
-    scored.sort(key=lambda t: (-t[0], t[1]))
-    return [KeyTerm(term=w, count=c, weight=wt) for wt, w, c in scored[:k]]
 
 
 def internal_cuts(
@@ -290,7 +238,7 @@ def build_context(
             for e in elements
             if e.type == "heading"
         ],
-        key_terms=key_terms(elements, stats),
+        key_terms=stats.terms.terms(lo, hi),
         previous=NeighbourTitle(chunk=prev.number, title=prev.title) if prev else None,
         next=NeighbourTitle(chunk=nxt.number, title=nxt.title) if nxt else None,
         internal_cuts=internal_cuts(doc, chunk, candidates, stats),

@@ -1,9 +1,9 @@
 """Offline, deterministic chunk analysis from visible signals: headings, key terms, scores.
 
-- topic_en: the chunk's top-level headings (numbering stripped), prefixed by the section it
-  continues when it does not start with a heading; generic headings ("Examples", "Usage")
-  get the top key terms appended; with no usable heading, the top key terms themselves.
-- study_focus_en: the key terms to learn, the sections, what kind of material it holds.
+- topic_en: the session's title, made of the author's headings (`session_titles`); key
+  terms are never glued onto it.
+- study_focus_en: the key terms to learn (the author's index terms, else key phrases), the
+  sections, what kind of material it holds.
 - coherence: needs_review only when a strong change point lies inside the chunk with a
   sizeable part on both sides (a split there would leave two real study sessions).
 - Persian: never invented. The fa fields stay empty and `fa_missing_reason` says that an
@@ -68,17 +68,6 @@ _NUMBERING = re.compile(
     r"[.:]?\s*|(?:[0-9]{1,3}|[A-Z](?=\.[0-9]))(?:\.[0-9]{1,3})*\.?\s+)",
     re.IGNORECASE,
 )
-_GENERIC_HEADINGS_WORDS = """
-introduction overview summary examples example usage arguments details value description
-references notes note exercises contents index preface acknowledgements acknowledgments
-appendix background conclusion conclusions discussion author authors source format keywords
-bibliography foreword remarks abstract
-"""
-_GENERIC_HEADINGS = frozenset(_GENERIC_HEADINGS_WORDS.split()) | {
-    "see also",
-    "table of contents",
-    "further reading",
-}
 _TYPE_NOUNS = {
     "code": ("code example", "code examples"),
     "table": ("table", "tables"),
@@ -133,10 +122,6 @@ def latin_prose(content: str) -> bool:
     return latin >= other + cjk_units(prose)
 
 
-def _generic_heading(title: str) -> bool:
-    return title.casefold().strip() in _GENERIC_HEADINGS
-
-
 def _join(items: Sequence[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
@@ -151,54 +136,19 @@ def _shorten(text: str, limit: int = TOPIC_CHARS) -> str:
 
 
 def _terms(context: AnalysisContext) -> list[str]:
-    return [t.term for t in context.key_terms if _latin(t.term)]
-
-
-def _sections(context: AnalysisContext) -> list[str]:
-    """Latin-script titles of the chunk's top-level headings, in order, without repeats."""
-    usable = [h for h in context.headings if _latin(clean_heading(h.text))]
-    if not usable:
-        return []
-    top = min(h.level for h in usable)
-    titles: list[str] = []
-    for h in usable:
-        title = clean_heading(h.text)
-        folded = title.casefold()
-        if h.level == top and not any(
-            folded.startswith(t.casefold()) or t.casefold().startswith(folded) for t in titles
-        ):
-            titles.append(title)
-    return titles
+    """Latin-script key terms, best first; "(defined here)" where the index says so."""
+    return [
+        f"{t.term} (defined here)" if t.defining else t.term
+        for t in context.key_terms
+        if _latin(t.term)
+    ]
 
 
 def heuristic_topic(context: AnalysisContext) -> str:
-    """The English topic ("" when nothing Latin-script is there to derive it from)."""
-    parts: list[str] = []
-    usable = [h for h in context.headings if _latin(clean_heading(h.text))]
-    top = min((h.level for h in usable), default=None)
-    parent = None
-    if not context.starts_with_heading:
-        parent = context.enclosing[-1] if context.enclosing else None
-    elif top is not None and context.headings[0].level > top:
-        # Starts inside a section and later reaches its siblings: name the section too.
-        above = [h for h in context.enclosing if h.level < context.headings[0].level]
-        parent = above[-1] if above else None
-    if parent is not None and _latin(clean_heading(parent.text)):
-        parts.append(f"{clean_heading(parent.text)} (continued)")
-    sections = _sections(context)
-    if len(sections) > 3:
-        parts += [*sections[:2], f"{len(sections) - 2} more sections"]
-    else:
-        parts += sections
-    terms = _terms(context)
-    if parts:
-        topic = "; ".join(parts)
-        if _generic_heading(parts[0].removesuffix(" (continued)")) and terms:
-            topic += ": " + ", ".join(terms[:3])
-        return _shorten(topic)
-    if len(terms) >= 2:
-        return _shorten(_join([terms[0].capitalize(), *terms[1:3]]))
-    return ""
+    """The English topic: the session's title, made of the author's headings
+    (`session_titles`), when it is in Latin script; "" otherwise. Key terms are never
+    glued onto it: they have a field of their own."""
+    return context.title if _latin(context.title) else ""
 
 
 def _material(context: AnalysisContext) -> str:

@@ -26,6 +26,7 @@ from quire.workers.analysis.context import DocumentStats, InternalCut, internal_
 from quire.workers.boundaries.candidates import is_safe_gap
 from quire.workers.boundaries.decisions import check_reason
 from quire.workers.boundaries.planner import chunk_title
+from quire.workers.boundaries.session_titles import study_titles
 from quire.workers.llm import JsonBackend, make_backend
 from quire.workers.llm.base import with_feedback
 
@@ -303,9 +304,9 @@ def split_chunk(
     """`plan` with chunk `chunk_number` split after `after_id` into two chunks.
 
     `after_id` must lie strictly inside the chunk at a structurally safe gap that leaves at
-    least the plan's minimum on both sides. The first part keeps the chunk's title; the
-    second gets the planner's title for its elements. Later chunks are renumbered (+1);
-    every other chunk and boundary is kept as it was."""
+    least the plan's minimum on both sides. Both parts are titled by their headings (a
+    title depends on its chunk's range only: `study_titles`). Later chunks are renumbered
+    (+1); every other chunk and boundary is kept as it was."""
     if plan.doc_id != doc.doc_id:
         raise ValueError("plan and IR belong to different documents")
     reason = check_reason(reason)
@@ -334,6 +335,7 @@ def split_chunk(
         chunk.end_decider,
         chunk.continues,
     ).model_copy(update={"end_alternative": chunk.end_alternative, "kind": chunk.kind})
+    first, second = study_titles(doc, [first, second])
     least = plan.settings.min_pages
     if min(first.pages, second.pages) < least:
         raise ValidationFailedError(

@@ -65,6 +65,15 @@ def user_prompt(context: AnalysisContext, content_chars: int = CONTENT_CHARS) ->
         lines.append(f"Previous chunk ({context.previous.chunk}): {context.previous.title}")
     if context.next:
         lines.append(f"Next chunk ({context.next.chunk}): {context.next.title}")
+    if context.key_terms:
+        index = context.key_terms[0].source == "index"
+        source = "the book's own index" if index else "key phrases"
+        lines.append(
+            f"Key terms ({source}; name them in the study focus): "
+            + "; ".join(
+                t.term + (" (defined here)" if t.defining else "") for t in context.key_terms[:40]
+            )
+        )
     if context.headings:
         lines.append(
             "Headings in this chunk: "

@@ -32,6 +32,7 @@ _ZH_STOP_WORDS = """
     这是 那是 就会 也会 还有 直接 非常 比较 一下 一直 注意 可见 看到 得到 不要 不能 不会
 """
 _ZH_STOP = frozenset(_ZH_STOP_WORDS.split())
+ZH_STOP = _ZH_STOP
 
 
 @lru_cache(maxsize=1)
@@ -40,6 +41,11 @@ def _jieba() -> Any:
 
     jieba.setLogLevel(logging.WARNING)
     return jieba
+
+
+def jieba_words(run: str) -> list[str]:
+    """A run of Chinese text cut into words by jieba."""
+    return list(_jieba().lcut(run))
 
 
 def words(text: str) -> list[str]:

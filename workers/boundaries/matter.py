@@ -172,6 +172,12 @@ def _relatin1(text: str) -> str | None:
         return None
 
 
+def cyrillic_from_latin1(text: str) -> str | None:
+    """`text` decoded again as Windows-1251 when it is Cyrillic that the PDF's fonts
+    extracted as Latin-1 ("Ïðåäèñëîâèå" -> "Предисловие"); None otherwise."""
+    return _relatin1(text)
+
+
 # "2.4.3 Contents": a numbered subsection about contents (or an index), studied as such
 _SUBSECTION = re.compile(r"^\s*#*\s*\d+\.\d+")
 

@@ -53,6 +53,7 @@ from quire.workers.boundaries.matter import (
     reference_matter,
 )
 from quire.workers.boundaries.matter_titles import book_language, reference_title
+from quire.workers.boundaries.session_titles import study_titles
 
 TITLE_WORDS = 8
 
@@ -460,6 +461,7 @@ def plan_from_boundaries(
             )
         )
         first = last + 1
+    chunks = study_titles(doc, chunks)
     if regions:
         chunks = _matter_titles(chunks, regions, pos, book_language(doc.elements))
     return Plan(doc_id=doc.doc_id, settings=settings, boundaries=list(boundaries), chunks=chunks)
@@ -522,7 +524,7 @@ def _matter_titles(
 
 def chunk_title(part: Sequence[Element], number: int) -> str:
     """The first heading's text; else the first words of the first element with words;
-    else "Section N"."""
+    else "Section N". (A study session is then titled by its headings: `study_titles`.)"""
     for e in part:
         if e.type == "heading":
             text = plain_text(e)

@@ -142,6 +142,7 @@ def write_chunk(
         continues=chunk.continues,
         kind=chunk.kind,
         end_alternative=chunk.end_alternative,
+        key_terms=chunk.key_terms,
     )
     return ChunkFiles(files=dict(sorted(files.items())), entry=entry)
 

@@ -17,6 +17,7 @@ from quire.orchestrator.web.markdown import ElementHtml, Rewrite, session_html, 
 from quire.orchestrator.web.models import PlanOut
 from quire.orchestrator.web.reads import Outputs
 from quire.orchestrator.web.render import templates
+from quire.orchestrator.web.session_view import session_confidence, vote_summary, why_sentence
 from quire.orchestrator.web.views import cell_width, page_strip, place_findings
 from quire.shared.analysis import INDEX_FILES
 from quire.shared.states import STOPPED
@@ -25,6 +26,7 @@ router = APIRouter(include_in_schema=False)
 WebDep = Annotated[Web, Depends(web_of)]
 Authorized = [Depends(require_auth)]
 T = TypeVar("T")
+KEY_TERMS_SHOWN = 8  # on a session's page before "N more"
 
 
 def _page(request: Request, web: Web, name: str, **context: Any) -> HTMLResponse:
@@ -129,6 +131,10 @@ def session_page(request: Request, web: WebDep, doc: str, number: int) -> HTMLRe
         evidence=evidence,
         page_numbers=pages,
         findings=place_findings(detail.verification_findings, here, set(pages)),
+        why=why_sentence(detail),
+        confidence=session_confidence(detail),
+        vote_summary=vote_summary,
+        key_terms_shown=KEY_TERMS_SHOWN,
     )
 
 

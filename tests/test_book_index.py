@@ -1,0 +1,236 @@
+"""The author's index as key terms: index pages parsed (entries, sub-entries, see / see
+also, roman numerals, ranges, wrapped lines, defining locators) in English, Chinese and
+Russian (and on corpus books in English, Chinese, Russian and Persian), printed page labels
+mapped to pages, locators landing in the session that holds their page, and key phrases
+(no stop words, no generic verbs) for a book without an index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from corpus import CORPUS
+from index_samples import CHINESE, ENGLISH, RUSSIAN, Book, build_book
+
+import quire
+from quire.shared.ir import Document, RemovedText
+from quire.shared.manifest import load_manifest
+from quire.workers.analysis.book_index import split_entry
+from quire.workers.analysis.book_terms import read_book_index, session_terms
+from quire.workers.analysis.key_phrases import _EN_STOP, PhraseIndex
+from quire.workers.analysis.page_labels import page_labels
+from quire.workers.analysis.session_terms import shown_entry
+from quire.workers.parse import parse_document
+from tests.irgen import build_doc, heading, para
+
+
+def parsed(tmp_path: Path, book: Book) -> tuple[Path, Document]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = build_book(tmp_path / "book.pdf", book)
+    return path, parse_document(path).document
+
+
+def entries(tmp_path: Path, book: Book) -> list[tuple[str, list[str], list[str], list[str]]]:
+    path, doc = parsed(tmp_path, book)
+    out = []
+    for e in read_book_index(doc, path).entries:
+        locators = [
+            f"{loc.first}{'–' + loc.last if loc.last else ''}{'*' if loc.defining else ''}"
+            for loc in e.locators
+        ]
+        out.append((e.display, locators, e.see, e.see_also))
+    return out
+
+
+def test_an_index_page_becomes_entries(tmp_path: Path) -> None:
+    assert entries(tmp_path, ENGLISH) == [
+        ("factor levels", ["5"], [], []),
+        ("levels", [], ["factor levels"], []),
+        ("matrix product", ["3", "4"], [], []),
+        ("multiplication of vectors and matrices by columns", ["3"], [], []),  # wrapped
+        ("notation", ["ii"], [], []),  # a roman page label
+        ("outer product", ["4"], [], ["matrix product"]),
+        ("recycling rule", ["1", "2*"], [], []),  # the bold locator: defined there
+        ("transpose", ["3–4"], [], []),  # a range
+        ("vectors", [], [], []),  # a heading for its sub-entries
+        ("vectors (arithmetic)", ["1"], [], []),
+        ("vectors (recycling)", [], ["recycling rule"], []),
+    ]
+
+
+def test_chinese_and_russian_indexes(tmp_path: Path) -> None:
+    assert entries(tmp_path / "zh", CHINESE) == [
+        ("宏包", ["1"], [], []),
+        ("数学公式", ["2–3"], [], []),
+        ("文档类", [], ["宏包"], []),
+        ("表格", ["3"], [], []),
+        ("表格 (列格式)", ["3"], [], []),
+    ]
+    assert entries(tmp_path / "ru", RUSSIAN) == [
+        ("окружение", ["2"], [], ["таблица"]),
+        ("пакет", ["1"], [], []),
+        ("таблица", ["3"], [], []),
+        ("таблица (ширина столбца)", ["3"], [], []),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "term", "locators"),
+    [
+        ("anova . . . . . . . . . 58, 60", "anova", [("58", None), ("60", None)]),
+        ("preface, xiv, 3", "preface", [("xiv", None), ("3", None)]),
+        ("build, T-3, 12--15, 40ff", "build", [("T-3", None), ("12", "15"), ("40", None)]),
+        ("\\,, 3, 13", "\\,", [("3", None), ("13", None)]),  # a comma that is the term
+        ("Smith, John, 12", "Smith, John", [("12", None)]),
+        ("atan2, 38", "atan2", [("38", None)]),  # a digit inside the term stays there
+        ("۳۹ ،۳۷ ،سبک متنی", "سبک متنی", [("39", None), ("37", None)]),  # RTL, visual order
+        ("mix civil", "mix civil", []),  # words that look roman are no locators
+    ],
+)
+def test_locators_are_split_from_the_term(
+    line: str, term: str, locators: list[tuple[str, str | None]]
+) -> None:
+    got = split_entry(line)
+    assert (got[0], got[1]) == (term, locators)
+
+
+def test_page_labels_from_the_pdf_and_from_printed_numbers() -> None:
+    labels = page_labels(8, ["i", "ii", "1", "2", "3", "4", "5", "6"])
+    assert labels.pages("ii") == [2] and labels.pages("3") == [5]
+    assert labels.span("3", "4") == [5, 6] and labels.pages("۳") == [5]  # Persian digits
+    # no PDF labels: the page numbers the parser removed, the rest by their shared offset
+    removed = [
+        RemovedText(page=2, kind="page_number", text="ii"),
+        RemovedText(page=4, kind="page_number", text="1"),
+        RemovedText(page=5, kind="header", text="2 Chapter title"),
+        RemovedText(page=6, kind="header", text="3 Getting started 3"),
+        RemovedText(page=7, kind="header", text="Version 5.4"),  # no page number
+    ]
+    printed = page_labels(30, (), removed)
+    assert printed.pages("1") == [4] and printed.pages("2") == [5]
+    assert printed.pages("20") == [23]  # printed 20 was never seen: the offset says 23
+    assert printed.pages("4") == [7] and printed.pages("ii") == [2]
+    assert printed.pages("99") == []  # past the end
+
+
+def test_locators_land_in_the_session_holding_their_page(tmp_path: Path) -> None:
+    path, doc = parsed(tmp_path, ENGLISH)
+    terms = session_terms(doc, read_book_index(doc, path))
+
+    def on_pages(first: int, last: int, skip_first: bool = False) -> list[tuple[str, bool]]:
+        here = [i for i, e in enumerate(doc.elements) if first <= e.page_first <= last]
+        lo = here[1] if skip_first else here[0]
+        return sorted((t.term, t.defining) for t in terms.terms(lo, here[-1]))
+
+    assert on_pages(2, 2) == [("notation", False)]  # "ii" is the second physical page
+    assert on_pages(3, 4) == [
+        ("recycling rule", True),  # bold locator: defined on page 2 (physical 4)
+        ("vectors (arithmetic)", False),
+    ]
+    assert ("transpose", False) in on_pages(5, 6) and ("outer product", False) in on_pages(5, 6)
+    assert on_pages(7, 7) == [("factor levels", False)]
+    # a session cut after the heading of page 5: the term goes to the one that says it
+    assert ("matrix product", False) in on_pages(5, 5, skip_first=True)
+    heading_only = next(i for i, e in enumerate(doc.elements) if e.page_first == 5)
+    assert terms.terms(heading_only, heading_only) == terms.phrases().top(
+        heading_only, heading_only
+    )
+
+
+def test_a_book_with_an_index_gets_its_terms_end_to_end(tmp_path: Path) -> None:
+    path = build_book(tmp_path / "book.pdf", ENGLISH)
+    quire.split(path, tmp_path / "out", backend="heuristic")
+    manifest = load_manifest((tmp_path / "out" / "manifest.json").read_bytes())
+    study = [c for c in manifest.chunks if c.kind == "study"]
+    terms = {t.term for c in study for t in c.key_terms}
+    assert {"recycling rule", "matrix product", "transpose", "factor levels"} <= terms
+    assert all(t.source == "index" for c in study for t in c.key_terms)
+    for c in study:  # key terms live in their own field, never in the title
+        assert not any(t.term in c.title for t in c.key_terms), c.title
+
+
+def test_key_phrases_are_never_stop_words_or_generic_verbs() -> None:
+    text = (
+        "The package manager installs the shared libraries and it runs the test suite. "
+        "Shared libraries are installed in the library directory; the package manager "
+        "uses the BLAS_LIBS variable to find the shared libraries. We make sure that it "
+        "works, then we use the package manager again and it is done. "
+    )
+    doc = build_doc(
+        [heading("1 Installing", 1), para(text * 4, 1), para("Unrelated words about cooking.", 2)]
+    )
+    phrases = PhraseIndex.of(doc.elements).top(0, 1)
+    found = [t.term for t in phrases]
+    assert "shared libraries" in found and "package manager" in found
+    assert any("BLAS_LIBS" in t for t in found)  # a name of the subject's own
+    for phrase in found:
+        words = phrase.casefold().split()
+        assert words[0] not in _EN_STOP and words[-1] not in _EN_STOP, phrase
+        assert len(words) >= 2 or phrase == "BLAS_LIBS", phrase
+    assert not {"installs", "installed", "runs", "uses", "make", "works", "done"} & {
+        w for t in found for w in t.casefold().split()
+    }
+
+
+# --- corpus books in four scripts ----------------------------------------------------------
+
+KNOWN = {
+    "amsmath-user-guide.pdf": ("align environment", ["4", "6", "7", "9", "26", "31–33"]),
+    "lshort-zh-cn.pdf": ("amsmath 宏包", ["39"]),
+    "lshort-russian.pdf": ("пакет", ["6", "9", "99"]),  # fonts give Latin-1: shown as Cyrillic
+    "lshort-persian.pdf": ("piecewise function", ["45"]),  # a right-to-left index
+}
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", sorted(KNOWN))
+def test_corpus_indexes_are_read_and_their_locators_land_on_their_pages(name: str) -> None:
+    path = CORPUS / name
+    doc = parse_document(path).document
+    data = read_book_index(doc, path)
+    term, locators = KNOWN[name]
+    found = {
+        shown_entry(e): [f"{loc.first}{'–' + loc.last if loc.last else ''}" for loc in e.locators]
+        for e in data.entries
+    }
+    assert found.get(term) == locators
+    # every locator's term lands on the page it names (checked page by page)
+    labels = page_labels(doc.page_count, data.labels, doc.removed)
+    terms = session_terms(doc, data)
+    by_page: dict[int, list[int]] = {}  # the elements on each page (spanning ones too)
+    for i, e in enumerate(doc.elements):
+        for page in range(e.page_first, e.page_last + 1):
+            by_page.setdefault(page, []).append(i)
+    landed = total = 0
+    for e in data.entries:
+        for loc in e.locators:
+            for page in labels.span(loc.first, loc.last)[:1]:
+                if page in by_page:
+                    total += 1
+                    here = terms.terms(by_page[page][0], by_page[page][-1])
+                    landed += shown_entry(e) in {t.term for t in here}
+    assert total > 300 and landed >= 0.9 * total
+
+
+def test_a_glossary_gives_its_terms_to_the_sessions_that_say_them() -> None:
+    body = "The recycling rule repeats the shorter vector. " * 30
+    doc = build_doc(
+        [
+            heading("1 Vectors", 1, page=1),
+            para(body, page=1, page_last=2),
+            heading("2 Matrices", 1, page=3),
+            para("A matrix product multiplies rows by columns. " * 30, page=3, page_last=4),
+            heading("3 Regression", 1, page=5),
+            para("Least squares fits a line; nothing else here. " * 30, page=5, page_last=6),
+            heading("Glossary", 1, page=7),
+            para("recycling rule: how R lengthens the shorter vector", page=7),
+            para("matrix product — rows of one times columns of the other", page=7),
+        ]
+    )
+    data = read_book_index(doc, None)  # a glossary needs no PDF: a DOCX has them too
+    assert data.glossary == ["recycling rule", "matrix product"] and not data.entries
+    terms = session_terms(doc, data)
+    first = terms.terms(0, 1)
+    assert [(t.term, t.source) for t in first] == [("recycling rule", "glossary")]
+    assert [t.term for t in terms.terms(2, 3)] == ["matrix product"]
+    assert all(t.source == "phrase" for t in terms.terms(4, 5))  # says neither: key phrases

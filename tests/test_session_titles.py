@@ -1,0 +1,90 @@
+"""Study session titles are the author's headings: "(continued)" where a chapter spans
+sessions (in the book's language), cut between headings and never inside one, numbering
+left out, and no key terms glued on."""
+
+from __future__ import annotations
+
+from quire.shared.ir import Document
+from quire.shared.plan import Boundary, PlanSettings
+from quire.workers.boundaries.planner import plan_from_boundaries
+from quire.workers.boundaries.session_titles import TITLE_CHARS, heading_title
+from tests.irgen import build_doc, heading, para, words
+
+RULES = PlanSettings()
+
+
+def titles(doc: Document, *cuts: str) -> list[str]:
+    boundaries = [Boundary(after_id=c, reason="test cut", decider="heuristic") for c in cuts]
+    return [c.title for c in plan_from_boundaries(doc, RULES, boundaries, matter=[]).chunks]
+
+
+def book() -> Document:
+    return build_doc(
+        [
+            heading("1 Introduction", 1, page=1),
+            para(words(300), page=1, page_last=3),
+            heading("2 Graphical procedures", 1, page=4),  # el-000003
+            para(words(300, 1), page=4, page_last=6),
+            heading("2.1 High-level plotting commands", 2, page=7),
+            para(words(300, 2), page=7, page_last=9),  # el-000006
+            heading("2.2 Interacting with graphics", 2, page=10),
+            para(words(300, 3), page=10, page_last=12),
+            heading("2.3 Using graphics parameters", 2, page=13),
+            para(words(300, 4), page=13, page_last=15),  # el-000010
+            para(words(300, 5), page=16, page_last=17),
+            heading("3 Packages", 1, page=18),
+            para(words(300, 6), page=18, page_last=20),
+        ]
+    )
+
+
+def test_a_chapter_that_spans_sessions_is_marked_continued() -> None:
+    assert titles(book(), "el-000002", "el-000006", "el-000010") == [
+        "Introduction",
+        "Graphical procedures",
+        "Graphical procedures (continued): Interacting with graphics; Using graphics parameters",
+        # starts inside 2.3, then reaches chapter 3: the continued chapter, then its sibling
+        "Graphical procedures (continued); Packages",
+    ]
+
+
+def test_titles_are_cut_between_headings_never_inside_one() -> None:
+    long_names = [
+        "Essential shared libraries and kernel modules",
+        "Mount point for a temporarily mounted filesystem",
+        "Add-on application software packages",
+        "Temporary files preserved between system reboots",
+    ]
+    doc = build_doc(
+        [heading(f"3.{i} /dir{i} : {name}", 2, page=i + 1) for i, name in enumerate(long_names)]
+        + [para(words(200), page=6)]
+    )
+    (title,) = titles(doc)
+    assert title == "/dir0 : Essential shared libraries and kernel modules; …"
+    assert len(title) <= TITLE_CHARS
+    one = build_doc([heading("A " + "very long heading " * 10, 1), para(words(100))])
+    (cut,) = titles(one)
+    assert cut.endswith(" very…") and len(cut) <= TITLE_CHARS + 1  # at a word
+
+
+def test_continuation_marks_in_the_books_language() -> None:
+    zh = build_doc(
+        [
+            heading("第一章 数学公式", 1, page=1),
+            para("数学公式可以放在行内，也可以单独成行。" * 60, page=1, page_last=6),
+            para("表格的列格式决定每一列的对齐方式。" * 60, page=7, page_last=12),
+            heading("1.1 公式编号", 2, page=12),
+            para("公式编号由文档类决定。" * 30, page=12, page_last=13),
+        ]
+    )
+    assert titles(zh, "el-000002") == ["数学公式", "数学公式（续）：公式编号"]
+
+
+def test_headings_read_as_titles() -> None:
+    assert heading_title("## 3.8. /home : User home directories (optional)") == (
+        "/home : User home directories (optional)"
+    )
+    assert heading_title("# Chapter 2 Getting started") == "Getting started"
+    assert heading_title("# Ýòî íóæíî çíàòü") == "Это нужно знать"  # Latin-1 mojibake
+    assert heading_title("## عنوانبازی۱ . ۱") == "عنوانبازی"  # Persian numbering at the end
+    assert heading_title("# 第二章 入门") == "入门"

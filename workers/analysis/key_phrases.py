@@ -1,0 +1,223 @@
+"""Key phrases of a stretch of a book that has no index: what it names that the rest doesn't.
+
+Candidates are the word n-grams (two or three words) inside runs of content words: a stop
+word, a generic verb, a number or punctuation ends a run, so a phrase never starts or ends
+with one (RAKE's boundaries). A single word is a candidate only when it looks like a name
+of the subject's own (LAPACK, BLAS_LIBS, printf(): capitals or digits inside, an underscore).
+Chinese is cut by jieba; its words of two or more characters are candidates, as are two
+adjacent ones. A stretch's phrases are ranked by tf-idf against the book's pages: the
+count in the stretch times log(pages / pages holding the phrase), longer phrases first on
+a tie. Stop words are per language (English below; Russian, Persian and Chinese from
+stopwordsiso and the scorer's lists), all applied at once: the scripts cannot collide.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+import unicodedata
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from itertools import pairwise
+
+from quire.shared.ir import Element
+from quire.shared.plan import KeyTerm
+from quire.shared.text import HAN
+from quire.workers.analysis.terms import ZH_STOP, jieba_words
+from quire.workers.boundaries.candidates import plain_text
+from quire.workers.boundaries.scoring import STOP_WORDS, stem
+from quire.workers.boundaries.tokens import stop_words
+
+KEY_PHRASES = 8
+MAX_WORDS = 3
+VERB_SHARE = 0.2  # of a word's uses followed by an article: then it is a verb
+_DETERMINERS = frozenset(
+    ["the", "a", "an", "its", "their", "this", "these", "those", "his", "her", "our", "your"]
+)
+_PROSE = frozenset({"heading", "paragraph", "list", "table", "caption"})
+# Words that say nothing of a subject in any technical book: verbs of doing and saying,
+# and the furniture of books and manuals.
+_GENERIC = """
+be is are was were been being have has had having do does did done doing make makes made
+making use uses used using get gets got getting go goes went gone run runs ran running need
+needs needed take takes took taken give gives gave given show shows shown showed see sees
+seen find finds found allow allows allowed provide provides provided include includes
+included including contain contains contained call calls called try tries tried want wants
+wanted work works worked look looks looked change changes changed add adds added create
+creates created keep keeps kept put puts let lets say says said know knows known mean means
+meant follow follows followed describe describes described explain explains explained
+require requires required consider considers considered note notes noted set sets setting
+return returns returned specify specifies specified apply applies applied start starts
+started try become becomes became seem seems seemed appear appears appeared possible
+example examples figure figures table tables section sections chapter chapters page pages
+following shown way ways case cases first second third new like just many much number
+numbers value values part parts one two three four five etc also
+e.g i.e eg ie thing things lot lots kind kinds sort sorts type types instead rather
+already always never simply directly usually generally especially particularly actually
+really quite fully easily currently typically normally otherwise still again
+"""
+_EN_STOP = frozenset(_GENERIC.split()) | STOP_WORDS
+_TOKEN = re.compile(r"[^\W\d_][\w'’-]*[\w]|[^\W\d_]|\d[\w.]*|[^\w\s]", re.UNICODE)
+_HAN_RUN = re.compile(f"[{HAN}]+")
+_TECHNICAL = re.compile(r"^(?:[A-Z]{2,}[A-Za-z0-9_]*|\w*[a-z][A-Z]\w*|\w*_\w+|[A-Za-z]+\d\w*)$")
+_LATIN = re.compile(r"[A-Za-z]")
+_CJK_ONLY = re.compile(f"^[{HAN}]+$")
+
+
+@cache
+def _stop() -> frozenset[str]:
+    words = set(_EN_STOP) | stop_words(None) | ZH_STOP
+    try:
+        import stopwordsiso  # per-language lists for Russian, Persian and Chinese
+
+        for language in ("ru", "fa", "zh"):
+            words |= {w.casefold() for w in stopwordsiso.stopwords(language)}
+    except ImportError:  # pragma: no cover - a dependency of the package
+        pass
+    return frozenset(words)
+
+
+def _is_content(word: str, verbs: frozenset[str] = frozenset()) -> bool:
+    folded = word.casefold()
+    if folded in _stop() or folded in verbs or not any(c.isalpha() for c in word):
+        return False
+    return not (len(folded) < 2 or (_LATIN.match(word) and len(folded) < 3))
+
+
+def verb_like(texts: Iterable[str]) -> frozenset[str]:
+    """English words the book uses as verbs: those often followed by an article or a
+    possessive ("selects the rows", "returns a list"), which a noun rarely is. No tagger
+    needed, and no phrase then runs across a verb ("subscripts selects rows")."""
+    seen: Counter[str] = Counter()
+    before: Counter[str] = Counter()
+    for text in texts:
+        tokens = [t.casefold() for t in _TOKEN.findall(text)]
+        for a, b in pairwise(tokens):
+            seen[a] += 1
+            if b in _DETERMINERS:
+                before[a] += 1
+    return frozenset(
+        w for w, n in before.items() if n >= 2 and n >= VERB_SHARE * seen[w] and w.isalpha()
+    )
+
+
+def _runs(text: str, verbs: frozenset[str] = frozenset()) -> Iterable[list[str]]:
+    """Runs of content words between boundaries (stop words, verbs, numbers,
+    punctuation)."""
+    run: list[str] = []
+    for token in _tokens(unicodedata.normalize("NFKC", text)):
+        if _is_content(token, verbs):
+            run.append(token)
+        else:
+            if run:
+                yield run
+            run = []
+    if run:
+        yield run
+
+
+def _tokens(text: str) -> Iterable[str]:
+    pos = 0
+    for m in _HAN_RUN.finditer(text):
+        yield from _TOKEN.findall(text[pos : m.start()])
+        yield from jieba_words(m.group())
+        pos = m.end()
+    yield from _TOKEN.findall(text[pos:])
+
+
+def candidates(text: str, verbs: frozenset[str] = frozenset()) -> Iterable[str]:
+    """The candidate phrases of `text` (in their spelling there), with repeats; `verbs`:
+    words that end a run like stop words (`verb_like`)."""
+    for run in _runs(text, verbs):
+        cjk = [bool(_HAN_RUN.fullmatch(w)) for w in run]
+        for i, word in enumerate(run):
+            if cjk[i] or _TECHNICAL.match(word):
+                yield word
+            for n in range(2, MAX_WORDS + 1):
+                gram = run[i : i + n]
+                if i + n <= len(run) and len({w.casefold() for w in gram}) == n:
+                    joiner = "" if all(cjk[i : i + n]) else " "
+                    yield joiner.join(gram)
+
+
+def _key(phrase: str) -> str:
+    return phrase.casefold()
+
+
+def _stemmed(phrase: str) -> str:
+    """ "home directories" -> "home directory": plurals compare equal."""
+    return " ".join(stem(w) for w in phrase.casefold().split())
+
+
+@dataclass
+class PhraseIndex:
+    """Every candidate phrase occurrence of a document, by element position."""
+
+    pages: int
+    positions: array[int] = field(default_factory=lambda: array("i"))  # ascending
+    ids: array[int] = field(default_factory=lambda: array("i"))
+    keys: list[str] = field(default_factory=list)  # id -> key
+    spelling: list[Counter[str]] = field(default_factory=list)  # id -> spellings
+    df: list[int] = field(default_factory=list)  # id -> pages holding it
+
+    @classmethod
+    def of(cls, elements: Sequence[Element]) -> PhraseIndex:
+        pages = {p for e in elements for p in range(e.page_first, e.page_last + 1)}
+        out = cls(max(len(pages), 1))
+        vocab: dict[str, int] = {}
+        seen_on: list[set[int]] = []
+        texts = {pos: plain_text(e) for pos, e in enumerate(elements) if e.type in _PROSE}
+        verbs = verb_like(texts.values())
+        for pos, text in texts.items():
+            e = elements[pos]
+            for phrase in candidates(text, verbs):
+                key = _key(phrase)
+                k = vocab.get(key)
+                if k is None:
+                    k = vocab[key] = len(out.keys)
+                    out.keys.append(key)
+                    out.spelling.append(Counter())
+                    seen_on.append(set())
+                out.spelling[k][phrase] += 1
+                seen_on[k].add(e.page_first)
+                out.positions.append(pos)
+                out.ids.append(k)
+        out.df = [len(s) for s in seen_on]
+        return out
+
+    def top(self, lo: int, hi: int, k: int = KEY_PHRASES) -> list[KeyTerm]:
+        """The k key phrases of elements lo..hi (positions, inclusive)."""
+        a = bisect.bisect_left(self.positions, lo)
+        b = bisect.bisect_right(self.positions, hi)
+        tf = Counter(self.ids[a:b])
+        floor = 2 if b - a >= 300 else 1  # in a stretch of some size, once is noise
+        scored = []
+        for i, count in tf.items():
+            if count < floor:
+                continue
+            # no smoothing: a phrase on most pages of the book is no key to any of them
+            idf = math.log((1 + self.pages) / (1 + self.df[i]))
+            key = self.keys[i]
+            words = (
+                len(key.split())
+                if " " in key
+                else 1 + (len(key) >= 4 and _CJK_ONLY.match(key) is not None)
+            )
+            scored.append((round(count * idf * (1 + 0.25 * (words - 1)), 4), i, count))
+        scored.sort(key=lambda t: (-t[0], self.keys[t[1]]))
+        chosen: list[KeyTerm] = []
+        for weight, i, count in scored:
+            key = _stemmed(self.keys[i])
+            if weight <= 0 or any(
+                key in _stemmed(c.term) or _stemmed(c.term) in key for c in chosen
+            ):
+                continue  # a part of a phrase already chosen (or a plural of one), or the reverse
+            spelling = sorted(self.spelling[i].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+            chosen.append(KeyTerm(term=spelling, count=count, weight=weight, source="phrase"))
+            if len(chosen) == k:
+                break
+        return chosen

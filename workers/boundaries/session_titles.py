@@ -1,0 +1,159 @@
+"""A study session's title is made of the author's headings, in the book's own words.
+
+    "Introduction; The Filesystem; The Root Filesystem"
+    "The Root Filesystem (continued): /home : User home directories; /lib : Essential …"
+
+- the session's top-level headings (the highest level inside it), numbering left out
+  ("3.8.", "Chapter 2", "第二章", a Persian "۱ . ۲" at the end), in order;
+- when the session starts inside a chapter that began in an earlier session, that
+  chapter first, marked "(continued)" in the book's language ("（续）", "(продолжение)",
+  "(ادامه)"): the outermost section open at the session's start that spans at most
+  CONTINUED_MAX_PAGES pages (a longer one is a part of the book, not a chapter);
+- at most TITLE_CHARS characters, cut between headings, never inside one ("; …" says
+  more follow); a first heading longer than that alone is cut at a word;
+- Cyrillic that the PDF's fonts extracted as Latin-1 is shown as Cyrillic.
+
+A title depends on the session's own element range only, so splitting one session never
+renames another. A session with no heading inside or around it keeps the planner's title
+(its first words). Key terms are never part of a title.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quire.shared.ir import Document
+from quire.shared.plan import ChunkPlan
+from quire.workers.boundaries.candidates import plain_text
+from quire.workers.boundaries.matter import cyrillic_from_latin1
+from quire.workers.boundaries.matter_titles import book_language
+
+TITLE_CHARS = 100
+CONTINUED_MAX_PAGES = 60
+MORE = "…"
+
+
+@dataclass(frozen=True)
+class _Marks:
+    continued: str  # after the continued chapter's title
+    colon: str  # between it and the session's own headings
+    semicolon: str  # between headings
+
+
+_MARKS = {
+    "en": _Marks(" (continued)", ": ", "; "),
+    "zh": _Marks("（续）", "：", "；"),
+    "ja": _Marks("（続き）", "：", "；"),
+    "ru": _Marks(" (продолжение)", ": ", "; "),
+    "fa": _Marks(" (ادامه)", ": ", "؛ "),
+}
+
+_LEADING_NUMBER = re.compile(
+    r"^(?:(?:chapter|part|appendix|annex|section|lesson|unit|глава|часть|приложение|раздел"
+    r"|فصل|بخش|پیوست)\s+(?:\d{1,3}|[A-Z]\b|[IVXLC]{1,6}\b)(?:\.\d+)*[.:]?\s*"
+    r"|第[\d一二三四五六七八九十百]+[章节部篇]\s*|附录\s*[A-Z\d]{1,3}\s*"
+    r"|(?:\d{1,3}|[A-Z](?=\.\d))(?:\s?\.\s?\d{1,3})*\.?\s+)",
+    re.IGNORECASE,
+)
+_TRAILING_NUMBER = re.compile(r"\s*\d{1,3}(?:\s?\.\s?\d{1,3})*\s*$")  # "عنوان ۱ . ۲"
+_RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
+
+
+def heading_title(text: str) -> str:
+    """A heading as title text: one line, no Markdown, no section numbering."""
+    text = unicodedata.normalize("NFKC", text).replace("*", "").replace("`", "")
+    text = " ".join(text.lstrip().lstrip("#").split())
+    text = cyrillic_from_latin1(text) or text
+    stripped = _LEADING_NUMBER.sub("", text)
+    if _RTL.search(stripped):
+        stripped = _TRAILING_NUMBER.sub("", stripped)
+    stripped = stripped.strip(" .:-–—")
+    return stripped or text.strip()
+
+
+@dataclass(frozen=True)
+class _Section:
+    pos: int  # the heading's element position
+    end: int  # the section's last element position
+    level: int
+    title: str
+    pages: int  # pages the section spans
+
+
+@dataclass
+class Outline:
+    """The document's headings as sections, in order."""
+
+    sections: list[_Section]
+    starts: list[int]  # their positions, ascending
+    language: str  # the book's, for the continuation mark
+
+    @classmethod
+    def of(cls, doc: Document) -> Outline:
+        els = doc.elements
+        heads = [(i, e.level or 1) for i, e in enumerate(els) if e.type == "heading"]
+        sections = []
+        for k, (i, level) in enumerate(heads):
+            end = next((j - 1 for j, lv in heads[k + 1 :] if lv <= level), len(els) - 1)
+            title = heading_title(plain_text(els[i]))
+            span = max(e.page_last for e in els[i : end + 1]) - els[i].page_first + 1
+            sections.append(_Section(i, end, level, title, span))
+        return cls(sections, [s.pos for s in sections], book_language(els))
+
+    def open_at(self, pos: int) -> list[_Section]:
+        """Sections open just before element `pos`, outermost first."""
+        before = self.sections[: bisect.bisect_left(self.starts, pos)]
+        return sorted((s for s in before if s.end >= pos), key=lambda s: s.level)
+
+    def inside(self, lo: int, hi: int) -> list[_Section]:
+        a, b = bisect.bisect_left(self.starts, lo), bisect.bisect_right(self.starts, hi)
+        return [s for s in self.sections[a:b] if s.title]
+
+
+def _fit(prefix: str, sep: str, items: Sequence[str], marks: _Marks) -> str:
+    """`prefix`, `sep` and as many whole items as fit TITLE_CHARS (MORE for the rest)."""
+    title = prefix
+    for item in items:
+        joined = f"{title}{sep if title else ''}{item}"
+        if len(joined) > TITLE_CHARS:
+            if not title:  # one heading longer than a title: cut at a word
+                cut = item[:TITLE_CHARS].rsplit(" ", 1)[0].rstrip(" ,;:-")
+                return cut + MORE
+            return f"{title}{marks.semicolon}{MORE}"
+        title, sep = joined, marks.semicolon
+    return title
+
+
+def session_title(outline: Outline, doc: Document, lo: int, hi: int) -> str:
+    """The title of the session holding elements lo..hi ("" when no heading names it)."""
+    first = doc.elements[lo]
+    starts_at = (first.level or 1) if first.type == "heading" else None
+    here = outline.inside(lo, hi)
+    top = min((s.level for s in here), default=None)
+    items: list[str] = []
+    for s in here:
+        if s.level == top and not any(s.title.casefold() == t.casefold() for t in items):
+            items.append(s.title)
+    marks = _MARKS.get(outline.language, _MARKS["en"])
+    open_ = [s for s in outline.open_at(lo) if starts_at is None or s.level < starts_at]
+    chapter = next((s for s in open_ if s.title and s.pages <= CONTINUED_MAX_PAGES), None)
+    if chapter is None:
+        return _fit("", "", items, marks)
+    sep = marks.colon if top is not None and top > chapter.level else marks.semicolon
+    return _fit(f"{chapter.title}{marks.continued}", sep, items, marks)
+
+
+def study_titles(doc: Document, chunks: Sequence[ChunkPlan]) -> list[ChunkPlan]:
+    """`chunks` with each study session titled by its headings (see the module
+    docstring); reference sessions and sessions without headings keep their title."""
+    outline = Outline.of(doc)
+    pos = {e.id: i for i, e in enumerate(doc.elements)}
+    out = []
+    for c in chunks:
+        title = session_title(outline, doc, pos[c.first_id], pos[c.last_id])
+        out.append(c.model_copy(update={"title": title}) if title and c.kind == "study" else c)
+    return out

@@ -1,0 +1,129 @@
+"""Read what a book index needs from the PDF: its pages' styled lines, and the page labels.
+
+The IR keeps an index page's text but not the style of each page number in it (a bold
+locator marks where a term is defined) nor the printed page labels ("xiv", "T-3") the
+locators name, so the book index reads them here, from the source PDF, once per document.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from quire.workers.analysis.book_index import IndexLine, IndexPage, IndexSpan
+from quire.workers.parse.pdf_open import open_pdf_kept
+
+_BOLD = re.compile(r"bold|black|heavy|semibold|demi|cmbx|cmb\d|-bd\b", re.IGNORECASE)
+_ITALIC = re.compile(r"italic|oblique|cmti|cmsl|cmmi|-it\b|ital", re.IGNORECASE)
+_BOLD_FLAG, _ITALIC_FLAG = 16, 2
+_ENDS_IN_NUMBER = re.compile(r"(?:^|[\s,.;،])(?:\d+|[ivxlcdm]+)\s*$")
+
+
+def _span(span: dict[str, Any]) -> IndexSpan:
+    font = str(span.get("font", "")).split("+", 1)[-1]
+    flags = int(span.get("flags", 0))
+    return IndexSpan.model_construct(  # thousands per page: no validation needed
+        text=span["text"],
+        bold=bool(flags & _BOLD_FLAG or _BOLD.search(font)),
+        italic=bool(flags & _ITALIC_FLAG or _ITALIC.search(font)),
+    )
+
+
+def _raw_lines(page: Any) -> list[IndexLine]:
+    out = []
+    for block in page.get_text("dict")["blocks"]:
+        for line in block.get("lines", []):
+            dx, dy = line["dir"]
+            spans = [_span(s) for s in line["spans"] if s["text"]]
+            if abs(dy) > 1e-3 or dx <= 0 or not "".join(s.text for s in spans).strip():
+                continue
+            x0, y0, x1, y1 = line["bbox"]
+            size = max((s["size"] for s in line["spans"]), default=10.0)
+            out.append(IndexLine(x0=x0, x1=x1, y0=y0, y1=y1, size=size, spans=spans))
+    return out
+
+
+def _continues(prev: IndexLine, ln: IndexLine) -> bool:
+    """Is `ln` the next piece of the printed line `prev` (same baseline, just to its
+    right)? MuPDF splits a line at dot leaders, at a change of font or direction. A piece
+    ending in a page number ends its entry: what follows is another column's."""
+    if abs(prev.y1 - ln.y1) > 0.3 * max(1.0, ln.y1 - ln.y0):
+        return False
+    gap = ln.x0 - prev.x1
+    return -1 < gap < 1.5 * max(prev.size, ln.size) and not _ENDS_IN_NUMBER.search(prev.text)
+
+
+def _page_lines(page: Any) -> list[IndexLine]:
+    """The page's horizontal printed lines, its MuPDF pieces joined, top to bottom."""
+    out: list[IndexLine] = []
+    for ln in sorted(_raw_lines(page), key=lambda ln: ln.x0):  # pieces left to right
+        at = next((i for i in range(len(out) - 1, -1, -1) if _continues(out[i], ln)), None)
+        if at is None:
+            out.append(ln)
+        else:
+            prev = out[at]
+            out[at] = prev.model_copy(
+                update={"x1": max(prev.x1, ln.x1), "spans": [*prev.spans, *ln.spans]}
+            )
+    return sorted(out, key=lambda ln: (ln.y0, ln.x0))
+
+
+def read_index_pages(path: Path, pages: Sequence[int]) -> list[IndexPage]:
+    """The styled lines of `pages` (physical, 1-based) of the PDF at `path`."""
+    doc = open_pdf_kept(Path(path))
+    out = []
+    for number in pages:
+        if not 1 <= number <= doc.page_count:
+            continue
+        page = doc[number - 1]
+        out.append(
+            IndexPage(
+                page=number,
+                width=page.rect.width,
+                height=page.rect.height,
+                lines=_page_lines(page),
+            )
+        )
+    return out
+
+
+def read_page_labels(path: Path) -> list[str]:
+    """Every page's PDF page label, in page order ("" where the PDF defines none), made
+    from the PDF's label rules (loading every page for `get_label()` takes seconds)."""
+    doc = open_pdf_kept(Path(path))
+    rules = sorted(doc.get_page_labels() or [], key=lambda r: int(r.get("startpage", 0)))
+    labels = [""] * doc.page_count
+    for k, rule in enumerate(rules):
+        start = int(rule.get("startpage", 0))
+        end = int(rules[k + 1]["startpage"]) if k + 1 < len(rules) else doc.page_count
+        first = int(rule.get("firstpagenum", 1) or 1)
+        for page in range(max(start, 0), min(end, doc.page_count)):
+            number = first + page - start
+            labels[page] = f"{rule.get('prefix', '')}{_label_number(number, rule.get('style', ''))}"
+    return labels
+
+
+def _label_number(n: int, style: str) -> str:
+    """A page number in a PDF label style: D 12, r xii, R XII, a l, A L ("" for none)."""
+    if style == "D":
+        return str(n)
+    if style in ("r", "R"):
+        roman = _roman(n)
+        return roman if style == "R" else roman.lower()
+    if style in ("a", "A"):
+        letter = chr(ord("A") + (n - 1) % 26) * ((n - 1) // 26 + 1)
+        return letter if style == "A" else letter.lower()
+    return ""
+
+
+def _roman(n: int) -> str:
+    out = ""
+    for value, digits in (
+        (1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+        (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"),
+    ):  # fmt: skip
+        while n >= value:
+            out, n = out + digits, n - value
+    return out
