@@ -119,11 +119,25 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
     "list of listings": (
         _FRONT,
         {
-            "en": ("List of listings",),
+            "en": ("List of listings", "List of examples"),
+            "de": ("Beispielverzeichnis",),
+            "es": ("Lista de ejemplos",),
+            "pt": ("Lista de exemplos",),
             "ru": ("Список листингов",),
             "zh": ("代码目录",),
             "ja": ("コード目次",),
             "fa": ("فهرست برنامه‌ها",),
+        },
+    ),
+    "list of symbols": (
+        _FRONT,
+        {
+            "en": ("List of symbols", "Nomenclature", "List of abbreviations"),
+            "de": ("Symbolverzeichnis", "Abkürzungsverzeichnis"),
+            "fr": ("Liste des symboles", "Liste des abréviations"),
+            "es": ("Lista de símbolos", "Lista de abreviaturas"),
+            "pt": ("Lista de símbolos", "Lista de abreviaturas"),
+            "zh": ("符号说明", "符号表"),
         },
     ),
     "index": (
