@@ -324,9 +324,9 @@ def _chapters_after_contents(
         here = [i for i in range(a, b) if doc.elements[i].type == "heading"]
         key = fold_title(o.title)
         match = [i for i in here if fold_title(plain_text(doc.elements[i])) == key]
-        at = (match or here or list(range(a, b)) or [None])[0]
-        if at is not None:
-            out.append((o.page, o.title, at))
+        found = match or here or list(range(a, b))  # the heading, else the page's start
+        if found:
+            out.append((o.page, o.title, found[0]))
     return out
 
 
