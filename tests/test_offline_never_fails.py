@@ -19,29 +19,18 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from quire.shared.analysis import INDEX_FILES, ChunkAnalysis
-from quire.shared.ir import Document, Element, dump_ir
-from quire.shared.manifest import load_manifest
+from quire.shared.ir import Document, Element
 from quire.shared.markdown import inline
-from quire.shared.plan import PlanSettings
 from quire.workers.analysis import (
     AnalysisContext,
-    author_index,
     build_context,
     build_contexts,
     heuristic_analysis,
-    index_context,
-    render_index,
-    validate_index,
 )
 from quire.workers.analysis.heuristic import RULES_REASON, SAME_MISSING, heuristic_focus
-from quire.workers.analysis.settle import settle
 from quire.workers.analysis.validate import same_focus
 from quire.workers.boundaries.candidates import safe_candidates
-from quire.workers.boundaries.planner import plan_globally
-from quire.workers.boundaries.scoring import score_candidates
-from quire.workers.verify import verify_output
-from quire.workers.write import save_files, write_all
-from tests.analysisfix import sample_candidates, sample_plan
+from tests.analysisfix import offline_run, sample_candidates, sample_plan
 from tests.irgen import build_doc, code, heading, para, words
 
 MD = MarkdownIt("commonmark", {"html": False}).enable("table")
@@ -102,37 +91,8 @@ def hostile_manual() -> Document:
     return build_doc(els, doc_id="doc-hostile", name="odd_[syntax](0x0).pdf")
 
 
-def offline_indexes(doc: Document, out: Path) -> dict[str, str]:
-    """Plan, settle with the heuristic, write, index and validate: the offline path."""
-    candidates = score_candidates(doc, safe_candidates(doc))
-    settled = settle(
-        doc, plan_globally(doc, candidates, {}, PlanSettings()), candidates, "heuristic"
-    )
-    plan = settled.plan
-    analyses: dict[int, ChunkAnalysis] = {}
-    for c in plan.chunks:
-        result = settled.analyses.get((c.first_id, c.last_id))
-        if result is not None:
-            assert isinstance(result, ChunkAnalysis), result
-            analyses[c.number] = result.model_copy(update={"chunk": c.number})
-    files = write_all(doc, plan, formats=["markdown"], source_pdf=None, images={})
-    files["ir.json"] = dump_ir(doc)
-    manifest = load_manifest(files["manifest.json"])
-    ctx = index_context(manifest, analyses, doc=doc)
-    rendered = render_index(ctx, author_index(ctx, "heuristic"))
-    validate_index(  # the same check an agent's files get; it raised on '0x0' before
-        ctx,
-        en=rendered[INDEX_FILES["en"]],
-        fa=rendered[INDEX_FILES["fa"]],
-        map=rendered[INDEX_FILES["map"]],
-    )
-    save_files(out, {**files, **{k: v.encode() for k, v in rendered.items()}})
-    assert verify_output(out, render=False).passed
-    return rendered
-
-
 def test_link_syntax_quoted_from_the_book_passes_the_index_validator(tmp_path: Path) -> None:
-    rendered = offline_indexes(hostile_manual(), tmp_path / "out")
+    rendered = offline_run(hostile_manual(), {}, tmp_path / "out")
     study_map = rendered[INDEX_FILES["map"]]
     # the planner's reasons quote the headings, and the map says so as plain text
     assert "currentfigure = \\[\\](0x0)" in study_map
@@ -200,7 +160,7 @@ def test_identical_chunks_complete_without_an_english_focus(tmp_path: Path) -> N
     b = heuristic_analysis(second, [a, *taken_focuses(a, second)])  # refused before
     assert b.study_focus_en == "" and b.en_missing_reason == SAME_MISSING
     assert b.topic_en  # the topic is still the chunk's heading
-    offline_indexes(doc, tmp_path / "out")  # and the document completes
+    offline_run(doc, {}, tmp_path / "out")  # and the document completes
 
 
 def test_a_reason_quoting_template_like_text_is_replaced() -> None:
