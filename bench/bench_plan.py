@@ -12,11 +12,18 @@ same run:
   at most 12 pages, merge pieces under 5 pages into the next (page ranges, so its cuts
   fall at arbitrary page breaks: the "safe" column counts those at a safe candidate).
 
+Beside them, the page-level oracle: the most chapter starts any plan could honour under
+the size rules, free to cut at any page (`plan_metrics.oracle_honoured`), so every
+document shows what was possible beside what each planner did.
+
 Columns: study sessions (reference sessions in brackets), the share of study sessions of
-5-13 pages (the last study session left out), the smallest (again without the last)
-and largest study session, chapter starts honoured (top-level outline entries at least 5
-pages after the previous counted one; honoured when a session starts on that page or the
-next) and the share of cuts at a safe candidate. Then corpus totals, planning time of the
+5-13 pages, the smallest and largest study session, runts (study sessions under 5 pages
+the runt rule does not allow: joining one to a neighbouring study session would not pass
+13 pages), chapter starts honoured (top-level outline entries at least 5 pages after the
+previous counted one; honoured when a session starts on that page or the next), chapters
+the outline places after the contents that front or back matter holds, and the share of
+cuts at a safe candidate. Then totals: chapter starts honoured overall and the documents
+where a planner honours at least as many as the naive splitter, planning time of the
 global and greedy planners, and peak memory.
 """
 
@@ -33,7 +40,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
-from plan_metrics import chapter_starts, honoured, naive_split, safe_page_cuts  # noqa: E402
+from plan_metrics import (  # noqa: E402
+    chapter_starts,
+    chapters_in_matter,
+    honoured,
+    naive_split,
+    oracle_honoured,
+    runts,
+    safe_page_cuts,
+)
 
 from quire.shared.errors import InputError  # noqa: E402
 from quire.shared.ir import Document, load_ir  # noqa: E402
@@ -83,29 +98,32 @@ class Row:
     share: float | None
     smallest: float
     largest: float
+    runts: int
     honoured: int
     chapters: int
+    held: int  # chapters after the contents that front or back matter holds
     safe: tuple[int, int]
 
 
 def measure(doc: Document, s: Sessions) -> Row:
     sizes = [b - a + 1 for a, b in s.ranges]
     study = [n for n, st in zip(sizes, s.study, strict=True) if st]
-    body = study[:-1]  # the last study session may be short (only back matter follows it)
     done, chapters = honoured(doc, {a for a, _ in s.ranges})
     share = (
-        sum(RULES.min_pages <= n <= RULES.soft_max_pages for n in body) / len(body)
-        if body
+        sum(RULES.min_pages <= n <= RULES.soft_max_pages for n in study) / len(study)
+        if len(study) > 1
         else None
     )
     return Row(
         len(study),
         len(sizes) - len(study),
         share,
-        min(body or study),
+        min(study),
         max(study),
+        len(runts(s.ranges, s.study, RULES)),
         done,
         chapters,
+        len(chapters_in_matter(doc, s.ranges, s.study)),
         s.safe,
     )
 
@@ -126,10 +144,12 @@ def main() -> None:
     args = ap.parse_args()
     names = args.docs or sorted(p.name for p in CORPUS.glob("*.pdf"))
     head = f"{'document':<28}{'planner':<8}{'sessions':>12}{'5-13':>7}{'min':>5}{'max':>5}"
-    print(head + f"{'chapters':>10}{'safe cuts':>11}")
+    print(head + f"{'runts':>6}{'chapters':>10}{'held':>5}{'safe cuts':>11}")
     totals: dict[str, list[int]] = {}
     shares: dict[str, list[float]] = {}
-    runts: dict[str, int] = {}
+    short: dict[str, int] = {}
+    at_least_naive: dict[str, list[int]] = {}
+    oracle = [0, 0]
     timing = {"global": 0.0, "greedy": 0.0}
     pages_planned = 0
     for name in names:
@@ -148,33 +168,43 @@ def main() -> None:
         greedy = plan_document(doc, cands, outcomes, RULES, HeuristicDecider())
         timing["greedy"] += time.perf_counter() - t
         pages_planned += doc.page_count
+        possible, chapters = oracle_honoured(doc, RULES)
+        oracle = [oracle[0] + possible, oracle[1] + chapters]
+        naive_plan = naive(doc)
+        naive_done = measure(doc, naive_plan).honoured
         for label, s in (
             ("global", from_plan(best)),
             ("greedy", from_plan(greedy, kinds=False)),
-            ("naive", naive(doc)),
+            ("naive", naive_plan),
         ):
             r = measure(doc, s)
             t_h, t_c, t_s, t_n = totals.setdefault(label, [0, 0, 0, 0])
             totals[label] = [t_h + r.honoured, t_c + r.chapters, t_s + r.safe[0], t_n + r.safe[1]]
             if r.share is not None:
                 shares.setdefault(label, []).append(r.share)
-            runts[label] = runts.get(label, 0) + (r.smallest < RULES.min_pages)
+            short[label] = short.get(label, 0) + r.runts
+            done, seen = at_least_naive.setdefault(label, [0, 0])
+            at_least_naive[label] = [done + (r.honoured >= naive_done), seen + 1]
             sessions = f"{r.sessions}" + (f" [{r.reference}]" if r.reference else "")
             share = "n/a" if r.share is None else f"{r.share:.0%}"
             print(
                 f"{name[:27]:<28}{label:<8}{sessions:>12}{share:>7}{r.smallest:>5g}"
-                f"{r.largest:>5g}{f'{r.honoured}/{r.chapters}':>10}"
+                f"{r.largest:>5g}{r.runts:>6}{f'{r.honoured}/{r.chapters}':>10}{r.held:>5}"
                 f"{f'{r.safe[0]}/{r.safe[1]}':>11}"
             )
+        print(f"{name[:27]:<28}{'oracle':<8}{'':>41}{f'{possible}/{chapters}':>10}")
     print()
     for label, (h, c, safe, n) in totals.items():
         mean = sum(shares.get(label, [])) / max(len(shares.get(label, [])), 1)
+        done, seen = at_least_naive[label]
         print(
-            f"{label:<7} chapter starts honoured {h}/{c} ({h / max(c, 1):.0%}); mean share "
-            f"of 5-13-page study sessions {mean:.0%}; documents with a session under "
-            f"{RULES.min_pages:g} pages (not the last): {runts[label]}; cuts at a safe "
-            f"candidate {safe}/{n}"
+            f"{label:<7} chapter starts honoured {h}/{c} ({h / max(c, 1):.0%}), at least the "
+            f"naive splitter's on {done}/{seen} documents; mean share of 5-13-page study "
+            f"sessions {mean:.0%}; runts the rule does not allow: {short[label]}; cuts at a "
+            f"safe candidate {safe}/{n}"
         )
+    h, c = oracle
+    print(f"oracle  chapter starts honoured {h}/{c} ({h / max(c, 1):.0%}): the size rules' best")
     for label, secs in timing.items():
         print(
             f"{label} planning: {secs:.1f} s for {pages_planned} pages "

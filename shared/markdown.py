@@ -1,11 +1,15 @@
-"""Canonical Markdown rendering of element content.
+"""Canonical Markdown rendering of element content, and book text quoted in our own files.
 
 Parsers build each element's `text` with these functions, so the same content always has
-the same Markdown (and therefore the same hash), whichever parser found it.
+the same Markdown (and therefore the same hash), whichever parser found it. `inline` is for
+the other direction: text taken from a book (a title, a heading, a quoted line in a reason)
+and written into Markdown that Quire composes (the study indexes and map), where it must
+read as plain text and never become a link, emphasis, code or a table cell break.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 
@@ -62,3 +66,20 @@ def _row(cells: Sequence[str]) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+# CommonMark escapes any ASCII punctuation with a backslash. These are the characters that
+# can begin markup inside a line: links and images ([ ]), emphasis (* _ ~), code (`), raw
+# HTML and autolinks (< >), entities (&), table cells (|), math on GitHub ($), a heading
+# or its closing sequence (#), and the backslash itself. "_" between two letters or digits
+# cannot open or close emphasis ("texmf_dist"), so it stays as it is.
+_INLINE_SPECIAL = re.compile(r"[\\`*\[\]<>#|~&$]|(?<![^\W_])_|_(?![^\W_])")
+# At the start of a line: a list item ("- ", "+ ", "3. ", "3) ") or a setext underline.
+_LINE_START = re.compile(r"^(?:([-+=])|(\d{1,9})([.)]))")
+
+
+def inline(text: str) -> str:
+    """`text` on one line, as plain text anywhere in a line of Markdown: every character
+    that could begin markup or a link is escaped."""
+    out = _INLINE_SPECIAL.sub(lambda m: "\\" + m.group(0), _one_line(text))
+    return _LINE_START.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", out)

@@ -1,18 +1,27 @@
 """A small hand-written textbook IR for the analysis, repair and study-index tests.
 
 Three chapters on distinct subjects (vectors, matrices, regression), 15 PDF pages, planned
-as three chunks at the chapter starts, plus good bilingual analyses for each chunk.
+as three chunks at the chapter starts, plus good bilingual analyses for each chunk; and
+`offline_run`, the whole offline path from an IR to verified output and study indexes.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from quire.shared.analysis import ChunkAnalysis
-from quire.shared.ir import Document
+from quire.shared.analysis import INDEX_FILES, ChunkAnalysis
+from quire.shared.ir import Document, dump_ir
+from quire.shared.manifest import load_manifest
 from quire.shared.plan import Boundary, Candidate, Plan, PlanSettings
+from quire.workers.analysis import author_index, index_context, render_index, validate_index
+from quire.workers.analysis.settle import settle
 from quire.workers.boundaries.candidates import safe_candidates
-from quire.workers.boundaries.planner import plan_from_boundaries
+from quire.workers.boundaries.planner import plan_from_boundaries, plan_globally
+from quire.workers.boundaries.scoring import score_candidates
+from quire.workers.verify import verify_output
+from quire.workers.write import save_files, write_all
+from quire.workers.write.names import chunk_stem
 from tests.irgen import build_doc, code, heading, para
 
 VECTORS = (
@@ -113,3 +122,42 @@ def good_analysis(
     return ChunkAnalysis(
         chunk=number, first_id=first_id, last_id=last_id, backend=backend, **GOOD[number]
     )
+
+
+def offline_run(doc: Document, images: dict[str, bytes], out: Path) -> dict[str, str]:
+    """The offline path: global plan, settled (heuristic analyses, repairs, titles), then
+    writing, verifying and indexing (which must accept the offline backend's own output)."""
+    candidates = score_candidates(doc, safe_candidates(doc))
+    settled = settle(
+        doc, plan_globally(doc, candidates, {}, PlanSettings()), candidates, "heuristic"
+    )
+    plan = settled.plan
+    analyses: dict[int, ChunkAnalysis] = {}
+    for c in plan.chunks:
+        result = settled.analyses.get((c.first_id, c.last_id))
+        assert (result is None) == (c.kind != "study"), c  # reference sessions: none
+        if result is not None:
+            assert isinstance(result, ChunkAnalysis), result
+            analyses[c.number] = result.model_copy(update={"chunk": c.number})
+    files = write_all(doc, plan, formats=["markdown"], source_pdf=None, images=images)
+    files["ir.json"] = dump_ir(doc)
+    files["plan.json"] = plan.model_dump_json(indent=1).encode()
+    manifest = load_manifest(files["manifest.json"])
+    ctx = index_context(manifest, analyses, doc=doc)
+    rendered = render_index(ctx, author_index(ctx, "heuristic"))
+    validate_index(
+        ctx,
+        en=rendered[INDEX_FILES["en"]],
+        fa=rendered[INDEX_FILES["fa"]],
+        map=rendered[INDEX_FILES["map"]],
+    )
+    save_files(out, {**files, **{k: v.encode() for k, v in rendered.items()}})
+    for entry in manifest.chunks:  # study chunks are named after their English topics
+        analysis = analyses.get(entry.number)
+        topic = (analysis.topic_en if analysis else "") or plan.chunks[entry.number - 1].title
+        assert entry.stem == chunk_stem(entry.number, len(plan.chunks), topic)
+        assert f"]({entry.markdown_file})" in rendered[INDEX_FILES["en"]]
+        assert entry.kind == plan.chunks[entry.number - 1].kind
+    report = verify_output(out, render=False)
+    assert report.passed, report.findings[:3]
+    return rendered

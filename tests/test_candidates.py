@@ -192,6 +192,8 @@ def test_bare_numbers_far_ahead_of_the_chapters_are_not_section_numbers() -> Non
         (para("2.4 Matrix facilities"), "2.4"),
         (para("3 is the number of arguments that this function takes in total here."), None),
         (para("2023 was the year"), None),
+        (para("0 1 2 3"), None),  # a figure's axis ticks, not part 0
+        (para("0.5 1.0 1.5 2.0"), None),
         (para("1 Introduction\nwith a second line"), None),
         (code("1 + 1"), None),
         (para("第三章 文档元素"), "第三章"),

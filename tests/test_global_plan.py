@@ -26,12 +26,12 @@ from quire.workers.boundaries.candidates import safe_candidates
 from quire.workers.boundaries.decisions import Decision, check_reason
 from quire.workers.boundaries.evidence import PAGE_BREAK_VALUE
 from quire.workers.boundaries.global_plan import (
+    CLOSING_RUNT,
+    CLOSING_RUNT_PER_PAGE,
     EXTENDED,
     EXTENDED_PER_PAGE,
     FINISH,
     INFEASIBLE,
-    LAST_RUNT,
-    LAST_RUNT_PER_PAGE,
     RUNT,
     RUNT_PER_PAGE,
     SESSION,
@@ -86,25 +86,32 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
 
     lo_m, hi_m = round(s.min_pages * 1000), round(s.max_pages * 1000)
     soft_m, hard_m = round(s.soft_max_pages * 1000), round(s.hard_max_pages * 1000)
-    ends = [*cuts, None]
-    total, first = 0, 0
-    for n, k in enumerate(ends):
-        last_el = cand_at[k] if k is not None else len(els) - 1
+
+    def allowed(first: int, last_el: int, last_rule: bool) -> bool:
         pages = milli(first, last_el)
         inner = [j for j, at in enumerate(cand_at) if first <= at < last_el]
-        if pages > hard_m and inner:
+        if inner and pages > hard_m:
+            return False
+        supported = any(
+            planner.evidence[j].continuity_support and milli(first, cand_at[j]) > hi_m
+            for j in inner
+        )
+        if inner and pages > soft_m and not supported:
+            return False
+        return not (last_rule and last_el == len(els) - 1 and pages > hi_m and inner)
+
+    sessions = []  # (first element, last element, ends at a mandatory cut or the end)
+    first = 0
+    for k in [*cuts, None]:
+        last_el = cand_at[k] if k is not None else len(els) - 1
+        sessions.append((first, last_el, k is None or k in must))
+        first = last_el + 1
+    total = 0
+    for n, (first, last_el, closes) in enumerate(sessions):
+        k = cuts[n] if n < len(cuts) else None
+        if not allowed(first, last_el, last_rule=True):
             return INFEASIBLE
-        if (
-            pages > soft_m
-            and inner
-            and not any(
-                planner.evidence[j].continuity_support and milli(first, cand_at[j]) > hi_m
-                for j in inner
-            )
-        ):
-            return INFEASIBLE
-        if k is None and pages > hi_m and inner:
-            return INFEASIBLE
+        pages = milli(first, last_el)
         size = (
             0
             if pages <= hi_m
@@ -114,11 +121,18 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
         )
         if kinds[first] == "study" and pages < lo_m:
             short = lo_m - pages
-            last_study = not study_at or last_el >= study_at[-1]
-            if k is None and n == 0:
-                size = 0  # the whole document is shorter than the minimum
-            elif last_study:
-                size = LAST_RUNT + LAST_RUNT_PER_PAGE * short // 1000
+            if first <= study_at[0] and last_el >= study_at[-1]:
+                size = 0  # all the study text is shorter than the minimum
+            elif closes:  # no study session after it to join
+                size = CLOSING_RUNT + CLOSING_RUNT_PER_PAGE * short // 1000
+                before = sessions[n - 1] if n else None
+                if (
+                    before
+                    and not before[2]
+                    and kinds[before[0]] == "study"
+                    and allowed(before[0], last_el, last_rule=False)
+                ):
+                    size += RUNT + RUNT_PER_PAGE * short // 1000  # it could have joined
             else:
                 size = RUNT + RUNT_PER_PAGE * short // 1000
         if kinds[first] != "study" and sum(e.word_count for e in els[first : last_el + 1]) < (
@@ -126,7 +140,6 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
         ):
             size += TINY_REFERENCE
         total += SESSION + size - (values[k] if k is not None else 0)
-        first = last_el + 1
     return total
 
 

@@ -32,7 +32,7 @@ from quire.workers.parse import parse_document
         ("فهرست مطالب", ("front_matter", "contents")),
         ("Оглавление", ("front_matter", "contents")),
         ("Îãëàâëåíèå", ("front_matter", "contents")),  # Cyrillic extracted as Latin-1
-        ("Title Page", ("front_matter", "title page")),
+        ("Title Page", ("front_matter", "title pages")),
         ("Appendix D Function and variable index", ("back_matter", "index")),
         ("Concept Index", ("back_matter", "index")),
         ("VI Index", ("back_matter", "index")),

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from quire.shared.ir import Element
-from quire.workers.boundaries.matter_titles import book_language, reference_title
+from quire.workers.boundaries.matter_titles import (
+    TITLES,
+    book_language,
+    reference_title,
+    title_matter,
+    title_matters,
+)
 
 
 def _els(*texts: str) -> list[Element]:
@@ -22,6 +28,8 @@ def _els(*texts: str) -> list[Element]:
         (["第1章 はじめに", "このマニュアルでは aptitude の使い方を説明します。"], "ja"),
         (["فصل ۲. نصب", "این کتاب برای کاربران گنو/لینوکس نوشته شده است."], "fa"),
         (["Глава 1. Введение", "Эта книга рассказывает о системе LaTeX."], "ru"),
+        (["제1장 소개", "이 문서는 LaTeX 조판 시스템을 설명합니다."], "ko"),
+        (["Κεφάλαιο 1. Εισαγωγή", "Αυτό το βιβλίο περιγράφει το LaTeX."], "el"),
         (["Chapter 1. Introduction", "This manual explains R. 第一章 appears once."], "en"),
         (["الفصل الأول", "هذا الكتاب عن نظام التشغيل"], "en"),  # Arabic: no Persian table
     ],
@@ -47,3 +55,82 @@ def test_reference_titles() -> None:
     assert reference_title("contents", 2, 2, "ru") == "Оглавление, часть 2 из 2"
     # a label the table does not know keeps the whole title in English
     assert reference_title("contents and colophon", 1, 1, "zh") == "Contents and colophon"
+
+
+# --- the one table of titles ---------------------------------------------------------------
+
+TABLE = [
+    (title, kind, label, language)
+    for label, (kind, names) in TITLES.items()
+    for language, titles in names.items()
+    for title in titles
+]
+
+
+@pytest.mark.parametrize(("title", "kind", "label", "language"), TABLE)
+def test_every_title_of_the_table_is_recognised(
+    title: str, kind: str, label: str, language: str
+) -> None:
+    assert (kind, label) in title_matters(title)
+    assert (kind, label) in title_matters(f"7 {title.upper()}")  # numbered, in capitals
+    assert (kind, label) in title_matters(f"Chapter 12 {title}")
+
+
+# One back-matter title per script, as PDFs extract them.
+@pytest.mark.parametrize(
+    ("title", "label"),
+    [
+        ("Bibliografía", "bibliography"),  # Latin (a Spanish "Bibliografía" was studied)
+        ("Bibliograf´ıa", "bibliography"),  # TeX's spacing accent and a dotless i
+        ("Literaturverzeichnis", "bibliography"),
+        ("Rejstřík", "index"),
+        ("Skorowidz", "index"),
+        ("Литература", "bibliography"),  # Cyrillic
+        ("Предметный указатель", "index"),
+        ("Βιβλιογραφία", "bibliography"),  # Greek
+        ("Ευρετήριο", "index"),
+        ("참고 문헌", "bibliography"),  # Hangul
+        ("찾아보기", "index"),
+        ("参考文献", "bibliography"),  # Han
+        ("索引", "index"),
+        ("用語集", "glossary"),  # Japanese
+        ("کتاب‌نامه", "bibliography"),  # Arabic script (Persian)
+        ("نمایه", "index"),
+        ("ביבליוגרפיה", "bibliography"),  # Hebrew
+    ],
+)
+def test_back_matter_titles_in_every_script(title: str, label: str) -> None:
+    assert title_matter(title) == ("back_matter", label)
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Sommaire",
+        "Table des matières",
+        "Inhaltsverzeichnis",
+        "Índice general",
+        "Spis treści",
+        "Obsah",
+        "Содержание",
+        "Περιεχόμενα",
+        "차례",
+        "目录",
+        "目次",
+        "فهرست مطالب",
+    ],
+)
+def test_front_matter_titles_in_every_script(title: str) -> None:
+    assert title_matter(title) == ("front_matter", "contents")
+
+
+def test_a_title_with_two_readings_gives_both_front_first() -> None:
+    # Spanish and Portuguese "Índice" is the contents in front and the index at the back
+    assert title_matters("Índice") == [("front_matter", "contents"), ("back_matter", "index")]
+    assert title_matters("Index") == [("back_matter", "index")]  # never the contents
+
+
+def test_reference_titles_in_more_scripts() -> None:
+    assert reference_title("title pages and contents", 1, 1, "ko") == "표지 및 차례"
+    assert reference_title("bibliography", 1, 1, "el") == "Βιβλιογραφία"
+    assert reference_title("index", 2, 3, "ko") == "찾아보기 (2/3)"

@@ -25,7 +25,9 @@ from collections.abc import Iterable, Sequence
 from quire.shared.analysis import ChunkAnalysis, Coherence
 from quire.shared.text import HAN, KANA, cjk_units, is_cjk
 from quire.workers.analysis.context import AnalysisContext, InternalCut
+from quire.workers.analysis.distinct import distinct_focus
 from quire.workers.analysis.validate import (
+    InvalidAnalysis,
     check_analysis,
     english_problem,
     generic_problem,
@@ -56,6 +58,21 @@ EN_OTHER_SCRIPT = (
     "the chunk is written in a script other than Latin (its Latin words are commands, "
     "code and names, not its subject); the heuristic backend does not translate, so an "
     "LLM backend is needed for topic_en and study_focus_en"
+)
+
+SAME_MISSING = (
+    "the chunk's key terms, headings and words are those of another chunk's study focus, "
+    "so the heuristic backend cannot say what is specific to it; an LLM backend is needed "
+    "for study_focus_en"
+)
+RULES_MISSING = (
+    "the English topic and study focus the heuristic backend derives from the chunk's "
+    "headings and key terms break the analysis rules; an LLM backend is needed for "
+    "topic_en and study_focus_en"
+)
+RULES_REASON = (
+    "by the change scores inside the chunk; the text the reason would quote reads as a "
+    "template to the analysis rules, so it is left out"
 )
 
 FOCUS_MISSING = (
@@ -248,17 +265,21 @@ def heuristic_coherence(context: AnalysisContext) -> tuple[Coherence, str]:
 def heuristic_analysis(
     context: AnalysisContext, others: Iterable[ChunkAnalysis] = ()
 ) -> ChunkAnalysis:
-    """The heuristic analysis of one chunk, validated like any other (InvalidAnalysis if it
-    cannot be made distinct from the other chunks' focuses)."""
+    """The heuristic analysis of one chunk, validated like any other. Never refused: an
+    English topic or focus that breaks a rule (the same focus as another chunk's, when the
+    chunk's own words cannot tell them apart) is left empty with the reason."""
     others = list(others)
     topic = heuristic_topic(context)
     # Stay distinct from committed focuses: more key terms, then the opening words.
     rivals = [o.study_focus_en for o in others if o.chunk != context.chunk]
-    focus = ""
+    focus, same = "", False
     for shown, opening in ((6, False), (9, False), (12, False), (12, True)):
         focus = heuristic_focus(context, shown, opening)
         if not any(same_focus(focus, rival) for rival in rivals):
             break
+    else:  # then the chunk's own words that the clashing focuses lack, or nothing
+        focus = distinct_focus(focus, context.content, rivals, _terms(context), FOCUS_CHARS)
+        same = not focus
     # A heading such as "Overview" with no key terms to add is no topic: say so instead.
     if topic and generic_problem(topic, "topic", "en"):
         topic = ""
@@ -267,6 +288,8 @@ def heuristic_analysis(
         topic, focus, en_missing = "", "", EN_OTHER_SCRIPT
     elif not topic:
         focus, en_missing = "", EN_MISSING  # nothing to anchor a focus: say so instead
+    elif same:
+        en_missing = SAME_MISSING
     elif not focus or repeats_topic(focus, topic) or generic_problem(focus, "focus", "en"):
         focus, en_missing = "", FOCUS_MISSING
     coherence, reason = heuristic_coherence(context)
@@ -285,7 +308,13 @@ def heuristic_analysis(
         fa_missing_reason=FA_MISSING,
         en_missing_reason=en_missing,
     )
-    return check_analysis(analysis, context, others)
+    try:
+        return check_analysis(analysis, context, others)
+    except InvalidAnalysis:  # the offline backend never loses a document to its own rules
+        blank = {"topic_en": "", "study_focus_en": "", "en_missing_reason": RULES_MISSING}
+        if generic_problem(reason, "reason", "en"):  # book text quoted in it ("%s", "TODO")
+            blank["reason"] = f"heuristic: {coherence} {RULES_REASON}"
+        return check_analysis(analysis.model_copy(update=blank), context, others)
 
 
 class HeuristicAnalyser:

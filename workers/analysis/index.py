@@ -21,7 +21,9 @@ import math
 import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Literal
+from urllib.parse import unquote
 
+from markdown_it import MarkdownIt
 from pydantic import BaseModel, ConfigDict, Field
 
 from quire.shared.analysis import (
@@ -37,6 +39,7 @@ from quire.shared.analysis import (
 from quire.shared.errors import BackendError, ValidationFailedError
 from quire.shared.ir import Document, describe_textless
 from quire.shared.manifest import Manifest, ManifestChunk
+from quire.shared.markdown import inline
 from quire.shared.plan import ChunkKind
 from quire.workers.analysis.heuristic import clean_heading
 from quire.workers.analysis.validate import english_problem, generic_problem, persian_problem
@@ -576,11 +579,11 @@ _TO_ASCII = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "012345678
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|") or "—"
+    return inline(text) or "—"
 
 
 def _link_text(text: str) -> str:
-    return " ".join(text.split()).replace("[", "(").replace("]", ")")
+    return inline(text)
 
 
 def _pages(a: int, b: int) -> str:
@@ -596,12 +599,12 @@ def _hours(minutes: int) -> str:
 def _render_en(context: IndexContext, index: StudyIndex) -> str:
     doc = index.en
     basis = "PDF pages" if context.page_basis == "pdf" else "estimated pages of 400 words"
-    out = [f"# Study index — {context.source_name}", ""]
+    out = [f"# Study index — {inline(context.source_name)}", ""]
     if doc.note:
         out += [f"_{doc.note}_", ""]
     out += ["## Overview", ""]
     if doc.overview:
-        out += [doc.overview, ""]
+        out += [inline(doc.overview), ""]
     out += [
         f"- Sessions: {_sessions_en(context)}",
         f"- Pages covered: {_pages(context.page_first, context.page_last)} "
@@ -663,12 +666,12 @@ def _render_fa(context: IndexContext, index: StudyIndex) -> str:
     doc = index.fa
     fa = _FA_DIGITS
     total = str(index.total_minutes).translate(fa)
-    out = [f"# فهرست مطالعه — {context.source_name}", ""]
+    out = [f"# فهرست مطالعه — {inline(context.source_name)}", ""]
     if doc.note:
         out += [f"_{doc.note}_", "", f"_{HEURISTIC_NOTE_FA_EN}_", ""]
     out += ["## مرور کلی", ""]
     if doc.overview:
-        out += [doc.overview, ""]
+        out += [inline(doc.overview), ""]
     out += [
         f"- تعداد جلسه‌ها: {_sessions_fa(context)}",
         f"- صفحه‌ها: {_pages(context.page_first, context.page_last).translate(fa)} از "
@@ -729,7 +732,7 @@ def _render_map(context: IndexContext, index: StudyIndex) -> str:
         ln = en[n]
         return f"[{n}. {_link_text(ln.topic or ln.file)}]({ln.file})"
 
-    out = [f"# Study map — {context.source_name}", ""]
+    out = [f"# Study map — {inline(context.source_name)}", ""]
     if index.heuristic:
         out += [
             f"_{HEURISTIC_NOTE_EN} Groups follow the document's top-level sections; the "
@@ -739,7 +742,7 @@ def _render_map(context: IndexContext, index: StudyIndex) -> str:
     out += ["## Topic map", ""]
     for g in index.groups:
         name = g.name_en + (f" — {g.name_fa}" if g.name_fa else "")
-        out += [f"### {name}", ""]
+        out += [f"### {inline(name)}", ""]
         for n in g.chunks:
             c = by_number[n]
             out.append(f"- {link(n)} — pages {_pages(c.page_first, c.page_last)}, {c.minutes} min")
@@ -748,7 +751,7 @@ def _render_map(context: IndexContext, index: StudyIndex) -> str:
     if index.dependencies:
         for d in index.dependencies:
             before = ", ".join(link(n) for n in d.depends_on)
-            out.append(f"- {link(d.chunk)} builds on {before}: {d.reason}")
+            out.append(f"- {link(d.chunk)} builds on {before}: {inline(d.reason)}")
     else:
         out.append("No dependencies beyond the suggested order were identified.")
     out += ["", "## Suggested order", ""]
@@ -770,7 +773,7 @@ def _render_map(context: IndexContext, index: StudyIndex) -> str:
             if n in by_number
             else (f"[{n}. {_link_text(reference[n].title)}]({reference[n].file})")
         )
-        out.append(f"- {target}: {ends or 'the document ends'}")
+        out.append(f"- {target}: {inline(ends or 'the document ends')}")
     return "\n".join(out) + "\n"
 
 
@@ -786,14 +789,21 @@ def render_index(context: IndexContext, index: StudyIndex) -> dict[str, str]:
 
 
 _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+# The files are read as CommonMark (what Quire writes, and what the web workspace renders),
+# so an escaped "\[…\](…)" quoted from a book is text, and a reference link is a link.
+_MD = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
-def _links(text: str) -> list[tuple[int, str]]:
-    """(line number, target) of every Markdown link."""
+def _links(text: str) -> list[tuple[range, str]]:
+    """(lines of the block holding it, target) of every link and image."""
     out = []
-    for no, line in enumerate(text.splitlines()):
-        for m in _LINK.finditer(line):
-            out.append((no, m.group(1)))
+    for token in _MD.parse(text):
+        lines = range(*token.map) if token.map else range(0)
+        for child in token.children or []:
+            target = child.attrGet("href") if child.type == "link_open" else None
+            target = child.attrGet("src") if child.type == "image" else target
+            if target is not None:
+                out.append((lines, unquote(str(target))))
     return out
 
 
@@ -819,9 +829,9 @@ def validate_index(context: IndexContext, *, en: str, fa: str, map: str) -> None
         if not links:
             problems.append(f"{name} links nowhere")
             continue
-        linked: dict[int, list[int]] = {}
+        linked: dict[int, list[range]] = {}
         lines = text.splitlines()
-        for no, target in links:
+        for block, target in links:
             path = target.split("#", 1)[0].removeprefix("./")
             if not path:
                 continue  # an anchor within the file
@@ -829,15 +839,17 @@ def validate_index(context: IndexContext, *, en: str, fa: str, map: str) -> None
                 problems.append(f"{name} links {target!r}, which is not a file of this output")
                 continue
             if path in owner:
-                linked.setdefault(owner[path], []).append(no)
+                linked.setdefault(owner[path], []).append(block)
         unlinked = sorted(n for n in every if n not in linked)
         if unlinked:
             problems.append(f"{name} does not link chunks {unlinked}")
         if key == "map":
             continue
         for c in context.chunks:
-            rows = linked.get(c.chunk, [])
-            if rows and not any(_minutes_in(lines[no], c.minutes) for no in rows):
+            blocks = linked.get(c.chunk, [])
+            if blocks and not any(
+                _minutes_in("\n".join(lines[b.start : b.stop]), c.minutes) for b in blocks
+            ):
                 problems.append(
                     f"{name}: the line linking chunk {c.chunk} does not state its {c.minutes} min"
                 )

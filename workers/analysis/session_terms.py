@@ -27,7 +27,7 @@ from quire.workers.analysis.book_index import IndexEntry
 from quire.workers.analysis.key_phrases import PhraseIndex
 from quire.workers.analysis.page_labels import PageLabels
 from quire.workers.boundaries.candidates import plain_text
-from quire.workers.boundaries.matter import cyrillic_from_latin1
+from quire.workers.boundaries.matter_titles import cyrillic_from_latin1
 
 _NOT_WORD = re.compile(r"[\W_]+")
 

@@ -266,6 +266,11 @@ include includes including
 _FILLER = frozenset(_FILLER_WORDS.split())
 
 
+def is_filler(word: str) -> bool:
+    """A casefolded word that says nothing specific ("the", "learn", "section", "بخش")."""
+    return word in _FILLER
+
+
 def normal_words(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", text).casefold()
     return _WORDS.findall(text)

@@ -135,8 +135,9 @@ def parse_numbering(el: Element) -> str | None:
     m = _DOTTED_NUMBER.match(text)
     if m:
         number = m.group(1)
-        # A lone capital letter ("A Quick Tour") is a word, not an appendix number.
-        if re.fullmatch(r"[A-Z]", number):
+        # A lone capital letter ("A Quick Tour") is a word, not an appendix number; and
+        # a title needs a word: "0 1 2 3" is a figure's axis, not part 0.
+        if re.fullmatch(r"[A-Z]", number) or not any(c.isalpha() for c in text[m.end() :]):
             return None
         return number
     return None

@@ -38,7 +38,7 @@ from quire.workers.boundaries.matter import fold_title
 HEADING_VALUE = {1: 5000, 2: 1200, 3: 600}
 DEEP_HEADING_VALUE = 300
 NUMBERING_VALUE = {1: 300, 2: 150}
-MAJOR_START_VALUE = 2000
+MAJOR_START_VALUE = 6000
 SCORE_VALUE = 1000  # per unit of change score
 LEXICAL_VALUE = 2000  # per unit of the score's lexical part (a clean switch: about 0.7)
 STRONG_LEXICAL = 0.5  # a lexical part this high is named in the cut's reason

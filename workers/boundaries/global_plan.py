@@ -8,9 +8,16 @@ safe candidates; its cost is the sum over its sessions of
 (integers; 1000 = one unit). The value of a cut is its evidence (`evidence.CutEvidence`:
 heading level, numbering, change score, reviewer verdicts). Size costs: 5-12 pages free,
 the 13th page `FINISH`, 14-20 pages `EXTENDED` and more per page, under the minimum `RUNT`
-and more per missing page — except the last study session (`LAST_RUNT`: only back matter
-may follow it), a document shorter than the minimum (free), and reference sessions (no
-minimum, but under half a page of words they are `TINY_REFERENCE`: join a neighbour).
+and more per missing page, except:
+
+- a session that holds all the study text (free: the document is shorter than the minimum);
+- a short session that closes its stretch of study text (the last one before the back
+  matter, a confirmed change or the document's end, as a short last chapter is): it has
+  no neighbour after it to join, so it is allowed (`CLOSING_RUNT`) when joining it to the
+  session before would not be a feasible session (past 13 pages, say); when it would, that
+  session before pays `RUNT` (a pair cost, charged to the earlier session of the two);
+- reference sessions (no minimum, but under half a page of words they are
+  `TINY_REFERENCE`: join a neighbour).
 Hard rules, as for every decider (`decisions.validate_decision`):
 
 - a confirmed topic change and the edges of front and back matter are always cut;
@@ -58,10 +65,10 @@ SESSION = 3000
 FINISH = 800  # the 13th page, allowed to finish a concept
 EXTENDED = 3000  # past the soft maximum (continuity reviews required) ...
 EXTENDED_PER_PAGE = 400  # ... and per page beyond it
-RUNT = 40_000  # a study session under the minimum that is not the document's last ...
+RUNT = 40_000  # a study session under the minimum ...
 RUNT_PER_PAGE = 4000  # ... and per missing page
-LAST_RUNT = 500  # the last study session under the minimum ...
-LAST_RUNT_PER_PAGE = 300
+CLOSING_RUNT = 4000  # one that closes its stretch of study text (worth it for a chapter) ...
+CLOSING_RUNT_PER_PAGE = 300  # ... and per missing page (plus RUNT if it could have joined)
 TINY_REFERENCE = 20_000  # a reference session of under half a page of words
 TINY_WORDS = WORDS_PER_PAGE // 2
 INFEASIBLE = 1 << 50
@@ -139,8 +146,9 @@ class GlobalPlanner:
             self.edge_label[pos[r.last_id]] = r.label
         must = [ev.confirmed or edge for ev, edge in zip(self.evidence, self.edge, strict=True)]
         self.value = np.array([ev.value for ev in self.evidence] + [0], np.int64)
-        # the last block of study text: a study session ending there is the last one
+        # the first and last blocks of study text: a session from one to the other holds it all
         study_blocks = np.flatnonzero(self.kind == 0)
+        self.first_study = int(study_blocks[0]) if len(study_blocks) else 0
         self.last_study = int(study_blocks[-1]) if len(study_blocks) else k
         # first mandatory cut at or after each block (K: none before the end)
         self.next_must = np.full(k + 2, k, np.int64)
@@ -156,6 +164,7 @@ class GlobalPlanner:
         self.support = np.full(k + 2, k + 1, np.int64)
         self.best = np.zeros(k + 2, np.int64)
         self.choice = np.full(k + 1, k, np.int64)
+        self._find_closing_runts(must)
         self._solve()
 
     # --- sizes and costs ---------------------------------------------------------------
@@ -181,28 +190,34 @@ class GlobalPlanner:
     def _costs(self, start: Ints, end: Ints, pages: Ints) -> Ints:
         """Cost of each session start[i]..end[i] of `pages[i]` milli-pages (INFEASIBLE
         where a rule forbids it). `start`, `end`, `pages` broadcast together."""
-        k = self.k
         study = self.kind[start] == 0
-        last = end == k
-        last_study = end >= self.last_study
-        single = end == start
         size = self._oversize(pages)
         short = np.maximum(self.min_m - pages, 0)
+        whole = (start <= self.first_study) & (end >= self.last_study)  # all the study text
+        closing = end == self.next_must[start]  # the stretch of study text ends with it
         runt = np.where(
-            last_study,
-            # the last study session; free when it is the whole document
-            np.where((start == 0) & last, 0, LAST_RUNT + LAST_RUNT_PER_PAGE * short // UNIT),
+            closing,
+            CLOSING_RUNT + CLOSING_RUNT_PER_PAGE * short // UNIT,
             RUNT + RUNT_PER_PAGE * short // UNIT,
         )
-        size = np.where(study & (short > 0), runt, size)
+        size = np.where(study & (short > 0), np.where(whole, 0, runt), size)
         words = self.cum_words[end + 1] - self.cum_words[start]
         size = np.where(~study & (words < TINY_WORDS), size + TINY_REFERENCE, size)
+        cost = SESSION + size - self.value[end]
+        return np.where(self._allowed(start, end, pages), cost, INFEASIBLE)
+
+    def _allowed(
+        self, start: Ints, end: Ints, pages: Ints, last_rule: bool = True
+    ) -> npt.NDArray[np.bool_]:
+        """Which sessions start[i]..end[i] of `pages[i]` milli-pages the hard rules allow
+        (`last_rule`: with the one for the document's last session)."""
+        single = end == start
         bad = self.next_must[start] < end
         bad |= (pages > self.hard_m) & ~single
         bad |= (pages > self.soft_m) & ~single & ~(self.support[start] < end)
-        bad |= last & (pages > self.max_m) & ~single
-        cost = SESSION + size - self.value[end]
-        return np.where(bad, INFEASIBLE, cost)
+        if last_rule:
+            bad |= (end == self.k) & (pages > self.max_m) & ~single
+        return ~bad
 
     # --- the optimum ---------------------------------------------------------------------
 
@@ -238,6 +253,60 @@ class GlobalPlanner:
         short = np.maximum(self.min_m - pages, 0)
         return np.where(short > 0, RUNT + RUNT_PER_PAGE * short // UNIT, self._oversize(pages))
 
+    def _find_closing_runts(self, must: Sequence[bool]) -> None:
+        """The blocks e after which the study text runs on to its next mandatory cut (or
+        the end) in under the minimum (`_closed`, ascending), the block that short session
+        ends at (`_closing_end`) and its size (`_closing_pages`). Walks back from every
+        stretch end while the tail stays short."""
+        k = self.k
+        found: list[tuple[int, int, int]] = []
+        for m in sorted({int(x) for x in self.next_must[: k + 1]}):
+            lo, hi, b = int(self.lo[m]), int(self.hi[m]), m
+            while b > 0 and not must[b - 1] and self.kind[b] == 0:
+                if self.words_basis:
+                    milli = (self.cum_words[m + 1] - self.cum_words[b]) * UNIT // WORDS_PER_PAGE
+                else:
+                    lo, hi = min(lo, int(self.lo[b])), max(hi, int(self.hi[b]))
+                    milli = (hi - lo + 1) * UNIT
+                if milli >= self.min_m:
+                    break
+                found.append((b - 1, m, int(milli)))
+                b -= 1
+        found.sort()
+        self._closed = np.array([f[0] for f in found], np.int64)
+        self._closing_end = np.array([f[1] for f in found], np.int64)
+        self._closing_pages = np.array([f[2] for f in found], np.int64)
+
+    def _joinable_runts(self, start: int, last: int) -> tuple[Ints, Ints]:
+        """(ends, pair costs) of the sessions start..end (end <= last) after which a short
+        session closes the stretch, where joining that one to them is a feasible session:
+        the runt could have been avoided."""
+        a, b = (int(x) for x in np.searchsorted(self._closed, [start, last + 1]))
+        ends = self._closed[a:b]
+        if not len(ends) or self.kind[start] != 0:
+            return ends[:0], ends[:0]
+        closing = self._closing_end[a:b]
+        joined = self._pages_forward(start, int(closing.max()))[closing - start]
+        # the runt rule's "joining would pass 13 pages": the last session's 12 do not count
+        feasible = self._allowed(np.full(len(ends), start, np.int64), closing, joined, False)
+        short = self.min_m - self._closing_pages[a:b]
+        return ends, np.where(feasible, RUNT + RUNT_PER_PAGE * short // UNIT, 0)
+
+    def _joinable_runts_before(self, first: int, end: int) -> Ints:
+        """The pair costs of the sessions s..end for s in first..end (see
+        `_joinable_runts`): all 0 unless a short session closes the stretch after `end`."""
+        out = np.zeros(end - first + 1, np.int64)
+        at = int(np.searchsorted(self._closed, end))
+        if at == len(self._closed) or self._closed[at] != end:
+            return out
+        closing = int(self._closing_end[at])
+        joined = self._pages_backward(first, closing)[: end - first + 1]
+        starts = np.arange(first, end + 1, dtype=np.int64)
+        feasible = self._allowed(starts, np.full(len(starts), closing, np.int64), joined, False)
+        short = self.min_m - int(self._closing_pages[at])
+        pair = RUNT + RUNT_PER_PAGE * short // UNIT
+        return np.where(feasible & (self.kind[starts] == 0), pair, out)
+
     def _solve(self) -> None:
         k = self.k
         self._size_table: Ints | None = None
@@ -260,10 +329,17 @@ class GlobalPlanner:
                 unsupported = min(int(self.support[start]) - start + 1, n)
                 if unsupported > soft:  # past the soft maximum without continuity support
                     total[soft:unsupported] = INFEASIBLE
+                closing = int(self.next_must[start]) - start  # a closing runt, if short
+                if closing < n and pages[closing] < self.min_m:
+                    short = int(self.min_m - pages[closing])
+                    total[closing] += CLOSING_RUNT + CLOSING_RUNT_PER_PAGE * short // UNIT
+                    total[closing] -= RUNT + RUNT_PER_PAGE * short // UNIT
             else:
                 ends = np.arange(start, last + 1, dtype=np.int64)
                 starts = np.full(n, start, np.int64)
                 total = self._costs(starts, ends, pages) + self.best[ends + 1]
+            ends, pair = self._joinable_runts(start, last)
+            total[ends - start] += pair
             at = int(np.argmin(total))
             self.best[start] = min(int(total[at]), INFEASIBLE)
             self.choice[start] = start + at
@@ -299,6 +375,9 @@ class GlobalPlanner:
         back_pages = self._pages_backward(start + 1, nxt)
         starts = np.arange(start + 1, nxt + 1, dtype=np.int64)
         back = self._costs(starts, np.full(len(starts), nxt, np.int64), back_pages)
+        ends, pair = self._joinable_runts(start, nxt)  # the pair costs, as in the optimum
+        fwd[ends - start] += pair
+        back += self._joinable_runts_before(start + 1, nxt)
         base = int(fwd[cut - start]) + int(back[cut - start])
         options: list[tuple[int, int, int]] = []  # (extra cost, distance, end; -1: no cut)
         for j in range(start, nxt):

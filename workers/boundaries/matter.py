@@ -8,110 +8,43 @@ of study time and never given a study focus.
 Recognised from the IR alone, in any script:
 
 - **titles** of headings and outline entries ("Table of Contents", "Concept index",
-  "فهرست مطالب", "Предметный указатель", "参考文献", …), compared after folding case, spaces,
-  zero-width joiners and section numbering — also in Cyrillic that the PDF's fonts
-  extracted as Latin-1 (lshort-russian);
+  "Bibliografía", "فهرست مطالب", "Предметный указатель", "参考文献", …: the one table of
+  `matter_titles`), compared after folding case, accents, spaces, zero-width joiners and
+  section numbering — also in Cyrillic that the PDF's fonts extracted as Latin-1
+  (lshort-russian); a title with two readings ("Índice") counts where it can: as contents
+  in the front, as an index at the back;
 - **listings**: elements dense in page references — dot leaders, "Title 135", "term, 12,
   45" — whose pages form the opening contents run or the closing index run;
 - **page labels**: roman page numbers in the running headers and footers the parser
   removed, cited as evidence for front matter.
 
 Everything before the end of the contents is front matter (title, copyright and
-dedication pages, a foreword placed before the contents). A region of under half a page
-that is not a listing is too small for a session of its own and stays with its neighbours.
+dedication pages, a foreword placed before the contents), but no chapter the outline places
+after the contents: front matter ends before the first of them, and back matter never holds
+one either. A region of under half a page that is not a listing is too small for a session
+of its own and stays with its neighbours.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
 from quire.shared.plan import Candidate, ChunkKind, ReviewOutcome
 from quire.workers.boundaries.candidates import is_safe_gap, plain_text
-
-MatterKind = Literal["front_matter", "back_matter"]
-
-# Folded title -> (kind, label). Titles are folded by `fold_title` (no spaces, no case).
-_FRONT_TITLES = {
-    "contents": "contents",
-    "tableofcontents": "contents",
-    "inhalt": "contents",
-    "inhaltsverzeichnis": "contents",
-    "tabledesmatieres": "contents",
-    "indice": "contents",
-    "sommaire": "contents",
-    "оглавление": "contents",
-    "содержание": "contents",
-    "目录": "contents",
-    "目次": "contents",
-    "فهرستمطالب": "contents",
-    "فهرست": "contents",
-    "listoffigures": "list of figures",
-    "listoftables": "list of tables",
-    "listoflistings": "list of listings",
-    "listofillustrations": "list of figures",
-    "插图目录": "list of figures",
-    "图目录": "list of figures",
-    "表格目录": "list of tables",
-    "表目录": "list of tables",
-    "списокиллюстраций": "list of figures",
-    "списокрисунков": "list of figures",
-    "списоктаблиц": "list of tables",
-    "فهرستتصاویر": "list of figures",
-    "فهرستشکلها": "list of figures",
-    "فهرستجدولها": "list of tables",
-    "titlepage": "title page",
-    "标题页": "title page",
-    "титульныйлист": "title page",
-}
-_BACK_TITLES = {
-    "index": "index",
-    "индекс": "index",
-    "указатель": "index",
-    "предметныйуказатель": "index",
-    "алфавитныйуказатель": "index",
-    "索引": "index",
-    "نمایه": "index",
-    "bibliography": "bibliography",
-    "references": "bibliography",
-    "literatur": "bibliography",
-    "literaturverzeichnis": "bibliography",
-    "bibliographie": "bibliography",
-    "литература": "bibliography",
-    "списоклитературы": "bibliography",
-    "библиография": "bibliography",
-    "参考文献": "bibliography",
-    "参考书目": "bibliography",
-    "کتابنامه": "bibliography",
-    "منابع": "bibliography",
-    "مراجع": "bibliography",
-    "glossary": "glossary",
-    "glossar": "glossary",
-    "глоссарий": "glossary",
-    "словарьтерминов": "glossary",
-    "术语表": "glossary",
-    "词汇表": "glossary",
-    "واژهنامه": "glossary",
-}
-# "Function and variable index", "Concept index", "Index of commands"
-_INDEX_SUFFIX = re.compile(r"(?:index|indices|указатель|索引)$")
-_INDEX_PREFIX = re.compile(r"^index(?:of|to)")
-# "Chapter 3", "Appendix D", "附录 A", "第八章", "2.4", "A.1", Persian digits too
-_NUMBERING = re.compile(
-    r"^(?:(?:chapter|part|appendix|annex|section|глава|приложение|часть|فصل|پیوست)\s*"
-    r"[\w.]{1,6}|附录\s*[a-z\d]{1,3}|第[\d一二三四五六七八九十百]+[章节部篇]"
-    r"|[\d.]{1,8}|[a-z](?:\.\d+)+|[ivxlc]{1,6}\.?(?=\s))[\s:.\-–—]*",
-    re.IGNORECASE,
+from quire.workers.boundaries.matter_titles import (
+    MatterKind,
+    fold_title,
+    title_matter,
+    title_matters,
 )
-_NOT_LETTER = re.compile(r"[\W_]+", re.UNICODE)
-_LATIN1_CYRILLIC = re.compile(r"^[\s\dÀ-ÿ.,:;!?()\-–—]+$")
+
+__all__ = ["MatterKind", "MatterRegion", "fold_title", "title_matter", "title_matters"]
 
 # A listing line: dot leaders, "Title 135" / "Title xii", or "term, 12, 45" references.
 _LEADER = re.compile(r"(?:\.\s?){4,}|(?:…\s?){2,}|(?:·\s?){4,}")
@@ -147,58 +80,6 @@ class MatterRegion(_Model):
     page_first: int
     page_last: int
     evidence: list[str]  # why: titles, listing lines, page labels
-
-
-# ---------------------------------------------------------------------------------------
-# Titles
-
-
-def fold_title(text: str) -> str:
-    """A title reduced for comparison: NFKC, casefolded, numbering and everything but
-    letters dropped (spaces and zero-width joiners too: Persian extraction loses them)."""
-    text = unicodedata.normalize("NFKC", text).replace("\u200c", "").strip().lstrip("#").strip()
-    text = _NUMBERING.sub("", text.casefold(), count=1)
-    return _NOT_LETTER.sub("", text)
-
-
-def _relatin1(text: str) -> str | None:
-    """Cyrillic text whose fonts extracted it as Latin-1 ("Îãëàâëåíèå"), decoded again as
-    Windows-1251 ("Оглавление"); None when the text does not look like that."""
-    if not _LATIN1_CYRILLIC.match(text) or not re.search(r"[À-ÿ]", text):
-        return None
-    try:
-        return text.encode("latin-1").decode("cp1251")
-    except (UnicodeEncodeError, UnicodeDecodeError):
-        return None
-
-
-def cyrillic_from_latin1(text: str) -> str | None:
-    """`text` decoded again as Windows-1251 when it is Cyrillic that the PDF's fonts
-    extracted as Latin-1 ("Ïðåäèñëîâèå" -> "Предисловие"); None otherwise."""
-    return _relatin1(text)
-
-
-# "2.4.3 Contents": a numbered subsection about contents (or an index), studied as such
-_SUBSECTION = re.compile(r"^\s*#*\s*\d+\.\d+")
-
-
-def title_matter(text: str) -> tuple[MatterKind, str] | None:
-    """(kind, label) when `text` names front or back matter, else None."""
-    if _SUBSECTION.match(text):
-        return None
-    for variant in (text, _relatin1(text.lstrip("# ").strip())):
-        if not variant:
-            continue
-        key = fold_title(variant)
-        if not key:
-            continue
-        if key in _FRONT_TITLES:
-            return "front_matter", _FRONT_TITLES[key]
-        if key in _BACK_TITLES:
-            return "back_matter", _BACK_TITLES[key]
-        if _INDEX_SUFFIX.search(key) or _INDEX_PREFIX.match(key):
-            return "back_matter", "index"
-    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -322,21 +203,21 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
     top = min((els[i].level or 1 for i in headings), default=1)
     for h_pos, i in enumerate(headings):
         e = els[i]
-        found = title_matter(plain_text(e))
-        if not found:
-            continue
         level = e.level or 1
         end = next((j - 1 for j in headings[h_pos + 1 :] if (els[j].level or 1) <= level), n - 1)
-        spans.append(_Span(*found, i, end, [f"heading '{plain_text(e)[:60]}'"], top=level <= top))
+        for found in title_matters(plain_text(e)):
+            spans.append(
+                _Span(*found, i, end, [f"heading '{plain_text(e)[:60]}'"], top=level <= top)
+            )
     # Outline entries name matter the parser did not make a heading of (a contents page).
     if doc.page_basis == "pdf":
         page_of = [e.page_first for e in els]  # in reading order, so ascending
         entries = sorted((o for o in doc.outline if o.page >= 1), key=lambda o: (o.page, o.level))
         outline_top = min((o.level for o in entries), default=1)
         for k, o in enumerate(entries):
-            found = title_matter(o.title)
+            readings = title_matters(o.title)
             start = bisect.bisect_left(page_of, o.page)
-            if not found or start >= n or page_of[start] != o.page:
+            if not readings or start >= n or page_of[start] != o.page:
                 continue
             if any(s.first <= start <= s.last for s in spans):
                 continue
@@ -345,15 +226,8 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
                 None,
             )
             end = bisect.bisect_left(page_of, nxt) - 1 if nxt else n - 1
-            spans.append(
-                _Span(
-                    *found,
-                    start,
-                    end,
-                    [f"outline entry '{o.title[:60]}'"],
-                    top=o.level <= outline_top,
-                )
-            )
+            where = [f"outline entry '{o.title[:60]}'"]
+            spans += [_Span(*r, start, end, where, top=o.level <= outline_top) for r in readings]
     return spans
 
 
@@ -414,9 +288,68 @@ def _front(
     roman = sorted(p for p in _roman_pages(doc) if p <= els[end].page_last)
     if roman:
         evidence.append(f"roman page numbers on pages {roman[0]}-{roman[-1]}")
-    labels = [x for x in labels if x != "title page"]
     label = " and ".join(dict.fromkeys(["title pages", *labels]))
     return _Span("front_matter", label, 0, end, evidence)
+
+
+def _chapters_after_contents(
+    doc: Document, pages: Sequence[_Page], titled: Sequence[_Span]
+) -> list[tuple[int, str, int]]:
+    """(page, title, element index) of the chapters the outline places after the contents:
+    its top-level entries listed after the contents entry (when the outline has none, those
+    that begin after the contents' first page; when there is no contents, all of them)
+    that do not name front or back matter themselves."""
+    entries = [o for o in doc.outline if o.page >= 1]
+    if doc.page_basis != "pdf" or not entries:
+        return []
+    named = [("front_matter", "contents") in title_matters(o.title) for o in entries]
+    if any(named):
+        after = entries[named.index(True) + 1 :]
+    else:
+        limit = min(max(6, int(len(pages) * FRONT_SEARCH_SHARE)), len(pages))
+        listed = [p.number for p in pages[:limit] if p.listing]
+        listed += [
+            doc.elements[t.first].page_first
+            for t in titled
+            if t.kind == "front_matter" and t.label == "contents"
+        ]
+        after = [o for o in entries if not listed or o.page > min(listed)]
+    top = min(o.level for o in entries)
+    page_of = [e.page_first for e in doc.elements]  # in reading order, so ascending
+    out = []
+    for o in after:
+        if o.level != top or title_matters(o.title):
+            continue
+        a, b = bisect.bisect_left(page_of, o.page), bisect.bisect_right(page_of, o.page)
+        here = [i for i in range(a, b) if doc.elements[i].type == "heading"]
+        key = fold_title(o.title)
+        match = [i for i in here if fold_title(plain_text(doc.elements[i])) == key]
+        found = match or here or list(range(a, b))  # the heading, else the page's start
+        if found:
+            out.append((o.page, o.title, found[0]))
+    return out
+
+
+def chapters_after_contents(doc: Document) -> list[tuple[int, str]]:
+    """(page, title) of the chapters the outline places after the contents, which front
+    and back matter never hold."""
+    flags = [listing_line(e) for e in doc.elements]
+    found = _chapters_after_contents(doc, _pages(doc, flags), _titled(doc, flags))
+    return [(page, title) for page, title, _ in found]
+
+
+def _spare_chapters(spans: Sequence[_Span], chapters: Collection[int]) -> list[_Span]:
+    """The spans, each ending before the first chapter (element index) that begins inside
+    it: front matter ends no later than the first chapter after the contents, and a run of
+    listing lines at the back (a change log's dates and versions) does not swallow one."""
+    out = []
+    for s in spans:
+        inside = [c for c in chapters if s.first <= c <= s.last]
+        if not inside:
+            out.append(s)
+        elif min(inside) > s.first:  # else the span is a chapter: no matter at all
+            out.append(_Span(s.kind, s.label, s.first, min(inside) - 1, s.evidence))
+    return out
 
 
 def _back(
@@ -518,8 +451,9 @@ def find_matter(doc: Document) -> list[MatterRegion]:
     if front is not None:
         spans.append(front)
     spans += _back(doc, pages, titled, flags)
+    chapters = [at for _, _, at in _chapters_after_contents(doc, pages, titled)]
     regions = []
-    for s in _merge(spans):
+    for s in _spare_chapters(_merge(spans), chapters):
         if (
             front is not None
             and s.kind == "front_matter"

@@ -1,8 +1,16 @@
-"""Titles of reference sessions in the book's own language.
+"""Titles of front and back matter in the languages of the books Quire meets: one table.
 
-A reference session is titled by what it holds ("Title pages and contents", "Index, part 2
-of 3"), not by its first line. A Chinese book gets "封面与目录" and a Chinese slug, as its
-study sessions do from its headings; languages without a table keep the English title.
+`TITLES` lists, for every kind of reference matter ("contents", "index", "bibliography",
+…), how books title it, language by language. The same table serves both directions:
+
+- recognition (`title_matter`): a heading or outline entry whose folded title is any of
+  them names that matter ("Bibliografía", "Rejstřík", "찾아보기", "Предметный указатель");
+  a title that names more than one ("Índice": the contents in front, the index at the back)
+  gives every reading, and the region's place in the book decides;
+- naming (`reference_title`): a reference session is titled by what it holds in the
+  book's language, as its study sessions are by their headings: a Chinese book gets
+  "封面与目录", a Korean one "차례" (the first title of the language). The language is told by
+  the script (`book_language`); Latin-script books keep the English titles.
 """
 
 from __future__ import annotations
@@ -12,89 +20,312 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from quire.shared.ir import Element
 from quire.shared.text import HAN, KANA
 
+MatterKind = Literal["front_matter", "back_matter"]
+
+_FRONT: MatterKind = "front_matter"
+_BACK: MatterKind = "back_matter"
+
+# label -> (kind, {language: titles}). The first title of a language names sessions in it.
+TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
+    "title pages": (
+        _FRONT,
+        {
+            "en": ("Title pages", "Title page"),
+            "de": ("Titelseite", "Titelblatt"),
+            "fr": ("Page de titre",),
+            "ru": ("Титульные страницы", "Титульный лист"),
+            "zh": ("封面", "标题页"),
+            "ja": ("扉",),
+            "ko": ("표지",),
+            "el": ("Εξώφυλλο",),
+            "fa": ("صفحه‌های عنوان",),
+        },
+    ),
+    "contents": (
+        _FRONT,
+        {
+            "en": ("Contents", "Table of contents"),
+            "de": ("Inhaltsverzeichnis", "Inhalt"),
+            "fr": ("Table des matières", "Sommaire"),
+            "es": ("Índice general", "Índice", "Contenido", "Contenidos"),
+            "it": ("Indice", "Sommario", "Indice generale"),
+            "pt": ("Sumário", "Índice", "Conteúdo"),
+            "ca": ("Sumari",),  # not "Índex": folded, it is the English "Index"
+            "nl": ("Inhoudsopgave", "Inhoud"),
+            "pl": ("Spis treści",),
+            "cs": ("Obsah",),  # Czech and Slovak
+            "hu": ("Tartalomjegyzék", "Tartalom"),
+            "fi": ("Sisällys", "Sisällysluettelo", "Sisältö"),
+            "et": ("Sisukord",),
+            "sv": ("Innehåll", "Innehållsförteckning"),
+            "da": ("Indhold", "Indholdsfortegnelse", "Innhold", "Innholdsfortegnelse"),
+            "tr": ("İçindekiler",),
+            "ro": ("Cuprins",),
+            "hr": ("Sadržaj", "Vsebina"),
+            "vi": ("Mục lục",),
+            "ru": ("Оглавление", "Содержание"),
+            "uk": ("Зміст",),
+            "el": ("Περιεχόμενα",),
+            "he": ("תוכן העניינים",),
+            "ko": ("차례", "목차"),
+            "zh": ("目录", "目錄", "目次"),
+            "ja": ("目次",),
+            "fa": ("فهرست مطالب", "فهرست"),
+        },
+    ),
+    "list of figures": (
+        _FRONT,
+        {
+            "en": ("List of figures", "List of illustrations"),
+            "de": ("Abbildungsverzeichnis",),
+            "fr": ("Table des figures", "Liste des figures"),
+            "es": ("Índice de figuras", "Lista de figuras"),
+            "it": ("Elenco delle figure",),
+            "pt": ("Lista de figuras",),
+            "pl": ("Spis rysunków",),
+            "cs": ("Seznam obrázků",),
+            "ru": ("Список иллюстраций", "Список рисунков"),
+            "el": ("Κατάλογος σχημάτων",),
+            "ko": ("그림 차례", "그림 목차"),
+            "zh": ("插图目录", "图目录"),
+            "ja": ("図目次",),
+            "fa": ("فهرست تصاویر", "فهرست شکل‌ها"),
+        },
+    ),
+    "list of tables": (
+        _FRONT,
+        {
+            "en": ("List of tables",),
+            "de": ("Tabellenverzeichnis",),
+            "fr": ("Liste des tableaux",),
+            "es": ("Índice de cuadros", "Índice de tablas", "Lista de tablas"),
+            "it": ("Elenco delle tabelle",),
+            "pt": ("Lista de tabelas",),
+            "pl": ("Spis tabel",),
+            "cs": ("Seznam tabulek",),
+            "ru": ("Список таблиц",),
+            "el": ("Κατάλογος πινάκων",),
+            "ko": ("표 차례", "표 목차"),
+            "zh": ("表格目录", "表目录"),
+            "ja": ("表目次",),
+            "fa": ("فهرست جدول‌ها",),
+        },
+    ),
+    "list of listings": (
+        _FRONT,
+        {
+            "en": ("List of listings", "List of examples"),
+            "de": ("Beispielverzeichnis",),
+            "es": ("Lista de ejemplos",),
+            "pt": ("Lista de exemplos",),
+            "ru": ("Список листингов",),
+            "zh": ("代码目录",),
+            "ja": ("コード目次",),
+            "fa": ("فهرست برنامه‌ها",),
+        },
+    ),
+    "list of symbols": (
+        _FRONT,
+        {
+            "en": ("List of symbols", "Nomenclature", "List of abbreviations"),
+            "de": ("Symbolverzeichnis", "Abkürzungsverzeichnis"),
+            "fr": ("Liste des symboles", "Liste des abréviations"),
+            "es": ("Lista de símbolos", "Lista de abreviaturas"),
+            "pt": ("Lista de símbolos", "Lista de abreviaturas"),
+            "zh": ("符号说明", "符号表"),
+        },
+    ),
+    "index": (
+        _BACK,
+        {
+            "en": ("Index",),
+            "de": ("Register", "Stichwortverzeichnis", "Sachregister", "Sachverzeichnis"),
+            "es": ("Índice alfabético", "Índice analítico", "Índice temático", "Índice"),
+            "it": ("Indice analitico", "Indice dei nomi"),
+            "pt": ("Índice remissivo", "Índice"),
+            "nl": ("Trefwoordenregister",),
+            "pl": ("Skorowidz", "Indeks"),
+            "cs": ("Rejstřík",),
+            "hu": ("Tárgymutató",),
+            "fi": ("Hakemisto",),
+            "sv": ("Sakregister",),
+            "da": ("Stikordsregister",),
+            "tr": ("Dizin",),
+            "vi": ("Chỉ mục",),
+            "ru": (
+                "Предметный указатель",
+                "Указатель",
+                "Алфавитный указатель",
+                "Индекс",
+            ),
+            "el": ("Ευρετήριο",),
+            "he": ("מפתח",),
+            "ko": ("찾아보기", "색인"),
+            "zh": ("索引",),
+            "ja": ("索引",),
+            "fa": ("نمایه",),
+        },
+    ),
+    "bibliography": (
+        _BACK,
+        {
+            "en": ("Bibliography", "References", "Works cited"),
+            "de": ("Literaturverzeichnis", "Literatur", "Bibliographie", "Quellenverzeichnis"),
+            "fr": ("Bibliographie", "Références", "Références bibliographiques"),
+            "es": ("Bibliografía", "Referencias", "Referencias bibliográficas"),
+            "it": ("Bibliografia", "Riferimenti bibliografici"),
+            "pt": ("Bibliografia", "Referências", "Referências bibliográficas"),
+            "nl": ("Bibliografie", "Literatuur", "Literatuurlijst"),
+            "pl": ("Bibliografia", "Literatura"),
+            "cs": ("Literatura", "Seznam literatury"),
+            "hu": ("Irodalomjegyzék", "Irodalom"),
+            "fi": ("Lähteet", "Kirjallisuutta"),
+            "et": ("Kirjandus",),
+            "sv": ("Litteratur", "Referenser"),
+            "tr": ("Kaynakça",),
+            "vi": ("Tài liệu tham khảo",),
+            "ru": ("Литература", "Список литературы", "Библиография"),
+            "el": ("Βιβλιογραφία",),
+            "he": ("ביבליוגרפיה", "מקורות"),
+            "ko": ("참고 문헌",),
+            "zh": ("参考文献", "参考书目"),
+            "ja": ("参考文献",),
+            "fa": ("کتاب‌نامه", "منابع", "مراجع"),
+        },
+    ),
+    "glossary": (
+        _BACK,
+        {
+            "en": ("Glossary",),
+            "de": ("Glossar",),
+            "fr": ("Glossaire",),
+            "es": ("Glosario",),
+            "it": ("Glossario",),
+            "pt": ("Glossário",),
+            "cs": ("Slovník pojmů", "Glosář"),
+            "ru": ("Глоссарий", "Словарь терминов"),
+            "el": ("Γλωσσάριο",),
+            "zh": ("术语表", "词汇表"),
+            "ja": ("用語集",),
+            "fa": ("واژه‌نامه",),
+        },
+    ),
+}
+
+# ---------------------------------------------------------------------------------------
+# Recognition
+
+# "Function and variable index", "Concept index", "Index of commands"
+_INDEX_SUFFIX = re.compile(r"(?:index|indices|указатель|索引)$")
+_INDEX_PREFIX = re.compile(r"^index(?:of|to)")
+# "Chapter 3", "Appendix D", "附录 A", "第八章", "2.4", "A.1", "F References" (an appendix
+# letter), Persian digits too
+_NUMBERING = re.compile(
+    r"^(?:(?:chapter|part|appendix|annex|section|глава|приложение|часть|فصل|پیوست)\s*"
+    r"[\w.]{1,6}|附录\s*[a-z\d]{1,3}|第[\d一二三四五六七八九十百]+[章节部篇]"
+    r"|[\d.]{1,8}|[a-z](?:\.\d+)+|[ivxlc]{1,6}\.?(?=\s)|[a-z]\.?(?=\s))[\s:.\-–—]*",
+    re.IGNORECASE,
+)
+_NOT_LETTER = re.compile(r"[\W_]+", re.UNICODE)
+_LATIN1_CYRILLIC = re.compile(r"^[\s\dÀ-ÿ.,:;!?()\-–—]+$")
+# "2.4.3 Contents": a numbered subsection about contents (or an index), studied as such
+_SUBSECTION = re.compile(r"^\s*#*\s*\d+\.\d+")
+
+
+def fold_title(text: str) -> str:
+    """A title reduced for comparison: casefolded, numbering dropped, accents and every
+    character but letters dropped (spaces and zero-width joiners too: Persian extraction
+    loses them; TeX's spacing accents, "Bibliograf´ıa", become nothing)."""
+    text = unicodedata.normalize("NFKC", text).replace("\u200c", "").strip().lstrip("#").strip()
+    text = _NUMBERING.sub("", text.casefold(), count=1)
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return _NOT_LETTER.sub("", bare.replace("ı", "i"))
+
+
+def _readings() -> dict[str, list[tuple[MatterKind, str]]]:
+    out: dict[str, list[tuple[MatterKind, str]]] = {}
+    for label, (kind, names) in TITLES.items():
+        for titles in names.values():
+            for title in titles:
+                found = out.setdefault(fold_title(title), [])
+                if (kind, label) not in found:
+                    found.append((kind, label))
+    return out
+
+
+_READINGS = _readings()  # folded title -> every (kind, label) it may name, front first
+
+
+def cyrillic_from_latin1(text: str) -> str | None:
+    """Cyrillic text whose fonts extracted it as Latin-1 ("Îãëàâëåíèå"), decoded again as
+    Windows-1251 ("Оглавление"); None when the text does not look like that."""
+    if not _LATIN1_CYRILLIC.match(text) or not re.search(r"[À-ÿ]", text):
+        return None
+    try:
+        return text.encode("latin-1").decode("cp1251")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return None
+
+
+def title_matters(text: str) -> list[tuple[MatterKind, str]]:
+    """Every (kind, label) `text` may name as a title of front or back matter, front
+    first ("Índice": contents, then index); [] for any other title."""
+    if _SUBSECTION.match(text):
+        return []
+    for variant in (text, cyrillic_from_latin1(text.lstrip("# ").strip())):
+        key = fold_title(variant) if variant else ""
+        if not key:
+            continue
+        if key in _READINGS:
+            return sorted(_READINGS[key], key=lambda r: r[0] != _FRONT)
+        if _INDEX_SUFFIX.search(key) or _INDEX_PREFIX.match(key):
+            return [(_BACK, "index")]
+    return []
+
+
+def title_matter(text: str) -> tuple[MatterKind, str] | None:
+    """The first reading of `text` as front or back matter (see `title_matters`)."""
+    found = title_matters(text)
+    return found[0] if found else None
+
+
+# ---------------------------------------------------------------------------------------
+# Naming
+
 
 @dataclass(frozen=True)
 class _Language:
-    words: dict[str, str]  # English label -> label in this language
     join: str  # between two labels: "contents and list of figures"
     part: str  # "{title}, part {i} of {n}"
 
 
-_ENGLISH = _Language({}, " and ", "{title}, part {i} of {n}")
+_ENGLISH = _Language(" and ", "{title}, part {i} of {n}")
 _LANGUAGES = {
-    "zh": _Language(
-        {
-            "title pages": "封面",
-            "contents": "目录",
-            "list of figures": "插图目录",
-            "list of tables": "表格目录",
-            "list of listings": "代码目录",
-            "index": "索引",
-            "bibliography": "参考文献",
-            "glossary": "术语表",
-        },
-        "与",
-        "{title}（第 {i} 部分，共 {n} 部分）",
-    ),
-    "ja": _Language(
-        {
-            "title pages": "扉",
-            "contents": "目次",
-            "list of figures": "図目次",
-            "list of tables": "表目次",
-            "list of listings": "コード目次",
-            "index": "索引",
-            "bibliography": "参考文献",
-            "glossary": "用語集",
-        },
-        "と",
-        "{title}（{i}/{n}）",
-    ),
-    "fa": _Language(
-        {
-            "title pages": "صفحه‌های عنوان",
-            "contents": "فهرست مطالب",
-            "list of figures": "فهرست تصاویر",
-            "list of tables": "فهرست جدول‌ها",
-            "list of listings": "فهرست برنامه‌ها",
-            "index": "نمایه",
-            "bibliography": "کتاب‌نامه",
-            "glossary": "واژه‌نامه",
-        },
-        " و ",
-        "{title}، بخش {i} از {n}",
-    ),
-    "ru": _Language(
-        {
-            "title pages": "титульные страницы",
-            "contents": "оглавление",
-            "list of figures": "список иллюстраций",
-            "list of tables": "список таблиц",
-            "list of listings": "список листингов",
-            "index": "предметный указатель",
-            "bibliography": "литература",
-            "glossary": "глоссарий",
-        },
-        " и ",
-        "{title}, часть {i} из {n}",
-    ),
+    "zh": _Language("与", "{title}（第 {i} 部分，共 {n} 部分）"),
+    "ja": _Language("と", "{title}（{i}/{n}）"),
+    "ko": _Language(" 및 ", "{title} ({i}/{n})"),
+    "fa": _Language(" و ", "{title}، بخش {i} از {n}"),
+    "ru": _Language(" и ", "{title}, часть {i} из {n}"),
+    "el": _Language(" και ", "{title}, μέρος {i} από {n}"),
 }
 
 _HAN = re.compile(f"[{HAN}]")
 _KANA = re.compile(f"[{KANA}]")
+_HANGUL = re.compile("[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 _PERSIAN_ONLY = frozenset("پچژگ")
 SAMPLE_CHARS = 200_000  # enough text to tell a book's script
 
 
 def book_language(elements: Sequence[Element]) -> str:
     """The language a book's reference titles are written in, told by its script: "zh"
-    (Han), "ja" (Han with kana), "fa" (Arabic script with Persian letters), "ru"
-    (Cyrillic), else "en". Arabic-script books without Persian letters stay "en": a
-    Persian title would be wrong for them."""
+    (Han), "ja" (Han with kana), "ko" (Hangul), "fa" (Arabic script with Persian letters),
+    "ru" (Cyrillic), "el" (Greek), else "en". Arabic-script books without Persian letters
+    stay "en": a Persian title would be wrong for them."""
     letters: Counter[str] = Counter()
     taken = 0
     for e in elements:
@@ -103,6 +334,7 @@ def book_language(elements: Sequence[Element]) -> str:
         taken += len(e.text)
         letters["kana"] += len(_KANA.findall(e.text))
         letters["han"] += len(_HAN.findall(e.text))
+        letters["hangul"] += len(_HANGUL.findall(e.text))
         for c in e.text:
             if c.isalpha() and c.isascii():
                 letters["latin"] += 1
@@ -110,8 +342,12 @@ def book_language(elements: Sequence[Element]) -> str:
                 letters["persian" if c in _PERSIAN_ONLY else "arabic"] += 1
             elif "\u0400" <= c <= "\u04ff":
                 letters["cyrillic"] += 1
+            elif "\u0370" <= c <= "\u03ff" or "\u1f00" <= c <= "\u1fff":
+                letters["greek"] += 1
     # a CJK character stands for about two Latin letters' worth of text
     cjk = 2 * (letters["han"] + letters["kana"])
+    if 2 * letters["hangul"] > max(letters["latin"], cjk):
+        return "ko"
     if cjk > letters["latin"]:
         return "ja" if letters["kana"] * 10 > letters["han"] else "zh"
     arabic = letters["arabic"] + letters["persian"]
@@ -119,6 +355,8 @@ def book_language(elements: Sequence[Element]) -> str:
         return "fa"
     if letters["cyrillic"] > letters["latin"]:
         return "ru"
+    if letters["greek"] > letters["latin"]:
+        return "el"
     return "en"
 
 
@@ -126,9 +364,12 @@ def reference_title(label: str, part: int, parts: int, language: str) -> str:
     """The title of one reference session: its region's label ("title pages and
     contents") in `language`, with its part number when the region has several."""
     lang = _LANGUAGES.get(language, _ENGLISH)
-    pieces = [lang.words.get(p, p) for p in label.split(" and ")]
-    if any(p not in lang.words for p in label.split(" and ")):
-        lang, pieces = _ENGLISH, label.split(" and ")  # a label without a translation
+    labels = label.split(" and ")
+    names = [TITLES[x][1].get(language) if x in TITLES else None for x in labels]
+    if language not in _LANGUAGES or not all(names):
+        lang, pieces = _ENGLISH, labels  # a label without a title in that language
+    else:
+        pieces = [n[0].lower() for n in names if n]
     title = unicodedata.normalize("NFC", lang.join.join(pieces))
     title = title[:1].upper() + title[1:]
     return lang.part.format(title=title, i=part, n=parts) if parts > 1 else title

@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from quire.shared.ir import Document
 from quire.shared.plan import ChunkPlan
 from quire.workers.boundaries.candidates import plain_text
-from quire.workers.boundaries.matter import cyrillic_from_latin1
-from quire.workers.boundaries.matter_titles import book_language
+from quire.workers.boundaries.matter_titles import book_language, cyrillic_from_latin1
 
 TITLE_CHARS = 100
 CONTINUED_MAX_PAGES = 60

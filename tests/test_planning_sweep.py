@@ -1,0 +1,178 @@
+"""Planning rules that a sweep over unseen manuals asked for, on generated documents.
+
+- The runt rule holds for the last study session before back matter too: a short last
+  chapter joins its neighbour when the two fit 13 pages, and keeps its own session only
+  when they would not.
+- Back matter titled in any script of the table ("Bibliografía", "Литература", "참고 문헌")
+  is a reference session, never a short study session.
+- Front matter ends before the first chapter the outline places after the contents, and
+  back matter (a closing run of listing-like lines) never holds one.
+- A chapter start the outline gives, whatever the IR made of its first line, is worth a
+  session whenever the size rules allow one.
+"""
+
+from __future__ import annotations
+
+import pytest
+from irgen import build_doc, heading, pages_of_paragraphs, para
+from plan_metrics import chapters_in_matter, honoured, oracle_honoured, plan_ranges, runts
+
+from quire.shared.ir import Document, Element, OutlineEntry
+from quire.shared.plan import Plan, PlanSettings
+from quire.workers.boundaries.candidates import safe_candidates
+from quire.workers.boundaries.matter import chapters_after_contents, find_matter
+from quire.workers.boundaries.planner import plan_globally
+from quire.workers.boundaries.scoring import score_candidates
+
+RULES = PlanSettings()
+
+
+def plan(doc: Document) -> Plan:
+    return plan_globally(doc, score_candidates(doc, safe_candidates(doc)), {}, RULES)
+
+
+def chapter(title: str, first: int, pages: int, topic: int = 0) -> list[Element]:
+    return [
+        heading(title, 1, page=first),
+        *pages_of_paragraphs(pages, first_page=first, topic_every=100 if topic else None),
+    ]
+
+
+def index_pages(first: int, pages: int, title: str = "Index") -> list[Element]:
+    lines = [para(f"term{k}, {k + 3}, {k + 11}", page=first + k // 40) for k in range(40 * pages)]
+    return [heading(title, 1, page=first), *lines]
+
+
+def with_outline(doc: Document, *entries: tuple[str, int]) -> Document:
+    outline = [OutlineEntry(level=1, title=t, page=p) for t, p in entries]
+    return doc.model_copy(update={"outline": outline})
+
+
+def study_sizes(p: Plan) -> list[float]:
+    return [c.pages for c in p.chunks if c.kind == "study"]
+
+
+# --- the runt rule before back matter ------------------------------------------------------
+
+
+def manual(last_before: int, last: int) -> Document:
+    """Chapters of 8 pages, a chapter of `last_before` pages, a last chapter of `last`
+    pages ("Conclusion; Acknowledgments"), then a 3-page index."""
+    els: list[Element] = []
+    page = 1
+    for n, size in enumerate((8, 8, last_before, last), 1):
+        els += chapter(f"{n} Chapter {n}", page, size)
+        page += size
+    return build_doc([*els, *index_pages(page, 3)])
+
+
+def test_a_short_last_chapter_before_the_index_joins_its_neighbour() -> None:
+    # pp. 17-22 and 23-24: together 8 pages, so the 2-page chapter is no session of its own
+    p = plan(manual(last_before=6, last=2))
+    assert [c.kind for c in p.chunks][-1] == "back_matter"
+    assert min(study_sizes(p)) >= RULES.min_pages, study_sizes(p)
+    ranges, study = plan_ranges(p), [c.kind == "study" for c in p.chunks]
+    assert runts(ranges, study, RULES) == []
+
+
+def test_a_short_last_chapter_keeps_its_session_when_joining_would_pass_13_pages() -> None:
+    # pp. 17-28 (12 pages) and 29-30: joined they would be 14 pages, so the runt rule allows
+    # the 2-page chapter its own session, and its start is honoured
+    doc = manual(last_before=12, last=2)
+    p = plan(doc)
+    last_study = [c for c in p.chunks if c.kind == "study"][-1]
+    assert (last_study.page_first, last_study.page_last) == (29, 30)
+    assert runts(plan_ranges(p), [c.kind == "study" for c in p.chunks], RULES) == []
+
+
+# --- back matter in every script -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["Bibliografía", "Literaturverzeichnis", "Rejstřík", "Литература", "Βιβλιογραφία",
+     "참고 문헌", "参考文献", "کتاب‌نامه", "ביבליוגרפיה"],
+)  # fmt: skip
+def test_back_matter_in_any_script_is_a_reference_session(title: str) -> None:
+    # a Spanish "Bibliografía" of 3 pages after a 6-page chapter became a study session
+    els = chapter("1 Uno", 1, 8) + chapter("2 Dos", 9, 8) + chapter("3 Tres", 17, 6)
+    refs = [heading(title, 1, page=23)] + [
+        para(
+            f"Autor {'abcdefghijkl'[k % 12]}. Un libro sobre el tema. Editorial Sur.",
+            page=23 + k // 12,
+        )
+        for k in range(36)
+    ]
+    p = plan(build_doc([*els, *refs]))
+    assert p.chunks[-1].kind == "back_matter" and p.chunks[-1].page_first == 23
+    assert min(study_sizes(p)) >= RULES.min_pages
+
+
+# --- front and back matter never hold a chapter after the contents ------------------------
+
+
+def early_chapters_manual() -> Document:
+    """The issue's 28-page manual: contents on p. 2, then its Introduction (p. 3) and
+    "Document setup and structure" (p. 4) while pages 3-7 are dense with listing-like
+    option lines ("\\title 12"), which read as more contents."""
+    toc = [heading("Contents", 1, page=2)] + [
+        para(f"{n} Topic {n} . . . . . . . . . . . . . . . . {n * 2 + 3}", page=2)
+        for n in range(1, 13)
+    ]
+    intro = [heading("1 Introduction", 1, page=3), para("This manual explains a class.", page=3)]
+    intro += [para(f"\\option{k} {k + 10}", page=3) for k in range(8)]
+    setup = [heading("2 Document setup and structure", 1, page=4)]
+    for p in range(4, 8):
+        setup += [para(f"\\command{p}{k} {p * 3 + k}", page=p) for k in range(10)]
+    body = pages_of_paragraphs(21, first_page=8)
+    doc = build_doc([para("A Class Manual", page=1), *toc, *intro, *setup, *body])
+    return with_outline(
+        doc, ("Contents", 2), ("1 Introduction", 3), ("2 Document setup and structure", 4)
+    )
+
+
+def test_front_matter_ends_before_the_first_chapter_after_the_contents() -> None:
+    doc = early_chapters_manual()
+    assert chapters_after_contents(doc) == [
+        (3, "1 Introduction"),
+        (4, "2 Document setup and structure"),
+    ]
+    front = find_matter(doc)[0]
+    assert front.kind == "front_matter" and front.page_last == 2  # was pp. 1-7
+    p = plan(doc)
+    ranges, study = plan_ranges(p), [c.kind == "study" for c in p.chunks]
+    assert chapters_in_matter(doc, ranges, study) == []
+    assert p.chunks[1].kind == "study" and p.chunks[1].page_first == 3
+
+
+def test_a_closing_run_of_listing_lines_does_not_swallow_a_chapter() -> None:
+    # a change log at the end reads like an index ("v0.4, 2004, 12"): it is still studied
+    els = chapter("1 One", 1, 8) + chapter("2 Two", 9, 8)
+    log = [heading("3 ChangeList", 1, page=17)] + [
+        para(f"v0.{k}, {2000 + k}, {k + 1}", page=17 + k // 40) for k in range(80)
+    ]
+    doc = with_outline(
+        build_doc([*els, *log]), ("Contents", 1), ("1 One", 1), ("2 Two", 9), ("3 ChangeList", 17)
+    )
+    assert all(r.kind != "back_matter" or r.page_first > 18 for r in find_matter(doc))
+    p = plan(doc)
+    ranges, study = plan_ranges(p), [c.kind == "study" for c in p.chunks]
+    assert chapters_in_matter(doc, ranges, study) == []
+
+
+# --- chapter starts are worth a session ---------------------------------------------------
+
+
+def test_a_chapter_start_the_outline_gives_is_honoured_when_the_sizes_allow_it() -> None:
+    # Four 6-page chapters whose openings the parser did not make headings of: only the
+    # outline says where they start. The old weights put two chapters in each 12-page
+    # session (a session cost more than an outline-only chapter start was worth).
+    els = []
+    for n in range(4):
+        els += pages_of_paragraphs(6, first_page=1 + 6 * n)
+    doc = with_outline(
+        build_doc(els), ("Basics", 1), ("Options", 7), ("Examples", 13), ("Internals", 19)
+    )
+    p = plan(doc)
+    assert [c.page_first for c in p.chunks] == [1, 7, 13, 19]
+    assert honoured(doc, {a for a, _ in plan_ranges(p)}) == oracle_honoured(doc, RULES) == (4, 4)
