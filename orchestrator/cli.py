@@ -152,6 +152,14 @@ def settings_options(fn: F) -> F:
                 default=None,
                 help="Review/decision backend [env QUIRE_REVIEW_BACKEND; heuristic].",
             ),
+            click.option(
+                "--strict-backend",
+                is_flag=True,
+                default=None,
+                help="Fail a document when the LLM backend's answer for an item stays "
+                "invalid or unspecific after its re-asks, instead of letting the heuristic "
+                "answer that item [env QUIRE_STRICT_BACKEND].",
+            ),
             click.option("--min-pages", type=float, default=5, show_default=True),
             click.option("--max-pages", type=float, default=12, show_default=True),
             click.option("--overlap-pages", type=int, default=1, show_default=True),
@@ -199,6 +207,7 @@ def run(
     out_dir: Path,
     output_format: str,
     backend: str | None,
+    strict_backend: bool | None,
     min_pages: float,
     max_pages: float,
     overlap_pages: int,
@@ -221,7 +230,15 @@ def run(
     from quire.workers.runtime import Runtime
 
     settings = run_settings(
-        output_format, backend, min_pages, max_pages, overlap_pages, ocr, ocr_lang, strict
+        output_format,
+        backend,
+        min_pages,
+        max_pages,
+        overlap_pages,
+        ocr,
+        ocr_lang,
+        strict,
+        strict_backend=strict_backend,
     )
     check_ocr(settings, bool(ocr or ocr_lang))
     settings.decider = decider  # type: ignore[assignment]
@@ -842,6 +859,7 @@ def batch(
     rerun: bool,
     output_format: str,
     backend: str | None,
+    strict_backend: bool | None,
     min_pages: float,
     max_pages: float,
     overlap_pages: int,
@@ -875,6 +893,7 @@ def batch(
         strict,
         max_file_bytes=max_file_bytes,
         max_doc_pages=max_doc_pages,
+        strict_backend=strict_backend,
     )
     check_ocr(settings, bool(ocr or ocr_lang))
     passwords = Passwords.load(password_file, password_map)

@@ -69,6 +69,7 @@ def split(
     *,
     output_format: OutputFormat = "markdown",
     backend: Backend | None = None,
+    strict_backend: bool | None = None,
     min_pages: float = 5,
     max_pages: float = 12,
     overlap_pages: int = 1,
@@ -83,10 +84,20 @@ def split(
     non-empty folder that Quire did not write is refused unless `force`. Raises
     `DocumentFailedError` (with the document's error code) when the document fails, and a
     `QuireError` for bad settings or folders. With `decider="agent"` the split stops at
-    `state="awaiting_decision"` for the agent loop, with no sessions yet."""
+    `state="awaiting_decision"` for the agent loop, with no sessions yet. With an LLM
+    `backend`, an item whose answers stay invalid after the re-asks is answered by the
+    heuristic (listed in the manifest's `backend_fallbacks`), unless `strict_backend`
+    (default QUIRE_STRICT_BACKEND): then the document fails."""
     source, folder = Path(path), Path(out)
     rt = Runtime.from_env()
-    settings = run_settings(output_format, backend, min_pages, max_pages, overlap_pages)
+    settings = run_settings(
+        output_format,
+        backend,
+        min_pages,
+        max_pages,
+        overlap_pages,
+        strict_backend=strict_backend,
+    )
     settings.decider = decider
     return run_document(
         rt, source, folder, settings, force=force, processes=processes, on_progress=on_progress

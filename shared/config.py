@@ -40,6 +40,7 @@ FLAGS = {
     "ocr": "--ocr",
     "ocr_lang": "--ocr-lang",
     "strict": "--strict",
+    "strict_backend": "--strict-backend",
 }
 
 
@@ -62,6 +63,9 @@ class RunSettings(BaseModel):
     ocr: OcrMode = "auto"
     ocr_lang: str = Field(default="eng", pattern=OCR_LANG_PATTERN)
     strict: bool = False  # a page that ends without text fails the document
+    # an LLM backend's weak answer fails the document instead of falling back to the
+    # heuristic for that item (transport failures behave the same either way)
+    strict_backend: bool = False
 
     def formats(self, source_format: str = "pdf") -> list[Literal["markdown", "pdf"]]:
         """The formats to write. PDF chunks are source pages, so a DOCX source gets Markdown
@@ -83,6 +87,7 @@ def run_settings(
     *,
     max_file_bytes: int | None = None,
     max_doc_pages: int | None = None,
+    strict_backend: bool | None = None,
     settings: Settings | None = None,
 ) -> RunSettings:
     """Run settings from command-line options (or an API call), defaults from the
@@ -101,6 +106,7 @@ def run_settings(
         "ocr": ocr or env.ocr,
         "ocr_lang": ocr_lang or env.ocr_lang,
         "strict": strict,
+        "strict_backend": env.strict_backend if strict_backend is None else strict_backend,
         "max_file_bytes": env.max_file_bytes if max_file_bytes is None else max_file_bytes,
         "max_pages": env.max_doc_pages if max_doc_pages is None else max_doc_pages,
     }

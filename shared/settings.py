@@ -117,6 +117,11 @@ class Settings(BaseSettings):
     backend_retry_after_max: Annotated[float, Field(ge=0)] = Field(
         120.0, description="longest Retry-After honoured, seconds"
     )
+    strict_backend: bool = Field(
+        False,
+        description="an LLM backend's invalid or unspecific answer (after its re-asks) "
+        "fails the document instead of falling back to the heuristic (`--strict-backend`)",
+    )
     # -- the distributed runtime
     deadline_scale: Positive = Field(
         1.0, description="multiplies every state's deadline before the reconciler re-drives it"

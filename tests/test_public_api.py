@@ -35,7 +35,8 @@ PUBLIC = [
 ]
 SIGNATURES = {
     "split": "(path: 'str | Path', out: 'str | Path', *, output_format: 'OutputFormat' = "
-    "'markdown', backend: 'Backend | None' = None, min_pages: 'float' = 5, "
+    "'markdown', backend: 'Backend | None' = None, strict_backend: 'bool | None' = None, "
+    "min_pages: 'float' = 5, "
     "max_pages: 'float' = 12, overlap_pages: 'int' = 1, decider: \"Literal['backend', "
     "'agent']\" = 'backend', force: 'bool' = False, processes: 'int | None' = None, "
     "on_progress: 'Progress | None' = None) -> 'SplitResult'",

@@ -82,6 +82,12 @@ class SplitDocumentIn(_Model):
         description="Backend for the pipeline's own "
         "reviews and analyses [QUIRE_REVIEW_BACKEND; heuristic].",
     )
+    strict_backend: bool | None = Field(
+        default=None,
+        description="true: fail the document when the LLM backend's answer for an item "
+        "stays invalid after its re-asks, instead of letting the heuristic answer it "
+        "[QUIRE_STRICT_BACKEND; false].",
+    )
     min_pages: float = Field(default=5, gt=0)
     max_pages: float = Field(default=12, gt=0)
     overlap_pages: int = Field(default=1, ge=0, le=5)

@@ -89,7 +89,12 @@ def split_document(args: SplitDocumentIn) -> SplitDocumentOut:
     if not path.is_file():
         raise InputError(f"no such file: {path}")
     settings = run_settings(
-        args.output_format, args.backend, args.min_pages, args.max_pages, args.overlap_pages
+        args.output_format,
+        args.backend,
+        args.min_pages,
+        args.max_pages,
+        args.overlap_pages,
+        strict_backend=args.strict_backend,
     )
     settings.decider = args.decider
     rt = runtime()
