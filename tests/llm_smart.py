@@ -197,5 +197,7 @@ class SmartProvider(FakeProvider):
             return status(400)
         data = ANSWERS[task](user)
         if self.chatty:
-            return answer(f"Of course! Here it is:\n```json\n{json.dumps(data)}\n```\nAnything else?")
+            return answer(
+                f"Of course! Here it is:\n```json\n{json.dumps(data)}\n```\nAnything else?"
+            )
         return answer(data)

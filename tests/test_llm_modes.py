@@ -57,7 +57,9 @@ def test_a_server_refusing_json_schema_gets_json_object_with_the_schema(
     monkeypatch.setenv("QUIRE_BACKEND_MAX_ATTEMPTS", "1")  # a refusal is not a transport fault
     llama.enqueue(answer(GOOD))
     backend = make_backend("openai")
-    assert backend.ask(system="You pick.", user="Which?", schema=Pick, task="test.pick").score == 0.5
+    assert (
+        backend.ask(system="You pick.", user="Which?", schema=Pick, task="test.pick").score == 0.5
+    )
     assert [r.mode for r in llama.requests] == ["json_schema", "json_object"]
     fmt = llama.requests[1].body["response_format"]
     assert fmt["schema"]["properties"]["label"]["type"] == "string"

@@ -172,11 +172,20 @@ def keep_usage(rt: Runtime, s: Session, name: str, backend: RetryingBackend | No
     rt.store.put(key, backend.usage.snapshot().model_dump_json().encode())
 
 
+_USAGE_ORDER = ("topic_review", "planning", "analysing", "repairing", "indexing")
+
+
 def run_usage(rt: Runtime, s: Session) -> BackendUsage | None:
-    """The run's backend usage so far, every part's added up (None: no LLM call)."""
+    """The run's backend usage so far, every part's added up in pipeline order (None: no
+    LLM call)."""
+
+    def order(key: str) -> tuple[int, str]:
+        state = key.rsplit("/", 1)[-1].split("-", 1)[0]
+        return (_USAGE_ORDER.index(state) if state in _USAGE_ORDER else 99, key)
+
     return merge_usage(
         BackendUsage.model_validate_json(rt.store.get(k))
-        for k in sorted(rt.store.list(work(s, "llm-usage/")))
+        for k in sorted(rt.store.list(work(s, "llm-usage/")), key=order)
     )
 
 

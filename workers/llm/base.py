@@ -39,6 +39,7 @@ from quire.workers.llm.structured import (
     ModeRefused,
     extract_json_object,
     first_mode,
+    learning,
     next_mode,
     remember,
 )
@@ -347,7 +348,12 @@ class RetryingBackend(ABC):
 
     def _negotiated(self, system: str, user: str, schema: type[M], task: str) -> M:
         """One answer, stepping down the structured-output modes the server refuses."""
-        mode: Mode = first_mode(self.endpoint, self.model) if self.negotiates else "json_schema"
+        if not self.negotiates:
+            return self._in_modes(system, user, schema, task, "json_schema")
+        with learning(self.endpoint, self.model):
+            return self._in_modes(system, user, schema, task, first_mode(self.endpoint, self.model))
+
+    def _in_modes(self, system: str, user: str, schema: type[M], task: str, mode: Mode) -> M:
         while True:
             try:
                 reply, seconds = self._metered(system, user, schema, task, mode)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 
 Mode = Literal["json_schema", "json_object", "text"]
@@ -26,6 +28,7 @@ MODES: tuple[Mode, ...] = ("json_schema", "json_object", "text")
 UNSUPPORTED_MODE_EXIT = 3  # a command backend program's "I cannot answer in this mode"
 
 _KNOWN: dict[tuple[str, str], Mode] = {}
+_LEARNING: dict[tuple[str, str], threading.Lock] = {}
 _LOCK = threading.Lock()
 
 
@@ -37,6 +40,24 @@ def first_mode(endpoint: str, model: str) -> Mode:
     """The mode to try first: the one that last worked here, else the strongest."""
     with _LOCK:
         return _KNOWN.get((endpoint, model), MODES[0])
+
+
+@contextmanager
+def learning(endpoint: str, model: str) -> Iterator[None]:
+    """Hold this around a call while the mode for (endpoint, model) is not known yet:
+    concurrent first calls (a review batch asks from several threads) wait for the first
+    to find the mode instead of each being refused in turn."""
+    key = (endpoint, model)
+    with _LOCK:
+        if key in _KNOWN:
+            lock = None
+        else:
+            lock = _LEARNING.setdefault(key, threading.Lock())
+    if lock is None:
+        yield
+        return
+    with lock:
+        yield
 
 
 def remember(endpoint: str, model: str, mode: Mode) -> None:
