@@ -209,7 +209,7 @@ def test_strict_backend_fails_the_document_instead(
 ) -> None:
     with SmartProvider() as llm:
         llm.always[task] = answer(NONSENSE[task])
-        rt, s = run(env, llm, tmp_path, book, strict_backend=True)
+        _, s = run(env, llm, tmp_path, book, strict_backend=True)
     assert (s.state, s.error_code) == ("failed", code), (s.state, s.error)
     assert s.error and says in s.error and "book.pdf" in s.error
 

@@ -16,7 +16,7 @@ the prompts to a model. A program that cannot serve the mode exits with status 3
 (`UNSUPPORTED_MODE_EXIT`): Quire asks again at once in the next mode and remembers the one
 that worked for this command line. Any other non-zero exit or a timeout is retried after a
 pause; output that is too large, not JSON or off-schema is re-asked.
-See `examples/openai_agent.py` for a program that forwards to an OpenAI-compatible server.
+See `bench/openai_agent.py` for a program that forwards to an OpenAI-compatible server.
 """
 
 from __future__ import annotations

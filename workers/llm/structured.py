@@ -49,10 +49,7 @@ def learning(endpoint: str, model: str) -> Iterator[None]:
     to find the mode instead of each being refused in turn."""
     key = (endpoint, model)
     with _LOCK:
-        if key in _KNOWN:
-            lock = None
-        else:
-            lock = _LEARNING.setdefault(key, threading.Lock())
+        lock = None if key in _KNOWN else _LEARNING.setdefault(key, threading.Lock())
     if lock is None:
         yield
         return
