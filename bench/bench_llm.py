@@ -170,6 +170,7 @@ def main() -> None:
     ap.add_argument("--ctx", type=int, default=16384, help="the server's context window")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=float, default=900, help="seconds per LLM request")
+    ap.add_argument("--max-tokens", type=int, default=512, help="bounds each answer")
     args = ap.parse_args()
     if missing := missing_packages():
         raise SystemExit(
@@ -189,6 +190,8 @@ def main() -> None:
                 "OPENAI_API_KEY": "local-dummy-key",
                 "QUIRE_OPENAI_MODEL": ALIAS,
                 "QUIRE_BACKEND_CONCURRENCY": "1",
+                "QUIRE_OPENAI_MAX_TOKENS": str(args.max_tokens),
+                "AGENT_MAX_TOKENS": str(args.max_tokens),
                 "QUIRE_BACKEND_TIMEOUT": str(args.timeout),
                 "AGENT_TIMEOUT": str(args.timeout),
                 "QUIRE_AGENT_COMMAND": f"{shlex.quote(sys.executable)} "

@@ -4,7 +4,8 @@
 
 It reads Quire's task from stdin (`{"task", "system", "user", "schema", "mode"}`, see
 `workers/llm/command_backend.py`), asks `OPENAI_BASE_URL` (key `OPENAI_API_KEY`, model
-`QUIRE_OPENAI_MODEL`) in the structured-output mode Quire names, and prints the model's
+`QUIRE_OPENAI_MODEL`; `AGENT_MAX_TOKENS` bounds the answer, `AGENT_TIMEOUT` the wait) in
+the structured-output mode Quire names, and prints the model's
 answer as it is: Quire takes the JSON object out of it and validates it. When the server
 refuses the mode (an HTTP error naming `response_format`) it exits with status 3, and
 Quire asks again in the next mode. Standard library only, so it runs anywhere Python does.
@@ -43,6 +44,10 @@ def main() -> int:
     fmt = response_format(task["mode"], task["schema"])
     if fmt:
         body["response_format"] = fmt
+    if max_tokens := int(os.environ.get("AGENT_MAX_TOKENS", 0)):
+        body["max_tokens"] = (
+            max_tokens  # a small model may otherwise write until its context is full
+        )
     base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
     request = urllib.request.Request(
         f"{base}/chat/completions",

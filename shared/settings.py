@@ -88,6 +88,11 @@ class Settings(BaseSettings):
     # -- LLM backends (their keys: OPENAI_API_KEY, ANTHROPIC_API_KEY; endpoints:
     #    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, read by the SDKs)
     openai_model: str = Field("gpt-4o-mini", description="model of the openai backend")
+    openai_max_tokens: Count = Field(
+        0,
+        description="bounds each openai answer (`max_tokens`; set it for small local models, "
+        "which may write until their context is full); 0: the server's own limit",
+    )
     anthropic_model: str = Field("claude-haiku-4-5", description="model of the anthropic backend")
     anthropic_max_tokens: Annotated[int, Field(gt=0)] = Field(
         4096, description="bounds each Anthropic answer"

@@ -72,6 +72,17 @@ def test_a_server_refusing_json_schema_gets_json_object_with_the_schema(
     assert usage.roles["test"].calls == 2 and usage.roles["test"].transport_faults == 0
 
 
+def test_max_tokens_bounds_each_answer_when_set(
+    llama: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llama.enqueue(answer(GOOD), answer(GOOD))
+    ask()
+    assert all("max_tokens" not in r.body for r in llama.requests)  # the server's own limit
+    monkeypatch.setenv("QUIRE_OPENAI_MAX_TOKENS", "512")
+    ask()
+    assert llama.requests[-1].body["max_tokens"] == 512
+
+
 def test_the_working_mode_is_remembered_per_endpoint_and_model(
     llama: FakeProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -53,7 +53,9 @@ class OpenAIBackend(RetryingBackend):
             max_retries=0,
             timeout=self.settings.timeout,
         )
-        self._describe(str(self._client.base_url), model or load_settings().openai_model)
+        env = load_settings()
+        self.max_tokens = env.openai_max_tokens
+        self._describe(str(self._client.base_url), model or env.openai_model)
 
     def _request(
         self, *, system: str, user: str, schema: type[BaseModel], task: str, mode: Mode
@@ -73,7 +75,9 @@ class OpenAIBackend(RetryingBackend):
             "json_object": {"type": "json_object", "schema": json_schema},
             "text": None,
         }
-        extra = {"response_format": formats[mode]} if formats[mode] else {}
+        extra: dict[str, Any] = {"response_format": formats[mode]} if formats[mode] else {}
+        if self.max_tokens:
+            extra["max_tokens"] = self.max_tokens
         try:
             response = self._client.chat.completions.create(
                 model=self.model,
