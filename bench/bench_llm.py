@@ -171,6 +171,13 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=float, default=900, help="seconds per LLM request")
     ap.add_argument("--max-tokens", type=int, default=512, help="bounds each answer")
+    ap.add_argument(
+        "--mode",
+        default="auto",
+        choices=["auto", "json_object", "text"],
+        help="QUIRE_OPENAI_RESPONSE_FORMAT: llama.cpp's grammar decoding over Gemma's 262k "
+        "tokens is slow on a busy CPU (seconds per token); text mode is not",
+    )
     args = ap.parse_args()
     if missing := missing_packages():
         raise SystemExit(
@@ -191,6 +198,8 @@ def main() -> None:
                 "QUIRE_OPENAI_MODEL": ALIAS,
                 "QUIRE_BACKEND_CONCURRENCY": "1",
                 "QUIRE_OPENAI_MAX_TOKENS": str(args.max_tokens),
+                "QUIRE_OPENAI_RESPONSE_FORMAT": args.mode,
+                "AGENT_MODE": "" if args.mode == "auto" else args.mode,
                 "AGENT_MAX_TOKENS": str(args.max_tokens),
                 "QUIRE_BACKEND_TIMEOUT": str(args.timeout),
                 "AGENT_TIMEOUT": str(args.timeout),

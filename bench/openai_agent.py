@@ -7,8 +7,9 @@ It reads Quire's task from stdin (`{"task", "system", "user", "schema", "mode"}`
 `QUIRE_OPENAI_MODEL`; `AGENT_MAX_TOKENS` bounds the answer, `AGENT_TIMEOUT` the wait) in
 the structured-output mode Quire names, and prints the model's
 answer as it is: Quire takes the JSON object out of it and validates it. When the server
-refuses the mode (an HTTP error naming `response_format`) it exits with status 3, and
-Quire asks again in the next mode. Standard library only, so it runs anywhere Python does.
+refuses the mode (an HTTP error naming `response_format`), or `AGENT_MODE` names a weaker
+one, it exits with status 3, and Quire asks again in the next mode. Standard library only,
+so it runs anywhere Python does.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import urllib.request
 from typing import Any
 
 UNSUPPORTED_MODE = 3  # the command backend's "not in this mode, try the next"
+MODES = ("json_schema", "json_object", "text")  # strongest first
 
 
 def response_format(mode: str, schema: dict[str, Any]) -> dict[str, Any] | None:
@@ -34,6 +36,10 @@ def response_format(mode: str, schema: dict[str, Any]) -> dict[str, Any] | None:
 
 def main() -> int:
     task = json.loads(sys.stdin.buffer.read())
+    weakest = os.environ.get("AGENT_MODE", "")  # answer in this mode at most (e.g. text)
+    if weakest in MODES and MODES.index(task["mode"]) < MODES.index(weakest):
+        sys.stderr.write(f"{task['mode']} is not served here; {weakest} is\n")
+        return UNSUPPORTED_MODE
     body: dict[str, Any] = {
         "model": os.environ.get("QUIRE_OPENAI_MODEL", "gpt-4o-mini"),
         "messages": [

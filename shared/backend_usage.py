@@ -62,10 +62,6 @@ class BackendUsage(_Model):
     roles: dict[str, RoleUsage] = {}
     fallbacks: list[BackendFallback] = []
 
-    @property
-    def fallback_count(self) -> int:
-        return len(self.fallbacks)
-
 
 _MODE_ORDER = ("json_schema", "json_object", "text")
 

@@ -88,6 +88,11 @@ class Settings(BaseSettings):
     # -- LLM backends (their keys: OPENAI_API_KEY, ANTHROPIC_API_KEY; endpoints:
     #    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, read by the SDKs)
     openai_model: str = Field("gpt-4o-mini", description="model of the openai backend")
+    openai_response_format: Literal["auto", "json_schema", "json_object", "text"] = Field(
+        "auto",
+        description="structured output to ask the openai backend's server for first (`auto`: "
+        "json_schema, stepping down to json_object and text when refused)",
+    )
     openai_max_tokens: Count = Field(
         0,
         description="bounds each openai answer (`max_tokens`; set it for small local models, "

@@ -277,7 +277,7 @@ if n == 1:
 elif n == 2:
     print('I would pick alpha, with a score of one half.')
 else:
-    print('Here is my answer:\n```json\n' + json.dumps({GOOD!r}) + '\n```\nGood luck!')
+    print('Here is my answer:\\n```json\\n' + json.dumps({GOOD!r}) + '\\n```\\nGood luck!')
 """,
     )
     assert ask("command").label == "alpha"

@@ -20,7 +20,6 @@ from pydantic import TypeAdapter
 
 from quire.shared import keys
 from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
-from quire.shared.backend_usage import BackendUsage, merge_usage
 from quire.shared.errors import QuireError, VerificationError
 from quire.shared.ir import Document, dump_ir, load_ir
 from quire.shared.manifest import (
@@ -35,6 +34,12 @@ from quire.shared.session import DocState, Session
 from quire.shared.states import FINISH
 from quire.shared.store import NotFound, ObjectStore
 from quire.shared.text import sha256_bytes
+from quire.workers.backend_runs import (
+    fallbacks_so_far,
+    keep_usage,
+    llm_backend,
+    write_review_report,
+)
 from quire.workers.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -149,44 +154,6 @@ def load_stats(
             _STATS_CACHE.popitem(last=False)
     _STATS_CACHE.move_to_end(key)
     return stats
-
-
-def llm_backend(s: Session) -> RetryingBackend | None:
-    """The run's LLM backend for one part (None: the offline heuristic). One instance per
-    part, so its usage meter holds just that part's calls."""
-    if s.settings.backend in OFFLINE_ANALYSIS:
-        return None
-    from quire.workers.llm import make_backend
-
-    return make_backend(s.settings.backend, strict=s.settings.strict_backend)
-
-
-def keep_usage(rt: Runtime, s: Session, name: str, backend: RetryingBackend | None) -> None:
-    """Store what a part's backend calls cost and how they went (modes, re-asks,
-    fallbacks), keyed by state, plan version and part: a redelivered part rewrites its
-    own record, and a part that made no call leaves the one it had."""
-    if backend is None or backend.usage.empty:
-        return
-    version = s.artifacts.get("plan", "")[-21:-5]
-    key = work(s, f"llm-usage/{s.state}-{version}-{name}.json")
-    rt.store.put(key, backend.usage.snapshot().model_dump_json().encode())
-
-
-_USAGE_ORDER = ("topic_review", "planning", "analysing", "repairing", "indexing")
-
-
-def run_usage(rt: Runtime, s: Session) -> BackendUsage | None:
-    """The run's backend usage so far, every part's added up in pipeline order (None: no
-    LLM call)."""
-
-    def order(key: str) -> tuple[int, str]:
-        state = key.rsplit("/", 1)[-1].split("-", 1)[0]
-        return (_USAGE_ORDER.index(state) if state in _USAGE_ORDER else 99, key)
-
-    return merge_usage(
-        BackendUsage.model_validate_json(rt.store.get(k))
-        for k in sorted(rt.store.list(work(s, "llm-usage/")), key=order)
-    )
 
 
 def load_outcomes(rt: Runtime, s: Session) -> list[ReviewOutcome]:
@@ -420,17 +387,6 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
     return PartResult(key, artifacts={"plan": key})
 
 
-def write_review_report(rt: Runtime, s: Session, report: dict[str, object] | None = None) -> None:
-    """`semantic-review-report.json` with the run's backend usage so far (`backend_usage`:
-    structured-output modes, calls, re-asks, fallbacks); without `report`, only the usage
-    of the report already written is brought up to date."""
-    if report is None:
-        report = json.loads(rt.store.get(out(s, "semantic-review-report.json")))
-    usage = run_usage(rt, s)
-    report["backend_usage"] = usage.model_dump(mode="json") if usage else None
-    _put_json(rt, out(s, "semantic-review-report.json"), report)
-
-
 # --- writing and verifying -----------------------------------------------------------------
 
 
@@ -450,8 +406,7 @@ def _write(rt: Runtime, s: Session, part: str) -> str:
             formats=formats,
             overlap_pages=s.settings.overlap_pages,
         )
-        usage = run_usage(rt, s)
-        manifest.backend_fallbacks = usage.fallbacks if usage else []
+        manifest.backend_fallbacks = fallbacks_so_far(rt, s)
         rt.store.put(out(s, "manifest.json"), dump_manifest(manifest))
         return out(s, "manifest.json")
     written_entries: list[ManifestChunk] = []
@@ -697,7 +652,6 @@ def _index(rt: Runtime, s: Session, part: str) -> str:
     keep_usage(rt, s, part, llm)
     if llm is not None:  # the whole run's usage and fallbacks, now that they are known
         write_review_report(rt, s)
-        usage = run_usage(rt, s)
-        manifest.backend_fallbacks = usage.fallbacks if usage else []
+        manifest.backend_fallbacks = fallbacks_so_far(rt, s)
         rt.store.put(out(s, "manifest.json"), dump_manifest(manifest))
     return out(s, "study-index-en.md")

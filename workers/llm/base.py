@@ -327,6 +327,7 @@ class RetryingBackend(ABC):
     negotiates: bool = False
     endpoint: str = ""  # where the mode is remembered: the base URL, or the command line
     model: str = ""
+    first: Mode | None = None  # the mode to start from; None: the remembered or strongest
     strict: bool = False  # the roles fail an item they cannot answer (--strict-backend)
 
     def __init__(self, settings: BackendSettings | None = None) -> None:
@@ -350,6 +351,8 @@ class RetryingBackend(ABC):
         """One answer, stepping down the structured-output modes the server refuses."""
         if not self.negotiates:
             return self._in_modes(system, user, schema, task, "json_schema")
+        if self.first is not None:
+            return self._in_modes(system, user, schema, task, self.first)
         with learning(self.endpoint, self.model):
             return self._in_modes(system, user, schema, task, first_mode(self.endpoint, self.model))
 

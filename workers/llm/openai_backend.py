@@ -55,6 +55,8 @@ class OpenAIBackend(RetryingBackend):
         )
         env = load_settings()
         self.max_tokens = env.openai_max_tokens
+        if env.openai_response_format != "auto":  # e.g. text where grammar decoding is slow
+            self.first = env.openai_response_format
         self._describe(str(self._client.base_url), model or env.openai_model)
 
     def _request(

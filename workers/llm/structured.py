@@ -54,7 +54,12 @@ def learning(endpoint: str, model: str) -> Iterator[None]:
         yield
         return
     with lock:
-        yield
+        with _LOCK:
+            learnt = key in _KNOWN  # by the call this one waited for
+        if not learnt:
+            yield
+            return
+    yield
 
 
 def remember(endpoint: str, model: str, mode: Mode) -> None:
