@@ -44,6 +44,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT)]
+
+from quire.shared.backend_usage import BackendUsage, merge_usage  # noqa: E402
+
 CORPUS = ROOT.parent / "shared" / "corpus"
 ALIAS = "gemma-3-270m"
 NEEDS = {
@@ -98,7 +102,11 @@ class Run:
     fallbacks: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_quire(doc: Path, backend: str, work: Path, env: dict[str, str]) -> Run:
+def run_quire(
+    doc: Path, backend: str, work: Path, env: dict[str, str], limit: float | None = None
+) -> Run:
+    """One `quire run` in its own process; stopped after `limit` seconds, it reports the
+    usage its finished parts stored (a busy machine can make a small model very slow)."""
     out = work / f"{doc.stem}-{backend}"
     state = work / f"state-{doc.stem}-{backend}"
     argv = [
@@ -111,13 +119,22 @@ def run_quire(doc: Path, backend: str, work: Path, env: dict[str, str]) -> Run:
         "QUIRE_STORE_URL": str(state / "store"),
     }
     started = time.monotonic()
-    proc = subprocess.run(argv, env=run_env, capture_output=True, text=True)
-    run = Run(doc.name, backend, proc.returncode, time.monotonic() - started, proc.stderr[-600:])
+    try:
+        proc = subprocess.run(argv, env=run_env, capture_output=True, text=True, timeout=limit)
+        code, tail = proc.returncode, proc.stderr[-600:]
+    except subprocess.TimeoutExpired:
+        code, tail = -1, f"stopped after {limit:g} s: figures of the parts that finished"
+    run = Run(doc.name, backend, code, time.monotonic() - started, tail)
     if (out / "plan.json").exists():
         run.chunks = json.loads((out / "plan.json").read_text())["chunks"]
     report = out / "semantic-review-report.json"
     if report.exists():
         run.usage = json.loads(report.read_text()).get("backend_usage")
+    else:
+        parts = sorted((state / "store").glob("docs/*/work/llm-usage/*.json"))
+        usage = merge_usage(BackendUsage.model_validate_json(p.read_text()) for p in parts)
+        run.usage = usage.model_dump(mode="json") if usage else None
+        run.fallbacks = run.usage["fallbacks"] if run.usage else []
     if (out / "manifest.json").exists():
         run.fallbacks = json.loads((out / "manifest.json").read_text()).get("backend_fallbacks", [])
     return run
@@ -171,6 +188,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=float, default=900, help="seconds per LLM request")
     ap.add_argument("--max-tokens", type=int, default=512, help="bounds each answer")
+    ap.add_argument("--run-limit", type=float, default=None, help="seconds per quire run")
     ap.add_argument(
         "--mode",
         default="auto",
@@ -211,7 +229,7 @@ def main() -> None:
                 doc = CORPUS / name
                 runs = [run_quire(doc, "heuristic", work, env)]
                 for backend in args.backends:
-                    runs.append(run_quire(doc, backend, work, env))
+                    runs.append(run_quire(doc, backend, work, env, args.run_limit))
                     print_run(runs[-1])
                 print_run(runs[0])
                 print_plans(name, runs)
