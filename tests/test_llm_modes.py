@@ -83,6 +83,15 @@ def test_max_tokens_bounds_each_answer_when_set(
     assert llama.requests[-1].body["max_tokens"] == 512
 
 
+def test_a_pinned_response_format_is_where_asking_starts(
+    llama: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUIRE_OPENAI_RESPONSE_FORMAT", "text")
+    llama.enqueue(answer(GOOD))
+    assert ask() == Pick(**GOOD)
+    assert [r.mode for r in llama.requests] == ["text"]
+
+
 def test_the_working_mode_is_remembered_per_endpoint_and_model(
     llama: FakeProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
