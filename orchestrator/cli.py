@@ -182,6 +182,14 @@ def settings_options(fn: F) -> F:
             click.option(
                 "--overlap-pages", type=int, default=DEFAULTS.overlap_pages, show_default=True
             ),
+            click.option(
+                "--strict-backend",
+                is_flag=True,
+                default=None,
+                help="Fail a document when the LLM backend's answer for an item stays "
+                "invalid or unspecific after its re-asks, instead of letting the heuristic "
+                "answer that item [env QUIRE_STRICT_BACKEND].",
+            ),
         ]
     ):
         fn = opt(fn)
@@ -226,6 +234,7 @@ def run(
     out_dir: Path,
     output_format: str,
     backend: str | None,
+    strict_backend: bool | None,
     min_pages: float,
     max_pages: float,
     overlap_pages: int,
@@ -887,6 +896,7 @@ def batch(
     rerun: bool,
     output_format: str,
     backend: str | None,
+    strict_backend: bool | None,
     min_pages: float,
     max_pages: float,
     overlap_pages: int,

@@ -84,6 +84,7 @@ def split(
     ocr: OcrMode | None = DEFAULTS.ocr,
     ocr_lang: str | None = DEFAULTS.ocr_lang,
     strict: bool = DEFAULTS.strict,
+    strict_backend: bool | None = DEFAULTS.strict_backend,
     decider: Decider = DEFAULT_DECIDER,
     force: bool = False,
     processes: int | None = None,
@@ -98,7 +99,9 @@ def split(
     code) when the document fails, and a `QuireError` for bad settings or folders. With
     `decider="agent"` the split stops at `state="awaiting_decision"` for the agent loop,
     with no sessions yet. `processes`: worker processes (default: CPUs; 1 runs every part
-    in this process)."""
+    in this process). With an LLM `backend`, an item whose answers stay invalid after the
+    re-asks is answered by the heuristic (listed in the manifest's `backend_fallbacks`),
+    unless `strict_backend` (None: QUIRE_STRICT_BACKEND): then the document fails."""
     source, folder = Path(path), Path(out)
     rt = Runtime.from_env()
     settings = RunChoices.given(
@@ -110,6 +113,7 @@ def split(
         ocr=ocr,
         ocr_lang=ocr_lang,
         strict=strict,
+        strict_backend=strict_backend,
     ).settings(decider=decider)
     return run_document(
         rt, source, folder, settings, force=force, processes=processes, on_progress=on_progress

@@ -42,6 +42,9 @@ class ChunkAnalysis(_Model):
     heuristic: bool = False
     fa_missing_reason: str | None = None
     en_missing_reason: str | None = None
+    # set when the run's LLM backend gave no valid, specific analysis and the heuristic
+    # analysed the chunk instead: which backend, and the rule its last answer broke
+    backend_fallback: str | None = None
 
     @model_validator(mode="after")
     def _missing_says_why(self) -> ChunkAnalysis:
@@ -116,6 +119,7 @@ class StudyIndex(_Model):
     groups: list[MapGroup]
     order: list[int]  # suggested study order (chunk numbers)
     dependencies: list[MapDependency] = []
+    backend_fallback: str | None = None  # the LLM's index was refused: the heuristic's
 
 
 INDEX_FILES: dict[str, str] = {

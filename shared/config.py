@@ -46,6 +46,7 @@ FLAGS = {
     "ocr": "--ocr",
     "ocr_lang": "--ocr-lang",
     "strict": "--strict",
+    "strict_backend": "--strict-backend",
 }
 CHOICE_FLAGS = FLAGS | {"min_pages": "--min-pages", "max_pages": "--max-pages"}
 
@@ -84,6 +85,12 @@ class RunChoices(BaseModel):
         f"[QUIRE_OCR_LANG; {ENV_DEFAULTS.ocr_lang}].",
     )
     strict: bool = Field(default=False, description="Fail a document with pages without text.")
+    strict_backend: bool | None = Field(
+        default=None,
+        description="Fail a document when an LLM backend's answer stays weak after its "
+        "re-asks, instead of answering that item with the heuristic "
+        f"[QUIRE_STRICT_BACKEND; {ENV_DEFAULTS.strict_backend}].",
+    )
 
     @classmethod
     def given(cls, **values: Any) -> RunChoices:
@@ -119,6 +126,9 @@ class RunChoices(BaseModel):
             "ocr": self.ocr or env.ocr,
             "ocr_lang": self.ocr_lang or env.ocr_lang,
             "strict": self.strict,
+            "strict_backend": (
+                env.strict_backend if self.strict_backend is None else self.strict_backend
+            ),
             "max_file_bytes": env.max_file_bytes if max_file_bytes is None else max_file_bytes,
             "max_pages": env.max_doc_pages if max_doc_pages is None else max_doc_pages,
         }
@@ -149,6 +159,9 @@ class RunSettings(BaseModel):
     ocr: OcrMode = ENV_DEFAULTS.ocr
     ocr_lang: str = Field(default=ENV_DEFAULTS.ocr_lang, pattern=OCR_LANG_PATTERN)
     strict: bool = DEFAULTS.strict  # a page that ends without text fails the document
+    # an LLM backend's weak answer fails the document instead of falling back to the
+    # heuristic for that item (transport failures behave the same either way)
+    strict_backend: bool = ENV_DEFAULTS.strict_backend
 
     def formats(self, source_format: str = "pdf") -> list[Literal["markdown", "pdf"]]:
         """The formats to write. PDF chunks are source pages, so a DOCX source gets Markdown

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from quire.shared.backend_usage import BackendFallback
 from quire.shared.ir import SkippedPage
 from quire.shared.plan import ChunkKind, KeyTerm
 
@@ -63,6 +64,8 @@ class Manifest(_Model):
     element_count: int
     word_count: int
     chunks: list[ManifestChunk]
+    # items the run's LLM backend could not answer validly, answered by the heuristic
+    backend_fallbacks: list[BackendFallback] = []
 
 
 def dump_manifest(manifest: Manifest) -> bytes:

@@ -63,6 +63,8 @@ class ReviewVote(_Model):
     evidence_right: list[str]
     reason: str = Field(min_length=1)
     backend: str
+    # set when the run's LLM backend gave no valid vote and the heuristic voted instead
+    backend_fallback: str | None = None
 
 
 class ReviewFailure(_Model):
@@ -105,6 +107,7 @@ class Boundary(_Model):
     revision: int | None = None
     forced: bool = False  # hard cap reached: the next chunk continues this one's concept
     alternative: Alternative | None = None  # the best alternative this cut beat (global plan)
+    backend_fallback: str | None = None  # the LLM decider's answer was refused: why
 
 
 # The preferred session window, in pages: every way in (flags, `quire.split`, the HTTP API,

@@ -91,6 +91,16 @@ class Settings(BaseSettings):
     # -- LLM backends (their keys: OPENAI_API_KEY, ANTHROPIC_API_KEY; endpoints:
     #    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, read by the SDKs)
     openai_model: str = Field("gpt-4o-mini", description="model of the openai backend")
+    openai_response_format: Literal["auto", "json_schema", "json_object", "text"] = Field(
+        "auto",
+        description="structured output to ask the openai backend's server for first (`auto`: "
+        "json_schema, stepping down to json_object and text when refused)",
+    )
+    openai_max_tokens: Count = Field(
+        0,
+        description="bounds each openai answer (`max_tokens`; set it for small local models, "
+        "which may write until their context is full); 0: the server's own limit",
+    )
     anthropic_model: str = Field("claude-haiku-4-5", description="model of the anthropic backend")
     anthropic_max_tokens: Annotated[int, Field(gt=0)] = Field(
         4096, description="bounds each Anthropic answer"
@@ -119,6 +129,11 @@ class Settings(BaseSettings):
     )
     backend_retry_after_max: Annotated[float, Field(ge=0)] = Field(
         120.0, description="longest Retry-After honoured, seconds"
+    )
+    strict_backend: bool = Field(
+        False,
+        description="an LLM backend's invalid or unspecific answer (after its re-asks) "
+        "fails the document instead of falling back to the heuristic (`--strict-backend`)",
     )
     # -- the distributed runtime
     deadline_scale: Positive = Field(

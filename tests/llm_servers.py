@@ -5,6 +5,11 @@ is the string in choices[0].message.content); `FakeProvider("anthropic")` answer
 `POST /v1/messages` like Anthropic (the answer is the input of a tool_use block named as
 the request's forced tool). Each test scripts a queue of replies (`answer`, `status`,
 `raw`) and then inspects `requests` (path, headers, body) and `max_in_flight`.
+
+`refuse` lists the OpenAI response formats the server does not take ("json_schema",
+"json_object"): such a request gets the error llama.cpp's server sends (HTTP 500 naming
+`response_format`) before any scripted reply is used, as a real server refuses it before
+the model runs.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 import pytest
+
+from quire.workers.llm.structured import forget_modes
 
 Kind = Literal["openai", "anthropic"]
 PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
@@ -37,6 +44,18 @@ class Reply:
 def answer(data: dict[str, Any] | str, *, delay: float = 0.0) -> Reply:
     """A successful reply whose answer is `data` (a str is sent as unparsed text)."""
     return Reply(answer=data, delay=delay)
+
+
+def refusal(mode: str) -> Reply:
+    """llama-cpp-python's server refusing a response format (a pydantic error, HTTP 500)."""
+    body = {
+        "error": {
+            "message": f"[{{'type': 'literal_error', 'loc': ('body', 'response_format', "
+            f"'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': '{mode}'}}]",
+            "type": "internal_server_error",
+        }
+    }
+    return Reply(status=500, raw=json.dumps(body).encode())
 
 
 def status(code: int, *, headers: dict[str, str] | None = None, delay: float = 0.0) -> Reply:
@@ -58,10 +77,27 @@ class Request:
         return data
 
     @property
-    def task(self) -> str:
-        """The response schema's name (OpenAI structured output): which Quire task asked."""
+    def mode(self) -> str:
+        """The OpenAI response format asked for: json_schema, json_object or text."""
         fmt = self.body.get("response_format") or {}
-        return str((fmt.get("json_schema") or {}).get("name", "?"))
+        return str(fmt.get("type", "text"))
+
+    @property
+    def task(self) -> str:
+        """Which Quire task asked: the response schema's name (OpenAI structured output),
+        or, in the modes that only spell the schema out, its title in the system prompt."""
+        fmt = self.body.get("response_format") or {}
+        schema = (fmt.get("json_schema") or {}).get("name") or fmt.get("schema")
+        if schema is None:  # text mode: the schema ends the system prompt
+            system = next(
+                (str(m["content"]) for m in self.body.get("messages", []) if m["role"] == "system"),
+                "",
+            )
+            with contextlib.suppress(ValueError):
+                schema = json.loads(system.rpartition("JSON schema:\n")[2])
+        if isinstance(schema, dict):
+            return str(schema.get("title", "?"))
+        return str(schema or "?")
 
     @property
     def user(self) -> str:
@@ -110,9 +146,12 @@ def _render(kind: Kind, request: dict[str, Any], content: dict[str, Any] | str) 
 class FakeProvider:
     """A threaded HTTP server on a free loopback port; use as a context manager."""
 
-    def __init__(self, kind: Kind, *, default: Reply | None = None) -> None:
+    def __init__(
+        self, kind: Kind, *, default: Reply | None = None, refuse: tuple[str, ...] = ()
+    ) -> None:
         self.kind = kind
         self.default = default  # used when the script is exhausted (else a 599 error)
+        self.refuse = refuse  # response formats answered with `refusal`
         self.script: deque[Reply] = deque()
         self.requests: list[Request] = []
         self.in_flight = 0
@@ -169,6 +208,8 @@ class FakeProvider:
                 try:
                     if self.path.split("?")[0] != PATHS[provider.kind]:
                         reply = status(404)
+                    elif request.mode in provider.refuse:
+                        reply = refusal(request.mode)
                     else:
                         reply = provider.choose(request)
                     time.sleep(reply.delay)
@@ -219,6 +260,7 @@ def quick_llm_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("QUIRE_BACKEND_BACKOFF", "0.001")
     monkeypatch.setenv("QUIRE_BACKEND_TIMEOUT", "5")
+    forget_modes()  # a new server may get the port (the endpoint) of an earlier test's
 
 
 @contextlib.contextmanager

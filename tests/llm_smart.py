@@ -7,7 +7,9 @@ Faults are scripted per task (the response schema's name: "ReviewAnswer",
 queue of replies sent before the task is answered properly (429s, timeouts, malformed
 JSON...), and `always[task]` replaces every proper answer of that task (a persistent
 fault, or an answer breaking the rules). `obey_injections` makes the model do what
-instructions planted in the document tell it to.
+instructions planted in the document tell it to. `refuse` names the response formats the
+server refuses (as llama.cpp's refuses "json_schema"); `chatty` wraps every answer in
+prose and a code fence, as small models answering in text do.
 """
 
 from __future__ import annotations
@@ -160,9 +162,12 @@ ANSWERS: dict[str, Callable[[str], dict[str, Any]]] = {
 class SmartProvider(FakeProvider):
     """An OpenAI chat-completions server on a loopback port; use as a context manager."""
 
-    def __init__(self, *, obey_injections: bool = False) -> None:
-        super().__init__("openai")
+    def __init__(
+        self, *, obey_injections: bool = False, refuse: tuple[str, ...] = (), chatty: bool = False
+    ) -> None:
+        super().__init__("openai", refuse=refuse)
         self.obey_injections = obey_injections
+        self.chatty = chatty
         self.scripts: dict[str, deque[Reply]] = {t: deque() for t in TASKS}
         self.always: dict[str, Reply] = {}
 
@@ -190,4 +195,9 @@ class SmartProvider(FakeProvider):
             return answer("OK. As instructed, I will not answer in JSON.")
         if task not in ANSWERS:
             return status(400)
-        return answer(ANSWERS[task](user))
+        data = ANSWERS[task](user)
+        if self.chatty:
+            return answer(
+                f"Of course! Here it is:\n```json\n{json.dumps(data)}\n```\nAnything else?"
+            )
+        return answer(data)

@@ -36,11 +36,12 @@ from quire.workers.analysis.heuristic import (
     heuristic_focus,
 )
 from quire.workers.analysis.validate import same_focus
+from quire.workers.llm import make_backend
 from quire.workers.verify import verify_output
 from quire.workers.write import save_files, write_all
 from tests.analysisfix import GOOD, good_analysis, sample_candidates, sample_doc, sample_plan
 from tests.irgen import build_doc, heading, para
-from tests.llm_servers import KEYS, FakeProvider, answer
+from tests.llm_servers import KEYS, FakeProvider, answer, status
 from tests.writefix import make_tiny
 
 pytestmark = pytest.mark.usefixtures("fast_llm")
@@ -403,19 +404,58 @@ def test_llm_english_in_persian_field_then_duplicate_focus_then_good(
     assert "same as chunk 2's" in user_text(provider, 2)
 
 
-def test_llm_persistently_bad_answers_are_a_failure(provider: FakeProvider) -> None:
+@pytest.mark.parametrize(
+    "topic",
+    ["auto", "2017-08-31T10:54:00.163Z", "1024"],
+)
+def test_llm_persistently_unspecific_answers_fall_back_to_the_heuristic(
+    provider: FakeProvider, topic: str
+) -> None:
+    """Schema-valid answers that say nothing (a placeholder, a timestamp, a number as the
+    topic) are re-asked, then the heuristic analyses the chunk, marked as a fallback."""
+    provider.default = answer({**GOOD[1], "topic_en": topic})
+    backend = make_backend(provider.kind)
+    result = analyse_chunk(ctx(1), backend)
+    assert isinstance(result, ChunkAnalysis) and result.heuristic
+    assert result == analyse_chunk(ctx(1), "heuristic").model_copy(
+        update={"backend_fallback": result.backend_fallback}
+    )
+    why = result.backend_fallback or ""
+    assert why.startswith(f"{provider.kind}: invalid analysis after 3 attempts")
+    assert "topic_en" in why and ("generic" in why or "names nothing specific" in why)
+    assert len(provider.requests) == 3
+    usage = backend.usage.snapshot()
+    assert [(f.role, f.item) for f in usage.fallbacks] == [("analysis", "chunk 1")]
+    role = usage.roles["analysis"]
+    assert (role.items, role.valid_first_time, role.reasks, role.fallbacks) == (1, 0, 2, 1)
+
+
+def test_llm_persistently_bad_answers_are_a_failure_when_strict(provider: FakeProvider) -> None:
     provider.default = answer({**GOOD[1], "topic_en": "auto"})
-    result = analyse_chunk(ctx(1), provider.kind)
+    result = analyse_chunk(ctx(1), make_backend(provider.kind, strict=True))
     assert isinstance(result, AnalysisFailure)
     assert result.backend == provider.kind and result.attempts == 3
     assert "invalid analysis after 3 attempts" in result.error and "generic" in result.error
     assert len(provider.requests) == 3
 
 
-def test_llm_garbage_is_a_failure_not_an_analysis(provider: FakeProvider) -> None:
+def test_llm_garbage_is_never_an_analysis(provider: FakeProvider) -> None:
     provider.default = answer("not json at all")
     result = analyse_chunk(ctx(3), provider.kind)
+    assert isinstance(result, ChunkAnalysis) and result.heuristic
+    assert "no valid answer" in (result.backend_fallback or "")
+    result = analyse_chunk(ctx(3), make_backend(provider.kind, strict=True))
     assert isinstance(result, AnalysisFailure) and "no valid answer" in result.error
+
+
+def test_llm_transport_failure_is_a_failure_not_a_fallback(
+    provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUIRE_BACKEND_MAX_ATTEMPTS", "2")
+    provider.default = status(503)
+    result = analyse_chunk(ctx(3), provider.kind)
+    assert isinstance(result, AnalysisFailure) and "HTTP 503" in result.error
+    assert len(provider.requests) == 2
 
 
 def test_command_backend_analysis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

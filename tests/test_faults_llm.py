@@ -24,6 +24,7 @@ from pipeline_utils import local_runtime, outputs, run_embedded
 from quire.shared.config import RunSettings
 from quire.shared.plan import Candidate, Plan
 from quire.shared.session import Session
+from quire.workers.llm.structured import forget_modes
 from quire.workers.runtime import Runtime
 
 SETTINGS = RunSettings(output_format="markdown", backend="openai")
@@ -33,6 +34,7 @@ REASKS = 2  # re-asks after invalid answers (QUIRE_BACKEND_REASKS), and per-task
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[SmartProvider]:
+    forget_modes()  # a new server may get the port (the endpoint) of an earlier test's
     with SmartProvider() as server:
         for key, value in {
             "OPENAI_API_KEY": "sk-faults-test-key",
@@ -72,6 +74,25 @@ def candidate_ids(rt: Runtime, s: Session) -> set[str]:
 
 def review_report(rt: Runtime, s: Session) -> dict:
     return json.loads(rt.store.get(f"docs/{s.doc_id}/out/semantic-review-report.json"))
+
+
+def manifest_of(rt: Runtime, s: Session) -> dict:
+    return json.loads(rt.store.get(f"docs/{s.doc_id}/out/manifest.json"))
+
+
+def analyses_of(rt: Runtime, s: Session) -> list[dict]:
+    found = outputs(rt, s.doc_id)
+    return [json.loads(v) for k, v in sorted(found.items()) if k.startswith("analysis/")]
+
+
+def content(rt: Runtime, s: Session) -> dict[str, bytes]:
+    """The outputs, with the report's backend usage (latencies, faults, the server's
+    address) left out: what the document says, not what producing it cost."""
+    found = outputs(rt, s.doc_id)
+    report = review_report(rt, s)
+    report.pop("backend_usage")
+    found["semantic-review-report.json"] = json.dumps(report, sort_keys=True).encode()
+    return found
 
 
 def assert_cuts_are_candidates(rt: Runtime, s: Session, *, some: bool = True) -> Plan:
@@ -114,16 +135,19 @@ def test_429_storm_is_retried_and_the_document_is_unchanged(
 
         os.environ["OPENAI_BASE_URL"] = calm.base_url
         _, undisturbed = run(tmp_path / "calm", book)
-        calm_outputs = outputs(local_runtime(tmp_path / "calm"), undisturbed.doc_id)
+        calm_outputs = content(local_runtime(tmp_path / "calm"), undisturbed)
         os.environ["OPENAI_BASE_URL"] = llm_url
     storm = Reply(**{**status(429).__dict__, "headers": {"retry-after-ms": "20"}})
     for task in ("ReviewAnswer", "DecisionAnswer", "AnalysisAnswer", "IndexAnswer"):
         llm.scripts[task].extend([storm] * (MAX_ATTEMPTS - 1))  # one short of giving up
     rt, s = run(tmp_path / "storm", book)
     assert s.state == "complete", s.error
-    assert outputs(rt, s.doc_id) == calm_outputs
+    assert content(rt, s) == calm_outputs
     assert llm.count("ReviewAnswer") == 9 + MAX_ATTEMPTS - 1
     assert llm.count("IndexAnswer") == 1 + MAX_ATTEMPTS - 1
+    roles = review_report(rt, s)["backend_usage"]["roles"]
+    assert roles["index"]["transport_faults"] == MAX_ATTEMPTS - 1
+    assert roles["index"]["fallbacks"] == 0 and roles["index"]["valid_first_time"] == 1
 
 
 def test_429_forever_gives_up_after_bounded_retries_and_records_the_failures(
@@ -185,10 +209,23 @@ def test_malformed_json_is_reasked_then_recorded(
     report = review_report(rt, s)
     assert report["failed"] == 0 and report["reviewed"] == 3  # re-asked, then fine
     assert llm.count("ReviewAnswer") == 9 + REASKS + 1
-    assert (s.state, s.error_code) == ("failed", "error"), (s.state, s.error)
-    assert s.error and "not valid JSON" in s.error
-    # per analysis: 1 + REASKS asks inside the backend, each re-asked by the analyser
-    assert llm.count("AnalysisAnswer") <= 4 * (1 + REASKS) * (1 + REASKS)
+    # prose without JSON never became an analysis: after its re-asks each chunk was
+    # analysed by the heuristic instead, and the document completes, marked as such
+    assert s.state == "complete", s.error
+    analyses = analyses_of(rt, s)
+    assert len(analyses) == 4 and all(a["backend"] == "heuristic" for a in analyses)
+    assert all("not valid JSON" in a["backend_fallback"] for a in analyses)
+    assert llm.count("AnalysisAnswer") == 4 * (1 + REASKS)  # bounded per chunk
+    fallbacks = manifest_of(rt, s)["backend_fallbacks"]
+    assert [f["item"] for f in fallbacks][:4] == [f"chunk {n}" for n in range(1, 5)]
+    assert {f["role"] for f in fallbacks[:4]} == {"analysis"}
+    # the heuristic analyses have no Persian, so the fake's index (which copies the given
+    # topics) has none either: refused, re-asked, then the heuristic's index
+    assert [(f["role"], f["item"]) for f in fallbacks[4:]] == [("index", "study index")]
+    assert "topic_fa" in fallbacks[4]["reason"]
+    roles = review_report(rt, s)["backend_usage"]["roles"]
+    assert roles["analysis"]["fallbacks"] == 4 and roles["analysis"]["reasks"] == 4 * REASKS
+    assert roles["review"]["fallbacks"] == 0 and roles["review"]["reasks"] == REASKS + 1
 
 
 @pytest.mark.parametrize("bad_id", ["el-999999", "el-000001"])
@@ -240,11 +277,13 @@ def test_prompt_injection_cannot_move_a_cut_or_break_the_contract(
     assert all(c.last_id != "el-000001" for c in plan.chunks)
     hijacked = [c for c in plan.chunks[:-1] if "el-000001" in c.end_reason]
     assert hijacked and all(c.end_decider == "global" for c in hijacked)
-    # "OK" instead of JSON never became a vote: recorded as review failures
-    failures = [f for o in review_report(rt, s)["outcomes"] for f in o["failures"]]
-    assert failures and all("not valid JSON" in f["error"] for f in failures)
-    # and never became an analysis: the document fails with that reason
-    assert (s.state, s.error_code) == ("failed", "error"), (s.state, s.error)
-    assert s.error and "not valid JSON" in s.error
+    # "OK" instead of JSON never became a vote: the heuristic voted in its place
+    votes = [v for o in review_report(rt, s)["outcomes"] for v in o["votes"]]
+    replaced = [v for v in votes if v["backend_fallback"]]
+    assert replaced and all("not valid JSON" in v["backend_fallback"] for v in replaced)
+    assert all(v["backend"] == "heuristic" for v in replaced)
+    # and never became an analysis: the heuristic analysed those chunks; nothing is lost
+    assert s.state == "complete", s.error
+    assert any("not valid JSON" in (a["backend_fallback"] or "") for a in analyses_of(rt, s))
     for name, data in outputs(rt, s.doc_id).items():
         assert b"As instructed" not in data, name

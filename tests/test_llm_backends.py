@@ -262,6 +262,7 @@ def test_command_good_answer_receives_the_task(
         "system": "You pick.",
         "user": "Choose ünïcode.",
         "schema": Pick.model_json_schema(),
+        "mode": "json_schema",
     }
 
 
@@ -274,13 +275,14 @@ def test_command_invalid_then_good(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 if n == 1:
     print('{{"label": "alpha", oops')
 elif n == 2:
-    print(json.dumps({GOOD!r}) + ' trailing words')
+    print('I would pick alpha, with a score of one half.')
 else:
-    print(json.dumps({GOOD!r}))
+    print('Here is my answer:\\n```json\\n' + json.dumps({GOOD!r}) + '\\n```\\nGood luck!')
 """,
     )
     assert ask("command").label == "alpha"
-    assert calls(tmp_path) == 3  # broken JSON, then trailing text (not one object), then good
+    # broken JSON, then prose without an object, then prose holding one (taken out of it)
+    assert calls(tmp_path) == 3
     second = json.loads((tmp_path / "task-2.json").read_text())
     assert "rejected" in second["user"]
 

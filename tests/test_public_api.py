@@ -38,7 +38,8 @@ SIGNATURES = {
     "split": "(path: 'str | Path', out: 'str | Path', *, output_format: 'OutputFormat' = "
     "'markdown', backend: 'Backend | None' = None, min_pages: 'float' = 5, "
     "max_pages: 'float' = 12, overlap_pages: 'int' = 1, ocr: 'OcrMode | None' = None, "
-    "ocr_lang: 'str | None' = None, strict: 'bool' = False, decider: 'Decider' = 'backend', "
+    "ocr_lang: 'str | None' = None, strict: 'bool' = False, "
+    "strict_backend: 'bool | None' = None, decider: 'Decider' = 'backend', "
     "force: 'bool' = False, processes: 'int | None' = None, "
     "on_progress: 'Progress | None' = None) -> 'SplitResult'",
     "parse": "(path: 'str | Path', *, ocr: 'OcrMode | None' = None, ocr_lang: 'str | None' = "

@@ -31,6 +31,7 @@ from quire.workers.boundaries.candidates import is_safe_gap, safe_candidates
 from quire.workers.boundaries.decisions import HeuristicDecider
 from quire.workers.boundaries.planner import plan_document
 from quire.workers.boundaries.scoring import score_candidates
+from quire.workers.llm import make_backend
 from quire.workers.verify import verify_output
 from quire.workers.verify.plan import check_plan, ranges_from_plan
 from quire.workers.write import save_files, write_all
@@ -161,11 +162,19 @@ def test_llm_decider_must_answer_a_listed_id(provider: FakeProvider) -> None:
     assert "el-000007 is not a listed cut inside chunk 1" in again
 
 
-def test_llm_decider_without_a_valid_choice_fails(provider: FakeProvider) -> None:
+def test_llm_decider_without_a_valid_choice_falls_back_to_the_heuristic(
+    provider: FakeProvider,
+) -> None:
     provider.default = answer({"after_id": "el-000001", "reason": "after the first heading"})
-    with pytest.raises(BackendError, match="no valid repair choice"):
-        make_repair_decider(provider.kind).decide(repair_context(DOC, WHOLE, CANDS, 1))
+    context = repair_context(DOC, WHOLE, CANDS, 1)
+    choice = make_repair_decider(provider.kind).decide(context)
+    heuristic = HeuristicRepairDecider().decide(context)
+    assert (choice.after_id, choice.decider) == (heuristic.after_id, "heuristic")
+    assert choice.reason.startswith(heuristic.reason) and "no valid repair choice" in choice.reason
     assert len(provider.requests) == 3
+    strict = make_repair_decider(make_backend(provider.kind, strict=True))
+    with pytest.raises(BackendError, match="no valid repair choice"):
+        strict.decide(context)
 
 
 # --- the split ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import pytest
 from quire.shared.errors import BackendError
 from quire.shared.ir import assign_ids, make_element
 from quire.shared.plan import REVIEW_ROLES, ReviewFailure, ReviewRole, ReviewTask, ReviewVote
+from quire.workers.llm import make_backend
 from quire.workers.review import (
     HeuristicReviewer,
     InvalidVote,
@@ -363,21 +364,41 @@ def test_rule_breaking_vote_is_reasked_with_the_rule(provider: FakeProvider) -> 
     assert "on the other side" in provider.requests[1].body["messages"][-1]["content"]
 
 
-def test_persistent_garbage_is_a_failure_not_a_vote(provider: FakeProvider) -> None:
+def test_persistent_garbage_is_never_the_backends_vote(provider: FakeProvider) -> None:
+    """Garbage after the re-asks: the heuristic votes instead, marked; a strict backend
+    fails instead."""
     provider.default = answer("garbage")
     result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
-    assert isinstance(result, ReviewFailure)
-    assert result.backend == provider.kind and "no valid answer" in result.error
+    assert isinstance(result, ReviewVote) and result.backend == "heuristic"
+    assert result == heuristic_vote(CHANGE, "transition", BY_ID).model_copy(
+        update={"backend_fallback": result.backend_fallback}
+    )
+    assert (result.backend_fallback or "").startswith(f"{provider.kind}: invalid vote")
+    assert "no valid answer" in (result.backend_fallback or "")
     assert len(provider.requests) == 3
+    strict = LLMReviewer(make_backend(provider.kind, strict=True))
+    with pytest.raises(BackendError, match=r"no valid transition vote .* \(strict\)"):
+        strict.vote(CHANGE, "transition", BY_ID)
 
 
-def test_persistently_generic_votes_are_a_failure(provider: FakeProvider) -> None:
+def test_persistently_generic_votes_fall_back_to_the_heuristic(provider: FakeProvider) -> None:
     provider.default = answer({**GOOD_VOTE, "reason": "new topic"})
     result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
-    assert isinstance(result, ReviewFailure) and "too short" in result.error
+    assert isinstance(result, ReviewVote) and result.backend == "heuristic"
+    assert "too short" in (result.backend_fallback or "")
     assert len(provider.requests) == 3
-    outcome = combine(CHANGE.after_id, [], [result])
-    assert outcome.decision == "failed" and outcome.votes == []
+    outcome = combine(CHANGE.after_id, [result])
+    assert outcome.votes == [result] and outcome.failures == []
+
+
+def test_transport_failure_is_a_failure_not_a_vote(
+    provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUIRE_BACKEND_MAX_ATTEMPTS", "2")
+    provider.default = status(503)
+    result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
+    assert isinstance(result, ReviewFailure) and "HTTP 503" in result.error
+    assert len(provider.requests) == 2
 
 
 def test_review_all_respects_the_concurrency_limit(

@@ -30,6 +30,7 @@ from quire.workers.analysis import (
     validate_index,
     validate_index_answer,
 )
+from quire.workers.llm import make_backend
 from quire.workers.write import write_all
 from tests.analysisfix import GOOD, good_analysis, offline_run, sample_doc, sample_plan
 from tests.llm_servers import FakeProvider, answer
@@ -348,11 +349,19 @@ def test_llm_index_over_the_wire_with_a_reask(provider: FakeProvider) -> None:
     assert "lines: chunks left out: [3]" in again
 
 
-def test_llm_index_persistently_invalid_is_an_error(provider: FakeProvider) -> None:
+def test_llm_index_persistently_invalid_falls_back_to_the_heuristic(
+    provider: FakeProvider,
+) -> None:
     provider.default = answer(_broken(lambda d: d["lines"][0].update(link="missing.md")))
-    with pytest.raises(BackendError, match="no valid study index"):
-        author_index(CTX, provider.kind)
+    index = author_index(CTX, provider.kind)
+    assert index == heuristic_index(CTX).model_copy(
+        update={"backend_fallback": index.backend_fallback}
+    )
+    assert "no valid study index" in (index.backend_fallback or "")
+    assert "missing.md" in (index.backend_fallback or "")
     assert len(provider.requests) == 3
+    with pytest.raises(BackendError, match="no valid study index"):
+        author_index(CTX, make_backend(provider.kind, strict=True))
 
 
 # --- corpus: the whole offline path ------------------------------------------------------

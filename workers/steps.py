@@ -34,11 +34,18 @@ from quire.shared.session import DocState, Session
 from quire.shared.states import FINISH
 from quire.shared.store import NotFound, ObjectStore
 from quire.shared.text import sha256_bytes
+from quire.workers.backend_runs import (
+    fallbacks_so_far,
+    keep_usage,
+    llm_backend,
+    write_review_report,
+)
 from quire.workers.runtime import Runtime
 
 if TYPE_CHECKING:
     from quire.workers.analysis.book_terms import BookIndexData
     from quire.workers.analysis.context import DocumentStats
+    from quire.workers.llm import RetryingBackend
 
 REVIEW_BATCH = {"heuristic": 100}  # review tasks per part; LLM backends get small batches
 OFFLINE_ANALYSIS = ("heuristic",)  # backends whose analyses run in the planning step
@@ -351,14 +358,17 @@ def _score(rt: Runtime, s: Session, part: str) -> str:
 
 
 def _review(rt: Runtime, s: Session, part: str) -> str:
-    from quire.workers.review import make_reviewer, review_all
+    from quire.workers.review import LLMReviewer, make_reviewer, review_all
 
     tasks = _tasks.validate_json(rt.store.get(work(s, "review-tasks.json")))
     size = REVIEW_BATCH.get(s.settings.backend, LLM_REVIEW_BATCH)
     index = int(part.split("-")[1])
     batch = tasks[index * size : (index + 1) * size]
     doc = load_doc(rt, s)
-    outcomes = review_all(batch, doc.by_id(), make_reviewer(s.settings.backend))
+    llm = llm_backend(s)
+    reviewer = LLMReviewer(llm) if llm else make_reviewer(s.settings.backend)
+    outcomes = review_all(batch, doc.by_id(), reviewer)
+    keep_usage(rt, s, part, llm)
     key = work(s, f"reviews/{part}.json")
     rt.store.put(key, _outcomes.dump_json(outcomes))
     return key
@@ -384,7 +394,7 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
         "failed": sum(o.decision == "failed" for o in outcomes),
         "outcomes": _outcomes.dump_python(outcomes, mode="json"),
     }
-    _put_json(rt, out(s, "semantic-review-report.json"), report)
+    write_review_report(rt, s, report)
     if s.settings.decider == "agent":
         return PartResult(out(s, "semantic-review-report.json"), goto="awaiting_decision")
     by_cut = {o.after_id: o for o in outcomes}
@@ -394,8 +404,12 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
         # titles) now, so the chunks are written once, with their final titles.
         plan = _settle(rt, s, doc, plan, candidates)
     else:  # the LLM decider adjudicates each boundary of the global plan
-        decider = make_decider(s.settings.backend)
+        llm = llm_backend(s)
+        assert llm is not None
+        decider = make_decider(llm)
         plan = plan_document(doc, candidates, by_cut, s.settings.plan, decider, guided=True)
+        keep_usage(rt, s, part, llm)
+        write_review_report(rt, s, report)  # now with the decisions' usage
     key = save_plan(rt, s, plan)
     return PartResult(key, artifacts={"plan": key})
 
@@ -419,6 +433,7 @@ def _write(rt: Runtime, s: Session, part: str) -> str:
             formats=formats,
             overlap_pages=s.settings.overlap_pages,
         )
+        manifest.backend_fallbacks = fallbacks_so_far(rt, s)
         rt.store.put(out(s, "manifest.json"), dump_manifest(manifest))
         return out(s, "manifest.json")
     written_entries: list[ManifestChunk] = []
@@ -509,14 +524,17 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
     doc, plan = load_doc(rt, s), load_plan(rt, s)
     candidates = load_candidates(rt, s)
     stats = load_stats(rt, s, doc, candidates)
+    llm = llm_backend(s)
+    backend = llm or s.settings.backend
     if part != FINISH:
         chunks = [plan.chunks[n - 1] for n in part_chunks(part)]
         for chunk in chunks:
             if chunk.kind != "study" or rt.store.exists(analysis_key(s, chunk)):
                 continue  # analysed before this part was formed, or by its last delivery
             context = build_context(doc, plan, chunk.number, candidates=candidates, stats=stats)
-            result = analyse_chunk(context, s.settings.backend)
+            result = analyse_chunk(context, backend)
             rt.store.put(analysis_key(s, chunk), result.model_dump_json().encode())
+        keep_usage(rt, s, part, llm)
         return analysis_key(s, chunks[0])
     # fan-in: chunks analysed in parallel never saw each other, so check them together
     analyses: list[ChunkAnalysis] = []
@@ -531,8 +549,9 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
             try:
                 result = check_analysis(result, context, analyses)
             except QuireError:
-                result = analyse_chunk(context, s.settings.backend, others=analyses)
+                result = analyse_chunk(context, backend, others=analyses)
                 rt.store.put(analysis_key(s, chunk), result.model_dump_json().encode())
+                keep_usage(rt, s, part, llm)
         if isinstance(result, AnalysisFailure):
             raise QuireError(
                 f"analysis of chunk {chunk.number} failed after "
@@ -586,7 +605,9 @@ def _repair(rt: Runtime, s: Session, part: str) -> PartResult:
     doc, plan = load_doc(rt, s), load_plan(rt, s)
     requested = set(json.loads(rt.store.get(s.artifacts["repair"]))["chunks"])
     redo = {(c.first_id, c.last_id) for c in plan.chunks if c.number in requested}
-    settled = _settle(rt, s, doc, plan, load_candidates(rt, s), redo=redo)
+    llm = llm_backend(s)
+    settled = _settle(rt, s, doc, plan, load_candidates(rt, s), redo=redo, backend=llm)
+    keep_usage(rt, s, s.artifacts["repair"][-21:-5], llm)
     key = replace_plan(rt, s, settled)
     return PartResult(key, artifacts={"plan": key})
 
@@ -598,6 +619,7 @@ def _settle(
     plan: Plan,
     candidates: list[Candidate],
     redo: Collection[tuple[str, str]] | None = None,
+    backend: RetryingBackend | None = None,
 ) -> Plan:
     """`settle` the plan, reusing every analysis stored for a range and storing the ones it
     makes, with a marker per repaired range. Ranges with a marker are not repaired again,
@@ -620,7 +642,7 @@ def _settle(
         doc,
         plan,
         candidates,
-        s.settings.backend,
+        backend or s.settings.backend,
         known=known,
         repaired=repaired,
         stats=load_stats(rt, s, doc, candidates),
@@ -644,7 +666,8 @@ def _index(rt: Runtime, s: Session, part: str) -> str:
         c.number: a for c in plan.chunks if isinstance(a := load_analysis(rt, s, c), ChunkAnalysis)
     }
     context = index_context(manifest, analyses, doc=doc)
-    files = render_index(context, author_index(context, s.settings.backend))
+    llm = llm_backend(s)
+    files = render_index(context, author_index(context, llm or s.settings.backend))
     validate_index(
         context,
         en=files["study-index-en.md"],
@@ -653,4 +676,9 @@ def _index(rt: Runtime, s: Session, part: str) -> str:
     )
     for name, text in files.items():
         rt.store.put(out(s, name), text.encode("utf-8"))
+    keep_usage(rt, s, part, llm)
+    if llm is not None:  # the whole run's usage and fallbacks, now that they are known
+        write_review_report(rt, s)
+        manifest.backend_fallbacks = fallbacks_so_far(rt, s)
+        rt.store.put(out(s, "manifest.json"), dump_manifest(manifest))
     return out(s, "study-index-en.md")

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from quire.shared.analysis import ChunkAnalysis
+from quire.shared.backend_usage import BackendUsage
 from quire.shared.config import RunSettings
 from quire.shared.ir import OutlineEntry, SkippedPage
 from quire.shared.manifest import Finding
@@ -140,6 +141,8 @@ class ReviewReport(_Out):
     confirmed_changes: int
     failed: int
     outcomes: list[ReviewOutcome]
+    # with an LLM backend: modes used and refused, calls, re-asks and fallbacks per role
+    backend_usage: BackendUsage | None = None
 
 
 class BatchSummary(_Out):

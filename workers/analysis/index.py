@@ -45,7 +45,7 @@ from quire.workers.analysis.heuristic import clean_heading
 from quire.workers.analysis.validate import english_problem, generic_problem, persian_problem
 from quire.workers.boundaries.candidates import plain_text
 from quire.workers.llm import JsonBackend, make_backend
-from quire.workers.llm.base import with_feedback
+from quire.workers.llm.base import ask_checked, is_strict, note_fallback
 
 REASKS = 2
 INDEX_KEY_TERMS = 6  # key terms a study index row names
@@ -546,30 +546,34 @@ def heuristic_index(context: IndexContext) -> StudyIndex:
 def author_index(
     context: IndexContext, backend: str | JsonBackend, *, reasks: int = REASKS
 ) -> StudyIndex:
-    """The study index by "heuristic" or an LLM backend (re-asked with the broken rules);
-    BackendError when the LLM gives no valid index."""
+    """The study index by "heuristic" or an LLM backend (re-asked with the broken rules).
+    An LLM that answers, but never with a valid index, is replaced by the heuristic's
+    index, marked `backend_fallback`; BackendError when it gives no answer at all, or
+    when the backend is strict."""
     if context.unread:
         raise ValidationFailedError(f"indexes refused: unread chunks {context.unread}")
     if backend == "heuristic":
         return heuristic_index(context)
-    if isinstance(backend, str):
-        backend = make_backend(backend)
-    user = index_prompt(context)
-    feedback: str | None = None
-    for _ in range(1 + reasks):
-        answer = backend.ask(
-            system=INDEX_SYSTEM,
-            user=with_feedback(user, feedback),
-            schema=IndexAnswer,
-            task="index",
-        )
-        try:
-            return validate_index_answer(context, answer, backend.name)
-        except ValidationFailedError as exc:
-            feedback = exc.message
-    raise BackendError(
-        f"{backend.name} gave no valid study index after {1 + reasks} attempts: {feedback}"
+    llm = make_backend(backend) if isinstance(backend, str) else backend
+    got = ask_checked(
+        llm,
+        system=INDEX_SYSTEM,
+        user=index_prompt(context),
+        schema=IndexAnswer,
+        task="index",
+        check=lambda answer: validate_index_answer(context, answer, llm.name),
+        refused=ValidationFailedError,
+        reasks=reasks,
     )
+    if got.value is not None:
+        return got.value
+    if got.backend_failed:
+        raise BackendError(got.error)
+    why = f"{llm.name} gave no valid study index after {got.attempts} attempts: {got.error}"
+    if is_strict(llm):
+        raise BackendError(f"{why} (strict)")
+    note_fallback(llm, "index", "study index", why)
+    return heuristic_index(context).model_copy(update={"backend_fallback": why[:600]})
 
 
 # --- Markdown ----------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from quire.workers.boundaries.decisions import check_reason
 from quire.workers.boundaries.planner import chunk_title
 from quire.workers.boundaries.session_titles import study_titles
 from quire.workers.llm import JsonBackend, make_backend
-from quire.workers.llm.base import with_feedback
+from quire.workers.llm.base import ask_checked, is_strict, note_fallback
 
 REASKS = 2
 
@@ -228,31 +228,39 @@ class LLMRepairDecider:
         self.reasks = reasks
 
     def decide(self, context: RepairContext) -> RepairChoice:
-        """The validated choice; BackendError when no valid one comes back."""
+        """The validated choice. When the backend answers, but never validly, the
+        heuristic's choice (its reason says so); BackendError when it gives no answer at
+        all, or when the backend is strict."""
         if not context.candidates:
             raise ValidationFailedError(stays_whole(context))
-        user = repair_prompt(context)
-        feedback: str | None = None
-        for _ in range(1 + self.reasks):
-            answer = self.backend.ask(
-                system=REPAIR_SYSTEM,
-                user=with_feedback(user, feedback),
-                schema=RepairAnswer,
-                task="repair",
-            )
-            try:
-                return validate_repair_choice(
-                    context,
-                    RepairChoice(
-                        after_id=answer.after_id.strip(), reason=answer.reason, decider=self.name
-                    ),
-                )
-            except ValidationFailedError as exc:
-                feedback = exc.message
-        raise BackendError(
-            f"{self.name} gave no valid repair choice for chunk "
-            f"{context.chunk} after {1 + self.reasks} attempts: {feedback}"
+        got = ask_checked(
+            self.backend,
+            system=REPAIR_SYSTEM,
+            user=repair_prompt(context),
+            schema=RepairAnswer,
+            task="repair",
+            check=lambda answer: validate_repair_choice(
+                context,
+                RepairChoice(
+                    after_id=answer.after_id.strip(), reason=answer.reason, decider=self.name
+                ),
+            ),
+            refused=ValidationFailedError,
+            reasks=self.reasks,
         )
+        if got.value is not None:
+            return got.value
+        if got.backend_failed:
+            raise BackendError(got.error)
+        why = (
+            f"{self.name} gave no valid repair choice for chunk {context.chunk} after "
+            f"{got.attempts} attempts: {got.error}"
+        )
+        if is_strict(self.backend):
+            raise BackendError(f"{why} (strict)")
+        note_fallback(self.backend, "repair", f"chunk {context.chunk}", why)
+        choice = HeuristicRepairDecider().decide(context)
+        return choice.model_copy(update={"reason": f"{choice.reason} ({why[:160]})"})
 
 
 def make_repair_decider(backend: str | JsonBackend) -> RepairDecider:

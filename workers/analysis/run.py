@@ -1,9 +1,11 @@
 """Analyse one chunk with a backend: the heuristic, or an LLM through any JsonBackend.
 
 `analyse_chunk` is the unit one Celery task runs: pure apart from the backend call. An
-answer that breaks a rule (see `validate`) is re-asked with the broken rules quoted; a
-backend that gives no valid answer after its retries, or keeps breaking the rules after
-`reasks` re-asks, yields an `AnalysisFailure`, never an analysis.
+answer that breaks a rule (see `validate`) is re-asked with the broken rules quoted. A
+backend that gives no answer after its retries (server down, timeouts) yields an
+`AnalysisFailure`; one that keeps answering invalidly or unspecifically after `reasks`
+re-asks is replaced by the heuristic's analysis, marked `backend_fallback` (a strict
+backend yields the `AnalysisFailure` instead).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from quire.workers.analysis.heuristic import NAME as HEURISTIC
 from quire.workers.analysis.heuristic import heuristic_analysis
 from quire.workers.analysis.validate import AnalysisAnswer, InvalidAnalysis, validate_answer
 from quire.workers.llm import JsonBackend, make_backend
-from quire.workers.llm.base import ask_checked
+from quire.workers.llm.base import ask_checked, is_strict, note_fallback
 
 REASKS = 2  # extra asks after an answer that breaks the analysis rules
 CONTENT_CHARS = 120_000  # the whole chunk, unless it is huge (then head and tail)
@@ -112,16 +114,33 @@ def analyse_with(
     )
     if got.value is not None:
         return got.value
+    error = got.error if got.backend_failed else f"invalid analysis after {got.attempts} attempts"
+    if not got.backend_failed:
+        error += f": {got.error}"
+        fallback = None if is_strict(backend) else _fallback(backend, context, others, error)
+        if fallback is not None:
+            return fallback
     return AnalysisFailure(
         chunk=context.chunk,
         first_id=context.first_id,
         last_id=context.last_id,
         backend=backend.name,
         attempts=got.attempts,
-        error=got.error
-        if got.backend_failed
-        else (f"invalid analysis after {got.attempts} attempts: {got.error}"),
+        error=error,
     )
+
+
+def _fallback(
+    backend: JsonBackend, context: AnalysisContext, others: list[ChunkAnalysis], why: str
+) -> ChunkAnalysis | None:
+    """The heuristic's analysis of a chunk the backend could not analyse (None if the
+    heuristic cannot either: then the backend's failure stands)."""
+    try:
+        analysis = heuristic_analysis(context, others)
+    except InvalidAnalysis:
+        return None
+    note_fallback(backend, "analysis", f"chunk {context.chunk}", why)
+    return analysis.model_copy(update={"backend_fallback": f"{backend.name}: {why}"[:600]})
 
 
 def analyse_chunk(

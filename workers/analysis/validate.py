@@ -276,6 +276,13 @@ def normal_words(text: str) -> list[str]:
     return _WORDS.findall(text)
 
 
+def _is_name(word: str) -> bool:
+    """A word, not a number or code: two letters or more, and more letters than digits
+    ("IPv6" and "utf8" are names, "31t10" and "163z" of a timestamp are not)."""
+    letters = sum(c.isalpha() for c in word)
+    return letters >= 2 and letters > sum(c.isdigit() for c in word)
+
+
 def generic_problem(text: str, field: Field_, lang: Lang) -> str | None:
     """Why `text` is too short, a placeholder, a label or a template, or None."""
     flat = " ".join(text.split())
@@ -299,7 +306,8 @@ def generic_problem(text: str, field: Field_, lang: Lang) -> str | None:
             "is learned instead"
         )
     specific = [w for w in words if w not in _FILLER and not w.isdigit()]
-    if not specific:
+    if not specific or not any(_is_name(w) for w in specific):
+        # a timestamp, number or code ("2017-08-31T10:54:00.163Z") names no subject
         return f"{flat!r} names nothing specific"
     if field != "topic" and len(set(specific)) < 2:
         return f"{flat!r} names almost nothing specific"

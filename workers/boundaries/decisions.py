@@ -107,6 +107,7 @@ class Decision(_Model):
     evidence: list[str] = []
     decider: str
     start_id: str | None = None  # the context it answers; checked when given
+    backend_fallback: str | None = None  # the LLM's answer was refused: why
 
 
 class Decider(Protocol):

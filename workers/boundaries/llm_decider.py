@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from quire.shared.errors import ValidationFailedError
+from quire.shared.errors import BackendError, ValidationFailedError
 from quire.workers.boundaries.decisions import (
     BoundaryContext,
     Decision,
@@ -27,7 +27,7 @@ from quire.workers.boundaries.decisions import (
     validate_decision,
 )
 from quire.workers.llm import JsonBackend
-from quire.workers.llm.base import ask_checked
+from quire.workers.llm.base import ask_checked, is_strict, note_fallback
 
 log = logging.getLogger("quire.decider")
 REASKS = 2
@@ -100,6 +100,9 @@ class LLMDecider:
         if got.value is not None:
             return got.value
         problem = f"backend failed: {got.error}" if got.backend_failed else got.error
+        item = f"chunk {context.chunk_number} from {context.start_id}"
+        if is_strict(self.backend) and not got.backend_failed:
+            raise BackendError(f"{self.name} gave no valid decision for {item} (strict): {problem}")
         rec = context.recommendation
         log.warning(
             "%s decider gave no valid decision (%s); using the %s",
@@ -107,6 +110,7 @@ class LLMDecider:
             problem,
             "global plan's choice" if rec else "heuristic",
         )
+        note_fallback(self.backend, "decide", item, problem)
         if rec is not None:
             fallback = Decision(
                 action="cut",
@@ -121,14 +125,18 @@ class LLMDecider:
         return fallback.model_copy(
             update={
                 "reason": f"{fallback.reason} (the {self.name} decider's answer was refused: "
-                f"{problem[:160]})"
+                f"{problem[:160]})",
+                "backend_fallback": f"{self.name}: {problem}"[:600],
             }
         )
 
 
-def make_decider(backend: str) -> HeuristicDecider | LLMDecider:
+def make_decider(backend: str | JsonBackend) -> HeuristicDecider | LLMDecider:
+    """ "heuristic", a JsonBackend name, or a JsonBackend instance."""
     if backend == "heuristic":
         return HeuristicDecider()
-    from quire.workers.llm import make_backend
+    if isinstance(backend, str):
+        from quire.workers.llm import make_backend
 
-    return LLMDecider(make_backend(backend))
+        backend = make_backend(backend)
+    return LLMDecider(backend)

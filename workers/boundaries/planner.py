@@ -303,6 +303,7 @@ def _apply(
             reason=decision.reason,
             decider=decision.decider,
             evidence=list(decision.evidence),
+            backend_fallback=decision.backend_fallback,
             # the global plan's choice: what it beat is what this cut beat
             alternative=rec.alternative if rec and rec.after_id == decision.element_id else None,
         )

@@ -7,7 +7,14 @@ one from the environment; see `base.JsonBackend` for the interface.
 from __future__ import annotations
 
 from quire.shared.errors import BackendError, NotInstalledError
-from quire.workers.llm.base import BackendSettings, JsonBackend, RetryingBackend
+from quire.workers.llm.base import (
+    BackendSettings,
+    JsonBackend,
+    NoValidAnswer,
+    RetryingBackend,
+    is_strict,
+    usage_of,
+)
 from quire.workers.llm.retry import InvalidAnswer, RetryPolicy, TransientFault
 
 JSON_BACKENDS = ("openai", "anthropic", "command")
@@ -21,21 +28,33 @@ def check_installed(name: str) -> None:
         raise NotInstalledError(f"the {name} backend needs its SDK: pip install 'quire[{name}]'")
 
 
-def make_backend(name: str, *, settings: BackendSettings | None = None) -> JsonBackend:
-    """ "openai" | "anthropic" | "command", configured from the environment."""
+def make_backend(
+    name: str, *, settings: BackendSettings | None = None, strict: bool = False
+) -> RetryingBackend:
+    """ "openai" | "anthropic" | "command", configured from the environment. `strict`:
+    the roles fail an item the backend cannot answer validly instead of falling back to
+    the offline heuristic (`--strict-backend`)."""
     check_installed(name)
+    backend: RetryingBackend
     if name == "openai":
         from quire.workers.llm.openai_backend import OpenAIBackend
 
-        return OpenAIBackend(settings=settings)
-    if name == "anthropic":
+        backend = OpenAIBackend(settings=settings)
+    elif name == "anthropic":
         from quire.workers.llm.anthropic_backend import AnthropicBackend
 
-        return AnthropicBackend(settings=settings)
-    if name == "command":
+        backend = AnthropicBackend(settings=settings)
+    elif name == "command":
         from quire.workers.llm.command_backend import CommandBackend
 
-        return CommandBackend(settings=settings)
+        backend = CommandBackend(settings=settings)
+    else:
+        backend = _unknown(name)
+    backend.strict = strict
+    return backend
+
+
+def _unknown(name: str) -> RetryingBackend:
     if name == "heuristic":
         raise BackendError("'heuristic' is not an LLM backend; use workers.review.make_reviewer")
     raise BackendError(f"unknown backend {name!r}; expected one of {', '.join(JSON_BACKENDS)}")
@@ -47,9 +66,12 @@ __all__ = [
     "BackendSettings",
     "InvalidAnswer",
     "JsonBackend",
+    "NoValidAnswer",
     "RetryPolicy",
     "RetryingBackend",
     "TransientFault",
     "check_installed",
+    "is_strict",
     "make_backend",
+    "usage_of",
 ]

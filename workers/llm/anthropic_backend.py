@@ -11,12 +11,14 @@ from quire.shared.errors import BackendError
 from quire.shared.settings import load_settings
 from quire.workers.llm.base import (
     BackendSettings,
+    Reply,
     RetryingBackend,
     http_fault,
     require_env,
     schema_name,
 )
 from quire.workers.llm.retry import InvalidAnswer, TransientFault
+from quire.workers.llm.structured import Mode
 
 
 class AnthropicBackend(RetryingBackend):
@@ -49,10 +51,12 @@ class AnthropicBackend(RetryingBackend):
             max_retries=0,
             timeout=self.settings.timeout,
         )
+        self._describe(str(self._client.base_url), self.model)
 
     def _request(
-        self, *, system: str, user: str, schema: type[BaseModel], task: str
-    ) -> dict[str, Any]:
+        self, *, system: str, user: str, schema: type[BaseModel], task: str, mode: Mode
+    ) -> Reply:
+        # a forced tool call: the provider enforces the schema (mode is always json_schema)
         tool = schema_name(schema)
         sdk = self._sdk
         try:
@@ -82,7 +86,12 @@ class AnthropicBackend(RetryingBackend):
             if getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == tool:
                 if not isinstance(block.input, dict):
                     raise InvalidAnswer("the tool input is not a JSON object")
-                return dict(block.input)
+                usage = getattr(response, "usage", None)
+                return Reply(
+                    dict(block.input),
+                    prompt_tokens=getattr(usage, "input_tokens", 0) or 0,
+                    completion_tokens=getattr(usage, "output_tokens", 0) or 0,
+                )
         if response.stop_reason == "max_tokens":
             raise InvalidAnswer("the answer was cut off at the token limit")
         raise InvalidAnswer(f"the answer did not call the {tool} tool")

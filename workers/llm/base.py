@@ -34,6 +34,16 @@ from quire.workers.llm.retry import (
     call_with_retries,
     parse_retry_after,
 )
+from quire.workers.llm.structured import (
+    Mode,
+    ModeRefused,
+    extract_json_object,
+    first_mode,
+    learning,
+    next_mode,
+    remember,
+)
+from quire.workers.llm.usage import Outcome, UsageMeter
 
 log = logging.getLogger("quire.llm")
 
@@ -42,11 +52,30 @@ T = TypeVar("T")
 
 
 class JsonBackend(Protocol):
-    """Ask a model for one JSON object matching `schema`; `task` labels the call in logs."""
+    """Ask a model for one JSON object matching `schema`; `task` labels the call in logs.
+
+    Backends built by `make_backend` also carry `usage` (a `UsageMeter`) and `strict`
+    (True: the roles fail an item they cannot answer instead of falling back to the
+    heuristic); read them with `usage_of` and `is_strict`, other backends may lack them."""
 
     name: str
 
     def ask(self, *, system: str, user: str, schema: type[M], task: str) -> M: ...
+
+
+class NoValidAnswer(BackendError):
+    """The backend answered, but never with a valid JSON object for the schema, however
+    often it was re-asked. Unlike a transport failure (server down, timeouts), this is a
+    weak answer: the roles fall back to the offline heuristic for the item."""
+
+
+def usage_of(backend: object) -> UsageMeter | None:
+    usage = getattr(backend, "usage", None)
+    return usage if isinstance(usage, UsageMeter) else None
+
+
+def is_strict(backend: object) -> bool:
+    return bool(getattr(backend, "strict", False))
 
 
 @dataclass(frozen=True)
@@ -166,12 +195,13 @@ def http_fault(
 
 
 def parse_answer(raw: str | bytes | dict[str, Any], schema: type[M]) -> M:
-    """Validate a provider's answer; anything unusable becomes `InvalidAnswer` (re-ask)."""
+    """Validate a provider's answer; anything unusable becomes `InvalidAnswer` (re-ask).
+    A text answer may hold its JSON object inside prose or a code fence."""
     try:
         if isinstance(raw, dict):
             return schema.model_validate(raw)
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(extract_json_object(text), parse_constant=_reject_constant)
         if not isinstance(data, dict):
             raise InvalidAnswer(f"expected one JSON object, got {type(data).__name__}")
         return schema.model_validate(data)
@@ -204,6 +234,8 @@ class Checked(Generic[T]):
     value: T | None
     error: str  # the backend's error, or the rule the last answer broke ("" with a value)
     attempts: int
+    # True: no answer at all (transport failure, refused request); False without a value:
+    # the answers were invalid or broke the rules every time (a weak answer: fall back)
     backend_failed: bool = False
 
 
@@ -220,20 +252,43 @@ def ask_checked(
 ) -> Checked[T]:
     """Ask, and while `check` refuses the answer (raising `refused`), ask again with the
     broken rule in the prompt, 1 + `reasks` times at most. A backend error ends it at once
-    (the backend has already retried its own faults)."""
+    (the backend has already retried its own faults and re-asked off-schema answers)."""
+    usage = usage_of(backend)
     feedback: str | None = None
     for attempt in range(1, reasks + 2):
+        if usage is not None:
+            usage.start_ask()
         try:
             answer = backend.ask(
                 system=system, user=with_feedback(user, feedback), schema=schema, task=task
             )
         except BackendError as exc:
-            return Checked(None, str(exc), attempt, backend_failed=True)
+            if usage is not None:
+                usage.item(task, first_time=False, answered=False)
+            weak = isinstance(exc, NoValidAnswer)
+            return Checked(None, str(exc), attempt, backend_failed=not weak)
         try:
-            return Checked(check(answer), "", attempt)
+            value = check(answer)
         except refused as exc:
             feedback = str(exc)
+            if usage is not None and attempt <= reasks:
+                usage.reask(task)
+            continue
+        if usage is not None:
+            first = attempt == 1 and usage.answers_since_start() == 1
+            usage.item(task, first_time=first, answered=True)
+        return Checked(value, "", attempt)
+    if usage is not None:
+        usage.item(task, first_time=False, answered=False)
     return Checked(None, feedback or "", reasks + 1)
+
+
+def note_fallback(backend: JsonBackend, task: str, item: str, reason: str) -> None:
+    """Record that the heuristic answered `item` because `backend` gave no valid answer."""
+    log.warning("%s %s: no valid answer for %s; the heuristic answers it", backend.name, task, item)
+    usage = usage_of(backend)
+    if usage is not None:
+        usage.fallback(task, item, reason)
 
 
 _SLOTS: dict[tuple[str, int], threading.BoundedSemaphore] = {}
@@ -247,45 +302,133 @@ def _slots(name: str, size: int) -> threading.BoundedSemaphore:
         return _SLOTS.setdefault((name, size), threading.BoundedSemaphore(size))
 
 
+@dataclass(frozen=True)
+class Reply:
+    """One provider answer: its content and the tokens the server says it cost."""
+
+    content: str | bytes | dict[str, Any]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
 class RetryingBackend(ABC):
     """Shared `ask`: concurrency slots, retries with backoff, re-asks, one error type out.
 
-    Subclasses implement `_request`, one provider call returning the raw answer (a JSON
-    string or an already-decoded object). It raises `TransientFault` for faults worth
-    retrying after a pause (429, 5xx, timeouts, connection errors, crashed commands),
-    `InvalidAnswer` for output worth re-asking, and `BackendError` for everything final.
+    Subclasses implement `_request`, one provider call in a structured-output `mode`
+    (see `structured`), returning the raw answer (a JSON string, text holding one JSON
+    object, or an already-decoded object) or a `Reply`. It raises `ModeRefused` when the
+    server does not take the mode, `TransientFault` for faults worth retrying after a pause
+    (429, 5xx, timeouts, connection errors, crashed commands), `InvalidAnswer` for output
+    worth re-asking, and `BackendError` for everything final. Backends whose `negotiates`
+    is False always get mode "json_schema" (their provider enforces the schema itself).
     """
 
     name: str = "backend"
+    negotiates: bool = False
+    endpoint: str = ""  # where the mode is remembered: the base URL, or the command line
+    model: str = ""
+    first: Mode | None = None  # the mode to start from; None: the remembered or strongest
+    strict: bool = False  # the roles fail an item they cannot answer (--strict-backend)
 
     def __init__(self, settings: BackendSettings | None = None) -> None:
         self.settings = settings or BackendSettings.from_env()
         # Held only while a request is in flight, not during backoff sleeps.
         self._slots = _slots(self.name, self.settings.concurrency)
         self._secrets: tuple[str, ...] = ()
+        self.usage = UsageMeter(self.name)
 
     @abstractmethod
     def _request(
-        self, *, system: str, user: str, schema: type[BaseModel], task: str
-    ) -> str | bytes | dict[str, Any]: ...
+        self, *, system: str, user: str, schema: type[BaseModel], task: str, mode: Mode
+    ) -> str | bytes | dict[str, Any] | Reply: ...
+
+    def _describe(self, endpoint: str, model: str) -> None:
+        """Name where this backend's answers come from (for the mode memory and reports)."""
+        self.endpoint, self.model = endpoint, model
+        self.usage.endpoint, self.usage.model = endpoint or None, model or None
+
+    def _negotiated(self, system: str, user: str, schema: type[M], task: str) -> M:
+        """One answer, stepping down the structured-output modes the server refuses."""
+        if not self.negotiates:
+            return self._in_modes(system, user, schema, task, "json_schema")
+        if self.first is not None:
+            return self._in_modes(system, user, schema, task, self.first)
+        with learning(self.endpoint, self.model):
+            return self._in_modes(system, user, schema, task, first_mode(self.endpoint, self.model))
+
+    def _in_modes(self, system: str, user: str, schema: type[M], task: str, mode: Mode) -> M:
+        while True:
+            try:
+                reply, seconds = self._metered(system, user, schema, task, mode)
+            except ModeRefused as exc:
+                lower = next_mode(mode)
+                if lower is None:
+                    raise BackendError(
+                        f"{self.name} {task}: the server refused every structured-output "
+                        f"mode: {exc}"
+                    ) from None
+                why = redact(str(exc), self._secrets)
+                log.warning("%s %s: %s refused (%s); trying %s", self.name, task, mode, why, lower)
+                mode = lower
+                continue
+            if self.negotiates:
+                remember(self.endpoint, self.model, mode)  # the server takes this mode
+            try:
+                answer = parse_answer(reply.content, schema)
+            except InvalidAnswer:
+                self._record(task, mode, "invalid", seconds, reply)
+                raise
+            self._record(task, mode, "ok", seconds, reply)
+            return answer
+
+    def _metered(
+        self, system: str, user: str, schema: type[BaseModel], task: str, mode: Mode
+    ) -> tuple[Reply, float]:
+        """One request and its latency; faults and refusals are recorded here, answers by
+        the caller once it has judged them."""
+        started = time.monotonic()
+        try:
+            with self._slots:
+                raw = self._request(system=system, user=user, schema=schema, task=task, mode=mode)
+        except (ModeRefused, InvalidAnswer, TransientFault, BackendError) as exc:
+            outcome: Outcome = (
+                "refused"
+                if isinstance(exc, ModeRefused)
+                else "invalid"  # an unusable reply: cut off, refused by the model, empty
+                if isinstance(exc, InvalidAnswer)
+                else "transport"
+            )
+            self._record(task, mode, outcome, time.monotonic() - started)
+            raise
+        return (raw if isinstance(raw, Reply) else Reply(raw)), time.monotonic() - started
+
+    def _record(
+        self, task: str, mode: Mode, outcome: Outcome, seconds: float, reply: Reply | None = None
+    ) -> None:
+        self.usage.request(
+            task,
+            mode=mode,
+            outcome=outcome,
+            seconds=seconds,
+            prompt_tokens=reply.prompt_tokens if reply else 0,
+            completion_tokens=reply.completion_tokens if reply else 0,
+        )
+        log.info("%s %s: %s in %.2fs (%s)", self.name, task, outcome, seconds, mode)
 
     def ask(self, *, system: str, user: str, schema: type[M], task: str) -> M:
         feedback: list[str] = []  # reason the latest answer was refused, for the re-ask
 
         def attempt() -> M:
             prompt = with_feedback(user, feedback[-1] if feedback else None)
-            started = time.monotonic()
             try:
-                with self._slots:
-                    raw = self._request(system=system, user=prompt, schema=schema, task=task)
-                answer = parse_answer(raw, schema)
+                return self._negotiated(system, prompt, schema, task)
             except InvalidAnswer as exc:
                 feedback.append(str(exc))
                 raise
-            log.info("%s %s: answer in %.2fs", self.name, task, time.monotonic() - started)
-            return answer
 
         def on_retry(exc: BaseException, wait: float) -> None:
+            if isinstance(exc, InvalidAnswer):
+                self.usage.reask(task)
             log.warning(
                 "%s %s: %s; retrying in %.2fs",
                 self.name,
@@ -296,7 +439,12 @@ class RetryingBackend(ABC):
 
         try:
             return call_with_retries(attempt, self.settings.policy, on_retry=on_retry)
-        except (TransientFault, InvalidAnswer) as exc:
+        except InvalidAnswer as exc:
+            raise NoValidAnswer(
+                f"{self.name} {task}: no valid answer after retries: "
+                f"{redact(str(exc), self._secrets)}"
+            ) from None
+        except TransientFault as exc:
             raise BackendError(
                 f"{self.name} {task}: no valid answer after retries: "
                 f"{redact(str(exc), self._secrets)}"

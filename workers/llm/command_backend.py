@@ -1,9 +1,22 @@
 """Any external agent as a backend: one process per call, JSON task in, JSON answer out.
 
-`QUIRE_AGENT_COMMAND` (split with shlex, run without a shell) receives on stdin
-`{"task": ..., "system": ..., "user": ..., "schema": {...}}` and must print exactly one JSON
-object matching the schema on stdout, then exit 0. A non-zero exit or a timeout is retried
-after a pause; output that is too large, not JSON or off-schema is re-asked.
+The contract. `QUIRE_AGENT_COMMAND` (split with shlex, run without a shell) receives on
+stdin one JSON object `{"task", "system", "user", "schema", "mode"}`:
+
+- `schema`: the JSON schema the answer must match; `task`: which Quire task asks;
+- `mode`: how Quire asks for structured output (see `structured`): `json_schema` (enforce
+  the schema, e.g. pass it to a model server as a strict response format), `json_object`
+  (answer in JSON; the schema is also spelt out at the end of `system`) or `text` (the
+  same, for a model that only writes text).
+
+It prints the answer on stdout and exits 0: one JSON object matching the schema, or text
+containing one (in a code fence, or the first `{...}` that parses). Quire validates it with
+the same models as every backend and re-asks with the error, so a program may simply pass
+the prompts to a model. A program that cannot serve the mode exits with status 3
+(`UNSUPPORTED_MODE_EXIT`): Quire asks again at once in the next mode and remembers the one
+that worked for this command line. Any other non-zero exit or a timeout is retried after a
+pause; output that is too large, not JSON or off-schema is re-asked.
+See `bench/openai_agent.py` for a program that forwards to an OpenAI-compatible server.
 """
 
 from __future__ import annotations
@@ -24,6 +37,7 @@ from quire.shared.errors import BackendError
 from quire.shared.settings import load_settings
 from quire.workers.llm.base import BackendSettings, RetryingBackend
 from quire.workers.llm.retry import InvalidAnswer, TransientFault
+from quire.workers.llm.structured import UNSUPPORTED_MODE_EXIT, Mode, ModeRefused, system_for
 
 DEFAULT_MAX_OUTPUT = 1 << 20  # bytes of stdout accepted from one run
 _STDERR_TAIL = 2000
@@ -33,6 +47,7 @@ class CommandBackend(RetryingBackend):
     """`QUIRE_AGENT_TIMEOUT` (default: QUIRE_BACKEND_TIMEOUT) bounds each run."""
 
     name = "command"
+    negotiates = True
 
     def __init__(
         self,
@@ -59,10 +74,21 @@ class CommandBackend(RetryingBackend):
             )
         self.timeout = timeout or env.agent_timeout or self.settings.timeout
         self.max_output = max_output
+        self._describe(line, "")  # modes are remembered per command line
+        self.usage.endpoint = os.path.basename(self.argv[0])  # reports: no arguments (secrets)
 
-    def _request(self, *, system: str, user: str, schema: type[BaseModel], task: str) -> bytes:
+    def _request(
+        self, *, system: str, user: str, schema: type[BaseModel], task: str, mode: Mode
+    ) -> bytes:
+        json_schema = schema.model_json_schema()
         payload = json.dumps(
-            {"task": task, "system": system, "user": user, "schema": schema.model_json_schema()},
+            {
+                "task": task,
+                "system": system_for(system, json_schema, mode),
+                "user": user,
+                "schema": json_schema,
+                "mode": mode,
+            },
             ensure_ascii=False,
         ).encode("utf-8")
         return self._run(payload, task)
@@ -127,7 +153,9 @@ class CommandBackend(RetryingBackend):
                 stream.close()
         if oversize.is_set():
             raise InvalidAnswer(f"command output exceeds {self.max_output} bytes")
+        tail = err.decode("utf-8", "replace").strip()[-300:]
+        if proc.returncode == UNSUPPORTED_MODE_EXIT:
+            raise ModeRefused(f"command exited with status {UNSUPPORTED_MODE_EXIT}: {tail}")
         if proc.returncode != 0:
-            tail = err.decode("utf-8", "replace").strip()[-300:]
             raise TransientFault(f"command exited with status {proc.returncode}: {tail}")
         return bytes(out)

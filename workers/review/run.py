@@ -1,8 +1,10 @@
 """Run topic review: one vote per (transition, role), then combine the votes per transition.
 
 `review_task` is the unit one Celery task runs: pure apart from the backend call. A
-backend that gives no valid answer after its retries, or keeps breaking the review rules
-after `reasks` re-asks, yields a `ReviewFailure`, never a vote.
+backend that gives no answer after its retries (server down, timeouts) yields a
+`ReviewFailure`, never a vote. One that answers, but never validly or specifically after
+`reasks` re-asks, is replaced by the heuristic's vote for that role, marked
+`backend_fallback`; a strict backend (`--strict-backend`) fails instead.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal, Protocol
 
+from quire.shared.errors import BackendError
 from quire.shared.ir import Element
 from quire.shared.plan import (
     REVIEW_ROLES,
@@ -22,8 +25,8 @@ from quire.shared.plan import (
     Verdict,
 )
 from quire.workers.llm import JsonBackend, make_backend
-from quire.workers.llm.base import ask_checked
-from quire.workers.review.heuristic import HeuristicReviewer
+from quire.workers.llm.base import ask_checked, is_strict, note_fallback
+from quire.workers.review.heuristic import HeuristicReviewer, heuristic_vote
 from quire.workers.review.prompts import (
     InvalidVote,
     PromptBudget,
@@ -72,12 +75,17 @@ def review_task(
     )
     if got.value is not None:
         return got.value
-    error = (
-        got.error
-        if got.backend_failed
-        else (f"invalid vote after {got.attempts} attempts: {got.error}")
-    )
-    return ReviewFailure(after_id=task.after_id, role=role, backend=backend.name, error=error)
+    if got.backend_failed:
+        return ReviewFailure(
+            after_id=task.after_id, role=role, backend=backend.name, error=got.error
+        )
+    why = f"invalid vote after {got.attempts} attempts: {got.error}"
+    item = f"after {task.after_id} ({role})"
+    if is_strict(backend):
+        raise BackendError(f"{backend.name} gave no valid {role} vote {item} (strict): {why}")
+    note_fallback(backend, f"review.{role}", item, why)
+    vote = heuristic_vote(task, role, elements)
+    return vote.model_copy(update={"backend_fallback": f"{backend.name}: {why}"[:600]})
 
 
 class LLMReviewer:
