@@ -112,7 +112,8 @@ def _repair(user: str) -> dict[str, Any]:
 
 _INDEX_LINE = re.compile(
     r"^- chunk (\d+) \| link (.+?) \| pages .+? \| (\d+) min \| topic_en: (.*?) \| "
-    r"topic_fa: (.*?) \| focus_en: (.*?) \| focus_fa: (.*?)(?: \| continues.*)?$"
+    r"topic_fa: (.*?) \| focus_en: (.*?) \| focus_fa: (.*?)(?: \| key terms: .*?)?"
+    r"(?: \| continues.*)?$"
 )
 
 
