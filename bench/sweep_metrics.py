@@ -14,6 +14,7 @@ Markdown is read back with the verifier's own reader.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,9 +64,13 @@ def read_source(path: Path) -> SourceText:
             tops.append(_top_row(rows))
             for b in data["blocks"]:
                 if b["type"] == 0:
-                    lines = [_line_text(ln).strip() for ln in b["lines"]]
+                    lines = [nfc(_line_text(ln).strip()) for ln in b["lines"]]
                     blocks.append([ln for ln in lines if ln])
     return SourceText(tops, blocks)
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 def _line_text(line: dict[str, Any]) -> str:

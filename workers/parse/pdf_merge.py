@@ -12,6 +12,8 @@ pages, the Document is identical however the pages were grouped into ranges.
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +34,7 @@ from quire.shared.ir import (
     element_id,
     make_element,
 )
-from quire.shared.text import is_cjk
+from quire.shared.text import count_words, is_cjk, text_hash
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 from quire.workers.parse.pdf_contents import entry_items, is_contents_page, merge_titles
@@ -45,6 +47,7 @@ from quire.workers.parse.pdf_headings import (
     font_headings,
     match_outline,
 )
+from quire.workers.parse.pdf_hyphens import JOIN, Vocabulary, is_break, strip_marks, take_joins
 from quire.workers.parse.pdf_open import PdfMeta, pdf_meta
 from quire.workers.parse.pdf_running import body_blocks, find_running_text
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
@@ -56,8 +59,10 @@ LOW_OCR_CONFIDENCE = 70.0
 CONTENTS = "contents"  # list kind of the entries of a contents or index page
 
 
-def join_lines(lines: list[str], *, title: bool = False) -> str:
-    """Lines of one paragraph -> one line of text; a hyphen at a line end stays put.
+def join_lines(lines: list[str], *, title: bool = False, words: Vocabulary | None = None) -> str:
+    """Lines of one paragraph -> one line of text. A hyphen at a line end that only breaks a
+    word (as `words`, the document's vocabulary, decides) is taken out and marked with
+    JOIN; any other stays put.
 
     Chinese and Japanese are set without spaces: a line ending in a CJK character (or
     the next one opening with CJK punctuation) joins the next line directly, as the text
@@ -65,13 +70,17 @@ def join_lines(lines: list[str], *, title: bool = False) -> str:
     of a `title` are parts ("第二章" over "用LATEX 排版文字") and keep a space."""
     out = ""
     for ln in lines:
-        out += ln if not out or _glued(out, ln, title) else " " + ln
+        ln = unicodedata.normalize("NFC", ln)  # as the IR will be: "e\u0301-" is "é-"
+        if out and words is not None and words.breaks_word(out, ln):
+            out = out[:-1] + JOIN + ln
+        else:
+            out += ln if not out or _glued(out, ln, title) else " " + ln
     return out
 
 
 def _glued(before: str, after: str, title: bool) -> bool:
     """Join without a space: a word hyphenated at the line end, or CJK prose."""
-    if before.endswith("-") and before[-2:-1].isalpha() and after[:1].islower():
+    if is_break(before, after):
         return True
     if is_cjk(after[:1]) and not after[:1].isalpha():
         return True  # CJK punctuation never follows a space
@@ -101,6 +110,23 @@ class _Pending:
     bold: bool = False
 
     def build(self, eid: str) -> Element:
+        """The element; hyphens taken out of broken words leave its text, their offsets
+        go to `joined_hyphens`."""
+        e = self._build(eid)
+        if JOIN not in e.text:
+            return e
+        text, joins = take_joins(e.text)
+        return e.model_copy(
+            update={
+                "text": text,
+                "joined_hyphens": joins,
+                "items": None if e.items is None else [strip_marks(i) for i in e.items],
+                "word_count": count_words(text),
+                "content_hash": text_hash(text),
+            }
+        )
+
+    def _build(self, eid: str) -> Element:
         t, pf, pl = self.type, self.page_first, self.page_last
         if t == "heading":
             text = markdown.heading(self.text, self.level)
@@ -137,20 +163,20 @@ class _Pending:
         return make_element(t, self.text, pf, pl, id=eid, rtl=self.rtl)  # type: ignore[arg-type]
 
 
-def _item(block: PdfBlock) -> tuple[str, int | None, str] | None:
+def _item(block: PdfBlock, words: Vocabulary | None) -> tuple[str, int | None, str] | None:
     """(list kind, number, item text) when the block starts with a list marker."""
     first = block.lines[0]
     m = list_marker(first)
     if m is None:
         return None
     rest = [first[m.end() :].strip(), *block.lines[1:]]
-    text = join_lines([r for r in rest if r])
+    text = join_lines([r for r in rest if r], words=words)
     if m.group("num") or m.group("pnum"):
         return "number", int(m.group("num") or m.group("pnum")), text
     if m.group("strong") or m.group("weak"):
         return f"bullet:{(m.group('strong') or m.group('weak'))}", None, text
     # letters and roman numerals: keep the label in the item, as an unordered list
-    return "label", None, join_lines(block.lines)
+    return "label", None, join_lines(block.lines, words=words)
 
 
 def _item_left(block: PdfBlock) -> float:
@@ -162,9 +188,10 @@ def _item_left(block: PdfBlock) -> float:
 
 
 class _Assembler:
-    def __init__(self, body_size: float) -> None:
+    def __init__(self, body_size: float, words: Vocabulary | None = None) -> None:
         self.items: list[_Pending] = []
         self.body = body_size
+        self.words = words
 
     @property
     def cur(self) -> _Pending | None:
@@ -204,7 +231,7 @@ class _Assembler:
     def add_entries(self, page: int, block: PdfBlock, max_page: int) -> None:
         """Entry lines of a contents page: items of the page's contents list (one list a
         page: a long contents or index stays cuttable between its pages)."""
-        items = [join_lines(lines) for lines in entry_items(block, max_page)]
+        items = [join_lines(lines, words=self.words) for lines in entry_items(block, max_page)]
         cur = self.cur
         if (
             cur is not None
@@ -223,7 +250,7 @@ class _Assembler:
         # element being built was the last thing on the page before
         carry = first_on_page and cur is not None and cur.page_last == page - 1
         if heading is not None:
-            text = join_lines(block.lines, title=True)
+            text = join_lines(block.lines, title=True, words=self.words)
             self.start(
                 _Pending(
                     "heading",
@@ -249,11 +276,11 @@ class _Assembler:
                 return
             self.start(_Pending("code", page, page, lines=list(block.lines)))
             return
-        text = join_lines(block.lines)
+        text = join_lines(block.lines, words=self.words)
         if CAPTION.match(text) and len(text.split()) <= _MAX_CAPTION_WORDS:
             self.start(_Pending("caption", page, page, text=text, rtl=block.rtl))
             return
-        item = _item(block)
+        item = _item(block, self.words)
         if item is not None:
             kind, number, item_text = item
             same_place = cur is not None and (cur.page_last == page or carry)
@@ -294,9 +321,11 @@ class _Assembler:
                 and (min(block.line_x0) >= cur.item_x0 - 1)
             )
             if (carry and not _SENTENCE_END.search(cur.items[-1])) or indented:
-                sep = "\n" if indented and not carry else " "
-                cur.items[-1] = cur.items[-1] + sep + text
-                cur.text = join_lines([cur.text, text])
+                if indented and not carry:
+                    cur.items[-1] += "\n" + text
+                else:
+                    cur.items[-1] = join_lines([cur.items[-1], text], words=self.words)
+                cur.text = join_lines([cur.text, text], words=self.words)
                 cur.page_last = page
                 return
         target = self._open_paragraph(page) if first_on_page else None
@@ -305,7 +334,7 @@ class _Assembler:
             and abs(target.size - block.size) < 0.6
             and (target.bold == block.bold)
         ):
-            target.text = join_lines([target.text, text])
+            target.text = join_lines([target.text, text], words=self.words)
             target.page_last = page
             return
         self.start(
@@ -430,6 +459,16 @@ def _page_body(page: PdfPage, drop: set[tuple[int, int]], max_page: int) -> Page
     return PageBody(page.page, blocks)
 
 
+def _vocabulary(bodies: Iterable[PageBody]) -> Vocabulary:
+    """The words of the body text (a stray JOIN mark in extracted text is dropped first:
+    in the IR it means a hyphen taken out)."""
+    for pb in bodies:
+        for b in pb.blocks:
+            if any(JOIN in ln for ln in b.lines):
+                b.lines = [strip_marks(ln) for ln in b.lines]
+    return Vocabulary.from_lines(b.lines for pb in bodies for b in pb.blocks if b.kind == "text")
+
+
 def merge_pdf_ranges(
     source: Path | PdfMeta, results: list[PdfRangeResult], *, strict: bool = False
 ) -> ParsedDocument:
@@ -458,7 +497,7 @@ def merge_pdf_ranges(
     else:
         font_headings(list(bodies.values()), size)
 
-    asm = _Assembler(size)
+    asm = _Assembler(size, _vocabulary(bodies.values()))
     for pno in sorted(bodies):
         pb = bodies[pno]
         for i, block in enumerate(pb.blocks):

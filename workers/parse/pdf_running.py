@@ -1,11 +1,12 @@
 """Running headers, footers and page numbers: found by comparing a page with its neighbours.
 
-A block is a candidate when it is short, not set larger than the body text, and sits in
-the top or bottom band of its page (13 % of the height), or is the page's first text block
-within 18 % (headers set lower, as in latex-notes-zh-cn; the last block gets no such
-allowance: it is often a footnote).
+A block is a candidate when it is short and sits in the top or bottom band of its page
+(13 % of the height), or is the page's first text block within 18 % (headers set lower, as
+in latex-notes-zh-cn; the last block gets no such allowance: it is often a footnote).
 It is removed from the body when it is
-- a bare page number ("12", "xiv", "Page 3", "- 7 -", "۱۲"),
+- a bare page number ("12", "xiv", "Page 3", "- 7 -", "۱۲") that fits the page's
+  numbering where the document has one (a code line "457 {" at the top of a listing page
+  is not page 48's number),
 - a line starting or ending with the page's own printed number ("Chapter 1: Creating R
   packages 14", "804 WWWusage", "۷ساختار فایل"): its PDF page label, its physical number,
   or the physical number plus an offset that many pages' header numbers share (books
@@ -14,6 +15,8 @@ It is removed from the body when it is
 - the same text (digits ignored) at about the same height on a page within two pages
   (p±1 for one-sided layouts, p±2 for alternating left/right headers).
 So a line that repeats with a changing number is running text in any script or direction.
+A candidate set larger than the body text is a title unless it carries the page's number
+("第14 节 代码实现 47" in a manual whose code, the commonest text, is smaller).
 Runs in the merge step over all pages, so it does not depend on how pages were split.
 """
 
@@ -54,6 +57,7 @@ class _Candidate:
     key: str
     y0: float
     edges: list[str] = field(default_factory=list)  # numbers opening / closing the line
+    large: bool = False  # set larger than the body text
 
 
 def _key(text: str) -> str:
@@ -103,16 +107,18 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
     first = min(text_blocks, key=lambda i: page.blocks[i].bbox[1])
     for i in text_blocks:
         b = page.blocks[i]
-        # running text is set at or below the body size; larger text is a title
-        if len(b.lines) > 2 or b.size > body_size * 1.15:
+        if len(b.lines) > 2:
             continue
         text = " ".join(b.lines)
         if len(text) > _MAX_CHARS:
             continue
         zone = _zone(page, i, b, first)
         if zone is not None:
+            large = b.size > body_size * 1.15
             out.append(
-                _Candidate(page.page, i, zone, text, _key(text), b.bbox[1], edge_numbers(text))
+                _Candidate(
+                    page.page, i, zone, text, _key(text), b.bbox[1], edge_numbers(text), large
+                )
             )
     return out
 
@@ -136,13 +142,31 @@ def _offsets(cands: dict[int, list[_Candidate]]) -> set[int]:
     return {off for off, k in counts.items() if k >= max(_MIN_OFFSET_PAGES, top / 4)}
 
 
-def _carries_page_number(c: _Candidate, page: PdfPage, offsets: set[int]) -> bool:
-    """The page's number as the first or last word ("14", "804 WWWusage"); a number in
-    the middle ("Chapter 2. The Filesystem" on page 2) is not enough."""
+def _page_numbers(page: PdfPage, offsets: set[int]) -> set[str]:
+    """The numbers page `page` may print: physical, plus a shared offset, its label."""
     numbers = {str(page.page), *(str(page.page + off) for off in offsets)}
     if page.label:
         numbers.add(ascii_digits(page.label).casefold())
+    return numbers
+
+
+def _carries_page_number(c: _Candidate, page: PdfPage, offsets: set[int]) -> bool:
+    """The page's number as the first or last word ("14", "804 WWWusage"); a number in
+    the middle ("Chapter 2. The Filesystem" on page 2) is not enough."""
+    numbers = _page_numbers(page, offsets)
     return any(n in numbers for n in c.edges)
+
+
+def _bare_page_number(c: _Candidate, page: PdfPage, offsets: set[int]) -> bool:
+    """A line that is only a page number: "xiv", "Page 3", "- 7 -"; digits must be one of
+    the page's numbers when the document's numbering is known (offsets or labels)."""
+    text = ascii_digits(c.text)
+    if not _PAGE_NUMBER.match(text):
+        return False
+    digits = _DIGITS.findall(text)
+    if not digits or not (offsets or page.label):
+        return True
+    return digits[0] in _page_numbers(page, offsets)
 
 
 def find_running_text(
@@ -158,7 +182,10 @@ def find_running_text(
         page = by_page[pno]
         for c in cands[pno]:
             kind: Literal["header", "footer", "page_number"] | None = None
-            if _PAGE_NUMBER.match(ascii_digits(c.text)):
+            if c.large:
+                if _carries_page_number(c, page, offsets):
+                    kind = c.zone
+            elif _bare_page_number(c, page, offsets):
                 kind = "page_number"
             elif _carries_page_number(c, page, offsets) or _repeated(c, cands):
                 kind = c.zone
@@ -169,7 +196,9 @@ def find_running_text(
 
 
 def _repeated(c: _Candidate, cands: dict[int, list[_Candidate]]) -> bool:
-    if len(c.key) < 2:
+    """The same text (digits aside) at the same height on a page within two; it must have
+    two letters at least ("# {", a numbered code line, recurs too)."""
+    if sum(ch.isalpha() for ch in c.key) < 2:
         return False
     for q in (c.page - 1, c.page + 1, c.page - 2, c.page + 2):
         for o in cands.get(q, ()):
