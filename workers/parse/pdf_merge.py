@@ -57,6 +57,7 @@ _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
 _MAX_CAPTION_WORDS = 80
 LOW_OCR_CONFIDENCE = 70.0
 CONTENTS = "contents"  # list kind of the entries of a contents or index page
+FIGURE = "figure"  # origin of a paragraph holding the text of a vector figure
 
 
 def join_lines(lines: list[str], *, title: bool = False, words: Vocabulary | None = None) -> str:
@@ -160,7 +161,15 @@ class _Pending:
             return make_element(
                 "image", markdown.image(self.image.file), pf, pl, id=eid, image=self.image
             )
-        return make_element(t, self.text, pf, pl, id=eid, rtl=self.rtl)  # type: ignore[arg-type]
+        return make_element(
+            t,  # type: ignore[arg-type]
+            self.text,
+            pf,
+            pl,
+            id=eid,
+            rtl=self.rtl,
+            origin=self.origin,
+        )
 
 
 def _item(block: PdfBlock, words: Vocabulary | None) -> tuple[str, int | None, str] | None:
@@ -265,6 +274,10 @@ class _Assembler:
             return
         if block.kind == "image":
             self.start(_Pending("image", page, page, image=block.image))
+            return
+        if block.figure:  # labels of a drawing: one paragraph, never a title or an item
+            text = " ".join(block.lines)
+            self.start(_Pending("paragraph", page, page, text=text, origin=FIGURE, size=-1.0))
             return
         if block.kind == "table":
             self.start(_Pending("table", page, page, rows=block.rows))
@@ -466,7 +479,9 @@ def _vocabulary(bodies: Iterable[PageBody]) -> Vocabulary:
         for b in pb.blocks:
             if any(JOIN in ln for ln in b.lines):
                 b.lines = [strip_marks(ln) for ln in b.lines]
-    return Vocabulary.from_lines(b.lines for pb in bodies for b in pb.blocks if b.kind == "text")
+    return Vocabulary.from_lines(
+        b.lines for pb in bodies for b in pb.blocks if b.kind == "text" and not b.figure
+    )
 
 
 def merge_pdf_ranges(

@@ -101,7 +101,7 @@ def _zone(page: PdfPage, i: int, b: PdfBlock, first: int) -> Zone | None:
 
 def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
     out: list[_Candidate] = []
-    text_blocks = [i for i, b in enumerate(page.blocks) if b.kind == "text"]
+    text_blocks = [i for i, b in enumerate(page.blocks) if b.kind == "text" and not b.figure]
     if not text_blocks:
         return out
     first = min(text_blocks, key=lambda i: page.blocks[i].bbox[1])
