@@ -31,7 +31,7 @@ from typing import Any
 from quire.shared.ir import ImageRef, TextlessKind
 from quire.shared.text import sha256_bytes
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
-from quire.workers.parse.pdf_figures import Box, figure_of, figure_regions
+from quire.workers.parse.pdf_figures import Box, figure_regions, figure_rows
 from quire.workers.parse.pdf_open import pymupdf_module
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage
 
@@ -668,13 +668,19 @@ def extract_page(
 def _figure_text(items: list[_Row | _Object], regions: list[Box]) -> list[_Row | _Object]:
     """Rows that are text of a vector figure leave the flow: each figure's rows become one
     block flagged `figure`, where its first row was (code rows stay code)."""
+    rows = [it for it in items if isinstance(it, _Row) and not it.mono]
+    owner = dict(
+        zip(
+            (id(r) for r in rows),
+            figure_rows([((r.x0, r.y0, r.x1, r.y1), r.text) for r in rows], regions),
+            strict=True,
+        )
+    )
     groups: dict[int, list[_Row]] = {}
     blocks: dict[int, PdfBlock] = {}
     out: list[_Row | _Object] = []
     for it in items:
-        fig = None
-        if isinstance(it, _Row) and not it.mono:
-            fig = figure_of((it.x0, it.y0, it.x1, it.y1), it.text, regions)
+        fig = owner.get(id(it))
         if fig is None or not isinstance(it, _Row):
             out.append(it)
             continue
@@ -683,10 +689,10 @@ def _figure_text(items: list[_Row | _Object], regions: list[Box]) -> list[_Row |
             out.append(_Object(blocks[fig]))
         groups.setdefault(fig, []).append(it)
     for fig, block in blocks.items():
-        rows = sorted(groups[fig], key=lambda r: (round(r.y0), r.x0))
-        block.lines = [r.text for r in rows]
-        block.line_x0 = [round(r.x0, 2) for r in rows]
-        block.size = statistics.median(r.size for r in rows)
+        mine = sorted(groups[fig], key=lambda r: (round(r.y0), r.x0))
+        block.lines = [r.text for r in mine]
+        block.line_x0 = [round(r.x0, 2) for r in mine]
+        block.size = statistics.median(r.size for r in mine)
     return out
 
 

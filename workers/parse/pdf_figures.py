@@ -3,9 +3,9 @@
 Such text is part of a drawing, not of the prose: "0 0.2 0.4 0.6" under a plot is no
 numbered part, "1." beside an arrow no list item, a node label no heading. Here the
 page's vector paths are grouped into regions (paths whose boxes touch), and a region is
-a figure when it holds shapes of its own: at least `MIN_SHAPES` drawing items inside it
-besides the paths that span it (a frame or background: a boxed code listing or a
-coloured note has those only, rounded corners included). The short text rows inside a
+a figure when it holds shapes of its own: at least `MIN_SHAPES` drawing items besides its
+frames, the few-item paths that span it (a rectangle or rounded box drawn or filled: a
+boxed code listing or a coloured note has those only). The short text rows inside a
 figure (with a small margin for tick labels set just outside the axes) are its text;
 long rows stay prose, so a page border or a box around a whole page of text takes none.
 
@@ -22,9 +22,11 @@ Box = tuple[float, float, float, float]
 
 MIN_SHAPES = 6  # drawing items inside a region, frames and backgrounds aside
 MIN_SIDE = 24.0  # points: smaller regions are rules, bullets, underlines
-FRAME_SHARE = 0.6  # a path covering this share of its region's area frames it
+FRAME_SHARE = 0.6  # a path covering this share of its region's area ...
+FRAME_ITEMS = 8  # ... with at most this many items (4 sides, 4 rounded corners) frames it
 TOUCH = 3.0  # points: paths this close belong to one region
-MARGIN = 6.0  # points around a figure where its tick and axis labels sit
+MARGIN = 10.0  # points around a figure where its tick and axis labels sit
+ROUNDS = 2  # the figure grows by the labels it took, once: the axis title is beyond them
 SHORT_ROW = 40  # characters: longer rows are prose even inside a figure
 MARGIN_ROW = 12  # characters: in the margin, only labels this short belong to the figure
 
@@ -39,9 +41,9 @@ class _Region:
         self.paths.append((box, items))
 
     def shapes(self) -> int:
-        """Drawing items inside the region, leaving out the paths that frame it."""
+        """Drawing items of the region, leaving out the paths that frame it."""
         area = _area(self.box)
-        return sum(n for b, n in self.paths if _area(b) < FRAME_SHARE * area)
+        return sum(n for b, n in self.paths if n > FRAME_ITEMS or _area(b) < FRAME_SHARE * area)
 
 
 def _area(b: Box) -> float:
@@ -102,14 +104,29 @@ def _settle(regions: list[_Region]) -> list[_Region]:
     return regions
 
 
-def figure_of(row: Box, text: str, regions: list[Box]) -> int | None:
-    """The index of the figure whose text the row is, or None (prose)."""
-    if len(text) > SHORT_ROW:
-        return None
+def figure_rows(rows: list[tuple[Box, str]], regions: list[Box]) -> list[int | None]:
+    """For each (box, text) row, the index of the figure whose text it is, or None (prose).
+    A row belongs to a figure whose box holds its centre; a short one also to a figure it
+    comes within MARGIN of, and the figure's box grows by the rows it took, once more
+    (tick labels first, then the axis title beyond them)."""
+    found: list[int | None] = [None] * len(rows)
+    boxes = list(regions)
+    for _ in range(ROUNDS):
+        grown = list(boxes)
+        for k, (row, text) in enumerate(rows):
+            if found[k] is None and len(text) <= SHORT_ROW:
+                found[k] = _figure_of(row, text, boxes)
+                if found[k] is not None:
+                    grown[found[k]] = _union(grown[found[k]], row)  # type: ignore[index]
+        boxes = grown
+    return found
+
+
+def _figure_of(row: Box, text: str, boxes: list[Box]) -> int | None:
     cx, cy = (row[0] + row[2]) / 2, (row[1] + row[3]) / 2
-    for i, (x0, y0, x1, y1) in enumerate(regions):
+    for i, (x0, y0, x1, y1) in enumerate(boxes):
         if x0 <= cx <= x1 and y0 <= cy <= y1:
             return i
-        if len(text) <= MARGIN_ROW and _near(regions[i], row, MARGIN):
+        if len(text) <= MARGIN_ROW and _near(boxes[i], row, MARGIN):
             return i
     return None

@@ -1,0 +1,72 @@
+"""Page furniture and figure text on generated pages: a Chinese running header whose section
+part changes (alone and where a paragraph crosses the page break), text inside figures."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from sweep_samples import (
+    NOTE,
+    PROSE_ABOVE,
+    PROSE_BELOW,
+    ZH_BREAK_START,
+    build_cjk_headers,
+    build_figures,
+    zh_break_end,
+)
+
+from quire.shared.ir import Document
+from quire.workers.boundaries import safe_candidates
+from quire.workers.parse import parse_document
+
+_HEADER = re.compile(r"第1[34] 节\s*(用户手册|代码实现)\s*\d")
+
+
+@pytest.fixture(scope="module")
+def zh(tmp_path_factory: pytest.TempPathFactory) -> Document:
+    return parse_document(build_cjk_headers(tmp_path_factory.mktemp("zh") / "zh.pdf")).document
+
+
+def test_cjk_running_header_with_changing_section_is_removed(zh: Document) -> None:
+    left = [e.text for e in zh.elements if _HEADER.search(e.text)]
+    assert left == []
+    headers = [r for r in zh.removed if r.kind == "header"]
+    assert [r.page for r in headers] == list(range(1, zh.page_count + 1))
+    assert {r.text.split()[1] for r in headers} == {"节"}
+    # the section headings themselves stay
+    assert [e.text for e in zh.elements if e.type == "heading"] == [
+        "# 第13 节 用户手册",
+        "# 第14 节 代码实现",
+    ]
+
+
+def test_paragraph_across_a_page_break_never_swallows_the_header(zh: Document) -> None:
+    for n in (1, 2, 3, 5, 6, 7):  # (page 5 opens section 14 with its heading)
+        glued = zh_break_end(n) + ZH_BREAK_START
+        (hit,) = [e for e in zh.elements if glued in e.text]
+        assert hit.page_first == n and hit.page_last == n + 1
+
+
+@pytest.fixture(scope="module")
+def fig(tmp_path_factory: pytest.TempPathFactory) -> Document:
+    return parse_document(build_figures(tmp_path_factory.mktemp("fig") / "fig.pdf")).document
+
+
+def test_figure_text_is_one_paragraph_per_figure(fig: Document) -> None:
+    figures = [e for e in fig.elements if e.origin == "figure"]
+    assert [e.type for e in figures] == ["paragraph", "paragraph"]
+    plot, diagram = figures
+    assert sorted(plot.text.split()) == sorted(["0", "1", "2", "3", "0", "5", "10", "size", "(MB)"])
+    assert sorted(diagram.text.split()) == ["1.", "2.", "Parse", "Plan", "Write"]
+
+
+def test_figure_text_is_never_a_heading_list_or_cut_reason(fig: Document) -> None:
+    assert [e.text for e in fig.elements if e.type == "heading"] == ["# Measuring Growth"]
+    assert not [e for e in fig.elements if e.type == "list"]
+    assert all(c.numbering is None for c in safe_candidates(fig))
+
+
+def test_prose_and_boxed_notes_stay_prose(fig: Document) -> None:
+    prose = [e.text for e in fig.elements if e.type == "paragraph" and e.origin is None]
+    assert prose == [PROSE_ABOVE, PROSE_BELOW, " ".join(NOTE)]
