@@ -32,8 +32,10 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
@@ -218,11 +220,12 @@ def write_table(rows: list[Row], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _worst(rows: list[Row], label: str, key: object, show: object) -> None:
-    ranked = sorted(rows, key=key)[:10]  # type: ignore[arg-type]
+def _worst(
+    rows: list[Row], label: str, key: Callable[[Row], Any], show: Callable[[Row], object]
+) -> None:
     print(f"\nworst ten: {label}")
-    for r in ranked:
-        print(f"  {r.package.removeprefix('texlive-'):<16}{r.name[:44]:<46}{show(r)}")  # type: ignore[operator]
+    for r in sorted(rows, key=key)[:10]:
+        print(f"  {r.package.removeprefix('texlive-'):<16}{r.name[:44]:<46}{show(r)}")
 
 
 def summary(rows: list[Row], seconds: float, peak_mb: float, traces: list[str]) -> None:
