@@ -131,6 +131,7 @@ TICKS_Y = ["0", "5", "10"]
 PROSE_ABOVE = "The plot below shows how the running time grows with the input size."
 PROSE_BELOW = "As the plot shows, the growth is close to linear for small inputs."
 NOTE = ["Note", "Short lines", "in a box"]
+WARNING = ["Take care: this warning has a drawn icon beside it, and its", "last line is short."]
 
 
 def _plot(page: Any, x0: float, y0: float, w: float, h: float) -> None:
@@ -178,6 +179,13 @@ def build_figures(path: Path) -> Path:
     box.finish(color=(0, 0, 0.6), fill=(0.9, 0.9, 1.0), width=0.8)
     box.commit()
     _lines(page, 536, NOTE, size=10)
+    warn = page.new_shape()  # a box with an icon drawn beside a paragraph: no figure
+    warn.draw_rect(pymupdf.Rect(LEFT - 6, 600, 420, 650))
+    warn.draw_polyline([(LEFT + 10 * (k % 2), 610 + 3 * k) for k in range(11)])
+    warn.finish(color=(0.6, 0, 0), width=0.8)
+    warn.commit()
+    for k, line in enumerate(WARNING):
+        page.insert_text((LEFT + 30, 616 + 13 * k), line, fontsize=10, fontname="helv")
     page.insert_text((W / 2, H - 40), "1", fontsize=9, fontname="helv")
     doc.set_toc([[1, "Measuring Growth", 1]])
     doc.save(path)

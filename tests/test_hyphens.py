@@ -116,6 +116,7 @@ def test_verification_catches_a_tampered_join_record(doc: Document, tmp_path: Pa
         (["sub-line", "subline", "subline"], "sub-", "line", True),  # the commoner form
         (["well and known"], "well-", "known", False),  # parts are words: a compound
         (["nothing here"], "argu-", "ment", True),  # nothing known: a broken word
+        (["Neben und so und"], "Haupt-", "und", False),  # suspended: "Haupt- und Neben"
         (["the number"], "num-", "Ber", False),  # a capital goes on: no break
         (["x86 64"], "x86-", "64", False),  # digits: no break
     ],

@@ -10,6 +10,7 @@ from sweep_samples import (
     NOTE,
     PROSE_ABOVE,
     PROSE_BELOW,
+    WARNING,
     ZH_BREAK_START,
     build_cjk_headers,
     build_figures,
@@ -68,5 +69,7 @@ def test_figure_text_is_never_a_heading_list_or_cut_reason(fig: Document) -> Non
 
 
 def test_prose_and_boxed_notes_stay_prose(fig: Document) -> None:
+    """A rounded box is a frame, not a figure; a paragraph beside a drawn icon keeps its
+    short last line."""
     prose = [e.text for e in fig.elements if e.type == "paragraph" and e.origin is None]
-    assert prose == [PROSE_ABOVE, PROSE_BELOW, " ".join(NOTE)]
+    assert prose == [PROSE_ABOVE, PROSE_BELOW, " ".join(NOTE), " ".join(WARNING)]

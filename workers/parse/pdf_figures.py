@@ -110,16 +110,26 @@ def figure_rows(rows: list[tuple[Box, str]], regions: list[Box]) -> list[int | N
     comes within MARGIN of, and the figure's box grows by the rows it took, once more
     (tick labels first, then the axis title beyond them)."""
     found: list[int | None] = [None] * len(rows)
+    prose = [k > 0 and _ends_prose(rows[k - 1], row) for k, row in enumerate(rows)]
     boxes = list(regions)
     for _ in range(ROUNDS):
         grown = list(boxes)
         for k, (row, text) in enumerate(rows):
-            if found[k] is None and len(text) <= SHORT_ROW:
+            if found[k] is None and not prose[k] and len(text) <= SHORT_ROW:
                 found[k] = _figure_of(row, text, boxes)
                 if found[k] is not None:
                     grown[found[k]] = _union(grown[found[k]], row)  # type: ignore[index]
         boxes = grown
     return found
+
+
+def _ends_prose(before: tuple[Box, str], row: tuple[Box, str]) -> bool:
+    """Is `row` the next line of a long (prose) row right above it, aligned on its left
+    edge: a paragraph's short last line in a box that also holds a drawn icon?"""
+    (a, text), (b, _) = before, row
+    height = max(a[3] - a[1], 1.0)
+    gap = b[1] - a[3]  # (line boxes of one paragraph may overlap a little)
+    return len(text) > SHORT_ROW and abs(a[0] - b[0]) <= 3 and -0.5 * height <= gap <= 0.7 * height
 
 
 def _figure_of(row: Box, text: str, boxes: list[Box]) -> int | None:

@@ -5,7 +5,9 @@ The document's own vocabulary decides: every word as written inside its lines (n
 fragments around a line-end hyphen) is counted, and a break becomes the form the document
 uses more often elsewhere, the joined word or the hyphenated one. When it uses neither, the
 break is a compound when both parts are words of the document on their own ("sub", "line"),
-else a broken word (TeX breaks words far more often than it breaks at a compound's hyphen).
+a suspended hyphen when the next word is one of the document's commonest ("Haupt- und
+Nebensatz", "pre- and post-"), else a broken word (TeX breaks words far more often than
+it breaks at a compound's hyphen).
 
 Each hyphen taken out is marked in the joined text by `JOIN` (a Unicode noncharacter, meant
 for internal use and absent from extracted text) until the element is built; `take_joins`
@@ -24,6 +26,7 @@ JOIN = "\ufdd0"
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _TAIL = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*)-$")  # the broken word before a line-end "-"
 _HEAD = re.compile(r"[^\W\d_]+")
+COMMON = 30  # the document's commonest words: function words ("und", "and", "or")
 
 
 def is_break(before: str, after: str) -> bool:
@@ -36,6 +39,7 @@ class Vocabulary:
 
     def __init__(self, counts: Counter[str]) -> None:
         self.counts = counts
+        self.common = {w for w, _ in counts.most_common(COMMON)}
 
     @classmethod
     def from_lines(cls, blocks: Iterable[list[str]]) -> Vocabulary:
@@ -66,8 +70,10 @@ class Vocabulary:
         hyphenated = self.counts[f"{first}-{rest}".casefold()]
         if joined or hyphenated:
             return joined >= hyphenated
-        last_part = first.rsplit("-", 1)[-1].casefold()
-        return not (len(last_part) >= 2 and self.counts[last_part] and self.counts[rest.casefold()])
+        last_part, rest = first.rsplit("-", 1)[-1].casefold(), rest.casefold()
+        if rest in self.common:
+            return False
+        return not (len(last_part) >= 2 and self.counts[last_part] and self.counts[rest])
 
 
 def take_joins(text: str) -> tuple[str, list[int]]:
