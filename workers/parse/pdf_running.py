@@ -15,8 +15,9 @@ It is removed from the body when it is
 - the same text (digits ignored) at about the same height on a page within two pages
   (p±1 for one-sided layouts, p±2 for alternating left/right headers).
 So a line that repeats with a changing number is running text in any script or direction.
-A candidate set larger than the body text is a title unless it carries the page's number
-("第14 节 代码实现 47" in a manual whose code, the commonest text, is smaller).
+A candidate set larger than the body text is a title unless it both carries the page's
+number and recurs ("第14 节 代码实现 47" in a manual whose code, the commonest text, is
+smaller; "Chapter 7" at the top of page 7 is still a title).
 Runs in the merge step over all pages, so it does not depend on how pages were split.
 """
 
@@ -182,8 +183,8 @@ def find_running_text(
         page = by_page[pno]
         for c in cands[pno]:
             kind: Literal["header", "footer", "page_number"] | None = None
-            if c.large:
-                if _carries_page_number(c, page, offsets):
+            if c.large:  # a title, unless it is numbered and recurs like running text
+                if _carries_page_number(c, page, offsets) and _repeated(c, cands):
                     kind = c.zone
             elif _bare_page_number(c, page, offsets):
                 kind = "page_number"
