@@ -190,3 +190,38 @@ def build_figures(path: Path) -> Path:
     doc.set_toc([[1, "Measuring Growth", 1]])
     doc.save(path)
     return path
+
+
+# A package manual whose commonest text is small (8 pt notes) and whose header sits in a
+# drawn bar: "toolkit.sty" over the section's title (sections of one or two pages), a
+# footer "N of 6" at 10 pt, and a numbered code listing starting right under the bar
+# ("457 {": a code line, not page 3's number).
+BANNER_SECTIONS = ["Options", "Options", "Commands", "Examples", "Examples", "Index"]
+
+
+def build_banner_headers(path: Path) -> Path:
+    doc = pymupdf.open()
+    for n, section in enumerate(BANNER_SECTIONS, 1):
+        page = doc.new_page(width=W, height=H)
+        bar = page.new_shape()
+        bar.draw_rect(pymupdf.Rect(0, 0, W, 72))
+        bar.finish(fill=(0.85, 0.9, 1.0), color=None)
+        for k in range(8):  # decoration drawn in the bar
+            bar.draw_line((400 + 20 * k, 10), (410 + 20 * k, 60))
+        bar.finish(color=(0.5, 0.5, 0.8), width=0.5)
+        bar.commit()
+        page.insert_text((46, 34), "toolkit.sty", fontsize=15.5, fontname="helv")
+        page.insert_text((441, 60), section, fontsize=9, fontname="helv")
+        y = 96.0
+        for k in range(3):
+            number = 455 + 10 * n + k
+            page.insert_text((LEFT, y), str(number), fontsize=5.5, fontname="helv")
+            code = "{" if k == 0 else f"\\def\\{section.lower()}{'ab'[k - 1] * n}{{}}"
+            page.insert_text((LEFT + 20, y), code, fontsize=8, fontname="cour")
+            y += 10
+        notes = [f"note {n}.{k}: the key list of this part has {k + 3} entries" for k in range(30)]
+        _lines(page, 140, notes, size=8)
+        page.insert_text((485, 810), f"{n} of 6", fontsize=10, fontname="helv")
+    doc.set_toc([[1, s, n] for n, s in enumerate(BANNER_SECTIONS, 1) if n in (1, 3, 4, 6)])
+    doc.save(path)
+    return path

@@ -4,14 +4,17 @@ part changes (alone and where a paragraph crosses the page break), text inside f
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from sweep_samples import (
+    BANNER_SECTIONS,
     NOTE,
     PROSE_ABOVE,
     PROSE_BELOW,
     WARNING,
     ZH_BREAK_START,
+    build_banner_headers,
     build_cjk_headers,
     build_figures,
     zh_break_end,
@@ -73,3 +76,17 @@ def test_prose_and_boxed_notes_stay_prose(fig: Document) -> None:
     short last line."""
     prose = [e.text for e in fig.elements if e.type == "paragraph" and e.origin is None]
     assert prose == [PROSE_ABOVE, PROSE_BELOW, " ".join(NOTE), " ".join(WARNING)]
+
+
+def test_header_in_a_drawn_bar_and_page_x_of_y_footer_are_removed(tmp_path: Path) -> None:
+    """The commonest text is smaller than the header (so it counts as "large"), sections
+    last one or two pages, the header sits in a drawn bar (figure text); the numbered
+    code lines right under the bar are no page numbers."""
+    doc = parse_document(build_banner_headers(tmp_path / "banner.pdf")).document
+    assert [e for e in doc.elements if "toolkit.sty" in e.text or " of 6" in e.text] == []
+    removed = [(r.page, r.kind, r.text) for r in doc.removed]
+    pages = range(1, len(BANNER_SECTIONS) + 1)
+    assert removed[0::2] == [(n, "header", f"toolkit.sty {BANNER_SECTIONS[n - 1]}") for n in pages]
+    assert removed[1::2] == [(n, "page_number", f"{n} of 6") for n in pages]
+    code = [e.text for e in doc.elements if e.text.startswith(("465", "466", "467"))]
+    assert code == ["465 {", "466 \\def\\optionsa{}", "467 \\def\\optionsb{}"]

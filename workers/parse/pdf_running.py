@@ -15,9 +15,10 @@ It is removed from the body when it is
 - the same text (digits ignored) at about the same height on a page within two pages
   (p±1 for one-sided layouts, p±2 for alternating left/right headers).
 So a line that repeats with a changing number is running text in any script or direction.
-A candidate set larger than the body text is a title unless it both carries the page's
-number and recurs ("第14 节 代码实现 47" in a manual whose code, the commonest text, is
-smaller; "Chapter 7" at the top of page 7 is still a title).
+A candidate set larger than the body text (often misjudged: code or figure labels can be
+the commonest text) is a title unless it is a page number that fits the numbering, carries
+the page's number and recurs ("第14 节 代码实现 47"), or recurs on two pages within two
+("pgf-spectra 2.1.2 The commands"); "Chapter 7" at the top of page 7 is still a title.
 Runs in the merge step over all pages, so it does not depend on how pages were split.
 """
 
@@ -59,6 +60,7 @@ class _Candidate:
     y0: float
     edges: list[str] = field(default_factory=list)  # numbers opening / closing the line
     large: bool = False  # set larger than the body text
+    first: str = ""  # key of the first of two lines ("milog.cls" over the section's title)
 
 
 def _key(text: str) -> str:
@@ -102,7 +104,8 @@ def _zone(page: PdfPage, i: int, b: PdfBlock, first: int) -> Zone | None:
 
 def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
     out: list[_Candidate] = []
-    text_blocks = [i for i, b in enumerate(page.blocks) if b.kind == "text" and not b.figure]
+    # (figure text counts: a header set in a drawn bar is the text of a "figure")
+    text_blocks = [i for i, b in enumerate(page.blocks) if b.kind == "text"]
     if not text_blocks:
         return out
     first = min(text_blocks, key=lambda i: page.blocks[i].bbox[1])
@@ -116,9 +119,18 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
         zone = _zone(page, i, b, first)
         if zone is not None:
             large = b.size > body_size * 1.15
+            first = _key(b.lines[0]) if len(b.lines) == 2 else ""
             out.append(
                 _Candidate(
-                    page.page, i, zone, text, _key(text), b.bbox[1], edge_numbers(text), large
+                    page.page,
+                    i,
+                    zone,
+                    text,
+                    _key(text),
+                    b.bbox[1],
+                    edge_numbers(text),
+                    large,
+                    first,
                 )
             )
     return out
@@ -132,7 +144,7 @@ def _offsets(cands: dict[int, list[_Candidate]]) -> set[int]:
     for pno, found in cands.items():
         for c in found:
             if _PAGE_NUMBER.match(ascii_digits(c.text)):
-                numbers = [ascii_digits(c.text).strip(" -–—.|()[]")]
+                numbers = _DIGITS.findall(ascii_digits(c.text))[:1]  # "4 of 90": 4
             else:
                 numbers = c.edges if c.zone == "header" else []
             for n in numbers:
@@ -158,15 +170,18 @@ def _carries_page_number(c: _Candidate, page: PdfPage, offsets: set[int]) -> boo
     return any(n in numbers for n in c.edges)
 
 
-def _bare_page_number(c: _Candidate, page: PdfPage, offsets: set[int]) -> bool:
-    """A line that is only a page number: "xiv", "Page 3", "- 7 -"; digits must be one of
-    the page's numbers when the document's numbering is known (offsets or labels)."""
+def _bare_page_number(
+    c: _Candidate, page: PdfPage, offsets: set[int], *, strict: bool = False
+) -> bool:
+    """A line that is only a page number: "xiv", "Page 3", "- 7 -", "4 of 90"; digits must
+    be one of the page's numbers when the document's numbering is known (offsets or
+    labels), and always when `strict`."""
     text = ascii_digits(c.text)
     if not _PAGE_NUMBER.match(text):
         return False
     digits = _DIGITS.findall(text)
     if not digits or not (offsets or page.label):
-        return True
+        return not strict
     return digits[0] in _page_numbers(page, offsets)
 
 
@@ -183,8 +198,12 @@ def find_running_text(
         page = by_page[pno]
         for c in cands[pno]:
             kind: Literal["header", "footer", "page_number"] | None = None
-            if c.large:  # a title, unless it is numbered and recurs like running text
-                if _carries_page_number(c, page, offsets) and _repeated(c, cands):
+            if c.large:  # a title, unless it is numbered or recurs like running text
+                if _bare_page_number(c, page, offsets, strict=True):
+                    kind = "page_number"
+                elif _repeated(c, cands, pages=2) or (
+                    _carries_page_number(c, page, offsets) and _repeated(c, cands)
+                ):
                     kind = c.zone
             elif _bare_page_number(c, page, offsets):
                 kind = "page_number"
@@ -196,16 +215,22 @@ def find_running_text(
     return drop, removed
 
 
-def _repeated(c: _Candidate, cands: dict[int, list[_Candidate]]) -> bool:
-    """The same text (digits aside) at the same height on a page within two; it must have
-    two letters at least ("# {", a numbered code line, recurs too)."""
+def _repeated(c: _Candidate, cands: dict[int, list[_Candidate]], pages: int = 1) -> bool:
+    """The same text (digits aside), or the same first of two lines, at the same height on
+    `pages` pages within two; it must have two letters at least ("# {", a numbered code
+    line, recurs too)."""
     if sum(ch.isalpha() for ch in c.key) < 2:
         return False
+    found = 0
     for q in (c.page - 1, c.page + 1, c.page - 2, c.page + 2):
-        for o in cands.get(q, ()):
-            if o.zone == c.zone and o.key == c.key and abs(o.y0 - c.y0) <= 4:
-                return True
-    return False
+        if any(
+            o.zone == c.zone
+            and (o.key == c.key or (c.first and o.first == c.first))
+            and abs(o.y0 - c.y0) <= 4
+            for o in cands.get(q, ())
+        ):
+            found += 1
+    return found >= pages
 
 
 def body_blocks(page: PdfPage, drop: set[tuple[int, int]]) -> list[PdfBlock]:
