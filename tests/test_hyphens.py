@@ -132,3 +132,20 @@ def test_break_fragments_never_count_as_words() -> None:
     words = Vocabulary.from_lines([["the num-", "ber of runs"]])
     assert words.counts["num"] == 0 and words.counts["ber"] == 0
     assert words.counts["runs"] == 1
+
+
+def test_a_join_mark_in_the_text_layer_is_no_join() -> None:
+    """The mark the parser uses for a hyphen it took out is a Unicode noncharacter; one
+    that comes with the page's own text is dropped, never recorded as a join."""
+    from quire.workers.parse.pdf_merge import merge_pdf_ranges
+    from quire.workers.parse.pdf_open import PdfMeta
+    from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
+
+    lines = ["Odd text\ufdd0layer words here and the num-", "ber of them."]
+    block = PdfBlock(kind="text", bbox=(72, 100, 400, 130), lines=lines, size=11)
+    page = PdfPage(page=1, width=595, height=842, blocks=[block])
+    meta = PdfMeta(doc_id="d" * 64, source_name="odd.pdf", page_count=1)
+    doc = merge_pdf_ranges(meta, [PdfRangeResult(doc_id="d" * 64, first=1, last=1, pages=[page])])
+    (el,) = doc.document.elements
+    assert el.text == "Odd textlayer words here and the number of them."
+    assert el.joined_hyphens == [el.text.index("ber of")]

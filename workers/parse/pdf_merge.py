@@ -58,6 +58,7 @@ _MAX_CAPTION_WORDS = 80
 LOW_OCR_CONFIDENCE = 70.0
 CONTENTS = "contents"  # list kind of the entries of a contents or index page
 FIGURE = "figure"  # origin of a paragraph holding the text of a vector figure
+_JOINED = frozenset({"heading", "paragraph", "list", "caption"})  # built with join_lines
 
 
 def join_lines(lines: list[str], *, title: bool = False, words: Vocabulary | None = None) -> str:
@@ -114,7 +115,7 @@ class _Pending:
         """The element; hyphens taken out of broken words leave its text, their offsets
         go to `joined_hyphens`."""
         e = self._build(eid)
-        if JOIN not in e.text:
+        if JOIN not in e.text or self.type not in _JOINED:
             return e
         text, joins = take_joins(e.text)
         return e.model_copy(
@@ -472,13 +473,17 @@ def _page_body(page: PdfPage, drop: set[tuple[int, int]], max_page: int) -> Page
     return PageBody(page.page, blocks)
 
 
-def _vocabulary(bodies: Iterable[PageBody]) -> Vocabulary:
-    """The words of the body text (a stray JOIN mark in extracted text is dropped first:
-    in the IR it means a hyphen taken out)."""
+def _drop_marks(bodies: Iterable[PageBody]) -> None:
+    """A JOIN mark in the text layer itself (a noncharacter: never in real text) is dropped:
+    in an element's text it means a hyphen taken out."""
     for pb in bodies:
         for b in pb.blocks:
             if any(JOIN in ln for ln in b.lines):
                 b.lines = [strip_marks(ln) for ln in b.lines]
+
+
+def _vocabulary(bodies: Iterable[PageBody]) -> Vocabulary:
+    """The words of the body text (figure labels aside)."""
     return Vocabulary.from_lines(
         b.lines for pb in bodies for b in pb.blocks if b.kind == "text" and not b.figure
     )
@@ -512,6 +517,7 @@ def merge_pdf_ranges(
     else:
         font_headings(list(bodies.values()), size)
 
+    _drop_marks(bodies.values())
     asm = _Assembler(size, _vocabulary(bodies.values()))
     for pno in sorted(bodies):
         pb = bodies[pno]
