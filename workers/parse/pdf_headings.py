@@ -8,7 +8,8 @@ nearest below the entry's target point wins. When the text layer is garbled (no 
 all), the short bold/large block right below the target point is taken instead. A heading
 that shares a block with following body lines is split off. Level = outline level (max 6).
 
-Entry lines of contents and index pages (pdf_contents) are never headings.
+Entry lines of contents and index pages (pdf_contents) are never headings, nor is text
+inside a figure (pdf_figures) unless the outline names it.
 
 Without an outline, a block is a heading when it is short and set larger than the body size
 (the most common size, weighted by characters, over the whole document) or bold on a line
@@ -188,7 +189,8 @@ def match_outline(
         # rank: (match class, -distance to the target point): exact > strong > fuzzy > run-in
         best: tuple[int, float, int, str, int] | None = None
         for i, b in enumerate(pb.blocks):
-            if b.kind != "text" or b.figure or i in pb.headings or pb.entry(b):
+            # (figure text too: a title set in a drawn banner is still the outline's title)
+            if b.kind != "text" or i in pb.headings or pb.entry(b):
                 continue
             dist = 0.0
             if y is not None:  # headings sit just below their target point
