@@ -83,6 +83,7 @@ class Row:
     hyphen_breaks: int = 0
     hyphens_left: int = 0
     examples: list[str] = field(default_factory=list)  # header lines left, a few
+    read_seconds: float = 0.0  # bare get_text("dict") over the source (the baseline)
 
 
 # --- running the batch -------------------------------------------------------------------
@@ -173,7 +174,9 @@ def measure_document(row: Row, doc: SweepDoc, out: Path) -> None:
         row.study, row.reference, row.share_5_13 = p.study, p.reference, p.share_5_13
         row.under_5, row.largest = p.under_5, p.largest
         row.chapters, row.honoured, row.naive_honoured = p.chapters, p.honoured, p.naive_honoured
+    start = time.perf_counter()
     source = read_source(doc.path)
+    row.read_seconds = round(time.perf_counter() - start, 3)
     keys = header_keys(source.tops)
     study_lines = [
         ln for t in body_segments(out, manifest, study_only=True) for ln in t.split("\n")
@@ -268,6 +271,12 @@ def summary(rows: list[Row], seconds: float, peak_mb: float, traces: list[str]) 
     print(
         f"batch: {seconds:.0f} s, {pages / max(seconds, 1e-9):.1f} pages/s, "
         f"peak RSS of the process tree {peak_mb:.0f} MB"
+    )
+    read = sum(r.read_seconds for r in done)
+    read_pages = sum(r.pages for r in done)
+    print(
+        f"baseline, same run: bare PyMuPDF get_text('dict') over the completed documents, "
+        f"one process: {read_pages / max(read, 1e-9):.1f} pages/s"
     )
 
 

@@ -63,7 +63,8 @@ def figure_regions(paths: list[dict[str, Any]], page: Box) -> list[Box]:
     page_area = _area(page)
     regions: list[_Region] = []
     for path in paths:
-        box: Box = tuple(path["rect"])  # type: ignore[assignment]
+        x0, y0, x1, y1 = path["rect"]
+        box: Box = (x0, y0, x1, y1)
         if _area(box) >= 0.9 * page_area:
             continue  # a page background says nothing about figures
         items = len(path.get("items") or ())

@@ -119,7 +119,7 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
         zone = _zone(page, i, b, first)
         if zone is not None:
             large = b.size > body_size * 1.15
-            first = _key(b.lines[0]) if len(b.lines) == 2 else ""
+            first_line = _key(b.lines[0]) if len(b.lines) == 2 else ""
             out.append(
                 _Candidate(
                     page.page,
@@ -130,7 +130,7 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
                     b.bbox[1],
                     edge_numbers(text),
                     large,
-                    first,
+                    first_line,
                 )
             )
     return out
