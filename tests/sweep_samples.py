@@ -225,3 +225,20 @@ def build_banner_headers(path: Path) -> Path:
     doc.set_toc([[1, s, n] for n, s in enumerate(BANNER_SECTIONS, 1) if n in (1, 3, 4, 6)])
     doc.save(path)
     return path
+
+
+def build_long_listing(path: Path, pages: int = 8) -> Path:
+    """A Courier listing that runs over `pages` pages without a break."""
+    doc = pymupdf.open()
+    n = 0
+    for _ in range(pages):
+        page = doc.new_page(width=W, height=H)
+        y = 80.0
+        while y < H - 80:
+            n += 1
+            page.insert_text(
+                (LEFT, y), f"font{n:04d}   Family-{n % 7}   {n * 3}", fontsize=9, fontname="cour"
+            )
+            y += 11
+    doc.save(path)
+    return path

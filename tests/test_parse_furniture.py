@@ -17,6 +17,7 @@ from sweep_samples import (
     build_banner_headers,
     build_cjk_headers,
     build_figures,
+    build_long_listing,
     zh_break_end,
 )
 
@@ -90,3 +91,13 @@ def test_header_in_a_drawn_bar_and_page_x_of_y_footer_are_removed(tmp_path: Path
     assert removed[1::2] == [(n, "page_number", f"{n} of 6") for n in pages]
     code = [e.text for e in doc.elements if e.text.startswith(("465", "466", "467"))]
     assert code == ["465 {", "466 \\def\\optionsa{}", "467 \\def\\optionsb{}"]
+
+
+def test_a_long_listing_is_cut_at_page_breaks(tmp_path: Path) -> None:
+    """fontname.pdf's 91-page listing was one element: no session could end inside it."""
+    doc = parse_document(build_long_listing(tmp_path / "listing.pdf", pages=8)).document
+    spans = [(e.page_first, e.page_last) for e in doc.elements]
+    assert all(e.type == "code" for e in doc.elements)
+    assert spans == [(1, 3), (4, 6), (7, 8)]
+    lines = [ln for e in doc.elements for ln in e.text.split("\n") if ln.startswith("font")]
+    assert lines == sorted(lines) and len(lines) == len(set(lines))  # nothing lost or moved

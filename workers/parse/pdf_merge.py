@@ -4,7 +4,9 @@ Order of work: check the ranges cover every page once -> drop running headers/fo
 page numbers (neighbour comparison) -> mark contents and index pages (their entries become
 one list a page) -> headings (outline, else font statistics) -> walk the
 body blocks in page order building elements, continuing a paragraph, list or code block
-across a page break when the previous page ends inside it -> ids -> notes.
+across a page break when the previous page ends inside it (a list or code block for at
+most MAX_CARRY_PAGES pages: longer ones are cut at a page break, so a session can end
+inside a 90-page listing) -> ids -> notes.
 Because this sees all pages at once and the per-page extraction never looks at other
 pages, the Document is identical however the pages were grouped into ranges.
 """
@@ -55,6 +57,7 @@ from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
 _SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
 _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
 _MAX_CAPTION_WORDS = 80
+MAX_CARRY_PAGES = 3  # a code block or list carried over page breaks spans at most this
 LOW_OCR_CONFIDENCE = 70.0
 CONTENTS = "contents"  # list kind of the entries of a contents or index page
 FIGURE = "figure"  # origin of a paragraph holding the text of a vector figure
@@ -257,8 +260,14 @@ class _Assembler:
     def add(self, page: int, block: PdfBlock, heading: Heading | None, first_on_page: bool) -> None:
         cur = self.cur
         # continues from the previous page: this is the page's first body block and the
-        # element being built was the last thing on the page before
-        carry = first_on_page and cur is not None and cur.page_last == page - 1
+        # element being built was the last thing on the page before, and it spans fewer
+        # than MAX_CARRY_PAGES (a 90-page listing could never be cut into sessions)
+        carry = (
+            first_on_page
+            and cur is not None
+            and cur.page_last == page - 1
+            and page - cur.page_first < MAX_CARRY_PAGES
+        )
         if heading is not None:
             text = join_lines(block.lines, title=True, words=self.words)
             self.start(
