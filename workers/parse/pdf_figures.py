@@ -15,7 +15,6 @@ told are figure text into one block per figure, flagged `figure`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 Box = tuple[float, float, float, float]
@@ -25,25 +24,11 @@ MIN_SIDE = 24.0  # points: smaller regions are rules, bullets, underlines
 FRAME_SHARE = 0.6  # a path covering this share of its region's area ...
 FRAME_ITEMS = 8  # ... with at most this many items (4 sides, 4 rounded corners) frames it
 TOUCH = 3.0  # points: paths this close belong to one region
+ROW_BUDGET = 100_000  # (path, grid row) pairs a page may cost before the grid coarsens
 MARGIN = 10.0  # points around a figure where its tick and axis labels sit
 ROUNDS = 2  # the figure grows by the labels it took, once: the axis title is beyond them
 SHORT_ROW = 40  # characters: longer rows are prose even inside a figure
 MARGIN_ROW = 12  # characters: in the margin, only labels this short belong to the figure
-
-
-@dataclass
-class _Region:
-    box: Box
-    paths: list[tuple[Box, int]] = field(default_factory=list)  # (box, item count)
-
-    def add(self, box: Box, items: int) -> None:
-        self.box = _union(self.box, box)
-        self.paths.append((box, items))
-
-    def shapes(self) -> int:
-        """Drawing items of the region, leaving out the paths that frame it."""
-        area = _area(self.box)
-        return sum(n for b, n in self.paths if n > FRAME_ITEMS or _area(b) < FRAME_SHARE * area)
 
 
 def _area(b: Box) -> float:
@@ -61,48 +46,76 @@ def _near(a: Box, b: Box, gap: float) -> bool:
 def figure_regions(paths: list[dict[str, Any]], page: Box) -> list[Box]:
     """Boxes of the page's vector figures (see the module docstring)."""
     page_area = _area(page)
-    regions: list[_Region] = []
+    boxes: list[Box] = []
+    items: list[int] = []
     for path in paths:
-        x0, y0, x1, y1 = path["rect"]
-        box: Box = (x0, y0, x1, y1)
-        if _area(box) >= 0.9 * page_area:
-            continue  # a page background says nothing about figures
-        items = len(path.get("items") or ())
-        hits = [r for r in regions if _near(r.box, box, TOUCH)]
-        if not hits:
-            regions.append(_Region(box, [(box, items)]))
+        x0, y0, x1, y1 = path["rect"]  # clipped to the page: off-page drawing is no figure
+        box = (max(x0, page[0]), max(y0, page[1]), min(x1, page[2]), min(y1, page[3]))
+        if box[0] <= box[2] and box[1] <= box[3] and _area(box) < 0.9 * page_area:
+            boxes.append(box)  # (a page background tells nothing)
+            items.append(len(path.get("items") or ()))
+    groups: dict[int, list[int]] = {}
+    for k, root in enumerate(_components(boxes)):
+        groups.setdefault(root, []).append(k)
+    out: list[Box] = []
+    for members in groups.values():
+        box = boxes[members[0]]
+        for k in members[1:]:
+            box = _union(box, boxes[k])
+        if box[2] - box[0] < MIN_SIDE or box[3] - box[1] < MIN_SIDE:
             continue
-        keep = hits[0]
-        keep.add(box, items)
-        for other in hits[1:]:  # the path bridges regions: one region now
-            keep.box = _union(keep.box, other.box)
-            keep.paths += other.paths
-            regions.remove(other)
-    return [
-        r.box
-        for r in _settle(regions)
-        if r.box[2] - r.box[0] >= MIN_SIDE
-        and r.box[3] - r.box[1] >= MIN_SIDE
-        and r.shapes() >= MIN_SHAPES
-    ]
+        frame = FRAME_SHARE * _area(box)  # paths this large with few items frame the region
+        shapes = sum(items[k] for k in members if items[k] > FRAME_ITEMS or _area(boxes[k]) < frame)
+        if shapes >= MIN_SHAPES:
+            out.append(box)
+    return sorted(out, key=lambda b: (b[1], b[0]))
 
 
-def _settle(regions: list[_Region]) -> list[_Region]:
-    """Merge regions whose boxes grew into each other."""
-    merged = True
-    while merged:
-        merged = False
-        for i, a in enumerate(regions):
-            for b in regions[i + 1 :]:
-                if _near(a.box, b.box, TOUCH):
-                    a.box = _union(a.box, b.box)
-                    a.paths += b.paths
-                    regions.remove(b)
-                    merged = True
-                    break
-            if merged:
-                break
-    return regions
+def _components(boxes: list[Box]) -> list[int]:
+    """A component id per box: boxes that touch (within about TOUCH) are one component.
+    Scanline over a grid of TOUCH-sized cells, so tens of thousands of paths (a scatter
+    plot's markers) cost the rows they span, not every pair."""
+    parent = list(range(len(boxes)))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    def union(a: int, b: int) -> None:
+        parent[find(a)] = find(b)
+
+    # cells of TOUCH points; coarser when the boxes would fill too many rows (thousands of
+    # large overlapping paths): then touching is judged more loosely, in bounded time
+    span = sum((b[3] - b[1]) / TOUCH + 1 for b in boxes)
+    cell = TOUCH * max(1.0, span / ROW_BUDGET)
+    rows: dict[int, list[tuple[int, int, int]]] = {}  # grid row -> (first, last cell, box)
+    for k, (x0, y0, x1, y1) in enumerate(boxes):
+        c0, c1 = int(x0 // cell), int(x1 // cell)
+        for r in range(int(y0 // cell), int(y1 // cell) + 1):
+            rows.setdefault(r, []).append((c0, c1, k))
+    prev: list[tuple[int, int, int]] = []
+    prev_row: int | None = None
+    for r in sorted(rows):
+        segs: list[tuple[int, int, int]] = []  # the row's runs of touching cells
+        for c0, c1, k in sorted(rows[r]):
+            if segs and c0 <= segs[-1][1] + 1:
+                union(k, segs[-1][2])
+                segs[-1] = (segs[-1][0], max(segs[-1][1], c1), segs[-1][2])
+            else:
+                segs.append((c0, c1, k))
+        if prev_row == r - 1:  # runs of adjacent rows that overlap touch
+            i = j = 0
+            while i < len(prev) and j < len(segs):
+                if prev[i][1] + 1 >= segs[j][0] and segs[j][1] + 1 >= prev[i][0]:
+                    union(prev[i][2], segs[j][2])
+                if prev[i][1] < segs[j][1]:
+                    i += 1
+                else:
+                    j += 1
+        prev, prev_row = segs, r
+    return [find(k) for k in range(len(boxes))]
 
 
 def figure_rows(rows: list[tuple[Box, str]], regions: list[Box]) -> list[int | None]:
