@@ -286,7 +286,7 @@ class _Assembler:
             self.start(_Pending("image", page, page, image=block.image))
             return
         if block.figure:  # labels of a drawing: one paragraph, never a title or an item
-            text = " ".join(block.lines)
+            text = join_lines(block.lines)  # (no hyphen undone: labels are no prose)
             self.start(_Pending("paragraph", page, page, text=text, origin=FIGURE, size=-1.0))
             return
         if block.kind == "table":
