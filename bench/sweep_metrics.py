@@ -2,8 +2,9 @@
 
 - plan invariants: study session sizes from the manifest, chapter starts honoured beside the
   naive outline splitter (bench_plan.py's `measure` and `naive`, tests/plan_metrics.py);
-- running-header lines left: a line at the top of 5 or more source pages (digits aside) that
-  survives in the Markdown body, alone or glued into a longer line;
+- running-header lines left: a line at the top of 5 or more source pages (digits aside; in
+  the top 15 % of the page, set apart from the text below, each such page with another
+  within two) that survives in the Markdown body, alone or glued into a longer line;
 - line-break hyphens left: a hyphen at a source line end ("num-" / "ber") whose joined word
   ("number") occurs elsewhere in the document, still hyphenated ("num-ber") in the Markdown.
 
@@ -27,6 +28,7 @@ from quire.shared.manifest import Manifest
 from quire.workers.verify.markdown import parse_chunk_markdown
 
 HEADER_PAGES = 5  # a top line repeated on this many pages is a running header
+TOP_BAND = 0.15  # ... when it starts in this top share of the page (a header's margin)
 _DIGITS = re.compile(r"\d+")
 _LETTER = re.compile(r"[^\W\d_]")
 WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
@@ -61,7 +63,10 @@ def read_source(path: Path) -> SourceText:
                 for line in b["lines"]
             ]
             rows = [r for r in rows if r[3].strip()]
-            tops.append(_top_row(rows))
+            top = _top_row(rows)
+            tops.append(
+                top if rows and min(r[0] for r in rows) <= TOP_BAND * page.rect.height else ""
+            )
             for b in data["blocks"]:
                 if b["type"] == 0:
                     lines = [nfc(_line_text(ln).strip()) for ln in b["lines"]]
