@@ -60,6 +60,9 @@ class Element(_Model):
     language: str | None = None  # code language when known
     rtl: bool = False  # right-to-left paragraph (text kept in logical order)
     origin: str | None = None  # how structure was found, e.g. "outline", "font", "style"
+    # offsets in `text` where a line-end hyphen that only broke a word was taken out
+    # ("num-" / "ber" -> "number"); `source_text` puts them back
+    joined_hyphens: list[int] | None = None
     word_count: int = 0
     content_hash: str = ""
 
@@ -92,6 +95,27 @@ def make_element(
         content_hash=text_hash(text),
         **fields,
     )
+
+
+def source_text(e: Element) -> str:
+    """The element's text as the source printed it: with the line-end hyphens that the
+    parser took out of broken words put back ("number" -> "num-ber")."""
+    text = e.text
+    for at in reversed(e.joined_hyphens or []):
+        text = text[:at] + "-" + text[at:]
+    return text
+
+
+def joined_hyphens_problem(e: Element) -> str | None:
+    """Why the element's `joined_hyphens` cannot be where hyphens were taken out of words
+    (each offset must fall between two letters, in order), or None."""
+    offsets = e.joined_hyphens or []
+    if offsets != sorted(set(offsets)):
+        return f"joined_hyphens {offsets[:5]} are not in increasing order"
+    for at in offsets:
+        if not (0 < at < len(e.text) and e.text[at - 1].isalpha() and e.text[at].isalpha()):
+            return f"joined_hyphens offset {at} is not inside a word"
+    return None
 
 
 def element_id(index: int) -> str:

@@ -4,7 +4,8 @@ recall against pymupdf4llm, range independence, and the broken/odd files.
 How the figures are measured (printed per document at the end of the run):
 - fidelity: the multiset of characters (whitespace ignored) and of words (\\w+ tokens) that
   plain `page.get_text()` finds on the non-skipped pages, against the IR's element texts
-  plus the running headers/footers recorded in `removed`. Both sides are NFKC-normalised:
+  in their source form (`source_text`: with the line-end hyphens of broken words put
+  back) plus the running headers/footers recorded in `removed`. Both sides are NFKC-normalised:
   the parser expands ligatures (ﬁ -> fi) and Arabic presentation forms to letters.
 - outline recall: an outline entry counts when a heading element on its target page has
   its level (capped at 6) and its title (normalised, similarity >= 0.8). On the garbled
@@ -29,7 +30,7 @@ import pytest
 from corpus import CORPUS
 
 from quire.shared.errors import CorruptDocumentError, EmptyDocumentError, EncryptedDocumentError
-from quire.shared.ir import Document, dump_ir, load_ir
+from quire.shared.ir import Document, dump_ir, load_ir, source_text
 from quire.workers.parse import ParsedDocument, parse_document
 from quire.workers.parse.pdf_headings import norm_title
 from quire.workers.parse.pdf_open import pymupdf_module
@@ -80,7 +81,10 @@ def fidelity(path: Path, doc: Document) -> tuple[float, float]:
     skipped = {s.page for s in doc.skipped_pages}
     with pymupdf.open(path) as pdf:
         ref = _nfkc("".join(p.get_text() for p in pdf if p.number + 1 not in skipped))
-    ir = _nfkc("\n".join([e.text for e in doc.elements] + [r.text for r in doc.removed]))
+    # the elements as the source printed them (line-end hyphens the parser took out of
+    # broken words put back), and the running text it removed
+    texts = [source_text(e) for e in doc.elements] + [r.text for r in doc.removed]
+    ir = _nfkc("\n".join(texts))
     ref_c = Counter(c for c in ref if not c.isspace())
     ir_c = Counter(c for c in ir if not c.isspace())
     ref_w, ir_w = Counter(_WORD.findall(ref)), Counter(_WORD.findall(ir))

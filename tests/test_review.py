@@ -276,8 +276,31 @@ def test_heuristic_sees_continuity() -> None:
     for v in votes:
         assert "no heading starts here" in v.reason
         assert "ends with ':'" in v.reason
-        assert "shared terms: chromosomes" in v.reason
+        assert "shared terms: 'chromosomes'" in v.reason
     assert combine(CONTINUE.after_id, votes).decision == "continuity"
+
+
+def test_heuristic_votes_on_a_book_about_todo_lists_validate() -> None:
+    """The book's own words ("todo", "xxx") shared across a cut are quoted evidence, never
+    taken for a template placeholder (coop-writing.pdf's reviews crashed on "todo")."""
+    els = assign_ids(
+        [
+            make_element("paragraph", "Each todo note marks xxx text; a todo macro lists them.", 1),
+            make_element("paragraph", "The todo macro takes options; every xxx marker shows.", 2),
+            make_element("paragraph", "A todo list collects the xxx notes with their options.", 3),
+        ]
+    )
+    by_id = {e.id: e for e in els}
+    task = ReviewTask(
+        doc_id="d",
+        after_id=els[0].id,
+        left_ids=[els[0].id],
+        right_ids=[els[1].id, els[2].id],
+        score=0.5,
+    )
+    for role in REVIEW_ROLES:
+        vote = HeuristicReviewer().vote(task, role, by_id)
+        assert "'todo'" in vote.reason
 
 
 # --- combine -----------------------------------------------------------------------------

@@ -39,6 +39,7 @@ _CJK_NUMBER = re.compile(r"^(第[0-9一二三四五六七八九十百零〇]{1,5
 # "2.4 Title", "3. Title", "A.1 Title", "12 Title" (not "2023 was ...": at most 3 digits)
 _DOTTED_NUMBER = re.compile(r"^((?:[0-9]{1,3}|[A-Z])(?:\.[0-9]{1,3})*)\.?\s+(?=\S)")
 _TITLE_END = re.compile(r"[.:;,!?]$")
+_LETTER = re.compile(r"[^\W\d_]")
 _WS = re.compile(r"\s+")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 
@@ -121,8 +122,8 @@ def snippet(el: Element, tail: bool = False, limit: int = SNIPPET_CHARS) -> str:
 
 def parse_numbering(el: Element) -> str | None:
     """The section number a heading (or a title-like paragraph) starts with, if any."""
-    if el.type not in ("heading", "paragraph"):
-        return None
+    if el.type not in ("heading", "paragraph") or el.origin == "figure":
+        return None  # (the labels of a drawing: "0 1 2 3" is no part 0)
     text = plain_text(el)
     if el.type == "paragraph" and not looks_like_title(el.text):
         return None
@@ -135,9 +136,9 @@ def parse_numbering(el: Element) -> str | None:
     m = _DOTTED_NUMBER.match(text)
     if m:
         number = m.group(1)
-        # A lone capital letter ("A Quick Tour") is a word, not an appendix number; and
-        # a title needs a word: "0 1 2 3" is a figure's axis, not part 0.
-        if re.fullmatch(r"[A-Z]", number) or not any(c.isalpha() for c in text[m.end() :]):
+        # A lone capital letter ("A Quick Tour") is a word, not an appendix number; a
+        # number followed by no word ("0 0 1", a matrix row) titles nothing.
+        if re.fullmatch(r"[A-Z]", number) or not _LETTER.search(text[m.end() :]):
             return None
         return number
     return None

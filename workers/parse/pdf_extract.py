@@ -31,6 +31,7 @@ from typing import Any
 from quire.shared.ir import ImageRef, TextlessKind
 from quire.shared.text import sha256_bytes
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
+from quire.workers.parse.pdf_figures import Box, figure_regions, figure_rows
 from quire.workers.parse.pdf_open import pymupdf_module
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage
 
@@ -232,7 +233,7 @@ def _join(prev: _Row, ln: _Row) -> _Row:
 
 
 def _rulings(
-    page: Any,
+    paths: list[dict[str, Any]],
 ) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]], int]:
     """Horizontal (y, x0, x1) and vertical (x, y0, y1) stroked rulings: lines and the edges
     of rectangles (fill-only shapes are ignored, as by the lines_strict table finder), and
@@ -240,7 +241,7 @@ def _rulings(
     hs: list[tuple[float, float, float]] = []
     vs: list[tuple[float, float, float]] = []
     other = 0
-    for path in page.get_cdrawings():
+    for path in paths:
         if "s" not in (path.get("type") or ""):
             continue
         for item in path["items"]:
@@ -285,14 +286,14 @@ def _join_collinear(segs: list[tuple[float, float, float]]) -> list[tuple[float,
     return out
 
 
-def _has_grid(page: Any) -> bool:
+def _has_grid(paths: list[dict[str, Any]]) -> bool:
     """Does a vertical ruling meet a horizontal one inside its span (a cross or a T, not a
     corner)? Every ruled table with two columns has such a junction: the column separator
     meets the header rule. A framed box (code listing, note, one-column boxed table) has
     only corners, body text no rulings at all. Collinear touching pieces (one per cell)
     are joined first. Pages drawn mostly with curves and slanted lines (plots)
     are left out."""
-    hs, vs, other = _rulings(page)
+    hs, vs, other = _rulings(paths)
     if not hs or not vs or other > len(hs) + len(vs):
         return False  # no rulings, or mostly curves and slanted lines: a plot, not a table
     hs = sorted(_join_collinear(hs))
@@ -304,8 +305,8 @@ def _has_grid(page: Any) -> bool:
     return False
 
 
-def _find_tables(page: Any) -> list[PdfBlock]:
-    if not _has_grid(page):
+def _find_tables(page: Any, paths: list[dict[str, Any]]) -> list[PdfBlock]:
+    if not _has_grid(paths):
         return []
     found = page.find_tables(strategy=TABLE_STRATEGY, use_layout=False)
     tables: list[PdfBlock] = []
@@ -631,7 +632,8 @@ def extract_page(
     result.inline_images = counts["inline"]
     result.oversized_images = counts["oversized"]
 
-    tables = _find_tables(page)
+    paths = page.get_cdrawings()
+    tables = _find_tables(page, paths)
     items: list[_Row | _Object] = []
     placed: set[int] = set()
     for ln in lines:
@@ -651,7 +653,8 @@ def extract_page(
             _insert_by_y(items, _Object(t))
     for img in images:
         _insert_by_y(items, _Object(img))
-    result.blocks = _segment(items)
+    regions = figure_regions(paths, (rect.x0, rect.y0, rect.x1, rect.y1))
+    result.blocks = _segment(_figure_text(items, regions) if regions else items)
 
     text = "\n".join(ln.text for ln in lines)
     letters = len(_LETTER.findall(text))
@@ -660,6 +663,37 @@ def extract_page(
     fffd = text.count("\ufffd")
     result.unmapped = fffd >= 10 and fffd > 0.1 * len(text)
     return result
+
+
+def _figure_text(items: list[_Row | _Object], regions: list[Box]) -> list[_Row | _Object]:
+    """Rows that are text of a vector figure leave the flow: each figure's rows become one
+    block flagged `figure`, where its first row was (code rows stay code)."""
+    rows = [it for it in items if isinstance(it, _Row) and not it.mono]
+    owner = dict(
+        zip(
+            (id(r) for r in rows),
+            figure_rows([((r.x0, r.y0, r.x1, r.y1), r.text) for r in rows], regions),
+            strict=True,
+        )
+    )
+    groups: dict[int, list[_Row]] = {}
+    blocks: dict[int, PdfBlock] = {}
+    out: list[_Row | _Object] = []
+    for it in items:
+        fig = owner.get(id(it))
+        if fig is None or not isinstance(it, _Row):
+            out.append(it)
+            continue
+        if fig not in blocks:
+            blocks[fig] = PdfBlock(kind="text", bbox=_round4(regions[fig]), figure=True)
+            out.append(_Object(blocks[fig]))
+        groups.setdefault(fig, []).append(it)
+    for fig, block in blocks.items():
+        mine = sorted(groups[fig], key=lambda r: (round(r.y0), r.x0))
+        block.lines = [r.text for r in mine]
+        block.line_x0 = [round(r.x0, 2) for r in mine]
+        block.size = statistics.median(r.size for r in mine)
+    return out
 
 
 def _insert_by_y(items: list[_Row | _Object], obj: _Object) -> None:

@@ -8,7 +8,8 @@ nearest below the entry's target point wins. When the text layer is garbled (no 
 all), the short bold/large block right below the target point is taken instead. A heading
 that shares a block with following body lines is split off. Level = outline level (max 6).
 
-Entry lines of contents and index pages (pdf_contents) are never headings.
+Entry lines of contents and index pages (pdf_contents) are never headings, nor is text
+inside a figure (pdf_figures) unless the outline names it.
 
 Without an outline, a block is a heading when it is short and set larger than the body size
 (the most common size, weighted by characters, over the whole document) or bold on a line
@@ -52,7 +53,11 @@ class PageBody:
 
     def entry(self, block: PdfBlock) -> bool:
         """An entry block of a contents page (never a heading)."""
-        return self.contents_max_page > 0 and is_entry_block(block, self.contents_max_page)
+        return (
+            self.contents_max_page > 0
+            and not block.figure
+            and is_entry_block(block, self.contents_max_page)
+        )
 
 
 _NON_ALNUM = re.compile(r"[\W_]+")
@@ -67,7 +72,7 @@ def body_size(bodies: list[PageBody]) -> float:
     sizes: dict[float, int] = {}
     for pb in bodies:
         for b in pb.blocks:
-            if b.kind == "text":
+            if b.kind == "text" and not b.figure:
                 n = sum(len(s) for s in b.lines)
                 sizes[b.size] = sizes.get(b.size, 0) + n
     return max(sizes.items(), key=lambda kv: kv[1])[0] if sizes else 10.0
@@ -184,6 +189,7 @@ def match_outline(
         # rank: (match class, -distance to the target point): exact > strong > fuzzy > run-in
         best: tuple[int, float, int, str, int] | None = None
         for i, b in enumerate(pb.blocks):
+            # (figure text too: a title set in a drawn banner is still the outline's title)
             if b.kind != "text" or i in pb.headings or pb.entry(b):
                 continue
             dist = 0.0
@@ -237,6 +243,7 @@ def _below_target(pb: PageBody, y: float, body: float) -> int | None:
         i
         for i, b in enumerate(pb.blocks)
         if b.kind == "text"
+        and not b.figure
         and i not in pb.headings
         and not pb.entry(b)
         and y - 5 <= b.bbox[1] <= y + 160
@@ -256,7 +263,7 @@ def _below_target(pb: PageBody, y: float, body: float) -> int | None:
 
 
 def _font_candidate(b: PdfBlock, body: float) -> bool:
-    if b.kind != "text" or len(b.lines) > 3:
+    if b.kind != "text" or b.figure or len(b.lines) > 3:
         return False
     text = " ".join(b.lines)
     if len(text) > 120 or list_marker(text) or CAPTION.match(text):

@@ -4,7 +4,9 @@ Order of work: check the ranges cover every page once -> drop running headers/fo
 page numbers (neighbour comparison) -> mark contents and index pages (their entries become
 one list a page) -> headings (outline, else font statistics) -> walk the
 body blocks in page order building elements, continuing a paragraph, list or code block
-across a page break when the previous page ends inside it -> ids -> notes.
+across a page break when the previous page ends inside it (a list or code block for at
+most MAX_CARRY_PAGES pages: longer ones are cut at a page break, so a session can end
+inside a 90-page listing) -> ids -> notes.
 Because this sees all pages at once and the per-page extraction never looks at other
 pages, the Document is identical however the pages were grouped into ranges.
 """
@@ -12,6 +14,8 @@ pages, the Document is identical however the pages were grouped into ranges.
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +36,7 @@ from quire.shared.ir import (
     element_id,
     make_element,
 )
-from quire.shared.text import is_cjk
+from quire.shared.text import count_words, is_cjk, text_hash
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 from quire.workers.parse.pdf_contents import entry_items, is_contents_page, merge_titles
@@ -45,6 +49,7 @@ from quire.workers.parse.pdf_headings import (
     font_headings,
     match_outline,
 )
+from quire.workers.parse.pdf_hyphens import JOIN, Vocabulary, is_break, strip_marks, take_joins
 from quire.workers.parse.pdf_open import PdfMeta, pdf_meta
 from quire.workers.parse.pdf_running import body_blocks, find_running_text
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
@@ -52,12 +57,17 @@ from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
 _SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
 _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
 _MAX_CAPTION_WORDS = 80
+MAX_CARRY_PAGES = 3  # a code block or list carried over page breaks spans at most this
 LOW_OCR_CONFIDENCE = 70.0
 CONTENTS = "contents"  # list kind of the entries of a contents or index page
+FIGURE = "figure"  # origin of a paragraph holding the text of a vector figure
+_JOINED = frozenset({"heading", "paragraph", "list", "caption"})  # built with join_lines
 
 
-def join_lines(lines: list[str], *, title: bool = False) -> str:
-    """Lines of one paragraph -> one line of text; a hyphen at a line end stays put.
+def join_lines(lines: list[str], *, title: bool = False, words: Vocabulary | None = None) -> str:
+    """Lines of one paragraph -> one line of text. A hyphen at a line end that only breaks a
+    word (as `words`, the document's vocabulary, decides) is taken out and marked with
+    JOIN; any other stays put.
 
     Chinese and Japanese are set without spaces: a line ending in a CJK character (or
     the next one opening with CJK punctuation) joins the next line directly, as the text
@@ -65,13 +75,17 @@ def join_lines(lines: list[str], *, title: bool = False) -> str:
     of a `title` are parts ("第二章" over "用LATEX 排版文字") and keep a space."""
     out = ""
     for ln in lines:
-        out += ln if not out or _glued(out, ln, title) else " " + ln
+        ln = unicodedata.normalize("NFC", ln)  # as the IR will be: "e\u0301-" is "é-"
+        if out and words is not None and words.breaks_word(out, ln):
+            out = out[:-1] + JOIN + ln
+        else:
+            out += ln if not out or _glued(out, ln, title) else " " + ln
     return out
 
 
 def _glued(before: str, after: str, title: bool) -> bool:
     """Join without a space: a word hyphenated at the line end, or CJK prose."""
-    if before.endswith("-") and before[-2:-1].isalpha() and after[:1].islower():
+    if is_break(before, after):
         return True
     if is_cjk(after[:1]) and not after[:1].isalpha():
         return True  # CJK punctuation never follows a space
@@ -101,6 +115,23 @@ class _Pending:
     bold: bool = False
 
     def build(self, eid: str) -> Element:
+        """The element; hyphens taken out of broken words leave its text, their offsets
+        go to `joined_hyphens`."""
+        e = self._build(eid)
+        if JOIN not in e.text or self.type not in _JOINED:
+            return e
+        text, joins = take_joins(e.text)
+        return e.model_copy(
+            update={
+                "text": text,
+                "joined_hyphens": joins,
+                "items": None if e.items is None else [strip_marks(i) for i in e.items],
+                "word_count": count_words(text),
+                "content_hash": text_hash(text),
+            }
+        )
+
+    def _build(self, eid: str) -> Element:
         t, pf, pl = self.type, self.page_first, self.page_last
         if t == "heading":
             text = markdown.heading(self.text, self.level)
@@ -134,23 +165,31 @@ class _Pending:
             return make_element(
                 "image", markdown.image(self.image.file), pf, pl, id=eid, image=self.image
             )
-        return make_element(t, self.text, pf, pl, id=eid, rtl=self.rtl)  # type: ignore[arg-type]
+        return make_element(
+            t,  # type: ignore[arg-type]
+            self.text,
+            pf,
+            pl,
+            id=eid,
+            rtl=self.rtl,
+            origin=self.origin,
+        )
 
 
-def _item(block: PdfBlock) -> tuple[str, int | None, str] | None:
+def _item(block: PdfBlock, words: Vocabulary | None) -> tuple[str, int | None, str] | None:
     """(list kind, number, item text) when the block starts with a list marker."""
     first = block.lines[0]
     m = list_marker(first)
     if m is None:
         return None
     rest = [first[m.end() :].strip(), *block.lines[1:]]
-    text = join_lines([r for r in rest if r])
+    text = join_lines([r for r in rest if r], words=words)
     if m.group("num") or m.group("pnum"):
         return "number", int(m.group("num") or m.group("pnum")), text
     if m.group("strong") or m.group("weak"):
         return f"bullet:{(m.group('strong') or m.group('weak'))}", None, text
     # letters and roman numerals: keep the label in the item, as an unordered list
-    return "label", None, join_lines(block.lines)
+    return "label", None, join_lines(block.lines, words=words)
 
 
 def _item_left(block: PdfBlock) -> float:
@@ -162,9 +201,10 @@ def _item_left(block: PdfBlock) -> float:
 
 
 class _Assembler:
-    def __init__(self, body_size: float) -> None:
+    def __init__(self, body_size: float, words: Vocabulary | None = None) -> None:
         self.items: list[_Pending] = []
         self.body = body_size
+        self.words = words
 
     @property
     def cur(self) -> _Pending | None:
@@ -204,7 +244,7 @@ class _Assembler:
     def add_entries(self, page: int, block: PdfBlock, max_page: int) -> None:
         """Entry lines of a contents page: items of the page's contents list (one list a
         page: a long contents or index stays cuttable between its pages)."""
-        items = [join_lines(lines) for lines in entry_items(block, max_page)]
+        items = [join_lines(lines, words=self.words) for lines in entry_items(block, max_page)]
         cur = self.cur
         if (
             cur is not None
@@ -220,10 +260,16 @@ class _Assembler:
     def add(self, page: int, block: PdfBlock, heading: Heading | None, first_on_page: bool) -> None:
         cur = self.cur
         # continues from the previous page: this is the page's first body block and the
-        # element being built was the last thing on the page before
-        carry = first_on_page and cur is not None and cur.page_last == page - 1
+        # element being built was the last thing on the page before, and it spans fewer
+        # than MAX_CARRY_PAGES (a 90-page listing could never be cut into sessions)
+        carry = (
+            first_on_page
+            and cur is not None
+            and cur.page_last == page - 1
+            and page - cur.page_first < MAX_CARRY_PAGES
+        )
         if heading is not None:
-            text = join_lines(block.lines, title=True)
+            text = join_lines(block.lines, title=True, words=self.words)
             self.start(
                 _Pending(
                     "heading",
@@ -239,6 +285,10 @@ class _Assembler:
         if block.kind == "image":
             self.start(_Pending("image", page, page, image=block.image))
             return
+        if block.figure:  # labels of a drawing: one paragraph, never a title or an item
+            text = join_lines(block.lines)  # (no hyphen undone: labels are no prose)
+            self.start(_Pending("paragraph", page, page, text=text, origin=FIGURE, size=-1.0))
+            return
         if block.kind == "table":
             self.start(_Pending("table", page, page, rows=block.rows))
             return
@@ -249,11 +299,11 @@ class _Assembler:
                 return
             self.start(_Pending("code", page, page, lines=list(block.lines)))
             return
-        text = join_lines(block.lines)
+        text = join_lines(block.lines, words=self.words)
         if CAPTION.match(text) and len(text.split()) <= _MAX_CAPTION_WORDS:
             self.start(_Pending("caption", page, page, text=text, rtl=block.rtl))
             return
-        item = _item(block)
+        item = _item(block, self.words)
         if item is not None:
             kind, number, item_text = item
             same_place = cur is not None and (cur.page_last == page or carry)
@@ -294,9 +344,11 @@ class _Assembler:
                 and (min(block.line_x0) >= cur.item_x0 - 1)
             )
             if (carry and not _SENTENCE_END.search(cur.items[-1])) or indented:
-                sep = "\n" if indented and not carry else " "
-                cur.items[-1] = cur.items[-1] + sep + text
-                cur.text = join_lines([cur.text, text])
+                if indented and not carry:
+                    cur.items[-1] += "\n" + text
+                else:
+                    cur.items[-1] = join_lines([cur.items[-1], text], words=self.words)
+                cur.text = join_lines([cur.text, text], words=self.words)
                 cur.page_last = page
                 return
         target = self._open_paragraph(page) if first_on_page else None
@@ -305,7 +357,7 @@ class _Assembler:
             and abs(target.size - block.size) < 0.6
             and (target.bold == block.bold)
         ):
-            target.text = join_lines([target.text, text])
+            target.text = join_lines([target.text, text], words=self.words)
             target.page_last = page
             return
         self.start(
@@ -430,6 +482,22 @@ def _page_body(page: PdfPage, drop: set[tuple[int, int]], max_page: int) -> Page
     return PageBody(page.page, blocks)
 
 
+def _drop_marks(bodies: Iterable[PageBody]) -> None:
+    """A JOIN mark in the text layer itself (a noncharacter: never in real text) is dropped:
+    in an element's text it means a hyphen taken out."""
+    for pb in bodies:
+        for b in pb.blocks:
+            if any(JOIN in ln for ln in b.lines):
+                b.lines = [strip_marks(ln) for ln in b.lines]
+
+
+def _vocabulary(bodies: Iterable[PageBody]) -> Vocabulary:
+    """The words of the body text (figure labels aside)."""
+    return Vocabulary.from_lines(
+        b.lines for pb in bodies for b in pb.blocks if b.kind == "text" and not b.figure
+    )
+
+
 def merge_pdf_ranges(
     source: Path | PdfMeta, results: list[PdfRangeResult], *, strict: bool = False
 ) -> ParsedDocument:
@@ -458,7 +526,8 @@ def merge_pdf_ranges(
     else:
         font_headings(list(bodies.values()), size)
 
-    asm = _Assembler(size)
+    _drop_marks(bodies.values())
+    asm = _Assembler(size, _vocabulary(bodies.values()))
     for pno in sorted(bodies):
         pb = bodies[pno]
         for i, block in enumerate(pb.blocks):

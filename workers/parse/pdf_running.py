@@ -1,11 +1,12 @@
 """Running headers, footers and page numbers: found by comparing a page with its neighbours.
 
-A block is a candidate when it is short, not set larger than the body text, and sits in
-the top or bottom band of its page (13 % of the height), or is the page's first text block
-within 18 % (headers set lower, as in latex-notes-zh-cn; the last block gets no such
-allowance: it is often a footnote).
+A block is a candidate when it is short and sits in the top or bottom band of its page
+(13 % of the height), or is the page's first text block within 18 % (headers set lower, as
+in latex-notes-zh-cn; the last block gets no such allowance: it is often a footnote).
 It is removed from the body when it is
-- a bare page number ("12", "xiv", "Page 3", "- 7 -", "۱۲"),
+- a bare page number ("12", "xiv", "Page 3", "- 7 -", "۱۲") that fits the page's
+  numbering where the document has one (a code line "457 {" at the top of a listing page
+  is not page 48's number),
 - a line starting or ending with the page's own printed number ("Chapter 1: Creating R
   packages 14", "804 WWWusage", "۷ساختار فایل"): its PDF page label, its physical number,
   or the physical number plus an offset that many pages' header numbers share (books
@@ -14,6 +15,10 @@ It is removed from the body when it is
 - the same text (digits ignored) at about the same height on a page within two pages
   (p±1 for one-sided layouts, p±2 for alternating left/right headers).
 So a line that repeats with a changing number is running text in any script or direction.
+A candidate set larger than the body text (often misjudged: code or figure labels can be
+the commonest text) is a title unless it is a page number that fits the numbering, carries
+the page's number and recurs ("第14 节 代码实现 47"), or recurs on two pages within two
+("pgf-spectra 2.1.2 The commands"); "Chapter 7" at the top of page 7 is still a title.
 Runs in the merge step over all pages, so it does not depend on how pages were split.
 """
 
@@ -54,6 +59,8 @@ class _Candidate:
     key: str
     y0: float
     edges: list[str] = field(default_factory=list)  # numbers opening / closing the line
+    large: bool = False  # set larger than the body text
+    first: str = ""  # key of the first of two lines ("milog.cls" over the section's title)
 
 
 def _key(text: str) -> str:
@@ -97,22 +104,34 @@ def _zone(page: PdfPage, i: int, b: PdfBlock, first: int) -> Zone | None:
 
 def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
     out: list[_Candidate] = []
+    # (figure text counts: a header set in a drawn bar is the text of a "figure")
     text_blocks = [i for i, b in enumerate(page.blocks) if b.kind == "text"]
     if not text_blocks:
         return out
     first = min(text_blocks, key=lambda i: page.blocks[i].bbox[1])
     for i in text_blocks:
         b = page.blocks[i]
-        # running text is set at or below the body size; larger text is a title
-        if len(b.lines) > 2 or b.size > body_size * 1.15:
+        if len(b.lines) > 2:
             continue
         text = " ".join(b.lines)
         if len(text) > _MAX_CHARS:
             continue
         zone = _zone(page, i, b, first)
         if zone is not None:
+            large = b.size > body_size * 1.15
+            first_line = _key(b.lines[0]) if len(b.lines) == 2 else ""
             out.append(
-                _Candidate(page.page, i, zone, text, _key(text), b.bbox[1], edge_numbers(text))
+                _Candidate(
+                    page.page,
+                    i,
+                    zone,
+                    text,
+                    _key(text),
+                    b.bbox[1],
+                    edge_numbers(text),
+                    large,
+                    first_line,
+                )
             )
     return out
 
@@ -125,7 +144,7 @@ def _offsets(cands: dict[int, list[_Candidate]]) -> set[int]:
     for pno, found in cands.items():
         for c in found:
             if _PAGE_NUMBER.match(ascii_digits(c.text)):
-                numbers = [ascii_digits(c.text).strip(" -–—.|()[]")]
+                numbers = _DIGITS.findall(ascii_digits(c.text))[:1]  # "4 of 90": 4
             else:
                 numbers = c.edges if c.zone == "header" else []
             for n in numbers:
@@ -136,13 +155,34 @@ def _offsets(cands: dict[int, list[_Candidate]]) -> set[int]:
     return {off for off, k in counts.items() if k >= max(_MIN_OFFSET_PAGES, top / 4)}
 
 
-def _carries_page_number(c: _Candidate, page: PdfPage, offsets: set[int]) -> bool:
-    """The page's number as the first or last word ("14", "804 WWWusage"); a number in
-    the middle ("Chapter 2. The Filesystem" on page 2) is not enough."""
+def _page_numbers(page: PdfPage, offsets: set[int]) -> set[str]:
+    """The numbers page `page` may print: physical, plus a shared offset, its label."""
     numbers = {str(page.page), *(str(page.page + off) for off in offsets)}
     if page.label:
         numbers.add(ascii_digits(page.label).casefold())
+    return numbers
+
+
+def _carries_page_number(c: _Candidate, page: PdfPage, offsets: set[int]) -> bool:
+    """The page's number as the first or last word ("14", "804 WWWusage"); a number in
+    the middle ("Chapter 2. The Filesystem" on page 2) is not enough."""
+    numbers = _page_numbers(page, offsets)
     return any(n in numbers for n in c.edges)
+
+
+def _bare_page_number(
+    c: _Candidate, page: PdfPage, offsets: set[int], *, strict: bool = False
+) -> bool:
+    """A line that is only a page number: "xiv", "Page 3", "- 7 -", "4 of 90"; digits must
+    be one of the page's numbers when the document's numbering is known (offsets or
+    labels), and always when `strict`."""
+    text = ascii_digits(c.text)
+    if not _PAGE_NUMBER.match(text):
+        return False
+    digits = _DIGITS.findall(text)
+    if not digits or not (offsets or page.label):
+        return not strict
+    return digits[0] in _page_numbers(page, offsets)
 
 
 def find_running_text(
@@ -158,7 +198,14 @@ def find_running_text(
         page = by_page[pno]
         for c in cands[pno]:
             kind: Literal["header", "footer", "page_number"] | None = None
-            if _PAGE_NUMBER.match(ascii_digits(c.text)):
+            if c.large:  # a title, unless it is numbered or recurs like running text
+                if _bare_page_number(c, page, offsets, strict=True):
+                    kind = "page_number"
+                elif _repeated(c, cands, pages=2) or (
+                    _carries_page_number(c, page, offsets) and _repeated(c, cands)
+                ):
+                    kind = c.zone
+            elif _bare_page_number(c, page, offsets):
                 kind = "page_number"
             elif _carries_page_number(c, page, offsets) or _repeated(c, cands):
                 kind = c.zone
@@ -168,14 +215,22 @@ def find_running_text(
     return drop, removed
 
 
-def _repeated(c: _Candidate, cands: dict[int, list[_Candidate]]) -> bool:
-    if len(c.key) < 2:
+def _repeated(c: _Candidate, cands: dict[int, list[_Candidate]], pages: int = 1) -> bool:
+    """The same text (digits aside), or the same first of two lines, at the same height on
+    `pages` pages within two; it must have two letters at least ("# {", a numbered code
+    line, recurs too)."""
+    if sum(ch.isalpha() for ch in c.key) < 2:
         return False
+    found = 0
     for q in (c.page - 1, c.page + 1, c.page - 2, c.page + 2):
-        for o in cands.get(q, ()):
-            if o.zone == c.zone and o.key == c.key and abs(o.y0 - c.y0) <= 4:
-                return True
-    return False
+        if any(
+            o.zone == c.zone
+            and (o.key == c.key or (c.first and o.first == c.first))
+            and abs(o.y0 - c.y0) <= 4
+            for o in cands.get(q, ())
+        ):
+            found += 1
+    return found >= pages
 
 
 def body_blocks(page: PdfPage, drop: set[tuple[int, int]]) -> list[PdfBlock]:

@@ -28,6 +28,7 @@ class PdfBlock(BaseModel):
     size: float = 0.0  # dominant font size (text/code)
     bold: bool = False  # most characters bold
     rtl: bool = False  # mostly right-to-left letters
+    figure: bool = False  # text of a vector figure (labels, ticks): never a heading or list
     rows: list[list[str]] | None = None  # table
     image: ImageRef | None = None  # image
 

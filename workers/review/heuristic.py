@@ -185,8 +185,8 @@ def _reason(role: ReviewRole, s: Signals, new_topic: bool, abstains: bool = Fals
     else:
         bound = OVERLAP_LOW if relation == "<" else OVERLAP_HIGH
         parts.append(f"lexical overlap {s.overlap:.3f} {relation} {bound}")
-    if s.shared_terms:
-        parts.append("shared terms: " + ", ".join(s.shared_terms))
+    if s.shared_terms:  # quoted: the book's words ("todo", "xxx") are evidence, not a template
+        parts.append("shared terms: " + ", ".join(f"'{t}'" for t in s.shared_terms))
     if s.ends_with_colon:
         parts.append("text before the cut ends with ':'")
     if abstains:

@@ -28,6 +28,7 @@ from quire.shared.manifest import (
 from quire.shared.plan import Plan, ReviewOutcome
 from quire.shared.text import sha256_bytes
 from quire.workers.verify.findings import Findings
+from quire.workers.verify.hyphens import check_joined_hyphens
 from quire.workers.verify.markdown import WORD_TOLERANCE, check_markdown, inside
 from quire.workers.verify.pdf import check_pdf_structure
 from quire.workers.verify.plan import check_plan, ranges_from_manifest, ranges_from_plan
@@ -169,6 +170,7 @@ def verify_output(
     be the document id); pass `render=False` to leave it to fanned-out batches."""
     doc, manifest, plan = _load(out_dir)
     findings: list[Finding] = check_manifest(doc, manifest, out_dir)
+    findings += check_joined_hyphens(doc)
     checked: dict[str, int] = {"chunks": len(manifest.chunks)}
     findings += check_plan(
         doc, ranges_from_manifest(manifest), outcomes=outcomes, source="manifest.json"

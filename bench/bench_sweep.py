@@ -1,0 +1,343 @@
+"""Sweep: hundreds of real documents Quire was never tuned on, through one `quire batch`.
+
+    python3 bench/bench_sweep.py [--limit N] [--cache DIR] [--work DIR] [--table FILE]
+                                 [--max-doc-pages 1000] [--run-sample K]
+
+Documents: a fixed sample of at least 300 PDFs of 15 pages or more from Debian TeX Live
+documentation packages the corpus does not use (bench/sweep_docs.py: fetched with
+`apt-get download` + `dpkg-deb -x` into the cache when missing, nothing installed).
+Documents over --max-doc-pages are left out of the sample (default 1,000 pages: the five
+longer ones would take a third of the batch's time on their own). --limit N takes the
+first N of the sample, which interleaves the packages.
+
+They go through Quire in the default offline configuration as ONE `quire batch`
+subprocess (Markdown output, heuristic backend, its own QUIRE_STATE_DIR and
+QUIRE_STORE_URL under the work folder, JSON logs), while the process tree's resident
+memory is sampled. --run-sample K also runs the first K documents one by one through
+`quire run`. Then, per document (bench/sweep_metrics.py): completed and verified, or the
+failure code; the plan invariants beside the naive outline splitter; running-header lines
+left in the Markdown; line-break hyphens left against how many there were. The table goes
+to --table (TSV; default WORK/sweep.tsv); the summary, failures by code, tracebacks and
+the worst ten documents on each metric are printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
+
+from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
+from fault_stack import descendants, rss_kib  # noqa: E402
+from sweep_docs import DEFAULT_CACHE, SweepDoc, select  # noqa: E402
+from sweep_metrics import (  # noqa: E402
+    body_segments,
+    header_keys,
+    header_lines_left,
+    hyphen_breaks,
+    hyphens_left,
+    plan_figures,
+    read_source,
+)
+
+from quire.shared.ir import load_ir  # noqa: E402
+from quire.shared.manifest import load_manifest  # noqa: E402
+
+ACCEPTED_FAILURES = {"encrypted", "corrupt", "empty", "too_large"}
+
+
+@dataclass
+class Row:
+    """One document's line of the table."""
+
+    package: str
+    name: str
+    pages: int
+    state: str = "missing"
+    error_code: str = ""
+    verified: bool = False
+    seconds: float = 0.0
+    study: int = 0
+    reference: int = 0
+    share_5_13: float | None = None
+    under_5: int = 0
+    largest: float = 0
+    chapters: int = 0
+    honoured: int = 0
+    naive_honoured: int = 0
+    header_keys: int = 0
+    header_left: int = 0
+    hyphen_breaks: int = 0
+    hyphens_left: int = 0
+    examples: list[str] = field(default_factory=list)  # header lines left, a few
+    read_seconds: float = 0.0  # bare get_text("dict") over the source (the baseline)
+
+
+# --- running the batch -------------------------------------------------------------------
+
+
+class TreeMemory(threading.Thread):
+    """Samples the summed RSS of a process and its descendants every 0.5 s."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak_kib, self.done = pid, 0, threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.5):
+            total = sum(rss_kib(p) for p in [self.pid, *descendants(self.pid)])
+            self.peak_kib = max(self.peak_kib, total)
+
+
+def run_batch(docs: list[SweepDoc], work: Path) -> tuple[float, float, Path]:
+    """Run one `quire batch` over `docs`; (seconds, peak tree RSS MB, report path)."""
+    env = {
+        **os.environ,
+        "QUIRE_STATE_DIR": str(work / "state"),
+        "QUIRE_STORE_URL": str(work / "store"),
+        "QUIRE_LOG_FORMAT": "json",
+        "QUIRE_REVIEW_BACKEND": "heuristic",
+        "PYTHONPATH": str(ROOT),
+    }
+    report = work / "batch-report.json"
+    cmd = [sys.executable, "-m", "quire.orchestrator.cli", "batch"]
+    cmd += [str(d.path) for d in docs]
+    cmd += ["--out", str(work / "out"), "--report", str(report), "--output-format", "markdown"]
+    with (work / "batch.stdout").open("wb") as out, (work / "batch.stderr").open("wb") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, cwd=work)
+        mem = TreeMemory(proc.pid)
+        mem.start()
+        proc.wait()
+        seconds = time.perf_counter() - start
+        mem.done.set()
+        mem.join()
+    return seconds, mem.peak_kib / 1024, report
+
+
+def run_one_by_one(docs: list[SweepDoc], work: Path) -> list[tuple[str, int, float]]:
+    """`quire run` on each document in its own process: (name, exit code, seconds)."""
+    out: list[tuple[str, int, float]] = []
+    for d in docs:
+        folder = work / "runs" / d.path.stem
+        env = {
+            **os.environ,
+            "QUIRE_STATE_DIR": str(folder / "state"),
+            "QUIRE_STORE_URL": str(folder / "store"),
+            "PYTHONPATH": str(ROOT),
+        }
+        cmd = [sys.executable, "-m", "quire.orchestrator.cli", "run", "--input", str(d.path)]
+        cmd += ["--out", str(folder / "out")]
+        start = time.perf_counter()
+        rc = subprocess.run(cmd, env=env, capture_output=True, cwd=work).returncode
+        out.append((d.name, rc, time.perf_counter() - start))
+    return out
+
+
+def tracebacks(stderr: Path) -> list[str]:
+    """Exceptions the batch logged (JSON log lines with an `exception` field)."""
+    found: list[str] = []
+    for line in stderr.read_text(errors="replace").splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            if line.startswith("Traceback"):
+                found.append(line)
+            continue
+        if isinstance(rec, dict) and rec.get("exception"):
+            found.append(f"{rec.get('message', '')}\n{rec['exception']}")
+    return found
+
+
+# --- measuring ---------------------------------------------------------------------------
+
+
+def measure_document(row: Row, doc: SweepDoc, out: Path) -> None:
+    """Fill the plan, header and hyphen figures of a completed document's row."""
+    ir = load_ir((out / "ir.json").read_bytes())
+    manifest = load_manifest((out / "manifest.json").read_bytes())
+    if any(c.kind == "study" for c in manifest.chunks):
+        p = plan_figures(ir, manifest)
+        row.study, row.reference, row.share_5_13 = p.study, p.reference, p.share_5_13
+        row.under_5, row.largest = p.under_5, p.largest
+        row.chapters, row.honoured, row.naive_honoured = p.chapters, p.honoured, p.naive_honoured
+    start = time.perf_counter()
+    source = read_source(doc.path)
+    row.read_seconds = round(time.perf_counter() - start, 3)
+    keys = header_keys(source.tops)
+    study_lines = [
+        ln for t in body_segments(out, manifest, study_only=True) for ln in t.split("\n")
+    ]
+    left = header_lines_left(study_lines, keys)
+    row.header_keys, row.header_left, row.examples = len(keys), len(left), left[:3]
+    h = hyphen_breaks(source.blocks)
+    row.hyphen_breaks = sum(h.breaks.values())
+    row.hyphens_left = hyphens_left(h, "\n".join(body_segments(out, manifest, False)))
+
+
+def collect(docs: list[SweepDoc], report_path: Path, work: Path) -> list[Row]:
+    report = json.loads(report_path.read_text()) if report_path.exists() else {"documents": []}
+    by_origin = {str(Path(d["origin"]).resolve()): d for d in report["documents"]}
+    rows: list[Row] = []
+    for doc in docs:
+        row = Row(doc.package, doc.name, doc.pages)
+        got = by_origin.get(str(doc.path.resolve()))
+        if got is not None:
+            row.state = got["state"]
+            row.error_code = got.get("error_code") or ""
+            row.verified = got.get("verification") == "passed"
+            row.seconds = got.get("seconds") or 0.0
+            folder = work / "out" / doc.path.stem  # the sample's file names are unique
+            if row.state == "complete" and folder.is_dir():
+                try:
+                    measure_document(row, doc, folder)
+                except Exception as exc:  # a metric bug must not hide the other documents
+                    row.examples = [f"metrics failed: {type(exc).__name__}: {exc}"]
+        rows.append(row)
+    return rows
+
+
+# --- printing ----------------------------------------------------------------------------
+
+
+def write_table(rows: list[Row], path: Path) -> None:
+    cols = [k for k in asdict(rows[0]) if k != "examples"] + ["examples"]
+    lines = ["\t".join(cols)]
+    for r in rows:
+        d = asdict(r)
+        d["examples"] = " | ".join(" ".join(x.split())[:100] for x in r.examples)
+        lines.append("\t".join("" if d[c] is None else str(d[c]) for c in cols))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _worst(
+    rows: list[Row], label: str, key: Callable[[Row], Any], show: Callable[[Row], object]
+) -> None:
+    print(f"\nworst ten: {label}")
+    for r in sorted(rows, key=key)[:10]:
+        print(f"  {r.package.removeprefix('texlive-'):<16}{r.name[:44]:<46}{show(r)}")
+
+
+def summary(rows: list[Row], seconds: float, peak_mb: float, traces: list[str]) -> None:
+    done = [r for r in rows if r.state == "complete"]
+    verified = [r for r in done if r.verified]
+    failed = Counter(r.error_code or r.state for r in rows if r.state != "complete")
+    pages = sum(r.pages for r in rows)
+    print(f"\ndocuments {len(rows)}, pages {pages}")
+    print(f"completed {len(done)}, verified {len(verified)}")
+    bad = sum(n for c, n in failed.items() if c not in ACCEPTED_FAILURES)
+    print(f"failed by code: {dict(failed) or 'none'} (not input-caused: {bad})")
+    print(f"tracebacks logged: {len(traces)}")
+    for t in Counter(t.strip().splitlines()[-1] for t in traces).most_common(10):
+        print(f"  {t[1]}x {t[0][:150]}")
+    planned = [r for r in done if r.chapters]
+    ch, hon, nai = (
+        sum(getattr(r, k) for r in planned) for k in ("chapters", "honoured", "naive_honoured")
+    )
+    print(
+        f"chapter starts honoured {hon}/{ch} ({hon / max(ch, 1):.1%}); naive splitter "
+        f"{nai}/{ch} ({nai / max(ch, 1):.1%}); documents at least the naive figure "
+        f"{sum(r.honoured >= r.naive_honoured for r in planned)}/{len(planned)}"
+    )
+    shares = [r.share_5_13 for r in done if r.share_5_13 is not None]
+    print(
+        f"documents with >= 90% of study sessions 5-13 pages: "
+        f"{sum(s >= 0.9 for s in shares)}/{len(shares)}; study sessions under 5 pages (not "
+        f"the last): {sum(r.under_5 for r in done)} in {sum(r.under_5 > 0 for r in done)} docs"
+    )
+    print(
+        f"running-header lines left: {sum(r.header_left for r in done)} in "
+        f"{sum(r.header_left > 0 for r in done)} documents"
+    )
+    hb, hl = sum(r.hyphen_breaks for r in done), sum(r.hyphens_left for r in done)
+    print(
+        f"line-break hyphens (joined word elsewhere in the document): {hb}, left hyphenated "
+        f"{hl} ({hl / max(hb, 1):.1%}; cut by {1 - hl / max(hb, 1):.1%}) in "
+        f"{sum(r.hyphens_left > 0 for r in done)} documents"
+    )
+    print(
+        f"batch: {seconds:.0f} s, {pages / max(seconds, 1e-9):.1f} pages/s, "
+        f"peak RSS of the process tree {peak_mb:.0f} MB"
+    )
+    read = sum(r.read_seconds for r in done)
+    read_pages = sum(r.pages for r in done)
+    print(
+        f"baseline, same run: bare PyMuPDF get_text('dict') over the completed documents, "
+        f"one process: {read_pages / max(read, 1e-9):.1f} pages/s"
+    )
+
+
+def worst_lists(rows: list[Row]) -> None:
+    done = [r for r in rows if r.state == "complete"]
+    _worst(
+        done,
+        "running-header lines left",
+        lambda r: -r.header_left,
+        lambda r: f"{r.header_left}  {(r.examples or [''])[0][:60]}",
+    )
+    _worst(
+        done,
+        "line-break hyphens left",
+        lambda r: -r.hyphens_left,
+        lambda r: f"{r.hyphens_left}/{r.hyphen_breaks}",
+    )
+    shared = [r for r in done if r.share_5_13 is not None]
+    _worst(
+        shared,
+        "share of study sessions 5-13 pages",
+        lambda r: r.share_5_13,
+        lambda r: f"{r.share_5_13:.0%} of {r.study}",
+    )
+    _worst(done, "study sessions under 5 pages", lambda r: -r.under_5, lambda r: r.under_5)
+    _worst(done, "largest study session", lambda r: -r.largest, lambda r: f"{r.largest:g} pp")
+    _worst(
+        [r for r in done if r.chapters],
+        "chapter starts, against the naive splitter",
+        lambda r: (r.honoured - r.naive_honoured, r.honoured / r.chapters),
+        lambda r: f"{r.honoured}/{r.chapters} (naive {r.naive_honoured})",
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--work", type=Path, help="batch folder (default: a temporary one)")
+    ap.add_argument("--table", type=Path, help="per-document TSV (default WORK/sweep.tsv)")
+    ap.add_argument("--limit", type=int, help="only the first N documents of the sample")
+    ap.add_argument("--max-doc-pages", type=int, default=1000)
+    ap.add_argument("--run-sample", type=int, default=0, help="also `quire run` K documents")
+    args = ap.parse_args()
+    docs = select(args.cache.expanduser(), CORPUS, max_pages=args.max_doc_pages)
+    docs = docs[: args.limit] if args.limit else docs
+    work = args.work or Path(tempfile.mkdtemp(prefix="quire-sweep-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"{len(docs)} documents, {sum(d.pages for d in docs)} pages; work folder {work}")
+    seconds, peak, report = run_batch(docs, work)
+    rows = collect(docs, report, work)
+    table = args.table or work / "sweep.tsv"
+    write_table(rows, table)
+    traces = tracebacks(work / "batch.stderr")
+    worst_lists(rows)
+    if args.run_sample:
+        print("\nquire run, one by one:")
+        for name, rc, secs in run_one_by_one(docs[: args.run_sample], work):
+            print(f"  {name:<46} exit {rc}  {secs:.1f} s")
+    summary(rows, seconds, peak, traces)
+    print(f"per-document table: {table}")
+
+
+if __name__ == "__main__":
+    main()

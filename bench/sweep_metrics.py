@@ -1,0 +1,234 @@
+"""What the sweep measures on one finished document, each in a small pure-ish function.
+
+- plan invariants: study session sizes from the manifest, chapter starts honoured beside the
+  naive outline splitter (bench_plan.py's `measure` and `naive`, tests/plan_metrics.py);
+- running-header lines left: a line at the top of 5 or more source pages (digits aside; in
+  the top 15 % of the page, set apart from the text below, each such page with another
+  within two) that survives in the Markdown body, alone or glued into a longer line;
+- line-break hyphens left: a hyphen at a source line end ("num-" / "ber") whose joined word
+  ("number") occurs elsewhere in the document, still hyphenated ("num-ber") in the Markdown.
+
+Source lines come from PyMuPDF's `get_text("dict")`, independent of Quire's parser; the
+Markdown is read back with the verifier's own reader.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench_plan import Sessions, measure, naive
+
+from quire.shared.ir import Document
+from quire.shared.manifest import Manifest
+from quire.workers.verify.markdown import parse_chunk_markdown
+
+HEADER_PAGES = 5  # a top line repeated on this many pages is a running header
+TOP_BAND = 0.15  # ... when it starts in this top share of the page (a header's margin)
+_DIGITS = re.compile(r"\d+")
+_LETTER = re.compile(r"[^\W\d_]")
+WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+_BREAK_END = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*)-$")
+_BREAK_START = re.compile(r"^([^\W\d_]+)")
+
+
+# --- source pages ------------------------------------------------------------------------
+
+
+@dataclass
+class SourceText:
+    """What the metrics need from the source PDF: per page its top row and its text lines
+    (per block, in order)."""
+
+    tops: list[str]
+    blocks: list[list[str]]
+
+
+def read_source(path: Path) -> SourceText:
+    import pymupdf
+
+    tops: list[str] = []
+    blocks: list[list[str]] = []
+    with pymupdf.open(path) as pdf:
+        for page in pdf:
+            data = page.get_text("dict", flags=0)
+            rows = [
+                (line["bbox"][1], line["bbox"][3], line["bbox"][0], _line_text(line))
+                for b in data["blocks"]
+                if b["type"] == 0
+                for line in b["lines"]
+            ]
+            rows = [r for r in rows if r[3].strip()]
+            top = _top_row(rows)
+            tops.append(
+                top if rows and min(r[0] for r in rows) <= TOP_BAND * page.rect.height else ""
+            )
+            for b in data["blocks"]:
+                if b["type"] == 0:
+                    lines = [nfc(_line_text(ln).strip()) for ln in b["lines"]]
+                    blocks.append([ln for ln in lines if ln])
+    return SourceText(tops, blocks)
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _line_text(line: dict[str, Any]) -> str:
+    return "".join(s["text"] for s in line["spans"])
+
+
+def _top_row(rows: list[tuple[float, float, float, str]]) -> str:
+    """The page's topmost row: every line whose middle lies within the first line's height,
+    left to right (a header's title and its page number are often separate lines); "" when
+    the next row follows at body spacing (a header stands apart: the first line of a code
+    listing at the top of a page does not)."""
+    if not rows:
+        return ""
+    first = min(rows, key=lambda r: r[0])
+    height = max(first[1] - first[0], 1.0)
+    row = [r for r in rows if first[0] <= (r[0] + r[1]) / 2 <= first[1]]
+    below = [r[0] for r in rows if (r[0] + r[1]) / 2 > first[1]]
+    if below and min(below) - first[0] < 1.6 * height:
+        return ""
+    return " ".join(r[3].strip() for r in sorted(row, key=lambda r: r[2]))
+
+
+# --- running headers ---------------------------------------------------------------------
+
+
+def header_key(text: str) -> str:
+    """Digits aside, case and spacing ignored."""
+    return " ".join(_DIGITS.sub("#", text.casefold()).split())
+
+
+def header_keys(tops: list[str]) -> set[str]:
+    """Top lines repeated (digits aside) on HEADER_PAGES pages or more that each have one
+    within two pages (running text recurs page after page; "Chapter 3" at the top of each
+    chapter's first page does not), with letters."""
+    pages: dict[str, set[int]] = {}
+    for n, t in enumerate(tops):
+        if len(_LETTER.findall(t)) >= 2:
+            pages.setdefault(header_key(t), set()).add(n)
+    return {
+        k
+        for k, ps in pages.items()
+        if sum(1 for p in ps if ps & {p - 2, p - 1, p + 1, p + 2}) >= HEADER_PAGES
+    }
+
+
+def _glueable(key: str) -> bool:
+    """A key distinctive enough to be looked for inside a longer line: it carries a
+    number (the page number that changes) and two words or more besides ("hakemisto #",
+    an index's header, is also an entry of that index)."""
+    words = [w for w in key.split() if _LETTER.search(w)]
+    return "#" in key and len(words) >= 2 and len(_LETTER.findall(key)) >= 6
+
+
+def header_lines_left(lines: list[str], keys: set[str]) -> list[str]:
+    """Body lines that are a running header, or carry one glued inside."""
+    glued = [k for k in keys if _glueable(k)]
+    left: list[str] = []
+    for line in lines:
+        k = header_key(line)
+        if k in keys or any(g in k for g in glued):
+            left.append(line)
+    return left
+
+
+# --- line-break hyphens ------------------------------------------------------------------
+
+
+@dataclass
+class Hyphens:
+    breaks: Counter[str]  # "num-ber" -> line-end breaks of that form (joined word elsewhere)
+    midline: Counter[str]  # hyphenated words written so inside a line in the source
+
+
+def hyphen_breaks(blocks: list[list[str]]) -> Hyphens:
+    """Line-end hyphens inside a text block whose joined word occurs elsewhere in the
+    document (fragments of breaks themselves never count as that word)."""
+    found: list[tuple[str, str]] = []
+    words: Counter[str] = Counter()
+    midline: Counter[str] = Counter()
+    for lines in blocks:
+        broken_start = False
+        for i, line in enumerate(lines):
+            tokens = WORD.findall(line)
+            end = _BREAK_END.search(line)
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            start = _BREAK_START.match(nxt)
+            is_break = end is not None and start is not None and nxt[:1].islower()
+            inner = tokens[int(broken_start) : len(tokens) - int(is_break)]
+            words.update(t.casefold() for t in inner)
+            midline.update(t.casefold() for t in inner if "-" in t)
+            if is_break and end is not None and start is not None:
+                found.append((end.group(1), start.group(1)))
+            broken_start = is_break
+    breaks: Counter[str] = Counter(
+        f"{a}-{b}".casefold() for a, b in found if words[(a + b).casefold()] > 0
+    )
+    return Hyphens(breaks, midline)
+
+
+def hyphens_left(h: Hyphens, body: str) -> int:
+    """Breaks still hyphenated in the Markdown body: occurrences of the hyphenated form
+    beyond those the source writes so inside a line."""
+    written = Counter(t.casefold() for t in WORD.findall(body) if "-" in t)
+    return sum(min(n, max(0, written[form] - h.midline[form])) for form, n in h.breaks.items())
+
+
+# --- the Markdown ------------------------------------------------------------------------
+
+
+def body_segments(out: Path, manifest: Manifest, study_only: bool) -> list[str]:
+    """Element texts as written in the chunk files (headings and code left out); only the
+    study sessions' with `study_only` (contents pages list titles with page numbers)."""
+    texts: list[str] = []
+    for c in manifest.chunks:
+        if not c.markdown_file or (study_only and c.kind != "study"):
+            continue
+        parsed = parse_chunk_markdown((out / c.markdown_file).read_text(encoding="utf-8"))
+        texts += [t for _, t in parsed.segments if not t.startswith(("#", "```"))]
+    return texts
+
+
+# --- the plan ----------------------------------------------------------------------------
+
+
+@dataclass
+class PlanFigures:
+    study: int
+    reference: int
+    share_5_13: float | None  # study sessions of 5-13 pages, the last left out
+    under_5: int  # study sessions under 5 pages, the last left out
+    largest: float
+    honoured: int
+    chapters: int
+    naive_honoured: int
+
+
+def plan_figures(doc: Document, manifest: Manifest) -> PlanFigures:
+    chunks = manifest.chunks
+    s = Sessions(
+        [(c.page_first, c.page_last) for c in chunks],
+        [c.kind == "study" for c in chunks],
+        (0, 0),
+    )
+    row = measure(doc, s)
+    base = measure(doc, naive(doc))
+    study = [c.page_last - c.page_first + 1 for c in chunks if c.kind == "study"]
+    return PlanFigures(
+        study=row.sessions,
+        reference=row.reference,
+        share_5_13=row.share,
+        under_5=sum(1 for n in study[:-1] if n < 5),
+        largest=row.largest,
+        honoured=row.honoured,
+        chapters=row.chapters,
+        naive_honoured=base.honoured,
+    )

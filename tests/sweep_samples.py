@@ -1,0 +1,244 @@
+"""Small PDFs, made with PyMuPDF, for the defects the sweep of unseen manuals found:
+words broken at line ends, a Chinese running header whose section part changes, text
+inside vector figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+
+W, H = 595.0, 842.0
+LEFT = 72.0
+
+# Line-end breaks: "num-ber" (the document writes "number" elsewhere: a broken word),
+# "sub-line" and "texmf-dist" (written with their hyphen inside a line: real compounds),
+# "well-known" (neither form elsewhere, both parts words of the document: a compound),
+# "com-mand" in a list item, "argu-ment" across the page break, "Prob-lem" in a heading.
+HEADING = ["The Prob-", "lem of Runs"]
+PAGE1 = [
+    "Counting the num-",
+    "ber of runs is what this part is about; the number of runs grows",
+    "with every sub-",
+    "line of a table, and each sub-line has its own texmf-",
+    "dist entry in the texmf-dist tree. This is a problem that is well",
+    "known to users, a well-",
+    "known problem of long documents that every argument about the",
+    "layout must face, and that the next argu-",
+]
+PAGE2 = [
+    "ment settles: the command reads the file once and writes each line.",
+]
+ITEM = ["- a com-", "mand per line is enough."]
+
+
+def _lines(page: Any, y: float, texts: list[str], size: float = 11, font: str = "helv") -> float:
+    for t in texts:
+        page.insert_text((LEFT, y), t, fontsize=size, fontname=font)
+        y += size * 1.3
+    return y
+
+
+def build_hyphenated(path: Path) -> Path:
+    """Two pages: a two-line heading (in the outline), a paragraph with line-end breaks
+    running onto page 2, a list item with a break; page numbers at the foot."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    _lines(page, 90, HEADING, size=16, font="hebo")
+    _lines(page, 140, PAGE1)
+    page.insert_text((W / 2, H - 40), "1", fontsize=9, fontname="helv")
+    page = doc.new_page(width=W, height=H)
+    y = _lines(page, 90, PAGE2) + 14
+    _lines(page, y, ITEM)
+    page.insert_text((W / 2, H - 40), "2", fontsize=9, fontname="helv")
+    doc.set_toc([[1, "The Problem of Runs", 1]])
+    doc.save(path)
+    return path
+
+
+# A Chinese package manual: the running header "第N 节 <section> <page>" changes its
+# section part per section and its number per page, and is set larger (10.5 pt) than the
+# commonest text (9 pt code notes), as in ctex.pdf; a paragraph crosses each page break.
+ZH_SECTIONS = [(13, "用户手册"), (14, "代码实现")]
+ZH_TOPICS = ["字体", "标题", "目录", "版式", "数字", "日期", "索引", "脚注", "附录", "参考"]
+ZH_BREAK_START = "在下一页继续说明的。"
+
+
+def _html(page: Any, rect: pymupdf.Rect, html: str) -> None:
+    spare, _ = page.insert_htmlbox(rect, html)
+    assert spare >= 0, "the text did not fit its box"
+
+
+def zh_sentence(n: int) -> str:
+    """A sentence that differs from page to page (running text repeats; prose does not)."""
+    topic = ZH_TOPICS[n % len(ZH_TOPICS)]
+    return f"{topic}的设置通过键值对完成，{ZH_TOPICS[(n * 3 + 1) % len(ZH_TOPICS)]}选项都有默认值"
+
+
+def zh_break_end(n: int) -> str:
+    """The foot of page n: a sentence left open, to go on after the next page's header."""
+    return f"{zh_sentence(n)}，而\\labelformat 的定义是"
+
+
+def build_cjk_headers(path: Path, pages_per_section: int = 4) -> Path:
+    """Pages of two sections; each page: the header, a paragraph that starts with the end
+    of the previous page's sentence, 9 pt notes, and a sentence left open at its foot;
+    each section's first page opens with the section's heading."""
+    doc = pymupdf.open()
+    toc: list[list[Any]] = []
+    for number, title in ZH_SECTIONS:
+        for k in range(pages_per_section):
+            page = doc.new_page(width=W, height=H)
+            n = page.number + 1
+            _html(
+                page,
+                pymupdf.Rect(130, 30, 553, 66),
+                f'<p style="font-size:10.5pt">第{number} 节 {title}　　　　{n}</p>',
+            )
+            start = ZH_BREAK_START if n > 1 else ""
+            head = ""
+            if k == 0:
+                toc.append([1, f"第{number} 节 {title}", n])
+                head = f'<h2 style="font-size:15pt">第{number} 节 {title}</h2>'
+            _html(
+                page,
+                pymupdf.Rect(130, 74, 553, 160),
+                f'{head}<p style="font-size:10.5pt">{start}{zh_sentence(n)}。</p>',
+            )
+            notes = "".join(
+                f"<p>option{i} = value{n}{i}, default {i * 7}; see key list {n}.</p>"
+                for i in range(20)
+            )
+            _html(
+                page, pymupdf.Rect(130, 170, 553, 700), f'<div style="font-size:9pt">{notes}</div>'
+            )
+            _html(
+                page,
+                pymupdf.Rect(130, 740, 553, 790),
+                f'<p style="font-size:10.5pt">{zh_sentence(n + 5)}。{zh_break_end(n)}</p>',
+            )
+    doc.set_toc(toc)
+    doc.save(path)
+    return path
+
+
+# A page with a plot (axes, ticks, a curve, tick labels "0 1 2 3" and "0 5 10", axis
+# titles), a diagram (boxes joined by arrows, a "1." label), and a rounded box around a
+# short note, which is no figure; prose above and below.
+TICKS_X = ["0", "1", "2", "3"]
+TICKS_Y = ["0", "5", "10"]
+PROSE_ABOVE = "The plot below shows how the running time grows with the input size."
+PROSE_BELOW = "As the plot shows, the growth is close to linear for small inputs."
+NOTE = ["Note", "Short lines", "in a box"]
+WARNING = ["Take care: this warning has a drawn icon beside it, and its", "last line is short."]
+
+
+def _plot(page: Any, x0: float, y0: float, w: float, h: float) -> None:
+    shape = page.new_shape()
+    shape.draw_rect(pymupdf.Rect(x0, y0, x0 + w, y0 + h))
+    for i, label in enumerate(TICKS_X):
+        x = x0 + i * w / 3
+        shape.draw_line((x, y0 + h), (x, y0 + h - 4))
+        page.insert_text((x - 2, y0 + h + 12), label, fontsize=8, fontname="helv")
+    for i, label in enumerate(TICKS_Y):
+        y = y0 + h - i * h / 2
+        shape.draw_line((x0, y), (x0 + 4, y))
+        page.insert_text((x0 - 14, y + 3), label, fontsize=8, fontname="helv")
+    points = [(x0 + i * w / 10, y0 + h - (i / 10) ** 1.3 * h) for i in range(11)]
+    shape.draw_polyline(points)
+    shape.finish(color=(0, 0, 0), width=0.6)
+    shape.commit()
+    page.insert_text((x0 + w / 2 - 20, y0 + h + 26), "size (MB)", fontsize=8, fontname="helv")
+
+
+def _diagram(page: Any, x0: float, y0: float) -> None:
+    shape = page.new_shape()
+    for i, label in enumerate(["Parse", "Plan", "Write"]):
+        x = x0 + i * 110
+        shape.draw_rect(pymupdf.Rect(x, y0, x + 70, y0 + 30))
+        page.insert_text((x + 12, y0 + 19), label, fontsize=9, fontname="helv")
+        if i:
+            shape.draw_line((x - 40, y0 + 15), (x, y0 + 15))
+            shape.draw_polyline([(x - 6, y0 + 11), (x, y0 + 15), (x - 6, y0 + 19)])
+            page.insert_text((x - 28, y0 + 10), f"{i}.", fontsize=8, fontname="helv")
+    shape.finish(color=(0, 0, 0), width=0.6)
+    shape.commit()
+
+
+def build_figures(path: Path) -> Path:
+    doc = pymupdf.open()
+    page = doc.new_page(width=W, height=H)
+    page.insert_text((LEFT, 80), "Measuring Growth", fontsize=16, fontname="hebo")
+    page.insert_text((LEFT, 110), PROSE_ABOVE, fontsize=11, fontname="helv")
+    _plot(page, 140, 150, 240, 160)
+    page.insert_text((LEFT, 380), PROSE_BELOW, fontsize=11, fontname="helv")
+    _diagram(page, 120, 430)
+    box = page.new_shape()
+    box.draw_rect(pymupdf.Rect(LEFT - 6, 520, 300, 580), radius=0.15)
+    box.finish(color=(0, 0, 0.6), fill=(0.9, 0.9, 1.0), width=0.8)
+    box.commit()
+    _lines(page, 536, NOTE, size=10)
+    warn = page.new_shape()  # a box with an icon drawn beside a paragraph: no figure
+    warn.draw_rect(pymupdf.Rect(LEFT - 6, 600, 420, 650))
+    warn.draw_polyline([(LEFT + 10 * (k % 2), 610 + 3 * k) for k in range(11)])
+    warn.finish(color=(0.6, 0, 0), width=0.8)
+    warn.commit()
+    for k, line in enumerate(WARNING):
+        page.insert_text((LEFT + 30, 616 + 13 * k), line, fontsize=10, fontname="helv")
+    page.insert_text((W / 2, H - 40), "1", fontsize=9, fontname="helv")
+    doc.set_toc([[1, "Measuring Growth", 1]])
+    doc.save(path)
+    return path
+
+
+# A package manual whose commonest text is small (8 pt notes) and whose header sits in a
+# drawn bar: "toolkit.sty" over the section's title (sections of one or two pages), a
+# footer "N of 6" at 10 pt, and a numbered code listing starting right under the bar
+# ("457 {": a code line, not page 3's number).
+BANNER_SECTIONS = ["Options", "Options", "Commands", "Examples", "Examples", "Index"]
+
+
+def build_banner_headers(path: Path) -> Path:
+    doc = pymupdf.open()
+    for n, section in enumerate(BANNER_SECTIONS, 1):
+        page = doc.new_page(width=W, height=H)
+        bar = page.new_shape()
+        bar.draw_rect(pymupdf.Rect(0, 0, W, 72))
+        bar.finish(fill=(0.85, 0.9, 1.0), color=None)
+        for k in range(8):  # decoration drawn in the bar
+            bar.draw_line((400 + 20 * k, 10), (410 + 20 * k, 60))
+        bar.finish(color=(0.5, 0.5, 0.8), width=0.5)
+        bar.commit()
+        page.insert_text((46, 34), "toolkit.sty", fontsize=15.5, fontname="helv")
+        page.insert_text((441, 60), section, fontsize=9, fontname="helv")
+        y = 96.0
+        for k in range(3):
+            number = 455 + 10 * n + k
+            page.insert_text((LEFT, y), str(number), fontsize=5.5, fontname="helv")
+            code = "{" if k == 0 else f"\\def\\{section.lower()}{'ab'[k - 1] * n}{{}}"
+            page.insert_text((LEFT + 20, y), code, fontsize=8, fontname="cour")
+            y += 10
+        notes = [f"note {n}.{k}: the key list of this part has {k + 3} entries" for k in range(30)]
+        _lines(page, 140, notes, size=8)
+        page.insert_text((485, 810), f"{n} of 6", fontsize=10, fontname="helv")
+    doc.set_toc([[1, s, n] for n, s in enumerate(BANNER_SECTIONS, 1) if n in (1, 3, 4, 6)])
+    doc.save(path)
+    return path
+
+
+def build_long_listing(path: Path, pages: int = 8) -> Path:
+    """A Courier listing that runs over `pages` pages without a break."""
+    doc = pymupdf.open()
+    n = 0
+    for _ in range(pages):
+        page = doc.new_page(width=W, height=H)
+        y = 80.0
+        while y < H - 80:
+            n += 1
+            page.insert_text(
+                (LEFT, y), f"font{n:04d}   Family-{n % 7}   {n * 3}", fontsize=9, fontname="cour"
+            )
+            y += 11
+    doc.save(path)
+    return path

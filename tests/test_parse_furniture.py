@@ -1,0 +1,103 @@
+"""Page furniture and figure text on generated pages: a Chinese running header whose section
+part changes (alone and where a paragraph crosses the page break), text inside figures."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from sweep_samples import (
+    BANNER_SECTIONS,
+    NOTE,
+    PROSE_ABOVE,
+    PROSE_BELOW,
+    WARNING,
+    ZH_BREAK_START,
+    build_banner_headers,
+    build_cjk_headers,
+    build_figures,
+    build_long_listing,
+    zh_break_end,
+)
+
+from quire.shared.ir import Document
+from quire.workers.boundaries import safe_candidates
+from quire.workers.parse import parse_document
+
+_HEADER = re.compile(r"第1[34] 节\s*(用户手册|代码实现)\s*\d")
+
+
+@pytest.fixture(scope="module")
+def zh(tmp_path_factory: pytest.TempPathFactory) -> Document:
+    return parse_document(build_cjk_headers(tmp_path_factory.mktemp("zh") / "zh.pdf")).document
+
+
+def test_cjk_running_header_with_changing_section_is_removed(zh: Document) -> None:
+    left = [e.text for e in zh.elements if _HEADER.search(e.text)]
+    assert left == []
+    headers = [r for r in zh.removed if r.kind == "header"]
+    assert [r.page for r in headers] == list(range(1, zh.page_count + 1))
+    assert {r.text.split()[1] for r in headers} == {"节"}
+    # the section headings themselves stay
+    assert [e.text for e in zh.elements if e.type == "heading"] == [
+        "# 第13 节 用户手册",
+        "# 第14 节 代码实现",
+    ]
+
+
+def test_paragraph_across_a_page_break_never_swallows_the_header(zh: Document) -> None:
+    for n in (1, 2, 3, 5, 6, 7):  # (page 5 opens section 14 with its heading)
+        glued = zh_break_end(n) + ZH_BREAK_START
+        (hit,) = [e for e in zh.elements if glued in e.text]
+        assert hit.page_first == n and hit.page_last == n + 1
+
+
+@pytest.fixture(scope="module")
+def fig(tmp_path_factory: pytest.TempPathFactory) -> Document:
+    return parse_document(build_figures(tmp_path_factory.mktemp("fig") / "fig.pdf")).document
+
+
+def test_figure_text_is_one_paragraph_per_figure(fig: Document) -> None:
+    figures = [e for e in fig.elements if e.origin == "figure"]
+    assert [e.type for e in figures] == ["paragraph", "paragraph"]
+    plot, diagram = figures
+    assert sorted(plot.text.split()) == sorted(["0", "1", "2", "3", "0", "5", "10", "size", "(MB)"])
+    assert sorted(diagram.text.split()) == ["1.", "2.", "Parse", "Plan", "Write"]
+
+
+def test_figure_text_is_never_a_heading_list_or_cut_reason(fig: Document) -> None:
+    assert [e.text for e in fig.elements if e.type == "heading"] == ["# Measuring Growth"]
+    assert not [e for e in fig.elements if e.type == "list"]
+    assert all(c.numbering is None for c in safe_candidates(fig))
+
+
+def test_prose_and_boxed_notes_stay_prose(fig: Document) -> None:
+    """A rounded box is a frame, not a figure; a paragraph beside a drawn icon keeps its
+    short last line."""
+    prose = [e.text for e in fig.elements if e.type == "paragraph" and e.origin is None]
+    assert prose == [PROSE_ABOVE, PROSE_BELOW, " ".join(NOTE), " ".join(WARNING)]
+
+
+def test_header_in_a_drawn_bar_and_page_x_of_y_footer_are_removed(tmp_path: Path) -> None:
+    """The commonest text is smaller than the header (so it counts as "large"), sections
+    last one or two pages, the header sits in a drawn bar (figure text); the numbered
+    code lines right under the bar are no page numbers."""
+    doc = parse_document(build_banner_headers(tmp_path / "banner.pdf")).document
+    assert [e for e in doc.elements if "toolkit.sty" in e.text or " of 6" in e.text] == []
+    removed = [(r.page, r.kind, r.text) for r in doc.removed]
+    pages = range(1, len(BANNER_SECTIONS) + 1)
+    assert removed[0::2] == [(n, "header", f"toolkit.sty {BANNER_SECTIONS[n - 1]}") for n in pages]
+    assert removed[1::2] == [(n, "page_number", f"{n} of 6") for n in pages]
+    code = [e.text for e in doc.elements if e.text.startswith(("465", "466", "467"))]
+    assert code == ["465 {", "466 \\def\\optionsa{}", "467 \\def\\optionsb{}"]
+
+
+def test_a_long_listing_is_cut_at_page_breaks(tmp_path: Path) -> None:
+    """fontname.pdf's 91-page listing was one element: no session could end inside it."""
+    doc = parse_document(build_long_listing(tmp_path / "listing.pdf", pages=8)).document
+    spans = [(e.page_first, e.page_last) for e in doc.elements]
+    assert all(e.type == "code" for e in doc.elements)
+    assert spans == [(1, 3), (4, 6), (7, 8)]
+    lines = [ln for e in doc.elements for ln in e.text.split("\n") if ln.startswith("font")]
+    assert lines == sorted(lines) and len(lines) == len(set(lines))  # nothing lost or moved

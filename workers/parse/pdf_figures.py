@@ -1,0 +1,156 @@
+"""Text inside vector figures: axis labels, tick numbers, diagram labels.
+
+Such text is part of a drawing, not of the prose: "0 0.2 0.4 0.6" under a plot is no
+numbered part, "1." beside an arrow no list item, a node label no heading. Here the
+page's vector paths are grouped into regions (paths whose boxes touch), and a region is
+a figure when it holds shapes of its own: at least `MIN_SHAPES` drawing items besides its
+frames, the few-item paths that span it (a rectangle or rounded box drawn or filled: a
+boxed code listing or a coloured note has those only). The short text rows inside a
+figure (with a small margin for tick labels set just outside the axes) are its text;
+long rows stay prose, so a page border or a box around a whole page of text takes none.
+
+Pure geometry on `get_cdrawings()` output and row boxes; pdf_extract puts the rows it is
+told are figure text into one block per figure, flagged `figure`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Box = tuple[float, float, float, float]
+
+MIN_SHAPES = 6  # drawing items inside a region, frames and backgrounds aside
+MIN_SIDE = 24.0  # points: smaller regions are rules, bullets, underlines
+FRAME_SHARE = 0.6  # a path covering this share of its region's area ...
+FRAME_ITEMS = 8  # ... with at most this many items (4 sides, 4 rounded corners) frames it
+TOUCH = 3.0  # points: paths this close belong to one region
+ROW_BUDGET = 100_000  # (path, grid row) pairs a page may cost before the grid coarsens
+MARGIN = 10.0  # points around a figure where its tick and axis labels sit
+ROUNDS = 2  # the figure grows by the labels it took, once: the axis title is beyond them
+SHORT_ROW = 40  # characters: longer rows are prose even inside a figure
+MARGIN_ROW = 12  # characters: in the margin, only labels this short belong to the figure
+
+
+def _area(b: Box) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def _union(a: Box, b: Box) -> Box:
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+def _near(a: Box, b: Box, gap: float) -> bool:
+    return a[0] - gap <= b[2] and b[0] - gap <= a[2] and a[1] - gap <= b[3] and b[1] - gap <= a[3]
+
+
+def figure_regions(paths: list[dict[str, Any]], page: Box) -> list[Box]:
+    """Boxes of the page's vector figures (see the module docstring)."""
+    page_area = _area(page)
+    boxes: list[Box] = []
+    items: list[int] = []
+    for path in paths:
+        x0, y0, x1, y1 = path["rect"]  # clipped to the page: off-page drawing is no figure
+        box = (max(x0, page[0]), max(y0, page[1]), min(x1, page[2]), min(y1, page[3]))
+        if box[0] <= box[2] and box[1] <= box[3] and _area(box) < 0.9 * page_area:
+            boxes.append(box)  # (a page background tells nothing)
+            items.append(len(path.get("items") or ()))
+    groups: dict[int, list[int]] = {}
+    for k, root in enumerate(_components(boxes)):
+        groups.setdefault(root, []).append(k)
+    out: list[Box] = []
+    for members in groups.values():
+        box = boxes[members[0]]
+        for k in members[1:]:
+            box = _union(box, boxes[k])
+        if box[2] - box[0] < MIN_SIDE or box[3] - box[1] < MIN_SIDE:
+            continue
+        frame = FRAME_SHARE * _area(box)  # paths this large with few items frame the region
+        shapes = sum(items[k] for k in members if items[k] > FRAME_ITEMS or _area(boxes[k]) < frame)
+        if shapes >= MIN_SHAPES:
+            out.append(box)
+    return sorted(out, key=lambda b: (b[1], b[0]))
+
+
+def _components(boxes: list[Box]) -> list[int]:
+    """A component id per box: boxes that touch (within about TOUCH) are one component.
+    Scanline over a grid of TOUCH-sized cells, so tens of thousands of paths (a scatter
+    plot's markers) cost the rows they span, not every pair."""
+    parent = list(range(len(boxes)))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    def union(a: int, b: int) -> None:
+        parent[find(a)] = find(b)
+
+    # cells of TOUCH points; coarser when the boxes would fill too many rows (thousands of
+    # large overlapping paths): then touching is judged more loosely, in bounded time
+    span = sum((b[3] - b[1]) / TOUCH + 1 for b in boxes)
+    cell = TOUCH * max(1.0, span / ROW_BUDGET)
+    rows: dict[int, list[tuple[int, int, int]]] = {}  # grid row -> (first, last cell, box)
+    for k, (x0, y0, x1, y1) in enumerate(boxes):
+        c0, c1 = int(x0 // cell), int(x1 // cell)
+        for r in range(int(y0 // cell), int(y1 // cell) + 1):
+            rows.setdefault(r, []).append((c0, c1, k))
+    prev: list[tuple[int, int, int]] = []
+    prev_row: int | None = None
+    for r in sorted(rows):
+        segs: list[tuple[int, int, int]] = []  # the row's runs of touching cells
+        for c0, c1, k in sorted(rows[r]):
+            if segs and c0 <= segs[-1][1] + 1:
+                union(k, segs[-1][2])
+                segs[-1] = (segs[-1][0], max(segs[-1][1], c1), segs[-1][2])
+            else:
+                segs.append((c0, c1, k))
+        if prev_row == r - 1:  # runs of adjacent rows that overlap touch
+            i = j = 0
+            while i < len(prev) and j < len(segs):
+                if prev[i][1] + 1 >= segs[j][0] and segs[j][1] + 1 >= prev[i][0]:
+                    union(prev[i][2], segs[j][2])
+                if prev[i][1] < segs[j][1]:
+                    i += 1
+                else:
+                    j += 1
+        prev, prev_row = segs, r
+    return [find(k) for k in range(len(boxes))]
+
+
+def figure_rows(rows: list[tuple[Box, str]], regions: list[Box]) -> list[int | None]:
+    """For each (box, text) row, the index of the figure whose text it is, or None (prose).
+    A row belongs to a figure whose box holds its centre; a short one also to a figure it
+    comes within MARGIN of, and the figure's box grows by the rows it took, once more
+    (tick labels first, then the axis title beyond them)."""
+    found: list[int | None] = [None] * len(rows)
+    prose = [k > 0 and _ends_prose(rows[k - 1], row) for k, row in enumerate(rows)]
+    boxes = list(regions)
+    for _ in range(ROUNDS):
+        grown = list(boxes)
+        for k, (row, text) in enumerate(rows):
+            if found[k] is None and not prose[k] and len(text) <= SHORT_ROW:
+                found[k] = _figure_of(row, text, boxes)
+                if found[k] is not None:
+                    grown[found[k]] = _union(grown[found[k]], row)  # type: ignore[index]
+        boxes = grown
+    return found
+
+
+def _ends_prose(before: tuple[Box, str], row: tuple[Box, str]) -> bool:
+    """Is `row` the next line of a long (prose) row right above it, aligned on its left
+    edge: a paragraph's short last line in a box that also holds a drawn icon?"""
+    (a, text), (b, _) = before, row
+    height = max(a[3] - a[1], 1.0)
+    gap = b[1] - a[3]  # (line boxes of one paragraph may overlap a little)
+    return len(text) > SHORT_ROW and abs(a[0] - b[0]) <= 3 and -0.5 * height <= gap <= 0.7 * height
+
+
+def _figure_of(row: Box, text: str, boxes: list[Box]) -> int | None:
+    cx, cy = (row[0] + row[2]) / 2, (row[1] + row[3]) / 2
+    for i, (x0, y0, x1, y1) in enumerate(boxes):
+        if x0 <= cx <= x1 and y0 <= cy <= y1:
+            return i
+        if len(text) <= MARGIN_ROW and _near(boxes[i], row, MARGIN):
+            return i
+    return None
