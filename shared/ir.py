@@ -16,7 +16,7 @@ from quire.shared.text import count_words, normalize, text_hash
 IR_VERSION = 1
 
 ElementType = Literal[
-    "heading", "paragraph", "list", "table", "image", "code", "caption", "formula"
+    "heading", "paragraph", "list", "table", "image", "code", "caption", "formula", "footnote"
 ]
 ELEMENT_TYPES: tuple[ElementType, ...] = (
     "heading",
@@ -27,6 +27,7 @@ ELEMENT_TYPES: tuple[ElementType, ...] = (
     "code",
     "caption",
     "formula",
+    "footnote",
 )
 
 
@@ -60,6 +61,9 @@ class Element(_Model):
     language: str | None = None  # code language when known
     rtl: bool = False  # right-to-left paragraph (text kept in logical order)
     origin: str | None = None  # how structure was found, e.g. "outline", "font", "style"
+    # footnote: the element whose text holds its reference ("[^label]") and the printed mark
+    ref_id: str | None = None
+    mark: str | None = None
     word_count: int = 0
     content_hash: str = ""
 
@@ -75,6 +79,8 @@ class Element(_Model):
             raise ValueError(f"{self.id or 'table'}: table needs rows")
         if self.type == "image" and self.image is None:
             raise ValueError(f"{self.id or 'image'}: image needs an ImageRef")
+        if self.type == "footnote" and not (self.ref_id and self.mark):
+            raise ValueError(f"{self.id or 'footnote'}: footnote needs ref_id and mark")
         return self
 
 

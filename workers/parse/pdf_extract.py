@@ -31,6 +31,16 @@ from typing import Any
 from quire.shared.ir import ImageRef, TextlessKind
 from quire.shared.text import sha256_bytes
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
+from quire.workers.parse.pdf_footnotes import (
+    NoteRows,
+    joins_mark,
+    lone_mark,
+    note_area,
+    raised_marks,
+    short_rules,
+    wrap_mark,
+)
+from quire.workers.parse.pdf_links import page_links
 from quire.workers.parse.pdf_open import pymupdf_module
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage
 
@@ -141,11 +151,13 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[_Row], int]:
             parts: list[str] = []
             n = mono_n = bold_n = 0
             sizes: dict[float, int] = {}
-            for span in line["spans"]:
+            # note marks, found again by the merge
+            raised = raised_marks(line["spans"]) or lone_mark(line["spans"], rows[-1] if rows else None)
+            for j, span in enumerate(line["spans"]):
                 t = span["text"]
                 if not t:
                     continue
-                parts.append(t)
+                parts.append(wrap_mark(t) if j in raised else t)
                 k = len(t) - t.count(" ")
                 if k <= 0:
                     continue
@@ -618,7 +630,8 @@ def extract_page(
         height=round(rect.height, 2),
         label=page.get_label() or "",
     )
-    lines, presentation = _raw_lines(page.get_text("dict", flags=_text_flags()))
+    textpage = page.get_textpage(flags=_text_flags())  # kept for the links' text
+    lines, presentation = _raw_lines(page.get_text("dict", textpage=textpage))
     counts = {"decorative": 0, "inline": 0, "oversized": 0}
     if not lines:
         # A page without text is skipped whole (its images too): there is nothing to cut
@@ -642,16 +655,25 @@ def extract_page(
                 items.append(_Object(tables[owner]))
             continue
         prev = items[-1] if items else None
-        if isinstance(prev, _Row) and _same_row(prev, ln):
+        if isinstance(prev, _Row) and (_same_row(prev, ln) or joins_mark(prev, ln)):
             items[-1] = _join(prev, ln)
         else:
             items.append(ln)
+    notes = note_area(
+        [it for it in items if isinstance(it, _Row)],
+        lambda: short_rules(page.get_cdrawings(), rect.width, rect.height),
+        rect.height,
+    )
+    if notes:
+        taken = {id(r) for n in notes for r in n.source}
+        items = [it for it in items if id(it) not in taken]
     for i, t in enumerate(tables):
         if i not in placed:
             _insert_by_y(items, _Object(t))
     for img in images:
         _insert_by_y(items, _Object(img))
-    result.blocks = _segment(items)
+    result.blocks = _segment(items) + [_note_block(n) for n in notes]
+    result.links = page_links(doc, page, textpage)
 
     text = "\n".join(ln.text for ln in lines)
     letters = len(_LETTER.findall(text))
@@ -660,6 +682,12 @@ def extract_page(
     fffd = text.count("\ufffd")
     result.unmapped = fffd >= 10 and fffd > 0.1 * len(text)
     return result
+
+
+def _note_block(note: NoteRows) -> PdfBlock:
+    block = _make_block(note.rows)
+    lines = [r.text for r in note.rows]  # as text, even when set in a monospace font
+    return block.model_copy(update={"kind": "footnote", "mark": note.mark, "lines": lines})
 
 
 def _insert_by_y(items: list[_Row | _Object], obj: _Object) -> None:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from quire.shared.ir import ImageRef, OcrPage, TextlessKind
 
-BlockKind = Literal["text", "code", "table", "image"]
+BlockKind = Literal["text", "code", "table", "image", "footnote"]
 
 
 class PdfBlock(BaseModel):
@@ -30,6 +30,21 @@ class PdfBlock(BaseModel):
     rtl: bool = False  # mostly right-to-left letters
     rows: list[list[str]] | None = None  # table
     image: ImageRef | None = None  # image
+    # footnote: the note's mark; None for a later paragraph of the note before it (or of
+    # one that began on the page before)
+    mark: str | None = None
+
+
+class PdfLink(BaseModel):
+    """An internal link on the page: the text under it and where it leads (both in
+    MuPDF's page coordinates, origin top left)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    bbox: tuple[float, float, float, float]
+    page: int  # target page, 1-based
+    y: float  # target point's height on that page
 
 
 class PdfPage(BaseModel):
@@ -53,6 +68,7 @@ class PdfPage(BaseModel):
     decorative_images: int = 0  # tiny images left out
     inline_images: int = 0  # inline images (no xref) left out
     oversized_images: int = 0  # images over limits.MAX_IMAGE_PIXELS left out, undecoded
+    links: list[PdfLink] = []  # internal links (to a place in this document)
 
 
 class PdfRangeResult(BaseModel):

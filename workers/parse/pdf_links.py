@@ -1,0 +1,223 @@
+"""Internal links of a PDF: read on each page, resolved to elements in the merge.
+
+On the page: the link annotations that go to a place in this document (GoTo actions and
+destinations, named or explicit), each with the text under it and the target page and
+height. Reading the annotation dictionaries directly costs a tenth of `page.get_links()`
+(which resolves every named destination through the document's name tree; MuPDF's
+`resolve_link` does one name in ~40 µs); a page with any annotation this reader does not
+follow (explicit or indirect destinations, escaped names) is read with `get_links()`.
+The text under a link is the page's text in the link's rectangle pulled in a little (a
+link's box overlaps the lines above and below it).
+
+In the merge (`Trail`, `resolve`): every body block is recorded with the element it went
+into; a link's source is the element whose block holds the link's centre, its target the
+first element at or below the target point (on that page, else the pages after it).
+Links to footnotes (the marks, already references) and to the element itself are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from quire.shared.ir import Element, ParserNote
+from quire.workers.parse.link_apply import Link, LinkStats, apply_links
+from quire.workers.parse.pdf_footnotes import Note
+from quire.workers.parse.pdf_open import pymupdf_module
+from quire.workers.parse.pdf_types import PdfLink, PdfPage
+
+_REF = re.compile(r"(\d+) 0 R")
+_RECT = re.compile(r"/Rect\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]")
+_ACTION_REF = re.compile(r"/A (\d+) 0 R")
+_NAMED = re.compile(r"/D(?:est)?(?:\(([^()\\]*)\)|/([^\s/\[\]()<>{}%#]+))")
+_EXTERNAL = ("/URI", "/GoToR", "/Launch", "/Named", "/JavaScript", "/GoToE", "/SubmitForm")
+
+
+class _Unread(Exception):
+    """An annotation the direct reader does not follow: read the page with get_links()."""
+
+
+def page_links(doc: Any, page: Any, textpage: Any) -> list[PdfLink]:
+    """The internal links of `page` (a loaded page of `doc`)."""
+    try:
+        raw = _annotation_links(doc, page)
+    except _Unread:
+        raw = _pymupdf_links(doc, page)
+    out: list[PdfLink] = []
+    words = page.get_text("words", textpage=textpage) if raw else []
+    for rect, target in raw:
+        text = text_under(words, (rect.x0, rect.y0, rect.x1, rect.y1))
+        if text and target[0] >= 0:
+            out.append(
+                PdfLink(
+                    text=text,
+                    bbox=(round(rect.x0, 2), round(rect.y0, 2), round(rect.x1, 2), round(rect.y1, 2)),
+                    page=target[0] + 1,
+                    y=round(target[1], 2),
+                )
+            )
+    return out
+
+
+def _annotation_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float]]]:
+    kind, value = doc.xref_get_key(page.xref, "Annots")
+    if kind == "null":
+        return []
+    if kind == "xref":
+        value = doc.xref_object(int(value.split()[0]), compressed=True)
+    elif kind != "array":
+        raise _Unread
+    p = pymupdf_module()
+    out = []
+    for xref in _REF.findall(value):
+        obj = doc.xref_object(int(xref), compressed=True)
+        if "/Subtype/Link" not in obj:
+            continue
+        action = _ACTION_REF.search(obj)
+        where = doc.xref_object(int(action.group(1)), compressed=True) if action else obj
+        if any(k in where for k in _EXTERNAL):
+            continue
+        named, rect = _NAMED.search(where), _RECT.search(obj)
+        if named is None or rect is None:
+            raise _Unread  # explicit or indirect destination, hex or escaped name
+        name = named.group(1) if named.group(1) is not None else named.group(2)
+        target = doc.resolve_link("#nameddest=" + name)
+        box = p.Rect(*(float(v) for v in rect.groups())) * page.transformation_matrix
+        box.normalize()
+        out.append((box, (int(target[0]), float(target[2]))))
+    return out
+
+
+def _pymupdf_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float]]]:
+    p = pymupdf_module()
+    out = []
+    for link in page.get_links():
+        if link["kind"] == p.LINK_GOTO:
+            out.append((link["from"], (int(link["page"]), float(link["to"].y))))
+        elif link["kind"] == p.LINK_NAMED and link.get("nameddest"):
+            target = doc.resolve_link("#nameddest=" + str(link["nameddest"]))
+            out.append((link["from"], (int(target[0]), float(target[2]))))
+    return out
+
+
+def text_under(words: list[Any], rect: tuple[float, float, float, float]) -> str:
+    """The text under a link's box: of each word whose middle line is inside the box, the
+    characters whose middle is (placed evenly across the word: links often cover part of a
+    word, "3.1" of "3.1)"). A box reaches into the lines above and below; middles do not."""
+    x0, y0, x1, y1 = rect
+    parts: list[str] = []
+    for w in words:
+        if not (y0 <= (w[1] + w[3]) / 2 <= y1) or w[2] <= x0 or w[0] >= x1:
+            continue
+        text, width = w[4], (w[2] - w[0]) / max(1, len(w[4]))
+        kept = "".join(
+            c for k, c in enumerate(text) if x0 <= w[0] + (k + 0.5) * width <= x1
+        )
+        if kept:
+            parts.append(kept)
+    return " ".join(parts)
+
+
+# --- the merge --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Spot:
+    bbox: tuple[float, float, float, float]
+    item: Any  # the pending element the block went into
+
+
+@dataclass
+class Trail:
+    """Where every body block went: page -> spots in reading order."""
+
+    pages: dict[int, list[_Spot]] = field(default_factory=dict)
+
+    def add(self, page: int, bbox: tuple[float, float, float, float], item: Any) -> None:
+        if item is not None:
+            self.pages.setdefault(page, []).append(_Spot(bbox, item))
+
+    def source(self, link: PdfLink, page: int) -> Any | None:
+        """The element whose block holds the link's centre (the smallest such block)."""
+        cx, cy = (link.bbox[0] + link.bbox[2]) / 2, (link.bbox[1] + link.bbox[3]) / 2
+        hits = [
+            s
+            for s in self.pages.get(page, [])
+            if s.bbox[0] - 2 <= cx <= s.bbox[2] + 2 and s.bbox[1] - 2 <= cy <= s.bbox[3] + 2
+        ]
+        if not hits:
+            return None
+        return min(hits, key=lambda s: (s.bbox[2] - s.bbox[0]) * (s.bbox[3] - s.bbox[1])).item
+
+    def target(self, page: int, y: float, last_page: int) -> Any | None:
+        """The first element at or below height `y` of `page`, else the first of the next
+        page with any (at most three pages on)."""
+        spots = [s for s in self.pages.get(page, []) if s.bbox[3] > y + 1]
+        if spots:
+            return min(spots, key=lambda s: (s.bbox[1], s.bbox[0])).item
+        for nxt in range(page + 1, min(page + 3, last_page) + 1):
+            if self.pages.get(nxt):
+                return min(self.pages[nxt], key=lambda s: (s.bbox[1], s.bbox[0])).item
+        return None
+
+
+def tie_notes(pages: list[PdfPage], trail: Trail) -> None:
+    """Tell each note which elements link to it (see pdf_footnotes.Note.linked)."""
+    last = max((p.page for p in pages), default=0)
+    for page in pages:
+        for link in page.links:
+            dst = trail.target(link.page, link.y, last)
+            if isinstance(dst, Note):
+                # the note with the link's mark, when the point falls between two notes
+                same = [
+                    s.item
+                    for s in trail.pages.get(link.page, [])
+                    if isinstance(s.item, Note) and s.item.mark == link.text.strip()
+                ]
+                dst = same[0] if same else dst
+                src = trail.source(link, page.page)
+                if src is not None and not isinstance(src, Note):
+                    dst.linked.append((src, link.text))
+
+
+def resolve(
+    elements: list[Element], items: list[Any], trail: Trail, pages: list[PdfPage]
+) -> tuple[list[Element], LinkStats]:
+    """`elements` (built from `items`, one to one) with the pages' links written in."""
+    index = {id(item): k for k, item in enumerate(items)}
+
+    def element(spot_item: Any) -> int | None:
+        # a footnote's blocks were recorded with the note, which became an element later
+        return index.get(id(getattr(spot_item, "pending", None) or spot_item))
+
+    stats = LinkStats()
+    links: list[Link] = []
+    last = max((p.page for p in pages), default=0)
+    for page in pages:
+        for link in page.links:
+            src, dst = trail.source(link, page.page), trail.target(link.page, link.y, last)
+            if src is None or dst is None:
+                stats.miss("outside the body text" if src is None else "target not in the text")
+                continue
+            s, d = element(src), element(dst)
+            if s is None or d is None:
+                stats.miss("outside the body text")
+                continue
+            if elements[d].type == "footnote":
+                continue  # a note's mark: already a footnote reference
+            if s == d:
+                stats.miss("leads to its own element")
+                continue
+            order = (page.page, link.bbox[1], link.bbox[0])
+            links.append(Link(s, link.text, elements[d].id, order))
+    return apply_links(elements, links, stats), stats
+
+
+def link_notes(stats: LinkStats, elements: list[Element]) -> list[ParserNote]:
+    """What became of the document's links and footnotes, for the IR's notes."""
+    notes = [ParserNote(kind="info", message=stats.describe("internal links"))] if stats.found else []
+    footnotes = sum(1 for e in elements if e.type == "footnote")
+    if footnotes:
+        notes.append(ParserNote(kind="info", message=f"{footnotes} footnotes tied to their references"))
+    return notes
