@@ -113,11 +113,7 @@ def heading_title(text: str) -> str:
 def heading_slug(title: str) -> str:
     """GitHub's anchor for a heading: lower case, punctuation and symbols dropped, spaces
     to hyphens ("3.2. The /usr hierarchy" -> "32-the-usr-hierarchy")."""
-    kept = (
-        c
-        for c in title.lower()
-        if c in " -_" or unicodedata.category(c)[0] in "LNM"
-    )
+    kept = (c for c in title.lower() if c in " -_" or unicodedata.category(c)[0] in "LNM")
     return "".join(kept).replace(" ", "-")
 
 

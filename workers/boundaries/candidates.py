@@ -63,9 +63,7 @@ def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> li
         last_page = max(last_page, left.page_last)
         if not is_safe_gap(left, right):
             continue
-        cum_pages = (
-            cum_words / WORDS_PER_PAGE if words_basis else float(last_page - first_page + 1)
-        )
+        cum_pages = cum_words / WORDS_PER_PAGE if words_basis else float(last_page - first_page + 1)
         numbering = parse_numbering(right)
         if numbering and numbering.isdigit():
             number = int(numbering)

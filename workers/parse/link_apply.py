@@ -93,7 +93,9 @@ def _link_items(items: list[str], group: list[Link], stats: LinkStats) -> list[s
     pending: list[list[Link]] = [[] for _ in items]
     at = 0
     for link in group:
-        hit = next((j for j in range(at, len(items)) if _compact(link.text) in _compact(items[j])), None)
+        hit = next(
+            (j for j in range(at, len(items)) if _compact(link.text) in _compact(items[j])), None
+        )
         if hit is None:
             hit = next((j for j in range(at) if _compact(link.text) in _compact(items[j])), None)
         if hit is None:

@@ -152,7 +152,9 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[_Row], int]:
             n = mono_n = bold_n = 0
             sizes: dict[float, int] = {}
             # note marks, found again by the merge
-            raised = raised_marks(line["spans"]) or lone_mark(line["spans"], rows[-1] if rows else None)
+            raised = raised_marks(line["spans"]) or lone_mark(
+                line["spans"], rows[-1] if rows else None
+            )
             for j, span in enumerate(line["spans"]):
                 t = span["text"]
                 if not t:

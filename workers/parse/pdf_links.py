@@ -52,7 +52,12 @@ def page_links(doc: Any, page: Any, textpage: Any) -> list[PdfLink]:
             out.append(
                 PdfLink(
                     text=text,
-                    bbox=(round(rect.x0, 2), round(rect.y0, 2), round(rect.x1, 2), round(rect.y1, 2)),
+                    bbox=(
+                        round(rect.x0, 2),
+                        round(rect.y0, 2),
+                        round(rect.x1, 2),
+                        round(rect.y1, 2),
+                    ),
                     page=target[0] + 1,
                     y=round(target[1], 2),
                 )
@@ -111,9 +116,7 @@ def text_under(words: list[Any], rect: tuple[float, float, float, float]) -> str
         if not (y0 <= (w[1] + w[3]) / 2 <= y1) or w[2] <= x0 or w[0] >= x1:
             continue
         text, width = w[4], (w[2] - w[0]) / max(1, len(w[4]))
-        kept = "".join(
-            c for k, c in enumerate(text) if x0 <= w[0] + (k + 0.5) * width <= x1
-        )
+        kept = "".join(c for k, c in enumerate(text) if x0 <= w[0] + (k + 0.5) * width <= x1)
         if kept:
             parts.append(kept)
     return " ".join(parts)
@@ -216,8 +219,12 @@ def resolve(
 
 def link_notes(stats: LinkStats, elements: list[Element]) -> list[ParserNote]:
     """What became of the document's links and footnotes, for the IR's notes."""
-    notes = [ParserNote(kind="info", message=stats.describe("internal links"))] if stats.found else []
+    notes = (
+        [ParserNote(kind="info", message=stats.describe("internal links"))] if stats.found else []
+    )
     footnotes = sum(1 for e in elements if e.type == "footnote")
     if footnotes:
-        notes.append(ParserNote(kind="info", message=f"{footnotes} footnotes tied to their references"))
+        notes.append(
+            ParserNote(kind="info", message=f"{footnotes} footnotes tied to their references")
+        )
     return notes

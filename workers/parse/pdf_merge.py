@@ -38,8 +38,6 @@ from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 from quire.workers.parse.pdf_contents import entry_items, is_contents_page, merge_titles
 from quire.workers.parse.pdf_extract import list_marker
 from quire.workers.parse.pdf_footnotes import Note, NoteSet, unwrap_marks
-from quire.workers.parse.pdf_links import Trail, link_notes, tie_notes
-from quire.workers.parse.pdf_links import resolve as resolve_links
 from quire.workers.parse.pdf_headings import (
     CAPTION,
     Heading,
@@ -48,9 +46,12 @@ from quire.workers.parse.pdf_headings import (
     font_headings,
     match_outline,
 )
+from quire.workers.parse.pdf_links import Trail, link_notes, tie_notes
+from quire.workers.parse.pdf_links import resolve as resolve_links
 from quire.workers.parse.pdf_open import PdfMeta, pdf_meta
 from quire.workers.parse.pdf_running import body_blocks, find_running_text
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
+from quire.workers.parse.xrefs import link_references
 
 _SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
 _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
@@ -498,6 +499,9 @@ def merge_pdf_ranges(
     asm.place_notes(notes)
     built = asm.elements()
     built, link_stats = resolve_links(built, asm.items, trail, pages)
+    xref_notes: list[ParserNote] = []
+    if not link_stats.found:  # no link annotations: "see Section 3.2" in the text
+        built, xref_notes = link_references(built, {p.page: p.label for p in pages if p.label})
 
     skipped = [
         SkippedPage(
@@ -536,7 +540,7 @@ def merge_pdf_ranges(
         ocr_pages=[p.ocr for p in pages if p.ocr is not None],
         source_sha256=meta.source_sha256,
         removed=removed,
-        notes=_notes(meta, pages, unmatched) + link_notes(link_stats, elements),
+        notes=_notes(meta, pages, unmatched) + link_notes(link_stats, elements) + xref_notes,
         outline=meta.outline,
         elements=elements,
     )

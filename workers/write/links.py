@@ -79,9 +79,7 @@ class Places:
 def heading_slugs(elements: Sequence[Element]) -> dict[str, str]:
     """Element id -> anchor of every heading among `elements` (one session, in order)."""
     slugger = Slugger()
-    return {
-        e.id: slugger.slug(heading_title(e.text)) for e in elements if e.type == "heading"
-    }
+    return {e.id: slugger.slug(heading_title(e.text)) for e in elements if e.type == "heading"}
 
 
 def write_links(text: str, chunk: int, places: Places) -> str:
