@@ -3,6 +3,10 @@
 The planner cuts between elements, the writers render them and the verifier checks written
 output against them. `ir.json` is `Document` serialised by `dump_ir`; `load_ir(dump_ir(d))`
 gives back an equal document and dumping it again gives the same bytes.
+
+A footnote is an element of its own ("footnote", text `[^label]: ...`) placed right after
+the element whose text holds its reference `[^label]` (`ref_id`); a cross-reference is a
+Markdown link to an element, `[Section 3.2](#el-000123)` (see shared.links).
 """
 
 from __future__ import annotations

@@ -42,7 +42,9 @@ def doc(book: NotesBook) -> Document:
 @pytest.fixture(scope="module")
 def written(book: NotesBook, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("notes-out") / "out"
-    result = quire.split(book.path, out, output_format="markdown", processes=1)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(out.parent)  # a store of its own, nothing reused from an earlier run
+        result = quire.split(book.path, out, output_format="markdown", processes=1)
     assert result.verification.passed
     return out
 
@@ -214,7 +216,10 @@ def test_docx_footnotes_endnotes_and_internal_links(docx_book: NotesDocx) -> Non
     assert target and by_id[target.group(1)].text == f"# {docx_book.bookmarked}"
 
 
-def test_docx_split_keeps_notes_with_references(docx_book: NotesDocx, tmp_path: Path) -> None:
+def test_docx_split_keeps_notes_with_references(
+    docx_book: NotesDocx, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
     result = quire.split(docx_book.path, tmp_path / "out", processes=1)
     assert result.verification.passed and len(result.sessions) >= 2
     count, problems = footnote_problems(tmp_path / "out")
@@ -243,3 +248,12 @@ def test_session_html_shows_marks_notes_and_heading_anchors() -> None:
     assert "[^" not in to_html(
         ir_link("x", "el-000001") + "[^a]", image=lambda s: None, link=lambda h: None
     )
+
+
+def test_retrieval_chunks_stay_lossless_with_notes_and_links(written: Path, tmp_path: Path) -> None:
+    out = _tampered(written, tmp_path)  # a copy: chunking writes into the folder
+    chunks = quire.retrieval_chunks(out, max_chars=400)
+    text = "".join(c.text for c in chunks)
+    assert "[^4]: Note 4 belongs" in text and "](#el-" in text
+    report = verify_output(out, render=False)
+    assert report.passed and report.checked["rag_chunks"] == len(chunks)

@@ -10,7 +10,7 @@ block read after it). Here:
   in the order of their references; so do we. A reference to a note the part lacks is
   dropped;
 - an internal hyperlink becomes a link to the element its bookmark starts, when its text
-  sits in prose (paragraph, caption, list item, footnote); otherwise it stays plain text.
+  sits in prose or a table (see link_apply.LINKABLE); otherwise it stays plain text.
 """
 
 from __future__ import annotations
@@ -161,10 +161,10 @@ def _why_not(
     target = bookmarks.get(m.group(1))
     if target is None or id(target) not in position:
         return "bookmark not found"
-    if block.type not in LINKABLE:
-        return f"in a {block.type}"
     if position[id(target)] == k or not m.group(2).strip():
         return "leads to its own element"
+    if block.type not in LINKABLE:
+        return f"in a {block.type}"
     return ""
 
 

@@ -4,15 +4,14 @@ Parsers find links (a PDF's link annotations, a DOCX's internal hyperlinks, "Sec
 in the text) as (source element, the text the link covers, target element). This module
 finds that text in the element, in reading order and ignoring whitespace (the text under a
 PDF link comes line by line; the paragraph's is joined), and wraps it. Only prose carries
-links: paragraphs, captions, list items and footnotes; headings stay plain (titles are
-made of them), code, tables, formulas and images are left as they are. A link whose text
+links: paragraphs, captions, list items, table cells and footnotes; headings stay plain
+(titles are made of them), code, formulas and images are left as they are. A link whose text
 is not found, or that would cut into another link or a footnote reference, is left out
 and counted.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from quire.shared.ir import Element
 from quire.shared.links import ir_link
 from quire.shared.text import count_words, text_hash
 
-LINKABLE = frozenset({"paragraph", "caption", "list", "footnote"})
+LINKABLE = frozenset({"paragraph", "caption", "list", "footnote", "table"})
 _PROTECTED = re.compile(r"\[\^[^\]\s]+\](?::)?|\[[^\]]*\]\(#el-\d+\)")
 
 
@@ -72,6 +71,10 @@ def apply_links(elements: list[Element], links: Iterable[Link], stats: LinkStats
             items = _link_items(el.items, group, stats)
             text = markdown.bullet_list(items, bool(el.ordered), el.start or 1)
             out[k] = _with_text(el, text, items=items)
+        elif el.type == "table" and el.rows:
+            cells = iter(_link_items([c for row in el.rows for c in row], group, stats))
+            rows = [[next(cells) for _ in row] for row in el.rows]
+            out[k] = _with_text(el, markdown.table(rows), rows=rows)
         else:
             out[k] = _with_text(el, _link_text(el.text, group, stats, dedupe=False))
     return out
@@ -90,15 +93,17 @@ def _link_items(items: list[str], group: list[Link], stats: LinkStats) -> list[s
     """Links in list items, searched item by item from where the last one was found; one
     link per target and item (a contents entry links its title, not its page number too)."""
     out = list(items)
+    compact = [_compact(t) for t in items]
     pending: list[list[Link]] = [[] for _ in items]
     at = 0
+
+    def room(j: int, needle: str) -> bool:  # an occurrence in item j not yet taken
+        return compact[j].count(needle) > sum(_compact(lk.text) == needle for lk in pending[j])
+
     for link in group:
-        hit = next(
-            (j for j in range(at, len(items)) if _compact(link.text) in _compact(items[j])), None
-        )
-        if hit is None:
-            hit = next((j for j in range(at) if _compact(link.text) in _compact(items[j])), None)
-        if hit is None:
+        needle = _compact(link.text)
+        hit = next((j for j in [*range(at, len(items)), *range(at)] if room(j, needle)), None)
+        if hit is None or not needle:
             stats.miss("text not found")
             continue
         pending[hit].append(link)
@@ -109,43 +114,56 @@ def _link_items(items: list[str], group: list[Link], stats: LinkStats) -> list[s
     return out
 
 
+def _free(
+    compact: str, keep: list[int], needle: str, cursor: int, taken: list[tuple[int, int, str]]
+) -> tuple[int, int, int] | str:
+    """(compact position, start, end) of the first occurrence of `needle` from `cursor`
+    (else from the start) that overlaps nothing taken; else "" when there is none, or the
+    target of the link the first occurrence lies in ("-" for a footnote mark)."""
+    clash = ""
+    for start in (cursor, 0):
+        pos = compact.find(needle, start) if needle else -1
+        while pos >= 0:
+            a, b = keep[pos], keep[pos + len(needle) - 1] + 1
+            hit = next((t for x, y, t in taken if a < y and x < b), None)
+            if hit is None:
+                return pos, a, b
+            clash = clash or hit or "-"
+            pos = compact.find(needle, pos + 1)
+    return clash
+
+
 def _compact(text: str) -> str:
     return "".join(text.split())
 
 
 def _link_text(text: str, group: list[Link], stats: LinkStats, *, dedupe: bool) -> str:
-    """`text` with each link's text wrapped, found in order (whitespace ignored)."""
+    """`text` with each link's text wrapped, found in order (whitespace ignored); an
+    occurrence already inside a link or a footnote mark is passed over."""
     keep = [i for i, c in enumerate(text) if not c.isspace()]
     compact = "".join(text[i] for i in keep)
-    taken = [(m.start(), m.end()) for m in _PROTECTED.finditer(text)]
+    taken: list[tuple[int, int, str]] = [
+        (m.start(), m.end(), "") for m in _PROTECTED.finditer(text)
+    ]
     spans: list[tuple[int, int, str]] = []
-    targets: set[str] = set()
     cursor = 0
     for link in group:
         needle = _compact(link.text)
-        if dedupe and link.target in targets:
+        if dedupe and any(t == link.target for _, _, t in spans):
             stats.hit()  # the entry already leads there
             continue
-        pos = compact.find(needle, cursor) if needle else -1
-        if pos < 0 and needle:
-            pos = compact.find(needle)
-        if pos < 0:
-            stats.miss("text not found")
+        found = _free(compact, keep, needle, cursor, taken)
+        if isinstance(found, str):
+            if found == link.target:
+                stats.hit()  # a second box over text that already leads there
+            else:
+                stats.miss("text not found" if not found else "overlaps another link")
             continue
-        a, b = keep[pos], keep[pos + len(needle) - 1] + 1
-        if any(a < y and x < b for x, y in taken):
-            stats.miss("overlaps another link or a footnote mark")
-            continue
-        taken.append((a, b))
+        pos, a, b = found
+        taken.append((a, b, link.target))
         spans.append((a, b, link.target))
-        targets.add(link.target)
         cursor = pos + len(needle)
         stats.hit()
     for a, b, target in sorted(spans, reverse=True):
         text = text[:a] + ir_link(text[a:b], target) + text[b:]
     return text
-
-
-def element_at(starts: list[int], index: int) -> int:
-    """Which of consecutive ranges (given by their sorted start positions) holds `index`."""
-    return bisect.bisect_right(starts, index) - 1

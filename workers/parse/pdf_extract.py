@@ -675,7 +675,7 @@ def extract_page(
     for img in images:
         _insert_by_y(items, _Object(img))
     result.blocks = _segment(items) + [_note_block(n) for n in notes]
-    result.links = page_links(doc, page, textpage)
+    result.links = page_links(doc, page, textpage, _expand)
 
     text = "\n".join(ln.text for ln in lines)
     letters = len(_LETTER.findall(text))

@@ -18,6 +18,7 @@ Links to footnotes (the marks, already references) and to the element itself are
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,8 +39,11 @@ class _Unread(Exception):
     """An annotation the direct reader does not follow: read the page with get_links()."""
 
 
-def page_links(doc: Any, page: Any, textpage: Any) -> list[PdfLink]:
-    """The internal links of `page` (a loaded page of `doc`)."""
+def page_links(
+    doc: Any, page: Any, textpage: Any, expand: Callable[[str], str] = str
+) -> list[PdfLink]:
+    """The internal links of `page` (a loaded page of `doc`); `expand` turns their text
+    into the page text's form (ligatures and presentation forms as letters)."""
     try:
         raw = _annotation_links(doc, page)
     except _Unread:
@@ -47,7 +51,7 @@ def page_links(doc: Any, page: Any, textpage: Any) -> list[PdfLink]:
     out: list[PdfLink] = []
     words = page.get_text("words", textpage=textpage) if raw else []
     for rect, target in raw:
-        text = text_under(words, (rect.x0, rect.y0, rect.x1, rect.y1))
+        text = expand(text_under(words, (rect.x0, rect.y0, rect.x1, rect.y1)))
         if text and target[0] >= 0:
             out.append(
                 PdfLink(
@@ -59,13 +63,16 @@ def page_links(doc: Any, page: Any, textpage: Any) -> list[PdfLink]:
                         round(rect.y1, 2),
                     ),
                     page=target[0] + 1,
-                    y=round(target[1], 2),
+                    y=round(target[2], 2),
+                    x=round(target[1], 2),
                 )
             )
     return out
 
 
-def _annotation_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float]]]:
+def _annotation_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float, float]]]:
+    """(box, (target page index, x, y)) of each internal link, read from the annotation
+    dictionaries; _Unread for any it does not follow."""
     kind, value = doc.xref_get_key(page.xref, "Annots")
     if kind == "null":
         return []
@@ -90,19 +97,20 @@ def _annotation_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float]]
         target = doc.resolve_link("#nameddest=" + name)
         box = p.Rect(*(float(v) for v in rect.groups())) * page.transformation_matrix
         box.normalize()
-        out.append((box, (int(target[0]), float(target[2]))))
+        out.append((box, (int(target[0]), float(target[1]), float(target[2]))))
     return out
 
 
-def _pymupdf_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float]]]:
+def _pymupdf_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float, float]]]:
     p = pymupdf_module()
     out = []
     for link in page.get_links():
         if link["kind"] == p.LINK_GOTO:
-            out.append((link["from"], (int(link["page"]), float(link["to"].y))))
+            to = link["to"]
+            out.append((link["from"], (int(link["page"]), float(to.x), float(to.y))))
         elif link["kind"] == p.LINK_NAMED and link.get("nameddest"):
             target = doc.resolve_link("#nameddest=" + str(link["nameddest"]))
-            out.append((link["from"], (int(target[0]), float(target[2]))))
+            out.append((link["from"], (int(target[0]), float(target[1]), float(target[2]))))
     return out
 
 
@@ -120,6 +128,10 @@ def text_under(words: list[Any], rect: tuple[float, float, float, float]) -> str
         if kept:
             parts.append(kept)
     return " ".join(parts)
+
+
+def _area(b: tuple[float, float, float, float]) -> float:
+    return (b[2] - b[0]) * (b[3] - b[1])
 
 
 # --- the merge --------------------------------------------------------------------------------
@@ -141,24 +153,31 @@ class Trail:
         if item is not None:
             self.pages.setdefault(page, []).append(_Spot(bbox, item))
 
-    def source(self, link: PdfLink, page: int) -> Any | None:
-        """The element whose block holds the link's centre (the smallest such block)."""
+    def source(self, link: PdfLink, page: int) -> tuple[Any, int] | None:
+        """The element whose block holds the link's centre (the smallest such block), and
+        the block's place in the page's reading order."""
         cx, cy = (link.bbox[0] + link.bbox[2]) / 2, (link.bbox[1] + link.bbox[3]) / 2
         hits = [
-            s
-            for s in self.pages.get(page, [])
+            (k, s)
+            for k, s in enumerate(self.pages.get(page, []))
             if s.bbox[0] - 2 <= cx <= s.bbox[2] + 2 and s.bbox[1] - 2 <= cy <= s.bbox[3] + 2
         ]
         if not hits:
             return None
-        return min(hits, key=lambda s: (s.bbox[2] - s.bbox[0]) * (s.bbox[3] - s.bbox[1])).item
+        # the smallest block; of a heading split off a block and the rest (both keep the
+        # block's box), the rest
+        k, spot = min(
+            hits, key=lambda h: (_area(h[1].bbox), getattr(h[1].item, "type", "") == "heading")
+        )
+        return spot.item, k
 
-    def target(self, page: int, y: float, last_page: int) -> Any | None:
-        """The first element at or below height `y` of `page`, else the first of the next
-        page with any (at most three pages on)."""
+    def target(self, page: int, y: float, last_page: int, x: float = 0.0) -> Any | None:
+        """The first element at or below the point (x, y) of `page` (in its column when one
+        holds x), else the first of the next page with any (at most three pages on)."""
         spots = [s for s in self.pages.get(page, []) if s.bbox[3] > y + 1]
+        column = [s for s in spots if s.bbox[0] - 2 <= x <= s.bbox[2] + 2]
         if spots:
-            return min(spots, key=lambda s: (s.bbox[1], s.bbox[0])).item
+            return min(column or spots, key=lambda s: (s.bbox[1], s.bbox[0])).item
         for nxt in range(page + 1, min(page + 3, last_page) + 1):
             if self.pages.get(nxt):
                 return min(self.pages[nxt], key=lambda s: (s.bbox[1], s.bbox[0])).item
@@ -170,7 +189,7 @@ def tie_notes(pages: list[PdfPage], trail: Trail) -> None:
     last = max((p.page for p in pages), default=0)
     for page in pages:
         for link in page.links:
-            dst = trail.target(link.page, link.y, last)
+            dst = trail.target(link.page, link.y, last, link.x)
             if isinstance(dst, Note):
                 # the note with the link's mark, when the point falls between two notes
                 same = [
@@ -180,8 +199,8 @@ def tie_notes(pages: list[PdfPage], trail: Trail) -> None:
                 ]
                 dst = same[0] if same else dst
                 src = trail.source(link, page.page)
-                if src is not None and not isinstance(src, Note):
-                    dst.linked.append((src, link.text))
+                if src is not None and not isinstance(src[0], Note):
+                    dst.linked.append((src[0], link.text))
 
 
 def resolve(
@@ -199,11 +218,12 @@ def resolve(
     last = max((p.page for p in pages), default=0)
     for page in pages:
         for link in page.links:
-            src, dst = trail.source(link, page.page), trail.target(link.page, link.y, last)
+            src = trail.source(link, page.page)
+            dst = trail.target(link.page, link.y, last, link.x)
             if src is None or dst is None:
                 stats.miss("outside the body text" if src is None else "target not in the text")
                 continue
-            s, d = element(src), element(dst)
+            s, d = element(src[0]), element(dst)
             if s is None or d is None:
                 stats.miss("outside the body text")
                 continue
@@ -212,7 +232,7 @@ def resolve(
             if s == d:
                 stats.miss("leads to its own element")
                 continue
-            order = (page.page, link.bbox[1], link.bbox[0])
+            order = (page.page, src[1], link.bbox[1], link.bbox[0])  # block, then line
             links.append(Link(s, link.text, elements[d].id, order))
     return apply_links(elements, links, stats), stats
 

@@ -45,6 +45,7 @@ class PdfLink(BaseModel):
     bbox: tuple[float, float, float, float]
     page: int  # target page, 1-based
     y: float  # target point's height on that page
+    x: float = 0.0  # ... and its left edge (which column)
 
 
 class PdfPage(BaseModel):

@@ -42,6 +42,11 @@ def expected_text(element: Element, chunk: int, places: Places | None) -> str:
     return write_links(element.text, chunk, places) if places else element.text
 
 
+def expected_row(line: str, chunk: int, places: Places | None) -> str:
+    """A table row's line as its chunk's file must hold it (cells may hold links)."""
+    return write_links(line, chunk, places) if places else line
+
+
 def file_anchors(segments: Segments, by_id: Mapping[str, Element]) -> set[str]:
     """Anchors a chunk file offers: its headings' slugs and its elements' ids."""
     slugger = Slugger()

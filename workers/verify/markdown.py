@@ -23,6 +23,7 @@ from quire.workers.verify.findings import Findings
 from quire.workers.verify.links import (
     check_footnotes,
     check_links,
+    expected_row,
     expected_text,
     manifest_places,
 )
@@ -210,7 +211,7 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 for r, row in enumerate(element.rows):
                     rows += 1
                     # the file's text was normalised; so is the row we look for in it
-                    line = normalize(table_row(row, width))
+                    line = expected_row(normalize(table_row(row, width)), chunk.number, places)
                     if line not in present:
                         findings.add(
                             "table_rows",
