@@ -160,6 +160,7 @@ def notes_pdf(path: Path, seed: int = 7) -> NotesBook:
             if c == 2 and k == 0:  # "see Section 3.2": a named destination
                 wr.paragraph(2)
                 wr.text_line("The checks are described in Section 3.2 below.")
+                wr.text_line("Chapter 4 serves what they found.")
                 book.links.append((wr.doc.page_count, "Section 3.2", -1))
             while wr.y + 5 * LEADING + 8 < (RULE_Y - 16 if notes or k == 7 else BOTTOM):
                 wr.paragraph(wr.rng.randint(3, 5))
@@ -208,9 +209,19 @@ def _links(
     target_xref = wr.doc.page_xref(target_page - 1)
     dests = wr.doc.get_new_xref()
     y = H - top  # PDF coordinates: from the bottom
-    wr.doc.update_object(dests, f"<</sec.3.2[{target_xref} 0 R/XYZ {LEFT} {y} 0]>>")
+    ch4 = wr.doc.page_xref(book.chapters[3][1] - 1)  # "/XYZ null null null": no point
+    wr.doc.update_object(
+        dests,
+        f"<</sec.3.2[{target_xref} 0 R/XYZ {LEFT} {y} 0]/ch.4[{ch4} 0 R/XYZ null null null]>>",
+    )
     wr.doc.xref_set_key(wr.doc.pdf_catalog(), "Dests", f"{dests} 0 R")
     book.links[0] = (page_no, text, target_page)
+    # "Chapter 4" on the same line's page: a named destination without a point
+    hits = page.search_for("Chapter 4")
+    page.insert_link({"kind": p.LINK_GOTO, "from": hits[0], "page": 0, "to": p.Point(0, 0)})
+    page = wr.doc.reload_page(page)
+    wr.doc.xref_set_key(page.get_links()[-1]["xref"], "A", "<</S/GoTo/D(ch.4)>>")
+    book.links.append((page_no, "Chapter 4", book.chapters[3][1]))
 
 
 @dataclass

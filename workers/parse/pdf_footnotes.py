@@ -17,8 +17,11 @@ On the page (extraction, nothing from other pages):
 
 In the merge (`NoteSet`): every note finds the first unused raised mark equal to its own
 in an element on its page (else the page before) and becomes a footnote element right
-after that element; the mark becomes `[^label]`. A note whose reference is not found stays
-a paragraph where it stood, its mark in front, as before.
+after that element; the mark becomes `[^label]`. Where the text layer does not show the
+mark raised (dblatex sets it at full size, or as Unicode superscript digits), a link to the
+note (hyperref links every mark) names the element, and the mark is the one standing as a
+word of its own after punctuation (pdf_links.tie_notes). A note whose reference is not
+found stays a paragraph where it stood, its mark in front, as before.
 """
 
 from __future__ import annotations
@@ -35,7 +38,6 @@ from quire.shared.links import footnote_def, footnote_ref, note_label
 NOTE_OPEN, NOTE_CLOSE = "\U0001fffe", "\U0001ffff"
 _SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # digits a text layer may give for raised ones
 _MARK = re.compile(r"\d{1,3}|[۰-۹]{1,3}|[٠-٩]{1,3}|[*∗†‡§¶‖]{1,3}|[a-z]")
-_WRAPPED = re.compile(f"{NOTE_OPEN}([^{NOTE_CLOSE}]*){NOTE_CLOSE}")
 _HAS_WRAPPED = re.compile(f"[{NOTE_OPEN}{NOTE_CLOSE}]")
 # A note line's opening mark: a raised one, or (only where no mark in the area is raised)
 # a plain number or symbol, glued to the text or followed by a space.
@@ -349,14 +351,14 @@ class NoteSet:
             ref, wanted = found if found else (None, "")
             if ref is None and note.mark:
                 ref, wanted = _linked_reference(note), note.mark
-            if ref is None:
+            label = note_label(note.mark or "", set(used))
+            if ref is None or not _replace_first(ref, wanted, footnote_ref(label)):
                 text = " ".join(note.paragraphs)
                 body = f"{note.mark} {text}" if note.mark else text
                 note.pending = make("paragraph", note, body)
                 stay.setdefault(note.position, []).append(note.pending)
                 continue
-            label = note_label(note.mark or "", used)
-            _replace_first(ref, wanted, footnote_ref(label))
+            used.add(label)
             pend = make("footnote", note, footnote_def(label, note.paragraphs))
             pend.mark, pend.ref = note.mark, ref
             note.pending = pend
@@ -385,12 +387,13 @@ def _find_reference(items: list[Any], note: Note) -> tuple[Any, str] | None:
     wanted = [f"{NOTE_OPEN}{mark}{NOTE_CLOSE}"]
     if any(c in _SUPERSCRIPT for c in mark):
         wanted.append(mark)
+    patterns = [(w, _mark_pattern(w)) for w in wanted]
     for page in (note.page, note.page - 1):
         for item in items[: note.position]:
             if not item.page_first <= page <= item.page_last:
                 continue
             texts = (item.text, *item.items, *item.lines)
-            hit = next((w for w in wanted if any(w in t for t in texts)), None)
+            hit = next((w for w, p in patterns if any(p.search(t) for t in texts)), None)
             if hit is not None:
                 return item, hit
     return None
@@ -416,18 +419,23 @@ def _linked_reference(note: Note) -> Any | None:
     return None
 
 
-def _replace_first(item: Pending, wanted: str, ref: str) -> None:
-    """The first `wanted` in each text of the item (its text, list items, code lines)
-    becomes `ref`, without the space before the mark. (A list's `text` repeats its last
-    item: both hold the same first occurrence.) An unwrapped mark is found as
-    `_plain_mark` finds it."""
+def _mark_pattern(wanted: str) -> re.Pattern[str]:
+    """A wrapped mark with the space before it; an unwrapped one as `_plain_mark`."""
     if wanted.startswith(NOTE_OPEN):
-        pattern = re.compile(r"\s*" + re.escape(wanted))
-    else:
-        pattern = _plain_mark(wanted)
+        return re.compile(r"\s*" + re.escape(wanted))
+    return _plain_mark(wanted)
+
+
+def _replace_first(item: Pending, wanted: str, ref: str) -> bool:
+    """The first `wanted` in each text of the item (its text, list items, code lines)
+    becomes `ref`, without the space before the mark (a list's `text` repeats its last
+    item: both hold the same first occurrence). False when there was none."""
+    pattern = _mark_pattern(wanted)
+    done = False
     for texts in (item.items, item.lines):
         for k, t in enumerate(texts):
-            if wanted in t:
-                texts[k] = pattern.sub(ref, t, count=1)
+            if pattern.search(t):
+                texts[k], done = pattern.sub(ref, t, count=1), True
                 break
-    item.text = pattern.sub(ref, item.text, count=1)
+    item.text, n = pattern.subn(ref, item.text, count=1)
+    return done or n > 0

@@ -6,8 +6,8 @@ height. Reading the annotation dictionaries directly costs a tenth of `page.get_
 (which resolves every named destination through the document's name tree; MuPDF's
 `resolve_link` does one name in ~40 µs); a page with any annotation this reader does not
 follow (explicit or indirect destinations, escaped names) is read with `get_links()`.
-The text under a link is the page's text in the link's rectangle pulled in a little (a
-link's box overlaps the lines above and below it).
+The text under a link is taken from the page's words (`text_under`): MuPDF's own
+`get_textbox` walks every character of the page in Python, a third of a second a call.
 
 In the merge (`Trail`, `resolve`): every body block is recorded with the element it went
 into; a link's source is the element whose block holds the link's centre, its target the
@@ -17,6 +17,7 @@ Links to footnotes (the marks, already references) and to the element itself are
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,8 +64,8 @@ def page_links(
                         round(rect.y1, 2),
                     ),
                     page=target[0] + 1,
-                    y=round(target[2], 2),
-                    x=round(target[1], 2),
+                    y=_finite(target[2]),
+                    x=_finite(target[1]),
                 )
             )
     return out
@@ -94,7 +95,10 @@ def _annotation_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float, 
         if named is None or rect is None:
             raise _Unread  # explicit or indirect destination, hex or escaped name
         name = named.group(1) if named.group(1) is not None else named.group(2)
-        target = doc.resolve_link("#nameddest=" + name)
+        try:
+            target = doc.resolve_link("#nameddest=" + name)
+        except Exception as exc:  # a name MuPDF cannot look up: let get_links() try
+            raise _Unread from exc
         box = p.Rect(*(float(v) for v in rect.groups())) * page.transformation_matrix
         box.normalize()
         out.append((box, (int(target[0]), float(target[1]), float(target[2]))))
@@ -128,6 +132,12 @@ def text_under(words: list[Any], rect: tuple[float, float, float, float]) -> str
         if kept:
             parts.append(kept)
     return " ".join(parts)
+
+
+def _finite(v: float) -> float:
+    """A target coordinate, 0 (the page's top or left) when the destination leaves it
+    open: "/XYZ null null null" comes back as NaN, which JSON cannot carry."""
+    return round(v, 2) if math.isfinite(v) else 0.0
 
 
 def _area(b: tuple[float, float, float, float]) -> float:
