@@ -34,9 +34,8 @@ from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 from quire.workers.parse.pdf_footnotes import (
     NoteRows,
     joins_mark,
-    lone_mark,
     note_area,
-    raised_marks,
+    note_marks,
     short_rules,
     wrap_mark,
 )
@@ -151,15 +150,11 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[_Row], int]:
             parts: list[str] = []
             n = mono_n = bold_n = 0
             sizes: dict[float, int] = {}
-            # note marks, found again by the merge
-            raised = raised_marks(line["spans"]) or lone_mark(
-                line["spans"], rows[-1] if rows else None
-            )
-            for j, span in enumerate(line["spans"]):
+            for span in line["spans"]:
                 t = span["text"]
                 if not t:
                     continue
-                parts.append(wrap_mark(t) if j in raised else t)
+                parts.append(t)
                 k = len(t) - t.count(" ")
                 if k <= 0:
                     continue
@@ -172,6 +167,14 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[_Row], int]:
                 sz = round(span["size"] * 2) / 2
                 sizes[sz] = sizes.get(sz, 0) + k
                 n += k
+            marks = note_marks(line["spans"], len(sizes) > 1, rows[-1] if rows else None)
+            if marks:  # raised footnote marks, wrapped for the merge to find them again
+                spans = line["spans"]
+                parts = [
+                    wrap_mark(x["text"]) if j in marks else x["text"]
+                    for j, x in enumerate(spans)
+                    if x["text"]
+                ]
             raw = "".join(parts)
             text = raw.strip()
             if n == 0 or not text:

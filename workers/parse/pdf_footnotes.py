@@ -62,26 +62,37 @@ def unwrap_marks(text: str) -> str:
     return _HAS_WRAPPED.sub("", text) if NOTE_OPEN in text or NOTE_CLOSE in text else text
 
 
+def note_marks(spans: Sequence[dict[str, Any]], mixed: bool, prev: Row | None) -> set[int]:
+    """Indexes of the spans of one MuPDF line that are note marks: raised ones in a line
+    of `mixed` sizes, or the whole line when it is a lone mark (see `lone_mark`)."""
+    return raised_marks(spans) if mixed else lone_mark(spans, prev)
+
+
 def raised_marks(spans: Sequence[dict[str, Any]]) -> set[int]:
-    """Indexes of the spans of one MuPDF line that are raised note marks."""
+    """Indexes of the spans of one MuPDF line that are raised note marks. (Called for every
+    line: most lines have no span that could be one, and leave at the first test.)"""
     if len(spans) < 2:
+        return set()
+    top = max(s["size"] for s in spans)
+    maybe = [
+        i
+        for i, s in enumerate(spans)
+        if s["size"] <= top * 0.9 and len(s["text"]) <= 5 and _MARK.fullmatch(s["text"].strip())
+    ]
+    if not maybe:
         return set()
     sizes: dict[float, int] = {}
     for s in spans:
-        sizes[round(s["size"], 1)] = sizes.get(round(s["size"], 1), 0) + len(s["text"].strip())
+        size = round(s["size"], 1)
+        sizes[size] = sizes.get(size, 0) + len(s["text"].strip())
     body = max(sizes.items(), key=lambda kv: kv[1])[0]
-    base = [s["origin"][1] for s in spans if round(s["size"], 1) == body]
-    if not base:
-        return set()
-    baseline = statistics.median(base)
-    out: set[int] = set()
-    for i, s in enumerate(spans):
-        core = s["text"].strip()
-        if not core or s["size"] > body * 0.9 or not _MARK.fullmatch(core):
-            continue
-        if s["flags"] & 1 or baseline - s["origin"][1] >= 0.1 * body:
-            out.add(i)
-    return out
+    baseline = statistics.median(s["origin"][1] for s in spans if round(s["size"], 1) == body)
+    return {
+        i
+        for i in maybe
+        if spans[i]["size"] <= body * 0.9
+        and (spans[i]["flags"] & 1 or baseline - spans[i]["origin"][1] >= 0.1 * body)
+    }
 
 
 def lone_mark(spans: Sequence[dict[str, Any]], prev: Row | None) -> set[int]:

@@ -17,6 +17,7 @@ Links to footnotes (the marks, already references) and to the element itself are
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Callable
@@ -36,6 +37,9 @@ _NAMED = re.compile(r"/D(?:est)?(?:\(([^()\\]*)\)|/([^\s/\[\]()<>{}%#]+))")
 _EXTERNAL = ("/URI", "/GoToR", "/Launch", "/Named", "/JavaScript", "/GoToE", "/SubmitForm")
 
 
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in MuPDF's page coordinates
+
+
 class _Unread(Exception):
     """An annotation the direct reader does not follow: read the page with get_links()."""
 
@@ -50,19 +54,14 @@ def page_links(
     except _Unread:
         raw = _pymupdf_links(doc, page)
     out: list[PdfLink] = []
-    words = page.get_text("words", textpage=textpage) if raw else []
-    for rect, target in raw:
-        text = expand(text_under(words, (rect.x0, rect.y0, rect.x1, rect.y1)))
+    words = by_line(page.get_text("words", textpage=textpage)) if raw else []
+    for box, target in raw:
+        text = expand(text_under(words, box))
         if text and target[0] >= 0:
             out.append(
                 PdfLink(
                     text=text,
-                    bbox=(
-                        round(rect.x0, 2),
-                        round(rect.y0, 2),
-                        round(rect.x1, 2),
-                        round(rect.y1, 2),
-                    ),
+                    bbox=(round(box[0], 2), round(box[1], 2), round(box[2], 2), round(box[3], 2)),
                     page=target[0] + 1,
                     y=_finite(target[2]),
                     x=_finite(target[1]),
@@ -71,7 +70,7 @@ def page_links(
     return out
 
 
-def _annotation_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float, float]]]:
+def _annotation_links(doc: Any, page: Any) -> list[tuple[Box, tuple[int, float, float]]]:
     """(box, (target page index, x, y)) of each internal link, read from the annotation
     dictionaries; _Unread for any it does not follow."""
     kind, value = doc.xref_get_key(page.xref, "Annots")
@@ -81,7 +80,8 @@ def _annotation_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float, 
         value = doc.xref_object(int(value.split()[0]), compressed=True)
     elif kind != "array":
         raise _Unread
-    p = pymupdf_module()
+    a, b, c, d, e, f = page.transformation_matrix  # PDF space -> MuPDF's, once a page
+    resolved: dict[str, Any] = {}
     out = []
     for xref in _REF.findall(value):
         obj = doc.xref_object(int(xref), compressed=True)
@@ -95,43 +95,59 @@ def _annotation_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float, 
         if named is None or rect is None:
             raise _Unread  # explicit or indirect destination, hex or escaped name
         name = named.group(1) if named.group(1) is not None else named.group(2)
-        try:
-            target = doc.resolve_link("#nameddest=" + name)
-        except Exception as exc:  # a name MuPDF cannot look up: let get_links() try
-            raise _Unread from exc
-        box = p.Rect(*(float(v) for v in rect.groups())) * page.transformation_matrix
-        box.normalize()
+        if name not in resolved:
+            try:
+                resolved[name] = doc.resolve_link("#nameddest=" + name)
+            except Exception as exc:  # a name MuPDF cannot look up: let get_links() try
+                raise _Unread from exc
+        target = resolved[name]
+        rx0, ry0, rx1, ry1 = (float(v) for v in rect.groups())
+        xs = (a * rx0 + c * ry0 + e, a * rx1 + c * ry1 + e)
+        ys = (b * rx0 + d * ry0 + f, b * rx1 + d * ry1 + f)
+        box = (min(xs), min(ys), max(xs), max(ys))
         out.append((box, (int(target[0]), float(target[1]), float(target[2]))))
     return out
 
 
-def _pymupdf_links(doc: Any, page: Any) -> list[tuple[Any, tuple[int, float, float]]]:
+def _pymupdf_links(doc: Any, page: Any) -> list[tuple[Box, tuple[int, float, float]]]:
     p = pymupdf_module()
     out = []
     for link in page.get_links():
+        box = tuple(link["from"])
         if link["kind"] == p.LINK_GOTO:
             to = link["to"]
-            out.append((link["from"], (int(link["page"]), float(to.x), float(to.y))))
+            out.append((box, (int(link["page"]), float(to.x), float(to.y))))
         elif link["kind"] == p.LINK_NAMED and link.get("nameddest"):
             target = doc.resolve_link("#nameddest=" + str(link["nameddest"]))
-            out.append((link["from"], (int(target[0]), float(target[1]), float(target[2]))))
+            out.append((box, (int(target[0]), float(target[1]), float(target[2]))))
     return out
 
 
-def text_under(words: list[Any], rect: tuple[float, float, float, float]) -> str:
+def text_under(words: list[Any], rect: Box) -> str:
     """The text under a link's box: of each word whose middle line is inside the box, the
     characters whose middle is (placed evenly across the word: links often cover part of a
-    word, "3.1" of "3.1)"). A box reaches into the lines above and below; middles do not."""
+    word, "3.1" of "3.1)"). A box reaches into the lines above and below; middles do not.
+    `words` are sorted by their middle line (see `by_line`)."""
     x0, y0, x1, y1 = rect
     parts: list[str] = []
-    for w in words:
-        if not (y0 <= (w[1] + w[3]) / 2 <= y1) or w[2] <= x0 or w[0] >= x1:
+    lo = bisect.bisect_left(words, y0, key=_middle)
+    for w in words[lo : bisect.bisect_right(words, y1, key=_middle)]:
+        if w[2] <= x0 or w[0] >= x1:
             continue
         text, width = w[4], (w[2] - w[0]) / max(1, len(w[4]))
         kept = "".join(c for k, c in enumerate(text) if x0 <= w[0] + (k + 0.5) * width <= x1)
         if kept:
             parts.append(kept)
     return " ".join(parts)
+
+
+def by_line(words: list[Any]) -> list[Any]:
+    """MuPDF's words sorted by their middle line, as `text_under` looks them up."""
+    return sorted(words, key=_middle)
+
+
+def _middle(w: Any) -> float:
+    return float((w[1] + w[3]) / 2)
 
 
 def _finite(v: float) -> float:
