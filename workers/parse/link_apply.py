@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from quire.shared import markdown
 from quire.shared.ir import Element
 from quire.shared.links import ir_link
-from quire.shared.text import count_words, text_hash
+from quire.shared.text import count_words, normalize, text_hash
 
 LINKABLE = frozenset({"paragraph", "caption", "list", "footnote", "table"})
 _PROTECTED = re.compile(r"\[\^[^\]\s]+\](?::)?|\[[^\]]*\]\(#el-\d+\)")
@@ -81,6 +81,7 @@ def apply_links(elements: list[Element], links: Iterable[Link], stats: LinkStats
 
 
 def _with_text(el: Element, text: str, **update: object) -> Element:
+    text = normalize(text)
     if text == el.text:
         return el
     return el.model_copy(

@@ -18,7 +18,7 @@ from quire.shared.ir import Document, Element
 from quire.shared.links import Slugger, heading_title, link_targets
 from quire.shared.manifest import Manifest
 from quire.workers.verify.findings import Findings
-from quire.workers.write.links import Place, Places, write_links
+from quire.workers.write.links import Place, Places, places_for, write_links
 
 # a parsed chunk file: (element id, text) segments in file order
 Segments = list[tuple[str, str]]
@@ -28,23 +28,14 @@ def manifest_places(doc: Document, manifest: Manifest) -> Places | None:
     """Where the manifest says each element was written; None when no element links."""
     if not any("](#el-" in e.text for e in doc.elements):
         return None
-    base = Places(doc, [])
-    chunks = []
-    for c in manifest.chunks:
-        first, last = base.index(c.first_id), base.index(c.last_id)
-        if c.markdown_file and first is not None and last is not None:
-            chunks.append((c.number, c.markdown_file, first, last))
-    return Places(doc, chunks)
+    chunks = ((c.number, c.markdown_file or "", c.first_id, c.last_id) for c in manifest.chunks)
+    return places_for(doc, chunks)
 
 
-def expected_text(element: Element, chunk: int, places: Places | None) -> str:
-    """The element's text as its chunk's file must hold it."""
-    return write_links(element.text, chunk, places) if places else element.text
-
-
-def expected_row(line: str, chunk: int, places: Places | None) -> str:
-    """A table row's line as its chunk's file must hold it (cells may hold links)."""
-    return write_links(line, chunk, places) if places else line
+def expected_text(text: str, chunk: int, places: Places | None) -> str:
+    """An element's text (or a table row's line: cells may hold links) as its chunk's file
+    must hold it."""
+    return write_links(text, chunk, places) if places else text
 
 
 def file_anchors(segments: Segments, by_id: Mapping[str, Element]) -> set[str]:

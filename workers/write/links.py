@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from quire.shared.ir import Document, Element
@@ -105,13 +105,25 @@ def written_order(elements: Sequence[Element]) -> list[Element]:
     ]
 
 
+def places_for(doc: Document, chunks: Iterable[tuple[int, str, str, str]]) -> Places:
+    """Where each element is written, given the chunks as (number, Markdown file, first
+    element id, last element id); chunks without a file or out of the IR are left out."""
+    base = Places(doc, [])
+    rows = []
+    for number, file, first_id, last_id in chunks:
+        first, last = base.index(first_id), base.index(last_id)
+        if file and first is not None and last is not None:
+            rows.append((number, file, first, last))
+    return Places(doc, rows)
+
+
 def plan_places(doc: Document, plan: Plan) -> Places:
     """Where the plan's chunks are written (their file names come from their titles)."""
     total = len(plan.chunks)
-    base = Places(doc, [])
-    chunks = []
-    for c in plan.chunks:
-        first, last = base.index(c.first_id), base.index(c.last_id)
-        if first is not None and last is not None:
-            chunks.append((c.number, f"{chunk_stem(c.number, total, c.title)}.md", first, last))
-    return Places(doc, chunks)
+    return places_for(
+        doc,
+        (
+            (c.number, f"{chunk_stem(c.number, total, c.title)}.md", c.first_id, c.last_id)
+            for c in plan.chunks
+        ),
+    )
