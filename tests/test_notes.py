@@ -26,7 +26,7 @@ from quire.shared.ir import Document, Element, make_element
 from quire.shared.links import footnote_def, heading_slug, ir_link
 from quire.workers.boundaries.candidates import safe_candidates
 from quire.workers.parse.pdf import parse_pdf_range
-from quire.workers.parse.pdf_links import _annotation_links, _pymupdf_links
+from quire.workers.parse.pdf_links import _annotation_links, _pymupdf_links, by_line, text_under
 from quire.workers.parse.pdf_open import open_pdf_kept
 from quire.workers.parse.pdf_types import PdfRangeResult
 from quire.workers.verify.report import verify_output
@@ -275,3 +275,18 @@ def test_retrieval_chunks_stay_lossless_with_notes_and_links(written: Path, tmp_
     assert "[^4]: Note 4 belongs" in text and "](#el-" in text
     report = verify_output(out, render=False)
     assert report.passed and report.checked["rag_chunks"] == len(chunks)
+
+
+def test_link_text_keeps_reading_order_and_cuts_words() -> None:
+    """Words are found by their line but read in MuPDF's order (a number and a Chinese
+    title on one line have different middles); a box over part of a word takes part."""
+    words = by_line(
+        [
+            (72.0, 100.0, 90.0, 110.0, "1.1", 0, 0, 0),  # middle 105
+            (95.0, 97.0, 140.0, 111.0, "历史回顾", 0, 0, 1),  # middle 104, yet after it
+            (72.0, 130.0, 100.0, 140.0, "below", 0, 1, 0),
+            (150.0, 100.0, 170.0, 110.0, "(3.24)", 0, 0, 2),
+        ]
+    )
+    assert text_under(words, (70.0, 98.0, 141.0, 114.0)) == "1.1 历史回顾"
+    assert text_under(words, (153.5, 98.0, 167.0, 112.0)) == "3.24"

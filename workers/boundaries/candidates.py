@@ -106,7 +106,8 @@ def introduces(el: Element) -> bool:
 
 
 def plain_text(el: Element) -> str:
-    """The element's text on one line, without the Markdown heading marks."""
+    """The element's text on one line, without the Markdown heading marks (links as their
+    text, footnote references left out: see shared.links.plain)."""
     text = plain(el.text)
     if el.type == "heading":
         text = text.lstrip("#").strip()

@@ -130,8 +130,8 @@ def text_under(words: list[Any], rect: Box) -> str:
     `words` are sorted by their middle line (see `by_line`)."""
     x0, y0, x1, y1 = rect
     parts: list[str] = []
-    lo = bisect.bisect_left(words, y0, key=_middle)
-    for w in words[lo : bisect.bisect_right(words, y1, key=_middle)]:
+    lo, hi = bisect.bisect_left(words, y0, key=_middle), bisect.bisect_right(words, y1, key=_middle)
+    for w in sorted(words[lo:hi], key=lambda w: (w[5], w[6], w[7])):  # MuPDF's reading order
         if w[2] <= x0 or w[0] >= x1:
             continue
         text, width = w[4], (w[2] - w[0]) / max(1, len(w[4]))
