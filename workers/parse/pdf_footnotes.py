@@ -267,13 +267,38 @@ def _opening_mark(r: Any, plain: bool) -> re.Match[str] | None:
     return m
 
 
+def _glue_marks(area: list[Any]) -> list[tuple[Any, list[Any]]]:
+    """(line, the page's lines it is made of): a mark set as a line of its own, level with
+    the text to its right (abnTeX2 sets "1" then "<http://...>"), joins that text, raised."""
+    out: list[tuple[Any, list[Any]]] = []
+    k = 0
+    while k < len(area):
+        r, nxt = area[k], area[k + 1] if k + 1 < len(area) else None
+        core = unwrap_marks(r.text).strip()
+        if (
+            nxt is not None
+            and _MARK.fullmatch(core)
+            and nxt.y0 < r.y1
+            and nxt.y1 > r.y0
+            and nxt.x0 >= r.x1 - 1
+        ):
+            text = f"{NOTE_OPEN}{core}{NOTE_CLOSE}{nxt.text}"
+            out.append((replace(nxt, text=text, x0=r.x0, y0=min(r.y0, nxt.y0)), [r, nxt]))
+            k += 2
+        else:
+            out.append((r, [r]))
+            k += 1
+    return out
+
+
 def _split(area: list[Any], *, continuation: bool) -> list[NoteRows]:
     """The notes of an area. Lines before the first mark continue a note from the page
     before (kept only when `continuation`)."""
-    plain = not any(_opening_mark(r, False) for r in area)
+    glued = _glue_marks(area)
+    plain = not any(_opening_mark(r, False) for r, _ in glued)
     notes: list[NoteRows] = []
     expected = 0  # a plain number must follow the one before
-    for r in area:
+    for r, made_of in glued:
         m = _opening_mark(r, plain)
         number = _number(m.group(1)) if m and plain else None
         if number is not None:
@@ -283,16 +308,16 @@ def _split(area: list[Any], *, continuation: bool) -> list[NoteRows]:
                 expected = number + 1
         if m:
             rest = r.text[: m.start()] + r.text[m.end() :]
-            notes.append(NoteRows(m.group(1), [replace(r, text=rest.strip())], [r]))
+            notes.append(NoteRows(m.group(1), [replace(r, text=rest.strip())], made_of))
             continue
         last = notes[-1].rows[-1] if notes else None
         if last is None or r.y0 - last.y1 > 0.45 * (r.y1 - r.y0):
             if last is None and not continuation:
                 return []
-            notes.append(NoteRows(None, [r], [r]))  # a later paragraph
+            notes.append(NoteRows(None, [r], made_of))  # a later paragraph
         else:
             notes[-1].rows.append(r)
-            notes[-1].source.append(r)
+            notes[-1].source += made_of
     return [n for n in notes if any(r.text.strip() for r in n.rows)]
 
 
