@@ -3,6 +3,10 @@
 The planner cuts between elements, the writers render them and the verifier checks written
 output against them. `ir.json` is `Document` serialised by `dump_ir`; `load_ir(dump_ir(d))`
 gives back an equal document and dumping it again gives the same bytes.
+
+A footnote is an element of its own ("footnote", text `[^label]: ...`) placed right after
+the element whose text holds its reference `[^label]` (`ref_id`); a cross-reference is a
+Markdown link to an element, `[Section 3.2](#el-000123)` (see shared.links).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from quire.shared.text import count_words, normalize, text_hash
 IR_VERSION = 1
 
 ElementType = Literal[
-    "heading", "paragraph", "list", "table", "image", "code", "caption", "formula"
+    "heading", "paragraph", "list", "table", "image", "code", "caption", "formula", "footnote"
 ]
 ELEMENT_TYPES: tuple[ElementType, ...] = (
     "heading",
@@ -27,6 +31,7 @@ ELEMENT_TYPES: tuple[ElementType, ...] = (
     "code",
     "caption",
     "formula",
+    "footnote",
 )
 
 
@@ -63,6 +68,9 @@ class Element(_Model):
     # offsets in `text` where a line-end hyphen that only broke a word was taken out
     # ("num-" / "ber" -> "number"); `source_text` puts them back
     joined_hyphens: list[int] | None = None
+    # footnote: the element whose text holds its reference ("[^label]") and the printed mark
+    ref_id: str | None = None
+    mark: str | None = None
     word_count: int = 0
     content_hash: str = ""
 
@@ -78,6 +86,8 @@ class Element(_Model):
             raise ValueError(f"{self.id or 'table'}: table needs rows")
         if self.type == "image" and self.image is None:
             raise ValueError(f"{self.id or 'image'}: image needs an ImageRef")
+        if self.type == "footnote" and not (self.ref_id and self.mark):
+            raise ValueError(f"{self.id or 'footnote'}: footnote needs ref_id and mark")
         return self
 
 

@@ -89,6 +89,8 @@ FindingKind = Literal[
     "word_drift",  # a chunk's word count differs from the IR's beyond the tolerance
     "table_rows",  # a table row of the IR is not in the chunk
     "image_hash",  # an image link is broken or its file's bytes differ from the IR
+    "broken_link",  # a cross-reference leads to a file or anchor the output does not have
+    "footnote_misplaced",  # a footnote is not in its reference's chunk, or sits in the text
     "page_missing",  # a non-skipped source page is in no chunk PDF's core range
     "page_mismatch",  # a chunk PDF's pages (count, ranges) disagree with the manifest / IR
     "render_mismatch",  # an output page does not render like its source page

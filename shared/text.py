@@ -16,6 +16,8 @@ import hashlib
 import re
 import unicodedata
 
+from quire.shared.links import drop_internal_destinations
+
 # Han ideographs (with 々〆〇 and the compatibility and supplementary planes) and kana.
 HAN = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
@@ -74,7 +76,9 @@ def cjk_units(text: str) -> float:
 
 def count_words(text: str) -> int:
     """English-word equivalents: word runs, plus CJK characters at their rates (at least
-    one when there are any)."""
+    one when there are any). An internal link's destination is not content: "[3.2](#el-1)"
+    counts as "3.2" (see shared.links)."""
+    text = drop_internal_destinations(text)
     words = len(_WORD.findall(text.translate(_JOINERS)))
     cjk = cjk_units(text)
     return words + max(1, round(cjk)) if cjk else words

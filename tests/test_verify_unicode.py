@@ -1,5 +1,7 @@
 """Verification compares like with like: element texts from the whole of Unicode go through
-write -> verify for every element type without a finding on untampered output.
+write -> verify for every element type without a finding on untampered output, with
+footnotes (written after their session's text) and links between elements (written as
+links to session files) among them.
 
 Compatibility characters (OHM SIGN, ligatures, fullwidth forms), private use, combining
 marks, bidi controls, CJK, emoji and every kind of whitespace are drawn; lone surrogates
@@ -17,8 +19,9 @@ from irgen import build_doc
 from writefix import plan_for
 
 from quire.shared import markdown
-from quire.shared.ir import Element, ImageRef, dump_ir, make_element
-from quire.shared.text import sha256_bytes
+from quire.shared.ir import Document, Element, ImageRef, dump_ir, element_id, make_element
+from quire.shared.links import footnote_def, footnote_ref, ir_link, note_label
+from quire.shared.text import count_words, normalize, sha256_bytes, text_hash
 from quire.workers.verify.report import verify_output
 from quire.workers.write import save_files, write_all
 
@@ -76,7 +79,49 @@ def documents(draw: st.DrawFn) -> tuple[list[Element], dict[str, bytes]]:
     images: dict[str, bytes] = {}
     for _, imgs in drawn:
         images |= imgs
-    return [e for e, _ in drawn], images
+    return draw(with_notes([e for e, _ in drawn])), images
+
+
+MARKS = st.sampled_from(["1", "2", "*", "†", "a", "۳", "12"])
+_PROSE = ("paragraph", "caption", "heading")
+
+
+@st.composite
+def with_notes(draw: st.DrawFn, els: list[Element]) -> list[Element]:
+    """Some prose elements get a footnote (`[^label]` in their text, the note right after
+    them, as parsers place it); ids are "el-" + position, as `build_doc` assigns them."""
+    out: list[Element] = []
+    used: set[str] = set()
+    for e in els:
+        out.append(e)
+        if e.type in _PROSE and draw(st.integers(0, 3)) == 0:
+            mark = draw(MARKS)
+            label = note_label(mark, used)
+            out[-1] = _retext(e, e.text + footnote_ref(label))
+            body = draw(st.lists(TEXT, min_size=1, max_size=2))
+            ref = element_id(len(out))
+            note = make_element(
+                "footnote", footnote_def(label, body), e.page_last, ref_id=ref, mark=mark
+            )
+            out.append(note)
+    return out
+
+
+@st.composite
+def with_links(draw: st.DrawFn, els: list[Element]) -> list[Element]:
+    """Some paragraphs and captions link to any element (their ids are final)."""
+    out = list(els)
+    for k, e in enumerate(els):
+        if e.type in ("paragraph", "caption") and draw(st.booleans()):
+            target = els[draw(st.integers(0, len(els) - 1))].id
+            out[k] = _retext(e, f"{e.text} {ir_link(draw(TEXT), target)}")
+    return out
+
+
+def _retext(e: Element, text: str) -> Element:
+    text = normalize(text)
+    update = {"text": text, "word_count": count_words(text), "content_hash": text_hash(text)}
+    return e.model_copy(update=update)
 
 
 @settings(
@@ -84,16 +129,20 @@ def documents(draw: st.DrawFn) -> tuple[list[Element], dict[str, bytes]]:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(drawn=documents(), cuts=st.integers(1, 3))
+@given(drawn=documents(), cuts=st.integers(1, 3), data=st.data())
 def test_untampered_output_has_no_findings(
     tmp_path_factory: pytest.TempPathFactory,
     drawn: tuple[list[Element], dict[str, bytes]],
     cuts: int,
+    data: st.DataObject,
 ) -> None:
     els, images = drawn
     doc = build_doc(els, basis="words")
+    doc = doc.model_copy(update={"elements": data.draw(with_links(doc.elements))})
     n = len(doc.elements)
-    bounds = sorted({round(i * n / (cuts + 1)) for i in range(1, cuts + 1)} - {0, n})
+    bounds = sorted(
+        {_past_notes(doc, round(i * n / (cuts + 1))) for i in range(1, cuts + 1)} - {0, n}
+    )
     edges = [0, *bounds, n]
     spans = [(edges[k] + 1, edges[k + 1], f"part {k + 1}") for k in range(len(edges) - 1)]
     plan = plan_for(doc, spans)
@@ -104,6 +153,14 @@ def test_untampered_output_has_no_findings(
     save_files(out, files)
     report = verify_output(out, render=False)
     assert report.findings == []
+
+
+def _past_notes(doc: Document, cut: int) -> int:
+    """A cut before element `cut` moved past any footnote there (as the planner's
+    candidates do: a footnote stays with its reference)."""
+    while cut < len(doc.elements) and doc.elements[cut].type == "footnote":
+        cut += 1
+    return cut
 
 
 @pytest.mark.parametrize("text", ["a\ud800b", "\udfff", "x\ud83dy"])

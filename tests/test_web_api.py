@@ -591,7 +591,7 @@ def test_the_pages_show_the_book(
         assert f'src="/v1/documents/{doc}/pages/{n}.png"' in session
     assert f'<link rel="next" href="/documents/{doc}/sessions/{k + 1}">' in session
     assert f'id="{root["first_id"]}"' in session
-    assert re.search(r"<h2>Chapter 3\. The Root Filesystem</h2>", session)  # h1: the title
+    assert re.search(r"<h2[^>]*>Chapter 3\. The Root Filesystem</h2>", session)  # h1: the title
     shown_reason = reason_alone(root["end_reason"], root["end_alternative"])
     assert shown_reason.replace("'", "&#39;") in session
     assert 'class="badge ref">front matter</span>' in page  # the title pages and contents

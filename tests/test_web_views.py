@@ -168,7 +168,7 @@ def test_markdown_is_rendered_safely() -> None:
     )
     elements = session_html(text, image=image, link=link)
     assert [e.element_id for e in elements] == ["el-000010", "el-000011"]
-    assert elements[0].html == "<h2>Two</h2>\n"
+    assert elements[0].html == '<h2 id="two">Two</h2>\n'  # the anchor links lead to
     assert "code &lt;b&gt;" in elements[1].html and "quire-chunk" not in elements[1].html
 
 

@@ -6,7 +6,9 @@ sides belong together:
 - right after a heading (a heading stays with what it introduces);
 - between an image or table and its caption (caption just before or just after it);
 - between an introductory paragraph ending in ':' and the list/table/code/formula it
-  introduces.
+  introduces;
+- before a footnote (it travels with the element holding its reference, which it follows
+  in the IR even when it is printed on the next page).
 
 Everything else is a candidate; the change-point scores decide which ones are good.
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import re
 
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.links import plain
 from quire.shared.plan import Candidate
 
 SNIPPET_CHARS = 120
@@ -53,15 +56,15 @@ def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> li
     first_page = els[0].page_first
     out: list[Candidate] = []
     cum_words = 0
+    last_page = first_page  # a footnote may be printed before the text it follows ends
     highest = 0  # the highest top-level number seen so far
     for i in range(len(els) - 1):
         left, right = els[i], els[i + 1]
         cum_words += left.word_count
+        last_page = max(last_page, left.page_last)
         if not is_safe_gap(left, right):
             continue
-        cum_pages = (
-            cum_words / WORDS_PER_PAGE if words_basis else float(left.page_last - first_page + 1)
-        )
+        cum_pages = cum_words / WORDS_PER_PAGE if words_basis else float(last_page - first_page + 1)
         numbering = parse_numbering(right)
         if numbering and numbering.isdigit():
             number = int(numbering)
@@ -89,8 +92,8 @@ def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> li
 
 def is_safe_gap(left: Element, right: Element) -> bool:
     """May a chunk end after `left` when `right` follows it?"""
-    if left.type == "heading":
-        return False
+    if left.type == "heading" or right.type == "footnote":
+        return False  # a footnote follows the element holding its reference
     if left.type == "caption" and right.type in _CAPTIONED:
         return False
     if right.type == "caption" and left.type in _CAPTIONED:
@@ -104,8 +107,9 @@ def introduces(el: Element) -> bool:
 
 
 def plain_text(el: Element) -> str:
-    """The element's text on one line, without the Markdown heading marks."""
-    text = el.text
+    """The element's text on one line, without the Markdown heading marks (links as their
+    text, footnote references left out: see shared.links.plain)."""
+    text = plain(el.text)
     if el.type == "heading":
         text = text.lstrip("#").strip()
     elif el.type == "image":  # just the alt text, not the Markdown or the file name

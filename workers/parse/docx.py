@@ -30,7 +30,10 @@ Rules (what each Word construct becomes):
   right-to-left. An untranslated English paragraph in a right-to-left document is not
   flagged: its content reads left to right. Text is kept in logical (XML) order.
 - Empty paragraphs are ignored and do not break a list or code run. Math (m:oMath) keeps its
-  linear text inside the paragraph. Headers, footers, footnotes and comments are left out.
+  linear text inside the paragraph. Headers, footers and comments are left out.
+- Footnotes and endnotes become footnote elements after the block holding their
+  reference, internal hyperlinks (to a bookmark) links to the element the bookmark starts
+  (docx_notes).
 - Pages are estimated at WORDS_PER_PAGE words: an element starting after `before` words
   and ending after `after` words has page_first = before // 400 + 1 and page_last =
   max(page_first, (after - 1) // 400 + 1), so an element ending exactly on a page boundary
@@ -62,14 +65,25 @@ from quire.shared.ir import (
     ParserNote,
     ParserUse,
     assign_ids,
+    element_id,
     make_element,
 )
 from quire.shared.text import count_words, normalize, sha256_bytes
 from quire.workers.parse.base import ParsedDocument
-from quire.workers.parse.docx_content import TBL, ContentReader, ImageHit, P, flatten, pstyle
+from quire.workers.parse.docx_content import (
+    BOOKMARK,
+    TBL,
+    ContentReader,
+    ImageHit,
+    P,
+    flatten,
+    pstyle,
+)
+from quire.workers.parse.docx_notes import read_notes, settle
 from quire.workers.parse.docx_package import open_docx
 from quire.workers.parse.docx_styles import Numbering, StyleSheet, on_off, w, wval
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
+from quire.workers.parse.xrefs import link_references
 
 PARSER = "python-docx"
 _SAFE_EXT = re.compile(r"[a-z0-9]{1,8}")
@@ -83,11 +97,20 @@ def parse_docx(path: Path) -> ParsedDocument:
     opened = open_docx(data, source=path.name)
     builder = _Builder(opened.document, source=path.name)
     builder.run()
-    elements = _paginate(builder.blocks)
+    settled = settle(
+        builder.blocks,
+        read_notes(opened.document, builder.reader),
+        builder.bookmark_blocks(),
+        lambda kind, text, fields: _Block(kind, text, fields),  # type: ignore[arg-type]
+    )
+    elements = _paginate(settled.blocks)
+    if not any("internal links" in n.message for n in settled.notes):
+        elements, xref_notes = link_references(elements, None)  # "see Section 3.2"
+        settled.notes += xref_notes
     if not any(e.type != "image" and e.word_count for e in elements):
         raise EmptyDocumentError("document has no text", source=path.name)
     page_count = max(1, elements[-1].page_last)
-    notes = list(builder.notes)
+    notes = list(builder.notes) + settled.notes
     if opened.repair:
         notes.insert(
             0,
@@ -132,6 +155,7 @@ class _Block:
     type: ElementType
     text: str
     fields: dict[str, Any] = field(default_factory=dict)
+    seq: int = 0  # which body child it was read from (bookmarks point at blocks by it)
 
 
 @dataclass
@@ -146,12 +170,14 @@ class _ListEntry:
 
 @dataclass
 class _ListGroup:
+    seq: int
     entries: list[_ListEntry] = field(default_factory=list)
     images: list[ImageHit] = field(default_factory=list)
 
 
 @dataclass
 class _CodeGroup:
+    seq: int
     origin: str
     lines: list[str] = field(default_factory=list)
     images: list[ImageHit] = field(default_factory=list)
@@ -170,18 +196,35 @@ class _Builder:
         self.group: _ListGroup | _CodeGroup | None = None
         self.counters: dict[str, dict[int, int]] = {}
         self._image_cache: dict[str, ImageRef | None] = {}
+        self.seq = 0  # the body child being read
+        self.bookmarks: list[tuple[int, str]] = []  # (seq, name) where a bookmark starts
 
     def run(self) -> None:
         body = self.doc.element.body
         if body is None:
             raise EmptyDocumentError("document has no body", source=self.source)
         for child in flatten(body):
+            self.seq += 1
             if child.tag == P:
                 self._paragraph(child)
             elif child.tag == TBL:
                 self._flush()
                 self._table(child)
+            elif child.tag == BOOKMARK:
+                self.bookmarks.append((self.seq, child.get(w("name"), "")))
         self._flush()
+
+    def bookmark_blocks(self) -> dict[str, _Block]:
+        """Bookmark name -> the first block (not an image) read at or after it."""
+        out: dict[str, _Block] = {}
+        blocks = [b for b in self.blocks if b.type != "image"]
+        k = 0
+        for seq, name in sorted(self.bookmarks):
+            while k < len(blocks) and blocks[k].seq < seq:
+                k += 1
+            if k < len(blocks) and name:
+                out.setdefault(name, blocks[k])
+        return out
 
     # -- paragraphs ---------------------------------------------------------------------
 
@@ -189,6 +232,7 @@ class _Builder:
         sid = pstyle(p)
         style = self.sheet.para(sid)
         content = self.reader.paragraph(p, sid)
+        self.bookmarks += [(self.seq, name) for name in content.bookmarks]
         text = content.text.strip()
         ppr = p.find(w("pPr"))
         if not text and not content.images:
@@ -228,7 +272,7 @@ class _Builder:
         if style.code or content.mono:
             if not isinstance(self.group, _CodeGroup):
                 self._flush()
-                self.group = _CodeGroup(origin="style" if style.code else "font")
+                self.group = _CodeGroup(self.seq, origin="style" if style.code else "font")
             self.group.lines += content.text.split("\n")
             self.group.images += content.images
             return
@@ -258,7 +302,7 @@ class _Builder:
             group.entries and ilvl <= group.entries[0].ilvl and num_id != group.entries[0].num_id
         ):
             self._flush()  # another block kind, or another list at the top level
-            group = self.group = _ListGroup()
+            group = self.group = _ListGroup(self.seq)
         if text:
             group.entries.append(_ListEntry(ilvl, text, ordered, number, num_id, rtl))
         group.images += images
@@ -277,8 +321,9 @@ class _Builder:
                     start=first.number if first.ordered else None,
                     rtl=first.rtl,
                     origin="numbering",
+                    seq=group.seq,
                 )
-            self._add_images(group.images)
+            self._add_images(group.images, group.seq)
         elif isinstance(group, _CodeGroup):
             lines = [line.rstrip() for line in group.lines]
             while lines and not lines[-1].strip():
@@ -286,8 +331,8 @@ class _Builder:
             while lines and not lines[0].strip():
                 lines.pop(0)
             if lines:
-                self._add("code", md.code("\n".join(lines)), origin=group.origin)
-            self._add_images(group.images)
+                self._add("code", md.code("\n".join(lines)), origin=group.origin, seq=group.seq)
+            self._add_images(group.images, group.seq)
 
     # -- tables and images --------------------------------------------------------------
 
@@ -303,11 +348,11 @@ class _Builder:
             self._add("table", md.table(rows), rows=rows, rtl=rtl)
         self._add_images(images)
 
-    def _add_images(self, hits: list[ImageHit]) -> None:
+    def _add_images(self, hits: list[ImageHit], seq: int | None = None) -> None:
         for hit in hits:
             ref = self._image(hit.rel_id)
             if ref is not None:
-                self._add("image", md.image(ref.file, hit.alt), image=ref)
+                self._add("image", md.image(ref.file, hit.alt), image=ref, seq=seq)
 
     def _image(self, rel_id: str) -> ImageRef | None:
         if rel_id in self._image_cache:
@@ -350,8 +395,9 @@ class _Builder:
         self._image_cache[rel_id] = ref
         return ref
 
-    def _add(self, type: ElementType, text: str, **fields: Any) -> None:
-        self.blocks.append(_Block(type, text, {k: v for k, v in fields.items() if v is not None}))
+    def _add(self, type: ElementType, text: str, seq: int | None = None, **fields: Any) -> None:
+        kept = {k: v for k, v in fields.items() if v is not None}
+        self.blocks.append(_Block(type, text, kept, self.seq if seq is None else seq))
 
 
 def _nest(entries: list[_ListEntry]) -> list[str]:
@@ -375,11 +421,15 @@ def _nest(entries: list[_ListEntry]) -> list[str]:
 def _paginate(blocks: list[_Block]) -> list[Element]:
     elements = []
     words = 0
+    position = {id(b): k for k, b in enumerate(blocks)}
     for block in blocks:
         first = words // WORDS_PER_PAGE + 1
         words += count_words(normalize(block.text))
         last = max(first, (words - 1) // WORDS_PER_PAGE + 1)
-        elements.append(make_element(block.type, block.text, first, last, **block.fields))
+        fields = dict(block.fields)
+        if "ref_block" in fields:  # a footnote: the id of the block with its reference
+            fields["ref_id"] = element_id(position[id(fields.pop("ref_block"))] + 1)
+        elements.append(make_element(block.type, block.text, first, last, **fields))
     return assign_ids(elements)
 
 

@@ -25,6 +25,7 @@ MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 
 P, R, T, TBL, TR, TC = (w(t) for t in ("p", "r", "t", "tbl", "tr", "tc"))
 SDT, SDT_CONTENT = w("sdt"), w("sdtContent")
+HYPERLINK, BOOKMARK = w("hyperlink"), w("bookmarkStart")
 TXBX = w("txbxContent")
 ALTERNATE = f"{{{MC_NS}}}AlternateContent"
 CHOICE = f"{{{MC_NS}}}Choice"
@@ -48,11 +49,19 @@ class ImageHit:
     alt: str
 
 
+# Placeholders in read text (Unicode non-characters, which no document holds), settled
+# by docx_notes: a note reference, and an internal hyperlink around its text.
+NOTE_REF_OPEN, NOTE_REF_CLOSE = "\U0002fffe", "\U0002ffff"
+LINK_OPEN, LINK_TEXT, LINK_CLOSE = "\U0003fffe", "\U0003ffff", "\U0004fffe"
+_NOTE_REFS = {w("footnoteReference"): "f", w("endnoteReference"): "e"}
+
+
 @dataclass
 class Content:
     text: str = ""
     images: list[ImageHit] = field(default_factory=list)
     mono: bool = False  # every run with visible text is set in a monospace font
+    bookmarks: list[str] = field(default_factory=list)  # names of bookmarks starting here
 
 
 @dataclass
@@ -62,6 +71,7 @@ class _State:
     images: list[ImageHit] = field(default_factory=list)
     mono_runs: int = 0
     other_runs: int = 0
+    bookmarks: list[str] = field(default_factory=list)
 
 
 class ContentReader:
@@ -71,7 +81,8 @@ class ContentReader:
     def paragraph(self, p: etree._Element, style_id: str | None) -> Content:
         st = _State(style_id)
         self._walk(p, st)
-        return Content("".join(st.parts), st.images, st.mono_runs > 0 and st.other_runs == 0)
+        mono = st.mono_runs > 0 and st.other_runs == 0
+        return Content("".join(st.parts), st.images, mono, st.bookmarks)
 
     def table(self, tbl: etree._Element) -> tuple[list[list[str]], list[ImageHit]]:
         """Rows of cell texts, as laid out: a merged cell's text appears once, in its first
@@ -112,8 +123,14 @@ class ContentReader:
             tag = child.tag
             if tag == R:
                 self._run(child, child, st)
+            elif tag == HYPERLINK and child.get(w("anchor")) and not child.get(f"{{{R_NS}}}id"):
+                st.parts.append(LINK_OPEN + child.get(w("anchor"), "") + LINK_TEXT)
+                self._walk(child, st)  # a link to a bookmark of this document
+                st.parts.append(LINK_CLOSE)
             elif tag in _CONTAINERS:
                 self._walk(child, st)
+            elif tag == BOOKMARK:
+                st.bookmarks.append(child.get(w("name"), ""))
             elif tag == SDT:
                 content = child.find(SDT_CONTENT)
                 if content is not None:
@@ -138,11 +155,15 @@ class ContentReader:
                 st.parts.append(_RUN_TEXT[tag])
             elif tag in _PICTURES:
                 self._picture(child, st)
+            elif tag in _NOTE_REFS:
+                st.parts.append(
+                    f"{NOTE_REF_OPEN}{_NOTE_REFS[tag]}{child.get(w('id'))}{NOTE_REF_CLOSE}"
+                )
             elif tag == ALTERNATE:
                 choice = child.find(CHOICE)
                 if choice is not None:
                     self._run(run, choice, st)
-            # w:instrText (field codes), w:delText, w:fldChar, note references: no text.
+            # w:instrText (field codes), w:delText, w:fldChar: no text.
         if visible:
             if is_mono_font(self._run_font(run, st.style_id)):
                 st.mono_runs += 1

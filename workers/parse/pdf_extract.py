@@ -32,6 +32,15 @@ from quire.shared.ir import ImageRef, TextlessKind
 from quire.shared.text import sha256_bytes
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 from quire.workers.parse.pdf_figures import Box, figure_regions, figure_rows
+from quire.workers.parse.pdf_footnotes import (
+    NoteRows,
+    joins_mark,
+    note_area,
+    note_marks,
+    short_rules,
+    wrap_mark,
+)
+from quire.workers.parse.pdf_links import page_links
 from quire.workers.parse.pdf_open import pymupdf_module
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage
 
@@ -159,6 +168,14 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[_Row], int]:
                 sz = round(span["size"] * 2) / 2
                 sizes[sz] = sizes.get(sz, 0) + k
                 n += k
+            marks = note_marks(line["spans"], len(sizes) > 1, rows[-1] if rows else None)
+            if marks:  # raised footnote marks, wrapped for the merge to find them again
+                spans = line["spans"]
+                parts = [
+                    wrap_mark(x["text"]) if j in marks else x["text"]
+                    for j, x in enumerate(spans)
+                    if x["text"]
+                ]
             raw = "".join(parts)
             text = raw.strip()
             if n == 0 or not text:
@@ -619,7 +636,8 @@ def extract_page(
         height=round(rect.height, 2),
         label=page.get_label() or "",
     )
-    lines, presentation = _raw_lines(page.get_text("dict", flags=_text_flags()))
+    textpage = page.get_textpage(flags=_text_flags())  # kept for the links' text
+    lines, presentation = _raw_lines(page.get_text("dict", textpage=textpage))
     counts = {"decorative": 0, "inline": 0, "oversized": 0}
     if not lines:
         # A page without text is skipped whole (its images too): there is nothing to cut
@@ -644,17 +662,27 @@ def extract_page(
                 items.append(_Object(tables[owner]))
             continue
         prev = items[-1] if items else None
-        if isinstance(prev, _Row) and _same_row(prev, ln):
+        if isinstance(prev, _Row) and (_same_row(prev, ln) or joins_mark(prev, ln)):
             items[-1] = _join(prev, ln)
         else:
             items.append(ln)
+    notes = note_area(
+        [it for it in items if isinstance(it, _Row)],
+        lambda: short_rules(page.get_cdrawings(), rect.width, rect.height),
+        rect.height,
+    )
+    if notes:
+        taken = {id(r) for n in notes for r in n.source}
+        items = [it for it in items if id(it) not in taken]
     for i, t in enumerate(tables):
         if i not in placed:
             _insert_by_y(items, _Object(t))
     for img in images:
         _insert_by_y(items, _Object(img))
     regions = figure_regions(paths, (rect.x0, rect.y0, rect.x1, rect.y1))
-    result.blocks = _segment(_figure_text(items, regions) if regions else items)
+    body = _figure_text(items, regions) if regions else items
+    result.blocks = _segment(body) + [_note_block(n) for n in notes]
+    result.links = page_links(doc, page, textpage, _expand)
 
     text = "\n".join(ln.text for ln in lines)
     letters = len(_LETTER.findall(text))
@@ -694,6 +722,12 @@ def _figure_text(items: list[_Row | _Object], regions: list[Box]) -> list[_Row |
         block.line_x0 = [round(r.x0, 2) for r in mine]
         block.size = statistics.median(r.size for r in mine)
     return out
+
+
+def _note_block(note: NoteRows) -> PdfBlock:
+    block = _make_block(note.rows)
+    lines = [r.text for r in note.rows]  # as text, even when set in a monospace font
+    return block.model_copy(update={"kind": "footnote", "mark": note.mark, "lines": lines})
 
 
 def _insert_by_y(items: list[_Row | _Object], obj: _Object) -> None:

@@ -41,6 +41,7 @@ from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 from quire.workers.parse.pdf_contents import entry_items, is_contents_page, merge_titles
 from quire.workers.parse.pdf_extract import list_marker
+from quire.workers.parse.pdf_footnotes import Note, NoteSet, unwrap_marks
 from quire.workers.parse.pdf_headings import (
     CAPTION,
     Heading,
@@ -50,9 +51,12 @@ from quire.workers.parse.pdf_headings import (
     match_outline,
 )
 from quire.workers.parse.pdf_hyphens import JOIN, Vocabulary, is_break, strip_marks, take_joins
+from quire.workers.parse.pdf_links import Trail, link_notes, tie_notes
+from quire.workers.parse.pdf_links import resolve as resolve_links
 from quire.workers.parse.pdf_open import PdfMeta, pdf_meta
 from quire.workers.parse.pdf_running import body_blocks, find_running_text
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
+from quire.workers.parse.xrefs import link_references
 
 _SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
 _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
@@ -61,7 +65,6 @@ MAX_CARRY_PAGES = 3  # a code block or list carried over page breaks spans at mo
 LOW_OCR_CONFIDENCE = 70.0
 CONTENTS = "contents"  # list kind of the entries of a contents or index page
 FIGURE = "figure"  # origin of a paragraph holding the text of a vector figure
-_JOINED = frozenset({"heading", "paragraph", "list", "caption"})  # built with join_lines
 
 
 def join_lines(lines: list[str], *, title: bool = False, words: Vocabulary | None = None) -> str:
@@ -113,26 +116,17 @@ class _Pending:
     rtl: bool = False
     size: float = 0.0
     bold: bool = False
+    mark: str | None = None  # footnote: its mark
+    ref: _Pending | None = None  # footnote: the element holding its reference
 
-    def build(self, eid: str) -> Element:
-        """The element; hyphens taken out of broken words leave its text, their offsets
-        go to `joined_hyphens`."""
-        e = self._build(eid)
-        if JOIN not in e.text or self.type not in _JOINED:
-            return e
-        text, joins = take_joins(e.text)
-        return e.model_copy(
-            update={
-                "text": text,
-                "joined_hyphens": joins,
-                "items": None if e.items is None else [strip_marks(i) for i in e.items],
-                "word_count": count_words(text),
-                "content_hash": text_hash(text),
-            }
-        )
-
-    def _build(self, eid: str) -> Element:
+    def build(self, eid: str, ref_id: str | None = None) -> Element:
+        """The element. A hyphen taken out of a broken word is still a JOIN mark in its
+        text: `settle_joins` records them once links are written into the text."""
         t, pf, pl = self.type, self.page_first, self.page_last
+        if t == "footnote":
+            return make_element(
+                "footnote", self.text, pf, pl, id=eid, ref_id=ref_id, mark=self.mark, rtl=self.rtl
+            )
         if t == "heading":
             text = markdown.heading(self.text, self.level)
             return make_element(
@@ -217,6 +211,7 @@ class _Assembler:
         """The finished elements, numbered in reading order (the ids `assign_ids` would
         give; set here to save copying ~40k elements on the largest document)."""
         out: list[Element] = []
+        ids = {id(p): element_id(k) for k, p in enumerate(self.items, 1)}
         for p in self.items:
             if (
                 p.type == "list"
@@ -226,8 +221,19 @@ class _Assembler:
             ):
                 # a lone "1." or "-" line is more likely prose than a one-item list
                 p = _Pending("paragraph", p.page_first, p.page_last, text=p.text, rtl=p.rtl)
-            out.append(p.build(element_id(len(out) + 1)))
+            out.append(p.build(element_id(len(out) + 1), ids.get(id(p.ref))))
         return out
+
+    def add_note(self, page: int, block: PdfBlock, notes: NoteSet) -> Note:
+        """A footnote block: kept aside (the text goes on around it) until `place_notes`."""
+        text = join_lines(block.lines, words=self.words)
+        return notes.add(page, block.mark, text, len(self.items), block.rtl)
+
+    def place_notes(self, notes: NoteSet) -> None:
+        def make(kind: str, note: Note, text: str) -> _Pending:
+            return _Pending(kind, note.page, note.page_last, text=text, rtl=note.rtl)
+
+        self.items = notes.place(self.items, make)
 
     def _open_paragraph(self, page: int) -> _Pending | None:
         """The paragraph the previous page ended inside: its last element, or the last one
@@ -482,6 +488,24 @@ def _page_body(page: PdfPage, drop: set[tuple[int, int]], max_page: int) -> Page
     return PageBody(page.page, blocks)
 
 
+def settle_joins(e: Element) -> Element:
+    """The element with the hyphens taken out of broken words gone from its text, their
+    offsets in `joined_hyphens` (last, after links and footnote marks are written into the
+    text, so the offsets are those of the text as stored)."""
+    if JOIN not in e.text:
+        return e
+    text, joins = take_joins(e.text)
+    return e.model_copy(
+        update={
+            "text": text,
+            "joined_hyphens": joins,
+            "items": None if e.items is None else [strip_marks(i) for i in e.items],
+            "word_count": count_words(text),
+            "content_hash": text_hash(text),
+        }
+    )
+
+
 def _drop_marks(bodies: Iterable[PageBody]) -> None:
     """A JOIN mark in the text layer itself (a noncharacter: never in real text) is dropped:
     in an element's text it means a hyphen taken out."""
@@ -516,6 +540,7 @@ def merge_pdf_ranges(
 
     size = body_size([PageBody(p.page, p.blocks) for p in pages])
     drop, removed = find_running_text(pages, size)
+    removed = [r.model_copy(update={"text": unwrap_marks(r.text)}) for r in removed]
     # printed page numbers run past the physical count by the front matter at most
     max_page = 2 * meta.page_count + 20
     bodies = {p.page: _page_body(p, drop, max_page) for p in pages if not p.skipped}
@@ -528,14 +553,27 @@ def merge_pdf_ranges(
 
     _drop_marks(bodies.values())
     asm = _Assembler(size, _vocabulary(bodies.values()))
+    notes, trail = NoteSet(), Trail()
     for pno in sorted(bodies):
         pb = bodies[pno]
+        first = next((i for i, b in enumerate(pb.blocks) if b.kind != "footnote"), -1)
         for i, block in enumerate(pb.blocks):
+            if block.kind == "footnote":
+                trail.add(pno, block.bbox, asm.add_note(pno, block, notes))
+                continue
             if pb.entry(block) and i not in pb.headings:
                 asm.add_entries(pno, block, pb.contents_max_page)
             else:
-                asm.add(pno, block, pb.headings.get(i), first_on_page=i == 0)
+                asm.add(pno, block, pb.headings.get(i), first_on_page=i == first)
+            trail.add(pno, block.bbox, asm.cur)
+    tie_notes(pages, trail)
+    asm.place_notes(notes)
     built = asm.elements()
+    built, link_stats = resolve_links(built, asm.items, trail, pages)
+    xref_notes: list[ParserNote] = []
+    if not link_stats.found:  # no link annotations: "see Section 3.2" in the text
+        built, xref_notes = link_references(built, {p.page: p.label for p in pages if p.label})
+    built = [settle_joins(e) for e in built]
 
     skipped = [
         SkippedPage(
@@ -578,7 +616,7 @@ def merge_pdf_ranges(
         ocr_pages=[p.ocr for p in pages if p.ocr is not None],
         source_sha256=meta.source_sha256,
         removed=removed,
-        notes=_notes(meta, pages, unmatched),
+        notes=_notes(meta, pages, unmatched) + link_notes(link_stats, elements) + xref_notes,
         outline=meta.outline,
         elements=elements,
     )

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from quire.shared.ir import ImageRef, OcrOutcome, OcrPage, TextlessKind
 
-BlockKind = Literal["text", "code", "table", "image"]
+BlockKind = Literal["text", "code", "table", "image", "footnote"]
 
 
 class PdfBlock(BaseModel):
@@ -31,6 +31,22 @@ class PdfBlock(BaseModel):
     figure: bool = False  # text of a vector figure (labels, ticks): never a heading or list
     rows: list[list[str]] | None = None  # table
     image: ImageRef | None = None  # image
+    # footnote: the note's mark; None for a later paragraph of the note before it (or of
+    # one that began on the page before)
+    mark: str | None = None
+
+
+class PdfLink(BaseModel):
+    """An internal link on the page: the text under it and where it leads (both in
+    MuPDF's page coordinates, origin top left)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    bbox: tuple[float, float, float, float]
+    page: int  # target page, 1-based
+    y: float  # target point's height on that page
+    x: float = 0.0  # ... and its left edge (which column)
 
 
 class PdfPage(BaseModel):
@@ -55,6 +71,7 @@ class PdfPage(BaseModel):
     decorative_images: int = 0  # tiny images left out
     inline_images: int = 0  # inline images (no xref) left out
     oversized_images: int = 0  # images over limits.MAX_IMAGE_PIXELS left out, undecoded
+    links: list[PdfLink] = []  # internal links (to a place in this document)
 
 
 class PdfRangeResult(BaseModel):

@@ -20,6 +20,12 @@ from quire.shared.manifest import Finding, Manifest
 from quire.shared.markdown import table_row
 from quire.shared.text import count_words, normalize, sha256_bytes, text_hash
 from quire.workers.verify.findings import Findings
+from quire.workers.verify.links import (
+    check_footnotes,
+    check_links,
+    expected_text,
+    manifest_places,
+)
 from quire.workers.write.markdown import ANCHOR, FRONT_CLOSE, FRONT_OPEN, image_links
 
 WORD_TOLERANCE = 0
@@ -105,6 +111,8 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
     sequence: list[tuple[int, str]] = []  # (chunk, id) of first occurrences, in file order
     tables = rows = images = 0
     root = out_dir.resolve()
+    places = manifest_places(doc, manifest)
+    written: dict[str, list[tuple[str, str]]] = {}  # chunk file -> its segments
 
     for chunk in sorted(manifest.chunks, key=lambda c: c.number):
         name = chunk.markdown_file
@@ -150,6 +158,7 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 chunk=chunk.number,
                 file=name,
             )
+        written[name] = parsed.segments
         listed = set(chunk.element_ids)
         for eid, text in parsed.segments:
             if eid not in by_id:
@@ -171,10 +180,12 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 )
                 continue
             seen[eid] = chunk.number
-            sequence.append((chunk.number, eid))
             element = by_id[eid]
-            if text_hash(text) != text_hash(element.text):
-                diff = _first_difference(element.text, text)
+            if element.type != "footnote":  # footnotes follow the text (checked below)
+                sequence.append((chunk.number, eid))
+            want = expected_text(element.text, chunk.number, places)
+            if text_hash(text) != text_hash(want):
+                diff = _first_difference(want, text)
                 findings.add(
                     "altered",
                     f"{eid} text differs from the IR ({diff})",
@@ -200,6 +211,7 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                     rows += 1
                     # the file's text was normalised; so is the row we look for in it
                     line = normalize(table_row(row, width))
+                    line = expected_text(line, chunk.number, places)
                     if line not in present:
                         findings.add(
                             "table_rows",
@@ -254,12 +266,16 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 element_id=e.id,
                 page=e.page_first,
             )
+    links = check_links(doc, places, written, out_dir, findings)
+    footnotes = check_footnotes(doc, seen, written, findings)
     counts = Counter(
         chunks_markdown=sum(1 for c in manifest.chunks if c.markdown_file),
         elements=len(doc.elements),
         tables=tables,
         table_rows=rows,
         images=images,
+        links=links,
+        footnotes=footnotes,
     )
     return MarkdownResult(findings, dict(counts))
 

@@ -19,6 +19,7 @@ from quire.shared.ir import Document, Element
 from quire.shared.manifest import OUTPUT_FORMATS, ManifestChunk, OutputFormat
 from quire.shared.plan import Plan
 from quire.shared.text import sha256_bytes
+from quire.workers.write.links import plan_places
 from quire.workers.write.manifest import build_manifest, dump_manifest
 from quire.workers.write.markdown import image_links, render_chunk_markdown
 from quire.workers.write.names import chunk_stem, safe_image_path
@@ -119,7 +120,9 @@ def write_chunk(
         pdf_pages, overlap = pages.pages, pages.overlap
     if "markdown" in wanted:
         md_name = f"{stem}.md"
-        files[md_name] = render_chunk_markdown(number, title, elements).encode("utf-8")
+        linked = any("](#el-" in e.text for e in elements)
+        places = plan_places(doc, plan) if linked else None
+        files[md_name] = render_chunk_markdown(number, title, elements, places).encode("utf-8")
         files.update(_chunk_images(elements, images))
 
     entry = ManifestChunk(

@@ -15,6 +15,9 @@ Layout (the verifier parses exactly this back):
     <!-- el-000121 -->
     Paragraph text ...
 
+    <!-- el-000125 -->
+    [^5]: A footnote's text (footnotes come after every other element)
+
 Element text is written as-is (it is already canonical Markdown), so the verifier can hash
 what it reads back and compare it with the IR. The anchors are HTML comments: invisible to a
 reader, but they map every stretch of text back to its element id. Images are linked as
@@ -28,6 +31,7 @@ import re
 from collections.abc import Sequence
 
 from quire.shared.ir import Element
+from quire.workers.write.links import Places, write_links, written_order
 
 FRONT_OPEN = "<!-- quire-chunk"
 FRONT_CLOSE = "-->"
@@ -58,8 +62,11 @@ def front_block(
     )
 
 
-def render_chunk_markdown(number: int, title: str, elements: Sequence[Element]) -> str:
-    """The chunk's Markdown text (ends with one newline)."""
+def render_chunk_markdown(
+    number: int, title: str, elements: Sequence[Element], places: Places | None = None
+) -> str:
+    """The chunk's Markdown text (ends with one newline): its footnotes after its other
+    elements, its element links pointing at files through `places` (see write.links)."""
     if not elements:
         raise ValueError(f"chunk {number} has no elements")
     front = front_block(
@@ -70,7 +77,10 @@ def render_chunk_markdown(number: int, title: str, elements: Sequence[Element]) 
         elements[0].id,
         elements[-1].id,
     )
-    body = "\n\n".join(f"{anchor(e.id)}\n{e.text}" for e in elements)
+    body = "\n\n".join(
+        f"{anchor(e.id)}\n{write_links(e.text, number, places) if places else e.text}"
+        for e in written_order(elements)
+    )
     return f"{front}\n\n{body}\n"
 
 

@@ -46,8 +46,9 @@ def _links(doc_id: str, plan: PlanOut | None) -> tuple[Rewrite, Rewrite]:
         return None  # nothing is loaded from anywhere else
 
     def link(href: str) -> str | None:
-        if href in sessions:
-            return f"/documents/{doc_id}/sessions/{sessions[href]}"
+        file, hash_, anchor = href.partition("#")  # a cross-reference names an anchor
+        if file in sessions:
+            return f"/documents/{doc_id}/sessions/{sessions[file]}{hash_}{anchor}"
         return anchors.get(href)
 
     return image, link
