@@ -13,9 +13,18 @@ import pytest
 from sweep_samples import build_hyphenated
 from writefix import plan_every
 
-from quire.shared.ir import Document, dump_ir, joined_hyphens_problem, source_text
+from quire.shared.ir import (
+    Document,
+    Element,
+    dump_ir,
+    joined_hyphens_problem,
+    make_element,
+    source_text,
+)
 from quire.workers.parse import parse_document
-from quire.workers.parse.pdf_hyphens import Vocabulary
+from quire.workers.parse.link_apply import Link, LinkStats, apply_links
+from quire.workers.parse.pdf_hyphens import JOIN, Vocabulary
+from quire.workers.parse.pdf_merge import settle_joins
 from quire.workers.verify import verify_output
 from quire.workers.write import save_files, write_all
 
@@ -149,3 +158,36 @@ def test_a_join_mark_in_the_text_layer_is_no_join() -> None:
     (el,) = doc.document.elements
     assert el.text == "Odd textlayer words here and the number of them."
     assert el.joined_hyphens == [el.text.index("ber of")]
+
+
+def _links_over(text: str, *links: tuple[str, str]) -> Element:
+    """`text` (JOIN where a hyphen was taken out) with links written in, then settled."""
+    el = make_element("paragraph", text, 1, id="el-000001")
+    found = [Link(0, t, target, (k,)) for k, (t, target) in enumerate(links)]
+    return settle_joins(apply_links([el], found, LinkStats())[0])
+
+
+def test_a_link_over_a_word_broken_across_lines_stays_one_link() -> None:
+    # hyperref draws one box per line: "…orienta-" and "tion]" lead to the same place
+    el = _links_over(
+        f"see Section 10.9 [Object orienta{JOIN}tion] for more",
+        ("Section 10.9 [Object orienta-", "el-000002"),
+        ("tion]", "el-000002"),
+    )
+    assert joined_hyphens_problem(el) is None
+    assert el.text.count("](#el-000002)") == 1
+    assert "orientation" in el.text
+    assert "orienta-tion" in source_text(el)
+
+
+def test_a_hyphen_between_two_links_keeps_its_place_in_the_text() -> None:
+    # two targets meet inside the broken word: no join can be recorded there, so the
+    # hyphen stays in the text as the source printed it (the text is still proven)
+    el = _links_over(
+        f"see [Object orienta{JOIN}tion]",
+        ("[Object orienta-", "el-000002"),
+        ("tion]", "el-000003"),
+    )
+    assert joined_hyphens_problem(el) is None
+    assert el.joined_hyphens == []
+    assert "orienta-" in el.text

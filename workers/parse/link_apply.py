@@ -168,6 +168,19 @@ def _link_text(text: str, group: list[Link], stats: LinkStats, *, dedupe: bool) 
         spans.append((a, b, link.target))
         cursor = pos + len(needle)
         stats.hit()
-    for a, b, target in sorted(spans, reverse=True):
+    for a, b, target in sorted(_joined(text, spans), reverse=True):
         text = text[:a] + ir_link(text[a:b], target) + text[b:]
     return text
+
+
+def _joined(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Spans with neighbours that lead to the same target and have only whitespace (or a
+    broken word's JOIN) between them made one: a link over two lines is two boxes in a PDF,
+    and one link to a reader (markup inside "orienta-tion" would split the word)."""
+    out: list[tuple[int, int, str]] = []
+    for a, b, target in sorted(spans):
+        if out and out[-1][2] == target and not text[out[-1][1] : a].replace(JOIN, "").strip():
+            out[-1] = (out[-1][0], b, target)
+        else:
+            out.append((a, b, target))
+    return out

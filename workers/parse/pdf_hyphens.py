@@ -89,5 +89,19 @@ def take_joins(text: str) -> tuple[str, list[int]]:
     return "".join(parts), offsets
 
 
+def keep_stranded(text: str) -> str:
+    """`text` with every JOIN that no longer sits between two letters (link markup was
+    written beside it) back to the hyphen it was: the source's text, nothing recorded."""
+    if JOIN not in text:
+        return text
+    n = len(text)
+    return "".join(
+        "-"
+        if c == JOIN and not (0 < i < n - 1 and text[i - 1].isalpha() and text[i + 1].isalpha())
+        else c
+        for i, c in enumerate(text)
+    )
+
+
 def strip_marks(text: str) -> str:
     return text.replace(JOIN, "")

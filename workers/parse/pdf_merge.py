@@ -50,7 +50,14 @@ from quire.workers.parse.pdf_headings import (
     font_headings,
     match_outline,
 )
-from quire.workers.parse.pdf_hyphens import JOIN, Vocabulary, is_break, strip_marks, take_joins
+from quire.workers.parse.pdf_hyphens import (
+    JOIN,
+    Vocabulary,
+    is_break,
+    keep_stranded,
+    strip_marks,
+    take_joins,
+)
 from quire.workers.parse.pdf_links import Trail, link_notes, tie_notes
 from quire.workers.parse.pdf_links import resolve as resolve_links
 from quire.workers.parse.pdf_open import PdfMeta, pdf_meta
@@ -494,12 +501,13 @@ def settle_joins(e: Element) -> Element:
     text, so the offsets are those of the text as stored)."""
     if JOIN not in e.text:
         return e
-    text, joins = take_joins(e.text)
+    text, joins = take_joins(keep_stranded(e.text))
+    items = None if e.items is None else [strip_marks(keep_stranded(i)) for i in e.items]
     return e.model_copy(
         update={
             "text": text,
             "joined_hyphens": joins,
-            "items": None if e.items is None else [strip_marks(i) for i in e.items],
+            "items": items,
             "word_count": count_words(text),
             "content_hash": text_hash(text),
         }
