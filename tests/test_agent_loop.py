@@ -4,6 +4,7 @@ and its error paths (invalid candidate, generic reason, stale revision, unread c
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -203,7 +204,9 @@ def _files(rt: Runtime, doc_id: str) -> dict[str, bytes]:
 
 
 def _body(md: bytes) -> bytes:
-    return md.split(b"-->\n", 1)[1]  # without the front block (it names the chunk number)
+    """Without the front block (it names the chunk number) and the number in links to other
+    chunks' files (a split renumbers the files after it)."""
+    return re.sub(rb"\]\(\d+-", b"](N-", md.split(b"-->\n", 1)[1])
 
 
 def test_split_only_repair_keeps_unaffected_chunks(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.links import plain
 from quire.shared.plan import Candidate, ChunkKind, ReviewOutcome
 from quire.workers.boundaries.candidates import is_safe_gap, plain_text
 from quire.workers.boundaries.matter_titles import (
@@ -93,7 +94,7 @@ def listing_line(el: Element) -> bool | None:
     if el.type in ("code", "image", "formula"):
         return None
     if el.type == "list" and el.items:
-        votes = [_listing_text(" ".join(item.split()), heading=False) for item in el.items]
+        votes = [_listing_text(" ".join(plain(item).split()), heading=False) for item in el.items]
         yes, no = votes.count(True), votes.count(False)
         return None if yes == no == 0 else yes >= no
     return _listing_text(plain_text(el), heading=el.type == "heading")
@@ -153,7 +154,7 @@ def _pages(doc: Document, flags: Sequence[bool | None]) -> list[_Page]:
             pages.append(_Page(number, i, i))
         page = pages[-1]
         page.last = i
-        size = len(e.text)
+        size = len(plain(e.text))  # link markup is not text
         if flags[i] is True:
             page.listing_chars += size
             page.listings += listing_lines(e)
@@ -232,8 +233,8 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
 
 
 def _listing_share(els: Sequence[Element], flags: Sequence[bool | None], a: int, b: int) -> float:
-    listing = sum(len(els[i].text) for i in range(a, b + 1) if flags[i] is True)
-    body = sum(len(els[i].text) for i in range(a, b + 1) if flags[i] is False)
+    listing = sum(len(plain(els[i].text)) for i in range(a, b + 1) if flags[i] is True)
+    body = sum(len(plain(els[i].text)) for i in range(a, b + 1) if flags[i] is False)
     return listing / (listing + body) if listing + body else 0.0
 
 

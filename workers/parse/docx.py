@@ -97,9 +97,10 @@ def parse_docx(path: Path) -> ParsedDocument:
     opened = open_docx(data, source=path.name)
     builder = _Builder(opened.document, source=path.name)
     builder.run()
+    note_texts, note_warnings = read_notes(opened.document, builder.reader)
     settled = settle(
         builder.blocks,
-        read_notes(opened.document, builder.reader),
+        note_texts,
         builder.bookmark_blocks(),
         lambda kind, text, fields: _Block(kind, text, fields),  # type: ignore[arg-type]
     )
@@ -110,7 +111,7 @@ def parse_docx(path: Path) -> ParsedDocument:
     if not any(e.type != "image" and e.word_count for e in elements):
         raise EmptyDocumentError("document has no text", source=path.name)
     page_count = max(1, elements[-1].page_last)
-    notes = list(builder.notes) + settled.notes
+    notes = list(builder.notes) + note_warnings + settled.notes
     if opened.repair:
         notes.insert(
             0,

@@ -49,15 +49,30 @@ _LEFT = re.compile(f"[{LINK_OPEN}{LINK_TEXT}{LINK_CLOSE}]")
 _SKIPPED_NOTES = {"separator", "continuationSeparator", "continuationNotice"}
 
 
-def read_notes(document: DocxDocument, reader: ContentReader) -> dict[str, list[str]]:
-    """ "f<id>" / "e<id>" -> the paragraphs of each footnote and endnote."""
+def read_notes(
+    document: DocxDocument, reader: ContentReader
+) -> tuple[dict[str, list[str]], list[ParserNote]]:
+    """ "f<id>" / "e<id>" -> the paragraphs of each footnote and endnote, and a warning for
+    each notes part that is not XML (damaged packages: the body is still read, and the
+    references to those notes are dropped, as for any note the part lacks)."""
     out: dict[str, list[str]] = {}
+    warnings: list[ParserNote] = []
     for kind, rel, tag in (("f", RT.FOOTNOTES, "footnote"), ("e", RT.ENDNOTES, "endnote")):
         try:
             part = document.part.part_related_by(rel)
         except (KeyError, AttributeError):
             continue
-        root = etree.fromstring(part.blob)
+        try:
+            root = etree.fromstring(part.blob)
+        except etree.XMLSyntaxError as exc:
+            warnings.append(
+                ParserNote(
+                    kind="warning",
+                    message=f"{tag}s part {part.partname} unreadable "
+                    f"({exc}): its {tag}s are left out",
+                )
+            )
+            continue
         for note in root.iter(w(tag)):
             if note.get(w("type")) in _SKIPPED_NOTES:
                 continue
@@ -65,7 +80,7 @@ def read_notes(document: DocxDocument, reader: ContentReader) -> dict[str, list[
             paras = [" ".join(t.split()) for t in paras if t.strip()]
             if paras:
                 out[f"{kind}{note.get(w('id'))}"] = paras
-    return out
+    return out, warnings
 
 
 def _roman(n: int) -> str:
