@@ -15,6 +15,7 @@ from test_scripts import assert_no_space_in_sentences
 from quire.shared.analysis import WORDS_PER_MINUTE
 from quire.shared.config import RunSettings
 from quire.shared.ir import Document, load_ir
+from quire.shared.links import plain
 from quire.shared.manifest import load_manifest
 from quire.shared.text import HAN_CHARS_PER_WORD
 from quire.workers.boundaries.candidates import plain_text, safe_candidates
@@ -35,8 +36,20 @@ def parsed(name: str) -> Document:
 
 @pytest.mark.parametrize("name", CHINESE)
 def test_no_space_inside_chinese_sentences(name: str) -> None:
-    body = "\n".join(e.text for e in parsed(name).elements)
+    body = "\n".join(plain(e.text) for e in parsed(name).elements)  # as a reader reads it
     assert_no_space_in_sentences(CORPUS / name, body, min_pairs=500, share=0.6)
+
+
+def test_chinese_links_notes_and_paragraphs_keep_their_characters() -> None:
+    """Regressions from the footnote and link work: a link's text placed by even widths
+    landed one character off in Chinese ("参考文献[1[, 2](…)]"); a note's lines, set with
+    wide spacing, became a paragraph each; a table's rows made a "justified edge" that
+    Chinese lines run past, so every line of a paragraph became a paragraph."""
+    texts = [e.text for e in parsed("lshort-zh-cn.pdf").elements]
+    assert any("参考文献[[1](#el-" in t and "), [2](#el-" in t for t in texts)
+    note = next(t for t in texts if t.startswith("[^") and "则应该像正" in t)
+    assert "则应该像正常的行内公式那样用" in note
+    assert any("用户也可对某个" in plain(t) and "但通常是必填的" in plain(t) for t in texts)
 
 
 @pytest.mark.parametrize(

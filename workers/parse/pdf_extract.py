@@ -475,9 +475,14 @@ class _Layout:
     ends: tuple[float, ...] = ()  # where justified lines end (x1; x0 for RTL lines)
 
     def full(self, row: _Row) -> bool:
-        """Does the row reach the column's edge (so the paragraph may go on)?"""
-        end = row.x0 if row.rtl else row.x1
-        return any(abs(end - e) <= 2.5 for e in self.ends)
+        """Does the row reach its column's edge (so the paragraph may go on)? Its column's
+        edge is the first edge at or past its end; a row past every edge is no short line
+        (Chinese is not set flush: its lines end past the edge a table's rows make)."""
+        if row.rtl:
+            edges = [e for e in self.ends if e <= row.x0 + 2.5]
+            return not edges or row.x0 - max(edges) <= 2.5
+        edges = [e for e in self.ends if e >= row.x1 - 2.5]
+        return not edges or min(edges) - row.x1 <= 2.5
 
 
 def _page_layout(rows: list[_Row]) -> _Layout:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from quire.shared.links import footnote_def, footnote_ref, note_label
+from quire.shared.text import is_cjk
 
 NOTE_OPEN, NOTE_CLOSE = "\U0001fffe", "\U0001ffff"
 _SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # digits a text layer may give for raised ones
@@ -291,6 +292,12 @@ def _glue_marks(area: list[Any]) -> list[tuple[Any, list[Any]]]:
     return out
 
 
+def _full(row: Any, right: float) -> bool:
+    """Whether `row` runs to the right edge of its notes (`right`): a paragraph goes on
+    after it, however wide the gap below (Chinese is set with wide line spacing)."""
+    return bool(row.x1 >= right - 2 * row.size)
+
+
 def _split(area: list[Any], *, continuation: bool) -> list[NoteRows]:
     """The notes of an area. Lines before the first mark continue a note from the page
     before (kept only when `continuation`)."""
@@ -298,6 +305,7 @@ def _split(area: list[Any], *, continuation: bool) -> list[NoteRows]:
     plain = not any(_opening_mark(r, False) for r, _ in glued)
     notes: list[NoteRows] = []
     expected = 0  # a plain number must follow the one before
+    right = max((r.x1 for r, _ in glued), default=0.0)
     for r, made_of in glued:
         m = _opening_mark(r, plain)
         number = _number(m.group(1)) if m and plain else None
@@ -311,7 +319,7 @@ def _split(area: list[Any], *, continuation: bool) -> list[NoteRows]:
             notes.append(NoteRows(m.group(1), [replace(r, text=rest.strip())], made_of))
             continue
         last = notes[-1].rows[-1] if notes else None
-        if last is None or r.y0 - last.y1 > 0.45 * (r.y1 - r.y0):
+        if last is None or (r.y0 - last.y1 > 0.45 * (r.y1 - r.y0) and not _full(last, right)):
             if last is None and not continuation:
                 return []
             notes.append(NoteRows(None, [r], made_of))  # a later paragraph
@@ -366,7 +374,9 @@ class NoteSet:
         last = self.notes[-1] if self.notes else None
         if mark is None and last is not None and last.page_last in (page, page - 1):
             if last.page_last == page - 1 and not _ENDS.search(last.paragraphs[-1]):
-                last.paragraphs[-1] += " " + text  # a sentence running over the page break
+                # a sentence running over the page break (Chinese runs on without a space)
+                glue = "" if is_cjk(last.paragraphs[-1][-1:]) or is_cjk(text[:1]) else " "
+                last.paragraphs[-1] += glue + text
             else:
                 last.paragraphs.append(text)
             last.page_last = page

@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,20 +126,31 @@ def _pymupdf_links(doc: Any, page: Any) -> list[tuple[Box, tuple[int, float, flo
 
 def text_under(words: list[Any], rect: Box) -> str:
     """The text under a link's box: of each word whose middle line is inside the box, the
-    characters whose middle is (placed evenly across the word: links often cover part of a
-    word, "3.1" of "3.1)"). A box reaches into the lines above and below; middles do not.
-    `words` are sorted by their middle line (see `by_line`)."""
+    characters whose middle is (placed across the word by their width class: links often
+    cover part of a word, "3.1" of "3.1)"). A box reaches into the lines above and below;
+    middles do not. `words` are sorted by their middle line (see `by_line`)."""
     x0, y0, x1, y1 = rect
     parts: list[str] = []
     lo, hi = bisect.bisect_left(words, y0, key=_middle), bisect.bisect_right(words, y1, key=_middle)
     for w in sorted(words[lo:hi], key=lambda w: (w[5], w[6], w[7])):  # MuPDF's reading order
         if w[2] <= x0 or w[0] >= x1:
             continue
-        text, width = w[4], (w[2] - w[0]) / max(1, len(w[4]))
-        kept = "".join(c for k, c in enumerate(text) if x0 <= w[0] + (k + 0.5) * width <= x1)
+        text = w[4]
+        units = [_UNITS.get(unicodedata.east_asian_width(c), 1) for c in text]
+        unit = (w[2] - w[0]) / max(1, sum(units))
+        kept, left = "", w[0]
+        for c, u in zip(text, units, strict=True):
+            if x0 <= left + u * unit / 2 <= x1:
+                kept += c
+            left += u * unit
         if kept:
             parts.append(kept)
     return " ".join(parts)
+
+
+# a character's width in half-ems: Chinese and Japanese (and full-width forms) are set a
+# whole em wide, about twice a Latin letter or digit; "参考文献[1, 2]" places "1" by it
+_UNITS = {"W": 2, "F": 2}
 
 
 def by_line(words: list[Any]) -> list[Any]:
