@@ -249,7 +249,7 @@ def run(
 ) -> None:
     """Process one document end to end; exit 0 only when the output folder as written
     passed verification (3 when it waits for an external agent's boundary decisions)."""
-    from quire.api import run_document
+    from quire.orchestrator.one_document import run_document
     from quire.orchestrator.passwords import Passwords
     from quire.orchestrator.progress import watch
     from quire.shared.errors import DocumentFailedError
