@@ -26,6 +26,7 @@ from quire.shared.config import (
     RunSettings,
 )
 from quire.shared.errors import NotInstalledError, QuireError, SettingsError
+from quire.shared.layout import Layout
 from quire.shared.settings import load_settings
 
 err = Console(stderr=True, soft_wrap=True)
@@ -348,7 +349,7 @@ def parse(
     for name, data in parsed.images.items():
         (out_dir / name).parent.mkdir(parents=True, exist_ok=True)
         (out_dir / name).write_bytes(data)
-    (out_dir / "ir.json").write_bytes(dump_ir(parsed.document))
+    (out_dir / Layout.IR).write_bytes(dump_ir(parsed.document))
     doc = parsed.document
     err.print(
         f"{input_path.name}: {len(doc.elements)} elements, {doc.page_count} pages, "

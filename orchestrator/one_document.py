@@ -13,6 +13,7 @@ from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.outputs import check_folder, export_document, verify_exported
 from quire.shared.config import RunSettings
 from quire.shared.errors import DocumentFailedError
+from quire.shared.layout import Layout
 from quire.shared.manifest import VerificationReport, load_manifest
 from quire.shared.plan import Plan
 from quire.shared.session import Session
@@ -97,8 +98,8 @@ def run_document(
 
 def read_result(out: Path, source: Path, report: VerificationReport) -> SplitResult:
     """The result of a run from its output folder."""
-    manifest = load_manifest((out / "manifest.json").read_bytes())
-    plan = Plan.model_validate_json((out / "plan.json").read_bytes())
+    manifest = load_manifest((out / Layout.MANIFEST).read_bytes())
+    plan = Plan.model_validate_json((out / Layout.PLAN).read_bytes())
     planned = {c.number: c for c in plan.chunks}
     sessions = [
         StudySession(

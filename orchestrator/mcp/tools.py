@@ -53,6 +53,7 @@ from quire.orchestrator.mcp.schemas import (
 )
 from quire.shared import keys
 from quire.shared.errors import InputError, ValidationFailedError
+from quire.shared.layout import Layout
 from quire.shared.manifest import VerificationReport
 from quire.shared.session import Session
 from quire.workers.runtime import Runtime
@@ -62,7 +63,7 @@ from quire.workers.runtime import Runtime
 
 def _review_counts(rt: Runtime, s: Session) -> tuple[int | None, int | None]:
     counts: list[int | None] = []
-    for name in ("candidates.json", "review-tasks.json"):
+    for name in (Layout.CANDIDATES, Layout.REVIEW_TASKS):
         key = keys.work(s.doc_id, name)
         counts.append(len(json.loads(rt.store.get(key))) if rt.store.exists(key) else None)
     return counts[0], counts[1]
@@ -258,7 +259,7 @@ def write_chunks(args: WriteChunksIn) -> WriteChunksOut:
             record_output(rt, doc.id, folder)
         export(rt, doc.id, folder)
         report = VerificationReport.model_validate_json(
-            rt.store.get(keys.out(doc.id, "verification-report.json"))
+            rt.store.get(keys.out(doc.id, Layout.VERIFICATION))
         )
         passed = report.passed
     return WriteChunksOut.at(
@@ -290,7 +291,7 @@ def verify_integrity(args: VerifyIn) -> VerifyOut:
             "no output folder: give output_dir, or a doc_id whose "
             "chunks were written (write_chunks)"
         )
-    if not (folder / "manifest.json").is_file():
+    if not (folder / Layout.MANIFEST).is_file():
         raise ValidationFailedError(f"{folder} has no manifest.json: write_chunks first")
     report = verify_folder(folder, None)
     return VerifyOut(
@@ -433,11 +434,11 @@ def get_status(args: StatusIn) -> StatusOut:
     doc = Doc.open(args.doc_id)
     rt, s = doc.rt, doc.session()
     reviews = None
-    if rt.store.exists(keys.out(doc.id, "semantic-review-report.json")):
+    if rt.store.exists(keys.out(doc.id, Layout.REVIEW)):
         from quire.workers import steps
 
         reviews = agent.summarize_reviews(steps.load_outcomes(rt, s))
-    plan_key = keys.out(doc.id, "plan.json")
+    plan_key = keys.out(doc.id, Layout.PLAN)
     chunks = (
         len(json.loads(rt.store.get(plan_key))["chunks"]) if rt.store.exists(plan_key) else None
     )
