@@ -1,20 +1,19 @@
-"""The agent loop: an external agent reads contexts and commits decisions (JSON on stdout)."""
+"""The agent loop: an external agent reads contexts and commits decisions (JSON on stdout).
+One command per row of the operations table (orchestrator/operations.py), which the MCP
+tools are made from too."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import click
 
 from quire.orchestrator.cli.app import clean_errors, emit, err, main
+from quire.orchestrator.operations import OPERATIONS, Operation, Param
 from quire.orchestrator.service import resolve_doc
-
-
-def _agent_rt() -> tuple[Any, Any]:
-    from quire.orchestrator import agent
-    from quire.workers.runtime import Runtime
-
-    return agent, Runtime.from_env()
 
 
 def _continue(rt: Any, doc_id: str) -> None:
@@ -25,154 +24,48 @@ def _continue(rt: Any, doc_id: str) -> None:
         process_documents(rt, [doc_id], console=err)
 
 
-doc_arg = click.argument("ident")
-chunk_opt = click.option("--chunk-id", "chunk", type=int, required=True)
-revision_opt = click.option(
-    "--revision", type=int, required=True, help="The revision the context was read at."
-)
+def _option(p: Param) -> Callable[[Any], Any]:
+    kinds: dict[str, dict[str, Any]] = {
+        "int": {"type": int},
+        "str": {},
+        "choice": {"type": click.Choice(list(p.choices))},
+        "many": {"multiple": True},
+        "file": {"type": click.File("r")},
+        "json-file": {"type": click.File("r")},
+    }
+    settings: dict[str, Any] = {**kinds[p.kind], "help": p.help}
+    if p.kind != "many":
+        settings["required"] = p.required
+    if not p.required and p.kind == "str":
+        settings["default"] = None
+    return click.option(p.flag, p.field, **settings)
 
 
-@main.command("boundary-context")
-@doc_arg
-@clean_errors
-def boundary_context_cmd(ident: str) -> None:
-    """The window and safe candidates for the next boundary decision."""
-    agent, rt = _agent_rt()
-    emit(agent.boundary_context(rt, resolve_doc(rt, ident)))
+def _value(p: Param, given: Any) -> Any:
+    """What the loop is handed: a file's text (or its JSON), else the value as read."""
+    if p.kind == "file":
+        return given.read()
+    if p.kind == "json-file":
+        return json.load(given)
+    return given
 
 
-@main.command("commit-boundary")
-@doc_arg
-@revision_opt
-@click.option("--action", type=click.Choice(["cut", "extend"]), required=True)
-@click.option("--element-id", default=None, help="For cut: a listed candidate's after_id.")
-@click.option("--reason", required=True)
-@click.option("--evidence", multiple=True, help="Element ids supporting the decision.")
-@clean_errors
-def commit_boundary_cmd(
-    ident: str,
-    revision: int,
-    action: str,
-    element_id: str | None,
-    reason: str,
-    evidence: tuple[str, ...],
-) -> None:
-    """Validate and record one boundary decision (refused when stale or invalid)."""
-    agent, rt = _agent_rt()
-    doc_id = resolve_doc(rt, ident)
-    snap = agent.commit_boundary(
-        rt,
-        doc_id,
-        revision=revision,
-        action=action,
-        element_id=element_id,
-        reason=reason,
-        evidence=list(evidence),
-    )
-    _continue(rt, doc_id)
-    emit(snap)
+def _command(op: Operation) -> click.Command:
+    def command(ident: str, **given: Any) -> None:
+        from quire.workers.runtime import Runtime
+
+        rt = Runtime.from_env()
+        doc_id = resolve_doc(rt, ident)
+        values = {p.field: _value(p, given[p.field]) for p in op.params}
+        result = op.call(rt, doc_id, SimpleNamespace(doc_id=doc_id, **values))
+        if op.drives:
+            _continue(rt, doc_id)
+        emit(op.cli_output(result))
+
+    fn: Any = clean_errors(command)
+    for decorate in reversed([click.argument("ident"), *map(_option, op.params)]):
+        fn = decorate(fn)
+    return main.command(op.command, help=op.help)(fn)
 
 
-@main.command("get-chunk")
-@doc_arg
-@chunk_opt
-@clean_errors
-def get_chunk_cmd(ident: str, chunk: int) -> None:
-    """A chunk's plan entry and full Markdown content."""
-    agent, rt = _agent_rt()
-    emit(agent.get_chunk(rt, resolve_doc(rt, ident), chunk))
-
-
-@main.command("analysis-context")
-@doc_arg
-@chunk_opt
-@clean_errors
-def analysis_context_cmd(ident: str, chunk: int) -> None:
-    """A chunk's full content, neighbours' titles and key terms, for an analysis."""
-    agent, rt = _agent_rt()
-    emit(agent.analysis_context(rt, resolve_doc(rt, ident), chunk))
-
-
-@main.command("commit-analysis")
-@doc_arg
-@chunk_opt
-@revision_opt
-@click.option(
-    "--json",
-    "answer_file",
-    type=click.File("r"),
-    required=True,
-    help="The analysis JSON (topic_en, topic_fa, study_focus_en, study_focus_fa, "
-    "coherence, reason); '-' reads stdin.",
-)
-@clean_errors
-def commit_analysis_cmd(ident: str, chunk: int, revision: int, answer_file: Any) -> None:
-    """Validate and store a chunk analysis; the document is retitled and re-verified."""
-    import json
-
-    agent, rt = _agent_rt()
-    doc_id = resolve_doc(rt, ident)
-    analysis = agent.commit_analysis(rt, doc_id, chunk, json.load(answer_file), revision=revision)
-    _continue(rt, doc_id)
-    emit(analysis)
-
-
-@main.command("repair-context")
-@doc_arg
-@chunk_opt
-@clean_errors
-def repair_context_cmd(ident: str, chunk: int) -> None:
-    """The safe candidates strictly inside a chunk, for a split-only repair."""
-    agent, rt = _agent_rt()
-    emit(agent.repair_context(rt, resolve_doc(rt, ident), chunk))
-
-
-@main.command("repair-boundary")
-@doc_arg
-@chunk_opt
-@revision_opt
-@click.option("--element-id", required=True)
-@click.option("--reason", required=True)
-@clean_errors
-def repair_boundary_cmd(
-    ident: str, chunk: int, revision: int, element_id: str, reason: str
-) -> None:
-    """Split a chunk at one listed inner candidate; later chunks are renumbered."""
-    agent, rt = _agent_rt()
-    doc_id = resolve_doc(rt, ident)
-    plan = agent.repair_boundary(
-        rt, doc_id, chunk, revision=revision, element_id=element_id, reason=reason
-    )
-    _continue(rt, doc_id)
-    emit({"chunks": len(plan.chunks)})
-
-
-@main.command("index")
-@doc_arg
-@clean_errors
-def index_cmd(ident: str) -> None:
-    """The verified chunk metadata a study index is written from."""
-    agent, rt = _agent_rt()
-    emit(agent.index_context(rt, resolve_doc(rt, ident)))
-
-
-@main.command("commit-index")
-@doc_arg
-@revision_opt
-@click.option("--en", type=click.File("r"), required=True)
-@click.option("--fa", type=click.File("r"), required=True)
-@click.option("--map", "study_map", type=click.File("r"), required=True)
-@clean_errors
-def commit_index_cmd(ident: str, revision: int, en: Any, fa: Any, study_map: Any) -> None:
-    """Validate and store study-index-en.md, study-index-fa.md and study-map.md."""
-    agent, rt = _agent_rt()
-    emit(
-        agent.commit_index(
-            rt,
-            resolve_doc(rt, ident),
-            revision=revision,
-            en=en.read(),
-            fa=fa.read(),
-            study_map=study_map.read(),
-        )
-    )
+COMMANDS = {op.command: _command(op) for op in OPERATIONS.values()}
