@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 from quire.shared.analysis import ChunkAnalysis
 from quire.shared.errors import ConflictError, ValidationFailedError
 from quire.shared.ir import Document, Element
+from quire.shared.layout import Layout
 from quire.shared.plan import (
     REVIEW_ROLES,
     Boundary,
@@ -66,7 +67,7 @@ def _planning_inputs(
     rt: Runtime, s: Session
 ) -> tuple[Document, list[Candidate], dict[str, ReviewOutcome]]:
     doc = steps.load_doc(rt, s)
-    candidates = _candidates.validate_json(rt.store.get(steps.work(s, "candidates.json")))
+    candidates = _candidates.validate_json(rt.store.get(steps.work(s, Layout.CANDIDATES)))
     outcomes = {o.after_id: o for o in steps.load_outcomes(rt, s)}
     return doc, candidates, outcomes
 
@@ -125,7 +126,7 @@ def commit_boundary(
         b if b.revision is not None else b.model_copy(update={"revision": s.revision})
         for b in after
     ]
-    key = steps.work(s, f"agent/boundaries-{s.revision + 1:08d}.json")
+    key = steps.work(s, Layout.agent_boundaries(s.revision + 1))
     rt.store.put(key, _boundaries.dump_json(after))
     s.done["agent-boundaries"] = key
     complete = boundary_context(doc, candidates, outcomes, settings, after) is None
@@ -236,7 +237,7 @@ def _review_session(rt: Runtime, doc_id: str, revision: int | None = None) -> Se
 
 
 def _review_tasks(rt: Runtime, s: Session) -> list[ReviewTask]:
-    return _tasks.validate_json(rt.store.get(steps.work(s, "review-tasks.json")))
+    return _tasks.validate_json(rt.store.get(steps.work(s, Layout.REVIEW_TASKS)))
 
 
 def merged_outcomes(rt: Runtime, s: Session, tasks: list[ReviewTask]) -> list[ReviewOutcome]:
@@ -246,7 +247,7 @@ def merged_outcomes(rt: Runtime, s: Session, tasks: list[ReviewTask]) -> list[Re
     layers = [
         [
             o
-            for key in sorted(rt.store.list(steps.work(s, "reviews/")))
+            for key in sorted(rt.store.list(steps.work(s, Layout.REVIEWS)))
             for o in _outcomes.validate_json(rt.store.get(key))
         ]
     ]
@@ -424,7 +425,7 @@ def _commit_layer(
     rt: Runtime, s: Session, layer: list[ReviewOutcome], revision: int, *, why: str
 ) -> Snapshot:
     name = f"{_LAYER}{revision + 1:08d}"
-    key = steps.work(s, f"agent/{name.removeprefix('agent-')}.json")
+    key = steps.work(s, Layout.agent_record(name.removeprefix("agent-")))
     rt.store.put(key, _outcomes.dump_json(layer))
     s.done[name] = key
     new = rt.repo.commit(s, expected=revision, actor=f"agent:{AGENT_REVIEWER}", why=why)
@@ -445,7 +446,7 @@ def _sync_report(rt: Runtime, s: Session) -> ReviewSummary:
         "doc_id": s.doc_id,
         "backend": s.settings.backend,
         "candidates": len(
-            _candidates.validate_json(rt.store.get(steps.work(s, "candidates.json")))
+            _candidates.validate_json(rt.store.get(steps.work(s, Layout.CANDIDATES)))
         ),
         "reviewed": len(outcomes),
         "confirmed_changes": summary.confirmed_changes,
@@ -454,7 +455,7 @@ def _sync_report(rt: Runtime, s: Session) -> ReviewSummary:
         "outcomes": _outcomes.dump_python(outcomes, mode="json"),
     }
     rt.store.put(
-        steps.out(s, "semantic-review-report.json"),
+        steps.out(s, Layout.REVIEW),
         json.dumps(report, ensure_ascii=False, sort_keys=True).encode(),
     )
     return summary
@@ -502,7 +503,7 @@ def _analysis_context(rt: Runtime, s: Session, chunk: int) -> tuple[Plan, Any, A
 def analysis_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
     s = _session(rt, doc_id, states=ANALYSABLE)
     _, _, ctx = _analysis_context(rt, s, chunk)
-    rt.store.put(steps.work(s, f"agent/read/{ctx.first_id}-{ctx.last_id}"), b"")
+    rt.store.put(steps.work(s, Layout.agent_read(ctx.first_id, ctx.last_id)), b"")
     return Snapshot(
         doc_id=doc_id, revision=s.revision, state=s.state, context=ctx.model_dump(mode="json")
     )
@@ -600,9 +601,9 @@ def _index_context(rt: Runtime, s: Session, *, track_reads: bool) -> Any:
         read = [
             c.number
             for c in plan.chunks
-            if rt.store.exists(steps.work(s, f"agent/read/{c.first_id}-{c.last_id}"))
+            if rt.store.exists(steps.work(s, Layout.agent_read(c.first_id, c.last_id)))
         ]
-    manifest = load_manifest(rt.store.get(steps.out(s, "manifest.json")))
+    manifest = load_manifest(rt.store.get(steps.out(s, Layout.MANIFEST)))
     return context_for(manifest, analyses, doc=steps.load_doc(rt, s), read=read)
 
 
@@ -628,7 +629,7 @@ def commit_index(
             f"indexes refused: chunks {ctx.unread} were never read (analysis-context)"
         )
     validate_index(ctx, en=en, fa=fa, map=study_map)
-    files = {"study-index-en.md": en, "study-index-fa.md": fa, "study-map.md": study_map}
+    files = {Layout.STUDY_INDEX_EN: en, Layout.STUDY_INDEX_FA: fa, Layout.STUDY_MAP: study_map}
     for name, text in files.items():
         rt.store.put(steps.out(s, name), text.encode("utf-8"))
     s.enter("complete", time.time())

@@ -36,6 +36,7 @@ from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.errors import QuireError
 from quire.shared.ir import SkippedPage, describe_textless
+from quire.shared.layout import Layout
 from quire.shared.revisions.listing import BatchEntry, Unreadable
 from quire.shared.session import Session
 from quire.shared.states import STOPPED
@@ -272,7 +273,7 @@ class ProgressReader:
         if s.state in ("queued", "parsing", "failed"):
             return None
         try:
-            pages = int(json.loads(self.rt.store.get(keys.out(s.doc_id, "ir.json")))["page_count"])
+            pages = int(json.loads(self.rt.store.get(keys.out(s.doc_id, Layout.IR)))["page_count"])
         except (NotFound, KeyError, ValueError):
             return None
         self._pages[s.doc_id] = pages
@@ -282,14 +283,14 @@ class ProgressReader:
         from quire.shared.manifest import VerificationReport, load_manifest
 
         try:
-            manifest = load_manifest(self.rt.store.get(keys.out(doc_id, "manifest.json")))
+            manifest = load_manifest(self.rt.store.get(keys.out(doc_id, Layout.MANIFEST)))
             p.chunks = manifest.chunk_count
             p.pages = p.pages or manifest.page_count
         except NotFound:
             pass
         try:
             report = VerificationReport.model_validate_json(
-                self.rt.store.get(keys.out(doc_id, "verification-report.json"))
+                self.rt.store.get(keys.out(doc_id, Layout.VERIFICATION))
             )
             p.verification = "passed" if report.passed else "failed"
             p.pages_without_text = report.pages_without_text

@@ -16,29 +16,18 @@ from pathlib import Path
 from quire.orchestrator.leases import abandoned
 from quire.shared import keys
 from quire.shared.errors import NotCompleteError, OutputFolderError
+from quire.shared.layout import Layout
 from quire.shared.manifest import Manifest, VerificationReport, load_manifest
 from quire.shared.states import STOPPED
 from quire.workers.runtime import Runtime
 
-# Files every run writes besides the manifest's chunk files (DESIGN §5 output folder).
-RUN_FILES = (
-    "ir.json",
-    "plan.json",
-    "manifest.json",
-    "verification-report.json",
-    "semantic-review-report.json",
-    "study-index-en.md",
-    "study-index-fa.md",
-    "study-map.md",
-    "rag-chunks.jsonl",
-    "rag-settings.json",
-)
-RUN_GLOBS = ("analysis/chunk-*.json",)
+RUN_FILES = Layout.RUN_FILES
+RUN_GLOBS = Layout.RUN_GLOBS
 
 
 def previous_manifest(out_dir: Path) -> Manifest | None:
     try:
-        return load_manifest((out_dir / "manifest.json").read_bytes())
+        return load_manifest((out_dir / Layout.MANIFEST).read_bytes())
     except (OSError, ValueError):
         return None
 

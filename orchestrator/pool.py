@@ -50,9 +50,8 @@ def _package_root() -> str | None:
     """The folder `quire` is imported from, so a worker finds the very same package even when
     the caller put it on `sys.path` by hand; None when it is a site-packages folder, which a
     fresh interpreter searches anyway (ahead of the standard library it could shadow it)."""
-    import quire
-
-    root = Path(quire.__file__).resolve().parent.parent
+    # this file is <root>/quire/orchestrator/pool.py (quire/orchestrator is a link in a checkout)
+    root = Path(__file__).parents[2].resolve()
     sites = [*site.getsitepackages(), site.getusersitepackages()]
     return None if any(root == Path(s).resolve() for s in sites) else str(root)
 

@@ -17,13 +17,13 @@ Show = Callable[[Session], None]
 
 def stage_amount(state: str, parts: list[str] | None, page_count: int) -> str:
     """What a stage worked through, e.g. "2415 pages", "20 chunks", "3 review batches"."""
-    from quire.workers.steps import part_chunks
+    from quire.shared.layout import Layout
 
     work = [p for p in parts or [] if p != FINISH]
     if state == "parsing":
         return f"{page_count} pages" if page_count else "1 document"
     if state in ("writing", "analysing"):
-        n = sum(len(part_chunks(p)) for p in work)
+        n = sum(len(Layout.part_chunks(p)) for p in work)
         if state == "analysing" and n == 0:
             return "every chunk analysed while planning"
         return f"{n} chunk{'s' * (n != 1)}"

@@ -13,6 +13,7 @@ from quire.orchestrator.progress import watch
 from quire.shared import keys
 from quire.shared.engine import reconcile
 from quire.shared.errors import UnknownDocumentError
+from quire.shared.layout import Layout
 from quire.shared.manifest import VerificationReport, load_manifest
 from quire.shared.text import sha256_bytes
 from quire.workers.runtime import Runtime
@@ -48,7 +49,7 @@ def verify_folder(out_dir: Path, source: Path | None) -> VerificationReport:
     (given, or still in the store this folder was exported from)."""
     from quire.workers.verify.report import verify_output, write_report
 
-    manifest = load_manifest((out_dir / "manifest.json").read_bytes())
+    manifest = load_manifest((out_dir / Layout.MANIFEST).read_bytes())
     if source is None and "pdf" in manifest.formats:
         rt = Runtime.from_env()
         key = keys.source(manifest.doc_id, "pdf")

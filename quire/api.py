@@ -13,14 +13,10 @@ and SQLite revisions under `.quire/`), distributed when QUIRE_BROKER_URL is set.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
-from quire.orchestrator.dispatch import dispatcher_for
-from quire.orchestrator.outputs import check_folder, export_document, verify_exported
+from quire.orchestrator.one_document import Progress, SplitResult, StudySession, run_document
 from quire.shared.config import (
     DEFAULT_DECIDER,
     DEFAULTS,
@@ -28,48 +24,22 @@ from quire.shared.config import (
     Decider,
     OutputFormat,
     RunChoices,
-    RunSettings,
 )
-from quire.shared.errors import DocumentFailedError
 from quire.shared.ir import Document
-from quire.shared.manifest import VerificationReport, load_manifest
-from quire.shared.plan import Plan
+from quire.shared.manifest import VerificationReport
 from quire.shared.rag import RagChunk
-from quire.shared.session import Session
 from quire.shared.settings import OcrMode
 from quire.workers.runtime import Runtime
 
-Progress = Callable[[Session], object]  # called with the document's session as it moves
-
-
-class StudySession(BaseModel):
-    """One session of the split: what a student reads in one sitting."""
-
-    model_config = ConfigDict(frozen=True)
-
-    number: int
-    title: str
-    page_first: int
-    page_last: int
-    pages: float  # PDF pages, or words / 400 for DOCX
-    words: int
-    kind: Literal["study", "front_matter", "back_matter"]  # front/back matter: look-up only
-    markdown: Path | None  # the session's files in the output folder
-    pdf: Path | None
-    end_reason: str  # why the session ends where it does
-    end_alternative: str | None  # the best other place for its end, and why not there
-
-
-class SplitResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    doc_id: str  # sha256 of the source bytes
-    source: Path
-    out: Path
-    state: Literal["complete", "awaiting_decision"]
-    page_count: int
-    sessions: list[StudySession]
-    verification: VerificationReport | None  # of the output folder as written
+__all__ = [
+    "Progress",
+    "SplitResult",
+    "StudySession",
+    "parse",
+    "retrieval_chunks",
+    "split",
+    "verify",
+]
 
 
 def split(
@@ -117,82 +87,6 @@ def split(
     ).settings(decider=decider)
     return run_document(
         rt, source, folder, settings, force=force, processes=processes, on_progress=on_progress
-    )
-
-
-def run_document(
-    rt: Runtime,
-    source: Path,
-    out: Path,
-    settings: RunSettings,
-    *,
-    force: bool = False,
-    processes: int | None = None,
-    on_progress: Progress | None = None,
-    password: str | None = None,
-) -> SplitResult:
-    """`split` on a given runtime and settings (the CLI's and MCP server's entry)."""
-    from quire.workers.execute import submit
-    from quire.workers.llm import check_installed
-
-    check_installed(settings.backend)
-    check_folder(out, force=force)  # refuse a foreign folder before doing any work
-    s = submit(rt, source, settings, rerun=True, password=password)
-
-    def tick() -> None:
-        if on_progress is not None:
-            on_progress(rt.repo.load(s.doc_id))
-
-    dispatcher_for(rt, processes=processes).drive([s.doc_id], tick=tick)
-    s = rt.repo.load(s.doc_id)
-    if on_progress is not None:
-        on_progress(s)
-    if s.state == "failed":
-        # the reason already names the document
-        raise DocumentFailedError(s.error_code or "failed", s.error or f"{source.name} failed")
-    if s.state == "awaiting_decision":
-        return SplitResult(
-            doc_id=s.doc_id,
-            source=source,
-            out=out,
-            state=s.state,
-            page_count=s.page_count,
-            sessions=[],
-            verification=None,
-        )
-    export_document(rt, s.doc_id, out, force=force)
-    return read_result(out, source, verify_exported(out))
-
-
-def read_result(out: Path, source: Path, report: VerificationReport) -> SplitResult:
-    """The result of a run from its output folder."""
-    manifest = load_manifest((out / "manifest.json").read_bytes())
-    plan = Plan.model_validate_json((out / "plan.json").read_bytes())
-    planned = {c.number: c for c in plan.chunks}
-    sessions = [
-        StudySession(
-            number=c.number,
-            title=c.title,
-            page_first=c.page_first,
-            page_last=c.page_last,
-            pages=planned[c.number].pages,
-            words=c.word_count,
-            kind=planned[c.number].kind,
-            end_reason=c.end_reason,
-            end_alternative=planned[c.number].end_alternative,
-            markdown=out / c.markdown_file if c.markdown_file else None,
-            pdf=out / c.pdf_file if c.pdf_file else None,
-        )
-        for c in manifest.chunks
-    ]
-    return SplitResult(
-        doc_id=manifest.doc_id,
-        source=source,
-        out=out,
-        state="complete",
-        page_count=manifest.page_count,
-        sessions=sessions,
-        verification=report,
     )
 
 

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from quire.shared.layout import Layout
+
 Coherence = Literal["confident", "needs_review"]
 COHERENCE: tuple[Coherence, ...] = ("confident", "needs_review")
 
@@ -122,8 +124,4 @@ class StudyIndex(_Model):
     backend_fallback: str | None = None  # the LLM's index was refused: the heuristic's
 
 
-INDEX_FILES: dict[str, str] = {
-    "en": "study-index-en.md",
-    "fa": "study-index-fa.md",
-    "map": "study-map.md",
-}
+INDEX_FILES: dict[str, str] = Layout.STUDY_INDEX

@@ -29,9 +29,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from quire.shared.layout import Layout
+
 RAG_VERSION = 1
-RAG_CHUNKS_FILE = "rag-chunks.jsonl"
-RAG_SETTINGS_FILE = "rag-settings.json"
+RAG_CHUNKS_FILE = Layout.RAG_CHUNKS
+RAG_SETTINGS_FILE = Layout.RAG_SETTINGS
 DEFAULT_MAX_CHARS = 2000
 MIN_MAX_CHARS = 200  # below this a heading plus a few words of what follows may not fit
 

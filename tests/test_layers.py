@@ -1,19 +1,24 @@
-"""The house's floors only point down: quire.shared <- quire.workers <- quire.orchestrator.
+"""The house's floors only point down: quire.shared <- quire.workers <- quire.orchestrator <-
+quire.api. That is import-linter's contract in pyproject.toml (`lint-imports`, run by
+scripts/test), which also keeps every floor from importing the package root.
 
-Walks every module's imports (also those inside functions, which run just as surely) and
-fails on an import from a lower floor to a higher one, on an import cycle between modules,
-and on any import of the bare top-level names that `quire/` maps (they are not installed).
+Here: walks every module's imports (also those inside functions, which run just as surely) and
+fails on an import cycle between modules and on any import of the bare top-level names that
+`quire/` maps (they are not installed); and an internal module loads without the pipeline.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FLOORS = {"shared": 0, "workers": 1, "orchestrator": 2}
+FLOORS = ("shared", "workers", "orchestrator")
 
 
 def _module_name(path: Path) -> str:
@@ -50,15 +55,19 @@ def _graph() -> dict[str, set[str]]:
     return {name: _imports(name, path, known) for name, path in modules.items()}
 
 
-def _floor(module: str) -> int:
-    return FLOORS[module.split(".")[1]]
-
-
-def test_no_floor_imports_a_higher_floor() -> None:
-    upward = sorted(
-        f"{m} imports {d}" for m, deps in _graph().items() for d in deps if _floor(d) > _floor(m)
+def test_an_internal_module_loads_without_the_pipeline() -> None:
+    """The package root imports its public names on first use: one internal module (what a
+    worker or a tool needs) must not load the orchestrator, the workers or the public API."""
+    code = (
+        "import sys, quire.shared.keys; "
+        "print(sorted(m for m in sys.modules if m.startswith(('quire.api', 'quire.workers', "
+        "'quire.orchestrator'))))"
     )
-    assert upward == []
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
 
 
 def test_no_import_cycles() -> None:

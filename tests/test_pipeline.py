@@ -17,6 +17,7 @@ from services import RedisServer
 
 from quire.orchestrator.local import run_documents
 from quire.shared.config import Environment, RunSettings
+from quire.shared.layout import Layout
 from quire.shared.revisions.redis import RedisRevisionStore
 from quire.shared.session import SessionRepo
 from quire.shared.store import LocalStore
@@ -119,11 +120,11 @@ def test_resubmitting_the_same_file_creates_no_new_work(tmp_path: Path) -> None:
 def test_chunks_are_written_and_analysed_in_groups() -> None:
     """Several chunks per writing/analysis part (one per part for LLM analyses): a part
     names its first and last chunk; an analysis group may span chunks already analysed."""
-    assert steps.chunk_parts(list(range(1, 10)), 4) == ["0001-0004", "0005-0008", "0009"]
-    assert steps.chunk_parts([2, 5, 6], 8) == ["0002-0006"]
-    assert steps.chunk_parts([3, 7], 1) == ["0003", "0007"]
-    assert steps.part_chunks("0005-0008") == [5, 6, 7, 8]
-    assert steps.part_chunks("0009") == [9]
+    assert Layout.chunk_parts(list(range(1, 10)), 4) == ["0001-0004", "0005-0008", "0009"]
+    assert Layout.chunk_parts([2, 5, 6], 8) == ["0002-0006"]
+    assert Layout.chunk_parts([3, 7], 1) == ["0003", "0007"]
+    assert Layout.part_chunks("0005-0008") == [5, 6, 7, 8]
+    assert Layout.part_chunks("0009") == [9]
 
 
 def test_a_part_re_dispatched_by_the_reconciler_runs_once(tmp_path: Path) -> None:

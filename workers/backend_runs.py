@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from quire.shared import keys
 from quire.shared.backend_usage import BackendFallback, BackendUsage, merge_usage
+from quire.shared.layout import Layout
 from quire.shared.session import Session
 from quire.workers.runtime import Runtime
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 OFFLINE = ("heuristic",)
 _USAGE_ORDER = ("topic_review", "planning", "analysing", "repairing", "indexing")
-REPORT = "semantic-review-report.json"
+REPORT = Layout.REVIEW
 
 
 def llm_backend(s: Session) -> RetryingBackend | None:
@@ -39,8 +40,8 @@ def keep_usage(rt: Runtime, s: Session, name: str, backend: RetryingBackend | No
     own record, and a part that made no call leaves the one it had."""
     if backend is None or backend.usage.empty:
         return
-    version = s.artifacts.get("plan", "")[-21:-5]
-    key = keys.work(s.doc_id, f"llm-usage/{s.state}-{version}-{name}.json")
+    version = Layout.version_of(s.artifacts.get("plan", ""))
+    key = keys.work(s.doc_id, Layout.usage(s.state, version, name))
     rt.store.put(key, backend.usage.snapshot().model_dump_json().encode())
 
 
@@ -54,7 +55,7 @@ def run_usage(rt: Runtime, s: Session) -> BackendUsage | None:
 
     return merge_usage(
         BackendUsage.model_validate_json(rt.store.get(k))
-        for k in sorted(rt.store.list(keys.work(s.doc_id, "llm-usage/")), key=order)
+        for k in sorted(rt.store.list(keys.work(s.doc_id, Layout.USAGE)), key=order)
     )
 
 

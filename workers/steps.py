@@ -22,6 +22,7 @@ from quire.shared import keys
 from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
 from quire.shared.errors import QuireError, VerificationError
 from quire.shared.ir import Document, dump_ir, load_ir
+from quire.shared.layout import Layout
 from quire.shared.manifest import (
     Finding,
     ManifestChunk,
@@ -83,10 +84,10 @@ class StoreImages(Mapping[str, bytes]):
             raise KeyError(name) from None
 
     def __iter__(self) -> Iterator[str]:
-        return (k[len(self.prefix) :] for k in self.store.list(self.prefix + "images/"))
+        return (k[len(self.prefix) :] for k in self.store.list(self.prefix + Layout.IMAGES))
 
     def __len__(self) -> int:
-        return len(self.store.list(self.prefix + "images/"))
+        return len(self.store.list(self.prefix + Layout.IMAGES))
 
 
 def _put_json(rt: Runtime, key: str, data: object) -> str:
@@ -132,14 +133,14 @@ def save_plan(rt: Runtime, s: Session, plan: Plan) -> str:
     stats = load_stats(rt, s, doc, load_candidates(rt, s))
     plan = with_key_terms(plan, stats.terms, stats.positions)
     data = plan.model_dump_json(indent=1).encode()
-    key = work(s, f"plans/{sha256_bytes(data)[:16]}.json")
+    key = work(s, Layout.plan_version(sha256_bytes(data)[:16]))
     rt.store.put(key, data)
-    rt.store.put(out(s, "plan.json"), data)
+    rt.store.put(out(s, Layout.PLAN), data)
     return key
 
 
 def load_candidates(rt: Runtime, s: Session) -> list[Candidate]:
-    return _candidates.validate_json(rt.store.get(work(s, "candidates.json")))
+    return _candidates.validate_json(rt.store.get(work(s, Layout.CANDIDATES)))
 
 
 # Document statistics (term frequencies, headings, candidate positions) of the IRs this
@@ -169,7 +170,7 @@ def load_book_index(rt: Runtime, s: Session, doc: Document) -> BookIndexData:
     IR and kept under a key derived from it."""
     from quire.workers.analysis.book_terms import BookIndexData, read_book_index
 
-    key = work(s, "book-index/" + s.artifacts["ir"].rsplit("/", 1)[-1])
+    key = work(s, Layout.book_index(s.artifacts["ir"]))
     try:
         return BookIndexData.model_validate_json(rt.store.get(key))
     except NotFound:
@@ -184,7 +185,7 @@ def load_book_index(rt: Runtime, s: Session, doc: Document) -> BookIndexData:
 
 
 def load_outcomes(rt: Runtime, s: Session) -> list[ReviewOutcome]:
-    report = json.loads(rt.store.get(out(s, "semantic-review-report.json")))
+    report = json.loads(rt.store.get(out(s, Layout.REVIEW)))
     return _outcomes.validate_python(report["outcomes"])
 
 
@@ -195,23 +196,23 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
     if s.state == "parsing":
         if s.source_format == "docx":
             return ["all"]
-        return [f"{a:05d}-{b:05d}" for a, b in _parse_ranges(rt, s)]
+        return [Layout.parse_part(a, b) for a, b in _parse_ranges(rt, s)]
     if s.state in ("scoring", "planning"):
         return [s.state]
     if s.state == "topic_review":
-        tasks = _tasks.validate_json(rt.store.get(work(s, "review-tasks.json")))
+        tasks = _tasks.validate_json(rt.store.get(work(s, Layout.REVIEW_TASKS)))
         size = REVIEW_BATCH.get(s.settings.backend, LLM_REVIEW_BATCH)
-        return [f"batch-{i:04d}" for i in range((len(tasks) + size - 1) // size)]
+        return [Layout.review_part(i) for i in range((len(tasks) + size - 1) // size)]
     if s.state == "writing":
-        return chunk_parts([c.number for c in load_plan(rt, s).chunks], WRITE_BATCH)
+        return Layout.chunk_parts([c.number for c in load_plan(rt, s).chunks], WRITE_BATCH)
     if s.state == "verifying":
         parts = ["content"]
         if "pdf" in s.settings.formats(s.source_format):
             from quire.workers.verify.render import plan_render_batches
 
-            manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
+            manifest = load_manifest(rt.store.get(out(s, Layout.MANIFEST)))
             batches = plan_render_batches(manifest, s.settings.render_batch_pages)
-            parts += [f"render-{b.index:04d}" for b in batches]
+            parts += [Layout.render_part(b.index) for b in batches]
         return parts
     if s.state == "analysing":
         plan = load_plan(rt, s)
@@ -220,7 +221,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
             for c in plan.chunks
             if c.kind == "study" and not rt.store.exists(analysis_key(s, c))
         ]
-        return chunk_parts(todo, ANALYSIS_BATCH.get(s.settings.backend, 1))
+        return Layout.chunk_parts(todo, ANALYSIS_BATCH.get(s.settings.backend, 1))
     if s.state in ("repairing", "indexing"):
         return [s.state]
     raise ValueError(f"no parts for state {s.state}")
@@ -242,18 +243,6 @@ def _parse_ranges(rt: Runtime, s: Session) -> list[tuple[int, int]]:
         with rt.file(s.source_key) as path:
             heavy = likely_ocr_pages(open_pdf_kept(path), s.settings.ocr)
     return weighted_ranges(s.page_count, s.settings.range_pages, heavy, OCR_PAGE_COST)
-
-
-def chunk_parts(numbers: list[int], size: int) -> list[str]:
-    """Parts of up to `size` chunks, in order: "0007" for one chunk, "0001-0004" for several
-    (all chunk numbers in between; an analysis part skips those already analysed)."""
-    groups = [numbers[i : i + size] for i in range(0, len(numbers), size)]
-    return [f"{g[0]:04d}" if len(g) == 1 else f"{g[0]:04d}-{g[-1]:04d}" for g in groups]
-
-
-def part_chunks(part: str) -> list[int]:
-    first, _, last = part.partition("-")
-    return list(range(int(first), int(last or first) + 1))
 
 
 @dataclass(frozen=True)
@@ -289,9 +278,9 @@ def _store_parsed(
     for name, data in sorted(images.items()):
         rt.store.put(out(s, name), data)
     data = dump_ir(doc)
-    key = work(s, f"ir/{sha256_bytes(data)[:16]}.json")
+    key = work(s, Layout.ir_version(sha256_bytes(data)[:16]))
     rt.store.put(key, data)
-    rt.store.put(out(s, "ir.json"), data)
+    rt.store.put(out(s, Layout.IR), data)
     return PartResult(key, artifacts={"ir": key})
 
 
@@ -316,7 +305,7 @@ def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
         from quire.workers.parse.docx import parse_docx
 
         if part == FINISH:
-            return out(s, "ir.json")
+            return out(s, Layout.IR)
         with rt.file(s.source_key) as path:
             parsed = parse_docx(path)
         parsed.document.source_name = s.source_name
@@ -332,13 +321,13 @@ def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
             parsed = merge_pdf_ranges(pdf_meta(path, s.doc_id), results, strict=s.settings.strict)
         parsed.document.source_name = s.source_name
         return _store_parsed(rt, s, parsed.document, parsed.images)
-    first, last = (int(x) for x in part.split("-"))
+    first, last = Layout.part_pages(part)
     ocr = OcrSettings(mode=s.settings.ocr, lang=s.settings.ocr_lang)
     with rt.file(s.source_key) as path:
         result = parse_pdf_range(
             path, first, last, doc_id=s.doc_id, ocr=ocr, ocr_cache=StoreOcrCache(rt.store)
         )
-    key = work(s, f"parse/{part}.json")
+    key = work(s, Layout.part_result(Layout.PARSED, part))
     rt.store.put(key, result.to_json())
     return key
 
@@ -352,24 +341,24 @@ def _score(rt: Runtime, s: Session, part: str) -> str:
 
     doc = load_doc(rt, s)
     candidates = score_candidates(doc, safe_candidates(doc))
-    rt.store.put(work(s, "candidates.json"), _candidates.dump_json(candidates))
-    rt.store.put(work(s, "review-tasks.json"), _tasks.dump_json(review_tasks(doc, candidates)))
-    return work(s, "candidates.json")
+    rt.store.put(work(s, Layout.CANDIDATES), _candidates.dump_json(candidates))
+    rt.store.put(work(s, Layout.REVIEW_TASKS), _tasks.dump_json(review_tasks(doc, candidates)))
+    return work(s, Layout.CANDIDATES)
 
 
 def _review(rt: Runtime, s: Session, part: str) -> str:
     from quire.workers.review import LLMReviewer, make_reviewer, review_all
 
-    tasks = _tasks.validate_json(rt.store.get(work(s, "review-tasks.json")))
+    tasks = _tasks.validate_json(rt.store.get(work(s, Layout.REVIEW_TASKS)))
     size = REVIEW_BATCH.get(s.settings.backend, LLM_REVIEW_BATCH)
-    index = int(part.split("-")[1])
+    index = Layout.part_index(part)
     batch = tasks[index * size : (index + 1) * size]
     doc = load_doc(rt, s)
     llm = llm_backend(s)
     reviewer = LLMReviewer(llm) if llm else make_reviewer(s.settings.backend)
     outcomes = review_all(batch, doc.by_id(), reviewer)
     keep_usage(rt, s, part, llm)
-    key = work(s, f"reviews/{part}.json")
+    key = work(s, Layout.part_result(Layout.REVIEWS, part))
     rt.store.put(key, _outcomes.dump_json(outcomes))
     return key
 
@@ -382,7 +371,7 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
     candidates = load_candidates(rt, s)
     outcomes = [
         o
-        for key in sorted(rt.store.list(work(s, "reviews/")))
+        for key in sorted(rt.store.list(work(s, Layout.REVIEWS)))
         for o in _outcomes.validate_json(rt.store.get(key))
     ]
     report = {
@@ -396,7 +385,7 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
     }
     write_review_report(rt, s, report)
     if s.settings.decider == "agent":
-        return PartResult(out(s, "semantic-review-report.json"), goto="awaiting_decision")
+        return PartResult(out(s, Layout.REVIEW), goto="awaiting_decision")
     by_cut = {o.after_id: o for o in outcomes}
     if s.settings.backend in OFFLINE_ANALYSIS:
         plan = plan_globally(doc, candidates, by_cut, s.settings.plan)
@@ -434,11 +423,11 @@ def _write(rt: Runtime, s: Session, part: str) -> str:
             overlap_pages=s.settings.overlap_pages,
         )
         manifest.backend_fallbacks = fallbacks_so_far(rt, s)
-        rt.store.put(out(s, "manifest.json"), dump_manifest(manifest))
-        return out(s, "manifest.json")
+        rt.store.put(out(s, Layout.MANIFEST), dump_manifest(manifest))
+        return out(s, Layout.MANIFEST)
     written_entries: list[ManifestChunk] = []
     with rt.file(s.source_key) as source:
-        for number in part_chunks(part):
+        for number in Layout.part_chunks(part):
             written = write_chunk(
                 doc,
                 plan,
@@ -451,7 +440,7 @@ def _write(rt: Runtime, s: Session, part: str) -> str:
             for name, data in written.files.items():
                 rt.store.put(out(s, name), data)
             written_entries.append(written.entry)
-    key = work(s, f"chunks/{part}.json")
+    key = work(s, Layout.part_result(Layout.CHUNKS, part))
     rt.store.put(key, _entries.dump_json(written_entries))
     return key
 
@@ -466,22 +455,22 @@ def _verify(rt: Runtime, s: Session, part: str) -> str:
         for p in s.parts[1:]:
             batch = json.loads(rt.store.get(s.done[p]))
             report = add_render_findings(report, _findings(batch["findings"]), batch["pages"])
-        rt.store.put(out(s, "verification-report.json"), dump_report(report))
+        rt.store.put(out(s, Layout.VERIFICATION), dump_report(report))
         if not report.passed:
             kinds = sorted({f.kind for f in report.findings})
             raise VerificationError(
                 f"verification failed: {len(report.findings)} findings "
                 f"({', '.join(kinds)}); see verification-report.json"
             )
-        return out(s, "verification-report.json")
+        return out(s, Layout.VERIFICATION)
     if part == "content":
         with rt.folder(out(s, "")) as folder:
             report = verify_output(folder, render=False, outcomes=load_outcomes(rt, s))
-        key = work(s, "verify/content.json")
+        key = work(s, Layout.VERIFIED_CONTENT)
         rt.store.put(key, report.model_dump_json().encode())
         return key
-    manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
-    batch = plan_render_batches(manifest, s.settings.render_batch_pages)[int(part.split("-")[1])]
+    manifest = load_manifest(rt.store.get(out(s, Layout.MANIFEST)))
+    batch = plan_render_batches(manifest, s.settings.render_batch_pages)[Layout.part_index(part)]
     # only the chunk PDFs this batch renders, not the whole output folder
     with (
         rt.folder(out(s, ""), only=sorted(batch.chunk_pdfs.values())) as folder,
@@ -490,7 +479,7 @@ def _verify(rt: Runtime, s: Session, part: str) -> str:
         findings = run_render_batch(folder, source, batch, dpi=s.settings.render_dpi)
     return _put_json(
         rt,
-        work(s, f"verify/{part}.json"),
+        work(s, Layout.part_result(Layout.VERIFIED, part)),
         {"pages": len(batch.pages), "findings": [f.model_dump(mode="json") for f in findings]},
     )
 
@@ -504,7 +493,7 @@ def _findings(raw: list[dict[str, object]]) -> list[Finding]:
 
 def analysis_key(s: Session, c: ChunkPlan) -> str:
     """Analyses are keyed by element range, so they survive renumbering after a repair."""
-    return work(s, f"analysis/{c.first_id}-{c.last_id}.json")
+    return work(s, Layout.session_analysis(c.first_id, c.last_id))
 
 
 def load_analysis(rt: Runtime, s: Session, c: ChunkPlan) -> ChunkAnalysis | AnalysisFailure | None:
@@ -527,7 +516,7 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
     llm = llm_backend(s)
     backend = llm or s.settings.backend
     if part != FINISH:
-        chunks = [plan.chunks[n - 1] for n in part_chunks(part)]
+        chunks = [plan.chunks[n - 1] for n in Layout.part_chunks(part)]
         for chunk in chunks:
             if chunk.kind != "study" or rt.store.exists(analysis_key(s, chunk)):
                 continue  # analysed before this part was formed, or by its last delivery
@@ -558,43 +547,42 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
                 f"{result.attempts} attempts: {result.error}"
             )
         analyses.append(result)
-    for key in rt.store.list(out(s, "analysis/")):
+    for key in rt.store.list(out(s, Layout.ANALYSES)):
         rt.store.delete(key)
     for a in analyses:
-        rt.store.put(
-            out(s, f"analysis/chunk-{a.chunk:04d}.json"), a.model_dump_json(indent=1).encode()
-        )
-    repaired = {k.rsplit("/", 1)[-1] for k in rt.store.list(work(s, "repair/"))}
+        rt.store.put(out(s, Layout.analysis(a.chunk)), a.model_dump_json(indent=1).encode())
+    repaired = {Layout.file_name(k) for k in rt.store.list(work(s, Layout.REPAIRS))}
     to_repair = [
         a.chunk
         for a in analyses
-        if a.coherence == "needs_review" and f"{a.first_id}-{a.last_id}.json" not in repaired
+        if a.coherence == "needs_review"
+        and Layout.range_name(a.first_id, a.last_id) not in repaired
     ]
     if to_repair:
         key = _put_json(
             rt,
-            work(s, f"repair-requests/{s.artifacts['plan'][-21:-5]}.json"),
+            work(s, Layout.repair_request(Layout.version_of(s.artifacts["plan"]))),
             {"chunks": to_repair},
         )
-        return PartResult(out(s, "analysis/"), goto="repairing", artifacts={"repair": key})
+        return PartResult(out(s, Layout.ANALYSES), goto="repairing", artifacts={"repair": key})
     from quire.workers.analysis import retitle_plan
 
     retitled = retitle_plan(plan, analyses)
     if retitled != plan:
         key = replace_plan(rt, s, retitled)
-        return PartResult(out(s, "analysis/"), goto="writing", artifacts={"plan": key})
-    return out(s, "analysis/")
+        return PartResult(out(s, Layout.ANALYSES), goto="writing", artifacts={"plan": key})
+    return out(s, Layout.ANALYSES)
 
 
 def replace_plan(rt: Runtime, s: Session, plan: Plan) -> str:
     """A new plan (retitled or split) is written again in full: drop the old chunk files.
     Returns the new plan version's key."""
-    manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
+    manifest = load_manifest(rt.store.get(out(s, Layout.MANIFEST)))
     for c in manifest.chunks:
         for name in (c.markdown_file, c.pdf_file):
             if name:
                 rt.store.delete(out(s, name))
-    for key in rt.store.list(work(s, "chunks/")):
+    for key in rt.store.list(work(s, Layout.CHUNKS)):
         rt.store.delete(key)
     return save_plan(rt, s, plan)
 
@@ -607,7 +595,7 @@ def _repair(rt: Runtime, s: Session, part: str) -> PartResult:
     redo = {(c.first_id, c.last_id) for c in plan.chunks if c.number in requested}
     llm = llm_backend(s)
     settled = _settle(rt, s, doc, plan, load_candidates(rt, s), redo=redo, backend=llm)
-    keep_usage(rt, s, s.artifacts["repair"][-21:-5], llm)
+    keep_usage(rt, s, Layout.version_of(s.artifacts["repair"]), llm)
     key = replace_plan(rt, s, settled)
     return PartResult(key, artifacts={"plan": key})
 
@@ -628,13 +616,13 @@ def _settle(
     from quire.workers.analysis.settle import settle
 
     known: dict[tuple[str, str], ChunkAnalysis | AnalysisFailure] = {}
-    for key in rt.store.list(work(s, "analysis/")):
+    for key in rt.store.list(work(s, Layout.SESSION_ANALYSES)):
         raw = json.loads(rt.store.get(key))
         result = (AnalysisFailure if "error" in raw else ChunkAnalysis).model_validate(raw)
         known[(result.first_id, result.last_id)] = result
     repaired: list[tuple[str, str]] = []
     if redo is not None:
-        for key in rt.store.list(work(s, "repair/")):
+        for key in rt.store.list(work(s, Layout.REPAIRS)):
             marker = json.loads(rt.store.get(key))
             if (marker["first_id"], marker["last_id"]) not in redo:
                 repaired.append((marker["first_id"], marker["last_id"]))
@@ -653,7 +641,11 @@ def _settle(
         if chunk is not None and made is not None:  # not a range a later repair split
             rt.store.put(analysis_key(s, chunk), made.model_dump_json().encode())
     for r in settled.repairs:
-        _put_json(rt, work(s, f"repair/{r.first_id}-{r.last_id}.json"), dataclasses.asdict(r))
+        _put_json(
+            rt,
+            work(s, Layout.repair(r.first_id, r.last_id)),
+            dataclasses.asdict(r),
+        )
     return settled.plan
 
 
@@ -661,7 +653,7 @@ def _index(rt: Runtime, s: Session, part: str) -> str:
     from quire.workers.analysis import author_index, index_context, render_index, validate_index
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)
-    manifest = load_manifest(rt.store.get(out(s, "manifest.json")))
+    manifest = load_manifest(rt.store.get(out(s, Layout.MANIFEST)))
     analyses = {
         c.number: a for c in plan.chunks if isinstance(a := load_analysis(rt, s, c), ChunkAnalysis)
     }
@@ -670,9 +662,9 @@ def _index(rt: Runtime, s: Session, part: str) -> str:
     files = render_index(context, author_index(context, llm or s.settings.backend))
     validate_index(
         context,
-        en=files["study-index-en.md"],
-        fa=files["study-index-fa.md"],
-        map=files["study-map.md"],
+        en=files[Layout.STUDY_INDEX_EN],
+        fa=files[Layout.STUDY_INDEX_FA],
+        map=files[Layout.STUDY_MAP],
     )
     for name, text in files.items():
         rt.store.put(out(s, name), text.encode("utf-8"))
@@ -680,5 +672,5 @@ def _index(rt: Runtime, s: Session, part: str) -> str:
     if llm is not None:  # the whole run's usage and fallbacks, now that they are known
         write_review_report(rt, s)
         manifest.backend_fallbacks = fallbacks_so_far(rt, s)
-        rt.store.put(out(s, "manifest.json"), dump_manifest(manifest))
-    return out(s, "study-index-en.md")
+        rt.store.put(out(s, Layout.MANIFEST), dump_manifest(manifest))
+    return out(s, Layout.STUDY_INDEX_EN)

@@ -12,6 +12,7 @@ from quire.orchestrator.mcp.schemas import ChunkFile
 from quire.orchestrator.outputs import export_document
 from quire.shared import keys
 from quire.shared.files import write_atomic
+from quire.shared.layout import Layout
 from quire.shared.manifest import load_manifest
 from quire.shared.settings import load_settings
 from quire.workers.runtime import Runtime
@@ -59,7 +60,7 @@ def export(rt: Runtime, doc_id: str, folder: Path) -> None:
 
 def chunk_files(rt: Runtime, doc_id: str) -> list[ChunkFile]:
     """The written chunks' files, from the document's manifest (none before writing)."""
-    key = keys.out(doc_id, "manifest.json")
+    key = keys.out(doc_id, Layout.MANIFEST)
     if not rt.store.exists(key):
         return []
     return [

@@ -1,6 +1,7 @@
 """The tool registry: `@tool` turns a function `(args: In) -> Out` into an MCP tool whose
 input and output schemas are those of its pydantic models, and whose description and
-annotations say the same thing about what it changes."""
+annotations say the same thing about what it changes; `register` adds one made otherwise
+(from the table of agent-loop operations, orchestrator/operations.py)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,41 @@ class ToolSpec:
 TOOLS: dict[str, ToolSpec] = {}
 
 
+def register(
+    name: str,
+    title: str,
+    doc: str,
+    fn: Callable[[Any], BaseModel],
+    input: type[BaseModel],
+    output: type[BaseModel],
+    *,
+    changes: str | None,
+    destructive: bool = False,
+    idempotent: bool = False,
+    open_world: bool = False,
+) -> None:
+    """Add a tool. `changes` says what it changes (None: read-only); the description `doc`
+    ends with that, and the MCP annotations say the same."""
+    kinds = [k for k, on in (("destructive", destructive), ("idempotent", idempotent)) if on]
+    flags = f" ({', '.join(kinds)})" if kinds else ""
+    state = f"Changes state{flags}: {changes}." if changes else "Read-only: changes nothing."
+    TOOLS[name] = ToolSpec(
+        name=name,
+        title=title,
+        description=" ".join(f"{doc} {state}".split()),
+        fn=fn,
+        input=input,
+        output=output,
+        annotations=types.ToolAnnotations(
+            title=title,
+            read_only_hint=changes is None,
+            destructive_hint=destructive if changes else False,
+            idempotent_hint=idempotent or changes is None,
+            open_world_hint=open_world,
+        ),
+    )
+
+
 def tool(
     title: str,
     *,
@@ -45,29 +81,23 @@ def tool(
     idempotent: bool = False,
     open_world: bool = False,
 ) -> Callable[[Any], Any]:
-    """Register a tool. `changes` says what it changes (None: read-only); the description
-    ends with that, and the MCP annotations say the same."""
+    """Register a function `(args: In) -> Out` as a tool: its name, docstring and type hints
+    give the tool's name, description and schemas."""
 
-    def register(fn: Callable[[Any], BaseModel]) -> Callable[[Any], BaseModel]:
+    def add(fn: Callable[[Any], BaseModel]) -> Callable[[Any], BaseModel]:
         hints = get_type_hints(fn)
-        kinds = [k for k, on in (("destructive", destructive), ("idempotent", idempotent)) if on]
-        flags = f" ({', '.join(kinds)})" if kinds else ""
-        state = f"Changes state{flags}: {changes}." if changes else "Read-only: changes nothing."
-        TOOLS[fn.__name__] = ToolSpec(
-            name=fn.__name__,
-            title=title,
-            description=" ".join(f"{inspect.getdoc(fn)} {state}".split()),
-            fn=fn,
-            input=hints["args"],
-            output=hints["return"],
-            annotations=types.ToolAnnotations(
-                title=title,
-                read_only_hint=changes is None,
-                destructive_hint=destructive if changes else False,
-                idempotent_hint=idempotent or changes is None,
-                open_world_hint=open_world,
-            ),
+        register(
+            fn.__name__,
+            title,
+            inspect.getdoc(fn) or "",
+            fn,
+            hints["args"],
+            hints["return"],
+            changes=changes,
+            destructive=destructive,
+            idempotent=idempotent,
+            open_world=open_world,
         )
         return fn
 
-    return register
+    return add

@@ -1,14 +1,21 @@
 """The tools, in the order a host uses them. Each is thin: open the document, call the agent
-loop (`orchestrator.agent`, the same functions as the CLI's) or the service functions, and
-say where the document now stands (`DocOut.at`). The docstring is the tool's description;
-`@tool` says what it changes."""
+loop (`orchestrator.agent`) or the service functions, and say where the document now stands
+(`DocOut.at`). The agent-loop operations the CLI has too are rows of one table
+(orchestrator/operations.py: names, models, call, what they change); here they only get
+their output. The others' docstring is the tool's description; `@tool` says what it
+changes."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
 
 from quire.orchestrator import agent
+from quire.orchestrator.mcp import schemas
 from quire.orchestrator.mcp.docs import Doc, drive, failed, next_step, runtime
 from quire.orchestrator.mcp.exports import (
     chunk_files,
@@ -18,25 +25,19 @@ from quire.orchestrator.mcp.exports import (
     recorded_output,
     run_folder,
 )
-from quire.orchestrator.mcp.registry import tool
+from quire.orchestrator.mcp.registry import register, tool
 from quire.orchestrator.mcp.schemas import (
     AnalysisContextOut,
     AnalysisOut,
     BoundaryOut,
-    ChunkIn,
     ChunkOut,
-    CommitAnalysisIn,
-    CommitBoundaryIn,
-    CommitIndexIn,
     CommitIndexOut,
     CommitReviewsIn,
     DocDetail,
-    DocIn,
     DocSummary,
     HistoryEntry,
     IndexContextOut,
     RepairContextOut,
-    RepairIn,
     RepairOut,
     ReviewBatchIn,
     ReviewBatchOut,
@@ -51,18 +52,47 @@ from quire.orchestrator.mcp.schemas import (
     WriteChunksIn,
     WriteChunksOut,
 )
+from quire.orchestrator.operations import OPERATIONS
 from quire.shared import keys
 from quire.shared.errors import InputError, ValidationFailedError
+from quire.shared.layout import Layout
 from quire.shared.manifest import VerificationReport
 from quire.shared.session import Session
 from quire.workers.runtime import Runtime
+
+
+def _operation(name: str, present: Callable[[Doc, Any], BaseModel]) -> None:
+    """Register the tool of one agent-loop operation (operations.py): open the document,
+    call the loop, and `present` its answer as the operation's output model."""
+    op = OPERATIONS[name]
+    output = getattr(schemas, op.output)
+
+    def run(args: Any) -> BaseModel:
+        doc = Doc.open(args.doc_id)
+        out = present(doc, op.call(doc.rt, doc.id, args))
+        assert isinstance(out, output), (name, type(out))
+        return out
+
+    run.__name__ = run.__qualname__ = op.tool
+    register(
+        op.tool,
+        op.title,
+        op.doc,
+        run,
+        getattr(schemas, op.input),
+        output,
+        changes=op.changes,
+        destructive=op.destructive,
+        idempotent=op.idempotent,
+    )
+
 
 # --- splitting and topic reviews -----------------------------------------------------------
 
 
 def _review_counts(rt: Runtime, s: Session) -> tuple[int | None, int | None]:
     counts: list[int | None] = []
-    for name in ("candidates.json", "review-tasks.json"):
+    for name in (Layout.CANDIDATES, Layout.REVIEW_TASKS):
         key = keys.work(s.doc_id, name)
         counts.append(len(json.loads(rt.store.get(key))) if rt.store.exists(key) else None)
     return counts[0], counts[1]
@@ -189,36 +219,8 @@ def _boundary_out(doc: Doc, snap: agent.Snapshot) -> BoundaryOut:
     return BoundaryOut.at(snap, step, context=snap.context or None)
 
 
-@tool("Get the next boundary decision", changes=None)
-def get_boundary_context(args: DocIn) -> BoundaryOut:
-    """Where the chunk being planned starts, the safe candidates it may end at (size, zone,
-    change score, topic reviews), the size rules and any confirmed topic change that must
-    not be crossed. context=null: nothing left to decide."""
-    doc = Doc.open(args.doc_id)
-    return _boundary_out(doc, agent.boundary_context(doc.rt, doc.id))
-
-
-@tool(
-    "Commit a boundary decision",
-    changes="records the decision as a new revision; the "
-    "last one completes the plan and moves the document to writing",
-)
-def commit_boundary(args: CommitBoundaryIn) -> BoundaryOut:
-    """Cut at a listed candidate (element_id = its after_id) or extend the chunk, with a
-    specific reason. Validated like an LLM decider: only listed candidates, evidence beyond
-    the preferred size, two continuity reviews to go past the soft maximum. Returns the
-    next context."""
-    doc = Doc.open(args.doc_id)
-    snap = agent.commit_boundary(
-        doc.rt,
-        doc.id,
-        revision=args.revision,
-        action=args.action,
-        element_id=args.element_id,
-        reason=args.reason,
-        evidence=args.evidence,
-    )
-    return _boundary_out(doc, snap)
+_operation("get_boundary_context", _boundary_out)
+_operation("commit_boundary", _boundary_out)
 
 
 # --- writing and verifying -----------------------------------------------------------------
@@ -258,7 +260,7 @@ def write_chunks(args: WriteChunksIn) -> WriteChunksOut:
             record_output(rt, doc.id, folder)
         export(rt, doc.id, folder)
         report = VerificationReport.model_validate_json(
-            rt.store.get(keys.out(doc.id, "verification-report.json"))
+            rt.store.get(keys.out(doc.id, Layout.VERIFICATION))
         )
         passed = report.passed
     return WriteChunksOut.at(
@@ -290,7 +292,7 @@ def verify_integrity(args: VerifyIn) -> VerifyOut:
             "no output folder: give output_dir, or a doc_id whose "
             "chunks were written (write_chunks)"
         )
-    if not (folder / "manifest.json").is_file():
+    if not (folder / Layout.MANIFEST).is_file():
         raise ValidationFailedError(f"{folder} has no manifest.json: write_chunks first")
     report = verify_folder(folder, None)
     return VerifyOut(
@@ -306,111 +308,42 @@ def verify_integrity(args: VerifyIn) -> VerifyOut:
 # --- chunks: read, analyse, repair ---------------------------------------------------------
 
 
-@tool("Read a chunk", changes=None)
-def get_chunk(args: ChunkIn) -> ChunkOut:
-    """A chunk's plan entry (elements, pages, words, title, why it ends) and its full
-    Markdown content."""
-    doc = Doc.open(args.doc_id)
-    data = agent.get_chunk(doc.rt, doc.id, args.chunk)
+def _chunk_out(doc: Doc, data: dict[str, Any]) -> ChunkOut:
     s = doc.session()
     return ChunkOut.at(
         s, next_step(s), revision=data["revision"], chunk=data["chunk"], content=data["content"]
     )
 
 
-@tool(
-    "Get a chunk's analysis context",
-    changes="records that you read this chunk (the study index needs every chunk read)",
-    idempotent=True,
-)
-def get_chunk_analysis_context(args: ChunkIn) -> AnalysisContextOut:
-    """A chunk's full content with its headings, key terms, neighbours' titles and the safe
-    cuts inside it, for writing its analysis (bilingual topic and study focus, coherence)."""
-    doc = Doc.open(args.doc_id)
-    snap = agent.analysis_context(doc.rt, doc.id, args.chunk)
-    return AnalysisContextOut.at(
+_operation("get_chunk", _chunk_out)
+_operation(
+    "get_chunk_analysis_context",
+    lambda doc, snap: AnalysisContextOut.at(
         snap, "commit_chunk_analysis with this revision", context=snap.context
-    )
-
-
-@tool(
-    "Commit a chunk analysis",
-    changes="replaces the chunk's analysis (new revision); "
-    "write_chunks then retitles, rewrites and re-verifies the chunks",
-    destructive=True,
+    ),
 )
-def commit_chunk_analysis(args: CommitAnalysisIn) -> AnalysisOut:
-    """Store your analysis of a chunk: topic_en (it becomes the file name), topic_fa and
-    study_focus_fa in Persian script, study_focus_en, coherence (needs_review: the chunk joins
-    unrelated topics) and a reason. Generic or template text is refused."""
-    doc = Doc.open(args.doc_id)
-    analysis = agent.commit_analysis(
-        doc.rt, doc.id, args.chunk, args.analysis.model_dump(), revision=args.revision
-    )
-    return AnalysisOut.at(
+_operation(
+    "commit_chunk_analysis",
+    lambda doc, analysis: AnalysisOut.at(
         doc.session(), "more commit_chunk_analysis, then write_chunks", analysis=analysis
-    )
-
-
-@tool("Get a chunk's repair candidates", changes=None)
-def get_boundary_repair_context(args: ChunkIn) -> RepairContextOut:
-    """The safe cut candidates strictly inside a chunk, with the sizes a split there would
-    give, for a split-only repair of an incoherent chunk."""
-    doc = Doc.open(args.doc_id)
-    snap = agent.repair_context(doc.rt, doc.id, args.chunk)
-    return RepairContextOut.at(
-        snap, "repair_chunk_boundaries with this revision", context=snap.context
-    )
-
-
-@tool(
-    "Split a chunk",
-    changes="replaces the plan with the chunk split in two (later chunks "
-    "are renumbered); write_chunks then rewrites and re-verifies",
-    destructive=True,
+    ),
 )
-def repair_chunk_boundaries(args: RepairIn) -> RepairOut:
-    """Split one chunk at one listed inner candidate (never a merge or a moved boundary).
-    Call again for more splits, then write_chunks."""
-    doc = Doc.open(args.doc_id)
-    plan = agent.repair_boundary(
-        doc.rt,
-        doc.id,
-        args.chunk,
-        revision=args.revision,
-        element_id=args.element_id,
-        reason=args.reason,
-    )
-    return RepairOut.at(doc.session(), "write_chunks", chunks=plan.chunks)
+_operation(
+    "get_boundary_repair_context",
+    lambda doc, snap: RepairContextOut.at(
+        snap, "repair_chunk_boundaries with this revision", context=snap.context
+    ),
+)
+_operation(
+    "repair_chunk_boundaries",
+    lambda doc, plan: RepairOut.at(doc.session(), "write_chunks", chunks=plan.chunks),
+)
 
 
 # --- the study index and status ------------------------------------------------------------
 
 
-@tool("Get the study index context", changes=None)
-def get_study_index_context(args: DocIn) -> IndexContextOut:
-    """The verified chunk metadata to write the study indexes from (files, topics, pages,
-    minutes at 80 words per minute), the rules they must follow, and the chunks you have not
-    read yet (commit_study_index refuses until that list is empty)."""
-    doc = Doc.open(args.doc_id)
-    snap = agent.index_context(doc.rt, doc.id)
-    return IndexContextOut.at(snap, "commit_study_index with this revision", context=snap.context)
-
-
-@tool(
-    "Commit the study index",
-    changes="replaces study-index-en.md, study-index-fa.md and "
-    "study-map.md (new revision) and exports them",
-    destructive=True,
-)
-def commit_study_index(args: CommitIndexIn) -> CommitIndexOut:
-    """Store your study indexes: each links every chunk file, states each chunk's and the
-    total study time ('N min'), and the fa index is in Persian. Refused until every chunk's
-    analysis context was read."""
-    doc = Doc.open(args.doc_id)
-    files = agent.commit_index(
-        doc.rt, doc.id, revision=args.revision, en=args.en, fa=args.fa, study_map=args.study_map
-    )
+def _index_out(doc: Doc, files: list[str]) -> CommitIndexOut:
     s = doc.session()
     folder = recorded_output(doc.rt, doc.id)
     if folder is not None and s.state == "complete":
@@ -418,6 +351,15 @@ def commit_study_index(args: CommitIndexIn) -> CommitIndexOut:
     return CommitIndexOut.at(
         s, "verify_integrity", files=files, output_dir=str(folder) if folder else None
     )
+
+
+_operation(
+    "get_study_index_context",
+    lambda doc, snap: IndexContextOut.at(
+        snap, "commit_study_index with this revision", context=snap.context
+    ),
+)
+_operation("commit_study_index", _index_out)
 
 
 @tool("Show status", changes=None)
@@ -433,11 +375,11 @@ def get_status(args: StatusIn) -> StatusOut:
     doc = Doc.open(args.doc_id)
     rt, s = doc.rt, doc.session()
     reviews = None
-    if rt.store.exists(keys.out(doc.id, "semantic-review-report.json")):
+    if rt.store.exists(keys.out(doc.id, Layout.REVIEW)):
         from quire.workers import steps
 
         reviews = agent.summarize_reviews(steps.load_outcomes(rt, s))
-    plan_key = keys.out(doc.id, "plan.json")
+    plan_key = keys.out(doc.id, Layout.PLAN)
     chunks = (
         len(json.loads(rt.store.get(plan_key))["chunks"]) if rt.store.exists(plan_key) else None
     )

@@ -22,6 +22,7 @@ from quire.orchestrator.web.models import Health
 from quire.orchestrator.web.pages import PageImages
 from quire.orchestrator.web.reads import Reader
 from quire.shared.settings import Settings, load_settings
+from quire.shared.version import package_version
 from quire.workers.runtime import Runtime
 
 STATIC = Path(__file__).parent / "static"
@@ -42,9 +43,9 @@ def create_app(
     """The workspace and API. The token (`QUIRE_API_TOKEN`) and limits come from the
     environment; `processes`: embedded worker processes per document driven (default: CPUs;
     at least 2, so that parts always run in worker processes, never in the server's)."""
-    from quire import __version__
     from quire.orchestrator.web.routes import batches, documents, library, ui
 
+    version = package_version()
     rt = rt or Runtime.from_env()
     limits = limits or load_settings()
     workers = max(2, processes or os.cpu_count() or 2)  # 1 would run parts in this process
@@ -67,7 +68,7 @@ def create_app(
 
     app = FastAPI(
         title="Quire",
-        version=__version__,
+        version=version,
         lifespan=lifespan,
         summary="Cut long textbooks into verified study sessions.",
         openapi_url="/v1/openapi.json",
@@ -91,7 +92,7 @@ def create_app(
     @app.get("/v1/health", tags=["meta"])
     def health() -> Health:
         """Whether the server is up, and how it runs documents (no token needed)."""
-        return Health(mode=web.mode, version=__version__)
+        return Health(mode=web.mode, version=version)
 
     protected = [Depends(require_auth)]
     app.include_router(documents.router, prefix="/v1", dependencies=protected)

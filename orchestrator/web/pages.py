@@ -13,6 +13,7 @@ import threading
 from typing import Any
 
 from quire.shared import keys
+from quire.shared.layout import Layout
 from quire.shared.session import Session
 from quire.shared.store import NotFound
 from quire.workers.runtime import Runtime
@@ -27,7 +28,7 @@ MIN_DPI, MAX_DPI = 36, 200
 
 
 def image_key(doc_id: str, page: int, dpi: int) -> str:
-    return keys.work(doc_id, f"page-images/{dpi}/{page:05d}.png")
+    return keys.work(doc_id, Layout.page_image(dpi, page))
 
 
 def etag(doc_id: str, page: int, dpi: int) -> str:

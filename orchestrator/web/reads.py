@@ -36,6 +36,7 @@ from quire.shared import keys
 from quire.shared.analysis import ChunkAnalysis
 from quire.shared.errors import UnknownDocumentError
 from quire.shared.ir import OutlineEntry, SkippedPage
+from quire.shared.layout import Layout
 from quire.shared.manifest import Manifest, ManifestChunk, VerificationReport, load_manifest
 from quire.shared.plan import Plan
 from quire.shared.session import Session
@@ -96,26 +97,26 @@ class Outputs:
 
     @cached_property
     def plan(self) -> Plan:
-        return Plan.model_validate_json(self.need("plan.json", "plan"))
+        return Plan.model_validate_json(self.need(Layout.PLAN, "plan"))
 
     @cached_property
     def manifest(self) -> Manifest | None:
-        data = self.raw("manifest.json")
+        data = self.raw(Layout.MANIFEST)
         return load_manifest(data) if data else None
 
     @cached_property
     def verification(self) -> VerificationReport | None:
-        data = self.raw("verification-report.json")
+        data = self.raw(Layout.VERIFICATION)
         return VerificationReport.model_validate_json(data) if data else None
 
     @cached_property
     def review(self) -> ReviewReport | None:
-        data = self.raw("semantic-review-report.json")
+        data = self.raw(Layout.REVIEW)
         return ReviewReport.model_validate_json(data) if data else None
 
     @cached_property
     def analyses(self) -> dict[int, ChunkAnalysis]:
-        prefix = keys.out(self.session.doc_id, "analysis/")
+        prefix = keys.out(self.session.doc_id, Layout.ANALYSES)
         found = (
             ChunkAnalysis.model_validate_json(self.rt.store.get(k))
             for k in self.rt.store.list(prefix)
@@ -125,7 +126,7 @@ class Outputs:
 
     @cached_property
     def pages(self) -> PagesOut:
-        ir = _IrOverview.model_validate_json(self.need("ir.json", "parsed pages"))
+        ir = _IrOverview.model_validate_json(self.need(Layout.IR, "parsed pages"))
         return PagesOut(
             doc_id=ir.doc_id,
             page_count=ir.page_count,

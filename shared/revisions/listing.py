@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from quire.shared.keys import out
+from quire.shared.layout import Layout
 from quire.shared.store.base import NotFound, ObjectStore
 
 MAX_LIMIT = 200  # entries per page, at most
@@ -181,12 +182,12 @@ def output_facts(store: ObjectStore, doc_id: str) -> OutputFacts:
     report (two small reads, once per stop; neither is parsed beyond the fields needed)."""
     facts = OutputFacts()
     try:
-        written = _Written.model_validate_json(store.get(out(doc_id, "manifest.json")))
+        written = _Written.model_validate_json(store.get(out(doc_id, Layout.MANIFEST)))
         facts.pages, facts.sessions = written.page_count, written.chunk_count
     except NotFound:
         pass
     try:
-        report = _Verdict.model_validate_json(store.get(out(doc_id, "verification-report.json")))
+        report = _Verdict.model_validate_json(store.get(out(doc_id, Layout.VERIFICATION)))
         facts.verification = "passed" if report.passed else "failed"
     except NotFound:
         pass

@@ -68,6 +68,7 @@ from quire.shared.ir import (
     element_id,
     make_element,
 )
+from quire.shared.layout import Layout
 from quire.shared.text import count_words, normalize, sha256_bytes
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.docx_content import (
@@ -374,7 +375,7 @@ class _Builder:
             sha = sha256_bytes(blob)
             # the part name comes from the document: only a plain extension becomes a name
             ext = (part.partname.ext or "").lower()
-            file = f"images/{sha}.{ext if _SAFE_EXT.fullmatch(ext) else 'bin'}"
+            file = Layout.image(sha, ext if _SAFE_EXT.fullmatch(ext) else "bin")
             width = height = None
             try:
                 info = DocxImage.from_blob(blob)

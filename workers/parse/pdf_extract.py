@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from quire.shared.ir import ImageRef, TextlessKind
+from quire.shared.layout import Layout
 from quire.shared.text import sha256_bytes
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 from quire.workers.parse.pdf_figures import Box, figure_regions, figure_rows
@@ -447,7 +448,7 @@ def _images(
                 sha = sha256_bytes(data)
                 ref = ImageRef(
                     sha256=sha,
-                    file=f"images/{sha}.{ext}",
+                    file=Layout.image(sha, ext),
                     width=info.get("width"),
                     height=info.get("height"),
                 )

@@ -14,6 +14,7 @@ from pathlib import Path
 from quire.shared.errors import InputError, VerificationError
 from quire.shared.files import write_atomic
 from quire.shared.ir import Document, load_ir
+from quire.shared.layout import Layout
 from quire.shared.manifest import Manifest, load_manifest
 from quire.shared.plan import ChunkPlan, Plan, PlanSettings
 from quire.shared.rag import (
@@ -64,12 +65,12 @@ def plan_from_manifest(manifest: Manifest) -> Plan:
 def load_sessions(out_dir: Path) -> tuple[Document, Plan]:
     """The IR and the sessions of an output folder (plan.json, else manifest.json)."""
     try:
-        doc = load_ir((out_dir / "ir.json").read_bytes())
-        plan_path = out_dir / "plan.json"
+        doc = load_ir((out_dir / Layout.IR).read_bytes())
+        plan_path = out_dir / Layout.PLAN
         if plan_path.exists():
             plan = Plan.model_validate_json(plan_path.read_bytes())
         else:
-            plan = plan_from_manifest(load_manifest((out_dir / "manifest.json").read_bytes()))
+            plan = plan_from_manifest(load_manifest((out_dir / Layout.MANIFEST).read_bytes()))
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read the output folder: {exc}", source=str(out_dir)) from exc
     return doc, plan

@@ -36,7 +36,7 @@ def check_plan(
 ) -> list[Finding]:
     """Findings for `chunks` (in their given order) against the IR's element order.
 
-    `source` names where the ranges came from ("plan.json", "manifest.json") in messages."""
+    `source` names where the ranges came from (the plan or the manifest file) in messages."""
     ids = [e.id for e in doc.elements]
     index = {eid: i for i, eid in enumerate(ids)}
     findings = Findings()

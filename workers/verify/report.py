@@ -18,6 +18,7 @@ from pathlib import Path
 
 from quire.shared.errors import EncryptedDocumentError, InputError, VerificationError
 from quire.shared.ir import Document, load_ir
+from quire.shared.layout import Layout
 from quire.shared.manifest import (
     Finding,
     Manifest,
@@ -42,15 +43,15 @@ from quire.workers.verify.render import (
     run_render_batch,
 )
 
-REPORT_NAME = "verification-report.json"
+REPORT_NAME = Layout.VERIFICATION
 _CHUNK_FILE = re.compile(r"\d{2,}-[^\s./\\]+\.(md|pdf)")  # slugs in any script
 
 
 def _load(out_dir: Path) -> tuple[Document, Manifest, Plan | None]:
     try:
-        doc = load_ir((out_dir / "ir.json").read_bytes())
-        manifest = load_manifest((out_dir / "manifest.json").read_bytes())
-        plan_path = out_dir / "plan.json"
+        doc = load_ir((out_dir / Layout.IR).read_bytes())
+        manifest = load_manifest((out_dir / Layout.MANIFEST).read_bytes())
+        plan_path = out_dir / Layout.PLAN
         plan = Plan.model_validate_json(plan_path.read_bytes()) if plan_path.exists() else None
     except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
         raise VerificationError(
@@ -173,10 +174,10 @@ def verify_output(
     findings += check_joined_hyphens(doc)
     checked: dict[str, int] = {"chunks": len(manifest.chunks)}
     findings += check_plan(
-        doc, ranges_from_manifest(manifest), outcomes=outcomes, source="manifest.json"
+        doc, ranges_from_manifest(manifest), outcomes=outcomes, source=Layout.MANIFEST
     )
     if plan is not None:
-        findings += check_plan(doc, ranges_from_plan(plan), outcomes=outcomes, source="plan.json")
+        findings += check_plan(doc, ranges_from_plan(plan), outcomes=outcomes, source=Layout.PLAN)
         findings += _compare_plan(plan, manifest)
     if "markdown" in manifest.formats:
         md = check_markdown(doc, manifest, out_dir)

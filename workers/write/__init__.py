@@ -16,6 +16,7 @@ from pathlib import Path
 from quire.shared.errors import InputError
 from quire.shared.files import write_atomic
 from quire.shared.ir import Document, Element
+from quire.shared.layout import Layout
 from quire.shared.manifest import OUTPUT_FORMATS, ManifestChunk, OutputFormat
 from quire.shared.plan import Plan
 from quire.shared.text import sha256_bytes
@@ -59,7 +60,7 @@ def _chunk_images(elements: list[Element], images: Mapping[str, bytes]) -> dict[
     for e in elements:
         refs = {e.image.file: e.image.sha256} if e.image else {}
         for link in image_links(e.text):
-            if link.startswith("images/"):  # other links are not files we own
+            if link.startswith(Layout.IMAGES):  # other links are not files we own
                 refs.setdefault(link, "")
         for path, sha in refs.items():
             try:
@@ -115,11 +116,11 @@ def write_chunk(
             raise ValueError("PDF output needs source_pdf")
         pages = chunk_pdf_pages(doc, chunk.first_id, chunk.last_id, overlap_pages)
         src = open_source_pdf(doc, source_pdf)
-        pdf_name = f"{stem}.pdf"
+        pdf_name = Layout.session_pdf(stem)
         files[pdf_name] = render_chunk_pdf(src, pages, title)
         pdf_pages, overlap = pages.pages, pages.overlap
     if "markdown" in wanted:
-        md_name = f"{stem}.md"
+        md_name = Layout.session_markdown(stem)
         linked = any("](#el-" in e.text for e in elements)
         places = plan_places(doc, plan) if linked else None
         files[md_name] = render_chunk_markdown(number, title, elements, places).encode("utf-8")
@@ -187,5 +188,5 @@ def write_all(
         files.update(written.files)
         entries.append(written.entry)
     manifest = build_manifest(doc, plan, entries, formats=formats, overlap_pages=overlap_pages)
-    files["manifest.json"] = dump_manifest(manifest)
+    files[Layout.MANIFEST] = dump_manifest(manifest)
     return files

@@ -16,6 +16,8 @@ import unicodedata
 
 from unidecode import unidecode
 
+from quire.shared.layout import Layout
+
 MAX_SLUG = 60  # columns
 MAX_SLUG_BYTES = 180  # UTF-8; file names stay under 255 bytes with prefix and extension
 
@@ -107,7 +109,7 @@ def chunk_stems(titles: list[str]) -> list[str]:
     return [chunk_stem(n, len(titles), t) for n, t in enumerate(titles, 1)]
 
 
-_SAFE_IMAGE = re.compile(r"images/[A-Za-z0-9][A-Za-z0-9._-]{0,200}")
+_SAFE_IMAGE = re.compile(re.escape(Layout.IMAGES) + r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}")
 
 
 def safe_image_path(path: str) -> str:

@@ -32,6 +32,7 @@ from quire.orchestrator.web.submit import (
     uploaded,
 )
 from quire.shared.analysis import INDEX_FILES, ChunkAnalysis
+from quire.shared.layout import Layout
 from quire.shared.manifest import VerificationReport
 from quire.shared.rag import RAG_CHUNKS_FILE
 
@@ -243,7 +244,7 @@ def image(
 ) -> Response:
     """An image the sessions' Markdown links to (`images/<sha256>.<ext>`)."""
     s = web.reader.session(doc)
-    data = web.reader.outputs(s).need(f"images/{name}", f"image {name}")
+    data = web.reader.outputs(s).need(Layout.IMAGES + name, f"image {name}")
     kind = name.rsplit(".", 1)[-1].lower()
     media = {
         "jpg": "image/jpeg",

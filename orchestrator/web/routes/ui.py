@@ -20,6 +20,7 @@ from quire.orchestrator.web.render import templates
 from quire.orchestrator.web.session_view import session_confidence, vote_summary, why_sentence
 from quire.orchestrator.web.views import cell_width, page_strip, place_findings
 from quire.shared.analysis import INDEX_FILES
+from quire.shared.layout import Layout
 from quire.shared.states import STOPPED
 
 router = APIRouter(include_in_schema=False)
@@ -41,7 +42,7 @@ def _links(doc_id: str, plan: PlanOut | None) -> tuple[Rewrite, Rewrite]:
     anchors = {name: f"#{key}" for key, name in INDEX_FILES.items()}
 
     def image(src: str) -> str | None:
-        if src.startswith("images/"):
+        if src.startswith(Layout.IMAGES):
             return f"/v1/documents/{doc_id}/images/{src[len('images/') :]}"
         return None  # nothing is loaded from anywhere else
 

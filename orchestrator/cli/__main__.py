@@ -1,0 +1,3 @@
+from quire.orchestrator.cli import main
+
+main()

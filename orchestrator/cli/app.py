@@ -1,0 +1,79 @@
+"""The `quire` command group, its consoles and the way every command reports errors and
+prints JSON; the commands are in the modules next to this one, by family."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from quire.shared.errors import NotInstalledError, QuireError, SettingsError
+from quire.shared.settings import load_settings
+
+err = Console(stderr=True, soft_wrap=True)
+out = Console()
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def require_extra(extra: str, *modules: str) -> None:
+    """One line naming the extra to install when a command's optional packages are missing."""
+    import importlib.util
+
+    if any(importlib.util.find_spec(m) is None for m in modules):
+        raise NotInstalledError(
+            f"this command needs the {extra} extra: pip install 'quire[{extra}]'"
+        )
+
+
+def clean_errors(fn: F) -> F:
+    """Bad input and refused decisions print one clear line and exit non-zero."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except QuireError as exc:
+            err.print(
+                f"[red]quire: error ({exc.code}):[/red] {escape(str(exc))}", highlight=False
+            )  # escaped: "pip install 'quire[web]'" is not markup
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+force_option = click.option(
+    "--force",
+    is_flag=True,
+    help="Write into a non-empty output folder that Quire did not write (its files stay).",
+)
+
+
+@click.group()
+@click.version_option(package_name="quire", prog_name="quire")
+@click.option("-v", "--verbose", is_flag=True, help="Log progress to stderr.")
+def main(verbose: bool) -> None:
+    """Quire: cut long textbooks into verified study-sized sessions."""
+    from quire.shared.logs import configure_logging
+
+    try:  # every QUIRE_* setting is checked once, here, before any command runs
+        settings = load_settings()
+    except SettingsError as exc:
+        err.print(f"[red]quire: error ({exc.code}):[/red] {exc}", highlight=False)
+        sys.exit(2)
+    configure_logging(logging.INFO if verbose else logging.WARNING, settings.log_format)
+
+
+def emit(data: Any) -> None:
+    import json
+
+    from pydantic import BaseModel
+
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json")
+    click.echo(json.dumps(data, ensure_ascii=False, indent=1))

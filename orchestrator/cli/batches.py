@@ -1,0 +1,249 @@
+"""Many documents: batches and the S3 triggers (logic in orchestrator/batch.py,
+triggers.py)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from quire.orchestrator.cli.app import F, clean_errors, err, main, out
+from quire.orchestrator.cli.options import (
+    check_ocr,
+    chosen,
+    limit_options,
+    password_file_option,
+    password_map_option,
+    settings_options,
+)
+from quire.shared.errors import QuireError, SettingsError
+from quire.shared.settings import load_settings
+
+
+@main.command()
+@click.argument("sources", nargs=-1, required=True)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Export each document's output folder under DIR.",
+)
+@click.option("--detach", is_flag=True, help="Print the batch id and return at once.")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Where batch-report.json goes [DIR, else working folder].",
+)
+@click.option(
+    "--rerun", is_flag=True, help="Restart documents that failed or ran with other settings."
+)
+@settings_options
+@limit_options
+@click.option(
+    "--processes",
+    type=int,
+    default=None,
+    help="Embedded mode: local worker processes (default: CPU count).",
+)
+@password_file_option
+@password_map_option
+@clean_errors
+def batch(
+    sources: tuple[str, ...],
+    out_dir: Path | None,
+    detach: bool,
+    report_path: Path | None,
+    rerun: bool,
+    output_format: str,
+    backend: str | None,
+    strict_backend: bool | None,
+    min_pages: float,
+    max_pages: float,
+    overlap_pages: int,
+    ocr: str | None,
+    ocr_lang: str | None,
+    strict: bool,
+    max_file_bytes: int,
+    max_doc_pages: int,
+    processes: int | None,
+    password_file: Path | None,
+    password_map: Path | None,
+) -> None:
+    """Process many documents: files, folders, globs or s3://bucket/prefix.
+
+    Exit 0 only when every document completed with verification passed; a failing
+    document never stops the others."""
+    from quire.orchestrator import batch as batches
+    from quire.orchestrator.passwords import Passwords
+    from quire.orchestrator.sources import expand_sources
+    from quire.workers.llm import check_installed
+    from quire.workers.runtime import Runtime
+
+    settings = chosen().settings(max_file_bytes=max_file_bytes, max_doc_pages=max_doc_pages)
+    check_ocr(settings, bool(ocr or ocr_lang))
+    passwords = Passwords.load(password_file, password_map)
+    check_installed(settings.backend)
+    rt = Runtime.from_env()
+    items, skipped = expand_sources(sources)
+    if not items:
+        raise QuireError("no documents found in " + " ".join(sources))
+    for origin in skipped:
+        err.print(f"skipping {origin}: not a .pdf or .docx", highlight=False)
+    err.print(f"submitting {len(items)} documents...", highlight=False)
+    record = batches.create_batch(
+        rt, items, settings, out_dir=out_dir, skipped=skipped, rerun=rerun, passwords=passwords
+    )
+    if detach:
+        where = batches.start_detached(rt, record, processes=processes)
+        err.print(
+            f"batch {record.batch_id} runs in {where}; follow it with "
+            f"`quire status {record.batch_id}`",
+            highlight=False,
+        )
+        click.echo(record.batch_id)
+        return
+    sys.exit(
+        batches.finish_batch(
+            rt, record, processes=processes, report_path=report_path, out=out, err=err
+        )
+    )
+
+
+@main.command("batch-resume", hidden=True)
+@click.argument("batch_id")
+@click.option("--processes", type=int, default=None)
+@click.option("--report", "report_path", type=click.Path(path_type=Path), default=None)
+@click.option("--quiet", is_flag=True, help="No live display (background runs).")
+@clean_errors
+def batch_resume(
+    batch_id: str, processes: int | None, report_path: Path | None, quiet: bool
+) -> None:
+    """Run or follow an existing batch to its end (used by `batch --detach`)."""
+    from quire.orchestrator import batch as batches
+    from quire.workers.runtime import Runtime
+
+    rt = Runtime.from_env()
+    found = batches.find_batch(rt, batch_id)
+    if found is None:
+        raise QuireError(f"no batch {batch_id!r}")
+    record = batches.load_batch(rt, found)
+    sys.exit(
+        batches.finish_batch(
+            rt,
+            record,
+            processes=processes,
+            report_path=report_path,
+            live=not quiet,
+            out=out,
+            err=err,
+        )
+    )
+
+
+@main.group()
+def trigger() -> None:
+    """Turn uploads to a bucket into documents (S3 event notifications).
+
+    Configuration: QUIRE_TRIGGER_BUCKET, QUIRE_TRIGGER_PREFIX (inbox/),
+    QUIRE_TRIGGER_OUTPUT_PREFIX (outbox/), QUIRE_WEBHOOK_TOKEN; flags override."""
+
+
+def trigger_options(fn: F) -> F:
+    for opt in reversed(
+        [
+            click.option("--bucket", default=None, help="Only this bucket [any]."),
+            click.option("--prefix", default=None, help="Watched key prefix [inbox/]."),
+            click.option("--output-prefix", default=None, help="Where results go [outbox/]."),
+            click.option(
+                "--processes",
+                type=int,
+                default=1,
+                show_default=True,
+                help="Embedded mode: local worker processes.",
+            ),
+            password_map_option,
+        ]
+    ):
+        fn = opt(fn)
+    return fn
+
+
+@trigger.command("webhook")
+@trigger_options
+@click.option("--host", default="0.0.0.0", show_default=True)
+@click.option("--port", type=int, default=8080, show_default=True)
+@clean_errors
+def trigger_webhook(
+    bucket: str | None,
+    prefix: str | None,
+    output_prefix: str | None,
+    processes: int,
+    password_map: Path | None,
+    host: str,
+    port: int,
+) -> None:
+    """Serve POST /events for S3/MinIO webhook notifications (Bearer QUIRE_WEBHOOK_TOKEN)."""
+    from quire.orchestrator.triggers import build_service
+    from quire.orchestrator.webhook import start_webhook, stop_webhook
+
+    server, stop = start_webhook(
+        build_service(
+            bucket=bucket,
+            prefix=prefix,
+            output_prefix=output_prefix,
+            processes=processes,
+            password_map=password_map,
+        ),
+        host=host,
+        port=port,
+    )
+    err.print(f"webhook on {server.url}/events", highlight=False)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        stop_webhook(server, stop)
+
+
+@trigger.command("sqs")
+@trigger_options
+@click.option(
+    "--queue-url", default=None, help="[env QUIRE_SQS_QUEUE_URL; endpoint QUIRE_SQS_ENDPOINT_URL]"
+)
+@click.option("--once", is_flag=True, help="One long poll, then exit.")
+@clean_errors
+def trigger_sqs(
+    bucket: str | None,
+    prefix: str | None,
+    output_prefix: str | None,
+    processes: int,
+    password_map: Path | None,
+    queue_url: str | None,
+    once: bool,
+) -> None:
+    """Long-poll an SQS queue that receives the bucket's event notifications."""
+    from quire.orchestrator.sqs_poller import SqsPoller
+    from quire.orchestrator.triggers import build_service
+
+    queue_url = queue_url or load_settings().sqs_queue_url
+    if not queue_url:
+        raise SettingsError("no SQS queue: pass --queue-url or set QUIRE_SQS_QUEUE_URL")
+    poller = SqsPoller(
+        build_service(
+            bucket=bucket,
+            prefix=prefix,
+            output_prefix=output_prefix,
+            processes=processes,
+            password_map=password_map,
+        ),
+        queue_url,
+    )
+    if once:
+        poller.poll_once()
+    else:
+        poller.run_forever()
