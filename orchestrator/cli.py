@@ -209,7 +209,8 @@ def settings_options(fn: F) -> F:
     "--processes",
     type=int,
     default=None,
-    help="Embedded mode: local worker processes (default: CPU count).",
+    help="Embedded mode: local worker processes (default: CPU count; a document parsed "
+    "in one part with an offline backend runs in this process).",
 )
 @click.option(
     "--decider",
@@ -271,6 +272,7 @@ def run(
                 processes=processes,
                 on_progress=show,
                 password=password,
+                inline_small=True,
             )
     except DocumentFailedError as exc:
         err.print(f"[red]quire: failed ({exc.code}):[/red] {exc}", highlight=False)

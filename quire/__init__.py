@@ -10,7 +10,7 @@ The public surface is what `__all__` lists; everything else (`quire.shared`,
 `quire.workers`, `quire.orchestrator`) is the implementation and may change.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
 from quire.api import (
     SplitResult,
@@ -25,10 +25,21 @@ from quire.shared.ir import Document, Element
 from quire.shared.manifest import Finding, VerificationReport
 from quire.shared.rag import RagChunk
 
-try:
-    __version__ = version("quire")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> str:
+    """`__version__`, read from the installed package's metadata when first asked for
+    (importlib.metadata costs every command a few hundredths of a second)."""
+    if name != "__version__":
+        raise AttributeError(f"module 'quire' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("quire")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        found = "0+unknown"
+    globals()["__version__"] = found
+    return found
+
 
 __all__ = [
     "Document",

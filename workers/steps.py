@@ -195,7 +195,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
     if s.state == "parsing":
         if s.source_format == "docx":
             return ["all"]
-        return [f"{a:05d}-{b:05d}" for a, b in _parse_ranges(rt, s)]
+        return [f"{a:05d}-{b:05d}" for a, b in parse_ranges(rt, s)]
     if s.state in ("scoring", "planning"):
         return [s.state]
     if s.state == "topic_review":
@@ -232,7 +232,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
 OCR_PAGE_COST = 25
 
 
-def _parse_ranges(rt: Runtime, s: Session) -> list[tuple[int, int]]:
+def parse_ranges(rt: Runtime, s: Session) -> list[tuple[int, int]]:
     from quire.workers.parse.pdf import weighted_ranges
     from quire.workers.parse.pdf_ocr import likely_ocr_pages
     from quire.workers.parse.pdf_open import open_pdf_kept
