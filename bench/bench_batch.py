@@ -1,10 +1,12 @@
 """Where the time goes at library scale: one `quire batch` over the sweep documents.
 
-    python3 bench/bench_batch.py [--limit N] [--docs FILE...] [--cache DIR] [--work DIR]
+    python3 bench/bench_batch.py [--limit N] [--packages P,...|all] [--docs FILE...]
+                                 [--cache DIR] [--work DIR]
                                  [--processes N] [--runs N] [--profile]
                                  [--memory 100,1000] [--fixed-runs N]
 
-Documents: the sweep sample (bench/sweep_docs.py) of the packages already unpacked in the
+Documents: the sweep sample (bench/sweep_docs.py) of --packages (default three small ones,
+21 documents and 1,339 pages; `all`: every package) among those already unpacked in the
 cache (nothing is downloaded here; `bench/bench_sweep.py` or `sweep_docs.select` fetches
 them), else the corpus's text PDFs; --docs names files instead, --limit takes the first N.
 
@@ -63,6 +65,8 @@ CORPUS_DOCS = [
     "octave-refcard-a4.pdf",
     "r-lang-tail-cut.pdf",
 ]
+# A modest sweep (21 documents, 1,339 pages): three small packages of the sweep's.
+SMALL_SWEEP = ("texlive-lang-polish", "texlive-lang-spanish", "texlive-lang-italian")
 ONE_PAGE_SOURCE = ("fhs-3.0.pdf", 7)  # "Chapter 1. Introduction"
 
 
@@ -100,7 +104,8 @@ def pick_docs(args: argparse.Namespace) -> list[Path]:
     else:
         extracted = args.cache / "extract"
         have = {p.name for p in extracted.iterdir()} if extracted.is_dir() else set()
-        quotas = {k: v for k, v in QUOTAS.items() if k in have}
+        wanted = set(QUOTAS) if args.packages == "all" else set(args.packages.split(","))
+        quotas = {k: v for k, v in QUOTAS.items() if k in have and k in wanted}
         if quotas:
             paths = [d.path for d in select(args.cache, CORPUS, packages=quotas)]
         else:
@@ -229,28 +234,41 @@ def one_page(target: Path, copy: int | None = None) -> Path:
     return target
 
 
-def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the process tree) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(cmd, env=env, check=True, capture_output=True)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
-def fixed_cost(work: Path, runs: int) -> dict[str, float]:
-    """Median wall seconds of `quire run` on one page, and of bare interpreter starts."""
+# PyMuPDF as Quire imports it: without its ONNX layout model and pymupdf4llm
+QUIET_PYMUPDF = "from quire.workers.parse.pdf_open import pymupdf_module; pymupdf_module()"
+
+
+def fixed_cost(work: Path, runs: int) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) seconds of `quire run` on one page and of interpreter starts."""
     work.mkdir(parents=True)
     doc = one_page(work / "one-page.pdf")
-    quire, bare, mupdf = [], [], []
+    cmds: dict[str, list[str]] = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "python: import pymupdf as Quire does": [sys.executable, "-c", QUIET_PYMUPDF],
+    }
+    found: dict[str, list[tuple[float, float]]] = {"quire run, one page": []}
+    found |= {name: [] for name in cmds}
     for i in range(runs):
         env = _env(work / f"run{i}")
         env.pop("QUIRE_LOG_FORMAT")
         cmd = [sys.executable, "-m", "quire.orchestrator.cli", "run", "--input", str(doc)]
-        quire.append(timed([*cmd, "--out", str(work / f"run{i}" / "out")], env))
-        bare.append(timed([sys.executable, "-c", "pass"], env))
-        mupdf.append(timed([sys.executable, "-c", "import pymupdf"], env))
+        cmd += ["--out", str(work / f"run{i}" / "out")]
+        found["quire run, one page"].append(timed(cmd, env))
+        for name, other in cmds.items():
+            found[name].append(timed(other, env))
     return {
-        "quire run, one page": statistics.median(quire),
-        "python -c pass": statistics.median(bare),
-        "python -c 'import pymupdf'": statistics.median(mupdf),
+        name: (statistics.median(w for w, _ in runs_), statistics.median(c for _, c in runs_))
+        for name, runs_ in found.items()
     }
 
 
@@ -276,15 +294,36 @@ def print_batch(run: BatchRun, limit_pps: float, one_core: float) -> None:
         print(f"    not verified: {f}")
 
 
+def print_runs(runs: list[BatchRun], limit_pps: float, one_core: float) -> None:
+    for run in runs:
+        print_batch(run, limit_pps, one_core)
+    median = statistics.median(r.pages / r.seconds for r in runs)
+    peak = max(r.peak_mb for r in runs)
+    print(
+        f"batch: median {median:.1f} pages/s = {100 * median / limit_pps:.1f} % of the "
+        f"structure limit; peak tree memory {peak:.0f} MB"
+    )
+    last = runs[-1]
+    print("stage          parts   CPU s   part s")
+    for stage in sorted(last.cpu, key=lambda k: -last.cpu[k]):
+        print(f"  {stage:12} {last.parts[stage]:5} {last.cpu[stage]:7.1f} {last.wall[stage]:8.1f}")
+    print(f"  {'total':12} {sum(last.parts.values()):5} {sum(last.cpu.values()):7.1f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--docs", nargs="*", help="these files instead of the sweep sample")
     ap.add_argument("--limit", type=int, default=0, help="the first N documents only")
+    ap.add_argument(
+        "--packages",
+        default=",".join(SMALL_SWEEP),
+        help="sweep packages to take documents from (those in the cache), or 'all'",
+    )
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--work", type=Path, default=None, help="kept when given")
     ap.add_argument("--processes", type=int, default=None, help="batch workers [CPUs]")
-    ap.add_argument("--runs", type=int, default=1, help="batch runs (median)")
-    ap.add_argument("--fixed-runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=1, help="batch runs (median; 0: none)")
+    ap.add_argument("--fixed-runs", type=int, default=5, help="one-page runs (0: none)")
     ap.add_argument("--profile", action="store_true", help="also cProfile the batch inline")
     ap.add_argument("--memory", default="", help="copy counts, e.g. 100,1000")
     args = ap.parse_args()
@@ -303,23 +342,14 @@ def main() -> None:
             f"= {limit_pps:.1f} pages/s"
         )
         runs = [run_batch(paths, work / f"batch{i}", args.processes) for i in range(args.runs)]
-        for run in runs:
-            print_batch(run, limit_pps, one_core)
-        median = statistics.median(r.pages / r.seconds for r in runs)
-        peak = max(r.peak_mb for r in runs)
-        print(
-            f"batch: median {median:.1f} pages/s = {100 * median / limit_pps:.1f} % of the "
-            f"structure limit; peak tree memory {peak:.0f} MB"
-        )
-        last = runs[-1]
-        print("stage          parts   CPU s   part s")
-        for stage in sorted(last.cpu, key=lambda k: -last.cpu[k]):
-            print(
-                f"  {stage:12} {last.parts[stage]:5} {last.cpu[stage]:7.1f} {last.wall[stage]:8.1f}"
-            )
-        print(f"  {'total':12} {sum(last.parts.values()):5} {sum(last.cpu.values()):7.1f}")
-        for name, secs in fixed_cost(work / "fixed", args.fixed_runs).items():
-            print(f"fixed cost: {name}: {secs:.2f} s (median of {args.fixed_runs})")
+        if runs:
+            print_runs(runs, limit_pps, one_core)
+        if args.fixed_runs:
+            for name, (wall, cpu) in fixed_cost(work / "fixed", args.fixed_runs).items():
+                print(
+                    f"fixed cost: {name}: {wall:.2f} s wall, {cpu:.2f} s CPU "
+                    f"(medians of {args.fixed_runs})"
+                )
         if args.memory:
             counts = [int(c) for c in args.memory.split(",")]
             scaled = memory_scale(work / "memory", counts, args.processes)
