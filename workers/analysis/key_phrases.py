@@ -81,7 +81,7 @@ def _stop() -> frozenset[str]:
     return frozenset(words)
 
 
-@lru_cache(maxsize=1 << 18)  # a book says the same words over and over
+@lru_cache(maxsize=1 << 16)  # a book says the same words over and over
 def _is_content(word: str, verbs: frozenset[str] = frozenset()) -> bool:
     folded = word.casefold()
     if folded in _stop() or folded in verbs or not any(c.isalpha() for c in word):
