@@ -74,6 +74,7 @@ def ensure_package(cache: Path, package: str) -> Path:
         subprocess.run(["apt-get", "download", package], cwd=debs, check=True)
         found = sorted(debs.glob(f"{package}_*.deb"))
     partial = target.with_name(package + ".partial")
+    partial.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(["rm", "-rf", str(partial)], check=True)
     subprocess.run(["dpkg-deb", "-x", str(found[-1]), str(partial)], check=True)
     partial.rename(target)

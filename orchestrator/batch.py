@@ -458,7 +458,7 @@ class _Follower:
         self.reader = ProgressReader(rt)
         self.exported: set[str] = set()
         self.folder_failures: dict[str, str] = {}  # out_name -> why its folder failed
-        self.interval = interval
+        self.interval = self.wait = interval
         self.started = time.monotonic()
         self.last = 0.0
         self.report = self.reader.report(record)
@@ -466,10 +466,14 @@ class _Follower:
 
     def tick(self, force: bool = False) -> BatchReport:
         now = time.monotonic()
-        if not force and now - self.last < self.interval:
+        if not force and now - self.last < self.wait:
             return self.report
         self.last = now
         self.report = self.reader.report(self.record)
+        # a report reads every unfinished document: in a batch of thousands that takes a
+        # good part of a second, so the driver waits ten times as long before the next one
+        # instead of spending its time on progress
+        self.wait = max(self.interval, 10 * (time.monotonic() - now))
         self._export()
         if self.live is not None:
             self.live.update(self.view())

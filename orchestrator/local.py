@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 
@@ -55,6 +56,14 @@ def _parts(rt: Runtime, processes: int) -> Iterator[Submit]:
     pool.close()
 
 
+def window(processes: int) -> int:
+    """Documents in progress at once: enough for every worker to have parts while some
+    documents are in a stage of one part (scoring, planning), few enough that each worker's
+    caches (IR, document statistics) still hold a document's data when its next stage
+    comes, and that a batch's memory is that of the documents in progress, not the batch."""
+    return 2 * max(processes, 1) + 1
+
+
 def run_documents(
     rt: Runtime,
     doc_ids: list[str],
@@ -65,31 +74,54 @@ def run_documents(
 ) -> None:
     """Drive documents until each is complete, failed or waiting for an external decision;
     `tick` is called as they progress (also those another run drives, checked every
-    `poll` seconds)."""
+    `poll` seconds). Every document is leased at once, but only `window(processes)` are
+    in progress at a time, in the order given."""
     with Leases(rt) as leases, _parts(rt, processes) as submit:
-        _Drive(rt, leases, submit, tick, poll).run(doc_ids)
+        _Drive(rt, leases, submit, tick, poll, window(processes)).run(doc_ids)
 
 
 class _Drive:
     def __init__(
-        self, rt: Runtime, leases: Leases, submit: Submit, tick: Tick | None, poll: float
+        self,
+        rt: Runtime,
+        leases: Leases,
+        submit: Submit,
+        tick: Tick | None,
+        poll: float,
+        size: int,
     ) -> None:
         self.rt, self.leases, self.submit, self.tick, self.poll = rt, leases, submit, tick, poll
         self.running: dict[Future[None], TaskMessage] = {}
         self.others: list[str] = []  # documents not ours (yet): another live run drives them
+        self.waiting: deque[str] = deque()  # ours, not started yet
+        self.active: set[str] = set()  # ours, in progress
+        self.size = size
 
     def run(self, doc_ids: list[str]) -> None:
         self.others = list(dict.fromkeys(doc_ids))
-        ready = self._claim()
+        self.waiting.extend(self._claim())
+        ready = self._admit()
         while True:
-            for doc_id in ready:
-                self._advance(doc_id)
-            if not self.running and not self.others:
+            while ready:  # a document that stops at once makes room for the next
+                for doc_id in ready:
+                    self._advance(doc_id)
+                ready = self._admit()
+            if not self.running and not self.others and not self.waiting:
                 return
             ready = self._finished()
             if self.tick:
                 self.tick()
-            ready += self._claim()
+            self.waiting.extend(self._claim())
+            ready += self._admit()
+
+    def _admit(self) -> list[str]:
+        """Start waiting documents while there is room."""
+        started = []
+        while self.waiting and len(self.active) < self.size:
+            doc_id = self.waiting.popleft()
+            self.active.add(doc_id)
+            started.append(doc_id)
+        return started
 
     def _claim(self) -> list[str]:
         """Take the documents among `others` whose run has ended (or that have none)."""
@@ -104,11 +136,13 @@ class _Drive:
 
     def _advance(self, doc_id: str) -> None:
         if not self.leases.holds(doc_id):  # lost to another run while we stalled
+            self.active.discard(doc_id)
             return
         sent = advance_document(self.rt, doc_id)  # idempotent: only parts not yet sent
         for msg in sent:
             self.running[self.submit(msg)] = msg
         if not sent and all(m.doc_id != doc_id for m in self.running.values()):
+            self.active.discard(doc_id)
             self.leases.release(doc_id)  # stopped: an agent or another run may go on with it
 
     def _finished(self) -> list[str]:

@@ -52,6 +52,26 @@ class SplitResult(BaseModel):
     verification: VerificationReport | None  # of the output folder as written
 
 
+def _runs_inline(rt: Runtime, s: Session) -> bool:
+    """A document parsed in one part and reviewed offline runs in this process when no
+    process count is given: starting a worker (a fresh interpreter importing Quire) costs
+    more than the little of its work that could run in parallel."""
+    from quire.shared.errors import QuireError
+    from quire.shared.states import STOPPED
+    from quire.workers.steps import OFFLINE_ANALYSIS, parse_ranges
+
+    if rt.env.broker_url or s.settings.backend not in OFFLINE_ANALYSIS:
+        return False
+    if s.state in STOPPED or s.source_format == "docx":
+        return True  # nothing to run, or parsed in one part
+    if s.state not in ("queued", "parsing"):
+        return False  # resumed after parsing: its parts may be many
+    try:
+        return len(parse_ranges(rt, s)) <= 1
+    except (OSError, QuireError):
+        return False  # the parse part fails the document with the reason
+
+
 def run_document(
     rt: Runtime,
     source: Path,
@@ -62,8 +82,11 @@ def run_document(
     processes: int | None = None,
     on_progress: Progress | None = None,
     password: str | None = None,
+    inline_small: bool = False,
 ) -> SplitResult:
-    """`split` on a given runtime and settings (the CLI's and MCP server's entry)."""
+    """`split` on a given runtime and settings (the CLI's and MCP server's entry).
+    `inline_small` (`quire run`): with no `processes` given, a document parsed in one part
+    and reviewed offline runs in this process (see `_runs_inline`)."""
     from quire.workers.execute import submit
     from quire.workers.llm import check_installed
 
@@ -75,6 +98,8 @@ def run_document(
         if on_progress is not None:
             on_progress(rt.repo.load(s.doc_id))
 
+    if inline_small and processes is None and _runs_inline(rt, s):
+        processes = 1
     dispatcher_for(rt, processes=processes).drive([s.doc_id], tick=tick)
     s = rt.repo.load(s.doc_id)
     if on_progress is not None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from quire.shared.settings import LogFormat
 
-FIELDS = ("doc_id", "state", "part", "revision")
+FIELDS = ("doc_id", "state", "part", "revision", "seconds", "cpu_seconds")
 TEXT_FORMAT = "%(asctime)s %(name)s %(levelname)s %(message)s"
 
 

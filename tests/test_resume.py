@@ -54,7 +54,9 @@ def undisturbed(book: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
 
 
 def run_args(book: Path, out: str) -> list[str]:
-    return ["run", "--input", str(book), "--out", out, "--output-format", "both"]
+    # worker processes: a document this small would run in the command's own process
+    run = ["run", "--input", str(book), "--out", out, "--output-format", "both"]
+    return [*run, "--processes", "2"]
 
 
 def working(pid: int) -> Callable[[Session], bool]:

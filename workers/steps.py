@@ -97,10 +97,13 @@ def _put_json(rt: Runtime, key: str, data: object) -> str:
 
 # IRs this process loaded lately, least recently used first. A worker interleaves parts of
 # every document in flight, so a single entry would reload an IR for nearly every part;
-# the bound is on elements (~1 KB each in memory), not documents, so one 40k-element
-# reference manual and a few textbooks fit, never an unbounded batch.
+# the bound is on elements (~1 KB each in memory), so one 40k-element reference manual and
+# a few textbooks fit, never an unbounded batch, and on documents: a batch has
+# `orchestrator.local.window` of them in progress (Celery workers: more), and a thousand
+# one-page documents must not stay here after they are done.
 _IR_CACHE: OrderedDict[tuple[str, str], Document] = OrderedDict()
 IR_CACHE_ELEMENTS = 100_000
+IR_CACHE_DOCS = 16
 
 
 def load_doc(rt: Runtime, s: Session) -> Document:
@@ -112,8 +115,8 @@ def load_doc(rt: Runtime, s: Session) -> Document:
         _IR_CACHE.move_to_end(key)
         return doc
     doc = _IR_CACHE[key] = load_ir(rt.store.get(key[1]))
-    while len(_IR_CACHE) > 1 and sum(len(d.elements) for d in _IR_CACHE.values()) > (
-        IR_CACHE_ELEMENTS
+    while len(_IR_CACHE) > IR_CACHE_DOCS or (
+        len(_IR_CACHE) > 1 and sum(len(d.elements) for d in _IR_CACHE.values()) > IR_CACHE_ELEMENTS
     ):
         _IR_CACHE.popitem(last=False)
     return doc
@@ -196,7 +199,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
     if s.state == "parsing":
         if s.source_format == "docx":
             return ["all"]
-        return [Layout.parse_part(a, b) for a, b in _parse_ranges(rt, s)]
+        return [Layout.parse_part(a, b) for a, b in parse_ranges(rt, s)]
     if s.state in ("scoring", "planning"):
         return [s.state]
     if s.state == "topic_review":
@@ -233,7 +236,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
 OCR_PAGE_COST = 25
 
 
-def _parse_ranges(rt: Runtime, s: Session) -> list[tuple[int, int]]:
+def parse_ranges(rt: Runtime, s: Session) -> list[tuple[int, int]]:
     from quire.workers.parse.pdf import weighted_ranges
     from quire.workers.parse.pdf_ocr import likely_ocr_pages
     from quire.workers.parse.pdf_open import open_pdf_kept

@@ -34,7 +34,8 @@ from quire.shared.settings import load_settings
     "--processes",
     type=int,
     default=None,
-    help="Embedded mode: local worker processes (default: CPU count).",
+    help="Embedded mode: local worker processes (default: CPU count; a document parsed "
+    "in one part with an offline backend runs in this process).",
 )
 @click.option(
     "--decider",
@@ -96,6 +97,7 @@ def run(
                 processes=processes,
                 on_progress=show,
                 password=password,
+                inline_small=True,
             )
     except DocumentFailedError as exc:
         err.print(f"[red]quire: failed ({exc.code}):[/red] {exc}", highlight=False)

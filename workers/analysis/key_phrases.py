@@ -21,7 +21,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from itertools import pairwise
 
 from quire.shared.ir import Element
@@ -81,6 +81,7 @@ def _stop() -> frozenset[str]:
     return frozenset(words)
 
 
+@lru_cache(maxsize=1 << 16)  # a book says the same words over and over
 def _is_content(word: str, verbs: frozenset[str] = frozenset()) -> bool:
     folded = word.casefold()
     if folded in _stop() or folded in verbs or not any(c.isalpha() for c in word):

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import weakref
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -439,8 +440,25 @@ def _tiny(doc: Document, s: _Span, flags: Sequence[bool | None]) -> bool:
     return words < TINY_WORDS and listings < 2 * MIN_LISTINGS
 
 
+# find_matter's answers for the documents this process holds: planning, the book index
+# and the key terms ask it of the same IR several times, and it takes up to a second a
+# book. By object; an answer stands while the document holds the same element list.
+_FOUND: dict[int, tuple[weakref.ref[Document], int, int, list[MatterRegion]]] = {}
+
+
 def find_matter(doc: Document) -> list[MatterRegion]:
     """The document's front and back matter regions, in reading order."""
+    key = id(doc)
+    hit = _FOUND.get(key)
+    if hit is None or hit[0]() is not doc or hit[1:3] != (id(doc.elements), len(doc.elements)):
+        regions = _find_matter(doc)
+        if hit is None:
+            weakref.finalize(doc, _FOUND.pop, key, None)
+        hit = _FOUND[key] = (weakref.ref(doc), id(doc.elements), len(doc.elements), regions)
+    return [r.model_copy() for r in hit[3]]
+
+
+def _find_matter(doc: Document) -> list[MatterRegion]:
     els = doc.elements
     if not els:
         return []

@@ -318,7 +318,37 @@ _HAN = re.compile(f"[{HAN}]")
 _KANA = re.compile(f"[{KANA}]")
 _HANGUL = re.compile("[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 _PERSIAN_ONLY = frozenset("پچژگ")
+# the scripts book_language counts, by regular expression (a loop over characters in
+# Python took half a second a book)
+_ASCII_LETTERS = re.compile("[A-Za-z]+")
+_ARABIC = re.compile("[\u0600-\u06ff]")
+_PERSIAN = re.compile(f"[{''.join(sorted(_PERSIAN_ONLY))}]")  # all in U+0600-U+06FF
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+_GREEK = re.compile("[\u0370-\u03ff\u1f00-\u1fff]")
 SAMPLE_CHARS = 200_000  # enough text to tell a book's script
+
+
+def _script_letters(elements: Sequence[Element]) -> Counter[str]:
+    """Letters per script in the first SAMPLE_CHARS characters of prose."""
+    letters: Counter[str] = Counter()
+    taken = 0
+    for e in elements:
+        if e.type in ("code", "image", "formula") or taken > SAMPLE_CHARS:
+            continue
+        text = e.text
+        taken += len(text)
+        letters["latin"] += sum(map(len, _ASCII_LETTERS.findall(text)))
+        if text.isascii():
+            continue  # none of the other scripts
+        letters["kana"] += len(_KANA.findall(text))
+        letters["han"] += len(_HAN.findall(text))
+        letters["hangul"] += len(_HANGUL.findall(text))
+        persian = len(_PERSIAN.findall(text))
+        letters["persian"] += persian
+        letters["arabic"] += len(_ARABIC.findall(text)) - persian
+        letters["cyrillic"] += len(_CYRILLIC.findall(text))
+        letters["greek"] += len(_GREEK.findall(text))
+    return letters
 
 
 def book_language(elements: Sequence[Element]) -> str:
@@ -326,24 +356,7 @@ def book_language(elements: Sequence[Element]) -> str:
     (Han), "ja" (Han with kana), "ko" (Hangul), "fa" (Arabic script with Persian letters),
     "ru" (Cyrillic), "el" (Greek), else "en". Arabic-script books without Persian letters
     stay "en": a Persian title would be wrong for them."""
-    letters: Counter[str] = Counter()
-    taken = 0
-    for e in elements:
-        if e.type in ("code", "image", "formula") or taken > SAMPLE_CHARS:
-            continue
-        taken += len(e.text)
-        letters["kana"] += len(_KANA.findall(e.text))
-        letters["han"] += len(_HAN.findall(e.text))
-        letters["hangul"] += len(_HANGUL.findall(e.text))
-        for c in e.text:
-            if c.isalpha() and c.isascii():
-                letters["latin"] += 1
-            elif "\u0600" <= c <= "\u06ff":
-                letters["persian" if c in _PERSIAN_ONLY else "arabic"] += 1
-            elif "\u0400" <= c <= "\u04ff":
-                letters["cyrillic"] += 1
-            elif "\u0370" <= c <= "\u03ff" or "\u1f00" <= c <= "\u1fff":
-                letters["greek"] += 1
+    letters = _script_letters(elements)
     # a CJK character stands for about two Latin letters' worth of text
     cjk = 2 * (letters["han"] + letters["kana"])
     if 2 * letters["hangul"] > max(letters["latin"], cjk):

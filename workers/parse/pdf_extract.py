@@ -674,7 +674,7 @@ def extract_page(
             items.append(ln)
     notes = note_area(
         [it for it in items if isinstance(it, _Row)],
-        lambda: short_rules(page.get_cdrawings(), rect.width, rect.height),
+        lambda: short_rules(paths, rect.width, rect.height),  # read above, unchanged
         rect.height,
     )
     if notes:

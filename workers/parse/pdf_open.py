@@ -38,6 +38,20 @@ def pymupdf_module() -> ModuleType:
             # A None entry makes `import pymupdf.layout` raise ImportError, which PyMuPDF
             # (and pymupdf4llm) treat as "layout analyzer not installed".
             sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
+            # PyMuPDF 2.0 also imports pymupdf4llm (and numpy, tabulate: ~0.3 s) for its
+            # `to_markdown` aliases, which Quire never calls; the fallback parser imports
+            # it when it needs it. Blocked only while PyMuPDF imports.
+            blocked = "pymupdf4llm" not in sys.modules
+            if blocked:
+                sys.modules["pymupdf4llm"] = None  # type: ignore[assignment]
+            try:
+                import pymupdf
+            finally:
+                if blocked:
+                    del sys.modules["pymupdf4llm"]
+            # what importing pymupdf4llm does to PyMuPDF's process-wide settings, so
+            # that every page is read as in a process that imported it
+            pymupdf.TOOLS.unset_quad_corrections(True)
         import pymupdf
 
         pymupdf.no_recommend_layout()  # else find_tables prints a hint to stdout

@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pymupdf
-
 from quire.shared.ir import Document
 from quire.shared.manifest import Finding, Manifest
+from quire.workers.parse.pdf_open import pymupdf_module
 from quire.workers.verify.findings import Findings
 from quire.workers.verify.markdown import inside
 from quire.workers.write.pdf import chunk_pdf_pages, element_span
@@ -107,7 +106,7 @@ def check_pdf_structure(doc: Document, manifest: Manifest, out_dir: Path) -> Pdf
             )
             continue
         try:
-            with pymupdf.open(path) as pdf:
+            with pymupdf_module().open(path) as pdf:
                 n = pdf.page_count
         except Exception as exc:  # any open failure means the file is damaged
             findings.add(

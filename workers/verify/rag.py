@@ -20,12 +20,11 @@ def check_rag(
     out_dir: Path, doc: Document, manifest: Manifest, plan: Plan | None
 ) -> tuple[list[Finding], dict[str, int]]:
     """(findings, checked counts); nothing at all when the folder has no retrieval chunks."""
-    from quire.workers.rag.cli_support import plan_from_manifest
-    from quire.workers.rag.verify import verify_rag
-
     path = out_dir / RAG_CHUNKS_FILE
     if not path.exists():
         return [], {}
+    from quire.workers.rag.cli_support import plan_from_manifest
+    from quire.workers.rag.verify import verify_rag
 
     def finding(
         message: str,

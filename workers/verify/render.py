@@ -21,13 +21,16 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pymupdf
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.manifest import Finding, Manifest
+from quire.workers.parse.pdf_open import pymupdf_module
 from quire.workers.verify.findings import Findings
+
+if TYPE_CHECKING:
+    import pymupdf
 
 # numpy (optional) speeds up pixel diffs; they only run on pages that are not byte-identical
 np: Any
@@ -79,7 +82,7 @@ def plan_render_batches(manifest: Manifest, batch_size: int = DEFAULT_BATCH) -> 
 
 
 def render_page(page: pymupdf.Page, dpi: int) -> tuple[int, int, bytes]:
-    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False, annots=True)
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf_module().csGRAY, alpha=False, annots=True)
     return pix.width, pix.height, pix.samples
 
 
@@ -105,13 +108,13 @@ def render_compare_batch(
     findings = Findings()
     cache: dict[int, tuple[int, int, bytes]] = {}
     opened: dict[int, pymupdf.Document | None] = {}
-    src = pymupdf.open(source_pdf)
+    src = pymupdf_module().open(source_pdf)
     try:
         for chunk, index, source_page in pages:
             name = chunk_pdfs[chunk].name
             if chunk not in opened:
                 try:
-                    opened[chunk] = pymupdf.open(chunk_pdfs[chunk])
+                    opened[chunk] = pymupdf_module().open(chunk_pdfs[chunk])
                 except Exception as exc:  # a damaged file: every page of it fails
                     opened[chunk] = None
                     findings.add(

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-import pymupdf
+from typing import TYPE_CHECKING
 
 from quire.shared.errors import CorruptDocumentError, EncryptedDocumentError, InputError
 from quire.shared.ir import Document
+from quire.workers.parse.pdf_open import pymupdf_module
+
+if TYPE_CHECKING:
+    import pymupdf
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,7 @@ def open_source_pdf(doc: Document, source_pdf: Path) -> pymupdf.Document:
         src = _source_cache.get(key)
         if src is None:
             clear_source_cache()
-            src = pymupdf.open(source_pdf)
+            src = pymupdf_module().open(source_pdf)
             _source_cache[key] = src
     except Exception as exc:  # pymupdf raises several types for unreadable files
         raise CorruptDocumentError(
@@ -130,7 +133,7 @@ def _copy_page_group(
 
 def render_chunk_pdf(src: pymupdf.Document, pages: PdfPages, title: str) -> bytes:
     """The chunk PDF's bytes: the listed source pages, whole, in order. Deterministic."""
-    out = pymupdf.open()
+    out = pymupdf_module().open()
     try:
         runs: list[tuple[int, int]] = []  # consecutive page runs, 1-based inclusive
         for p in pages.pages:
