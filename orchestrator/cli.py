@@ -200,8 +200,10 @@ def settings_options(fn: F) -> F:
 @click.option(
     "--input",
     "input_path",
-    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    type=click.Path(path_type=Path, exists=True),
     required=True,
+    help="A PDF, DOCX, EPUB or HTML file, or a folder of HTML chapters with a manifest.txt "
+    "or an index.html.",
 )
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
 @settings_options
@@ -304,8 +306,10 @@ def run(
 @click.option(
     "--input",
     "input_path",
-    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    type=click.Path(path_type=Path, exists=True),
     required=True,
+    help="A PDF, DOCX, EPUB or HTML file, or a folder of HTML chapters with a manifest.txt "
+    "or an index.html.",
 )
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
 @ocr_options
@@ -928,7 +932,7 @@ def batch(
     if not items:
         raise QuireError("no documents found in " + " ".join(sources))
     for origin in skipped:
-        err.print(f"skipping {origin}: not a .pdf or .docx", highlight=False)
+        err.print(f"skipping {origin}: not a .pdf, .docx, .epub or .htmlz", highlight=False)
     err.print(f"submitting {len(items)} documents...", highlight=False)
     record = batches.create_batch(
         rt, items, settings, out_dir=out_dir, skipped=skipped, rerun=rerun, passwords=passwords

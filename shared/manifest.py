@@ -55,7 +55,7 @@ class Manifest(_Model):
     manifest_version: int = MANIFEST_VERSION
     doc_id: str
     source_name: str
-    source_format: Literal["pdf", "docx"]
+    source_format: Literal["pdf", "docx", "epub", "html"]
     page_count: int
     page_basis: Literal["pdf", "words"]
     formats: list[OutputFormat]
