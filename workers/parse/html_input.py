@@ -240,9 +240,15 @@ def parse_markup(data: bytes, name: str) -> etree._Element:
             )
         except etree.XMLSyntaxError:
             pass
+    try:  # bytes that are UTF-8 are read as UTF-8 (lxml would guess Latin-1 without a meta)
+        data.decode("utf-8")
+        encoding: str | None = "utf-8"
+    except UnicodeDecodeError:
+        encoding = None  # the document's own declaration, else lxml's guess
     try:
         root = html.document_fromstring(
-            data, parser=html.HTMLParser(no_network=True, remove_comments=True)
+            data,
+            parser=html.HTMLParser(no_network=True, remove_comments=True, encoding=encoding),
         )
     except (etree.ParserError, ValueError) as exc:
         raise CorruptDocumentError(f"{name} cannot be read as HTML ({exc})") from exc
