@@ -103,15 +103,29 @@ def _file_item(path: Path) -> SourceItem:
     return SourceItem(origin=str(path), name=path.name, size=path.stat().st_size, path=path)
 
 
+def _book_item(folder: Path) -> SourceItem:
+    return SourceItem(origin=str(folder), name=f"{folder.name}.htmlz", size=-1, path=folder)
+
+
 def _expand_path(path: Path) -> tuple[list[SourceItem], list[str]]:
     if path.is_file():
         return [_file_item(path)], []
     if path.is_dir() and is_html_book(path):
-        return [SourceItem(origin=str(path), name=f"{path.name}.htmlz", size=-1, path=path)], []
+        return [_book_item(path)], []
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+        books = []  # HTML books inside the folder: one document each, their files not others
+        for d in sorted(p for p in path.rglob("*") if p.is_dir()):
+            if not any(b in d.parents for b in books) and is_html_book(d):
+                books.append(d)
+        files = sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file() and not p.name.startswith(".") and not any(b in p.parents for b in books)
+        )
         docs = [p for p in files if is_document_name(p.name)]
-        return [_file_item(p) for p in docs], [str(p) for p in files if p not in docs]
+        items = [_file_item(p) for p in docs] + [_book_item(b) for b in books]
+        items.sort(key=lambda i: i.origin)
+        return items, [str(p) for p in files if p not in docs]
     raise SourceError(f"no such file or folder: {path}")
 
 
