@@ -113,7 +113,9 @@ def _expand_path(path: Path) -> tuple[list[SourceItem], list[str]]:
     if path.is_dir() and is_html_book(path):
         return [_book_item(path)], []
     if path.is_dir():
-        books = []  # HTML books inside the folder: one document each, their files not others
+        books: list[
+            Path
+        ] = []  # HTML books inside the folder: one document each, their files not others
         for d in sorted(p for p in path.rglob("*") if p.is_dir()):
             if not any(b in d.parents for b in books) and is_html_book(d):
                 books.append(d)
