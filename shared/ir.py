@@ -20,6 +20,9 @@ from quire.shared.text import count_words, normalize, text_hash
 IR_VERSION = 1
 
 SourceFormat = Literal["pdf", "docx", "epub", "html"]
+# "pdf": physical PDF pages; "words": estimated at WORDS_PER_PAGE words; "print": the pages
+# of the printed edition an EPUB's page-list marks (counted in reading order from 1)
+PageBasis = Literal["pdf", "words", "print"]
 ElementType = Literal[
     "heading", "paragraph", "list", "table", "image", "code", "caption", "formula", "footnote"
 ]
@@ -249,8 +252,9 @@ class Document(_Model):
     source_name: str
     source_format: SourceFormat
     page_count: int
-    # "pdf": page numbers are physical PDF pages; "words": estimated at WORDS_PER_PAGE
-    page_basis: Literal["pdf", "words"]
+    # "pdf": page numbers are physical PDF pages; "words": estimated at WORDS_PER_PAGE;
+    # "print": the printed edition's pages an EPUB's page-list marks
+    page_basis: PageBasis
     parsers: list[ParserUse] = []
     skipped_pages: list[SkippedPage] = []  # pages without text, with the reason
     ocr_pages: list[OcrPage] = []

@@ -57,7 +57,7 @@ class Manifest(_Model):
     source_name: str
     source_format: Literal["pdf", "docx", "epub", "html"]
     page_count: int
-    page_basis: Literal["pdf", "words"]
+    page_basis: Literal["pdf", "words", "print"]
     formats: list[OutputFormat]
     overlap_pages: int  # the setting: neighbouring pages added on each side of a PDF chunk
     chunk_count: int

@@ -65,7 +65,7 @@ def epub_bytes(
         )
         toc_attr = ""
     else:
-        files["OEBPS/toc.ncx"] = _ncx(entries).encode()
+        files["OEBPS/toc.ncx"] = _ncx(entries, page_list or []).encode()
         manifest.append('<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>')
         toc_attr = ' toc="ncx"'
     opf = f"""<?xml version="1.0" encoding="UTF-8"?>
@@ -111,7 +111,7 @@ def _nav_doc(entries: list[tuple[int, str, str]], pages: list[tuple[str, str]]) 
     return chapter("Contents", "".join(parts))
 
 
-def _ncx(entries: list[tuple[int, str, str]]) -> str:
+def _ncx(entries: list[tuple[int, str, str]], pages: list[tuple[str, str]]) -> str:
     out = []
     depth = 0
     for k, (level, title, href) in enumerate(entries, 1):
@@ -127,8 +127,20 @@ def _ncx(entries: list[tuple[int, str, str]]) -> str:
     return (
         '<?xml version="1.0" encoding="UTF-8"?>'
         '<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1"><head/>'
-        f"<docTitle><text>Test</text></docTitle><navMap>{''.join(out)}</navMap></ncx>"
+        f"<docTitle><text>Test</text></docTitle><navMap>{''.join(out)}</navMap>"
+        f"{_page_targets(pages)}</ncx>"
     )
+
+
+def _page_targets(pages: list[tuple[str, str]]) -> str:
+    if not pages:
+        return ""
+    targets = "".join(
+        f'<pageTarget id="pt{label}" type="normal" value="{label}"><navLabel><text>{label}'
+        f'</text></navLabel><content src="{href}"/></pageTarget>'
+        for label, href in pages
+    )
+    return f"<pageList>{targets}</pageList>"
 
 
 LOREM = (
@@ -163,3 +175,31 @@ def sample_nav(n: int = 3) -> list[tuple[int, str, str]]:
 def write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
+
+
+def paged_chapters(
+    n: int = 3, paragraphs: int = 14, per_page: int = 3
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Chapters with page break marks every `per_page` paragraphs (block-level, and one
+    inside a paragraph), and the page-list that names them."""
+    out = []
+    pages: list[tuple[str, str]] = []
+    for k in range(1, n + 1):
+        body = ["<section>"]
+        for p in range(paragraphs):
+            if p % per_page == 0:
+                label = str(len(pages) + 1)
+                body.append(f'<span epub:type="pagebreak" id="page{label}" title="{label}"/>')
+                pages.append((label, f"ch{k}.xhtml#page{label}"))
+            if p == 0:
+                body.append(f"<h1 id='ch{k}'>Chapter {k}. Topic {k}</h1>")
+            if p == paragraphs - 1:
+                label = str(len(pages) + 1)
+                mark = f'<span epub:type="pagebreak" id="page{label}" title="{label}"/>'
+                pages.append((label, f"ch{k}.xhtml#page{label}"))
+                body.append(f"<p>{LOREM} {mark} {LOREM} ({k}-{p}).</p>")
+            else:
+                body.append(f"<p>{LOREM * 3} ({k}-{p}).</p>")
+        body.append("</section>")
+        out.append((f"ch{k}.xhtml", chapter(f"Chapter {k}", "".join(body))))
+    return out, pages

@@ -13,7 +13,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from epub_samples import PNG_1X1, chapter, epub_bytes, sample_chapters, sample_nav
+from epub_samples import (
+    PNG_1X1,
+    chapter,
+    epub_bytes,
+    paged_chapters,
+    sample_chapters,
+    sample_nav,
+)
 from lxml import etree, html
 
 import quire
@@ -258,3 +265,28 @@ def test_one_html_file_brings_its_images(tmp_path: Path) -> None:
     assert len(images) == 1 and images[0].image is not None
     assert parsed.images[images[0].image.file] == PNG_1X1
     assert any("outside the book" in n.message for n in parsed.document.notes)
+
+
+@pytest.mark.parametrize("version", [3, 2])
+def test_page_list_pages_are_the_printed_editions(
+    version: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chapters, pages = paged_chapters(3)
+    data = epub_bytes(chapters, nav=sample_nav(3)[::2], page_list=pages, version=version)
+    doc = parse_epub_bytes(data, "paged.epub").document
+    assert doc.page_basis == "print" and doc.page_count == len(pages) == 18
+    firsts = [e.page_first for e in doc.elements]
+    assert firsts == sorted(firsts) and doc.elements[0].page_first == 1
+    split = next(e for e in doc.elements if "(1-13)" in e.text)  # its page break inside
+    assert (split.page_first, split.page_last) == (5, 6)
+    assert [o.page for o in doc.outline] == [1, 7, 13]
+    assert [r.text for r in doc.removed if r.kind == "page_number"] == [p for p, _ in pages]
+    # without its page-list, the same book's pages are estimated
+    plain = parse_epub_bytes(epub_bytes(chapters, nav=sample_nav(3)[::2]), "p.epub").document
+    assert plain.page_basis == "words" and plain.page_count < 18
+    if version == 3:
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "paged.epub").write_bytes(data)
+        result = quire.split(tmp_path / "paged.epub", tmp_path / "out", processes=1)
+        assert result.verification is not None and result.verification.passed
+        assert [s.page_first for s in result.sessions] == [1, 7, 13]

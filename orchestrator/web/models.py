@@ -125,7 +125,7 @@ class PagesOut(_Out):
 
     doc_id: str
     page_count: int
-    page_basis: Literal["pdf", "words"]
+    page_basis: Literal["pdf", "words", "print"]
     outline: list[OutlineEntry]
     skipped_pages: list[SkippedPage]
 

@@ -148,7 +148,7 @@ def _pages(doc: Document, flags: Sequence[bool | None]) -> list[_Page]:
     pages: list[_Page] = []
     words = 0
     for i, e in enumerate(doc.elements):
-        number = e.page_first if doc.page_basis == "pdf" else 1 + words // WORDS_PER_PAGE
+        number = e.page_first if doc.page_basis != "words" else 1 + words // WORDS_PER_PAGE
         words += e.word_count
         if not pages or pages[-1].number != number:
             pages.append(_Page(number, i, i))
@@ -211,7 +211,7 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
                 _Span(*found, i, end, [f"heading '{plain_text(e)[:60]}'"], top=level <= top)
             )
     # Outline entries name matter the parser did not make a heading of (a contents page).
-    if doc.page_basis == "pdf":
+    if doc.page_basis != "words":
         page_of = [e.page_first for e in els]  # in reading order, so ascending
         entries = sorted((o for o in doc.outline if o.page >= 1), key=lambda o: (o.page, o.level))
         outline_top = min((o.level for o in entries), default=1)
@@ -301,7 +301,7 @@ def _chapters_after_contents(
     that begin after the contents' first page; when there is no contents, all of them)
     that do not name front or back matter themselves."""
     entries = [o for o in doc.outline if o.page >= 1]
-    if doc.page_basis != "pdf" or not entries:
+    if doc.page_basis == "words" or not entries:
         return []
     named = [("front_matter", "contents") in title_matters(o.title) for o in entries]
     if any(named):

@@ -107,7 +107,7 @@ def parse_epub_bytes(data: bytes, source: str) -> ParsedDocument:
             notes.append(
                 ParserNote(kind="info", message=f"non-linear spine item {href} read in place")
             )
-    nav = _nav(items, parts, toc_id, notes)
+    nav, page_list = _nav(items, parts, toc_id, notes)
     language = _language(opf)
 
     def read(name: str) -> bytes | None:
@@ -125,6 +125,7 @@ def parse_epub_bytes(data: bytes, source: str) -> ParsedDocument:
         nav=nav,
         language=language,
         notes=notes,
+        page_list=page_list,
     )
     return build(book)
 
@@ -237,28 +238,52 @@ def _language(opf: etree._Element) -> str | None:
 
 def _nav(
     items: dict[str, Item], parts: dict[str, bytes], toc_id: str | None, notes: list[ParserNote]
-) -> list[NavEntry]:
+) -> tuple[list[NavEntry], list[str]]:
+    """The navigation's entries and its page-list's targets."""
     nav_doc = next((href for href, _, props in items.values() if "nav" in props), None)
+    entries: list[NavEntry] = []
+    pages: list[str] = []
     if nav_doc and nav_doc in parts:
         try:
-            entries = nav_entries(nav_doc, etree.fromstring(parts[nav_doc], parser=_parser()))
+            root = etree.fromstring(parts[nav_doc], parser=_parser())
+            entries, pages = nav_entries(nav_doc, root), page_list(nav_doc, root)
         except etree.XMLSyntaxError as exc:
-            notes.append(
-                ParserNote(kind="warning", message=f"navigation {nav_doc} unreadable: {exc}")
-            )
-            entries = []
-        if entries:
-            return entries
+            message = f"navigation {nav_doc} unreadable: {exc}"
+            notes.append(ParserNote(kind="warning", message=message))
     ncx = items.get(toc_id or "", ("", "", set()))[0] or next(
         (href for href, media, _ in items.values() if media == "application/x-dtbncx+xml"), None
     )
-    if ncx and ncx in parts:
+    if ncx and ncx in parts and not (entries and pages):
         try:
-            return ncx_entries(ncx, etree.fromstring(parts[ncx], parser=_parser()))
+            root = etree.fromstring(parts[ncx], parser=_parser())
+            entries = entries or ncx_entries(ncx, root)
+            pages = pages or ncx_pages(ncx, root)
         except etree.XMLSyntaxError as exc:
             notes.append(ParserNote(kind="warning", message=f"NCX {ncx} unreadable: {exc}"))
-    notes.append(ParserNote(kind="warning", message="no navigation document: headings only"))
+    if not entries:
+        notes.append(ParserNote(kind="warning", message="no navigation document: headings only"))
+    return entries, pages
+
+
+def page_list(name: str, root: etree._Element) -> list[str]:
+    """The targets of an EPUB 3 navigation document's page-list, in order."""
+    for nav in root.iter():
+        kinds = (nav.get(f"{{{EPUB_NS}}}type") or nav.get("epub:type") or "").split()
+        if local(nav.tag) == "nav" and "page-list" in kinds:
+            hrefs = (resolve(name, a.get("href") or "") for a in nav.iter() if local(a.tag) == "a")
+            return [h for h in hrefs if h]
     return []
+
+
+def ncx_pages(name: str, root: etree._Element) -> list[str]:
+    """The targets of an NCX pageList, in order."""
+    out = []
+    for target in root.iter(f"{{{NCX_NS}}}pageTarget", "pageTarget"):
+        content = next((c for c in target if local(c.tag) == "content"), None)
+        href = resolve(name, content.get("src") or "") if content is not None else None
+        if href:
+            out.append(href)
+    return out
 
 
 def nav_entries(name: str, root: etree._Element) -> list[NavEntry]:

@@ -4,12 +4,18 @@ The chapters, in reading order, are read by html_content into blocks; notes (htm
 and internal links are settled as for DOCX (docx_notes.settle); the navigation (EPUB nav or
 NCX, an HTML folder's index) is the outline: the heading each top-level entry leads to is
 level 1 with origin "outline", every other heading is at least level 2, so chapter starts
-are the navigation's, as a PDF outline's are. Pages are estimated at WORDS_PER_PAGE words
-as for DOCX (page_basis "words"); a book's page-list is kept as removed page numbers.
+are the navigation's, as a PDF outline's are.
+
+Pages: a book with a page-list (EPUB 3's page-list nav, EPUB 2's NCX pageList) whose marks
+are found in its chapters is paginated by them (page_basis "print": the n-th page of the
+printed edition in reading order, the front before the first mark counted as page 1); any
+other is estimated at WORDS_PER_PAGE words as a DOCX (page_basis "words"). Page break marks
+are removed page numbers either way.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +67,7 @@ class Book:
     nav: list[NavEntry] = field(default_factory=list)
     language: str | None = None
     notes: list[ParserNote] = field(default_factory=list)
+    page_list: list[str] = field(default_factory=list)  # the page-list's targets, in order
 
 
 def build(book: Book) -> ParsedDocument:
@@ -81,7 +88,8 @@ def build(book: Book) -> ParsedDocument:
     )
     blocks = settled.blocks
     nav_notes = _apply_nav(blocks, book.nav, anchors)
-    elements, page_at = _paginate(blocks)
+    printed = _print_pages(reader, book.page_list)
+    elements = _paginate(blocks, printed)
     if not any("internal links" in n.message for n in settled.notes):
         elements, xref_notes = link_references(elements, None)  # "see Section 3.2"
         settled.notes += xref_notes
@@ -101,7 +109,7 @@ def build(book: Book) -> ParsedDocument:
         source_name=book.source_name,
         source_format=book.source_format,
         page_count=page_count,
-        page_basis="words",
+        page_basis="print" if printed else "words",
         parsers=[ParserUse(first_page=1, last_page=page_count, parser=book.parser)],
         notes=book.notes + images.notes + settled.notes + nav_notes + _removed_note(removed),
         removed=removed,
@@ -109,7 +117,6 @@ def build(book: Book) -> ParsedDocument:
         language=book.language,
         elements=elements,
     )
-    del page_at
     return ParsedDocument(document=document, images=images.images)
 
 
@@ -191,21 +198,52 @@ def _fold(text: str) -> str:
     return "".join(c for c in text.casefold() if c.isalnum())
 
 
-def _paginate(blocks: list[Block]) -> tuple[list[Element], list[int]]:
+def _print_pages(reader: ChapterReader, page_list: list[str]) -> dict[int, tuple[int, int]]:
+    """id(block) -> (first, last) page by the page-list's marks; {} when the book has no
+    page-list or fewer than two of its marks are found."""
+    if not page_list:
+        return {}
+    marks = {key: (pos, inside) for pos, _, key, inside in reader.page_marks}
+    anchor_at: dict[str, int] = {}
+    for pos, key in reader.anchors:
+        anchor_at.setdefault(key, pos)
+    for key in page_list:
+        if key not in marks and key in anchor_at:
+            marks[key] = (anchor_at[key], False)
+    if len(marks) < 2:
+        return {}
+    before = sorted(pos for pos, inside in marks.values() if not inside)
+    within = sorted(pos for pos, inside in marks.values() if inside)
+    offset = 0 if before and before[0] == 0 else 1  # an unmarked front is page 1
+    out = {}
+    for k, block in enumerate(reader.blocks):
+        first = offset + bisect.bisect_right(before, k) + bisect.bisect_left(within, k)
+        inside = bisect.bisect_right(within, k) - bisect.bisect_left(within, k)
+        out[id(block)] = (max(first, 1), max(first + inside, 1))
+    return out
+
+
+def _paginate(blocks: list[Block], printed: dict[int, tuple[int, int]]) -> list[Element]:
+    """Elements with pages: by the page-list (`printed`; a footnote is on its reference's
+    last page) or estimated from the words before them."""
     elements = []
     words = 0
+    last = 1
     position = {id(b): k for k, b in enumerate(blocks)}
     for block in blocks:
-        first = words // WORDS_PER_PAGE + 1
-        words += count_words(normalize(block.text))
-        last = max(first, (words - 1) // WORDS_PER_PAGE + 1)
+        if printed:
+            first, last = printed.get(id(block), (last, last))
+        else:
+            first = words // WORDS_PER_PAGE + 1
+            words += count_words(normalize(block.text))
+            last = max(first, (words - 1) // WORDS_PER_PAGE + 1)
         fields: dict[str, Any] = dict(block.fields)
         if "ref_block" in fields:  # a footnote: the id of the block with its reference
             fields["ref_id"] = element_id(position[id(fields.pop("ref_block"))] + 1)
         if not fields.get("rtl"):
             fields.pop("rtl", None)
         elements.append(make_element(block.type, block.text, first, last, **fields))
-    return assign_ids(elements), [e.page_first for e in elements]
+    return assign_ids(elements)
 
 
 def _outline(

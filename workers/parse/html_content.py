@@ -157,7 +157,8 @@ class ChapterReader:
         self.blocks: list[Block] = []
         self.anchors: list[tuple[int, str]] = []  # (blocks read before it, "name#id")
         self.removed: list[Removed] = []
-        self.page_marks: list[tuple[int, str, str]] = []  # (position, label, "name#id")
+        # (position, label, "name#id", inside the block at position rather than before it)
+        self.page_marks: list[tuple[int, str, str, bool]] = []
         self.name = ""
         self._hits: list[tuple[str, str]] = []  # (src, alt) of images not yet emitted
 
@@ -181,7 +182,7 @@ class ChapterReader:
             self._remove(el, "navigation")
             return
         if is_pagebreak(el):
-            self._page_mark(el)
+            self._page_mark(el, inside=False)
             return
         self._anchor(el)
         if tag in HEADINGS:
@@ -231,6 +232,8 @@ class ChapterReader:
             if tag and (tag in BLOCKS or tag in HEADINGS) and tag not in ("svg", "math"):
                 flush()
                 self._block(child)
+            elif tag and is_pagebreak(child) and not collapse("".join(buf)):
+                self._page_mark(child, inside=False)  # between paragraphs
             elif tag:
                 buf.append(self._inline(child, keep=False))
             buf.append(child.tail or "")
@@ -388,7 +391,7 @@ class ChapterReader:
             self._remove(el, "navigation")
             return True
         if is_pagebreak(el):
-            self._page_mark(el)
+            self._page_mark(el, inside=True)
             return True
         return False
 
@@ -458,12 +461,12 @@ class ChapterReader:
             text = text[:REMOVED_CAP] + "…"
         self.removed.append(Removed(len(self.blocks), kind, text or f"<{local(el.tag)}>"))
 
-    def _page_mark(self, el: etree._Element) -> None:
-        label = collapse(el.get("title") or el.get("aria-label") or "".join(el.itertext())) or (
-            el.get("id") or ""
-        )
+    def _page_mark(self, el: etree._Element, inside: bool) -> None:
+        shown = el.get("title") or el.get("aria-label") or "".join(el.itertext())
+        label = collapse(shown) or (el.get("id") or "")
         self.removed.append(Removed(len(self.blocks), "page_number", label or "page"))
-        self.page_marks.append((len(self.blocks), label, f"{self.name}#{el.get('id') or ''}"))
+        key = f"{self.name}#{el.get('id') or ''}"
+        self.page_marks.append((len(self.blocks), label, key, inside))
         self._anchor(el)
 
     def _emit_images(self) -> None:
