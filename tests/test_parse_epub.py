@@ -6,10 +6,7 @@ through the whole pipeline."""
 from __future__ import annotations
 
 import hashlib
-import io
 import re
-import zipfile
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -21,7 +18,8 @@ from epub_samples import (
     sample_chapters,
     sample_nav,
 )
-from lxml import etree, html
+from html_coverage import chapters as chapters_of
+from html_coverage import coverage
 
 import quire
 from quire.shared.errors import InputError
@@ -35,44 +33,6 @@ DATA = Path(__file__).parent / "data"
 EN_EPUB = DATA / "maint-guide-en.epub"
 ZH_EPUB = DATA / "maint-guide-zh.epub"
 HTML_DIR = DATA / "maint-guide-html"
-_DROPPED = {"script", "style", "head", "nav"}
-_CHROME = {"navheader", "navfooter"}
-
-
-def _visible(root: etree._Element) -> Counter[str]:
-    """The characters a reader sees in a chapter's body (no scripts, styles, navigation
-    bars), counted, without whitespace."""
-    out: Counter[str] = Counter()
-
-    def walk(el: etree._Element) -> None:
-        tag = etree.QName(el).localname.lower() if isinstance(el.tag, str) else ""
-        if not tag or tag in _DROPPED or set((el.get("class") or "").split()) & _CHROME:
-            return
-        out.update(c for c in (el.text or "") if not c.isspace())
-        for child in el:
-            walk(child)
-            out.update(c for c in (child.tail or "") if not c.isspace())
-
-    body = next(e for e in root.iter() if isinstance(e.tag, str) and e.tag.endswith("body"))
-    walk(body)
-    return out
-
-
-def _spine(path: Path) -> list[bytes]:
-    z = zipfile.ZipFile(path)
-    opf_name = next(n for n in z.namelist() if n.endswith(".opf"))
-    opf = etree.fromstring(z.read(opf_name))
-    base = opf_name.rsplit("/", 1)[0]
-    items = {i.get("id"): i.get("href") for i in opf.iter("{*}item")}
-    return [z.read(f"{base}/{items[r.get('idref')]}") for r in opf.iter("{*}itemref")]
-
-
-def _coverage(doc: Document, chapters: list[bytes]) -> float:
-    source: Counter[str] = Counter()
-    for data in chapters:
-        source += _visible(html.document_fromstring(data))
-    ir = Counter(c for e in doc.elements for c in e.text if not c.isspace())
-    return sum(min(n, ir[c]) for c, n in source.items()) / sum(source.values())
 
 
 @pytest.mark.parametrize(
@@ -84,12 +44,7 @@ def test_real_converters_books_keep_their_text_notes_and_chapters(
     path: Path, language: str | None, chapters: int
 ) -> None:
     doc = parse_document(path).document
-    if path.is_dir():
-        z = zipfile.ZipFile(io.BytesIO(bundle_folder(path)))
-        sources = [z.read(n) for n in z.namelist() if n.endswith(".html")]
-    else:
-        sources = _spine(path)
-    assert _coverage(doc, sources) >= 0.995
+    assert coverage(doc, chapters_of(path)) >= 0.995
     assert doc.language == language
     assert doc.source_format == ("html" if path.is_dir() else "epub")
     # footnotes: each right after the element holding its reference, which names it
