@@ -69,9 +69,12 @@ def is_document_name(name: str) -> bool:
 
 
 def is_html_book(folder: Path) -> bool:
-    """A folder of HTML chapters that states their order (see html_input)."""
+    """A folder of HTML chapters that states their order (see html_input) and holds no
+    other documents beside them (a shelf of PDFs with an index.html stays a shelf)."""
     from quire.workers.parse.html_input import states_order
 
+    if any(p.is_file() and is_document_name(p.name) for p in folder.iterdir()):
+        return False
     return states_order(folder)
 
 

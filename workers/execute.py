@@ -225,6 +225,16 @@ def admit_bytes(
     return committed, expected == 0
 
 
+def source_bytes(path: Path) -> bytes:
+    """The bytes `submit` stores for `path` (whose hash is the document's id): the file's
+    own, or an HTML file's or folder's bundle."""
+    if path.is_dir() or (format_of_name(path.name) == "html" and path.is_file()):
+        from quire.workers.parse.html_input import bundle_path
+
+        return bundle_path(path)
+    return path.read_bytes()
+
+
 def _html_bundle(data: bytes, name: str, path: Path | None) -> bytes:
     """An HTML file as its bundle: with the images beside it when it is a local file."""
     from quire.workers.parse.html_input import bundle_bytes, bundle_path

@@ -7,10 +7,9 @@ bundle), so a link, an id and the navigation document meet on the same spelling.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from urllib.parse import unquote, urlsplit
-
-from lxml import etree
 
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 EPUB_NS = "http://www.idpf.org/2007/ops"
@@ -20,9 +19,12 @@ XLINK_NS = "http://www.w3.org/1999/xlink"
 def local(tag: object) -> str:
     """An element's name without its namespace, in lower case; "" for comments and
     processing instructions."""
-    if not isinstance(tag, str):
-        return ""
-    return etree.QName(tag).localname.lower() if tag.startswith("{") else tag.lower()
+    return _local(tag) if isinstance(tag, str) else ""
+
+
+@functools.lru_cache(maxsize=4096)
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1].lower()
 
 
 def member(base: str, href: str) -> str | None:
