@@ -78,9 +78,10 @@ def _review_counts(rt: Runtime, s: Session) -> tuple[int | None, int | None]:
 )
 def split_document(args: SplitDocumentIn) -> SplitDocumentOut:
     """Start splitting a PDF, DOCX, EPUB or HTML file (or a folder of HTML chapters): parse
-    it, find safe cut candidates, review topic changes with the configured backend, and stop for your boundary decisions (decider=agent) or run
-    to the end (decider=backend). The same file twice is one document (attached=true).
-    Without output_dir the chunks go to a new isolated run folder."""
+    it, find safe cut candidates, review topic changes with the configured backend, and
+    stop for your boundary decisions (decider=agent) or run to the end (decider=backend).
+    The same file twice is one document (attached=true). Without output_dir the chunks go
+    to a new isolated run folder."""
     from quire.shared.config import RunChoices
     from quire.shared.text import sha256_bytes
     from quire.workers.execute import restart, source_bytes, submit
