@@ -48,8 +48,8 @@ GUIDE = [
     "dother",
     "build",
     "checkit",
-    "upload",
     "update",
+    "upload",
     "advanced",
 ]
 
