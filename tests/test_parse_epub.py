@@ -245,3 +245,46 @@ def test_page_list_pages_are_the_printed_editions(
         result = quire.split(tmp_path / "paged.epub", tmp_path / "out", processes=1)
         assert result.verification is not None and result.verification.passed
         assert [s.page_first for s in result.sessions] == [1, 7, 13]
+
+
+def test_endnotes_in_their_own_file_and_office_back_links_are_tied_to_their_references(
+    tmp_path: Path,
+) -> None:
+    body = (
+        '<h1>Chapter 1. Notes</h1><p>See the end<a href="notes.xhtml#en1" '
+        'epub:type="noteref">i</a> and again<a href="notes.xhtml#en2" epub:type="noteref">ii'
+        "</a>.</p>"
+    )
+    notes = (
+        '<section epub:type="endnotes"><h1>Notes</h1><ol>'
+        '<li id="en1" epub:type="endnote"><p>First endnote.</p></li>'
+        '<li id="en2" epub:type="endnote"><p>Second endnote.</p></li></ol></section>'
+    )
+    data = epub_bytes(
+        [("c1.xhtml", chapter("One", body)), ("notes.xhtml", chapter("Notes", notes))],
+        nav=[(1, "Chapter 1. Notes", "c1.xhtml"), (1, "Notes", "notes.xhtml")],
+    )
+    doc = parse_epub_bytes(data, "endnotes.epub").document
+    texts = [e.text for e in doc.elements]
+    assert texts == [
+        "# Chapter 1. Notes",
+        "See the end[^i] and again[^ii].",
+        "[^i]: First endnote.",
+        "[^ii]: Second endnote.",
+        "# Notes",
+    ]
+    # LibreOffice's HTML export: anchors by name, the note links back to its reference
+    page = tmp_path / "office.html"
+    page.write_text(
+        "<html><body><h1>Title</h1><p>Text<a class='sdfootnoteanc' name='sdfootnote1anc' "
+        "href='#sdfootnote1sym'><sup>1</sup></a> goes on.</p>"
+        "<div id='sdfootnote1'><p><a class='sdfootnotesym' name='sdfootnote1sym' "
+        "href='#sdfootnote1anc'>1</a>The note.</p></div></body></html>",
+        encoding="utf-8",
+    )
+    office = parse_document(page).document
+    assert [e.text for e in office.elements] == [
+        "# Title",
+        "Text[^1] goes on.",
+        "[^1]: The note.",
+    ]

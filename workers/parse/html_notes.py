@@ -6,8 +6,8 @@ A note is the block a reference link leads to, when either side says so:
   note"` (`role="doc-footnote|doc-endnote"`), as pandoc, Sigil and most EPUB 3 tools
   write them;
 - the back-link pattern of converters without semantics (LibreOffice, Word HTML,
-  DocBook, Calibre): the target holds a link back to the reference (to the link's own id
-  or to its enclosing sup/span).
+  DocBook, Calibre): the target, after the reference in reading order, holds a link back
+  to the reference (to the link's own id or name, or to its enclosing sup/span).
 The target is the note itself when it is a block (aside, li, p, div...), else the block
 holding it (`<p><a id="ftn1" href="#ftnref1">[1]</a> text</p>`). A block that holds a
 heading or its own reference is no note. A note nobody refers to stays in the text where it
@@ -72,12 +72,16 @@ def _note_block(target: etree._Element) -> etree._Element | None:
 def find_notes(chapters: Sequence[tuple[str, etree._Element]]) -> NoteMap:
     ids: dict[str, etree._Element] = {}
     links: list[tuple[str, etree._Element, str]] = []  # (chapter, a, key it leads to)
+    order: dict[etree._Element, int] = {}  # reading order
     for name, root in chapters:
         for el in root.iter():
             if not isinstance(el.tag, str):
                 continue
+            order[el] = len(order)
             if el.get("id"):
                 ids.setdefault(f"{name}#{el.get('id')}", el)
+            if local(el.tag) == "a" and el.get("name"):  # HTML 4 anchors (LibreOffice, Word)
+                ids.setdefault(f"{name}#{el.get('name')}", el)
             if local(el.tag) == "a" and el.get("href"):
                 key = resolve(name, el.get("href") or "")
                 if key is not None and "#" in key:
@@ -104,6 +108,8 @@ def find_notes(chapters: Sequence[tuple[str, etree._Element]]) -> NoteMap:
         ref_keys = {f"{name}#{i}" for i in _own_ids(a)}
         backlinked = bool(back[note] & ref_keys)
         if not (explicit or backlinked):
+            continue
+        if not explicit and order[note] < order[a]:  # the back-link itself, read backwards
             continue
         if not explicit and len("".join(note.itertext())) > MAX_NOTE_CHARS:
             continue
