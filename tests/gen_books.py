@@ -11,8 +11,9 @@ script says how they were made and makes them again:
 - maint-guide-en.epub: EPUB 3 (nav document, pandoc's epub:type footnotes), chapters 1 and 6
   of the English guide;
 - maint-guide-zh.epub: EPUB 2 (NCX), the same chapters of the Chinese translation;
-- maint-guide-html/: the English index page and those chapters' files, unchanged, with
-  the images they use (a folder of chapters in the order of its index page).
+- maint-guide-html/: the English index page and those chapters' files, unchanged (a
+  folder of chapters in the order of its index page; the only images they name are the
+  navigation bars' icons, left out).
 
 For pandoc, each chapter is cleaned the way an author converting it would: DocBook's
 navigation bars and per-chapter contents are left out (pandoc makes its own navigation)
@@ -31,7 +32,6 @@ from lxml import etree
 
 DATA = Path(__file__).parent / "data"
 CHAPTERS = ("start", "build")  # chapters 1 and 6
-IMAGES = ("note.png", "tip.png", "important.png", "caution.png", "warning.png")
 
 
 XHTML = "http://www.w3.org/1999/xhtml"
@@ -131,11 +131,9 @@ def make_epub(
 def make_folder(src: Path, out: Path) -> None:
     if out.exists():
         shutil.rmtree(out)
-    (out / "images").mkdir(parents=True)
-    for name in ("index", *CHAPTERS):
+    out.mkdir(parents=True)
+    for name in ("index", *CHAPTERS):  # their only images are the navigation bars' icons
         shutil.copy(src / f"{name}.en.html", out / f"{name}.en.html")
-    for name in IMAGES:
-        shutil.copy(src / "images" / name, out / "images" / name)
 
 
 def main() -> None:

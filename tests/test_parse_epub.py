@@ -191,15 +191,22 @@ def test_html_folder_order_is_stated_by_its_manifest_or_refused(tmp_path: Path) 
     book.mkdir()
     for k in (1, 2):
         (book / f"c{k}.html").write_text(
-            f"<html lang='fa'><body><h1>فصل {k}</h1><p>متن فصل {k}.</p></body></html>",
+            f"<html lang='fa'><body><h1>فصل {k}</h1><p>متن فصل {k}.</p>"
+            "<p><img src='img/dot.png' alt='نقطه'></p></body></html>",
             encoding="utf-8",
         )
+    (book / "img").mkdir()
+    (book / "img" / "dot.png").write_bytes(PNG_1X1)
     with pytest.raises(InputError, match="states no order"):
         bundle_folder(book)
     (book / "manifest.txt").write_text("# order\nc2.html\nc1.html\n", encoding="utf-8")
-    doc = parse_html_bundle(bundle_folder(book), "book.htmlz").document
+    parsed = parse_html_bundle(bundle_folder(book), "book.htmlz")
+    doc = parsed.document
     assert [e.text for e in doc.elements if e.type == "heading"] == ["# فصل 2", "# فصل 1"]
-    assert doc.language == "fa" and all(e.rtl for e in doc.elements)
+    assert doc.language == "fa" and all(e.rtl for e in doc.elements if e.type != "image")
+    images = [e.image for e in doc.elements if e.image is not None]
+    assert len(images) == 2 and images[0].sha256 == hashlib.sha256(PNG_1X1).hexdigest()
+    assert parsed.images[images[0].file] == PNG_1X1  # one file for the same bytes
     assert bundle_folder(book) == bundle_folder(book)  # the same files, the same document
     (book / "manifest.txt").write_text("c3.html\n", encoding="utf-8")
     with pytest.raises(InputError, match="lacks"):

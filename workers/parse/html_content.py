@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -523,6 +522,3 @@ def _int(value: str | None, default: int) -> int:
         return int((value or "").strip())
     except ValueError:
         return default
-
-
-Make = Callable[[str, str, dict[str, Any]], Block]

@@ -26,7 +26,12 @@ from pathlib import Path, PurePosixPath
 
 from lxml import etree, html
 
-from quire.shared.errors import CorruptDocumentError, EmptyDocumentError, InputError
+from quire.shared.errors import (
+    CorruptDocumentError,
+    EmptyDocumentError,
+    InputError,
+    UnsafeXmlError,
+)
 from quire.shared.ir import ParserNote
 from quire.shared.text import sha256_bytes
 from quire.workers.parse.base import ParsedDocument
@@ -225,8 +230,6 @@ def parse_markup(data: bytes, name: str) -> etree._Element:
     """A chapter's tree: XHTML as XML (no entities, no DTD, no network); HTML, and XHTML
     that is not well-formed, with lxml's HTML parser, as a browser would read it."""
     if declares_entities(data):
-        from quire.shared.errors import UnsafeXmlError
-
         raise UnsafeXmlError(
             f"{name} declares entities in its DTD (<!DOCTYPE [...]>): refused, as entities "
             "can hide text, read files or expand without bound"
