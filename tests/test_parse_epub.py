@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from epub_samples import (
+    LOREM,
     PNG_1X1,
     chapter,
     epub_bytes,
@@ -295,3 +296,39 @@ def test_endnotes_in_their_own_file_and_office_back_links_are_tied_to_their_refe
         "Text[^1] goes on.",
         "[^1]: The note.",
     ]
+
+
+def test_an_html_books_contents_of_links_is_front_matter(tmp_path: Path) -> None:
+    """A contents list carries links where a printed one carries page numbers: the index
+    page of a folder (title, then a list of links to every section) is front matter, and
+    the first chapter after it is not."""
+    from quire.workers.boundaries.matter import find_matter
+
+    book = tmp_path / "book"
+    book.mkdir()
+    toc = []
+    for k in range(1, 13):
+        sections = "".join(
+            f"<li><a href='c{k}.html#s{j}'>{k}.{j}. Section {j} of part {k}</a></li>"
+            for j in range(1, 9)
+        )
+        toc.append(f"<li><a href='c{k}.html'>{k}. Part {k}</a><ul>{sections}</ul></li>")
+        paras = "".join(
+            f"<h2 id='s{j}'>{k}.{j}. Section {j} of part {k}</h2><p>{LOREM * 4}</p>"
+            for j in range(1, 9)
+        )
+        (book / f"c{k}.html").write_text(
+            f"<html><body><h1>Chapter {k}. Part {k}</h1>{paras}</body></html>", encoding="utf-8"
+        )
+    (book / "index.html").write_text(
+        "<html><body><h1>The Book</h1><p>An author</p><p><b>Table of Contents</b></p>"
+        f"<ul>{''.join(toc)}</ul></body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(book).document
+    regions = find_matter(doc)
+    assert [r.kind for r in regions][:1] == ["front_matter"], regions
+    first = next(i for i, e in enumerate(doc.elements) if e.text == "# Chapter 1. Part 1")
+    ids = {e.id: i for i, e in enumerate(doc.elements)}
+    assert ids[regions[0].first_id] == 0 and ids[regions[0].last_id] < first
+    assert regions[0].label.endswith("contents")

@@ -54,6 +54,9 @@ _TRAILING_NUMBER = re.compile(r"\S\s+(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE
 _COMMA_REF = re.compile(r"[,،]\s*\d{1,4}(?:\s*[–\-]\s*\d{1,4})?\b|\b\d{1,4}\s*[,،]")
 _DOTS = re.compile(r"\.\s?\.|…|·")
 _DIGIT = re.compile(r"\d")
+# a list item that is one link to an element of the book and nothing else: an HTML or EPUB
+# contents list, whose entries carry links where a printed one carries page numbers
+_LINK_ITEM = re.compile(r"^\[(?:\\.|[^\]\\])*\]\(#el-\d{6,}\):?$")
 _LETTER_GROUP = re.compile(r"^(?:\w|\W)(?:\s+\w)?$", re.UNICODE)  # "A", "B C", "%"
 _ROMAN = re.compile(r"^(?:[ivxlcdm]{1,7})$", re.IGNORECASE)
 
@@ -94,7 +97,12 @@ def listing_line(el: Element) -> bool | None:
     if el.type in ("code", "image", "formula"):
         return None
     if el.type == "list" and el.items:
-        votes = [_listing_text(" ".join(plain(item).split()), heading=False) for item in el.items]
+        votes = [
+            True
+            if _LINK_ITEM.match(item.split("\n", 1)[0].strip())
+            else _listing_text(" ".join(plain(item).split()), heading=False)
+            for item in el.items
+        ]
         yes, no = votes.count(True), votes.count(False)
         return None if yes == no == 0 else yes >= no
     return _listing_text(plain_text(el), heading=el.type == "heading")
