@@ -4,7 +4,9 @@ A SOURCE is a file, a folder (searched recursively), a glob (`books/**/*.pdf`) o
 prefix (`s3://bucket/prefix`). What the user named explicitly — a file, or whatever a glob
 matched — is always submitted, so a wrong file fails with its reason in the report; what a
 folder or prefix merely contains is taken only when it looks like a document (`.pdf`,
-`.docx`), so a folder's README or MANIFEST is not reported as a failed book.
+`.docx`, `.epub`, `.htmlz`), so a folder's README or MANIFEST is not reported as a failed
+book. A folder that is an HTML book (its chapters' order in `manifest.txt` or an index page)
+is one document, submitted as its bundle.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from urllib.parse import urlsplit
 
 from quire.shared.errors import QuireError
 
-DOCUMENT_SUFFIXES = (".pdf", ".docx")
+DOCUMENT_SUFFIXES = (".pdf", ".docx", ".epub", ".htmlz")
+# named explicitly (or uploaded), these are documents too; inside a folder they are an HTML
+# book's chapters, so a folder is one book when it states its order (manifest.txt, index)
+HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 _GLOB_CHARS = set("*?[")
 # S3 bucket names: 3-63 lowercase letters, digits, dots and hyphens, no dot or hyphen at the ends
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
@@ -49,6 +54,10 @@ class SourceItem:
     _read: Callable[[], bytes] | None = field(default=None, compare=False, repr=False)
 
     def read(self) -> bytes:
+        if self.path is not None and self.path.is_dir():
+            from quire.workers.parse.html_input import bundle_folder
+
+            return bundle_folder(self.path)
         if self.path is not None:
             return self.path.read_bytes()
         assert self._read is not None
@@ -57,6 +66,16 @@ class SourceItem:
 
 def is_document_name(name: str) -> bool:
     return name.lower().endswith(DOCUMENT_SUFFIXES)
+
+
+def is_html_book(folder: Path) -> bool:
+    """A folder of HTML chapters that states their order (see html_input) and holds no
+    other documents beside them (a shelf of PDFs with an index.html stays a shelf)."""
+    from quire.workers.parse.html_input import states_order
+
+    if any(p.is_file() and is_document_name(p.name) for p in folder.iterdir()):
+        return False
+    return states_order(folder)
 
 
 def expand_sources(args: Sequence[str]) -> tuple[list[SourceItem], list[str]]:
@@ -87,13 +106,31 @@ def _file_item(path: Path) -> SourceItem:
     return SourceItem(origin=str(path), name=path.name, size=path.stat().st_size, path=path)
 
 
+def _book_item(folder: Path) -> SourceItem:
+    return SourceItem(origin=str(folder), name=f"{folder.name}.htmlz", size=-1, path=folder)
+
+
 def _expand_path(path: Path) -> tuple[list[SourceItem], list[str]]:
     if path.is_file():
         return [_file_item(path)], []
+    if path.is_dir() and is_html_book(path):
+        return [_book_item(path)], []
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+        books: list[
+            Path
+        ] = []  # HTML books inside the folder: one document each, their files not others
+        for d in sorted(p for p in path.rglob("*") if p.is_dir()):
+            if not any(b in d.parents for b in books) and is_html_book(d):
+                books.append(d)
+        files = sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file() and not p.name.startswith(".") and not any(b in p.parents for b in books)
+        )
         docs = [p for p in files if is_document_name(p.name)]
-        return [_file_item(p) for p in docs], [str(p) for p in files if p not in docs]
+        items = [_file_item(p) for p in docs] + [_book_item(b) for b in books]
+        items.sort(key=lambda i: i.origin)
+        return items, [str(p) for p in files if p not in docs]
     raise SourceError(f"no such file or folder: {path}")
 
 

@@ -3,7 +3,8 @@
 The event side is pure: `parse_notification` reads the AWS S3 event JSON (what S3 sends to
 SQS, SNS-wrapped or not, and what MinIO's webhook and queue targets send), decodes keys with
 `unquote_plus` (S3 URL-encodes them, a space arrives as '+'), and `classify` decides with a
-reason: only ObjectCreated events, only the watched bucket and prefix, only .pdf/.docx.
+reason: only ObjectCreated events, only the watched bucket and prefix, only documents
+(.pdf, .docx, .epub, .htmlz, .html).
 
 `Intake` acts on accepted events. Delivery is at least once, so each event is remembered
 under a create-only marker keyed by bucket, key and version id (or ETag): a replay or a
@@ -30,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.passwords import Passwords
-from quire.orchestrator.sources import DOCUMENT_SUFFIXES
+from quire.orchestrator.sources import DOCUMENT_SUFFIXES, HTML_SUFFIXES
 from quire.shared import keys
 from quire.shared.config import RunChoices, RunSettings
 from quire.shared.errors import QuireError
@@ -136,7 +137,7 @@ class TriggerConfig(BaseModel):
     bucket: str | None = None  # None: any bucket that notifies us
     prefix: str = "inbox/"
     output_prefix: str = "outbox/"
-    suffixes: tuple[str, ...] = DOCUMENT_SUFFIXES
+    suffixes: tuple[str, ...] = DOCUMENT_SUFFIXES + HTML_SUFFIXES
 
     @model_validator(mode="after")
     def _no_overlap(self) -> TriggerConfig:

@@ -60,7 +60,8 @@ def split(
     processes: int | None = None,
     on_progress: Progress | None = None,
 ) -> SplitResult:
-    """Split one PDF or DOCX into verified study sessions written to `out`.
+    """Split one PDF, DOCX, EPUB or HTML file (or a folder of HTML chapters) into verified
+    study sessions written to `out`.
 
     The defaults are those of `quire run` (`backend`, `ocr` and `ocr_lang` None: from
     QUIRE_REVIEW_BACKEND, QUIRE_OCR and QUIRE_OCR_LANG). `out` is owned by the run: files of

@@ -39,6 +39,14 @@ class EncryptedDocumentError(InputError):
     code = "encrypted"
 
 
+class DrmProtectedError(InputError):
+    """An EPUB whose content is encrypted by a DRM scheme (META-INF/encryption.xml naming
+    more than obfuscated fonts, Adobe ADEPT rights, Apple FairPlay): its text cannot be
+    read without the vendor's key, which Quire never has."""
+
+    code = "drm"
+
+
 class BadPasswordError(InputError):
     """The password given for a password-protected PDF does not open it."""
 

@@ -19,6 +19,10 @@ from quire.shared.text import count_words, normalize, text_hash
 
 IR_VERSION = 1
 
+SourceFormat = Literal["pdf", "docx", "epub", "html"]
+# "pdf": physical PDF pages; "words": estimated at WORDS_PER_PAGE words; "print": the pages
+# of the printed edition an EPUB's page-list marks (counted in reading order from 1)
+PageBasis = Literal["pdf", "words", "print"]
 ElementType = Literal[
     "heading", "paragraph", "list", "table", "image", "code", "caption", "formula", "footnote"
 ]
@@ -224,7 +228,8 @@ class RemovedText(_Model):
     """Text deliberately left out of the body: running headers/footers, page numbers."""
 
     page: int
-    kind: Literal["header", "footer", "page_number"]
+    # navigation and script: HTML chrome (nav bars, DocBook navheaders) and scripts
+    kind: Literal["header", "footer", "page_number", "navigation", "script"]
     text: str
 
 
@@ -245,10 +250,11 @@ class Document(_Model):
     ir_version: int = IR_VERSION
     doc_id: str  # sha256 of the source bytes
     source_name: str
-    source_format: Literal["pdf", "docx"]
+    source_format: SourceFormat
     page_count: int
-    # "pdf": page numbers are physical PDF pages; "words": estimated at WORDS_PER_PAGE
-    page_basis: Literal["pdf", "words"]
+    # "pdf": page numbers are physical PDF pages; "words": estimated at WORDS_PER_PAGE;
+    # "print": the printed edition's pages an EPUB's page-list marks
+    page_basis: PageBasis
     parsers: list[ParserUse] = []
     skipped_pages: list[SkippedPage] = []  # pages without text, with the reason
     ocr_pages: list[OcrPage] = []
@@ -258,6 +264,7 @@ class Document(_Model):
     removed: list[RemovedText] = []
     notes: list[ParserNote] = []
     outline: list[OutlineEntry] = []
+    language: str | None = None  # the book's language from its metadata (EPUB, HTML)
     elements: list[Element] = []
 
     def by_id(self) -> dict[str, Element]:

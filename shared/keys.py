@@ -1,6 +1,7 @@
 """Where things live in the object store (DESIGN §2): the one place key names are spelled.
 
-docs/{doc_id}/source.{pdf|docx}          the uploaded bytes (doc_id = their sha256)
+docs/{doc_id}/source.{pdf|docx|epub}     the uploaded bytes (doc_id = their sha256)
+docs/{doc_id}/source.htmlz               HTML: the bundle of its chapters and images
 docs/{doc_id}/session/rev-{n:08d}.json   the session's revisions, each written once
 docs/{doc_id}/work/...                   intermediate results, keyed by part
 docs/{doc_id}/out/...                    the output folder, exported as it is
@@ -14,7 +15,7 @@ import re
 DOCS = "docs/"
 BATCHES = "batches/"
 # keys whose bytes never change: sources are stored under their own content hash
-IMMUTABLE = re.compile(r"^docs/[0-9a-f]{64}/source\.(pdf|docx)$")
+IMMUTABLE = re.compile(r"^docs/[0-9a-f]{64}/source\.(pdf|docx|epub|htmlz)$")
 _REVISION = re.compile(r"/session/rev-(\d{8})\.json$")
 
 
@@ -23,7 +24,7 @@ def doc(doc_id: str) -> str:
 
 
 def source(doc_id: str, fmt: str) -> str:
-    return f"{DOCS}{doc_id}/source.{fmt}"
+    return f"{DOCS}{doc_id}/source.{'htmlz' if fmt == 'html' else fmt}"
 
 
 def sessions(doc_id: str) -> str:

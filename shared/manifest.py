@@ -55,9 +55,9 @@ class Manifest(_Model):
     manifest_version: int = MANIFEST_VERSION
     doc_id: str
     source_name: str
-    source_format: Literal["pdf", "docx"]
+    source_format: Literal["pdf", "docx", "epub", "html"]
     page_count: int
-    page_basis: Literal["pdf", "words"]
+    page_basis: Literal["pdf", "words", "print"]
     formats: list[OutputFormat]
     overlap_pages: int  # the setting: neighbouring pages added on each side of a PDF chunk
     chunk_count: int

@@ -56,7 +56,7 @@ class Session(BaseModel):
     revision: int = 0
     state: DocState = "queued"
     source_name: str
-    source_format: Literal["pdf", "docx"]
+    source_format: Literal["pdf", "docx", "epub", "html"]
     source_key: str
     page_count: int = 0
     settings: RunSettings = Field(default_factory=RunSettings)

@@ -267,3 +267,58 @@ def test_distributed_batch(
     rt = Runtime.from_env(Environment.from_env())
     actors = {h.actor for d in rt.revisions.list_docs() for h in rt.repo.history(d)}
     assert {"batch", "orchestrator", "worker:parse"} <= actors
+
+
+def test_batch_of_epubs_and_an_html_book_folder(local_env: Path) -> None:
+    """EPUBs in a folder are documents; a folder that states its chapters' order is one
+    HTML book; a DRM-protected EPUB fails alone with its own code."""
+    from epub_samples import sample_chapters, sample_nav
+
+    data = Path(__file__).parent / "data"
+    shelf = local_env / "shelf"
+    shelf.mkdir()
+    shutil.copy(data / "maint-guide-en.epub", shelf / "maint-guide-en.epub")
+    shutil.copytree(data / "maint-guide-html", shelf / "maint-guide-html")
+    drm = epub_with_drm(sample_chapters(1), sample_nav(1))
+    (shelf / "locked.epub").write_bytes(drm)
+    out = local_env / "out"
+    result = quire("batch", str(shelf), "--out", str(out), "--processes", "1")
+    assert result.exit_code == 1, result.output
+    docs = report_of(out / "batch-report.json")
+    assert sorted(docs) == ["locked.epub", "maint-guide-en.epub", "maint-guide-html.htmlz"]
+    for name in ("maint-guide-en.epub", "maint-guide-html.htmlz"):
+        assert (docs[name]["state"], docs[name]["verification"]) == ("complete", "passed")
+        assert docs[name]["chunks"] >= 2
+    assert (docs["locked.epub"]["state"], docs["locked.epub"]["error_code"]) == ("failed", "drm")
+    assert "skipping" not in result.output  # the chapters of the HTML book are not skipped
+
+
+def epub_with_drm(chapters: list[tuple[str, str]], nav: list[tuple[int, str, str]]) -> bytes:
+    from epub_samples import epub_bytes
+
+    enc = (
+        b'<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+        b'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
+        b'<enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>'
+        b'<enc:CipherData><enc:CipherReference URI="OEBPS/ch1.xhtml"/></enc:CipherData>'
+        b"</enc:EncryptedData></encryption>"
+    )
+    return epub_bytes(chapters, nav=nav, extra={"META-INF/encryption.xml": enc})
+
+
+def test_quire_run_takes_a_folder_of_html_chapters(local_env: Path) -> None:
+    book = Path(__file__).parent / "data" / "maint-guide-html"
+    result = quire("run", "--input", str(book), "--out", str(local_env / "html"))
+    assert result.exit_code == 0, result.output
+    assert "verification passed" in result.output.lower() or "passed" in result.output
+    assert sorted(p.name for p in (local_env / "html").glob("*.md"))[0].startswith("01-")
+    refused = quire(
+        "run", "--input", str(book), "--out", str(local_env / "pdf"), "--output-format", "pdf"
+    )
+    assert refused.exit_code != 0
+    assert "PDF output needs a PDF source; this document is HTML" in refused.output
+    empty = local_env / "loose"
+    empty.mkdir()
+    (empty / "a.html").write_text("<p>a</p>")
+    loose = quire("run", "--input", str(empty), "--out", str(local_env / "loose-out"))
+    assert loose.exit_code != 0 and "states no order" in loose.output

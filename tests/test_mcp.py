@@ -606,3 +606,33 @@ def test_the_same_tools_drive_the_distributed_stack(
         f"m{uuid.uuid4().hex[:6]}", "orchestrate,parse,review,write,render,analysis", passed
     ):
         anyio.run(main)
+
+
+def test_mcp_splits_an_epub_and_a_folder_of_html_chapters(tmp_path: Path) -> None:
+    data = ROOT / "tests" / "data"
+
+    async def scenario(host: Host) -> None:
+        books = ((data / "maint-guide-zh.epub", "epub"), (data / "maint-guide-html", "html"))
+        for path, fmt in books:
+            split = await host.ok("split_document", path=str(path))
+            assert split["state"] == "awaiting_decision", split
+            status = await host.ok("get_status", doc_id=split["doc_id"])
+            assert status["document"]["source_format"] == fmt, status
+            ctx = await host.ok("get_boundary_context", doc_id=split["doc_id"])
+            decider = HeuristicDecider()
+            while ctx["context"] is not None:
+                d = decider.decide(BoundaryContext.model_validate(ctx["context"]))
+                ctx = await host.ok(
+                    "commit_boundary",
+                    doc_id=split["doc_id"],
+                    revision=ctx["revision"],
+                    action=d.action,
+                    element_id=d.element_id,
+                    reason=d.reason,
+                    evidence=d.evidence,
+                )
+            written = await host.ok("write_chunks", doc_id=split["doc_id"])
+            assert written["state"] == "complete" and written["verification_passed"] is True
+            assert len(written["chunks"]) >= 2
+
+    run(tmp_path, scenario)

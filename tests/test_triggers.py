@@ -176,6 +176,8 @@ def test_filters_say_why() -> None:
     assert "prefix" in (classify(event("elsewhere/a.pdf"), CONFIG) or "")
     assert "prefix" in (classify(event("outbox/a.pdf/01-x.pdf"), CONFIG) or "")
     assert "not a document" in (classify(event("inbox/a.txt"), CONFIG) or "")
+    for book in ("inbox/a.epub", "inbox/b.html", "inbox/c.htmlz"):  # EPUB and HTML uploads
+        assert classify(event(book), CONFIG) is None, book
     assert "folder" in (classify(event("inbox/sub/"), CONFIG) or "")
     only = TriggerConfig(bucket="books")
     assert "not watched" in (classify(event("inbox/a.pdf", bucket="other"), only) or "")

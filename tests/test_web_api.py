@@ -642,3 +642,22 @@ def test_a_docx_has_sessions_but_no_page_images(api: httpx.Client, runtime: Runt
     assert re.search(r'text differs here</p>\s*<div class="el" id="' + first, session.text)
     page = api.get(f"/documents/{doc['doc_id']}", headers={"accept": "text/html"})
     assert page.status_code == 200 and "(words / 400)" in page.text
+
+
+def test_an_epub_and_an_html_file_go_through_the_workspace(api: httpx.Client) -> None:
+    epub = ROOT / "tests" / "data" / "maint-guide-zh.epub"
+    r = upload(api, epub)
+    assert r.status_code == 201, r.text
+    doc = wait_stopped(api, r.json()["document"]["doc_id"])
+    assert doc["state"] == "complete" and doc["source_format"] == "epub", doc
+    assert doc["pages"] and doc["pages"] > 5
+    assert "EPUB" in error_of(
+        api.get(f"/v1/documents/{doc['doc_id']}/pages/1.png"), 404, "no_pages"
+    )
+    md = api.get(f"/v1/documents/{doc['doc_id']}/sessions/2/markdown")
+    assert md.status_code == 200 and "构建软件包" in md.text
+    page = ROOT / "tests" / "data" / "maint-guide-html" / "start.en.html"
+    r = upload(api, page)
+    assert r.status_code == 201, r.text
+    doc = wait_stopped(api, r.json()["document"]["doc_id"])
+    assert doc["state"] == "complete" and doc["source_format"] == "html", doc

@@ -24,6 +24,7 @@ from quire.shared.session import Session
 from quire.shared.settings import load_settings
 from quire.shared.text import sha256_bytes
 from quire.workers import steps
+from quire.workers.parse.detect import format_of_name
 from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.execute")
@@ -129,7 +130,16 @@ def submit(
 
     `password` (else QUIRE_PDF_PASSWORD) opens a password-protected PDF here, at
     admission: the stored source is a decrypted copy (the document id stays the hash of the
-    uploaded bytes), so no password ever reaches a worker, a task message or a session."""
+    uploaded bytes), so no password ever reaches a worker, a task message or a session.
+
+    A folder is an HTML book (html_input): it is submitted as its bundle,
+    `<folder>.htmlz`; a folder that states no order for its chapters raises InputError."""
+    if path.is_dir():
+        from quire.workers.parse.html_input import bundle_folder
+
+        return submit_bytes(
+            rt, bundle_folder(path), f"{path.name}.htmlz", settings, actor=actor, rerun=rerun
+        )
     return submit_bytes(
         rt,
         path.read_bytes(),
@@ -176,6 +186,8 @@ def admit_bytes(
     """`submit_bytes`, and whether this call created the document: of any number of
     concurrent submissions of the same new bytes exactly one did (its first revision's
     create-only write won)."""
+    if format_of_name(name) == "html" and not data.startswith(b"PK\x03\x04"):
+        data = _html_bundle(data, name, path)
     doc_id = sha256_bytes(data)
     if password is None and (secret := load_settings().pdf_password) is not None:
         password = secret.get_secret_value()
@@ -193,7 +205,7 @@ def admit_bytes(
             return restart(rt, old, settings, actor=actor), False
         expected = old.revision  # refused at submission (a limit, a password): admit again
     now = time.time()
-    fmt = "pdf" if name.lower().endswith(".pdf") else "docx"
+    fmt = format_of_name(name) or "pdf"  # another extension is refused by _admit
     session = Session(
         doc_id=doc_id,
         source_name=name,
@@ -217,6 +229,25 @@ def admit_bytes(
     except QuireError:
         return rt.repo.load(doc_id), False  # submitted concurrently by someone else
     return committed, expected == 0
+
+
+def source_bytes(path: Path) -> bytes:
+    """The bytes `submit` stores for `path` (whose hash is the document's id): the file's
+    own, or an HTML file's or folder's bundle."""
+    if path.is_dir() or (format_of_name(path.name) == "html" and path.is_file()):
+        from quire.workers.parse.html_input import bundle_path
+
+        return bundle_path(path)
+    return path.read_bytes()
+
+
+def _html_bundle(data: bytes, name: str, path: Path | None) -> bytes:
+    """An HTML file as its bundle: with the images beside it when it is a local file."""
+    from quire.workers.parse.html_input import bundle_bytes, bundle_path
+
+    if path is not None and path.is_file():
+        return bundle_path(path)
+    return bundle_bytes(data, name)
 
 
 def _submitted(name: str) -> str:

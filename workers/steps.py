@@ -44,9 +44,12 @@ from quire.workers.backend_runs import (
 from quire.workers.runtime import Runtime
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from quire.workers.analysis.book_terms import BookIndexData
     from quire.workers.analysis.context import DocumentStats
     from quire.workers.llm import RetryingBackend
+    from quire.workers.parse.base import ParsedDocument
 
 REVIEW_BATCH = {"heuristic": 100}  # review tasks per part; LLM backends get small batches
 OFFLINE_ANALYSIS = ("heuristic",)  # backends whose analyses run in the planning step
@@ -197,7 +200,7 @@ def load_outcomes(rt: Runtime, s: Session) -> list[ReviewOutcome]:
 
 def parts_for(rt: Runtime, s: Session) -> list[str]:
     if s.state == "parsing":
-        if s.source_format == "docx":
+        if s.source_format != "pdf":
             return ["all"]
         return [Layout.parse_part(a, b) for a, b in parse_ranges(rt, s)]
     if s.state in ("scoring", "planning"):
@@ -303,14 +306,27 @@ class StoreOcrCache:
         self.store.put(key, data)
 
 
-def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
-    if s.source_format == "docx":
+def _parse_whole(fmt: str, path: Path) -> ParsedDocument:
+    """A DOCX, EPUB or HTML bundle, parsed in one part."""
+    if fmt == "docx":
         from quire.workers.parse.docx import parse_docx
 
+        return parse_docx(path)
+    if fmt == "epub":
+        from quire.workers.parse.epub import parse_epub
+
+        return parse_epub(path)
+    from quire.workers.parse.html_input import parse_html_bundle
+
+    return parse_html_bundle(path.read_bytes(), path.name)
+
+
+def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
+    if s.source_format != "pdf":
         if part == FINISH:
             return out(s, Layout.IR)
         with rt.file(s.source_key) as path:
-            parsed = parse_docx(path)
+            parsed = _parse_whole(s.source_format, path)
         parsed.document.source_name = s.source_name
         return _store_parsed(rt, s, parsed.document, parsed.images)
     from quire.workers.parse import OcrSettings, merge_pdf_ranges, parse_pdf_range, pdf_meta

@@ -93,7 +93,7 @@ def batch(
     if not items:
         raise QuireError("no documents found in " + " ".join(sources))
     for origin in skipped:
-        err.print(f"skipping {origin}: not a .pdf or .docx", highlight=False)
+        err.print(f"skipping {origin}: not a .pdf, .docx, .epub or .htmlz", highlight=False)
     err.print(f"submitting {len(items)} documents...", highlight=False)
     record = batches.create_batch(
         rt, items, settings, out_dir=out_dir, skipped=skipped, rerun=rerun, passwords=passwords

@@ -25,8 +25,10 @@ from quire.shared.settings import load_settings
 @click.option(
     "--input",
     "input_path",
-    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    type=click.Path(path_type=Path, exists=True),
     required=True,
+    help="A PDF, DOCX, EPUB or HTML file, or a folder of HTML chapters with a manifest.txt "
+    "or an index.html.",
 )
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
 @settings_options
@@ -131,8 +133,10 @@ def run(
 @click.option(
     "--input",
     "input_path",
-    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    type=click.Path(path_type=Path, exists=True),
     required=True,
+    help="A PDF, DOCX, EPUB or HTML file, or a folder of HTML chapters with a manifest.txt "
+    "or an index.html.",
 )
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
 @ocr_options

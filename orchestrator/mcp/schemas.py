@@ -74,7 +74,10 @@ class DocOut(_Model):
 class SplitDocumentIn(RunChoices):
     """The run settings of `quire run`, with its defaults, except that the agent decides."""
 
-    path: str = Field(description="Path of the PDF or DOCX file to split.")
+    path: str = Field(
+        description="Path of the PDF, DOCX, EPUB or HTML file (or folder of HTML chapters) "
+        "to split."
+    )
     output_dir: str | None = Field(
         default=None, description="Folder for the chunks; default: a new isolated run folder."
     )

@@ -107,21 +107,22 @@ def _review_counts(rt: Runtime, s: Session) -> tuple[int | None, int | None]:
     open_world=True,
 )
 def split_document(args: SplitDocumentIn) -> SplitDocumentOut:
-    """Start splitting a PDF or DOCX: parse it, find safe cut candidates, review topic changes
-    with the configured backend, and stop for your boundary decisions (decider=agent) or run
-    to the end (decider=backend). The same file twice is one document (attached=true).
-    Without output_dir the chunks go to a new isolated run folder."""
+    """Start splitting a PDF, DOCX, EPUB or HTML file (or a folder of HTML chapters): parse
+    it, find safe cut candidates, review topic changes with the configured backend, and
+    stop for your boundary decisions (decider=agent) or run to the end (decider=backend).
+    The same file twice is one document (attached=true). Without output_dir the chunks go
+    to a new isolated run folder."""
     from quire.shared.config import RunChoices
     from quire.shared.text import sha256_bytes
-    from quire.workers.execute import restart, submit
+    from quire.workers.execute import restart, source_bytes, submit
 
     path = Path(args.path).expanduser().resolve()
-    if not path.is_file():
+    if not path.is_file() and not path.is_dir():
         raise InputError(f"no such file: {path}")
     choices = RunChoices.model_validate(args.model_dump(include=set(RunChoices.model_fields)))
     settings = choices.settings(decider=args.decider)
     rt = runtime()
-    doc_id = sha256_bytes(path.read_bytes())
+    doc_id = sha256_bytes(source_bytes(path))
     attached = rt.repo.exists(doc_id)
     if attached and args.restart:
         old = rt.repo.load(doc_id)

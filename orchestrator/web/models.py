@@ -44,7 +44,7 @@ class DocumentOut(_Out):
 
     doc_id: str
     source_name: str
-    source_format: Literal["pdf", "docx"]
+    source_format: Literal["pdf", "docx", "epub", "html"]
     state: str
     revision: int
     pages: int | None  # PDF pages, or words / 400 for DOCX once parsed
@@ -125,7 +125,7 @@ class PagesOut(_Out):
 
     doc_id: str
     page_count: int
-    page_basis: Literal["pdf", "words"]
+    page_basis: Literal["pdf", "words", "print"]
     outline: list[OutlineEntry]
     skipped_pages: list[SkippedPage]
 

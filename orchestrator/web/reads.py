@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
@@ -64,7 +64,7 @@ class _IrOverview(BaseModel):
 
     doc_id: str
     page_count: int
-    page_basis: str
+    page_basis: Literal["pdf", "words", "print"]
     outline: list[OutlineEntry] = []
     skipped_pages: list[SkippedPage] = []
 
@@ -130,7 +130,7 @@ class Outputs:
         return PagesOut(
             doc_id=ir.doc_id,
             page_count=ir.page_count,
-            page_basis="words" if ir.page_basis == "words" else "pdf",
+            page_basis=ir.page_basis,
             outline=ir.outline,
             skipped_pages=ir.skipped_pages,
         )

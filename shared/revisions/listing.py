@@ -34,7 +34,7 @@ class DocEntry(_Model):
     doc_id: str
     revision: int
     source_name: str
-    source_format: Literal["pdf", "docx"]
+    source_format: Literal["pdf", "docx", "epub", "html"]
     state: str
     pages: int | None = None  # PDF pages, or words / 400 for a DOCX once written
     parts_done: int = 0  # of the current state's parts

@@ -55,7 +55,7 @@ class InternalCut(_Model):
 class AnalysisContext(_Model):
     doc_id: str
     source_name: str
-    page_basis: Literal["pdf", "words"]
+    page_basis: Literal["pdf", "words", "print"]
     chunk: int
     chunk_count: int
     kind: ChunkKind = "study"  # reference sessions (front/back matter) get no analysis

@@ -106,7 +106,7 @@ class IndexContext(_Model):
     doc_id: str
     source_name: str
     page_count: int
-    page_basis: Literal["pdf", "words"]
+    page_basis: Literal["pdf", "words", "print"]
     words_per_minute: int
     chunk_count: int
     total_words: int
@@ -475,7 +475,7 @@ def heuristic_index(context: IndexContext) -> StudyIndex:
         raise ValidationFailedError(f"indexes refused: unread chunks {context.unread}")
     pages = (
         f"pages {context.page_first}-{context.page_last} of {context.page_count}"
-        if context.page_basis == "pdf"
+        if context.page_basis != "words"
         else f"about {context.total_words / 400:.0f} pages of 400 words"
     )
     overview = (
@@ -602,7 +602,9 @@ def _hours(minutes: int) -> str:
 
 def _render_en(context: IndexContext, index: StudyIndex) -> str:
     doc = index.en
-    basis = "PDF pages" if context.page_basis == "pdf" else "estimated pages of 400 words"
+    basis = {"pdf": "PDF pages", "print": "printed pages"}.get(
+        context.page_basis, "estimated pages of 400 words"
+    )
     out = [f"# Study index — {inline(context.source_name)}", ""]
     if doc.note:
         out += [f"_{doc.note}_", ""]

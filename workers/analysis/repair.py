@@ -41,7 +41,7 @@ class RepairContext(_Model):
     """A chunk awaiting repair and the cuts a decider may choose (strictly inside it)."""
 
     doc_id: str
-    page_basis: Literal["pdf", "words"]
+    page_basis: Literal["pdf", "words", "print"]
     chunk: int
     first_id: str
     last_id: str

@@ -54,7 +54,9 @@ def _shown_content(content: str, limit: int) -> str:
 
 
 def user_prompt(context: AnalysisContext, content_chars: int = CONTENT_CHARS) -> str:
-    unit = "pages" if context.page_basis == "pdf" else "pages (estimated, 400 words each)"
+    unit = {"pdf": "pages", "print": "printed pages"}.get(
+        context.page_basis, "pages (estimated, 400 words each)"
+    )
     lines = [
         f"Document: {context.source_name}",
         f"Chunk {context.chunk} of {context.chunk_count}: source {unit} "

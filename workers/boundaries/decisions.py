@@ -71,7 +71,7 @@ class BoundaryContext(_Model):
     """Everything needed to decide where the chunk starting at `start_id` ends."""
 
     doc_id: str
-    page_basis: Literal["pdf", "words"]
+    page_basis: Literal["pdf", "words", "print"]
     chunk_number: int
     start_id: str
     start_page: int
@@ -396,7 +396,7 @@ def _strength(c: ContextCandidate) -> float:
 
 
 def _pages_text(pages: float, basis: str) -> str:
-    return f"{pages:.0f}" if basis == "pdf" else f"{pages:.1f}"
+    return f"{pages:.0f}" if basis != "words" else f"{pages:.1f}"
 
 
 def rank_cuts(context: BoundaryContext) -> list[tuple[float, ContextCandidate, list[str]]]:

@@ -166,7 +166,7 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
     els = doc.elements
     starts: list[tuple[float, int]] = []  # (page, element index)
     entries = [o for o in doc.outline if o.page >= 1]
-    if doc.page_basis == "pdf" and entries:
+    if doc.page_basis != "words" and entries:
         top = min(o.level for o in entries)
         on_page: dict[int, list[int]] = {}
         for i, e in enumerate(els):
@@ -191,7 +191,7 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
         words = 0
         at: list[float] = []
         for e in els:
-            at.append(e.page_first if doc.page_basis == "pdf" else words / WORDS_PER_PAGE)
+            at.append(e.page_first if doc.page_basis != "words" else words / WORDS_PER_PAGE)
             words += e.word_count
         starts = [(at[i], i) for i in headings if (els[i].level or 1) == top_level]
     out: set[int] = set()

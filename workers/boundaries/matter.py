@@ -55,6 +55,9 @@ _TRAILING_NUMBER = re.compile(r"\S\s+(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE
 _COMMA_REF = re.compile(r"[,،]\s*\d{1,4}(?:\s*[–\-]\s*\d{1,4})?\b|\b\d{1,4}\s*[,،]")
 _DOTS = re.compile(r"\.\s?\.|…|·")
 _DIGIT = re.compile(r"\d")
+# a list item that is one link to an element of the book and nothing else: an HTML or EPUB
+# contents list, whose entries carry links where a printed one carries page numbers
+_LINK_ITEM = re.compile(r"^\[(?:\\.|[^\]\\])*\]\(#el-\d{6,}\):?$")
 _LETTER_GROUP = re.compile(r"^(?:\w|\W)(?:\s+\w)?$", re.UNICODE)  # "A", "B C", "%"
 _ROMAN = re.compile(r"^(?:[ivxlcdm]{1,7})$", re.IGNORECASE)
 
@@ -95,7 +98,12 @@ def listing_line(el: Element) -> bool | None:
     if el.type in ("code", "image", "formula"):
         return None
     if el.type == "list" and el.items:
-        votes = [_listing_text(" ".join(plain(item).split()), heading=False) for item in el.items]
+        votes = [
+            True
+            if _LINK_ITEM.match(item.split("\n", 1)[0].strip())
+            else _listing_text(" ".join(plain(item).split()), heading=False)
+            for item in el.items
+        ]
         yes, no = votes.count(True), votes.count(False)
         return None if yes == no == 0 else yes >= no
     return _listing_text(plain_text(el), heading=el.type == "heading")
@@ -149,7 +157,7 @@ def _pages(doc: Document, flags: Sequence[bool | None]) -> list[_Page]:
     pages: list[_Page] = []
     words = 0
     for i, e in enumerate(doc.elements):
-        number = e.page_first if doc.page_basis == "pdf" else 1 + words // WORDS_PER_PAGE
+        number = e.page_first if doc.page_basis != "words" else 1 + words // WORDS_PER_PAGE
         words += e.word_count
         if not pages or pages[-1].number != number:
             pages.append(_Page(number, i, i))
@@ -212,7 +220,7 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
                 _Span(*found, i, end, [f"heading '{plain_text(e)[:60]}'"], top=level <= top)
             )
     # Outline entries name matter the parser did not make a heading of (a contents page).
-    if doc.page_basis == "pdf":
+    if doc.page_basis != "words":
         page_of = [e.page_first for e in els]  # in reading order, so ascending
         entries = sorted((o for o in doc.outline if o.page >= 1), key=lambda o: (o.page, o.level))
         outline_top = min((o.level for o in entries), default=1)
@@ -302,7 +310,7 @@ def _chapters_after_contents(
     that begin after the contents' first page; when there is no contents, all of them)
     that do not name front or back matter themselves."""
     entries = [o for o in doc.outline if o.page >= 1]
-    if doc.page_basis != "pdf" or not entries:
+    if doc.page_basis == "words" or not entries:
         return []
     named = [("front_matter", "contents") in title_matters(o.title) for o in entries]
     if any(named):

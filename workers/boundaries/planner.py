@@ -331,7 +331,7 @@ def _forced_cut(context: BoundaryContext, decision: Decision) -> Boundary:
         pool = context.candidates[after:] or [support[0]]
     late = [c for c in pool if c.pages > rules.soft_max_pages]
     best = max(late or pool, key=lambda c: (round(_strength(c), 6), c.pages))
-    size = f"{best.pages:.0f}" if context.page_basis == "pdf" else f"{best.pages:.1f}"
+    size = f"{best.pages:.0f}" if context.page_basis != "words" else f"{best.pages:.1f}"
     reason = (
         f"hard cap {rules.hard_max_pages:g} pages: {decision.decider} extended the chunk "
         f"({decision.reason}); forced cut at the strongest safe candidate before the cap, "

@@ -1,4 +1,5 @@
-"""Parsing: a PDF or DOCX file -> `ParsedDocument` (IR `Document` + image bytes).
+"""Parsing: a PDF, DOCX, EPUB or HTML file (or a folder of HTML chapters) ->
+`ParsedDocument` (IR `Document` + image bytes).
 
 `parse_document` is the one entry point for a whole file. Large PDFs can instead be parsed
 as page-range tasks (`parse_pdf_range`, JSON-serialisable `PdfRangeResult`) whose results
@@ -50,4 +51,12 @@ def parse_document(
         from quire.workers.parse.docx import parse_docx  # lazy: python-docx is not needed for PDFs
 
         return parse_docx(path)
+    if fmt == "epub":
+        from quire.workers.parse.epub import parse_epub
+
+        return parse_epub(path)
+    if fmt == "html":
+        from quire.workers.parse.html_input import parse_html
+
+        return parse_html(path)
     return parse_pdf(path, range_pages=range_pages, ocr=ocr, strict=strict, doc_id=doc_id)

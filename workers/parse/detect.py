@@ -17,23 +17,38 @@ from quire.shared.errors import (
     UnsupportedFormatError,
 )
 
-Format = Literal["pdf", "docx"]
+Format = Literal["pdf", "docx", "epub", "html"]
 
-_EXTENSIONS: dict[str, Format] = {".pdf": "pdf", ".docx": "docx"}
+_EXTENSIONS: dict[str, Format] = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".epub": "epub",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".htmlz": "html",  # a zipped HTML book (Calibre's HTMLZ, Quire's own bundles)
+}
 # The PDF header may be preceded by junk; readers accept it within the first 1024 bytes.
 _PDF_MAGIC = b"%PDF-"
 _PDF_HEADER_WINDOW = 1024
 
 
+def format_of_name(name: str) -> Format | None:
+    """The format a file name's extension says, or None."""
+    return _EXTENSIONS.get(Path(name).suffix.lower())
+
+
 def detect_format(path: Path) -> Format:
-    """Return "pdf" or "docx" for a file whose extension is known and whose bytes fit it.
+    """Return the format of a file whose extension is known and whose bytes fit it.
 
     Raises UnsupportedFormatError (unknown extension), EmptyDocumentError (0 bytes) or
-    CorruptDocumentError (a '.pdf' without a PDF header). DOCX container checks (is it a
-    zip, does it have a body) belong to the DOCX parser.
+    CorruptDocumentError (a '.pdf' without a PDF header, an '.epub' that is no zip).
+    Container checks (does it have a body, a spine) belong to each format's parser.
     """
     path = Path(path)
-    fmt = _EXTENSIONS.get(path.suffix.lower())
+    if path.is_dir():
+        return "html"  # a folder of HTML chapters (html_input checks its order)
+    fmt = format_of_name(path.name)
     if fmt is None:
         known = ", ".join(sorted(_EXTENSIONS))
         shown = path.suffix or "no extension"
@@ -52,5 +67,12 @@ def detect_format(path: Path) -> Format:
         if _PDF_MAGIC not in head:
             raise CorruptDocumentError(
                 "not a PDF file: no '%PDF-' header in the first 1024 bytes", source=path.name
+            )
+    if fmt == "epub":
+        with path.open("rb") as fh:
+            head = fh.read(4)
+        if head != b"PK\x03\x04":
+            raise CorruptDocumentError(
+                "not an EPUB: the file is not a zip archive", source=path.name
             )
     return fmt

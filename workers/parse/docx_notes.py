@@ -109,11 +109,13 @@ class _Labels:
     """Footnote labels in the order of the references: 1, 2 ... and i, ii ... for
     endnotes; `new` collects the notes first referenced in the block being read."""
 
-    def __init__(self, notes: dict[str, list[str]]) -> None:
+    def __init__(self, notes: dict[str, list[str]], marks: dict[str, str] | None = None) -> None:
         self.notes = notes
+        self.marks = marks or {}  # the mark the book prints, where it has one
         self.used: set[str] = set()
         self.counters = {"f": 0, "e": 0}
         self.labels: dict[str, str] = {}
+        self.shown: dict[str, str] = {}
         self.new: list[str] = []
 
     def ref(self, m: re.Match[str]) -> str:
@@ -123,8 +125,9 @@ class _Labels:
         if key not in self.labels:
             self.counters[m.group(1)] += 1
             n = self.counters[m.group(1)]
-            mark = str(n) if m.group(1) == "f" else _roman(n)
+            mark = self.marks.get(key) or (str(n) if m.group(1) == "f" else _roman(n))
             self.labels[key] = note_label(mark, self.used)
+            self.shown[key] = mark if key in self.marks else self.labels[key].split("-")[0]
             self.new.append(key)
         return footnote_ref(self.labels[key])
 
@@ -139,12 +142,17 @@ Make = Callable[[str, str, dict[str, Any]], Any]  # (type, text, fields) -> a bl
 
 
 def settle(
-    blocks: list[Any], notes: dict[str, list[str]], bookmarks: dict[str, Any], make: Make
+    blocks: list[Any],
+    notes: dict[str, list[str]],
+    bookmarks: dict[str, Any],
+    make: Make,
+    marks: dict[str, str] | None = None,
 ) -> Settled:
     """Blocks with note references and internal links settled (see the module doc);
-    `bookmarks` maps a bookmark's name to the block it starts."""
+    `bookmarks` maps a bookmark's name to the block it starts; `marks`: the marks the
+    book prints for its notes (HTML), instead of Word's numbering."""
     out: list[Any] = []
-    labels = _Labels(notes)
+    labels = _Labels(notes, marks)
     for block in blocks:
         out.append(block)
         labels.new.clear()
@@ -152,7 +160,7 @@ def settle(
         for key in labels.new:
             label = labels.labels[key]
             text = footnote_def(label, notes[key])
-            out.append(make("footnote", text, {"mark": label.split("-")[0], "ref_block": block}))
+            out.append(make("footnote", text, {"mark": labels.shown[key], "ref_block": block}))
     position = {id(b): k for k, b in enumerate(out)}
     stats = LinkStats()
     for k, block in enumerate(out):

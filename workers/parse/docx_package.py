@@ -38,6 +38,7 @@ RELS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 OFFICE_DOCUMENT = (
     "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
 )
+_XML_PARTS = (".xml", ".rels", ".opf", ".ncx", ".xhtml", ".html", ".htm", ".svg")
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -106,7 +107,7 @@ def open_docx(data: bytes, source: str) -> OpenedDocx:
     return OpenedDocx(document, repair="; ".join(fixes), error=_describe(first))
 
 
-def check_sizes(archive: zipfile.ZipFile, source: str) -> None:
+def check_sizes(archive: zipfile.ZipFile, source: str, kind: str = "DOCX") -> None:
     """Refuse a zip bomb by the sizes its directory declares, then make sure no member
     inflates beyond its declaration: zipfile stops there, but only after inflating a whole
     `read()` into memory, which python-docx would do with a lying member."""
@@ -114,19 +115,19 @@ def check_sizes(archive: zipfile.ZipFile, source: str) -> None:
     total = sum(i.file_size for i in infos)
     if len(infos) > MAX_DOCX_MEMBERS:
         raise TooLargeError(
-            f"DOCX package has {len(infos)} parts, over the limit of {MAX_DOCX_MEMBERS}",
+            f"{kind} package has {len(infos)} parts, over the limit of {MAX_DOCX_MEMBERS}",
             source=source,
         )
     if total > MAX_DOCX_UNCOMPRESSED_BYTES:
         raise TooLargeError(
-            f"DOCX package inflates to {total:,} bytes, over the limit of "
+            f"{kind} package inflates to {total:,} bytes, over the limit of "
             f"{MAX_DOCX_UNCOMPRESSED_BYTES:,}",
             source=source,
         )
     for info in infos:
-        if info.filename.endswith((".xml", ".rels")) and info.file_size > MAX_DOCX_XML_PART_BYTES:
+        if info.filename.endswith(_XML_PARTS) and info.file_size > MAX_DOCX_XML_PART_BYTES:
             raise TooLargeError(
-                f"DOCX part {info.filename} inflates to {info.file_size:,} bytes, over the "
+                f"{kind} part {info.filename} inflates to {info.file_size:,} bytes, over the "
                 f"limit of {MAX_DOCX_XML_PART_BYTES:,}",
                 source=source,
             )
@@ -137,7 +138,7 @@ def check_sizes(archive: zipfile.ZipFile, source: str) -> None:
                     pass
         except Exception as exc:
             raise CorruptDocumentError(
-                f"damaged DOCX: part {info.filename} cannot be read ({_describe(exc)})",
+                f"damaged {kind}: part {info.filename} cannot be read ({_describe(exc)})",
                 source=source,
             ) from exc
 

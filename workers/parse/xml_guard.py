@@ -11,6 +11,7 @@ For any zip-based format (DOCX now, EPUB later).
 
 from __future__ import annotations
 
+import io
 import zipfile
 from typing import IO
 
@@ -45,3 +46,44 @@ def refuse_dtds(archive: zipfile.ZipFile, source: str) -> None:
                     "as entities can hide text, read files or expand without bound",
                     source=source,
                 )
+
+
+# An internal subset's declarations, in the encodings XML allows without a declaration
+_ENTITY_MARKS = tuple(
+    b"<!ENTITY".decode().encode(enc) for enc in ("ascii", "utf-16-le", "utf-16-be")
+)
+
+
+def declares_entities(data: bytes) -> bool:
+    """Whether `data` (XML or HTML) declares entities or other markup in an internal DTD
+    subset (`<!DOCTYPE html [<!ENTITY x SYSTEM "file:///etc/passwd">]>`). A plain
+    `<!DOCTYPE html>` or XHTML's public DTD, which every EPUB content document may carry,
+    is not loaded (no network, no DTD loading) and so is allowed."""
+    head = data[: 1 << 20].upper()
+    if any(mark in head for mark in _ENTITY_MARKS):
+        return True
+    try:
+        for _, root in etree.iterparse(
+            io.BytesIO(data),
+            events=("start",),
+            resolve_entities=False,
+            load_dtd=False,
+            no_network=True,
+        ):
+            dtd = root.getroottree().docinfo.internalDTD
+            return dtd is not None and bool(list(dtd.entities()) or list(dtd.iterelements()))
+    except etree.XMLSyntaxError:
+        pass
+    return False
+
+
+def refuse_entities(parts: dict[str, bytes], source: str) -> None:
+    """Raise UnsafeXmlError naming the first part that declares entities (see
+    `declares_entities`)."""
+    for name, data in parts.items():
+        if declares_entities(data):
+            raise UnsafeXmlError(
+                f"part {name} declares entities in its DTD (<!DOCTYPE [...]>): refused, "
+                "as entities can hide text, read files or expand without bound",
+                source=source,
+            )

@@ -130,7 +130,11 @@ def page_image(
     """A source page as PNG, rendered on first request and cached."""
     s = web.reader.session(doc)
     if s.source_format != "pdf":
-        raise ApiError(404, "no_pages", f"{s.source_name} is a DOCX: it has no pages to show")
+        raise ApiError(
+            404,
+            "no_pages",
+            f"{s.source_name} is a {s.source_format.upper()}: it has no pages to show",
+        )
     if not 1 <= page <= s.page_count:
         raise ApiError(
             404, "unknown_page", f"{s.source_name} has pages 1-{s.page_count}", doc_id=s.doc_id

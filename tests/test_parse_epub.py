@@ -1,0 +1,334 @@
+"""EPUB and HTML input (issue 27): the element mapping, the navigation as the outline, notes,
+images, and the real converters' books in tests/data (pandoc's EPUB 3 and EPUB 2 of the
+Debian New Maintainers' Guide in English and Chinese, and DocBook's HTML folder of it)
+through the whole pipeline."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pytest
+from epub_samples import (
+    LOREM,
+    PNG_1X1,
+    chapter,
+    epub_bytes,
+    paged_chapters,
+    sample_chapters,
+    sample_nav,
+)
+from html_coverage import chapters as chapters_of
+from html_coverage import coverage
+
+import quire
+from quire.shared.errors import InputError
+from quire.shared.ir import Document, load_ir
+from quire.workers.boundaries.evidence import major_starts
+from quire.workers.parse import parse_document
+from quire.workers.parse.epub import parse_epub_bytes
+from quire.workers.parse.html_input import bundle_folder, parse_html_bundle
+
+DATA = Path(__file__).parent / "data"
+EN_EPUB = DATA / "maint-guide-en.epub"
+ZH_EPUB = DATA / "maint-guide-zh.epub"
+HTML_DIR = DATA / "maint-guide-html"
+
+
+@pytest.mark.parametrize(
+    ("path", "language", "chapters"),
+    [(EN_EPUB, "en", 2), (ZH_EPUB, "zh-CN", 2), (HTML_DIR, None, 2)],
+    ids=["epub3-en", "epub2-zh", "html-folder"],
+)
+def test_real_converters_books_keep_their_text_notes_and_chapters(
+    path: Path, language: str | None, chapters: int
+) -> None:
+    doc = parse_document(path).document
+    assert coverage(doc, chapters_of(path)) >= 0.995
+    assert doc.language == language
+    assert doc.source_format == ("html" if path.is_dir() else "epub")
+    # footnotes: each right after the element holding its reference, which names it
+    notes = [e for e in doc.elements if e.type == "footnote"]
+    assert len(notes) >= 15
+    by_id = doc.by_id()
+    for n in notes:
+        ref = by_id[n.ref_id or ""]
+        label = n.text[2 : n.text.index("]")]
+        assert f"[^{label}]" in ref.text, (n.id, ref.id)
+    # the navigation's chapters are the level-1 headings, and the chapter starts
+    tops = [e for e in doc.elements if e.type == "heading" and e.level == 1]
+    assert [e.origin for e in tops] == ["outline"] * len(tops)
+    chapter_titles = [e.text for e in tops if "1." not in e.text[:6] or "Chapter" in e.text]
+    assert any("Building" in t or "构建" in t for t in chapter_titles)
+    starts = {doc.elements[i].id for i in major_starts(doc, 5)}
+    assert {e.id for e in tops} >= starts and len(starts) >= chapters
+    assert doc.outline and doc.outline[0].page >= 1
+
+
+@pytest.mark.parametrize("path", [EN_EPUB, ZH_EPUB, HTML_DIR], ids=["en", "zh", "html"])
+def test_real_converters_books_split_and_verify(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = quire.split(path, tmp_path / "out", processes=1)
+    assert result.state == "complete" and result.verification is not None
+    assert result.verification.passed, result.verification.findings[:5]
+    assert len(result.sessions) >= 2
+    ir = load_ir((tmp_path / "out" / "ir.json").read_bytes()).by_id()
+    firsts = []
+    for s in result.sessions:
+        text = s.markdown.read_text(encoding="utf-8") if s.markdown else ""
+        found = re.search(r"^elements: (el-\d+)", text, re.M)
+        assert found
+        firsts.append(ir[found.group(1)])
+    # the second chapter (Chapter 6, 构建软件包) starts a session of its own
+    assert any(e.type == "heading" and e.level == 1 and e.origin == "outline" for e in firsts[1:])
+    assert "[^" in "".join(
+        s.markdown.read_text(encoding="utf-8") for s in result.sessions if s.markdown
+    )
+    with pytest.raises(quire.DocumentFailedError) as refused:
+        quire.split(path, tmp_path / "pdf", output_format="pdf", processes=1)
+    assert "PDF output needs a PDF source" in str(refused.value)
+    assert "\n" not in str(refused.value)
+
+
+BODY = """
+<nav epub:type="landmarks"><ol><li><a href="#x">Start</a></li></ol></nav>
+<script>var tracked = 1;</script>
+<h1 id="top">Chapter 1. Tables and lists</h1>
+<p>A note here<a href="#fn1" epub:type="noteref" id="r1">1</a> and a link to
+<a href="#sec">the section</a>.</p>
+<p>Old style<a id="ftnref2" href="#ftn2"><sup>[2]</sup></a> note.</p>
+<span epub:type="pagebreak" id="p2" title="2"/>
+<ul><li>one<ul><li>one-a</li></ul></li><li>two</li></ul>
+<ol start="4"><li>four</li><li>five</li></ol>
+<dl><dt>term</dt><dd>its meaning</dd></dl>
+<table><caption>Table 1. Widths</caption><tr><th colspan="2">wide</th></tr>
+<tr><td>a</td><td>b</td></tr></table>
+<pre><code class="language-sh">dpkg-buildpackage -us -uc
+  debuild</code></pre>
+<figure><img src="images/dot.png" alt="A dot"/><figcaption>Figure 1. A dot</figcaption></figure>
+<h2 id="sec">1.1. The section</h2>
+<p dir="rtl">این یک پاراگراف فارسی است.</p>
+<aside epub:type="footnote" id="fn1"><p>The first note.</p></aside>
+<p id="ftn2"><a href="#ftnref2">[2]</a> The second note, back-linked.</p>
+<aside epub:type="footnote" id="lonely"><p>A note nobody refers to stays.</p></aside>
+"""
+
+
+def _mapped() -> Document:
+    data = epub_bytes(
+        [("c1.xhtml", chapter("One", BODY))],
+        nav=[
+            (1, "Chapter 1. Tables and lists", "c1.xhtml"),
+            (2, "1.1. The section", "c1.xhtml#sec"),
+        ],
+        extra={"OEBPS/images/dot.png": PNG_1X1},
+    )
+    return parse_epub_bytes(data, "mapped.epub").document
+
+
+def test_html_elements_map_to_the_ir() -> None:
+    doc = _mapped()
+    kinds = [(e.type, e.text) for e in doc.elements]
+    by_type: dict[str, list[str]] = {}
+    for t, text in kinds:
+        by_type.setdefault(t, []).append(text)
+    assert by_type["heading"] == ["# Chapter 1. Tables and lists", "## 1.1. The section"]
+    section = next(e for e in doc.elements if e.text == "## 1.1. The section")
+    assert by_type["paragraph"][0] == f"A note here[^1] and a link to [the section](#{section.id})."
+    assert by_type["footnote"] == ["[^1]: The first note.", "[^2]: The second note, back-linked."]
+    lists = [e for e in doc.elements if e.type == "list"]
+    assert lists[0].items == ["one\n- one-a", "two"] and not lists[0].ordered
+    assert lists[1].ordered and lists[1].start == 4 and lists[1].items == ["four", "five"]
+    assert lists[2].items == ["term: its meaning"]
+    table = next(e for e in doc.elements if e.type == "table")
+    assert table.rows == [["wide", ""], ["a", "b"]]
+    assert by_type["caption"] == ["Table 1. Widths", "Figure 1. A dot"]
+    code = next(e for e in doc.elements if e.type == "code")
+    assert code.text == "```\ndpkg-buildpackage -us -uc\n  debuild\n```" and code.language == "sh"
+    image = next(e for e in doc.elements if e.type == "image")
+    assert image.image is not None
+    assert image.image.sha256 == hashlib.sha256(PNG_1X1).hexdigest()
+    assert image.image.width == 1 and image.text.startswith("![A dot](images/")
+    rtl = next(e for e in doc.elements if "فارسی" in e.text)
+    assert rtl.rtl
+    assert "A note nobody refers to stays." in by_type["paragraph"]
+    assert {(r.kind, r.text) for r in doc.removed} >= {
+        ("navigation", "Start"),
+        ("script", "var tracked = 1;"),
+        ("page_number", "2"),
+    }
+    assert "tracked" not in "".join(e.text for e in doc.elements)
+
+
+def test_epub2_ncx_and_epub3_nav_make_the_same_book() -> None:
+    chapters, nav = sample_chapters(3), sample_nav(3)
+    three = parse_epub_bytes(epub_bytes(chapters, nav=nav), "b3.epub").document
+    two = parse_epub_bytes(epub_bytes(chapters, nav=nav, version=2), "b2.epub").document
+    assert [e.text for e in three.elements] == [e.text for e in two.elements]
+    assert three.outline == two.outline and len(three.outline) == 6
+    assert [o.level for o in three.outline] == [1, 2] * 3
+    assert [e.text for e in three.elements if e.type == "heading" and e.level == 1] == [
+        f"# Chapter {k}. Topic {k}" for k in (1, 2, 3)
+    ]
+
+
+def test_font_obfuscation_is_not_drm() -> None:
+    enc = (
+        b'<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+        b'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
+        b'<enc:EncryptionMethod Algorithm="http://www.idpf.org/2008/embedding"/>'
+        b'<enc:CipherData><enc:CipherReference URI="OEBPS/fonts/a.otf"/></enc:CipherData>'
+        b"</enc:EncryptedData></encryption>"
+    )
+    data = epub_bytes(sample_chapters(1), nav=sample_nav(1), extra={"META-INF/encryption.xml": enc})
+    assert parse_epub_bytes(data, "fonts.epub").document.elements
+
+
+def test_html_folder_order_is_stated_by_its_manifest_or_refused(tmp_path: Path) -> None:
+    book = tmp_path / "book"
+    book.mkdir()
+    for k in (1, 2):
+        (book / f"c{k}.html").write_text(
+            f"<html lang='fa'><body><h1>فصل {k}</h1><p>متن فصل {k}.</p>"
+            "<p><img src='img/dot.png' alt='نقطه'></p></body></html>",
+            encoding="utf-8",
+        )
+    (book / "img").mkdir()
+    (book / "img" / "dot.png").write_bytes(PNG_1X1)
+    with pytest.raises(InputError, match="states no order"):
+        bundle_folder(book)
+    (book / "manifest.txt").write_text("# order\nc2.html\nc1.html\n", encoding="utf-8")
+    parsed = parse_html_bundle(bundle_folder(book), "book.htmlz")
+    doc = parsed.document
+    assert [e.text for e in doc.elements if e.type == "heading"] == ["# فصل 2", "# فصل 1"]
+    assert doc.language == "fa" and all(e.rtl for e in doc.elements if e.type != "image")
+    images = [e.image for e in doc.elements if e.image is not None]
+    assert len(images) == 2 and images[0].sha256 == hashlib.sha256(PNG_1X1).hexdigest()
+    assert parsed.images[images[0].file] == PNG_1X1  # one file for the same bytes
+    assert bundle_folder(book) == bundle_folder(book)  # the same files, the same document
+    (book / "manifest.txt").write_text("c3.html\n", encoding="utf-8")
+    with pytest.raises(InputError, match="lacks"):
+        bundle_folder(book)
+
+
+def test_one_html_file_brings_its_images(tmp_path: Path) -> None:
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "dot.png").write_bytes(PNG_1X1)
+    page = tmp_path / "page.html"
+    page.write_text(
+        "<html><body><h1>Title</h1><p>Text <img src='img/dot.png' alt='dot'>"
+        "<img src='http://example.invalid/x.png'></p></body></html>",
+        encoding="utf-8",
+    )
+    parsed = parse_document(page)
+    images = [e for e in parsed.document.elements if e.type == "image"]
+    assert len(images) == 1 and images[0].image is not None
+    assert parsed.images[images[0].image.file] == PNG_1X1
+    assert any("outside the book" in n.message for n in parsed.document.notes)
+
+
+@pytest.mark.parametrize("version", [3, 2])
+def test_page_list_pages_are_the_printed_editions(
+    version: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chapters, pages = paged_chapters(3)
+    data = epub_bytes(chapters, nav=sample_nav(3)[::2], page_list=pages, version=version)
+    doc = parse_epub_bytes(data, "paged.epub").document
+    assert doc.page_basis == "print" and doc.page_count == len(pages) == 18
+    firsts = [e.page_first for e in doc.elements]
+    assert firsts == sorted(firsts) and doc.elements[0].page_first == 1
+    split = next(e for e in doc.elements if "(1-13)" in e.text)  # its page break inside
+    assert (split.page_first, split.page_last) == (5, 6)
+    assert [o.page for o in doc.outline] == [1, 7, 13]
+    assert [r.text for r in doc.removed if r.kind == "page_number"] == [p for p, _ in pages]
+    # without its page-list, the same book's pages are estimated
+    plain = parse_epub_bytes(epub_bytes(chapters, nav=sample_nav(3)[::2]), "p.epub").document
+    assert plain.page_basis == "words" and plain.page_count < 18
+    if version == 3:
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "paged.epub").write_bytes(data)
+        result = quire.split(tmp_path / "paged.epub", tmp_path / "out", processes=1)
+        assert result.verification is not None and result.verification.passed
+        assert [s.page_first for s in result.sessions] == [1, 7, 13]
+
+
+def test_endnotes_in_their_own_file_and_office_back_links_are_tied_to_their_references(
+    tmp_path: Path,
+) -> None:
+    body = (
+        '<h1>Chapter 1. Notes</h1><p>See the end<a href="notes.xhtml#en1" '
+        'epub:type="noteref">i</a> and again<a href="notes.xhtml#en2" epub:type="noteref">ii'
+        "</a>.</p>"
+    )
+    notes = (
+        '<section epub:type="endnotes"><h1>Notes</h1><ol>'
+        '<li id="en1" epub:type="endnote"><p>First endnote.</p></li>'
+        '<li id="en2" epub:type="endnote"><p>Second endnote.</p></li></ol></section>'
+    )
+    data = epub_bytes(
+        [("c1.xhtml", chapter("One", body)), ("notes.xhtml", chapter("Notes", notes))],
+        nav=[(1, "Chapter 1. Notes", "c1.xhtml"), (1, "Notes", "notes.xhtml")],
+    )
+    doc = parse_epub_bytes(data, "endnotes.epub").document
+    texts = [e.text for e in doc.elements]
+    assert texts == [
+        "# Chapter 1. Notes",
+        "See the end[^i] and again[^ii].",
+        "[^i]: First endnote.",
+        "[^ii]: Second endnote.",
+        "# Notes",
+    ]
+    # LibreOffice's HTML export: anchors by name, the note links back to its reference
+    page = tmp_path / "office.html"
+    page.write_text(
+        "<html><body><h1>Title</h1><p>Text<a class='sdfootnoteanc' name='sdfootnote1anc' "
+        "href='#sdfootnote1sym'><sup>1</sup></a> goes on.</p>"
+        "<div id='sdfootnote1'><p><a class='sdfootnotesym' name='sdfootnote1sym' "
+        "href='#sdfootnote1anc'>1</a>The note.</p></div></body></html>",
+        encoding="utf-8",
+    )
+    office = parse_document(page).document
+    assert [e.text for e in office.elements] == [
+        "# Title",
+        "Text[^1] goes on.",
+        "[^1]: The note.",
+    ]
+
+
+def test_an_html_books_contents_of_links_is_front_matter(tmp_path: Path) -> None:
+    """A contents list carries links where a printed one carries page numbers: the index
+    page of a folder (title, then a list of links to every section) is front matter, and
+    the first chapter after it is not."""
+    from quire.workers.boundaries.matter import find_matter
+
+    book = tmp_path / "book"
+    book.mkdir()
+    toc = []
+    for k in range(1, 13):
+        sections = "".join(
+            f"<li><a href='c{k}.html#s{j}'>{k}.{j}. Section {j} of part {k}</a></li>"
+            for j in range(1, 9)
+        )
+        toc.append(f"<li><a href='c{k}.html'>{k}. Part {k}</a><ul>{sections}</ul></li>")
+        paras = "".join(
+            f"<h2 id='s{j}'>{k}.{j}. Section {j} of part {k}</h2><p>{LOREM * 4}</p>"
+            for j in range(1, 9)
+        )
+        (book / f"c{k}.html").write_text(
+            f"<html><body><h1>Chapter {k}. Part {k}</h1>{paras}</body></html>", encoding="utf-8"
+        )
+    (book / "index.html").write_text(
+        "<html><body><h1>The Book</h1><p>An author</p><p><b>Table of Contents</b></p>"
+        f"<ul>{''.join(toc)}</ul></body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(book).document
+    regions = find_matter(doc)
+    assert [r.kind for r in regions][:1] == ["front_matter"], regions
+    first = next(i for i, e in enumerate(doc.elements) if e.text == "# Chapter 1. Part 1")
+    ids = {e.id: i for i, e in enumerate(doc.elements)}
+    assert ids[regions[0].first_id] == 0 and ids[regions[0].last_id] < first
+    assert regions[0].label.endswith("contents")

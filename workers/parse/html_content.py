@@ -1,0 +1,524 @@
+"""HTML and XHTML -> blocks: the element mapping EPUB and HTML input share.
+
+Rules (what each HTML construct becomes):
+- h1-h6 -> heading (its level); empty headings are dropped.
+- p, and the text that sits directly in a div, section, blockquote, li-less container ->
+  paragraph; figcaption, caption and a p whose class names a caption -> caption.
+- ul/ol -> one list (ol's `start`); a nested list is a Markdown sub-list inside its parent
+  item, so `items` holds the top-level items only (as for DOCX). dl -> an unordered list
+  of "term: definition" items.
+- table -> rows of cell text (a colspan's extra columns are "", no text twice); nested
+  tables are flattened into their cell; its caption is a caption element before it.
+- pre -> code (whitespace kept; `language-x` or pandoc's `sourceCode x` class names its
+  language). Inline code, emphasis and spans are plain text.
+- img, and an SVG's image -> an image element right after the block that holds it (bytes
+  and sha256 through `ImageLoader`, as for DOCX).
+- Footnotes and endnotes (found by html_notes) are left out where they stand and come
+  back as footnote elements after the block holding their reference; an internal link
+  is a placeholder settled by docx_notes.settle into a link to the element it leads to.
+- Scripts and navigation chrome (nav, role="navigation", DocBook's navheader/navfooter,
+  breadcrumbs) are dropped and recorded as removed; a page break marker
+  (epub:type="pagebreak", role="doc-pagebreak") is recorded as a removed page number and
+  as a page mark. style, head and comments carry no text.
+- Whitespace is collapsed as a browser does; a line break between two CJK characters is
+  no space. RTL: dir="rtl" on the element or an ancestor, or a first strong letter that
+  is right-to-left.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from lxml import etree
+
+from quire.shared import markdown as md
+from quire.shared.ir import ElementType
+from quire.workers.parse.docx_content import LINK_CLOSE, LINK_OPEN, LINK_TEXT
+from quire.workers.parse.html_images import ImageLoader
+from quire.workers.parse.html_notes import NoteMap, note_ref
+from quire.workers.parse.html_refs import EPUB_NS, XLINK_NS, local, resolve
+
+HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_CONTAINERS = frozenset(
+    {
+        "body",
+        "div",
+        "section",
+        "article",
+        "main",
+        "blockquote",
+        "aside",
+        "header",
+        "footer",
+        "figure",
+        "details",
+        "fieldset",
+        "form",
+        "hgroup",
+        "li",
+        "center",
+        "address",
+        "dd",
+        "dt",
+        "summary",
+        "html",
+        "noscript",
+    }
+)
+_PARAGRAPHS = frozenset({"p"})
+_CAPTIONS = frozenset({"figcaption", "caption"})
+_LISTS = frozenset({"ul", "ol", "dl", "menu"})
+_SILENT = frozenset({"style", "head", "link", "meta", "title", "template", "base"})
+_SCRIPTS = frozenset({"script"})
+BLOCKS = (
+    _CONTAINERS
+    | _PARAGRAPHS
+    | _CAPTIONS
+    | _LISTS
+    | _SILENT
+    | _SCRIPTS
+    | frozenset(HEADINGS)
+    | {"pre", "table", "hr", "nav", "svg", "math"}
+)
+_CHROME_CLASSES = frozenset(
+    {"navheader", "navfooter", "navigation", "breadcrumb", "breadcrumbs", "skip-link", "navbar"}
+)
+_CHROME_TYPES = frozenset({"toc", "landmarks", "page-list"})
+_CAPTION_CLASS = re.compile(r"\bcaption\b", re.I)
+_CODE_CLASS = re.compile(r"(?:\blanguage-|\bsourceCode\s+|\blang-)([A-Za-z0-9_+-]+)")
+_CJK = "\u2e80-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
+_CJK_BREAK = re.compile(f"(?<=[{_CJK}])[ \t\r\f]*\n\\s*(?=[{_CJK}])")
+REMOVED_CAP = 300  # characters of a removed script or navigation block kept in the record
+
+
+@dataclass
+class Block:
+    """An element before pagination (the shape docx_notes.settle rewrites)."""
+
+    type: ElementType
+    text: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Removed:
+    position: int  # blocks read before it
+    kind: str  # "navigation" | "script" | "page_number"
+    text: str
+
+
+def classes(el: etree._Element) -> set[str]:
+    return set((el.get("class") or "").split())
+
+
+def epub_types(el: etree._Element) -> set[str]:
+    raw = el.get(f"{{{EPUB_NS}}}type") or el.get("epub:type") or ""
+    role = el.get("role") or ""
+    return set(raw.split()) | {r.removeprefix("doc-") for r in role.split()}
+
+
+def is_pagebreak(el: etree._Element) -> bool:
+    return "pagebreak" in epub_types(el)
+
+
+def is_chrome(el: etree._Element) -> bool:
+    tag = local(el.tag)
+    if tag == "nav" or "navigation" in (el.get("role") or "").split():
+        return True
+    return bool(classes(el) & _CHROME_CLASSES or epub_types(el) & _CHROME_TYPES)
+
+
+def collapse(text: str) -> str:
+    """Whitespace as a browser shows it: runs are one space; none across a line break
+    between CJK characters."""
+    return " ".join(_CJK_BREAK.sub("", text).split())
+
+
+def is_rtl(text: str, bidi: bool) -> bool:
+    for ch in text:
+        direction = unicodedata.bidirectional(ch)
+        if direction in ("R", "AL"):
+            return True
+        if direction == "L" and not bidi:
+            return False
+    return False
+
+
+class ChapterReader:
+    """Reads chapters into one list of blocks, recording where each id stands."""
+
+    def __init__(self, notes: NoteMap, images: ImageLoader) -> None:
+        self.notes = notes
+        self.images = images
+        self.blocks: list[Block] = []
+        self.anchors: list[tuple[int, str]] = []  # (blocks read before it, "name#id")
+        self.removed: list[Removed] = []
+        # (position, label, "name#id", inside the block at position rather than before it)
+        self.page_marks: list[tuple[int, str, str, bool]] = []
+        self.name = ""
+        self._hits: list[tuple[str, str]] = []  # (src, alt) of images not yet emitted
+
+    # -- chapters and blocks -------------------------------------------------------------
+
+    def chapter(self, name: str, root: etree._Element) -> None:
+        self.name = name
+        self.anchors.append((len(self.blocks), name))
+        body = next((el for el in root.iter() if local(el.tag) == "body"), root)
+        self._block(body)
+        self._emit_images()
+
+    def _block(self, el: etree._Element) -> None:
+        tag = local(el.tag)
+        if el in self.notes.notes or tag in _SILENT:
+            return
+        if tag in _SCRIPTS:
+            self._remove(el, "script")
+            return
+        if is_chrome(el):
+            self._remove(el, "navigation")
+            return
+        if is_pagebreak(el):
+            self._page_mark(el, inside=False)
+            return
+        self._anchor(el)
+        if tag in HEADINGS:
+            text = collapse(self._inline_children(el))
+            if text:
+                self._add(
+                    "heading",
+                    md.heading(text, HEADINGS[tag]),
+                    level=HEADINGS[tag],
+                    rtl=self._rtl(el, text),
+                )
+            self._emit_images()
+        elif tag == "pre":
+            self._code(el)
+        elif tag in _LISTS:
+            self._list(el)
+        elif tag == "table":
+            self._table(el)
+        elif tag in _CAPTIONS or (tag == "p" and _CAPTION_CLASS.search(el.get("class") or "")):
+            self._container(el, "caption")
+        elif tag == "img" or tag == "svg":
+            self._inline(el, keep=False)
+            self._emit_images()
+        elif tag == "hr":
+            return
+        else:  # p, div, section ... and any unknown element used as a block
+            self._container(el, "paragraph")
+
+    def _container(self, el: etree._Element, kind: ElementType) -> None:
+        """Inline runs between block children become paragraphs (or captions)."""
+        buf: list[str] = [el.text or ""]
+
+        def flush() -> None:
+            text = collapse("".join(buf))
+            buf.clear()
+            if text:
+                self._add(
+                    kind,
+                    text,
+                    rtl=self._rtl(el, text),
+                    origin="html" if kind == "caption" else None,
+                )
+            self._emit_images()
+
+        for child in el:
+            tag = local(child.tag)
+            if tag and (tag in BLOCKS or tag in HEADINGS) and tag not in ("svg", "math"):
+                flush()
+                self._block(child)
+            elif tag and is_pagebreak(child) and not collapse("".join(buf)):
+                self._page_mark(child, inside=False)  # between paragraphs
+            elif tag:
+                buf.append(self._inline(child, keep=False))
+            buf.append(child.tail or "")
+        flush()
+
+    def _code(self, el: etree._Element) -> None:
+        text = self._inline(el, keep=True, own_tail=False)
+        lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        if lines:
+            body = "\n".join(lines)
+            found = _CODE_CLASS.search(
+                " ".join((x.get("class") or "") for x in (el, *el.iter("{*}code", "code")))
+            )
+            language = found.group(1).lower() if found else None
+            self._add("code", md.code(body), language=language, origin="html")
+        self._emit_images()
+
+    def _list(self, el: etree._Element) -> None:
+        tag = local(el.tag)
+        ordered = tag == "ol"
+        items = self._items(el)
+        if items:
+            start = _int(el.get("start"), 1) if ordered else None
+            text = md.bullet_list(items, ordered, start or 1)
+            self._add(
+                "list",
+                text,
+                items=items,
+                ordered=ordered,
+                start=start,
+                rtl=self._rtl(el, text),
+                origin="html",
+            )
+        self._emit_images()
+
+    def _items(self, el: etree._Element) -> list[str]:
+        if local(el.tag) == "dl":
+            return self._definitions(el)
+        items: list[str] = []
+        for li in el:
+            if local(li.tag) != "li":
+                if local(li.tag) in _LISTS:  # a list nested without its li
+                    self._anchor(li)
+                    sub = self._items(li)
+                    if sub and items:
+                        items[-1] += "\n" + md.bullet_list(sub, local(li.tag) == "ol")
+                    else:
+                        items += sub
+                continue
+            if li in self.notes.notes:
+                continue
+            self._anchor(li)
+            subs: list[tuple[bool, list[str]]] = []
+            text = collapse(self._flat(li, subs))
+            for ordered, sub in subs:
+                text += "\n" + md.bullet_list(sub, ordered)
+            if text.strip():
+                items.append(text.strip())
+        return items
+
+    def _definitions(self, dl: etree._Element) -> list[str]:
+        items: list[str] = []
+        for child in dl:
+            tag = local(child.tag)
+            if tag not in ("dt", "dd", "div") or child in self.notes.notes:
+                continue
+            if tag == "div":  # <div><dt/><dd/></div> groups
+                items += self._definitions(child)
+                continue
+            self._anchor(child)
+            subs: list[tuple[bool, list[str]]] = []
+            text = collapse(self._flat(child, subs))
+            for ordered, sub in subs:
+                text += "\n" + md.bullet_list(sub, ordered)
+            if not text:
+                continue
+            if tag == "dd" and items:
+                items[-1] += (": " if items[-1] and not items[-1].endswith(":") else " ") + text
+            else:
+                items.append(text)
+        return items
+
+    def _table(self, el: etree._Element) -> None:
+        caption = next((c for c in el if local(c.tag) == "caption"), None)
+        if caption is not None:
+            self._container(caption, "caption")
+        rows: list[list[str]] = []
+        for tr in _rows(el):
+            self._anchor(tr)
+            row: list[str] = []
+            for cell in tr:
+                if local(cell.tag) not in ("td", "th"):
+                    continue
+                self._anchor(cell)
+                subs: list[tuple[bool, list[str]]] = []
+                text = collapse(self._flat(cell, subs))
+                for _, sub in subs:
+                    text = " ".join([text, *sub]).strip()
+                row.append(text)
+                row += [""] * (max(1, min(_int(cell.get("colspan"), 1), 100)) - 1)
+            if any(c.strip() for c in row):
+                rows.append(row)
+        if rows:
+            width = max(len(r) for r in rows)
+            rows = [r + [""] * (width - len(r)) for r in rows]
+            text = " ".join(c for r in rows for c in r)
+            self._add("table", md.table(rows), rows=rows, rtl=self._rtl(el, text))
+        self._emit_images()
+
+    # -- inline content ------------------------------------------------------------------
+
+    def _flat(self, el: etree._Element, subs: list[tuple[bool, list[str]]]) -> str:
+        """All the text under `el` on one line (blocks separated by spaces); nested lists
+        are collected into `subs` instead."""
+        parts = [el.text or ""]
+        for child in el:
+            tag = local(child.tag)
+            if tag in _LISTS and tag != "menu":
+                self._anchor(child)
+                sub = self._items(child)
+                if sub:
+                    subs.append((tag == "ol", sub))
+            elif tag in BLOCKS and tag not in ("svg", "math", "pre"):
+                if self._skipped(child):
+                    pass
+                elif tag == "table":
+                    for tr in _rows(child):
+                        parts.append(
+                            " "
+                            + " ".join(
+                                self._flat(c, subs) for c in tr if local(c.tag) in ("td", "th")
+                            )
+                        )
+                else:
+                    self._anchor(child)
+                    parts.append(" " + self._flat(child, subs) + " ")
+            elif tag:
+                parts.append(self._inline(child, keep=False))
+            parts.append(child.tail or "")
+        return "".join(parts)
+
+    def _skipped(self, el: etree._Element) -> bool:
+        """Notes, scripts, chrome and page breaks met inside other content (recorded)."""
+        tag = local(el.tag)
+        if el in self.notes.notes or tag in _SILENT:
+            return True
+        if tag in _SCRIPTS:
+            self._remove(el, "script")
+            return True
+        if is_chrome(el):
+            self._remove(el, "navigation")
+            return True
+        if is_pagebreak(el):
+            self._page_mark(el, inside=True)
+            return True
+        return False
+
+    def _inline_children(self, el: etree._Element) -> str:
+        parts = [el.text or ""]
+        for child in el:
+            if local(child.tag):
+                parts.append(self._inline(child, keep=False))
+            parts.append(child.tail or "")
+        return "".join(parts)
+
+    def _inline(self, el: etree._Element, keep: bool, own_tail: bool = False) -> str:
+        """The text of `el` (not its tail) with placeholders for note references and
+        internal links; `keep`: line breaks kept (preformatted text)."""
+        tag = local(el.tag)
+        if not tag or self._skipped(el):
+            return ""
+        self._anchor(el)
+        if tag == "br":
+            return "\n"
+        if tag == "img":
+            src = el.get("src") or el.get("data-src") or ""
+            if src:
+                self._hits.append((src, el.get("alt") or el.get("title") or ""))
+            return ""
+        if tag == "svg":
+            for img in el.iter("{*}image", "image"):
+                src = img.get(f"{{{XLINK_NS}}}href") or img.get("href") or ""
+                if src:
+                    self._hits.append((src, ""))
+            return ""
+        if tag == "math":
+            alt = el.get("alttext")
+            return alt if alt else " ".join("".join(el.itertext()).split())
+        if tag == "a":
+            ref = self.notes.refs.get(el)
+            if ref is not None:
+                return note_ref(ref)
+            if el in self.notes.backlinks:
+                return ""
+        inner = [el.text or ""]
+        for child in el:
+            inner.append(self._inline(child, keep))
+            inner.append(child.tail or "")
+        text = "".join(inner)
+        if not keep and tag in BLOCKS:
+            text = f" {text} "
+        if tag == "a" and el.get("href"):
+            target = resolve(self.name, el.get("href") or "")
+            if target is not None and text.strip():
+                return f"{LINK_OPEN}{target}{LINK_TEXT}{text}{LINK_CLOSE}"
+        return text
+
+    # -- records -------------------------------------------------------------------------
+
+    def _anchor(self, el: etree._Element) -> None:
+        for attr in ("id", "name") if local(el.tag) == "a" else ("id",):
+            value = el.get(attr)
+            if value:
+                self.anchors.append((len(self.blocks), f"{self.name}#{value}"))
+
+    def _remove(self, el: etree._Element, kind: str) -> None:
+        text = collapse("".join(el.itertext()))
+        if kind == "script":
+            text = text or f"<script src={el.get('src') or ''}>"
+        if len(text) > REMOVED_CAP:
+            text = text[:REMOVED_CAP] + "…"
+        self.removed.append(Removed(len(self.blocks), kind, text or f"<{local(el.tag)}>"))
+
+    def _page_mark(self, el: etree._Element, inside: bool) -> None:
+        shown = el.get("title") or el.get("aria-label") or "".join(el.itertext())
+        label = collapse(shown) or (el.get("id") or "")
+        self.removed.append(Removed(len(self.blocks), "page_number", label or "page"))
+        key = f"{self.name}#{el.get('id') or ''}"
+        self.page_marks.append((len(self.blocks), label, key, inside))
+        self._anchor(el)
+
+    def _emit_images(self) -> None:
+        hits, self._hits = self._hits, []
+        for src, alt in hits:
+            ref = self.images.ref(self.name, src)
+            if ref is not None:
+                self._add("image", md.image(ref.file, alt), image=ref)
+
+    def _add(self, type: ElementType, text: str, **fields: Any) -> None:
+        kept = {k: v for k, v in fields.items() if v is not None and v is not False}
+        self.blocks.append(Block(type, text, kept))
+
+    def _rtl(self, el: etree._Element, text: str) -> bool:
+        bidi = False
+        node: etree._Element | None = el
+        while node is not None:
+            d = (node.get("dir") or "").lower()
+            if d in ("rtl", "ltr"):
+                bidi = d == "rtl"
+                break
+            node = node.getparent()
+        return is_rtl(text, bidi)
+
+    def note_paragraphs(self, note: etree._Element) -> list[str]:
+        """The paragraphs of a note, as footnote_def takes them (images left out)."""
+        saved_hits, saved, anchors = self._hits, len(self.blocks), len(self.anchors)
+        blocks = [c for c in note if local(c.tag) in BLOCKS and local(c.tag) not in ("svg",)]
+        subs: list[tuple[bool, list[str]]] = []
+        if blocks and not collapse(note.text or ""):
+            paras = [collapse(self._flat(c, subs)) for c in blocks]
+        else:
+            paras = [collapse(self._flat(note, subs))]
+        paras += [" ".join(sub) for _, sub in subs]
+        self._hits = saved_hits
+        del self.anchors[anchors:]  # an id inside a note leads to no block of the body
+        assert len(self.blocks) == saved
+        return [p for p in paras if p]
+
+
+def _rows(table: etree._Element) -> list[etree._Element]:
+    out: list[etree._Element] = []
+    for child in table:
+        tag = local(child.tag)
+        if tag == "tr":
+            out.append(child)
+        elif tag in ("thead", "tbody", "tfoot"):
+            out += [tr for tr in child if local(tr.tag) == "tr"]
+    return out
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int((value or "").strip())
+    except ValueError:
+        return default

@@ -1,0 +1,337 @@
+"""HTML input: one .html file, or a folder of chapters in a stated order, as one bundle.
+
+The pipeline stores one source per document, so HTML is admitted as a bundle: a zip (made
+the same, byte for byte, from the same files) holding the chapters, the local files their
+images name, and `quire-html.json` (the chapters in reading order, and the index page when
+there is one). A `.htmlz` (Calibre's zipped HTML) is read as a bundle too.
+
+A folder states its order by
+- `manifest.txt`: one chapter file per line, relative to the folder (`#` comments), or
+- an index page (`index.html`, `index.htm`, `index.xhtml`, or one `index.<lang>.html`):
+  the index first, then the folder's HTML files its links lead to, depth first in link
+  order (a chapter's own section pages follow it), leaving out links in navigation chrome
+  (DocBook's next/previous bars). The index's links are then the outline: their nesting in
+  lists is their level, so its top-level entries are the chapter starts.
+A folder with neither is refused: its order is not stated.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+
+from lxml import etree, html
+
+from quire.shared.errors import (
+    CorruptDocumentError,
+    EmptyDocumentError,
+    InputError,
+    UnsafeXmlError,
+)
+from quire.shared.ir import ParserNote
+from quire.shared.text import sha256_bytes
+from quire.workers.parse.base import ParsedDocument
+from quire.workers.parse.docx_package import check_sizes
+from quire.workers.parse.html_book import Book, NavEntry, build
+from quire.workers.parse.html_content import collapse, is_chrome
+from quire.workers.parse.html_refs import XLINK_NS, local, member, resolve
+from quire.workers.parse.xml_guard import declares_entities, refuse_entities
+
+PARSER = "lxml-html"
+META = "quire-html.json"
+MANIFEST = "manifest.txt"
+HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".xht")
+_INDEX = re.compile(r"index(?:\.[A-Za-z_-]{2,10})?\.(?:html?|xhtml)$")
+_LISTS = ("ol", "ul", "dl")
+MAX_BUNDLE_FILES = 20_000
+
+
+def parse_html(path: Path) -> ParsedDocument:
+    """An .html file (with the images beside it), a folder or an .htmlz, parsed."""
+    path = Path(path)
+    return parse_html_bundle(bundle_path(path), _shown_name(path))
+
+
+def _shown_name(path: Path) -> str:
+    return path.name if not path.is_dir() else f"{path.name}.htmlz"
+
+
+def bundle_path(path: Path) -> bytes:
+    """The bundle of an .html file, a folder, or an .htmlz as it is."""
+    path = Path(path)
+    if path.is_dir():
+        return bundle_folder(path)
+    data = path.read_bytes()
+    if data.startswith(b"PK\x03\x04"):
+        return data
+    return _bundle(path.parent, [path.name], None, {path.name: data})
+
+
+def bundle_bytes(data: bytes, name: str) -> bytes:
+    """A lone HTML file (an upload: no files beside it) as a bundle of one."""
+    if data.startswith(b"PK\x03\x04"):
+        return data
+    name = PurePosixPath(name.replace("\\", "/")).name or "index.html"
+    return _write_zip({name: data, META: _meta([name], None)})
+
+
+def states_order(folder: Path) -> bool:
+    """Whether a folder is an HTML book: it has a manifest.txt or one index page."""
+    if (folder / MANIFEST).is_file():
+        return True
+    return (
+        len([p for p in folder.iterdir() if p.is_file() and _INDEX.fullmatch(p.name.lower())]) == 1
+    )
+
+
+def bundle_folder(folder: Path) -> bytes:
+    files = {
+        p.relative_to(folder).as_posix(): p
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    }
+    if len(files) > MAX_BUNDLE_FILES:
+        raise InputError(
+            f"folder holds {len(files)} files, over the limit of {MAX_BUNDLE_FILES}",
+            source=folder.name,
+        )
+
+    def read(name: str) -> bytes | None:
+        p = files.get(name)
+        return p.read_bytes() if p is not None else None
+
+    if MANIFEST in files:
+        chapters = _manifest(files[MANIFEST].read_text(encoding="utf-8-sig"), files, folder.name)
+        index = None
+    else:
+        found = sorted(n for n in files if "/" not in n and _INDEX.fullmatch(n.lower()))
+        if len(found) != 1:
+            raise InputError(
+                f"the folder states no order for its chapters: it needs {MANIFEST} (one "
+                "chapter file per line) or one index.html"
+                + (f" (it has {len(found)} index pages)" if found else ""),
+                source=folder.name,
+            )
+        index = found[0]
+        chapters = order_chapters(index, set(files), read)
+    return _bundle(folder, chapters, index, {})
+
+
+def _manifest(text: str, files: dict[str, Path], source: str) -> list[str]:
+    chapters = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name = member("", line)
+        if name is None or name not in files:
+            raise InputError(f"{MANIFEST} lists {line!r}, which the folder lacks", source=source)
+        if name not in chapters:
+            chapters.append(name)
+    if not chapters:
+        raise InputError(f"{MANIFEST} lists no chapters", source=source)
+    return chapters
+
+
+def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | None]) -> list[str]:
+    """The index, then the HTML files its links lead to, depth first in link order."""
+    order: list[str] = []
+    stack = [index]
+    seen = {index}
+    while stack:
+        name = stack.pop()
+        order.append(name)
+        data = read(name)
+        if data is None:
+            continue
+        try:
+            root = parse_markup(data, name)
+        except InputError:  # the parser reports it, with the document
+            continue
+        nxt = []
+        for a in _content_links(root):
+            target = member(name, a.get("href") or "")
+            if target is None or target not in names or target in seen:
+                continue
+            if target.lower().endswith(HTML_SUFFIXES):
+                seen.add(target)
+                nxt.append(target)
+        stack += reversed(nxt)
+    return order
+
+
+def _content_links(root: etree._Element) -> list[etree._Element]:
+    out = []
+    chrome: set[etree._Element] = set()
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if is_chrome(el):
+            chrome.add(el)
+        linked = local(el.tag) == "a" and bool(el.get("href")) and el not in chrome
+        if linked and not any(x in chrome for x in el.iterancestors()):
+            out.append(el)
+    return out
+
+
+def _bundle(folder: Path, chapters: list[str], index: str | None, given: dict[str, bytes]) -> bytes:
+    members: dict[str, bytes] = {}
+    for name in chapters:
+        data = given.get(name)
+        if data is None:
+            data = (folder / name).read_bytes()
+        members[name] = data
+    for name in list(chapters):  # the local files the chapters' images name
+        try:
+            root = parse_markup(members[name], name)
+        except InputError:  # the parser reports it, with the document
+            continue
+        for src in _image_sources(root):
+            target = member(name, src)
+            if target and target not in members and (folder / target).is_file():
+                members[target] = (folder / target).read_bytes()
+    members[META] = _meta(chapters, index)
+    return _write_zip(members)
+
+
+def _image_sources(root: etree._Element) -> list[str]:
+    out = []
+    for el in root.iter():
+        tag = local(el.tag)
+        if tag == "img" and el.get("src"):
+            out.append(el.get("src") or "")
+        elif tag == "image":
+            href = el.get(f"{{{XLINK_NS}}}href") or el.get("href")
+            if href:
+                out.append(href)
+    return out
+
+
+def _meta(chapters: list[str], index: str | None) -> bytes:
+    return json.dumps({"chapters": chapters, "index": index}, ensure_ascii=False).encode()
+
+
+def _write_zip(members: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in sorted(members):
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            z.writestr(info, members[name])
+    return out.getvalue()
+
+
+def parse_markup(data: bytes, name: str) -> etree._Element:
+    """A chapter's tree: XHTML as XML (no entities, no DTD, no network); HTML, and XHTML
+    that is not well-formed, with lxml's HTML parser, as a browser would read it."""
+    if declares_entities(data):
+        raise UnsafeXmlError(
+            f"{name} declares entities in its DTD (<!DOCTYPE [...]>): refused, as entities "
+            "can hide text, read files or expand without bound"
+        )
+    head = data[:200].lstrip()
+    if name.lower().endswith((".xhtml", ".xht")) or head.startswith(b"<?xml"):
+        try:
+            return etree.fromstring(
+                data,
+                parser=etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True),
+            )
+        except etree.XMLSyntaxError:
+            pass
+    try:  # bytes that are UTF-8 are read as UTF-8 (lxml would guess Latin-1 without a meta)
+        data.decode("utf-8")
+        encoding: str | None = "utf-8"
+    except UnicodeDecodeError:
+        encoding = None  # the document's own declaration, else lxml's guess
+    try:
+        root = html.document_fromstring(
+            data,
+            parser=html.HTMLParser(no_network=True, remove_comments=True, encoding=encoding),
+        )
+    except (etree.ParserError, ValueError) as exc:
+        raise CorruptDocumentError(f"{name} cannot be read as HTML ({exc})") from exc
+    return root
+
+
+def parse_html_bundle(data: bytes, source: str) -> ParsedDocument:
+    if not data:
+        raise EmptyDocumentError("empty file (0 bytes)", source=source)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        names = set(archive.namelist())
+    except Exception as exc:
+        raise CorruptDocumentError(
+            "damaged HTML bundle: the zip archive is truncated or corrupt", source=source
+        ) from exc
+    check_sizes(archive, source, kind="HTML bundle")
+    markup = {
+        n: archive.read(n) for n in sorted(names) if n.lower().endswith((*HTML_SUFFIXES, ".xml"))
+    }
+    refuse_entities(markup, source)
+    notes: list[ParserNote] = []
+    if META in names:
+        try:
+            meta = json.loads(archive.read(META))
+            chapters = [str(c) for c in meta["chapters"]]
+            index = meta.get("index")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CorruptDocumentError(f"{META} is unreadable ({exc})", source=source) from exc
+    else:  # an .htmlz: index.html at its root
+        found = sorted(n for n in names if "/" not in n and _INDEX.fullmatch(n.lower()))
+        if not found:
+            raise CorruptDocumentError("the HTML bundle has no index.html", source=source)
+        index = found[0]
+        chapters = order_chapters(index, names, lambda n: markup.get(n))
+    missing = [c for c in chapters if c not in markup]
+    if missing:
+        raise CorruptDocumentError(
+            f"chapter {missing[0]} is missing from the bundle", source=source
+        )
+    roots: list[tuple[str, etree._Element]] = []
+    for name in chapters:
+        try:
+            roots.append((name, parse_markup(markup[name], name)))
+        except InputError as exc:
+            exc.source = source
+            raise
+    nav = index_entries(index, dict(roots)) if index else []
+    first = roots[0][1]
+    language = first.get("lang") or first.get("{http://www.w3.org/XML/1998/namespace}lang")
+
+    def read(name: str) -> bytes | None:
+        return archive.read(name) if name in names else None
+
+    book = Book(
+        source_name=source,
+        doc_id=sha256_bytes(data),
+        source_format="html",
+        parser=PARSER,
+        chapters=roots,
+        read=read,
+        nav=nav,
+        language=language or None,
+        notes=notes,
+    )
+    return build(book)
+
+
+def index_entries(index: str, roots: dict[str, etree._Element]) -> list[NavEntry]:
+    """The index page's links to other chapters, their list nesting as their level."""
+    root = roots.get(index)
+    if root is None:
+        return []
+    out = []
+    for a in _content_links(root):
+        target = resolve(index, a.get("href") or "")
+        if target is None or target.split("#", 1)[0] not in roots or target.startswith(index):
+            continue
+        title = collapse("".join(a.itertext()))
+        depth = sum(1 for x in a.iterancestors() if local(x.tag) in _LISTS)
+        if title:
+            out.append(NavEntry(max(depth, 1), title, target))
+    return out if len(out) >= 2 else []
