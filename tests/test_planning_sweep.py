@@ -160,6 +160,30 @@ def test_a_closing_run_of_listing_lines_does_not_swallow_a_chapter() -> None:
     assert chapters_in_matter(doc, ranges, study) == []
 
 
+def test_an_index_after_a_change_log_on_its_page_is_still_back_matter() -> None:
+    # ltxdoc manuals: "Change History" (a chapter in the outline) and "Index" begin on the
+    # same page; the index's span started at that page and was cut back before the change
+    # log, to nothing (zhlipsum: a 13 + 2 plan with the index as a study session)
+    els = chapter("1 One", 1, 8) + chapter("2 Two", 9, 4)
+    log = [heading("Change History", 1, page=13)] + [
+        para(f"v0.{k} (2017/04/{k + 10}) First release {k}", page=13) for k in range(6)
+    ]
+    index = [heading("Index", 1, page=13)] + [
+        para(f"\\command{k}, {k % 12 + 1}, {k % 7 + 2}", page=13 + k // 40) for k in range(90)
+    ]
+    doc = with_outline(
+        build_doc([*els, *log, *index]),
+        ("1 One", 1),
+        ("2 Two", 9),
+        ("Change History", 13),
+        ("Index", 13),
+    )
+    back = [r for r in find_matter(doc) if r.kind == "back_matter"]
+    first = {e.id: e.text for e in doc.elements}
+    assert [(r.label, first[r.first_id]) for r in back] == [("index", "# Index")]
+    assert [c.kind for c in plan(doc).chunks][-1] == "back_matter"
+
+
 # --- chapter starts are worth a session ---------------------------------------------------
 
 

@@ -348,17 +348,29 @@ def chapters_after_contents(doc: Document) -> list[tuple[int, str]]:
     return [(page, title) for page, title, _ in found]
 
 
-def _spare_chapters(spans: Sequence[_Span], chapters: Collection[int]) -> list[_Span]:
+def _spare_chapters(
+    spans: Sequence[_Span], chapters: Collection[int], titled: Sequence[_Span] = ()
+) -> list[_Span]:
     """The spans, each ending before the first chapter (element index) that begins inside
     it: front matter ends no later than the first chapter after the contents, and a run of
-    listing lines at the back (a change log's dates and versions) does not swallow one."""
+    listing lines at the back (a change log's dates and versions) does not swallow one.
+    Back matter titled by a heading after the last such chapter (`titled`: "Change
+    History", then "Index") keeps its own span from that heading."""
     out = []
     for s in spans:
         inside = [c for c in chapters if s.first <= c <= s.last]
         if not inside:
             out.append(s)
-        elif min(inside) > s.first:  # else the span is a chapter: no matter at all
+            continue
+        if min(inside) > s.first:  # else the span starts with a chapter
             out.append(_Span(s.kind, s.label, s.first, min(inside) - 1, s.evidence))
+        later = [
+            t.first
+            for t in titled
+            if s.kind == t.kind == "back_matter" and max(inside) < t.first <= s.last
+        ]
+        if later:
+            out.append(_Span(s.kind, s.label, min(later), s.last, s.evidence))
     return out
 
 
@@ -480,7 +492,8 @@ def _find_matter(doc: Document) -> list[MatterRegion]:
     spans += _back(doc, pages, titled, flags)
     chapters = [at for _, _, at in _chapters_after_contents(doc, pages, titled)]
     regions = []
-    for s in _spare_chapters(_merge(spans), chapters):
+    heads = [t for t in titled if t.evidence[0].startswith("heading")]
+    for s in _spare_chapters(_merge(spans), chapters, heads):
         if (
             front is not None
             and s.kind == "front_matter"
