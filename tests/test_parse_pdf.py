@@ -370,11 +370,15 @@ def test_image_only_pdf_is_empty(tmp_path: Path) -> None:
 
 
 def test_unsupported_extension(tmp_path: Path) -> None:
-    for name in ("book.txt", "book.epub", "book"):
+    for name in ("book.txt", "book.mobi", "book"):
         path = tmp_path / name
         path.write_bytes(b"%PDF-1.7\n")
         with pytest.raises(UnsupportedFormatError, match="unsupported file type"):
             parse_document(path)
+    fake = tmp_path / "book.epub"  # a supported extension: its bytes must fit it
+    fake.write_bytes(b"%PDF-1.7\n")
+    with pytest.raises(CorruptDocumentError, match="not an EPUB"):
+        parse_document(fake)
 
 
 def test_detect_format_by_extension_and_magic(manual: Path, tmp_path: Path) -> None:
