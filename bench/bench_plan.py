@@ -1,9 +1,11 @@
 """Planner benchmark: the global plan beside the previous greedy plan and a naive splitter.
 
-    python3 bench/bench_plan.py [--docs NAME ...] [--ir-dir DIR]
+    python3 bench/bench_plan.py [--docs NAME ...] [--ir-dir DIR] [--books PATH ...] [--debian]
 
-For every corpus PDF with an outline it prints, for three planners side by side in the
-same run:
+For every corpus PDF with an outline, and every EPUB or HTML book (`--books`: EPUB files,
+HTML files or folders of chapters; default the test books in tests/data; `--debian` adds
+the whole New Maintainers' Guide in English and Chinese as bench/bench_epub.py fetches it),
+it prints, for three planners side by side in the same run:
 
 - global: `plan_globally` (the unattended planner), on the heuristic reviewers' outcomes;
 - greedy: the previous one-boundary-at-a-time planner (`plan_document` with the
@@ -37,8 +39,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
 
+from bench_epub import DEFAULT as TEST_BOOKS  # noqa: E402
+from bench_epub import debian_books  # noqa: E402
 from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 from plan_metrics import (  # noqa: E402
     chapter_starts,
@@ -128,21 +132,35 @@ def measure(doc: Document, s: Sessions) -> Row:
     )
 
 
-def load(name: str, ir_dir: Path | None) -> Document | None:
-    if ir_dir is not None and (ir_dir / f"{name}.json").exists():
-        return load_ir((ir_dir / f"{name}.json").read_bytes())
+def load(path: Path, ir_dir: Path | None) -> Document | None:
+    if ir_dir is not None and (ir_dir / f"{path.name}.json").exists():
+        return load_ir((ir_dir / f"{path.name}.json").read_bytes())
     try:
-        return parse_document(CORPUS / name).document
+        return parse_document(path).document
     except InputError:
         return None
+
+
+def plannable(doc: Document | None, book: bool) -> bool:
+    """Documents with chapters to honour: PDFs with an outline, and every EPUB or HTML book
+    (its navigation is the outline; its pages are print pages or estimates). The corpus's
+    DOCX files have estimated pages and no outline a reader checks against, so they stay out."""
+    if doc is None or len(chapter_starts(doc)) < 2:
+        return False
+    return book or doc.page_basis == "pdf"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--docs", nargs="*", help="corpus file names (default: every PDF)")
     ap.add_argument("--ir-dir", type=Path, help="read NAME.json IRs from here when present")
+    ap.add_argument("--books", nargs="*", type=Path, help="EPUB/HTML books (default: tests/data)")
+    ap.add_argument("--debian", action="store_true", help="add the whole maint-guide (en, zh)")
     args = ap.parse_args()
-    names = args.docs or sorted(p.name for p in CORPUS.glob("*.pdf"))
+    names = sorted(p.name for p in CORPUS.glob("*.pdf")) if args.docs is None else args.docs
+    books = [*(TEST_BOOKS if args.books is None else args.books)]
+    books += debian_books(None) if args.debian else []
+    paths = [(CORPUS / n, False) for n in names] + [(b, True) for b in books]
     head = f"{'document':<28}{'planner':<8}{'sessions':>12}{'5-13':>7}{'min':>5}{'max':>5}"
     print(head + f"{'runts':>6}{'chapters':>10}{'held':>5}{'safe cuts':>11}")
     totals: dict[str, list[int]] = {}
@@ -152,10 +170,11 @@ def main() -> None:
     oracle = [0, 0]
     timing = {"global": 0.0, "greedy": 0.0}
     pages_planned = 0
-    for name in names:
-        doc = load(name, args.ir_dir)
-        if doc is None or doc.page_basis != "pdf" or len(chapter_starts(doc)) < 2:
+    for path, book in paths:
+        doc = load(path, args.ir_dir)
+        if doc is None or not plannable(doc, book):
             continue
+        name = path.name if path.name != "html" else path.parent.name  # Debian's .../NAME/html
         cands = score_candidates(doc, safe_candidates(doc))
         outcomes = {
             o.after_id: o
