@@ -55,7 +55,7 @@ def upload_name(filename: str | None) -> str:
         raise ApiError(
             422,
             "invalid_request",
-            "the upload has no file name (its extension says whether it is a PDF or a DOCX)",
+            "the upload has no file name (its extension says which format the book is in)",
         )
     return name
 

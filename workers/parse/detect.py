@@ -28,6 +28,7 @@ _EXTENSIONS: dict[str, Format] = {
     ".xhtml": "html",
     ".htmlz": "html",  # a zipped HTML book (Calibre's HTMLZ, Quire's own bundles)
 }
+EXTENSIONS = tuple(_EXTENSIONS)  # what an upload form offers: the one list
 # The PDF header may be preceded by junk; readers accept it within the first 1024 bytes.
 _PDF_MAGIC = b"%PDF-"
 _PDF_HEADER_WINDOW = 1024

@@ -16,6 +16,7 @@ from quire.orchestrator.web.render import templates
 from quire.orchestrator.web.routes.ui import Authorized, WebDep, _page
 from quire.orchestrator.web.views import list_url, state_options
 from quire.shared.revisions.listing import BatchInfo
+from quire.workers.parse.detect import EXTENSIONS
 
 router = APIRouter(include_in_schema=False)
 PAGE = 50  # documents per page
@@ -54,7 +55,16 @@ def documents_page(
     request: Request, web: WebDep, q: Text = "", state: Text = "", cursor: Cursor = None
 ) -> HTMLResponse:
     listing = _listing(web, q, state, cursor)
-    return _page(request, web, "documents.html", q=q, state=state, limits=web.limits, **listing)
+    return _page(
+        request,
+        web,
+        "documents.html",
+        q=q,
+        state=state,
+        limits=web.limits,
+        accept=",".join(EXTENSIONS),  # the browser's file picker offers what admission takes
+        **listing,
+    )
 
 
 @router.get("/ui/documents/listing", dependencies=Authorized)
