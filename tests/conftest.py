@@ -3,13 +3,14 @@ binary fails the test that needs it."""
 
 from __future__ import annotations
 
+import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from corpus import CORPUS
+from corpus import CORPUS, run_cache
 from services import S3_SCRUB_ENV, S3_TEST_ENV, MotoServer, RedisServer
 from tiers import needs_corpus
 
@@ -22,6 +23,19 @@ if TYPE_CHECKING:
 # Import PyMuPDF as Quire does (without its layout model, which changes find_tables) before
 # any test module's bare `import pymupdf` can: results must not depend on collection order.
 pymupdf_module()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """On the xdist controller, name the run so that its workers share one parsed-corpus
+    folder (corpus.parsed) and the controller knows which folder to remove."""
+    if not hasattr(config, "workerinput") and getattr(config.option, "testrunuid", "") is None:
+        config.option.testrunuid = uuid.uuid4().hex
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    run = getattr(session.config.option, "testrunuid", None)
+    if run and not hasattr(session.config, "workerinput"):
+        shutil.rmtree(run_cache(run), ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

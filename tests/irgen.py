@@ -11,6 +11,7 @@ outcomes for their candidates.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 from collections.abc import Mapping, Sequence
@@ -39,6 +40,7 @@ for _t in range(3):
     TOPICS.append(_all[_t * 400 : (_t + 1) * 400])
 
 
+@functools.lru_cache(maxsize=8192)  # deterministic; property tests draw the same texts often
 def words(n: int, topic: int = 0, seed: int = 0) -> str:
     """n deterministic pseudo-words drawn from topic `topic`'s vocabulary."""
     vocab = TOPICS[topic % len(TOPICS)]

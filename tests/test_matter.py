@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from corpus import CORPUS
+from corpus import parsed
 from irgen import build_doc, heading, pages_of_paragraphs, para
 
 from quire.shared.ir import Document, RemovedText
@@ -18,7 +18,6 @@ from quire.workers.boundaries.matter import (
     listing_line,
     title_matter,
 )
-from quire.workers.parse import parse_document
 
 
 @pytest.mark.parametrize(
@@ -164,7 +163,7 @@ def regions() -> Regions:
 
     def get(name: str) -> list[MatterRegion]:
         if name not in cache:
-            cache[name] = find_matter(parse_document(CORPUS / name).document)
+            cache[name] = find_matter(parsed(name).document)
         return cache[name]
 
     return get

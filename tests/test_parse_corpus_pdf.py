@@ -26,6 +26,7 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
+import corpus
 import pytest
 from corpus import CORPUS
 
@@ -67,7 +68,7 @@ REPORT: dict[str, dict[str, str]] = {}
 
 def parsed(name: str) -> ParsedDocument:
     if name not in _parsed:
-        _parsed[name] = parse_document(CORPUS / name)
+        _parsed[name] = corpus.parsed(name)
     return _parsed[name]
 
 

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import pytest
-from corpus import ALL_DOCS, BIG, CORPUS, DOCS, UNUSABLE
+from corpus import ALL_DOCS, BIG, DOCS, UNUSABLE, parsed
 from irgen import plan_violations
 from plan_metrics import honoured, naive_split, oracle_honoured, plan_ranges, runts
 
@@ -49,7 +49,6 @@ from quire.workers.boundaries import (
     score_candidates,
 )
 from quire.workers.boundaries.planner import plan_globally
-from quire.workers.parse import parse_document
 from quire.workers.review import make_reviewer, review_all
 
 RULES = PlanSettings()
@@ -66,7 +65,7 @@ def parsed_corpus() -> Parsed:
     def get(name: str) -> Document | InputError:
         if name not in cache:
             try:
-                cache[name] = parse_document(CORPUS / name).document
+                cache[name] = parsed(name).document
             except InputError as exc:
                 cache[name] = exc
         return cache[name]

@@ -19,6 +19,7 @@ import pymupdf
 import pytest
 from click.testing import CliRunner
 from corpus import ALL_DOCS, BIG, CORPUS, DOCS, UNUSABLE
+from corpus import parsed as parse_corpus
 from ragfix import cut_problems, rebuild, session_texts, whole_units_kept
 
 from quire.orchestrator.cli import main
@@ -58,7 +59,7 @@ def planned() -> Planned:
     def get(name: str) -> tuple[Document, Plan, dict[str, bytes]] | InputError:
         if name not in cache:
             try:
-                parsed = parse_document(CORPUS / name)
+                parsed = parse_corpus(name)
                 cache[name] = (parsed.document, plan_of(parsed.document), dict(parsed.images))
             except InputError as exc:
                 cache[name] = exc

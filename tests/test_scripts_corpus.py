@@ -7,6 +7,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+import corpus
 import pytest
 from corpus import CORPUS
 from pipeline_utils import local_runtime, outputs, run_embedded
@@ -19,7 +20,6 @@ from quire.shared.links import plain
 from quire.shared.manifest import load_manifest
 from quire.shared.text import HAN_CHARS_PER_WORD
 from quire.workers.boundaries.candidates import plain_text, safe_candidates
-from quire.workers.parse import parse_document
 from quire.workers.parse.pdf_contents import entry_number
 
 pytestmark = pytest.mark.corpus
@@ -31,7 +31,7 @@ CJK_STUDY_RATE = WORDS_PER_MINUTE * HAN_CHARS_PER_WORD  # 120 characters a minut
 
 @cache
 def parsed(name: str) -> Document:
-    return parse_document(CORPUS / name).document
+    return corpus.parsed(name).document
 
 
 @pytest.mark.parametrize("name", CHINESE)
