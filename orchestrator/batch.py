@@ -16,7 +16,6 @@ import contextlib
 import json
 import logging
 import re
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -341,7 +340,7 @@ class ProgressReader:
         done = sum((d.pages or 0) * d.fraction for d in docs)
         return BatchReport(
             batch_id=record.batch_id,
-            mode="distributed" if self.rt.env.broker_url else "embedded",
+            mode=dispatcher_for(self.rt).mode,
             store=self.rt.store.url,
             created_at=record.created_at,
             finished=all(d.state in STOPPED for d in docs),
@@ -555,13 +554,6 @@ def run_batch(
 def start_detached(rt: Runtime, record: BatchRecord, *, processes: int | None = None) -> str:
     """Let the batch run without this process. Distributed: poke the orchestrator. Embedded:
     start `quire batch-resume` in a new session, logging to the state folder."""
-    dispatcher = dispatcher_for(rt, processes=processes)
-    if not dispatcher.in_process:
-        dispatcher.start(record.doc_ids())
-        return "the workers"
-    log_dir = rt.env.state_dir / "batches"
-    log_dir.mkdir(parents=True, exist_ok=True)
-    log_path = log_dir / f"{record.batch_id}.log"
     argv = [
         sys.executable,
         "-m",
@@ -572,15 +564,8 @@ def start_detached(rt: Runtime, record: BatchRecord, *, processes: int | None = 
     ]
     if processes:
         argv += ["--processes", str(processes)]
-    with open(log_path, "ab") as out:
-        subprocess.Popen(
-            argv,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    return f"a background process (log: {log_path})"
+    log = rt.env.state_dir / "batches" / f"{record.batch_id}.log"
+    return dispatcher_for(rt, processes=processes).run_in_background(record.doc_ids(), argv, log)
 
 
 def write_report(report: BatchReport, path: Path) -> Path:

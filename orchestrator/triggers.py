@@ -459,11 +459,9 @@ class TriggerService:
     def start(self, doc_ids: list[str]) -> None:
         if not doc_ids:
             return
-        if self.dispatcher.in_process:
-            with self._lock:
-                self._todo.extend(doc_ids)
-        else:
-            self.dispatcher.start(doc_ids)
+        here = self.dispatcher.submit(doc_ids)  # embedded: driven by `work`
+        with self._lock:
+            self._todo.extend(here)
         self.wake.set()
 
     def work(self) -> list[Delivery]:
