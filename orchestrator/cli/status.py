@@ -21,7 +21,8 @@ from quire.shared.settings import load_settings
 def status(ident: str | None, as_json: bool) -> None:
     """Show every document, one document's state and revision history (by id, id prefix or
     source file name), or a batch's progress (`quire status batch-...`)."""
-    from quire.orchestrator.batch import find_batch, show_status, status_json
+    from quire.orchestrator.batch import find_batch
+    from quire.orchestrator.batch_run import show_status, status_json
     from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
