@@ -201,7 +201,9 @@ class Deployment(BaseModel):
             return self
         local: list[tuple[str, str]] = []  # (what only this host sees, the setting to use)
         if not self.revisions:
-            local.append(("the SQLite revision store in QUIRE_STATE_DIR", "QUIRE_REDIS_URL"))
+            local.append(
+                ("the SQLite revision store in QUIRE_STATE_DIR", "QUIRE_REDIS_URL=redis://…")
+            )
         if not self.store.startswith("s3://"):
             local.append((f"the folder store {self.store}", "QUIRE_STORE_URL=s3://…"))
         if local:
