@@ -191,7 +191,8 @@ def check_here(env: Environment, check: Callable[[], None]) -> None:
 
 
 def check_worker(env: Environment) -> None:
-    """`quire worker` starts only with a broker, and stores every worker can see."""
+    """`quire worker` starts only with a broker, and with stores every worker can see
+    (building the `Deployment` refuses those only this host sees)."""
     if not env.deployment.broker:
         raise SettingsError(
             "QUIRE_BROKER_URL is not set: a worker needs a broker, e.g. "

@@ -18,6 +18,7 @@ entry no longer needed fails too, so the list cannot outlive its reason.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 from quire.shared.config import Deployment, Environment
@@ -215,3 +216,70 @@ def test_commands_and_workers_refuse_it_in_one_line(tmp_path: Path) -> None:
             "the SQLite revision store in QUIRE_STATE_DIR or the folder store"
         ) in done.stderr
     assert not (tmp_path / "state").exists() and not (tmp_path / "store").exists()
+
+
+# --- what each dispatcher does where the modes differ ----------------------------------------
+
+
+def test_each_dispatcher_does_what_its_mode_needs(tmp_path: Path) -> None:
+    """Embedded: submitted documents are left to this process to drive, a stopped run's
+    waiting document is abandoned, the background is a process of our own; no queues.
+    Distributed (a Redis-less broker URL: nothing is sent here): nothing is abandoned, a
+    small document does not change how it runs, and there are no Redis queues to read."""
+    import sys
+    import time
+
+    from pipeline_utils import SAMPLE_DOCX
+
+    from quire.orchestrator.dispatch import EmbeddedDispatcher, dispatcher_for
+    from quire.shared.config import RunSettings
+    from quire.shared.session import SessionRepo
+    from quire.workers.execute import submit
+    from quire.workers.runtime import Runtime
+
+    rt = Runtime.from_env(
+        Environment(store_url=str(tmp_path / "store"), state_dir=tmp_path / "state")
+    )
+    s = submit(rt, SAMPLE_DOCX, RunSettings())
+    embedded = dispatcher_for(rt, processes=3)
+    assert embedded.mode == "embedded"
+    assert embedded.submit([s.doc_id, s.doc_id]) == [s.doc_id, s.doc_id]
+    assert embedded.pending([s.doc_id, s.doc_id]) == [s.doc_id]
+    assert embedded.abandoned(s)  # queued, and no run holds its lease
+    assert embedded.queue_depths() is None
+    asked: list[bool] = []
+
+    def answer(small: bool) -> Callable[[], bool]:
+        def small_enough() -> bool:
+            asked.append(small)
+            return small
+
+        return small_enough
+
+    assert embedded.single_process_if(answer(False)) is embedded
+    alone = embedded.single_process_if(answer(True))
+    assert asked == [False, True]
+    assert isinstance(alone, EmbeddedDispatcher) and alone.processes == 1
+    log = tmp_path / "state" / "batches" / "b.log"
+    where = embedded.run_in_background(
+        [s.doc_id], [sys.executable, "-c", "print('driven here')"], log
+    )
+    assert where == f"a background process (log: {log})"
+    deadline = time.monotonic() + 30
+    while "driven here" not in (log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+
+    # the same store and revisions, as a distributed deployment names them
+    env = Environment(
+        broker_url="amqp://127.0.0.1:1//", redis_url="redis://127.0.0.1:1/1", store_url="s3://b/q"
+    )
+    remote = Runtime(
+        env=env, store=rt.store, revisions=rt.revisions, repo=SessionRepo(rt.store, rt.revisions)
+    )
+    distributed = dispatcher_for(remote)
+    assert distributed.mode == "distributed"
+    assert not distributed.abandoned(s)
+    assert distributed.queue_depths() is None  # not Redis: no lists to count
+    assert distributed.single_process_if(answer(True)) is distributed
+    assert asked == [False, True]  # not asked: the workers run anyway
