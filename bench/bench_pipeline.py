@@ -1,13 +1,13 @@
 """End-to-end pipeline benchmark: embedded vs distributed with 1 and 2 Celery workers.
 
-    python3 bench/bench_pipeline.py [--store s3|local] [--docs N] [--runs N]
+    python3 bench/bench_pipeline.py [--docs N] [--runs N]
 
 Runs the same batch of corpus documents (markdown + pdf output, heuristic backend) three
 ways in one run and prints pages/s and wall time for each, with the two ratios the runtime
 issue asks for: orchestration overhead (distributed, 1 worker process / embedded, 1
 process; target <= 1.15) and scaling (2 worker processes / 1; target >= 1.7x).
-The distributed runs use a real redis-server (broker + revisions) and, with --store s3
-(default), a moto S3 server over HTTP on loopback; --store local shares a folder instead.
+The distributed runs use a real redis-server (broker + revisions) and a moto S3 server over
+HTTP on loopback (a broker with a folder store is refused: `Deployment`).
 Each configuration runs --runs times (default 3), in turn, each in a fresh process; the
 figures are medians.
 """
@@ -69,7 +69,7 @@ def _doc_pages(rt: Runtime, ids: list[str]) -> int:
     return sum(load_ir(rt.store.get(f"docs/{d}/out/ir.json")).page_count for d in ids)
 
 
-def distributed(paths: list[Path], tmp: Path, workers: int, store: str) -> tuple[float, int]:
+def distributed(paths: list[Path], tmp: Path, workers: int) -> tuple[float, int]:
     with RedisServer() as redis:
         base = redis.url.rsplit("/", 1)[0]
         env = {
@@ -77,22 +77,18 @@ def distributed(paths: list[Path], tmp: Path, workers: int, store: str) -> tuple
             "QUIRE_REDIS_URL": f"{base}/1",
             "QUIRE_STATE_DIR": str(tmp / "state"),
         }
-        moto = MotoServer().start() if store == "s3" else None
+        moto = MotoServer().start()
         try:
-            if moto is not None:
-                env |= {
-                    "QUIRE_STORE_URL": f"s3://bench-{uuid.uuid4().hex[:8]}/q",
-                    "QUIRE_S3_ENDPOINT_URL": moto.endpoint_url,
-                    "AWS_ACCESS_KEY_ID": "bench",
-                    "AWS_SECRET_ACCESS_KEY": "bench",
-                    "AWS_DEFAULT_REGION": "us-east-1",
-                }
-            else:
-                env["QUIRE_STORE_URL"] = str(tmp / "store")
+            env |= {
+                "QUIRE_STORE_URL": f"s3://bench-{uuid.uuid4().hex[:8]}/q",
+                "QUIRE_S3_ENDPOINT_URL": moto.endpoint_url,
+                "AWS_ACCESS_KEY_ID": "bench",
+                "AWS_SECRET_ACCESS_KEY": "bench",
+                "AWS_DEFAULT_REGION": "us-east-1",
+            }
             os.environ.update(env)
             rt = Runtime.from_env()
-            if moto is not None:
-                rt.store.ensure_bucket()  # type: ignore[attr-defined]
+            rt.store.ensure_bucket()  # type: ignore[attr-defined]
             ids = [submit(rt, p, SETTINGS).doc_id for p in paths]
             pool = [
                 CeleryWorker(
@@ -108,8 +104,8 @@ def distributed(paths: list[Path], tmp: Path, workers: int, store: str) -> tuple
                 start, moto_start = time.perf_counter(), _cpu_seconds(moto)
                 process_documents(rt, ids, poll=0.1, timeout=3600)
                 elapsed = time.perf_counter() - start
-                if moto is not None:  # how much of the run the (single-threaded) S3 took
-                    print(f"moto-busy {(_cpu_seconds(moto) - moto_start) / elapsed:.2f}")
+                # how much of the run the (single-threaded) S3 took
+                print(f"moto-busy {(_cpu_seconds(moto) - moto_start) / elapsed:.2f}")
             finally:
                 for w in pool:
                     w.stop()
@@ -117,15 +113,14 @@ def distributed(paths: list[Path], tmp: Path, workers: int, store: str) -> tuple
             assert not bad, bad
             return elapsed, _doc_pages(rt, ids)
         finally:
-            if moto is not None:
-                moto.stop()
+            moto.stop()
             for k in env:
                 os.environ.pop(k, None)
 
 
-def _cpu_seconds(moto: MotoServer | None) -> float:
-    """CPU time (user + system) of the moto server process so far; 0 without one."""
-    if moto is None or moto.proc is None:
+def _cpu_seconds(moto: MotoServer) -> float:
+    """CPU time (user + system) of the moto server process so far; 0 before it started."""
+    if moto.proc is None:
         return 0.0
     fields = Path(f"/proc/{moto.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -141,8 +136,6 @@ def in_child(mode: str, args: argparse.Namespace, tmp: Path, workers: int = 0) -
             mode,
             "--workers",
             str(workers),
-            "--store",
-            args.store,
             "--docs",
             str(args.docs),
             "--tmp",
@@ -164,7 +157,6 @@ MOTO_BUSY: dict[int, list[float]] = {}  # workers -> share of wall time moto was
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--store", choices=["s3", "local"], default="s3")
     ap.add_argument("--docs", type=int, default=len(DOCS))
     ap.add_argument("--runs", type=int, default=3, help="runs of each configuration")
     ap.add_argument("--child", choices=["embedded", "distributed"], help=argparse.SUPPRESS)
@@ -176,7 +168,7 @@ def main() -> None:
         if args.child == "embedded":
             elapsed, _ = embedded(paths, args.tmp)
         else:
-            elapsed, _ = distributed(paths, args.tmp, args.workers, args.store)
+            elapsed, _ = distributed(paths, args.tmp, args.workers)
         print(elapsed)
         return
     times: dict[str, list[float]] = {"e": [], "d1": [], "d2": []}
@@ -197,7 +189,7 @@ def main() -> None:
         + "; ".join(f"{k} " + " ".join(f"{t:.1f}" for t in v) for k, v in times.items())
     )
     print(
-        f"{len(paths)} documents, {pages} pages, store={args.store}, output markdown+pdf,"
+        f"{len(paths)} documents, {pages} pages, store=s3, output markdown+pdf,"
         f" median of {args.runs}"
     )
     print(f"{'run':<28}{'wall s':>9}{'pages/s':>10}")

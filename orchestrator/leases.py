@@ -26,7 +26,6 @@ from pydantic import BaseModel, ValidationError
 
 from quire.shared.engine import resume
 from quire.shared.session import Session
-from quire.shared.states import STOPPED
 from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.leases")
@@ -101,13 +100,6 @@ def running(rt: Runtime, s: Session) -> Holder | None:
     owner = rt.revisions.lease_holder(s.doc_id)
     holder = Holder.parse(owner) if owner else None
     return holder if holder is not None and not holder.gone() else None
-
-
-def abandoned(rt: Runtime, s: Session) -> bool:
-    """Whether `s` waits in a working state with no run driving it: its run stopped, and the
-    next `run`, `batch`, `split` or `serve` on it resumes it. Distributed documents are never
-    abandoned (the workers and the reconciler drive them)."""
-    return not rt.env.broker_url and s.state not in STOPPED and running(rt, s) is None
 
 
 class Leases:

@@ -31,28 +31,13 @@ from prometheus_client.core import (
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
-from quire.shared.states import QUEUES
+from quire.orchestrator.dispatch import dispatcher_for
 from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.metrics")
 
-# kombu's Redis transport keeps priority levels in sibling lists: "{queue}\x06\x16{n}"
-_PRIORITY_SUFFIXES = ("", "\x06\x163", "\x06\x166", "\x06\x169")
 # seconds a document spends in one state: from a quick scoring step to a book's parsing
 STAGE_BUCKETS = (0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600)
-
-
-def queue_depths(broker_url: str) -> tuple[dict[str, int], int]:
-    """Messages waiting per queue, and messages delivered but not yet acknowledged."""
-    import redis
-
-    client = redis.Redis.from_url(broker_url, socket_timeout=5)
-    try:
-        depths = {q: sum(int(client.llen(q + s)) for s in _PRIORITY_SUFFIXES) for q in QUEUES}
-        unacked = int(client.hlen("unacked"))
-    finally:
-        client.close()
-    return depths, unacked
 
 
 @dataclass
@@ -101,11 +86,13 @@ class Collector:
         with self._lock:
             depths: dict[str, int] = {}
             unacked: int | None = None
-            if self.rt.env.broker_url and self.rt.env.broker_url.startswith("redis"):
-                try:
-                    depths, unacked = queue_depths(self.rt.env.broker_url)
-                except Exception as exc:
-                    log.warning("queue depth unavailable: %s", exc)
+            try:
+                found = dispatcher_for(self.rt).queue_depths()
+            except Exception as exc:
+                log.warning("queue depth unavailable: %s", exc)
+            else:
+                if found is not None:
+                    depths, unacked = found
             documents: dict[str, int] = {}
             stages: dict[str, list[float]] = {}
             failures: dict[tuple[str, str], int] = {}

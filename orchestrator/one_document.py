@@ -60,7 +60,7 @@ def _runs_inline(rt: Runtime, s: Session) -> bool:
     from quire.shared.states import STOPPED
     from quire.workers.steps import OFFLINE_ANALYSIS, parse_ranges
 
-    if rt.env.broker_url or s.settings.backend not in OFFLINE_ANALYSIS:
+    if s.settings.backend not in OFFLINE_ANALYSIS:
         return False
     if s.state in STOPPED or s.source_format == "docx":
         return True  # nothing to run, or parsed in one part
@@ -98,9 +98,10 @@ def run_document(
         if on_progress is not None:
             on_progress(rt.repo.load(s.doc_id))
 
-    if inline_small and processes is None and _runs_inline(rt, s):
-        processes = 1
-    dispatcher_for(rt, processes=processes).drive([s.doc_id], tick=tick)
+    dispatcher = dispatcher_for(rt, processes=processes)
+    if inline_small and processes is None:
+        dispatcher = dispatcher.single_process_if(lambda: _runs_inline(rt, s))
+    dispatcher.drive([s.doc_id], tick=tick)
     s = rt.repo.load(s.doc_id)
     if on_progress is not None:
         on_progress(s)

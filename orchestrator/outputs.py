@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from quire.orchestrator.leases import abandoned
+from quire.orchestrator.dispatch import dispatcher_for
 from quire.shared import keys
 from quire.shared.errors import NotCompleteError, OutputFolderError
 from quire.shared.layout import Layout
@@ -74,7 +74,7 @@ def export_document(rt: Runtime, doc_id: str, out_dir: Path, *, force: bool = Fa
     if s.state != "complete":
         why = f" ({s.error_code}: {s.error})" if s.error else ""
         waiting = ""
-        if abandoned(rt, s):
+        if dispatcher_for(rt).abandoned(s):
             waiting = "; its run stopped (`quire run` or `quire batch` on it resumes it)"
         elif s.state not in STOPPED:
             waiting = "; it is still running"

@@ -281,24 +281,7 @@ class Intake:
                 reason="event already handled",
             )
         if event.size is not None and event.size > self.settings.max_file_bytes:
-            reason = (
-                f"object is {event.size} bytes, over the limit of {self.settings.max_file_bytes}"
-            )
-            log.warning("refused %s: %s", event.uri, reason)
-            self._write_result(
-                event.bucket,
-                self.config.output_for(event.key),
-                {
-                    "source": event.uri,
-                    "state": "failed",
-                    "error_code": "too_large",
-                    "error": reason,
-                },
-            )
-            self.rt.store.put_if_absent(marker, b"{}")
-            return Outcome(
-                uri=event.uri, event_name=event.event_name, action="refused", reason=reason
-            )
+            return self._too_large(event, marker)
         try:
             data = self.objects.get(event.bucket, event.key)
         except NotFound:
@@ -309,6 +292,28 @@ class Intake:
                 action="ignored",
                 reason="object no longer exists",
             )
+        return self._submit(event, data, marker)
+
+    def _too_large(self, event: ObjectEvent, marker: str) -> Outcome:
+        """Refused without reading the object: its result says why, and the event is seen."""
+        reason = f"object is {event.size} bytes, over the limit of {self.settings.max_file_bytes}"
+        log.warning("refused %s: %s", event.uri, reason)
+        self._write_result(
+            event.bucket,
+            self.config.output_for(event.key),
+            {
+                "source": event.uri,
+                "state": "failed",
+                "error_code": "too_large",
+                "error": reason,
+            },
+        )
+        self.rt.store.put_if_absent(marker, b"{}")
+        return Outcome(uri=event.uri, event_name=event.event_name, action="refused", reason=reason)
+
+    def _submit(self, event: ObjectEvent, data: bytes, marker: str) -> Outcome:
+        """Submit the object's bytes, record where its results go, then mark the event seen
+        (a concurrent delivery of the same event finds the marker taken: "raced")."""
         from quire.workers.execute import submit_bytes
 
         name = event.key.rsplit("/", 1)[-1]
@@ -459,11 +464,9 @@ class TriggerService:
     def start(self, doc_ids: list[str]) -> None:
         if not doc_ids:
             return
-        if self.dispatcher.in_process:
-            with self._lock:
-                self._todo.extend(doc_ids)
-        else:
-            self.dispatcher.start(doc_ids)
+        here = self.dispatcher.submit(doc_ids)  # embedded: driven by `work`
+        with self._lock:
+            self._todo.extend(here)
         self.wake.set()
 
     def work(self) -> list[Delivery]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from quire.shared.errors import SettingsError
 from quire.shared.plan import MAX_PAGES, MIN_PAGES, PlanSettings
@@ -171,6 +171,53 @@ class RunSettings(BaseModel):
         return [self.output_format]
 
 
+Mode = Literal["embedded", "distributed"]
+
+
+class Deployment(BaseModel):
+    """Where documents run and where their state lives, checked together once (`Runtime`,
+    `quire worker`) so a combination that cannot work stops at start with one line.
+
+    The rules: with no broker everything runs in this process, so any revision store and
+    any object store do (SQLite or Redis; a folder or S3). With a Celery broker, a worker
+    may run on another host, so both stores must be reachable from there: the revisions in
+    Redis (QUIRE_REDIS_URL; the embedded SQLite file lives in this host's QUIRE_STATE_DIR)
+    and the objects in S3 (`s3://…`; a folder, `file://` URL included, is this host's).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    broker: str | None = None  # Celery broker URL; None: embedded
+    revisions: str | None = None  # Redis URL; None: SQLite in the state folder
+    store: str = ".quire/store"  # `s3://bucket/prefix`, or a folder
+
+    @property
+    def mode(self) -> Mode:
+        return "distributed" if self.broker else "embedded"
+
+    @model_validator(mode="after")
+    def _fits_together(self) -> Deployment:
+        if not self.broker:
+            return self
+        local: list[tuple[str, str]] = []  # (what only this host sees, the setting to use)
+        if not self.revisions:
+            local.append(
+                ("the SQLite revision store in QUIRE_STATE_DIR", "QUIRE_REDIS_URL=redis://…")
+            )
+        if not self.store.startswith("s3://"):
+            local.append((f"the folder store {self.store}", "QUIRE_STORE_URL=s3://…"))
+        if local:
+            # a SettingsError, not a ValueError, passes through pydantic as it is: one line
+            raise SettingsError(
+                "QUIRE_BROKER_URL is set, but a Celery worker on another host could not see "
+                + " or ".join(what for what, _ in local)
+                + ": set "
+                + " and ".join(setting for _, setting in local)
+                + ", or unset QUIRE_BROKER_URL to run embedded"
+            )
+        return self
+
+
 class Environment(BaseModel):
     """Where the system's state lives."""
 
@@ -192,3 +239,8 @@ class Environment(BaseModel):
             s3_endpoint_url=s.s3_endpoint_url,
             review_backend=s.review_backend,
         )
+
+    @property
+    def deployment(self) -> Deployment:
+        """The broker and stores, checked together (raises SettingsError)."""
+        return Deployment(broker=self.broker_url, revisions=self.redis_url, store=self.store_url)

@@ -16,7 +16,7 @@ import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pipeline_utils import CORPUS, ROOT
@@ -26,6 +26,9 @@ from quire.orchestrator.service import process_documents
 from quire.shared.config import Environment, RunSettings
 from quire.workers.execute import submit
 from quire.workers.runtime import Runtime
+
+if TYPE_CHECKING:
+    from quire.shared.store.s3 import S3Store
 
 pytestmark = pytest.mark.services
 
@@ -57,13 +60,16 @@ def get(url: str, auth: bool = True) -> tuple[int, Any]:
 
 @pytest.fixture
 def stack(
-    private_redis: RedisServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    private_redis: RedisServer,
+    s3_store: S3Store,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[dict[str, str]]:
     base = private_redis.url.rsplit("/", 1)[0]
     env = {
         "QUIRE_BROKER_URL": f"{base}/0",
         "QUIRE_REDIS_URL": f"{base}/1",
-        "QUIRE_STORE_URL": str(tmp_path / "store"),
+        "QUIRE_STORE_URL": s3_store.url,  # a folder is refused with a broker (Deployment)
         "QUIRE_STATE_DIR": str(tmp_path / "state"),
     }
     for k, v in env.items():

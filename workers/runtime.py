@@ -32,6 +32,7 @@ class Runtime:
     @classmethod
     def from_env(cls, env: Environment | None = None) -> Runtime:
         env = env or Environment.from_env()
+        _ = env.deployment  # refuses a broker with stores only this host sees
         store = open_store(env.store_url)
         env.state_dir.mkdir(parents=True, exist_ok=True)
         revisions = open_revision_store(env.redis_url, env.state_dir)

@@ -79,6 +79,7 @@ def batch(
     Exit 0 only when every document completed with verification passed; a failing
     document never stops the others."""
     from quire.orchestrator import batch as batches
+    from quire.orchestrator import batch_run
     from quire.orchestrator.passwords import Passwords
     from quire.orchestrator.sources import expand_sources
     from quire.workers.llm import check_installed
@@ -99,7 +100,7 @@ def batch(
         rt, items, settings, out_dir=out_dir, skipped=skipped, rerun=rerun, passwords=passwords
     )
     if detach:
-        where = batches.start_detached(rt, record, processes=processes)
+        where = batch_run.start_detached(rt, record, processes=processes)
         err.print(
             f"batch {record.batch_id} runs in {where}; follow it with "
             f"`quire status {record.batch_id}`",
@@ -108,7 +109,7 @@ def batch(
         click.echo(record.batch_id)
         return
     sys.exit(
-        batches.finish_batch(
+        batch_run.finish_batch(
             rt, record, processes=processes, report_path=report_path, out=out, err=err
         )
     )
@@ -125,6 +126,7 @@ def batch_resume(
 ) -> None:
     """Run or follow an existing batch to its end (used by `batch --detach`)."""
     from quire.orchestrator import batch as batches
+    from quire.orchestrator import batch_run
     from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
@@ -133,7 +135,7 @@ def batch_resume(
         raise QuireError(f"no batch {batch_id!r}")
     record = batches.load_batch(rt, found)
     sys.exit(
-        batches.finish_batch(
+        batch_run.finish_batch(
             rt,
             record,
             processes=processes,

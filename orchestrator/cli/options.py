@@ -15,21 +15,26 @@ def check_ocr(settings: RunSettings, asked: bool) -> None:
     """OCR asked for explicitly and run in this process: say now, in one line, when no engine
     reads the languages (workers check their own when they parse). `force` stops here; `auto`
     goes on and lists the pages that needed OCR without text."""
+    from quire.orchestrator.dispatch import check_here
     from quire.shared.config import Environment
 
-    if asked and settings.ocr != "off" and not Environment.from_env().broker_url:
-        from quire.shared.errors import OcrUnavailableError
-        from quire.workers.parse.ocr_engines import pick_engine
+    if asked and settings.ocr != "off":
+        check_here(Environment.from_env(), lambda: _check_engine(settings))
 
-        needs = pick_engine(settings.ocr_lang).choice.needs
-        if needs and settings.ocr == "force":
-            raise OcrUnavailableError(f"no OCR engine reads {settings.ocr_lang}: {needs}")
-        if needs:
-            err.print(
-                f"quire: warning: no OCR engine reads {settings.ocr_lang} ({escape(needs)}); "
-                "pages that need OCR will be listed without text",
-                highlight=False,
-            )
+
+def _check_engine(settings: RunSettings) -> None:
+    from quire.shared.errors import OcrUnavailableError
+    from quire.workers.parse.ocr_engines import pick_engine
+
+    needs = pick_engine(settings.ocr_lang).choice.needs
+    if needs and settings.ocr == "force":
+        raise OcrUnavailableError(f"no OCR engine reads {settings.ocr_lang}: {needs}")
+    if needs:
+        err.print(
+            f"quire: warning: no OCR engine reads {settings.ocr_lang} ({escape(needs)}); "
+            "pages that need OCR will be listed without text",
+            highlight=False,
+        )
 
 
 def _ocr_lang(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

@@ -21,14 +21,10 @@ from quire.shared.settings import load_settings
 @clean_errors
 def worker(queues: str, concurrency: int | None, celery_args: tuple[str, ...]) -> None:
     """Run a Celery worker on the given queues (needs QUIRE_BROKER_URL)."""
+    from quire.orchestrator.dispatch import check_worker
     from quire.shared.config import Environment
 
-    if not Environment.from_env().broker_url:
-        raise SettingsError(
-            "QUIRE_BROKER_URL is not set: a worker needs a broker, e.g. "
-            "redis://localhost:6379/0 (without one, `quire run` and `quire batch` "
-            "process documents in this process)"
-        )
+    check_worker(Environment.from_env())
     from quire.workers.tasks import app
 
     argv = ["worker", "-Q", queues, "--loglevel", "INFO", *celery_args]

@@ -21,7 +21,8 @@ from quire.shared.settings import load_settings
 def status(ident: str | None, as_json: bool) -> None:
     """Show every document, one document's state and revision history (by id, id prefix or
     source file name), or a batch's progress (`quire status batch-...`)."""
-    from quire.orchestrator.batch import find_batch, show_status, status_json
+    from quire.orchestrator.batch import find_batch
+    from quire.orchestrator.batch_run import show_status, status_json
     from quire.workers.runtime import Runtime
 
     rt = Runtime.from_env()
@@ -78,9 +79,9 @@ def status(ident: str | None, as_json: bool) -> None:
 
 def _state(rt: Any, s: Any, *, explain: bool = False) -> str:
     """The state as people read it: a working state that no run drives says so."""
-    from quire.orchestrator.leases import abandoned
+    from quire.orchestrator.dispatch import dispatcher_for
 
-    if not abandoned(rt, s):
+    if not dispatcher_for(rt).abandoned(s):
         return str(s.state)
     if explain:
         return (
@@ -91,13 +92,13 @@ def _state(rt: Any, s: Any, *, explain: bool = False) -> str:
 
 
 def _doc_summary(rt: Any, s: Any) -> dict[str, Any]:
-    from quire.orchestrator.leases import abandoned
+    from quire.orchestrator.dispatch import dispatcher_for
 
     return {
         "doc_id": s.doc_id,
         "source_name": s.source_name,
         "state": s.state,
-        "abandoned": abandoned(rt, s),
+        "abandoned": dispatcher_for(rt).abandoned(s),
         "revision": s.revision,
         "page_count": s.page_count,
         "error_code": s.error_code,

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from quire.orchestrator import agent
+from quire.orchestrator import agent, agent_reviews
 from quire.shared.analysis import ChunkAnalysis
 from quire.shared.config import Backend, Decider, RunChoices, RunSettings
 from quire.shared.manifest import Finding
@@ -120,13 +120,13 @@ class ReviewBatchIn(_Model):
 
 
 class ReviewBatchOut(DocOut):
-    batch: agent.ReviewBatch
+    batch: agent_reviews.ReviewBatch
 
 
 class CommitReviewsIn(_Model):
     doc_id: DocRef
     revision: Revision
-    votes: list[agent.AgentVote] = Field(
+    votes: list[agent_reviews.AgentVote] = Field(
         min_length=1,
         description="One vote per transition "
         "and role; answer all three roles for independent "
@@ -146,7 +146,7 @@ class RunReviewsIn(_Model):
 
 
 class ReviewSummaryOut(DocOut):
-    summary: agent.ReviewSummary
+    summary: agent_reviews.ReviewSummary
 
 
 class BoundaryOut(DocOut):
@@ -292,7 +292,7 @@ class DocDetail(DocOut):
     error_code: str | None
     error: str | None
     chunks: int | None
-    reviews: agent.ReviewSummary | None
+    reviews: agent_reviews.ReviewSummary | None
     output_dir: str | None
     history: list[HistoryEntry]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from quire.orchestrator import agent
+from quire.orchestrator import agent, agent_reviews
 from quire.orchestrator.mcp import schemas
 from quire.orchestrator.mcp.docs import Doc, drive, failed, next_step, runtime
 from quire.orchestrator.mcp.exports import (
@@ -166,7 +166,7 @@ def get_topic_change_review_batch(args: ReviewBatchIn) -> ReviewBatchOut:
     each side of the cut with element ids, the ids each side may cite, and what each reviewer
     role is asked. Only before the first boundary is committed."""
     doc = Doc.open(args.doc_id)
-    snap = agent.review_batch(doc.rt, doc.id, size=args.size, after_ids=args.after_ids)
+    snap = agent_reviews.review_batch(doc.rt, doc.id, size=args.size, after_ids=args.after_ids)
     return ReviewBatchOut.at(
         snap, "commit_topic_change_reviews with this revision", batch=snap.context
     )
@@ -184,7 +184,7 @@ def commit_topic_change_reviews(args: CommitReviewsIn) -> ReviewSummaryOut:
     votes are validated like an LLM reviewer's; all are refused if any is invalid. Your votes
     override the backend's for the roles you answer; a confirmed change is never crossed."""
     doc = Doc.open(args.doc_id)
-    snap = agent.commit_reviews(doc.rt, doc.id, args.votes, revision=args.revision)
+    snap = agent_reviews.commit_reviews(doc.rt, doc.id, args.votes, revision=args.revision)
     return ReviewSummaryOut.at(snap, next_step(doc.session()), summary=snap.context)
 
 
@@ -200,7 +200,7 @@ def run_parallel_topic_reviews(args: RunReviewsIn) -> ReviewSummaryOut:
     named, or every one you have not voted on. Use it for transitions you do not want to
     review yourself, or to retry failed reviews."""
     doc = Doc.open(args.doc_id)
-    snap = agent.run_reviews(
+    snap = agent_reviews.run_reviews(
         doc.rt, doc.id, revision=args.revision, backend=args.backend, after_ids=args.after_ids
     )
     return ReviewSummaryOut.at(snap, next_step(doc.session()), summary=snap.context)
@@ -379,7 +379,7 @@ def get_status(args: StatusIn) -> StatusOut:
     if rt.store.exists(keys.out(doc.id, Layout.REVIEW)):
         from quire.workers import steps
 
-        reviews = agent.summarize_reviews(steps.load_outcomes(rt, s))
+        reviews = agent_reviews.summarize_reviews(steps.load_outcomes(rt, s))
     plan_key = keys.out(doc.id, Layout.PLAN)
     chunks = (
         len(json.loads(rt.store.get(plan_key))["chunks"]) if rt.store.exists(plan_key) else None

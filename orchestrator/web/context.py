@@ -29,7 +29,7 @@ class Web:
 
     @property
     def mode(self) -> Literal["embedded", "distributed"]:
-        return "embedded" if self.driver.dispatcher.in_process else "distributed"
+        return self.driver.dispatcher.mode
 
 
 def web_of(request: Request) -> Web:

@@ -1,6 +1,6 @@
 """Keeps the documents the server admitted moving.
 
-Distributed, the workers do the work: a submission only pokes them (`Dispatcher.start`).
+Distributed, the workers do the work: a submission only pokes them (`Dispatcher.submit`).
 Embedded, documents move only while `Dispatcher.drive` runs in this process, so a few
 background threads drive them, one document each, with their parts in worker processes —
 never in the server process itself: its threads serve requests, and the pipeline's parts
@@ -29,10 +29,11 @@ class Driver:
         self._active: set[str] = set()  # queued or being driven
         self._lock = threading.Lock()
         self._started = False
+        self._driving = False  # the driving threads run (from the first document to drive)
 
     def start(self) -> None:
-        """Bring the documents listing up to date, start the driving threads (embedded) and
-        resume unfinished documents (found in the listing: no session is read)."""
+        """Bring the documents listing up to date and resume unfinished documents (found in
+        the listing: no session is read)."""
         if self._started:
             return
         self._started = True
@@ -40,20 +41,20 @@ class Driver:
         documents, batches = lists.sync(rt)
         if documents or batches:
             log.info("listed %d documents and %d batches recorded before", documents, batches)
-        if self.dispatcher.in_process:
-            for n in range(self.threads):
-                threading.Thread(target=self._work, name=f"quire-driver-{n}", daemon=True).start()
         self.submit(lists.unfinished(rt))
 
     def submit(self, doc_ids: list[str]) -> None:
-        if not self.dispatcher.in_process:
-            self.dispatcher.start(doc_ids)
-            return
-        for doc_id in doc_ids:
+        for doc_id in self.dispatcher.submit(doc_ids):  # those that move only when driven here
             with self._lock:
                 if doc_id in self._active:
                     continue
                 self._active.add(doc_id)
+                if not self._driving:  # the first one: start the threads that drive them
+                    self._driving = True
+                    for n in range(self.threads):
+                        threading.Thread(
+                            target=self._work, name=f"quire-driver-{n}", daemon=True
+                        ).start()
             self._queue.put(doc_id)
 
     def _work(self) -> None:
