@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 from quire.shared.analysis import ChunkAnalysis
 from quire.shared.errors import ConflictError, ValidationFailedError
 from quire.shared.ir import Document, Element
+from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.plan import (
     REVIEW_ROLES,
@@ -29,7 +30,6 @@ from quire.shared.plan import (
     ReviewTask,
     ReviewVote,
 )
-from quire.shared.session import Session
 from quire.workers import steps
 from quire.workers.review.prompts import ReviewAnswer
 from quire.workers.runtime import Runtime
@@ -51,7 +51,7 @@ class Snapshot(BaseModel):
 
 def _session(
     rt: Runtime, doc_id: str, revision: int | None = None, states: tuple[str, ...] = ()
-) -> Session:
+) -> Job:
     s = rt.repo.load(doc_id)
     if revision is not None and s.revision != revision:
         raise ConflictError(
@@ -64,7 +64,7 @@ def _session(
 
 
 def _planning_inputs(
-    rt: Runtime, s: Session
+    rt: Runtime, s: Job
 ) -> tuple[Document, list[Candidate], dict[str, ReviewOutcome]]:
     doc = steps.load_doc(rt, s)
     candidates = _candidates.validate_json(rt.store.get(steps.work(s, Layout.CANDIDATES)))
@@ -72,7 +72,7 @@ def _planning_inputs(
     return doc, candidates, outcomes
 
 
-def _agent_boundaries(rt: Runtime, s: Session) -> list[Boundary]:
+def _agent_boundaries(rt: Runtime, s: Job) -> list[Boundary]:
     key = s.done.get("agent-boundaries")
     return _boundaries.validate_json(rt.store.get(key)) if key else []
 
@@ -143,7 +143,7 @@ def commit_boundary(
     return boundary_context_or_done(rt, new)
 
 
-def boundary_context_or_done(rt: Runtime, s: Session) -> Snapshot:
+def boundary_context_or_done(rt: Runtime, s: Job) -> Snapshot:
     if s.state == "awaiting_decision":
         return boundary_context(rt, s.doc_id)
     return Snapshot(doc_id=s.doc_id, revision=s.revision, state=s.state, context=None)
@@ -226,7 +226,7 @@ class AgentVote(ReviewAnswer):
     )
 
 
-def _review_session(rt: Runtime, doc_id: str, revision: int | None = None) -> Session:
+def _review_job(rt: Runtime, doc_id: str, revision: int | None = None) -> Job:
     s = _session(rt, doc_id, revision, states=("awaiting_decision",))
     if "agent-boundaries" in s.done:
         raise ValidationFailedError(
@@ -236,11 +236,11 @@ def _review_session(rt: Runtime, doc_id: str, revision: int | None = None) -> Se
     return s
 
 
-def _review_tasks(rt: Runtime, s: Session) -> list[ReviewTask]:
+def _review_tasks(rt: Runtime, s: Job) -> list[ReviewTask]:
     return _tasks.validate_json(rt.store.get(steps.work(s, Layout.REVIEW_TASKS)))
 
 
-def merged_outcomes(rt: Runtime, s: Session, tasks: list[ReviewTask]) -> list[ReviewOutcome]:
+def merged_outcomes(rt: Runtime, s: Job, tasks: list[ReviewTask]) -> list[ReviewOutcome]:
     """The pipeline's review outcomes with the session's review layers on top."""
     from quire.workers.review import combine
 
@@ -312,7 +312,7 @@ def review_batch(
     """The next transitions without an agent vote (or the ones named), with their text."""
     from quire.workers.review.prompts import ROLE_BRIEFS, SYSTEM_COMMON
 
-    s = _review_session(rt, doc_id)
+    s = _review_job(rt, doc_id)
     tasks = _review_tasks(rt, s)
     outcomes = {o.after_id: o for o in merged_outcomes(rt, s, tasks)}
     mine = {
@@ -355,7 +355,7 @@ def commit_reviews(rt: Runtime, doc_id: str, votes: list[AgentVote], *, revision
     cited for, both sides cited, a specific reason) and store them; all or nothing."""
     from quire.workers.review import InvalidVote, combine, validate_answer
 
-    s = _review_session(rt, doc_id, revision)
+    s = _review_job(rt, doc_id, revision)
     tasks = {t.after_id: t for t in _review_tasks(rt, s)}
     problems: list[str] = [] if votes else ["no votes"]
     accepted: list[ReviewVote] = []
@@ -395,7 +395,7 @@ def run_reviews(
     without an agent vote, all roles in parallel; its votes replace earlier backend votes."""
     from quire.workers.review import make_reviewer, review_all
 
-    s = _review_session(rt, doc_id, revision)
+    s = _review_job(rt, doc_id, revision)
     tasks = _review_tasks(rt, s)
     if after_ids:
         unknown = sorted(set(after_ids) - {t.after_id for t in tasks})
@@ -422,7 +422,7 @@ def run_reviews(
 
 
 def _commit_layer(
-    rt: Runtime, s: Session, layer: list[ReviewOutcome], revision: int, *, why: str
+    rt: Runtime, s: Job, layer: list[ReviewOutcome], revision: int, *, why: str
 ) -> Snapshot:
     name = f"{_LAYER}{revision + 1:08d}"
     key = steps.work(s, Layout.agent_record(name.removeprefix("agent-")))
@@ -438,7 +438,7 @@ def _commit_layer(
     )
 
 
-def _sync_report(rt: Runtime, s: Session) -> ReviewSummary:
+def _sync_report(rt: Runtime, s: Job) -> ReviewSummary:
     """Rewrite the semantic review report from the committed layers (planning reads it)."""
     outcomes = merged_outcomes(rt, s, _review_tasks(rt, s))
     summary = summarize_reviews(outcomes)
@@ -464,7 +464,7 @@ def _sync_report(rt: Runtime, s: Session) -> ReviewSummary:
 # --- chunks and analyses -------------------------------------------------------------------
 
 
-def _plan(rt: Runtime, s: Session) -> Plan:
+def _plan(rt: Runtime, s: Job) -> Plan:
     return steps.load_plan(rt, s)
 
 
@@ -489,7 +489,7 @@ def _chunk(plan: Plan, number: int) -> Any:
 ANALYSABLE = ("complete", "analysing", "indexing")
 
 
-def _analysis_context(rt: Runtime, s: Session, chunk: int) -> tuple[Plan, Any, Any]:
+def _analysis_context(rt: Runtime, s: Job, chunk: int) -> tuple[Plan, Any, Any]:
     """The plan, the chunk and its analysis context."""
     from quire.workers.analysis import build_context
 
@@ -586,7 +586,7 @@ def repair_boundary(
 # --- study index ---------------------------------------------------------------------------
 
 
-def _index_context(rt: Runtime, s: Session, *, track_reads: bool) -> Any:
+def _index_context(rt: Runtime, s: Job, *, track_reads: bool) -> Any:
     from quire.shared.manifest import load_manifest
     from quire.workers.analysis import index_context as context_for
 

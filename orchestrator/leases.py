@@ -25,7 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from quire.shared.engine import resume
-from quire.shared.session import Session
+from quire.shared.job import Job
 from quire.shared.states import STOPPED
 from quire.workers.runtime import Runtime
 
@@ -96,14 +96,14 @@ class Holder(BaseModel):
         return f"process {self.pid} on {self.machine.split('/')[0]}"
 
 
-def running(rt: Runtime, s: Session) -> Holder | None:
+def running(rt: Runtime, s: Job) -> Holder | None:
     """The live run driving `s`, if any (embedded documents only)."""
     owner = rt.revisions.lease_holder(s.doc_id)
     holder = Holder.parse(owner) if owner else None
     return holder if holder is not None and not holder.gone() else None
 
 
-def abandoned(rt: Runtime, s: Session) -> bool:
+def abandoned(rt: Runtime, s: Job) -> bool:
     """Whether `s` waits in a working state with no run driving it: its run stopped, and the
     next `run`, `batch`, `split` or `serve` on it resumes it. Distributed documents are never
     abandoned (the workers and the reconciler drive them)."""

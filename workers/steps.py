@@ -22,6 +22,7 @@ from quire.shared import keys
 from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
 from quire.shared.errors import QuireError, VerificationError
 from quire.shared.ir import Document, dump_ir, load_ir
+from quire.shared.job import DocState, Job
 from quire.shared.layout import Layout
 from quire.shared.manifest import (
     Finding,
@@ -31,7 +32,6 @@ from quire.shared.manifest import (
     load_manifest,
 )
 from quire.shared.plan import Candidate, ChunkPlan, Plan, ReviewOutcome, ReviewTask
-from quire.shared.session import DocState, Session
 from quire.shared.states import FINISH
 from quire.shared.store import NotFound, ObjectStore
 from quire.shared.text import sha256_bytes
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 REVIEW_BATCH = {"heuristic": 100}  # review tasks per part; LLM backends get small batches
 OFFLINE_ANALYSIS = ("heuristic",)  # backends whose analyses run in the planning step
 LLM_REVIEW_BATCH = 4
-# Chunks per writing or analysis part. A part costs ~10 ms of orchestration (session read,
+# Chunks per writing or analysis part. A part costs ~10 ms of orchestration (job read,
 # commits, a broker round trip) and a handful of store requests: a 5-12-page chunk is too
 # little work for one. LLM analyses stay one per part, so they run in parallel.
 WRITE_BATCH = 4
@@ -66,18 +66,18 @@ _tasks = TypeAdapter(list[ReviewTask])
 _outcomes = TypeAdapter(list[ReviewOutcome])
 
 
-def work(s: Session, name: str) -> str:
+def work(s: Job, name: str) -> str:
     return keys.work(s.doc_id, name)
 
 
-def out(s: Session, name: str) -> str:
+def out(s: Job, name: str) -> str:
     return keys.out(s.doc_id, name)
 
 
 class StoreImages(Mapping[str, bytes]):
     """The document's extracted images (`out/images/...`), read from the store on demand."""
 
-    def __init__(self, store: ObjectStore, s: Session) -> None:
+    def __init__(self, store: ObjectStore, s: Job) -> None:
         self.store, self.prefix = store, out(s, "")
 
     def __getitem__(self, name: str) -> bytes:
@@ -109,8 +109,8 @@ IR_CACHE_ELEMENTS = 100_000
 IR_CACHE_DOCS = 16
 
 
-def load_doc(rt: Runtime, s: Session) -> Document:
-    """The session's IR. Its key is content-derived (immutable), so a worker parses each
+def load_doc(rt: Runtime, s: Job) -> Document:
+    """The job's IR. Its key is content-derived (immutable), so a worker parses each
     IR once, not once per part: a 2,400-page IR takes seconds to validate."""
     key = (rt.store.url, s.artifacts["ir"])
     doc = _IR_CACHE.get(key)
@@ -125,12 +125,12 @@ def load_doc(rt: Runtime, s: Session) -> Document:
     return doc
 
 
-def load_plan(rt: Runtime, s: Session) -> Plan:
-    """The session's current plan version (immutable; `out/plan.json` is its copy)."""
+def load_plan(rt: Runtime, s: Job) -> Plan:
+    """The job's current plan version (immutable; `out/plan.json` is its copy)."""
     return Plan.model_validate_json(rt.store.get(s.artifacts["plan"]))
 
 
-def save_plan(rt: Runtime, s: Session, plan: Plan) -> str:
+def save_plan(rt: Runtime, s: Job, plan: Plan) -> str:
     """Store a plan version under a content-derived key, each study session with its key
     terms; returns the key to point at."""
     from quire.workers.analysis.session_terms import with_key_terms
@@ -145,7 +145,7 @@ def save_plan(rt: Runtime, s: Session, plan: Plan) -> str:
     return key
 
 
-def load_candidates(rt: Runtime, s: Session) -> list[Candidate]:
+def load_candidates(rt: Runtime, s: Job) -> list[Candidate]:
     return _candidates.validate_json(rt.store.get(work(s, Layout.CANDIDATES)))
 
 
@@ -155,9 +155,7 @@ _STATS_CACHE: OrderedDict[tuple[str, str], DocumentStats] = OrderedDict()
 STATS_CACHE_DOCS = 4
 
 
-def load_stats(
-    rt: Runtime, s: Session, doc: Document, candidates: list[Candidate]
-) -> DocumentStats:
+def load_stats(rt: Runtime, s: Job, doc: Document, candidates: list[Candidate]) -> DocumentStats:
     from quire.workers.analysis.context import DocumentStats
 
     key = (rt.store.url, s.artifacts["ir"])
@@ -171,7 +169,7 @@ def load_stats(
     return stats
 
 
-def load_book_index(rt: Runtime, s: Session, doc: Document) -> BookIndexData:
+def load_book_index(rt: Runtime, s: Job, doc: Document) -> BookIndexData:
     """The book's own index (entries and page labels), read from the source PDF once per
     IR and kept under a key derived from it."""
     from quire.workers.analysis.book_terms import BookIndexData, read_book_index
@@ -190,7 +188,7 @@ def load_book_index(rt: Runtime, s: Session, doc: Document) -> BookIndexData:
     return data
 
 
-def load_outcomes(rt: Runtime, s: Session) -> list[ReviewOutcome]:
+def load_outcomes(rt: Runtime, s: Job) -> list[ReviewOutcome]:
     report = json.loads(rt.store.get(out(s, Layout.REVIEW)))
     return _outcomes.validate_python(report["outcomes"])
 
@@ -198,7 +196,7 @@ def load_outcomes(rt: Runtime, s: Session) -> list[ReviewOutcome]:
 # --- parts of each state -------------------------------------------------------------------
 
 
-def parts_for(rt: Runtime, s: Session) -> list[str]:
+def parts_for(rt: Runtime, s: Job) -> list[str]:
     if s.state == "parsing":
         if s.source_format != "pdf":
             return ["all"]
@@ -239,7 +237,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
 OCR_PAGE_COST = 25
 
 
-def parse_ranges(rt: Runtime, s: Session) -> list[tuple[int, int]]:
+def parse_ranges(rt: Runtime, s: Job) -> list[tuple[int, int]]:
     from quire.workers.parse.pdf import weighted_ranges
     from quire.workers.parse.pdf_ocr import likely_ocr_pages
     from quire.workers.parse.pdf_open import open_pdf_kept
@@ -255,11 +253,11 @@ def parse_ranges(rt: Runtime, s: Session) -> list[tuple[int, int]]:
 class PartResult:
     key: str  # where the part's output is
     goto: DocState | None = None  # FINISH parts: leave the state's usual successor
-    artifacts: dict[str, str] = field(default_factory=dict)  # new session pointers
+    artifacts: dict[str, str] = field(default_factory=dict)  # new job pointers
 
 
-def run(rt: Runtime, s: Session, part: str) -> PartResult:
-    """Run one part of the session's current state."""
+def run(rt: Runtime, s: Job, part: str) -> PartResult:
+    """Run one part of the job's current state."""
     handler = {
         "parsing": _parse,
         "scoring": _score,
@@ -278,9 +276,7 @@ def run(rt: Runtime, s: Session, part: str) -> PartResult:
 # --- parsing -------------------------------------------------------------------------------
 
 
-def _store_parsed(
-    rt: Runtime, s: Session, doc: Document, images: Mapping[str, bytes]
-) -> PartResult:
+def _store_parsed(rt: Runtime, s: Job, doc: Document, images: Mapping[str, bytes]) -> PartResult:
     for name, data in sorted(images.items()):
         rt.store.put(out(s, name), data)
     data = dump_ir(doc)
@@ -321,7 +317,7 @@ def _parse_whole(fmt: str, path: Path) -> ParsedDocument:
     return parse_html_bundle(path.read_bytes(), path.name)
 
 
-def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
+def _parse(rt: Runtime, s: Job, part: str) -> PartResult | str:
     if s.source_format != "pdf":
         if part == FINISH:
             return out(s, Layout.IR)
@@ -354,7 +350,7 @@ def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
 # --- scoring, review, planning -------------------------------------------------------------
 
 
-def _score(rt: Runtime, s: Session, part: str) -> str:
+def _score(rt: Runtime, s: Job, part: str) -> str:
     from quire.workers.boundaries.candidates import safe_candidates
     from quire.workers.boundaries.scoring import review_tasks, score_candidates
 
@@ -365,7 +361,7 @@ def _score(rt: Runtime, s: Session, part: str) -> str:
     return work(s, Layout.CANDIDATES)
 
 
-def _review(rt: Runtime, s: Session, part: str) -> str:
+def _review(rt: Runtime, s: Job, part: str) -> str:
     from quire.workers.review import LLMReviewer, make_reviewer, review_all
 
     tasks = _tasks.validate_json(rt.store.get(work(s, Layout.REVIEW_TASKS)))
@@ -382,7 +378,7 @@ def _review(rt: Runtime, s: Session, part: str) -> str:
     return key
 
 
-def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
+def _plan(rt: Runtime, s: Job, part: str) -> PartResult | str:
     from quire.workers.boundaries.llm_decider import make_decider
     from quire.workers.boundaries.planner import plan_document, plan_globally
 
@@ -425,7 +421,7 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
 # --- writing and verifying -----------------------------------------------------------------
 
 
-def _write(rt: Runtime, s: Session, part: str) -> str:
+def _write(rt: Runtime, s: Job, part: str) -> str:
     from quire.workers.write import write_chunk
     from quire.workers.write.manifest import build_manifest
 
@@ -464,7 +460,7 @@ def _write(rt: Runtime, s: Session, part: str) -> str:
     return key
 
 
-def _verify(rt: Runtime, s: Session, part: str) -> str:
+def _verify(rt: Runtime, s: Job, part: str) -> str:
     from quire.workers.verify.render import plan_render_batches, run_render_batch
     from quire.workers.verify.report import add_render_findings, dump_report, verify_output
 
@@ -510,12 +506,12 @@ def _findings(raw: list[dict[str, object]]) -> list[Finding]:
 # --- analysis, repair, indexing ------------------------------------------------------------
 
 
-def analysis_key(s: Session, c: ChunkPlan) -> str:
+def analysis_key(s: Job, c: ChunkPlan) -> str:
     """Analyses are keyed by element range, so they survive renumbering after a repair."""
     return work(s, Layout.session_analysis(c.first_id, c.last_id))
 
 
-def load_analysis(rt: Runtime, s: Session, c: ChunkPlan) -> ChunkAnalysis | AnalysisFailure | None:
+def load_analysis(rt: Runtime, s: Job, c: ChunkPlan) -> ChunkAnalysis | AnalysisFailure | None:
     """The chunk's analysis; None for a reference session (front or back matter), which
     gets none."""
     if c.kind != "study":
@@ -526,7 +522,7 @@ def load_analysis(rt: Runtime, s: Session, c: ChunkPlan) -> ChunkAnalysis | Anal
     return ChunkAnalysis.model_validate(raw).model_copy(update={"chunk": c.number})
 
 
-def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
+def _analyse(rt: Runtime, s: Job, part: str) -> PartResult | str:
     from quire.workers.analysis import analyse_chunk, build_context, check_analysis
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)
@@ -593,7 +589,7 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
     return out(s, Layout.ANALYSES)
 
 
-def replace_plan(rt: Runtime, s: Session, plan: Plan) -> str:
+def replace_plan(rt: Runtime, s: Job, plan: Plan) -> str:
     """A new plan (retitled or split) is written again in full: drop the old chunk files.
     Returns the new plan version's key."""
     manifest = load_manifest(rt.store.get(out(s, Layout.MANIFEST)))
@@ -606,7 +602,7 @@ def replace_plan(rt: Runtime, s: Session, plan: Plan) -> str:
     return save_plan(rt, s, plan)
 
 
-def _repair(rt: Runtime, s: Session, part: str) -> PartResult:
+def _repair(rt: Runtime, s: Job, part: str) -> PartResult:
     """Split the chunks the analysis sent here (only where both pieces keep the minimum),
     analyse just the new pieces, and retitle: the plan goes back to writing settled."""
     doc, plan = load_doc(rt, s), load_plan(rt, s)
@@ -621,7 +617,7 @@ def _repair(rt: Runtime, s: Session, part: str) -> PartResult:
 
 def _settle(
     rt: Runtime,
-    s: Session,
+    s: Job,
     doc: Document,
     plan: Plan,
     candidates: list[Candidate],
@@ -668,7 +664,7 @@ def _settle(
     return settled.plan
 
 
-def _index(rt: Runtime, s: Session, part: str) -> str:
+def _index(rt: Runtime, s: Job, part: str) -> str:
     from quire.workers.analysis import author_index, index_context, render_index, validate_index
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)

@@ -12,9 +12,9 @@ from typing import get_args
 from urllib.parse import urlencode
 
 from quire.orchestrator.web.models import PagesOut, PlanOut, SessionOut
+from quire.shared.job import STOPPED, DocState
 from quire.shared.manifest import Finding, VerificationReport
 from quire.shared.plan import PlanSettings
-from quire.shared.session import STOPPED, DocState
 
 STATES: tuple[str, ...] = get_args(DocState)
 WORKING = tuple(s for s in STATES if s not in STOPPED and s != "queued")
