@@ -16,13 +16,14 @@ from quire.shared.errors import DocumentFailedError
 from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.manifest import VerificationReport, load_manifest
+from quire.shared.pages import PageRange
 from quire.shared.plan import Plan
 from quire.workers.runtime import Runtime
 
 Progress = Callable[[Job], object]  # called with the document's job as it moves
 
 
-class StudySession(BaseModel):
+class StudySession(PageRange, BaseModel):
     """One session of the split: what a student reads in one sitting."""
 
     model_config = ConfigDict(frozen=True)

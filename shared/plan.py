@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from quire.shared.ir import ElementType
+from quire.shared.pages import PageRange
 
 
 class _Model(BaseModel):
@@ -165,7 +166,7 @@ class KeyTerm(_Model):
     source: KeyTermSource = "phrase"
 
 
-class ChunkPlan(_Model):
+class ChunkPlan(PageRange, _Model):
     number: int  # 1-based
     first_id: str
     last_id: str

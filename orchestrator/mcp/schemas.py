@@ -12,6 +12,7 @@ from quire.shared.analysis import ChunkAnalysis
 from quire.shared.config import Backend, Decider, RunChoices, RunSettings
 from quire.shared.job import Job
 from quire.shared.manifest import Finding
+from quire.shared.pages import PageRange
 from quire.shared.plan import ChunkPlan
 from quire.workers.analysis.context import AnalysisContext
 from quire.workers.analysis.index import IndexContext
@@ -176,7 +177,7 @@ class WriteChunksIn(_Model):
     timeout_s: TimeoutS
 
 
-class ChunkFile(_Model):
+class ChunkFile(PageRange, _Model):
     number: int
     title: str
     markdown_file: str | None

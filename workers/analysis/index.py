@@ -40,6 +40,7 @@ from quire.shared.errors import BackendError, ValidationFailedError
 from quire.shared.ir import Document, describe_textless
 from quire.shared.manifest import Manifest, ManifestChunk
 from quire.shared.markdown import inline
+from quire.shared.pages import PageRange
 from quire.shared.plan import ChunkKind
 from quire.workers.analysis.heuristic import clean_heading
 from quire.workers.analysis.validate import english_problem, generic_problem, persian_problem
@@ -68,7 +69,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class IndexChunk(_Model):
+class IndexChunk(PageRange, _Model):
     chunk: int
     file: str  # the link target for this chunk (its Markdown file, else its PDF)
     files: list[str]  # every chunk file (md and/or pdf); a link to any of them counts
@@ -89,7 +90,7 @@ class IndexChunk(_Model):
     key_terms: list[str] = []  # the session's first key terms (the author's index terms)
 
 
-class ReferenceChunk(_Model):
+class ReferenceChunk(PageRange, _Model):
     """A reference session (front or back matter): linked, never studied."""
 
     chunk: int
@@ -102,7 +103,7 @@ class ReferenceChunk(_Model):
     ends: str = ""
 
 
-class IndexContext(_Model):
+class IndexContext(PageRange, _Model):
     doc_id: str
     source_name: str
     page_count: int
@@ -332,13 +333,13 @@ Do not invent chunks, files or times.
 def index_prompt(context: IndexContext) -> str:
     lines = [
         f"Document: {context.source_name} ({context.chunk_count} chunks, pages "
-        f"{context.page_first}-{context.page_last}, {context.total_minutes} min in all "
+        f"{context.pages_label}, {context.total_minutes} min in all "
         f"at {context.words_per_minute} words per minute).",
         "Chunks:",
     ]
     for c in context.chunks:
         lines.append(
-            f"- chunk {c.chunk} | link {c.file} | pages {c.page_first}-{c.page_last} | "
+            f"- chunk {c.chunk} | link {c.file} | pages {c.pages_label} | "
             f"{c.minutes} min | topic_en: {c.topic_en or c.title} | topic_fa: "
             f"{c.topic_fa or '(none)'} | focus_en: {c.study_focus_en or '(none)'} | "
             f"focus_fa: {c.study_focus_fa or '(none)'}"
@@ -474,7 +475,7 @@ def heuristic_index(context: IndexContext) -> StudyIndex:
     if context.unread:
         raise ValidationFailedError(f"indexes refused: unread chunks {context.unread}")
     pages = (
-        f"pages {context.page_first}-{context.page_last} of {context.page_count}"
+        f"pages {context.pages_label} of {context.page_count}"
         if context.page_basis != "words"
         else f"about {context.total_words / 400:.0f} pages of 400 words"
     )

@@ -185,7 +185,7 @@ class _SessionCheck:
             min(e.page_first for e in els),
             max(e.page_last for e in els),
         ):
-            bad("pages", f"pages {c.page_first}-{c.page_last} disagree with its elements")
+            bad("pages", f"pages {c.pages_label} disagree with its elements")
         cont = self.inside(start) is not None
         more = self.inside(end) is not None
         if (c.continuation, c.has_more) != (cont, more):
