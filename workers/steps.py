@@ -4,24 +4,23 @@ Keys of one document (`docs/{doc_id}/`): `source.{pdf|docx}`, `session/rev-*.jso
 `work/...` (intermediate results of parts, keyed by part name, so a redelivered part
 rewrites the same object), and `out/...` (the output folder, exported as it is).
 Every output key is derived from the part's inputs: running a part twice writes the same
-bytes to the same keys.
+bytes to the same keys. Loading and saving what parts share (the IR, plan versions,
+analyses...) lives in `job_files.py`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections import OrderedDict
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter
 
-from quire.shared import keys
 from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
 from quire.shared.errors import QuireError, VerificationError
-from quire.shared.ir import Document, dump_ir, load_ir
+from quire.shared.ir import Document, dump_ir
 from quire.shared.job import DocState, Job
 from quire.shared.layout import Layout
 from quire.shared.manifest import (
@@ -31,7 +30,7 @@ from quire.shared.manifest import (
     dump_manifest,
     load_manifest,
 )
-from quire.shared.plan import Candidate, ChunkPlan, Plan, ReviewOutcome, ReviewTask
+from quire.shared.plan import Candidate, Plan, ReviewTask
 from quire.shared.states import FINISH
 from quire.shared.store import NotFound, ObjectStore
 from quire.shared.text import sha256_bytes
@@ -41,13 +40,28 @@ from quire.workers.backend_runs import (
     llm_backend,
     write_review_report,
 )
+from quire.workers.job_files import (
+    StoreImages,
+    analysis_key,
+    candidate_list,
+    load_analysis,
+    load_candidates,
+    load_doc,
+    load_outcomes,
+    load_plan,
+    load_stats,
+    out,
+    outcome_list,
+    put_json,
+    replace_plan,
+    save_plan,
+    work,
+)
 from quire.workers.runtime import Runtime
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from quire.workers.analysis.book_terms import BookIndexData
-    from quire.workers.analysis.context import DocumentStats
     from quire.workers.llm import RetryingBackend
     from quire.workers.parse.base import ParsedDocument
 
@@ -60,137 +74,8 @@ LLM_REVIEW_BATCH = 4
 WRITE_BATCH = 4
 ANALYSIS_BATCH = {"heuristic": 8}
 
-_candidates = TypeAdapter(list[Candidate])
 _entries = TypeAdapter(list[ManifestChunk])
 _tasks = TypeAdapter(list[ReviewTask])
-_outcomes = TypeAdapter(list[ReviewOutcome])
-
-
-def work(s: Job, name: str) -> str:
-    return keys.work(s.doc_id, name)
-
-
-def out(s: Job, name: str) -> str:
-    return keys.out(s.doc_id, name)
-
-
-class StoreImages(Mapping[str, bytes]):
-    """The document's extracted images (`out/images/...`), read from the store on demand."""
-
-    def __init__(self, store: ObjectStore, s: Job) -> None:
-        self.store, self.prefix = store, out(s, "")
-
-    def __getitem__(self, name: str) -> bytes:
-        try:
-            return self.store.get(self.prefix + name)
-        except NotFound:
-            raise KeyError(name) from None
-
-    def __iter__(self) -> Iterator[str]:
-        return (k[len(self.prefix) :] for k in self.store.list(self.prefix + Layout.IMAGES))
-
-    def __len__(self) -> int:
-        return len(self.store.list(self.prefix + Layout.IMAGES))
-
-
-def _put_json(rt: Runtime, key: str, data: object) -> str:
-    rt.store.put(key, json.dumps(data, ensure_ascii=False, sort_keys=True).encode())
-    return key
-
-
-# IRs this process loaded lately, least recently used first. A worker interleaves parts of
-# every document in flight, so a single entry would reload an IR for nearly every part;
-# the bound is on elements (~1 KB each in memory), so one 40k-element reference manual and
-# a few textbooks fit, never an unbounded batch, and on documents: a batch has
-# `orchestrator.local.window` of them in progress (Celery workers: more), and a thousand
-# one-page documents must not stay here after they are done.
-_IR_CACHE: OrderedDict[tuple[str, str], Document] = OrderedDict()
-IR_CACHE_ELEMENTS = 100_000
-IR_CACHE_DOCS = 16
-
-
-def load_doc(rt: Runtime, s: Job) -> Document:
-    """The job's IR. Its key is content-derived (immutable), so a worker parses each
-    IR once, not once per part: a 2,400-page IR takes seconds to validate."""
-    key = (rt.store.url, s.artifacts["ir"])
-    doc = _IR_CACHE.get(key)
-    if doc is not None:
-        _IR_CACHE.move_to_end(key)
-        return doc
-    doc = _IR_CACHE[key] = load_ir(rt.store.get(key[1]))
-    while len(_IR_CACHE) > IR_CACHE_DOCS or (
-        len(_IR_CACHE) > 1 and sum(len(d.elements) for d in _IR_CACHE.values()) > IR_CACHE_ELEMENTS
-    ):
-        _IR_CACHE.popitem(last=False)
-    return doc
-
-
-def load_plan(rt: Runtime, s: Job) -> Plan:
-    """The job's current plan version (immutable; `out/plan.json` is its copy)."""
-    return Plan.model_validate_json(rt.store.get(s.artifacts["plan"]))
-
-
-def save_plan(rt: Runtime, s: Job, plan: Plan) -> str:
-    """Store a plan version under a content-derived key, each study session with its key
-    terms; returns the key to point at."""
-    from quire.workers.analysis.session_terms import with_key_terms
-
-    doc = load_doc(rt, s)
-    stats = load_stats(rt, s, doc, load_candidates(rt, s))
-    plan = with_key_terms(plan, stats.terms, stats.positions)
-    data = plan.model_dump_json(indent=1).encode()
-    key = work(s, Layout.plan_version(sha256_bytes(data)[:16]))
-    rt.store.put(key, data)
-    rt.store.put(out(s, Layout.PLAN), data)
-    return key
-
-
-def load_candidates(rt: Runtime, s: Job) -> list[Candidate]:
-    return _candidates.validate_json(rt.store.get(work(s, Layout.CANDIDATES)))
-
-
-# Document statistics (term frequencies, headings, candidate positions) of the IRs this
-# process loaded lately: every analysis part of a document needs the same ones.
-_STATS_CACHE: OrderedDict[tuple[str, str], DocumentStats] = OrderedDict()
-STATS_CACHE_DOCS = 4
-
-
-def load_stats(rt: Runtime, s: Job, doc: Document, candidates: list[Candidate]) -> DocumentStats:
-    from quire.workers.analysis.context import DocumentStats
-
-    key = (rt.store.url, s.artifacts["ir"])
-    stats = _STATS_CACHE.get(key)
-    if stats is None:
-        book = load_book_index(rt, s, doc)
-        stats = _STATS_CACHE[key] = DocumentStats.of(doc, candidates, book)
-        while len(_STATS_CACHE) > STATS_CACHE_DOCS:
-            _STATS_CACHE.popitem(last=False)
-    _STATS_CACHE.move_to_end(key)
-    return stats
-
-
-def load_book_index(rt: Runtime, s: Job, doc: Document) -> BookIndexData:
-    """The book's own index (entries and page labels), read from the source PDF once per
-    IR and kept under a key derived from it."""
-    from quire.workers.analysis.book_terms import BookIndexData, read_book_index
-
-    key = work(s, Layout.book_index(s.artifacts["ir"]))
-    try:
-        return BookIndexData.model_validate_json(rt.store.get(key))
-    except NotFound:
-        pass
-    if s.source_format == "pdf":
-        with rt.file(s.source_key) as path:
-            data = read_book_index(doc, path)
-    else:
-        data = read_book_index(doc, None)
-    rt.store.put(key, data.model_dump_json(exclude_defaults=True).encode())
-    return data
-
-
-def load_outcomes(rt: Runtime, s: Job) -> list[ReviewOutcome]:
-    report = json.loads(rt.store.get(out(s, Layout.REVIEW)))
-    return _outcomes.validate_python(report["outcomes"])
 
 
 # --- parts of each state -------------------------------------------------------------------
@@ -356,7 +241,7 @@ def _score(rt: Runtime, s: Job, part: str) -> str:
 
     doc = load_doc(rt, s)
     candidates = score_candidates(doc, safe_candidates(doc))
-    rt.store.put(work(s, Layout.CANDIDATES), _candidates.dump_json(candidates))
+    rt.store.put(work(s, Layout.CANDIDATES), candidate_list.dump_json(candidates))
     rt.store.put(work(s, Layout.REVIEW_TASKS), _tasks.dump_json(review_tasks(doc, candidates)))
     return work(s, Layout.CANDIDATES)
 
@@ -374,7 +259,7 @@ def _review(rt: Runtime, s: Job, part: str) -> str:
     outcomes = review_all(batch, doc.by_id(), reviewer)
     keep_usage(rt, s, part, llm)
     key = work(s, Layout.part_result(Layout.REVIEWS, part))
-    rt.store.put(key, _outcomes.dump_json(outcomes))
+    rt.store.put(key, outcome_list.dump_json(outcomes))
     return key
 
 
@@ -387,7 +272,7 @@ def _plan(rt: Runtime, s: Job, part: str) -> PartResult | str:
     outcomes = [
         o
         for key in sorted(rt.store.list(work(s, Layout.REVIEWS)))
-        for o in _outcomes.validate_json(rt.store.get(key))
+        for o in outcome_list.validate_json(rt.store.get(key))
     ]
     report = {
         "doc_id": s.doc_id,
@@ -396,7 +281,7 @@ def _plan(rt: Runtime, s: Job, part: str) -> PartResult | str:
         "reviewed": len(outcomes),
         "confirmed_changes": sum(o.decision == "confirmed_change" for o in outcomes),
         "failed": sum(o.decision == "failed" for o in outcomes),
-        "outcomes": _outcomes.dump_python(outcomes, mode="json"),
+        "outcomes": outcome_list.dump_python(outcomes, mode="json"),
     }
     write_review_report(rt, s, report)
     if s.settings.decider == "agent":
@@ -492,7 +377,7 @@ def _verify(rt: Runtime, s: Job, part: str) -> str:
         rt.file(s.source_key) as source,
     ):
         findings = run_render_batch(folder, source, batch, dpi=s.settings.render_dpi)
-    return _put_json(
+    return put_json(
         rt,
         work(s, Layout.part_result(Layout.VERIFIED, part)),
         {"pages": len(batch.pages), "findings": [f.model_dump(mode="json") for f in findings]},
@@ -504,22 +389,6 @@ def _findings(raw: list[dict[str, object]]) -> list[Finding]:
 
 
 # --- analysis, repair, indexing ------------------------------------------------------------
-
-
-def analysis_key(s: Job, c: ChunkPlan) -> str:
-    """Analyses are keyed by element range, so they survive renumbering after a repair."""
-    return work(s, Layout.session_analysis(c.first_id, c.last_id))
-
-
-def load_analysis(rt: Runtime, s: Job, c: ChunkPlan) -> ChunkAnalysis | AnalysisFailure | None:
-    """The chunk's analysis; None for a reference session (front or back matter), which
-    gets none."""
-    if c.kind != "study":
-        return None
-    raw = json.loads(rt.store.get(analysis_key(s, c)))
-    if "error" in raw:
-        return AnalysisFailure.model_validate(raw)
-    return ChunkAnalysis.model_validate(raw).model_copy(update={"chunk": c.number})
 
 
 def _analyse(rt: Runtime, s: Job, part: str) -> PartResult | str:
@@ -574,7 +443,7 @@ def _analyse(rt: Runtime, s: Job, part: str) -> PartResult | str:
         and Layout.range_name(a.first_id, a.last_id) not in repaired
     ]
     if to_repair:
-        key = _put_json(
+        key = put_json(
             rt,
             work(s, Layout.repair_request(Layout.version_of(s.artifacts["plan"]))),
             {"chunks": to_repair},
@@ -587,19 +456,6 @@ def _analyse(rt: Runtime, s: Job, part: str) -> PartResult | str:
         key = replace_plan(rt, s, retitled)
         return PartResult(out(s, Layout.ANALYSES), goto="writing", artifacts={"plan": key})
     return out(s, Layout.ANALYSES)
-
-
-def replace_plan(rt: Runtime, s: Job, plan: Plan) -> str:
-    """A new plan (retitled or split) is written again in full: drop the old chunk files.
-    Returns the new plan version's key."""
-    manifest = load_manifest(rt.store.get(out(s, Layout.MANIFEST)))
-    for c in manifest.chunks:
-        for name in (c.markdown_file, c.pdf_file):
-            if name:
-                rt.store.delete(out(s, name))
-    for key in rt.store.list(work(s, Layout.CHUNKS)):
-        rt.store.delete(key)
-    return save_plan(rt, s, plan)
 
 
 def _repair(rt: Runtime, s: Job, part: str) -> PartResult:
@@ -656,7 +512,7 @@ def _settle(
         if chunk is not None and made is not None:  # not a range a later repair split
             rt.store.put(analysis_key(s, chunk), made.model_dump_json().encode())
     for r in settled.repairs:
-        _put_json(
+        put_json(
             rt,
             work(s, Layout.repair(r.first_id, r.last_id)),
             dataclasses.asdict(r),
