@@ -1,5 +1,9 @@
 """A document's processing job: its state-machine position, committed as immutable revisions.
 
+A job is the processing of one document; a session is what a student studies (a chunk of
+the plan). The job's revisions live under `session/`, their name from before the two were
+told apart: renaming the key would leave existing stores unreadable.
+
 Commit protocol (DESIGN.md §2, made crash-safe):
 1. the committer read revision n and built revision n+1;
 2. it creates `docs/{id}/session/rev-{n+1}.json` with a create-only write (`put_if_absent`):

@@ -28,6 +28,8 @@ def source(doc_id: str, fmt: str) -> str:
 
 
 def job_revisions(doc_id: str) -> str:
+    # "session/": the job's name in stores written before it was called a job (kept so
+    # they stay readable; see shared/job.py)
     return f"{DOCS}{doc_id}/session/"
 
 
