@@ -1,6 +1,6 @@
 """The agent loop: an external agent (CLI, MCP host) reads contexts and commits decisions.
 
-Every read returns the session revision it was made at; every commit names that revision
+Every read returns the job revision it was made at; every commit names that revision
 and is refused with a ConflictError when the document changed in between (re-read the
 context and decide again). Decisions pass the same validation as LLM deciders: only listed
 candidates, evidence-gated extensions, specific reasons.
@@ -171,7 +171,7 @@ def finish_plan(rt: Runtime, doc_id: str, *, revision: int) -> Snapshot:
 # --- topic review by the agent ---------------------------------------------------------------
 # While the document awaits its first boundary decision, the agent may vote on the review
 # tasks itself (validated like an LLM reviewer's votes) or have a backend review them. Each
-# commit stores one layer of outcomes (`work/agent/reviews-{rev}.json`, named in the session
+# commit stores one layer of outcomes (`work/agent/reviews-{rev}.json`, named in the job
 # as `done["agent-reviews-{rev}"]`); the semantic review report — what planning and
 # verification read — is rebuilt from the pipeline's votes with the layers on top: a later
 # vote for the same transition and role replaces the earlier one, and `combine` decides again.
@@ -241,7 +241,7 @@ def _review_tasks(rt: Runtime, s: Job) -> list[ReviewTask]:
 
 
 def merged_outcomes(rt: Runtime, s: Job, tasks: list[ReviewTask]) -> list[ReviewOutcome]:
-    """The pipeline's review outcomes with the session's review layers on top."""
+    """The pipeline's review outcomes with the job's review layers on top."""
     from quire.workers.review import combine
 
     layers = [

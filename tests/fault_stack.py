@@ -331,7 +331,7 @@ class Stack:
             poke(d)
 
     def load(self, doc_id: str, *, indexed: bool = False) -> Job:
-        """The session, waiting out a Redis restart. By default read through the observer
+        """The job, waiting out a Redis restart. By default read through the observer
         (the store alone); `indexed` reads through the Redis index (cheaper)."""
         repo = self.runtime.repo if indexed else self.observer
         deadline = time.monotonic() + 30
@@ -344,7 +344,7 @@ class Stack:
                 time.sleep(0.2)
 
     def wait_until(self, doc_id: str, predicate: object, timeout: float) -> Job:
-        """Poll until `predicate(session)` holds (a callable) or the state is reached."""
+        """Poll until `predicate(job)` holds (a callable) or the state is reached."""
         deadline = time.monotonic() + timeout
         while True:
             s = self.load(doc_id)

@@ -1,4 +1,4 @@
-"""A library of synthetic documents, for the list pages at scale: each document's session is
+"""A library of synthetic documents, for the list pages at scale: each document's job is
 committed straight through `JobRepo` (submitted, then stopped: complete with a valid
 empty manifest and a verification report, failed with a reason, or waiting for a decision),
 so the store, the revision store and its listing hold exactly what the pipeline would leave,

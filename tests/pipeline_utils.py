@@ -35,7 +35,7 @@ def outputs(rt: Runtime, doc_id: str) -> dict[str, bytes]:
 
 
 def store_snapshot(rt: Runtime, doc_id: str) -> dict[str, bytes]:
-    """Every object of the document except its session revisions (the audit trail)."""
+    """Every object of the document except its job revisions (the audit trail)."""
     prefix = f"docs/{doc_id}/"
     return {
         k[len(prefix) :]: rt.store.get(k)

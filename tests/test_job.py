@@ -1,4 +1,4 @@
-"""The session commit protocol and the orchestrator's fan-out/fan-in bookkeeping, on real
+"""The job commit protocol and the orchestrator's fan-out/fan-in bookkeeping, on real
 stores: LocalStore + SQLite, and S3 (moto over HTTP) + a real redis-server."""
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def test_reconciler_redrives_then_fails(repo: JobRepo) -> None:
 
 
 def test_reconciler_skips_settled_documents_until_they_commit_again(repo: JobRepo) -> None:
-    """A finished document costs the reconciler one revision lookup per pass, not a session
+    """A finished document costs the reconciler one revision lookup per pass, not a job
     read; a re-run (a new commit) puts it back under watch."""
     new_job(repo)
     advance(repo, "d1", _parts)
@@ -162,7 +162,7 @@ def test_reconciler_skips_settled_documents_until_they_commit_again(repo: JobRep
     far = failed.committed_at + 10_000
     assert reconcile(repo, ["d1"], now=far, settled=settled) == []
     assert settled == {"d1": failed.revision}
-    # the settled session is not read again: even an unreadable object goes unnoticed
+    # the settled job is not read again: even an unreadable object goes unnoticed
     key = f"docs/d1/session/rev-{failed.revision:08d}.json"
     good = repo.store.get(key)
     repo.store.put(key, b"not json")
