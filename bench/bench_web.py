@@ -12,7 +12,7 @@ revalidation), beside two baselines measured in the same run — the server's /v
 Targets (printed, not asserted): document page under 1 s, cached page image under 100 ms.
 
 The library: `--library` synthetic documents (tests/library.py: each session committed
-through SessionRepo — submitted, then complete, failed or waiting — with a manifest and
+through JobRepo — submitted, then complete, failed or waiting — with a manifest and
 verification report for the complete ones, in batches of 1,000; no pipeline run; kept in
 `--state/library`), served by `quire serve` and timed over HTTP (median and p95): the
 documents page (first page, search and state filter, a page deep in the list, its live
@@ -100,7 +100,7 @@ def document_case(args: argparse.Namespace) -> None:
     env = Environment(store_url=str(args.state / "store"), state_dir=args.state / "state")
     rt = Runtime.from_env(env)
     doc_id = prepare(rt, CORPUS / args.doc)
-    session = rt.repo.load(doc_id)
+    job = rt.repo.load(doc_id)
     n = args.repeat
 
     with (
@@ -121,8 +121,8 @@ def document_case(args: argparse.Namespace) -> None:
 
         # page images: pages no run has asked for yet (from the middle of the book on),
         # each rendered once and stored; then the same pages again, from the store
-        start = session.page_count // 2
-        order = [*range(start, session.page_count + 1), *range(1, start)]
+        start = job.page_count // 2
+        order = [*range(start, job.page_count + 1), *range(1, start)]
         pages = [p for p in order if not rt.store.exists(image_key(doc_id, p, DEFAULT_DPI))][:n]
         first_img = [
             timings(get(client, f"/v1/documents/{doc_id}/pages/{p}.png"), 1)[0] for p in pages
@@ -137,7 +137,7 @@ def document_case(args: argparse.Namespace) -> None:
         )
         rss = peak_rss_mb(server.proc.pid)
 
-    with rt.file(session.source_key) as path:
+    with rt.file(job.source_key) as path:
         pdf = pymupdf_module().open(path)
         bare = []
         for p in pages or [start]:  # the same pages, rendered here without a server

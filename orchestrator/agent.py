@@ -1,6 +1,6 @@
 """The agent loop: an external agent (CLI, MCP host) reads contexts and commits decisions.
 
-Every read returns the session revision it was made at; every commit names that revision
+Every read returns the job revision it was made at; every commit names that revision
 and is refused with a ConflictError when the document changed in between (re-read the
 context and decide again). Decisions pass the same validation as LLM deciders: only listed
 candidates, evidence-gated extensions, specific reasons.
@@ -16,6 +16,7 @@ from pydantic import BaseModel, TypeAdapter
 from quire.shared.analysis import ChunkAnalysis
 from quire.shared.errors import ConflictError, ValidationFailedError
 from quire.shared.ir import Document
+from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.plan import (
     Boundary,
@@ -23,7 +24,6 @@ from quire.shared.plan import (
     Plan,
     ReviewOutcome,
 )
-from quire.shared.session import Session
 from quire.workers import steps
 from quire.workers.runtime import Runtime
 
@@ -42,7 +42,7 @@ class Snapshot(BaseModel):
 
 def session_at(
     rt: Runtime, doc_id: str, revision: int | None = None, states: tuple[str, ...] = ()
-) -> Session:
+) -> Job:
     """The document's session; refused when it is no longer at `revision` (ConflictError:
     re-read and decide again) or not in one of `states`."""
     s = rt.repo.load(doc_id)
@@ -57,7 +57,7 @@ def session_at(
 
 
 def _planning_inputs(
-    rt: Runtime, s: Session
+    rt: Runtime, s: Job
 ) -> tuple[Document, list[Candidate], dict[str, ReviewOutcome]]:
     doc = steps.load_doc(rt, s)
     candidates = _candidates.validate_json(rt.store.get(steps.work(s, Layout.CANDIDATES)))
@@ -65,7 +65,7 @@ def _planning_inputs(
     return doc, candidates, outcomes
 
 
-def _agent_boundaries(rt: Runtime, s: Session) -> list[Boundary]:
+def _agent_boundaries(rt: Runtime, s: Job) -> list[Boundary]:
     key = s.done.get("agent-boundaries")
     return _boundaries.validate_json(rt.store.get(key)) if key else []
 
@@ -136,7 +136,7 @@ def commit_boundary(
     return boundary_context_or_done(rt, new)
 
 
-def boundary_context_or_done(rt: Runtime, s: Session) -> Snapshot:
+def boundary_context_or_done(rt: Runtime, s: Job) -> Snapshot:
     if s.state == "awaiting_decision":
         return boundary_context(rt, s.doc_id)
     return Snapshot(doc_id=s.doc_id, revision=s.revision, state=s.state, context=None)
@@ -164,7 +164,7 @@ def finish_plan(rt: Runtime, doc_id: str, *, revision: int) -> Snapshot:
 # --- chunks and analyses -------------------------------------------------------------------
 
 
-def _plan(rt: Runtime, s: Session) -> Plan:
+def _plan(rt: Runtime, s: Job) -> Plan:
     return steps.load_plan(rt, s)
 
 
@@ -189,7 +189,7 @@ def _chunk(plan: Plan, number: int) -> Any:
 ANALYSABLE = ("complete", "analysing", "indexing")
 
 
-def _analysis_context(rt: Runtime, s: Session, chunk: int) -> tuple[Plan, Any, Any]:
+def _analysis_context(rt: Runtime, s: Job, chunk: int) -> tuple[Plan, Any, Any]:
     """The plan, the chunk and its analysis context."""
     from quire.workers.analysis import build_context
 
@@ -286,7 +286,7 @@ def repair_boundary(
 # --- study index ---------------------------------------------------------------------------
 
 
-def _index_context(rt: Runtime, s: Session, *, track_reads: bool) -> Any:
+def _index_context(rt: Runtime, s: Job, *, track_reads: bool) -> Any:
     from quire.shared.manifest import load_manifest
     from quire.workers.analysis import index_context as context_for
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 from quire.orchestrator.agent import Snapshot, session_at
 from quire.shared.errors import ValidationFailedError
 from quire.shared.ir import Element
+from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.plan import (
     REVIEW_ROLES,
@@ -24,7 +25,6 @@ from quire.shared.plan import (
     ReviewTask,
     ReviewVote,
 )
-from quire.shared.session import Session
 from quire.workers import steps
 from quire.workers.review.prompts import ReviewAnswer
 from quire.workers.runtime import Runtime
@@ -37,7 +37,7 @@ _outcomes = TypeAdapter(list[ReviewOutcome])
 # --- topic review by the agent ---------------------------------------------------------------
 # While the document awaits its first boundary decision, the agent may vote on the review
 # tasks itself (validated like an LLM reviewer's votes) or have a backend review them. Each
-# commit stores one layer of outcomes (`work/agent/reviews-{rev}.json`, named in the session
+# commit stores one layer of outcomes (`work/agent/reviews-{rev}.json`, named in the job
 # as `done["agent-reviews-{rev}"]`); the semantic review report — what planning and
 # verification read — is rebuilt from the pipeline's votes with the layers on top: a later
 # vote for the same transition and role replaces the earlier one, and `combine` decides again.
@@ -92,7 +92,7 @@ class AgentVote(ReviewAnswer):
     )
 
 
-def _review_session(rt: Runtime, doc_id: str, revision: int | None = None) -> Session:
+def _review_job(rt: Runtime, doc_id: str, revision: int | None = None) -> Job:
     s = session_at(rt, doc_id, revision, states=("awaiting_decision",))
     if "agent-boundaries" in s.done:
         raise ValidationFailedError(
@@ -102,12 +102,12 @@ def _review_session(rt: Runtime, doc_id: str, revision: int | None = None) -> Se
     return s
 
 
-def _review_tasks(rt: Runtime, s: Session) -> list[ReviewTask]:
+def _review_tasks(rt: Runtime, s: Job) -> list[ReviewTask]:
     return _tasks.validate_json(rt.store.get(steps.work(s, Layout.REVIEW_TASKS)))
 
 
-def merged_outcomes(rt: Runtime, s: Session, tasks: list[ReviewTask]) -> list[ReviewOutcome]:
-    """The pipeline's review outcomes with the session's review layers on top."""
+def merged_outcomes(rt: Runtime, s: Job, tasks: list[ReviewTask]) -> list[ReviewOutcome]:
+    """The pipeline's review outcomes with the job's review layers on top."""
     from quire.workers.review import combine
 
     layers = [
@@ -178,7 +178,7 @@ def review_batch(
     """The next transitions without an agent vote (or the ones named), with their text."""
     from quire.workers.review.prompts import ROLE_BRIEFS, SYSTEM_COMMON
 
-    s = _review_session(rt, doc_id)
+    s = _review_job(rt, doc_id)
     tasks = _review_tasks(rt, s)
     outcomes = {o.after_id: o for o in merged_outcomes(rt, s, tasks)}
     mine = {
@@ -221,7 +221,7 @@ def commit_reviews(rt: Runtime, doc_id: str, votes: list[AgentVote], *, revision
     cited for, both sides cited, a specific reason) and store them; all or nothing."""
     from quire.workers.review import InvalidVote, combine, validate_answer
 
-    s = _review_session(rt, doc_id, revision)
+    s = _review_job(rt, doc_id, revision)
     tasks = {t.after_id: t for t in _review_tasks(rt, s)}
     problems: list[str] = [] if votes else ["no votes"]
     accepted: list[ReviewVote] = []
@@ -261,7 +261,7 @@ def run_reviews(
     without an agent vote, all roles in parallel; its votes replace earlier backend votes."""
     from quire.workers.review import make_reviewer, review_all
 
-    s = _review_session(rt, doc_id, revision)
+    s = _review_job(rt, doc_id, revision)
     tasks = _review_tasks(rt, s)
     if after_ids:
         unknown = sorted(set(after_ids) - {t.after_id for t in tasks})
@@ -288,7 +288,7 @@ def run_reviews(
 
 
 def _commit_layer(
-    rt: Runtime, s: Session, layer: list[ReviewOutcome], revision: int, *, why: str
+    rt: Runtime, s: Job, layer: list[ReviewOutcome], revision: int, *, why: str
 ) -> Snapshot:
     name = f"{_LAYER}{revision + 1:08d}"
     key = steps.work(s, Layout.agent_record(name.removeprefix("agent-")))
@@ -304,7 +304,7 @@ def _commit_layer(
     )
 
 
-def _sync_report(rt: Runtime, s: Session) -> ReviewSummary:
+def _sync_report(rt: Runtime, s: Job) -> ReviewSummary:
     """Rewrite the semantic review report from the committed layers (planning reads it)."""
     outcomes = merged_outcomes(rt, s, _review_tasks(rt, s))
     summary = summarize_reviews(outcomes)

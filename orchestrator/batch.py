@@ -32,9 +32,9 @@ from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.errors import QuireError
 from quire.shared.ir import SkippedPage
+from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.revisions.listing import BatchEntry, Unreadable
-from quire.shared.session import Session
 from quire.shared.states import STOPPED
 from quire.shared.store import NotFound
 from quire.shared.text import sha256_bytes
@@ -150,7 +150,7 @@ def create_batch(
             log.warning("cannot read %s: %s", src.origin, exc)
             submitted.append((src, None, f"cannot read: {exc}"))
             continue
-        session = submit_bytes(
+        job = submit_bytes(
             rt,
             data,
             src.name,
@@ -160,7 +160,7 @@ def create_batch(
             path=src.path,
             password=passwords.for_document(src.name, src.origin),
         )
-        submitted.append((src, session.doc_id, None))
+        submitted.append((src, job.doc_id, None))
     names = _out_names([(s, d) for s, d, _ in submitted])
     items = [
         BatchItem(origin=s.origin, name=s.name, doc_id=d, out_name=n, error=e)
@@ -236,7 +236,7 @@ def find_batch(rt: Runtime, ident: str) -> str | None:
 # --- progress ------------------------------------------------------------------------------
 
 
-def _fraction(s: Session) -> float:
+def _fraction(s: Job) -> float:
     return stage_fraction(s.state, len(s.done), len(s.parts or []))
 
 
@@ -263,7 +263,7 @@ class ProgressReader:
         self._final: dict[str, DocProgress] = {}
         self._pages: dict[str, int] = {}
 
-    def _docx_pages(self, s: Session) -> int | None:
+    def _docx_pages(self, s: Job) -> int | None:
         if s.doc_id in self._pages:
             return self._pages[s.doc_id]
         if s.state in ("queued", "parsing", "failed"):

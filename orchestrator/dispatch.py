@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from quire.shared.config import Environment, Mode
 from quire.shared.errors import SettingsError
-from quire.shared.session import Session
+from quire.shared.job import Job
 from quire.shared.states import QUEUES, STOPPED
 from quire.workers.runtime import Runtime
 
@@ -60,7 +60,7 @@ class Dispatcher(ABC):
         session of its own, its output appended to `log`."""
 
     @abstractmethod
-    def abandoned(self, s: Session) -> bool:
+    def abandoned(self, s: Job) -> bool:
         """Whether `s` waits in a working state with no run driving it: its run stopped, and
         the next `run`, `batch`, `split` or `serve` on it resumes it. Distributed documents
         are never abandoned (the workers and the reconciler drive them)."""
@@ -109,7 +109,7 @@ class EmbeddedDispatcher(Dispatcher):
             )
         return f"a background process (log: {log})"
 
-    def abandoned(self, s: Session) -> bool:
+    def abandoned(self, s: Job) -> bool:
         from quire.orchestrator.leases import running
 
         return s.state not in STOPPED and running(self.rt, s) is None
@@ -154,7 +154,7 @@ class CeleryDispatcher(Dispatcher):
         self.submit(doc_ids)
         return "the workers"
 
-    def abandoned(self, s: Session) -> bool:
+    def abandoned(self, s: Job) -> bool:
         return False
 
     def queue_depths(self) -> tuple[dict[str, int], int] | None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from quire.shared.engine import resume
-from quire.shared.session import Session
+from quire.shared.job import Job
 from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.leases")
@@ -95,7 +95,7 @@ class Holder(BaseModel):
         return f"process {self.pid} on {self.machine.split('/')[0]}"
 
 
-def running(rt: Runtime, s: Session) -> Holder | None:
+def running(rt: Runtime, s: Job) -> Holder | None:
     """The live run driving `s`, if any (embedded documents only)."""
     owner = rt.revisions.lease_holder(s.doc_id)
     holder = Holder.parse(owner) if owner else None

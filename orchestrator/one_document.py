@@ -13,16 +13,17 @@ from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.outputs import check_folder, export_document, verify_exported
 from quire.shared.config import RunSettings
 from quire.shared.errors import DocumentFailedError
+from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.manifest import VerificationReport, load_manifest
+from quire.shared.pages import PageRange
 from quire.shared.plan import Plan
-from quire.shared.session import Session
 from quire.workers.runtime import Runtime
 
-Progress = Callable[[Session], object]  # called with the document's session as it moves
+Progress = Callable[[Job], object]  # called with the document's job as it moves
 
 
-class StudySession(BaseModel):
+class StudySession(PageRange, BaseModel):
     """One session of the split: what a student reads in one sitting."""
 
     model_config = ConfigDict(frozen=True)
@@ -52,7 +53,7 @@ class SplitResult(BaseModel):
     verification: VerificationReport | None  # of the output folder as written
 
 
-def _runs_inline(rt: Runtime, s: Session) -> bool:
+def _runs_inline(rt: Runtime, s: Job) -> bool:
     """A document parsed in one part and reviewed offline runs in this process when no
     process count is given: starting a worker (a fresh interpreter importing Quire) costs
     more than the little of its work that could run in parallel."""

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from quire.shared.session import Session
+from quire.shared.job import Job
 from quire.shared.states import FINISH
 
-Show = Callable[[Session], None]
+Show = Callable[[Job], None]
 
 
 def stage_amount(state: str, parts: list[str] | None, page_count: int) -> str:
@@ -39,9 +39,9 @@ class StageLines:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.last: dict[str, Session] = {}
+        self.last: dict[str, Job] = {}
 
-    def __call__(self, s: Session) -> None:
+    def __call__(self, s: Job) -> None:
         prev = self.last.get(s.doc_id)
         self.last[s.doc_id] = s
         if prev is None or prev.state == s.state or prev.state == "queued":
@@ -56,7 +56,7 @@ class StageLines:
 
 @contextlib.contextmanager
 def watch(console: Console) -> Iterator[Show]:
-    """A callback for sessions as they move: live bars on a terminal, lines otherwise."""
+    """A callback for jobs as they move: live bars on a terminal, lines otherwise."""
     if not console.is_terminal:
         yield StageLines(console)
         return
@@ -70,7 +70,7 @@ def watch(console: Console) -> Iterator[Show]:
     ) as progress:
         bars: dict[str, TaskID] = {}
 
-        def show(s: Session) -> None:
+        def show(s: Job) -> None:
             if s.doc_id not in bars:
                 bars[s.doc_id] = progress.add_task(s.source_name, total=None, state=s.state)
             progress.update(bars[s.doc_id], state=s.state)

@@ -317,7 +317,7 @@ class Intake:
         from quire.workers.execute import submit_bytes
 
         name = event.key.rsplit("/", 1)[-1]
-        session = submit_bytes(
+        job = submit_bytes(
             self.rt,
             data,
             name,
@@ -326,7 +326,7 @@ class Intake:
             password=self.passwords.for_document(name, event.uri),
         )
         delivery = Delivery(
-            doc_id=session.doc_id,
+            doc_id=job.doc_id,
             bucket=event.bucket,
             key=event.key,
             output_prefix=self.config.output_for(event.key),
@@ -343,7 +343,7 @@ class Intake:
                     "uri": event.uri,
                     "etag": event.etag,
                     "version_id": event.version_id,
-                    "doc_id": session.doc_id,
+                    "doc_id": job.doc_id,
                     "at": time.time(),
                 }
             ).encode(),
@@ -352,17 +352,17 @@ class Intake:
             "%s %s -> document %s rev %d (%s)",
             "submitted" if first else "raced",
             event.uri,
-            session.doc_id[:16],
-            session.revision,
-            session.state,
-            extra={"doc_id": session.doc_id, "revision": session.revision},
+            job.doc_id[:16],
+            job.revision,
+            job.state,
+            extra={"doc_id": job.doc_id, "revision": job.revision},
         )
         return Outcome(
             uri=event.uri,
             event_name=event.event_name,
             action="submitted" if first else "duplicate",
             reason="" if first else "delivered concurrently",
-            doc_id=session.doc_id,
+            doc_id=job.doc_id,
         )
 
     # --- results --------------------------------------------------------------------------

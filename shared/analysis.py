@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from quire.shared.layout import Layout
+from quire.shared.pages import PageRange
 
 Coherence = Literal["confident", "needs_review"]
 COHERENCE: tuple[Coherence, ...] = ("confident", "needs_review")
@@ -77,7 +78,7 @@ class AnalysisFailure(_Model):
 Language = Literal["en", "fa"]
 
 
-class IndexLine(_Model):
+class IndexLine(PageRange, _Model):
     """One session row: link to the chunk file, its topic, focus, pages and study time."""
 
     chunk: int = Field(ge=1)

@@ -1,6 +1,6 @@
 """Advancing documents: decide the next step from committed state and say what to enqueue.
 
-Pure decision logic over a SessionRepo; it never runs a stage itself. The caller (the Celery
+Pure decision logic over a JobRepo; it never runs a stage itself. The caller (the Celery
 `orchestrate` task, or the embedded runner) sends the returned messages.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from quire.shared.session import DocState, Session, SessionRepo
+from quire.shared.job import DocState, Job, JobRepo
 from quire.shared.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES, deadline_scale
 
 
@@ -30,10 +30,10 @@ class TaskMessage(BaseModel):
         return STAGES[self.state].queue
 
 
-PartsFn = Callable[[Session], list[str]]
+PartsFn = Callable[[Job], list[str]]
 
 
-def pending_parts(s: Session) -> list[str]:
+def pending_parts(s: Job) -> list[str]:
     """Parts of the current state still to do, FINISH last and only after the others."""
     assert s.parts is not None
     todo = [p for p in s.parts if p not in s.done]
@@ -43,7 +43,7 @@ def pending_parts(s: Session) -> list[str]:
 
 
 def advance(
-    repo: SessionRepo, doc_id: str, parts_for: PartsFn, *, actor: str = "orchestrator"
+    repo: JobRepo, doc_id: str, parts_for: PartsFn, *, actor: str = "orchestrator"
 ) -> list[TaskMessage]:
     """Move `doc_id` forward as far as committed state allows; return the parts to send.
 
@@ -51,7 +51,7 @@ def advance(
     reconciler clears `dispatched` when a state has stalled)."""
     sent: list[TaskMessage] = []
 
-    def change(s: Session) -> bool:
+    def change(s: Job) -> bool:
         sent.clear()
         changed = False
         now = time.time()
@@ -79,7 +79,7 @@ def advance(
     return list(sent)
 
 
-def superseded(s: Session, msg: TaskMessage) -> bool:
+def superseded(s: Job, msg: TaskMessage) -> bool:
     """The part's dispatch is no longer the current one: the document moved on, the part
     is done, or the reconciler re-drove the state and the part went out again at a later
     revision (DESIGN §3). Such a delivery does nothing; the current dispatch does the work."""
@@ -92,7 +92,7 @@ def superseded(s: Session, msg: TaskMessage) -> bool:
 
 
 def mark_done(
-    repo: SessionRepo,
+    repo: JobRepo,
     msg: TaskMessage,
     output_key: str,
     *,
@@ -104,7 +104,7 @@ def mark_done(
     """Record a finished part (a FINISH part may name the state to go to next) and the
     `seconds` it ran. A duplicate or superseded delivery changes nothing and returns False."""
 
-    def change(s: Session) -> bool:
+    def change(s: Job) -> bool:
         if superseded(s, msg) or s.parts is None:
             return False
         if msg.part != FINISH and msg.part not in s.parts:
@@ -121,11 +121,11 @@ def mark_done(
 
 
 def mark_failed(
-    repo: SessionRepo, doc_id: str, code: str, reason: str, *, actor: str, seconds: float = 0.0
+    repo: JobRepo, doc_id: str, code: str, reason: str, *, actor: str, seconds: float = 0.0
 ) -> None:
     """Fail the document; `seconds`: how long the part that failed it ran."""
 
-    def change(s: Session) -> bool:
+    def change(s: Job) -> bool:
         if s.terminal:
             return False
         s.fail(code, reason, time.time())
@@ -135,13 +135,13 @@ def mark_failed(
     repo.update(doc_id, change, actor=actor, why=f"failed: {code}")
 
 
-def resume(repo: SessionRepo, doc_id: str, *, holder_died: bool, actor: str) -> None:
+def resume(repo: JobRepo, doc_id: str, *, holder_died: bool, actor: str) -> None:
     """An embedded run takes `doc_id` over from one that stopped: the parts that run had
     dispatched but not finished are sent again (by the next `advance`). A run that died
     counts as a re-drive, like a deadline the reconciler saw pass: a part that kills its
     process every time fails the document as `stuck` after MAX_REDRIVES, not forever."""
 
-    def change(s: Session) -> bool:
+    def change(s: Job) -> bool:
         if s.state not in STAGES or not any(p not in s.done for p in s.dispatched):
             return False
         if holder_died:
@@ -161,7 +161,7 @@ def resume(repo: SessionRepo, doc_id: str, *, holder_died: bool, actor: str) -> 
 
 
 def reconcile(
-    repo: SessionRepo,
+    repo: JobRepo,
     doc_ids: list[str],
     *,
     now: float | None = None,
@@ -173,7 +173,7 @@ def reconcile(
 
     Deadlines are multiplied by `scale` (default: `QUIRE_DEADLINE_SCALE`, else 1).
     `settled` (kept by the caller between passes) maps finished documents to the revision
-    they finished at: they cost one revision lookup instead of a session read, until a
+    they finished at: they cost one revision lookup instead of a job read, until a
     re-run commits again. Returns the ids that were re-driven (the caller then calls
     `advance` on them)."""
     now = time.time() if now is None else now
@@ -191,7 +191,7 @@ def reconcile(
         if stage is None or now - s.committed_at < stage.deadline_s * scale:
             continue
 
-        def change(d: Session, stage_state: str = s.state) -> bool:
+        def change(d: Job, stage_state: str = s.state) -> bool:
             if d.state != stage_state:
                 return False
             if d.attempts >= MAX_REDRIVES:

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from quire.shared.pages import PageRange
 from quire.shared.text import count_words, normalize, text_hash
 
 IR_VERSION = 1
@@ -52,7 +53,7 @@ class ImageRef(_Model):
     height: int | None = None
 
 
-class Element(_Model):
+class Element(PageRange, _Model):
     """One unit of content. Cuts may only fall between elements, never inside one."""
 
     id: str = ""  # "el-000042", assigned in reading order by `assign_ids`

@@ -2,7 +2,7 @@
 
 docs/{doc_id}/source.{pdf|docx|epub}     the uploaded bytes (doc_id = their sha256)
 docs/{doc_id}/source.htmlz               HTML: the bundle of its chapters and images
-docs/{doc_id}/session/rev-{n:08d}.json   the session's revisions, each written once
+docs/{doc_id}/session/rev-{n:08d}.json   the job's revisions, each written once
 docs/{doc_id}/work/...                   intermediate results, keyed by part
 docs/{doc_id}/out/...                    the output folder, exported as it is
 batches/{batch_id}.json                  a batch's record
@@ -27,16 +27,18 @@ def source(doc_id: str, fmt: str) -> str:
     return f"{DOCS}{doc_id}/source.{'htmlz' if fmt == 'html' else fmt}"
 
 
-def sessions(doc_id: str) -> str:
+def job_revisions(doc_id: str) -> str:
+    # "session/": the job's name in stores written before it was called a job (kept so
+    # they stay readable; see shared/job.py)
     return f"{DOCS}{doc_id}/session/"
 
 
 def revision(doc_id: str, rev: int) -> str:
-    return f"{sessions(doc_id)}rev-{rev:08d}.json"
+    return f"{job_revisions(doc_id)}rev-{rev:08d}.json"
 
 
 def revision_number(key: str) -> int | None:
-    """The revision a session key holds, or None for any other key."""
+    """The revision a job key holds, or None for any other key."""
     m = _REVISION.search(key)
     return int(m.group(1)) if m else None
 

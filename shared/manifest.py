@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from quire.shared.backend_usage import BackendFallback
 from quire.shared.ir import SkippedPage
+from quire.shared.pages import PageRange
 from quire.shared.plan import ChunkKind, KeyTerm
 
 MANIFEST_VERSION = 1
@@ -26,7 +27,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class ManifestChunk(_Model):
+class ManifestChunk(PageRange, _Model):
     number: int = Field(ge=1)
     title: str
     stem: str  # file name without extension, e.g. "03-vectors-and-assignment"

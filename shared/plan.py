@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from quire.shared.ir import ElementType
+from quire.shared.pages import PageRange
 
 
 class _Model(BaseModel):
@@ -116,6 +117,12 @@ MIN_PAGES = 5
 MAX_PAGES = 12
 
 
+# Where a session's size in pages sits against the plan's window: under the minimum, up to
+# the preferred maximum, up to the soft maximum (finishing a concept), up to the hard cap,
+# or over it. The planner weighs cuts by it; the web marks sessions with it.
+PageZone = Literal["below_min", "preferred", "finish", "extended", "over_cap"]
+
+
 class PlanSettings(_Model):
     min_pages: float = Field(MIN_PAGES, gt=0)
     max_pages: float = MAX_PAGES  # preferred maximum
@@ -132,6 +139,18 @@ class PlanSettings(_Model):
             )
         return self
 
+    def zone(self, pages: float) -> PageZone:
+        """Where `pages` sits against this window (see PageZone)."""
+        if pages < self.min_pages:
+            return "below_min"
+        if pages <= self.max_pages:
+            return "preferred"
+        if pages <= self.soft_max_pages:
+            return "finish"
+        if pages <= self.hard_max_pages:
+            return "extended"
+        return "over_cap"
+
 
 KeyTermSource = Literal["index", "glossary", "phrase"]
 
@@ -147,7 +166,7 @@ class KeyTerm(_Model):
     source: KeyTermSource = "phrase"
 
 
-class ChunkPlan(_Model):
+class ChunkPlan(PageRange, _Model):
     number: int  # 1-based
     first_id: str
     last_id: str

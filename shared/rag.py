@@ -30,6 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from quire.shared.layout import Layout
+from quire.shared.pages import PageRange
 
 RAG_VERSION = 1
 RAG_CHUNKS_FILE = Layout.RAG_CHUNKS
@@ -63,7 +64,7 @@ class RagEnrichment(_Model):
     input_hash: str  # cache key: sha256 of everything the backend was shown
 
 
-class RagChunk(_Model):
+class RagChunk(PageRange, _Model):
     id: str  # sha256(doc_id, session, element ids, part index, text), 24 hex digits
     doc_id: str
     session: int = Field(ge=1)  # the study session (ChunkPlan.number) it lies in

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quire.shared.session import STOPPED as STOPPED  # states in which nothing runs by itself
-from quire.shared.session import DocState
+from quire.shared.job import STOPPED as STOPPED  # states in which nothing runs by itself
+from quire.shared.job import DocState
 
 FINISH = "finish"  # the name of a state's fan-in part
 

@@ -17,7 +17,7 @@ from typing import Any
 from pipeline_utils import ROOT, SAMPLE_PDF
 
 from quire.shared.config import Environment
-from quire.shared.session import Session
+from quire.shared.job import Job
 from quire.workers.parse.pdf_open import pymupdf_module
 from quire.workers.runtime import Runtime
 
@@ -72,8 +72,8 @@ def store_of(cwd: Path) -> Runtime:
 
 
 def wait_for(
-    rt: Runtime, what: Callable[[Session], bool], *, proc: subprocess.Popen[bytes] | None = None
-) -> Session:
+    rt: Runtime, what: Callable[[Job], bool], *, proc: subprocess.Popen[bytes] | None = None
+) -> Job:
     """Poll the only document of `rt` until `what` holds (while `proc` runs)."""
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
@@ -89,7 +89,7 @@ def wait_for(
     raise TimeoutError("the document never got there")
 
 
-def part_running(s: Session) -> bool:
+def part_running(s: Job) -> bool:
     """A part has been sent and has not finished."""
     return any(p not in s.done for p in s.dispatched)
 

@@ -39,6 +39,7 @@ from services import (
 
 from quire.shared.config import Environment, RunSettings
 from quire.shared.errors import TransientError
+from quire.shared.job import Job, JobRepo
 from quire.shared.revisions.base import RevisionStore
 from quire.shared.revisions.listing import (
     BatchEntry,
@@ -49,7 +50,6 @@ from quire.shared.revisions.listing import (
     DocQuery,
 )
 from quire.shared.revisions.redis import RedisRevisionStore
-from quire.shared.session import Session, SessionRepo
 from quire.shared.store.s3 import S3Store
 from quire.workers.execute import submit
 from quire.workers.runtime import Runtime
@@ -196,7 +196,7 @@ class Stack:
     proxy: S3FaultProxy = field(init=False)
     env: dict[str, str] = field(init=False)
     runtime: Runtime = field(init=False)
-    observer: SessionRepo = field(init=False)
+    observer: JobRepo = field(init=False)
     workers: dict[str, Worker] = field(default_factory=dict, init=False)
     reconciler: subprocess.Popen[bytes] | None = field(default=None, init=False)
     reconciler_log: Path = field(init=False)
@@ -237,11 +237,11 @@ class Stack:
             ),
             store=store,
             revisions=revisions,
-            repo=SessionRepo(store, revisions),
+            repo=JobRepo(store, revisions),
         )
         # the test watches documents through its own index, never touching Redis: the
         # system must recover by itself, not because a test read the sessions back
-        self.observer = SessionRepo(store, NoIndex())
+        self.observer = JobRepo(store, NoIndex())
         self.reconciler_log = Path(tempfile.mkstemp(prefix="quire-reconciler-", suffix=".log")[1])
         for name, queues in workers:
             self.start_worker(name, queues)
@@ -330,8 +330,8 @@ class Stack:
         for d in doc_ids:
             poke(d)
 
-    def load(self, doc_id: str, *, indexed: bool = False) -> Session:
-        """The session, waiting out a Redis restart. By default read through the observer
+    def load(self, doc_id: str, *, indexed: bool = False) -> Job:
+        """The job, waiting out a Redis restart. By default read through the observer
         (the store alone); `indexed` reads through the Redis index (cheaper)."""
         repo = self.runtime.repo if indexed else self.observer
         deadline = time.monotonic() + 30
@@ -343,8 +343,8 @@ class Stack:
                     raise
                 time.sleep(0.2)
 
-    def wait_until(self, doc_id: str, predicate: object, timeout: float) -> Session:
-        """Poll until `predicate(session)` holds (a callable) or the state is reached."""
+    def wait_until(self, doc_id: str, predicate: object, timeout: float) -> Job:
+        """Poll until `predicate(job)` holds (a callable) or the state is reached."""
         deadline = time.monotonic() + timeout
         while True:
             s = self.load(doc_id)
@@ -360,7 +360,7 @@ class Stack:
 
     def wait_terminal(
         self, doc_ids: list[str], timeout: float, *, poll: float = 0.2, indexed: bool = False
-    ) -> dict[str, Session]:
+    ) -> dict[str, Job]:
         deadline = time.monotonic() + timeout
         while True:
             sessions = {d: self.load(d, indexed=indexed) for d in doc_ids}
@@ -373,7 +373,7 @@ class Stack:
                 )
             time.sleep(poll)
 
-    def run(self, path: Path, settings: RunSettings, timeout: float = 90) -> Session:
+    def run(self, path: Path, settings: RunSettings, timeout: float = 90) -> Job:
         doc_id = self.submit(path, settings)
         self.poke([doc_id])
         return self.wait_terminal([doc_id], timeout)[doc_id]
@@ -392,7 +392,7 @@ def start_stack(tmp: Path, moto: MotoServer, **kwargs: object) -> Stack:
 # --- what every fault test checks ----------------------------------------------------------
 
 
-def part_commits(history: list[Session]) -> Counter[tuple[str, float, str]]:
+def part_commits(history: list[Job]) -> Counter[tuple[str, float, str]]:
     """How many times each part was recorded done, per visit of a state (a state can be
     visited again, e.g. writing after a retitle, and then its parts run again)."""
     counts: Counter[tuple[str, float, str]] = Counter()
@@ -405,7 +405,7 @@ def part_commits(history: list[Session]) -> Counter[tuple[str, float, str]]:
     return counts
 
 
-def assert_exactly_once(repo: SessionRepo, doc_id: str) -> list[Session]:
+def assert_exactly_once(repo: JobRepo, doc_id: str) -> list[Job]:
     """Revisions 1..n with no gap, no extra object, and every part recorded done once."""
     history = repo.history(doc_id)
     n = len(history)

@@ -1,5 +1,5 @@
-"""A library of synthetic documents, for the list pages at scale: each document's session is
-committed straight through `SessionRepo` (submitted, then stopped: complete with a valid
+"""A library of synthetic documents, for the list pages at scale: each document's job is
+committed straight through `JobRepo` (submitted, then stopped: complete with a valid
 empty manifest and a verification report, failed with a reason, or waiting for a decision),
 so the store, the revision store and its listing hold exactly what the pipeline would leave,
 without running it. 10,000 documents take about half a minute (from 16 threads: the
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from quire.orchestrator.batch import BatchItem, BatchRecord, batch_entry
 from quire.shared import keys
 from quire.shared.config import RunSettings
+from quire.shared.job import Job
 from quire.shared.manifest import Manifest, VerificationReport, dump_manifest, dump_report
-from quire.shared.session import Session
 from quire.workers.runtime import Runtime
 
 THREADS = 16
@@ -72,7 +72,7 @@ def state_of(i: int) -> str:
     return "failed" if i % 13 == 5 else "awaiting_decision" if i % 25 == 7 else "complete"
 
 
-def _outputs(rt: Runtime, s: Session, sessions: int) -> None:
+def _outputs(rt: Runtime, s: Job, sessions: int) -> None:
     """A complete document's manifest and report: valid, with no files to point at."""
     manifest = Manifest(
         doc_id=s.doc_id,
@@ -102,7 +102,7 @@ def document(rt: Runtime, i: int, *, seed: str = "library") -> tuple[str, str]:
     doc_id = hashlib.sha256(f"{seed}/{i}".encode()).hexdigest()
     fmt = "docx" if name.endswith(".docx") else "pdf"
     pages = 20 + (i * 37) % 400
-    s = Session(
+    s = Job(
         doc_id=doc_id,
         source_name=name,
         source_format=fmt,

@@ -7,7 +7,7 @@ from pathlib import Path
 from corpus import CORPUS  # noqa: F401  (re-exported for the tests)
 
 from quire.shared.config import Environment, RunSettings
-from quire.shared.session import Session
+from quire.shared.job import Job
 from quire.workers.execute import submit
 from quire.workers.runtime import Runtime
 
@@ -20,7 +20,7 @@ def local_runtime(tmp: Path) -> Runtime:
     return Runtime.from_env(Environment(store_url=str(tmp / "store"), state_dir=tmp / "state"))
 
 
-def run_embedded(rt: Runtime, path: Path, settings: RunSettings) -> Session:
+def run_embedded(rt: Runtime, path: Path, settings: RunSettings) -> Job:
     from quire.orchestrator.local import run_documents
 
     s = submit(rt, path, settings)
@@ -35,7 +35,7 @@ def outputs(rt: Runtime, doc_id: str) -> dict[str, bytes]:
 
 
 def store_snapshot(rt: Runtime, doc_id: str) -> dict[str, bytes]:
-    """Every object of the document except its session revisions (the audit trail)."""
+    """Every object of the document except its job revisions (the audit trail)."""
     prefix = f"docs/{doc_id}/"
     return {
         k[len(prefix) :]: rt.store.get(k)

@@ -22,8 +22,8 @@ from llm_smart import INJECTION, SmartProvider
 from pipeline_utils import local_runtime, outputs, run_embedded
 
 from quire.shared.config import RunSettings
+from quire.shared.job import Job
 from quire.shared.plan import Candidate, Plan
-from quire.shared.session import Session
 from quire.workers.llm.structured import forget_modes
 from quire.workers.runtime import Runtime
 
@@ -58,34 +58,34 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
 
 
-def run(tmp: Path, path: Path) -> tuple[Runtime, Session]:
+def run(tmp: Path, path: Path) -> tuple[Runtime, Job]:
     rt = local_runtime(tmp)
     return rt, run_embedded(rt, path, SETTINGS)
 
 
-def plan_of(rt: Runtime, s: Session) -> Plan:
+def plan_of(rt: Runtime, s: Job) -> Plan:
     return Plan.model_validate_json(rt.store.get(f"docs/{s.doc_id}/out/plan.json"))
 
 
-def candidate_ids(rt: Runtime, s: Session) -> set[str]:
+def candidate_ids(rt: Runtime, s: Job) -> set[str]:
     raw = json.loads(rt.store.get(f"docs/{s.doc_id}/work/candidates.json"))
     return {Candidate.model_validate(c).after_id for c in raw}
 
 
-def review_report(rt: Runtime, s: Session) -> dict:
+def review_report(rt: Runtime, s: Job) -> dict:
     return json.loads(rt.store.get(f"docs/{s.doc_id}/out/semantic-review-report.json"))
 
 
-def manifest_of(rt: Runtime, s: Session) -> dict:
+def manifest_of(rt: Runtime, s: Job) -> dict:
     return json.loads(rt.store.get(f"docs/{s.doc_id}/out/manifest.json"))
 
 
-def analyses_of(rt: Runtime, s: Session) -> list[dict]:
+def analyses_of(rt: Runtime, s: Job) -> list[dict]:
     found = outputs(rt, s.doc_id)
     return [json.loads(v) for k, v in sorted(found.items()) if k.startswith("analysis/")]
 
 
-def content(rt: Runtime, s: Session) -> dict[str, bytes]:
+def content(rt: Runtime, s: Job) -> dict[str, bytes]:
     """The outputs, with the report's backend usage (latencies, faults, the server's
     address) left out: what the document says, not what producing it cost."""
     found = outputs(rt, s.doc_id)
@@ -95,7 +95,7 @@ def content(rt: Runtime, s: Session) -> dict[str, bytes]:
     return found
 
 
-def assert_cuts_are_candidates(rt: Runtime, s: Session, *, some: bool = True) -> Plan:
+def assert_cuts_are_candidates(rt: Runtime, s: Job, *, some: bool = True) -> Plan:
     plan = plan_of(rt, s)
     allowed = candidate_ids(rt, s)
     cuts = [c.last_id for c in plan.chunks[:-1]]

@@ -23,8 +23,8 @@ from llm_smart import SmartProvider
 from pipeline_utils import local_runtime, run_embedded
 
 from quire.shared.config import RunSettings
+from quire.shared.job import Job
 from quire.shared.manifest import load_manifest
-from quire.shared.session import Session
 from quire.workers.llm.structured import forget_modes
 from quire.workers.runtime import Runtime
 
@@ -83,7 +83,7 @@ def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
 
 def run(
     env: pytest.MonkeyPatch, server: SmartProvider | str, tmp: Path, path: Path, **settings: bool
-) -> tuple[Runtime, Session]:
+) -> tuple[Runtime, Job]:
     url = server if isinstance(server, str) else server.base_url
     env.setenv("OPENAI_BASE_URL", url)
     rt = local_runtime(tmp)
@@ -91,11 +91,11 @@ def run(
     return rt, run_embedded(rt, path, run_settings)
 
 
-def out_json(rt: Runtime, s: Session, name: str) -> dict:
+def out_json(rt: Runtime, s: Job, name: str) -> dict:
     return json.loads(rt.store.get(f"docs/{s.doc_id}/out/{name}"))
 
 
-def analyses(rt: Runtime, s: Session) -> list[dict]:
+def analyses(rt: Runtime, s: Job) -> list[dict]:
     prefix = f"docs/{s.doc_id}/out/analysis/"
     return [json.loads(rt.store.get(k)) for k in sorted(rt.store.list(prefix))]
 

@@ -233,7 +233,7 @@ def test_each_dispatcher_does_what_its_mode_needs(tmp_path: Path) -> None:
 
     from quire.orchestrator.dispatch import EmbeddedDispatcher, dispatcher_for
     from quire.shared.config import RunSettings
-    from quire.shared.session import SessionRepo
+    from quire.shared.job import JobRepo
     from quire.workers.execute import submit
     from quire.workers.runtime import Runtime
 
@@ -275,7 +275,7 @@ def test_each_dispatcher_does_what_its_mode_needs(tmp_path: Path) -> None:
         broker_url="amqp://127.0.0.1:1//", redis_url="redis://127.0.0.1:1/1", store_url="s3://b/q"
     )
     remote = Runtime(
-        env=env, store=rt.store, revisions=rt.revisions, repo=SessionRepo(rt.store, rt.revisions)
+        env=env, store=rt.store, revisions=rt.revisions, repo=JobRepo(rt.store, rt.revisions)
     )
     distributed = dispatcher_for(remote)
     assert distributed.mode == "distributed"

@@ -17,9 +17,9 @@ from services import RedisServer
 
 from quire.orchestrator.local import run_documents
 from quire.shared.config import Environment, RunSettings
+from quire.shared.job import JobRepo
 from quire.shared.layout import Layout
 from quire.shared.revisions.redis import RedisRevisionStore
-from quire.shared.session import SessionRepo
 from quire.shared.store import LocalStore
 from quire.workers import steps
 from quire.workers.execute import advance_document, run_part, submit
@@ -64,7 +64,7 @@ def test_redis_flushed_mid_run_is_rebuilt_from_the_store(
         env=Environment(store_url=str(tmp_path / "store"), state_dir=tmp_path),
         store=store,
         revisions=revisions,
-        repo=SessionRepo(store, revisions),
+        repo=JobRepo(store, revisions),
     )
     s = submit(rt, SAMPLE_DOCX, RunSettings())
     rounds = 0

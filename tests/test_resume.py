@@ -33,7 +33,7 @@ from web_server import WebServer, wait_stopped
 
 from quire.orchestrator.local import run_documents
 from quire.shared.config import RunSettings
-from quire.shared.session import Session
+from quire.shared.job import Job
 from quire.workers.execute import submit
 
 pytestmark = pytest.mark.xdist_group("resume")  # one undisturbed run for them all
@@ -59,7 +59,7 @@ def run_args(book: Path, out: str) -> list[str]:
     return [*run, "--processes", "2"]
 
 
-def working(pid: int) -> Callable[[Session], bool]:
+def working(pid: int) -> Callable[[Job], bool]:
     """A part is out and a worker process of `pid` is there to run it."""
     return lambda s: part_running(s) and bool(workers_of(pid))
 

@@ -328,7 +328,7 @@ def entry(doc_id: str, rev: int, state: str = "parsing", name: str = "", **more:
 
 
 def commit(store: RevisionStore, doc_id: str, state: str, name: str = "", **more: Any) -> int:
-    """One commit of `doc_id` with its entry, as SessionRepo makes it."""
+    """One commit of `doc_id` with its entry, as JobRepo makes it."""
     rev = store.current(doc_id)
     assert store.compare_and_set(doc_id, rev, rev + 1, entry(doc_id, rev + 1, state, name, **more))
     return rev + 1

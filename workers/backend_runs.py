@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from quire.shared import keys
 from quire.shared.backend_usage import BackendFallback, BackendUsage, merge_usage
+from quire.shared.job import Job
 from quire.shared.layout import Layout
-from quire.shared.session import Session
 from quire.workers.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ _USAGE_ORDER = ("topic_review", "planning", "analysing", "repairing", "indexing"
 REPORT = Layout.REVIEW
 
 
-def llm_backend(s: Session) -> RetryingBackend | None:
+def llm_backend(s: Job) -> RetryingBackend | None:
     """The run's LLM backend for one part (None: the offline heuristic). One instance per
     part, so its usage meter holds just that part's calls."""
     if s.settings.backend in OFFLINE:
@@ -34,7 +34,7 @@ def llm_backend(s: Session) -> RetryingBackend | None:
     return make_backend(s.settings.backend, strict=s.settings.strict_backend)
 
 
-def keep_usage(rt: Runtime, s: Session, name: str, backend: RetryingBackend | None) -> None:
+def keep_usage(rt: Runtime, s: Job, name: str, backend: RetryingBackend | None) -> None:
     """Store what a part's backend calls cost and how they went (modes, re-asks,
     fallbacks), keyed by state, plan version and part: a redelivered part rewrites its
     own record, and a part that made no call leaves the one it had."""
@@ -45,7 +45,7 @@ def keep_usage(rt: Runtime, s: Session, name: str, backend: RetryingBackend | No
     rt.store.put(key, backend.usage.snapshot().model_dump_json().encode())
 
 
-def run_usage(rt: Runtime, s: Session) -> BackendUsage | None:
+def run_usage(rt: Runtime, s: Job) -> BackendUsage | None:
     """The run's backend usage so far, every part's added up in pipeline order (None: no
     LLM call)."""
 
@@ -59,13 +59,13 @@ def run_usage(rt: Runtime, s: Session) -> BackendUsage | None:
     )
 
 
-def fallbacks_so_far(rt: Runtime, s: Session) -> list[BackendFallback]:
+def fallbacks_so_far(rt: Runtime, s: Job) -> list[BackendFallback]:
     """Every item of the run the heuristic answered in the backend's place, so far."""
     usage = run_usage(rt, s)
     return usage.fallbacks if usage else []
 
 
-def write_review_report(rt: Runtime, s: Session, report: dict[str, object] | None = None) -> None:
+def write_review_report(rt: Runtime, s: Job, report: dict[str, object] | None = None) -> None:
     """`semantic-review-report.json` with the run's backend usage so far (`backend_usage`:
     structured-output modes, calls, re-asks, fallbacks); without `report`, only the usage
     of the report already written is brought up to date."""

@@ -19,8 +19,8 @@ from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.engine import TaskMessage, advance, mark_done, mark_failed, superseded
 from quire.shared.errors import InputError, QuireError, TooLargeError, TransientError
+from quire.shared.job import Job
 from quire.shared.logs import part_fields
-from quire.shared.session import Session
 from quire.shared.settings import load_settings
 from quire.shared.text import sha256_bytes
 from quire.workers import steps
@@ -48,7 +48,7 @@ def _fields(msg: TaskMessage) -> dict[str, object]:
 def run_part(
     rt: Runtime, msg: TaskMessage, *, actor: str, timeouts: tuple[type[BaseException], ...] = ()
 ) -> bool:
-    """Run one part and record it. Returns True when the session changed. `timeouts`:
+    """Run one part and record it. Returns True when the job changed. `timeouts`:
     the exceptions that mean the part ran out of time (Celery's soft time limit)."""
     s = rt.repo.load(msg.doc_id)
     if superseded(s, msg):
@@ -122,15 +122,15 @@ def submit(
     actor: str = "cli",
     rerun: bool = False,
     password: str | None = None,
-) -> Session:
-    """Create the document's session, or return the existing one: documents are keyed by
+) -> Job:
+    """Create the document's job, or return the existing one: documents are keyed by
     content hash, so the same file twice is one document. With `rerun`, a finished document
     whose settings differ (or that failed) starts again, its old outputs removed. Bad input
-    is recorded as a failed session with its reason, so a batch keeps going.
+    is recorded as a failed job with its reason, so a batch keeps going.
 
     `password` (else QUIRE_PDF_PASSWORD) opens a password-protected PDF here, at
     admission: the stored source is a decrypted copy (the document id stays the hash of the
-    uploaded bytes), so no password ever reaches a worker, a task message or a session.
+    uploaded bytes), so no password ever reaches a worker, a task message or a job.
 
     A folder is an HTML book (html_input): it is submitted as its bundle,
     `<folder>.htmlz`; a folder that states no order for its chapters raises InputError."""
@@ -162,14 +162,14 @@ def submit_bytes(
     rerun: bool = False,
     path: Path | None = None,
     password: str | None = None,
-) -> Session:
+) -> Job:
     """`submit` for bytes from anywhere (an S3 object, an HTTP upload); `name` is the file
     name whose extension says what the bytes should be. `path`, when given, is a local file
     holding the same bytes (spares a temporary copy for the format checks)."""
-    session, _ = admit_bytes(
+    job, _ = admit_bytes(
         rt, data, name, settings, actor=actor, rerun=rerun, path=path, password=password
     )
-    return session
+    return job
 
 
 def admit_bytes(
@@ -182,7 +182,7 @@ def admit_bytes(
     rerun: bool = False,
     path: Path | None = None,
     password: str | None = None,
-) -> tuple[Session, bool]:
+) -> tuple[Job, bool]:
     """`submit_bytes`, and whether this call created the document: of any number of
     concurrent submissions of the same new bytes exactly one did (its first revision's
     create-only write won)."""
@@ -206,7 +206,7 @@ def admit_bytes(
         expected = old.revision  # refused at submission (a limit, a password): admit again
     now = time.time()
     fmt = format_of_name(name) or "pdf"  # another extension is refused by _admit
-    session = Session(
+    job = Job(
         doc_id=doc_id,
         source_name=name,
         source_format=fmt,
@@ -221,11 +221,11 @@ def admit_bytes(
                 source=name,
             )
         with _local_copy(data, name, path) as local:
-            _admit(rt, session, data, local, password)
+            _admit(rt, job, data, local, password)
     except InputError as exc:
-        session.fail(exc.code, str(exc), now)
+        job.fail(exc.code, str(exc), now)
     try:
-        committed = rt.repo.commit(session, expected=expected, actor=actor, why=_submitted(name))
+        committed = rt.repo.commit(job, expected=expected, actor=actor, why=_submitted(name))
     except QuireError:
         return rt.repo.load(doc_id), False  # submitted concurrently by someone else
     return committed, expected == 0
@@ -251,32 +251,32 @@ def _html_bundle(data: bytes, name: str, path: Path | None) -> bytes:
 
 
 def _submitted(name: str) -> str:
-    """The `why` of a submission's commit (a failed session with it was refused there)."""
+    """The `why` of a submission's commit (a failed job with it was refused there)."""
     return f"submitted {name}"
 
 
-def _admit(rt: Runtime, session: Session, data: bytes, path: Path, password: str | None) -> None:
+def _admit(rt: Runtime, job: Job, data: bytes, path: Path, password: str | None) -> None:
     """Check the format and the page limit, and store the source (a password-protected PDF
     as its decrypted copy); InputError refuses."""
     from quire.workers.parse.detect import detect_format
     from quire.workers.parse.pdf_open import pdf_page_count, unlock_pdf
 
-    session.source_format = detect_format(path)
-    session.source_key = keys.source(session.doc_id, session.source_format)
-    if session.source_format == "pdf":
+    job.source_format = detect_format(path)
+    job.source_key = keys.source(job.doc_id, job.source_format)
+    if job.source_format == "pdf":
         unlocked = unlock_pdf(path, password)
         if unlocked is not None:
             with _local_copy(unlocked, path.name, None) as copy:
-                session.page_count = pdf_page_count(copy)
-            rt.store.put(session.source_key, unlocked)
+                job.page_count = pdf_page_count(copy)
+            rt.store.put(job.source_key, unlocked)
         else:
-            session.page_count = pdf_page_count(path)
-            rt.store.put(session.source_key, data)
+            job.page_count = pdf_page_count(path)
+            rt.store.put(job.source_key, data)
     else:
-        rt.store.put(session.source_key, data)
-    if session.page_count > session.settings.max_pages:
+        rt.store.put(job.source_key, data)
+    if job.page_count > job.settings.max_pages:
         raise TooLargeError(
-            f"{session.page_count} pages, over the limit of {session.settings.max_pages}",
+            f"{job.page_count} pages, over the limit of {job.settings.max_pages}",
             source=path.name,
         )
 
@@ -292,7 +292,7 @@ def _local_copy(data: bytes, name: str, path: Path | None) -> Iterator[Path]:
         yield local
 
 
-def restart(rt: Runtime, old: Session, settings: RunSettings, *, actor: str) -> Session:
+def restart(rt: Runtime, old: Job, settings: RunSettings, *, actor: str) -> Job:
     for prefix in (keys.out(old.doc_id), keys.work(old.doc_id)):
         for key in rt.store.list(prefix):
             rt.store.delete(key)

@@ -1,4 +1,4 @@
-"""The process-wide handles every task needs: object store, revision store, session repo.
+"""The process-wide handles every task needs: object store, revision store, job repo.
 
 Built once per process from the environment (`Runtime.from_env()`), so a Celery worker and
 the embedded runner use the very same wiring.
@@ -17,8 +17,8 @@ from pathlib import Path
 from quire.shared import keys
 from quire.shared.config import Environment
 from quire.shared.files import write_atomic
+from quire.shared.job import JobRepo
 from quire.shared.revisions import RevisionStore, open_revision_store
-from quire.shared.session import SessionRepo
 from quire.shared.store import LocalStore, ObjectStore, open_store
 
 
@@ -27,7 +27,7 @@ class Runtime:
     env: Environment
     store: ObjectStore
     revisions: RevisionStore
-    repo: SessionRepo
+    repo: JobRepo
 
     @classmethod
     def from_env(cls, env: Environment | None = None) -> Runtime:
@@ -36,7 +36,7 @@ class Runtime:
         store = open_store(env.store_url)
         env.state_dir.mkdir(parents=True, exist_ok=True)
         revisions = open_revision_store(env.redis_url, env.state_dir)
-        return cls(env=env, store=store, revisions=revisions, repo=SessionRepo(store, revisions))
+        return cls(env=env, store=store, revisions=revisions, repo=JobRepo(store, revisions))
 
     @property
     def local_root(self) -> Path | None:

@@ -4,24 +4,24 @@ Keys of one document (`docs/{doc_id}/`): `source.{pdf|docx}`, `session/rev-*.jso
 `work/...` (intermediate results of parts, keyed by part name, so a redelivered part
 rewrites the same object), and `out/...` (the output folder, exported as it is).
 Every output key is derived from the part's inputs: running a part twice writes the same
-bytes to the same keys.
+bytes to the same keys. Loading and saving what parts share (the IR, plan versions,
+analyses...) lives in `job_files.py`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections import OrderedDict
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter
 
-from quire.shared import keys
 from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
 from quire.shared.errors import QuireError, VerificationError
-from quire.shared.ir import Document, dump_ir, load_ir
+from quire.shared.ir import Document, dump_ir
+from quire.shared.job import DocState, Job
 from quire.shared.layout import Layout
 from quire.shared.manifest import (
     Finding,
@@ -30,8 +30,7 @@ from quire.shared.manifest import (
     dump_manifest,
     load_manifest,
 )
-from quire.shared.plan import Candidate, ChunkPlan, Plan, ReviewOutcome, ReviewTask
-from quire.shared.session import DocState, Session
+from quire.shared.plan import Candidate, Plan, ReviewTask
 from quire.shared.states import FINISH
 from quire.shared.store import NotFound, ObjectStore
 from quire.shared.text import sha256_bytes
@@ -41,164 +40,48 @@ from quire.workers.backend_runs import (
     llm_backend,
     write_review_report,
 )
+from quire.workers.job_files import (
+    StoreImages,
+    analysis_key,
+    candidate_list,
+    load_analysis,
+    load_candidates,
+    load_doc,
+    load_outcomes,
+    load_plan,
+    load_stats,
+    out,
+    outcome_list,
+    put_json,
+    replace_plan,
+    save_plan,
+    work,
+)
 from quire.workers.runtime import Runtime
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from quire.workers.analysis.book_terms import BookIndexData
-    from quire.workers.analysis.context import DocumentStats
     from quire.workers.llm import RetryingBackend
     from quire.workers.parse.base import ParsedDocument
 
 REVIEW_BATCH = {"heuristic": 100}  # review tasks per part; LLM backends get small batches
 OFFLINE_ANALYSIS = ("heuristic",)  # backends whose analyses run in the planning step
 LLM_REVIEW_BATCH = 4
-# Chunks per writing or analysis part. A part costs ~10 ms of orchestration (session read,
+# Chunks per writing or analysis part. A part costs ~10 ms of orchestration (job read,
 # commits, a broker round trip) and a handful of store requests: a 5-12-page chunk is too
 # little work for one. LLM analyses stay one per part, so they run in parallel.
 WRITE_BATCH = 4
 ANALYSIS_BATCH = {"heuristic": 8}
 
-_candidates = TypeAdapter(list[Candidate])
 _entries = TypeAdapter(list[ManifestChunk])
 _tasks = TypeAdapter(list[ReviewTask])
-_outcomes = TypeAdapter(list[ReviewOutcome])
-
-
-def work(s: Session, name: str) -> str:
-    return keys.work(s.doc_id, name)
-
-
-def out(s: Session, name: str) -> str:
-    return keys.out(s.doc_id, name)
-
-
-class StoreImages(Mapping[str, bytes]):
-    """The document's extracted images (`out/images/...`), read from the store on demand."""
-
-    def __init__(self, store: ObjectStore, s: Session) -> None:
-        self.store, self.prefix = store, out(s, "")
-
-    def __getitem__(self, name: str) -> bytes:
-        try:
-            return self.store.get(self.prefix + name)
-        except NotFound:
-            raise KeyError(name) from None
-
-    def __iter__(self) -> Iterator[str]:
-        return (k[len(self.prefix) :] for k in self.store.list(self.prefix + Layout.IMAGES))
-
-    def __len__(self) -> int:
-        return len(self.store.list(self.prefix + Layout.IMAGES))
-
-
-def _put_json(rt: Runtime, key: str, data: object) -> str:
-    rt.store.put(key, json.dumps(data, ensure_ascii=False, sort_keys=True).encode())
-    return key
-
-
-# IRs this process loaded lately, least recently used first. A worker interleaves parts of
-# every document in flight, so a single entry would reload an IR for nearly every part;
-# the bound is on elements (~1 KB each in memory), so one 40k-element reference manual and
-# a few textbooks fit, never an unbounded batch, and on documents: a batch has
-# `orchestrator.local.window` of them in progress (Celery workers: more), and a thousand
-# one-page documents must not stay here after they are done.
-_IR_CACHE: OrderedDict[tuple[str, str], Document] = OrderedDict()
-IR_CACHE_ELEMENTS = 100_000
-IR_CACHE_DOCS = 16
-
-
-def load_doc(rt: Runtime, s: Session) -> Document:
-    """The session's IR. Its key is content-derived (immutable), so a worker parses each
-    IR once, not once per part: a 2,400-page IR takes seconds to validate."""
-    key = (rt.store.url, s.artifacts["ir"])
-    doc = _IR_CACHE.get(key)
-    if doc is not None:
-        _IR_CACHE.move_to_end(key)
-        return doc
-    doc = _IR_CACHE[key] = load_ir(rt.store.get(key[1]))
-    while len(_IR_CACHE) > IR_CACHE_DOCS or (
-        len(_IR_CACHE) > 1 and sum(len(d.elements) for d in _IR_CACHE.values()) > IR_CACHE_ELEMENTS
-    ):
-        _IR_CACHE.popitem(last=False)
-    return doc
-
-
-def load_plan(rt: Runtime, s: Session) -> Plan:
-    """The session's current plan version (immutable; `out/plan.json` is its copy)."""
-    return Plan.model_validate_json(rt.store.get(s.artifacts["plan"]))
-
-
-def save_plan(rt: Runtime, s: Session, plan: Plan) -> str:
-    """Store a plan version under a content-derived key, each study session with its key
-    terms; returns the key to point at."""
-    from quire.workers.analysis.session_terms import with_key_terms
-
-    doc = load_doc(rt, s)
-    stats = load_stats(rt, s, doc, load_candidates(rt, s))
-    plan = with_key_terms(plan, stats.terms, stats.positions)
-    data = plan.model_dump_json(indent=1).encode()
-    key = work(s, Layout.plan_version(sha256_bytes(data)[:16]))
-    rt.store.put(key, data)
-    rt.store.put(out(s, Layout.PLAN), data)
-    return key
-
-
-def load_candidates(rt: Runtime, s: Session) -> list[Candidate]:
-    return _candidates.validate_json(rt.store.get(work(s, Layout.CANDIDATES)))
-
-
-# Document statistics (term frequencies, headings, candidate positions) of the IRs this
-# process loaded lately: every analysis part of a document needs the same ones.
-_STATS_CACHE: OrderedDict[tuple[str, str], DocumentStats] = OrderedDict()
-STATS_CACHE_DOCS = 4
-
-
-def load_stats(
-    rt: Runtime, s: Session, doc: Document, candidates: list[Candidate]
-) -> DocumentStats:
-    from quire.workers.analysis.context import DocumentStats
-
-    key = (rt.store.url, s.artifacts["ir"])
-    stats = _STATS_CACHE.get(key)
-    if stats is None:
-        book = load_book_index(rt, s, doc)
-        stats = _STATS_CACHE[key] = DocumentStats.of(doc, candidates, book)
-        while len(_STATS_CACHE) > STATS_CACHE_DOCS:
-            _STATS_CACHE.popitem(last=False)
-    _STATS_CACHE.move_to_end(key)
-    return stats
-
-
-def load_book_index(rt: Runtime, s: Session, doc: Document) -> BookIndexData:
-    """The book's own index (entries and page labels), read from the source PDF once per
-    IR and kept under a key derived from it."""
-    from quire.workers.analysis.book_terms import BookIndexData, read_book_index
-
-    key = work(s, Layout.book_index(s.artifacts["ir"]))
-    try:
-        return BookIndexData.model_validate_json(rt.store.get(key))
-    except NotFound:
-        pass
-    if s.source_format == "pdf":
-        with rt.file(s.source_key) as path:
-            data = read_book_index(doc, path)
-    else:
-        data = read_book_index(doc, None)
-    rt.store.put(key, data.model_dump_json(exclude_defaults=True).encode())
-    return data
-
-
-def load_outcomes(rt: Runtime, s: Session) -> list[ReviewOutcome]:
-    report = json.loads(rt.store.get(out(s, Layout.REVIEW)))
-    return _outcomes.validate_python(report["outcomes"])
 
 
 # --- parts of each state -------------------------------------------------------------------
 
 
-def parts_for(rt: Runtime, s: Session) -> list[str]:
+def parts_for(rt: Runtime, s: Job) -> list[str]:
     if s.state == "parsing":
         if s.source_format != "pdf":
             return ["all"]
@@ -239,7 +122,7 @@ def parts_for(rt: Runtime, s: Session) -> list[str]:
 OCR_PAGE_COST = 25
 
 
-def parse_ranges(rt: Runtime, s: Session) -> list[tuple[int, int]]:
+def parse_ranges(rt: Runtime, s: Job) -> list[tuple[int, int]]:
     from quire.workers.parse.pdf import weighted_ranges
     from quire.workers.parse.pdf_ocr import likely_ocr_pages
     from quire.workers.parse.pdf_open import open_pdf_kept
@@ -255,11 +138,11 @@ def parse_ranges(rt: Runtime, s: Session) -> list[tuple[int, int]]:
 class PartResult:
     key: str  # where the part's output is
     goto: DocState | None = None  # FINISH parts: leave the state's usual successor
-    artifacts: dict[str, str] = field(default_factory=dict)  # new session pointers
+    artifacts: dict[str, str] = field(default_factory=dict)  # new job pointers
 
 
-def run(rt: Runtime, s: Session, part: str) -> PartResult:
-    """Run one part of the session's current state."""
+def run(rt: Runtime, s: Job, part: str) -> PartResult:
+    """Run one part of the job's current state."""
     handler = {
         "parsing": _parse,
         "scoring": _score,
@@ -278,9 +161,7 @@ def run(rt: Runtime, s: Session, part: str) -> PartResult:
 # --- parsing -------------------------------------------------------------------------------
 
 
-def _store_parsed(
-    rt: Runtime, s: Session, doc: Document, images: Mapping[str, bytes]
-) -> PartResult:
+def _store_parsed(rt: Runtime, s: Job, doc: Document, images: Mapping[str, bytes]) -> PartResult:
     for name, data in sorted(images.items()):
         rt.store.put(out(s, name), data)
     data = dump_ir(doc)
@@ -321,7 +202,7 @@ def _parse_whole(fmt: str, path: Path) -> ParsedDocument:
     return parse_html_bundle(path.read_bytes(), path.name)
 
 
-def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
+def _parse(rt: Runtime, s: Job, part: str) -> PartResult | str:
     if s.source_format != "pdf":
         if part == FINISH:
             return out(s, Layout.IR)
@@ -354,18 +235,18 @@ def _parse(rt: Runtime, s: Session, part: str) -> PartResult | str:
 # --- scoring, review, planning -------------------------------------------------------------
 
 
-def _score(rt: Runtime, s: Session, part: str) -> str:
+def _score(rt: Runtime, s: Job, part: str) -> str:
     from quire.workers.boundaries.candidates import safe_candidates
     from quire.workers.boundaries.scoring import review_tasks, score_candidates
 
     doc = load_doc(rt, s)
     candidates = score_candidates(doc, safe_candidates(doc))
-    rt.store.put(work(s, Layout.CANDIDATES), _candidates.dump_json(candidates))
+    rt.store.put(work(s, Layout.CANDIDATES), candidate_list.dump_json(candidates))
     rt.store.put(work(s, Layout.REVIEW_TASKS), _tasks.dump_json(review_tasks(doc, candidates)))
     return work(s, Layout.CANDIDATES)
 
 
-def _review(rt: Runtime, s: Session, part: str) -> str:
+def _review(rt: Runtime, s: Job, part: str) -> str:
     from quire.workers.review import LLMReviewer, make_reviewer, review_all
 
     tasks = _tasks.validate_json(rt.store.get(work(s, Layout.REVIEW_TASKS)))
@@ -378,11 +259,11 @@ def _review(rt: Runtime, s: Session, part: str) -> str:
     outcomes = review_all(batch, doc.by_id(), reviewer)
     keep_usage(rt, s, part, llm)
     key = work(s, Layout.part_result(Layout.REVIEWS, part))
-    rt.store.put(key, _outcomes.dump_json(outcomes))
+    rt.store.put(key, outcome_list.dump_json(outcomes))
     return key
 
 
-def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
+def _plan(rt: Runtime, s: Job, part: str) -> PartResult | str:
     from quire.workers.boundaries.llm_decider import make_decider
     from quire.workers.boundaries.planner import plan_document, plan_globally
 
@@ -391,7 +272,7 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
     outcomes = [
         o
         for key in sorted(rt.store.list(work(s, Layout.REVIEWS)))
-        for o in _outcomes.validate_json(rt.store.get(key))
+        for o in outcome_list.validate_json(rt.store.get(key))
     ]
     report = {
         "doc_id": s.doc_id,
@@ -400,7 +281,7 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
         "reviewed": len(outcomes),
         "confirmed_changes": sum(o.decision == "confirmed_change" for o in outcomes),
         "failed": sum(o.decision == "failed" for o in outcomes),
-        "outcomes": _outcomes.dump_python(outcomes, mode="json"),
+        "outcomes": outcome_list.dump_python(outcomes, mode="json"),
     }
     write_review_report(rt, s, report)
     if s.settings.decider == "agent":
@@ -425,7 +306,7 @@ def _plan(rt: Runtime, s: Session, part: str) -> PartResult | str:
 # --- writing and verifying -----------------------------------------------------------------
 
 
-def _write(rt: Runtime, s: Session, part: str) -> str:
+def _write(rt: Runtime, s: Job, part: str) -> str:
     from quire.workers.write import write_chunk
     from quire.workers.write.manifest import build_manifest
 
@@ -464,7 +345,7 @@ def _write(rt: Runtime, s: Session, part: str) -> str:
     return key
 
 
-def _verify(rt: Runtime, s: Session, part: str) -> str:
+def _verify(rt: Runtime, s: Job, part: str) -> str:
     from quire.workers.verify.render import plan_render_batches, run_render_batch
     from quire.workers.verify.report import add_render_findings, dump_report, verify_output
 
@@ -496,7 +377,7 @@ def _verify(rt: Runtime, s: Session, part: str) -> str:
         rt.file(s.source_key) as source,
     ):
         findings = run_render_batch(folder, source, batch, dpi=s.settings.render_dpi)
-    return _put_json(
+    return put_json(
         rt,
         work(s, Layout.part_result(Layout.VERIFIED, part)),
         {"pages": len(batch.pages), "findings": [f.model_dump(mode="json") for f in findings]},
@@ -510,23 +391,7 @@ def _findings(raw: list[dict[str, object]]) -> list[Finding]:
 # --- analysis, repair, indexing ------------------------------------------------------------
 
 
-def analysis_key(s: Session, c: ChunkPlan) -> str:
-    """Analyses are keyed by element range, so they survive renumbering after a repair."""
-    return work(s, Layout.session_analysis(c.first_id, c.last_id))
-
-
-def load_analysis(rt: Runtime, s: Session, c: ChunkPlan) -> ChunkAnalysis | AnalysisFailure | None:
-    """The chunk's analysis; None for a reference session (front or back matter), which
-    gets none."""
-    if c.kind != "study":
-        return None
-    raw = json.loads(rt.store.get(analysis_key(s, c)))
-    if "error" in raw:
-        return AnalysisFailure.model_validate(raw)
-    return ChunkAnalysis.model_validate(raw).model_copy(update={"chunk": c.number})
-
-
-def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
+def _analyse(rt: Runtime, s: Job, part: str) -> PartResult | str:
     from quire.workers.analysis import analyse_chunk, build_context, check_analysis
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)
@@ -578,7 +443,7 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
         and Layout.range_name(a.first_id, a.last_id) not in repaired
     ]
     if to_repair:
-        key = _put_json(
+        key = put_json(
             rt,
             work(s, Layout.repair_request(Layout.version_of(s.artifacts["plan"]))),
             {"chunks": to_repair},
@@ -593,20 +458,7 @@ def _analyse(rt: Runtime, s: Session, part: str) -> PartResult | str:
     return out(s, Layout.ANALYSES)
 
 
-def replace_plan(rt: Runtime, s: Session, plan: Plan) -> str:
-    """A new plan (retitled or split) is written again in full: drop the old chunk files.
-    Returns the new plan version's key."""
-    manifest = load_manifest(rt.store.get(out(s, Layout.MANIFEST)))
-    for c in manifest.chunks:
-        for name in (c.markdown_file, c.pdf_file):
-            if name:
-                rt.store.delete(out(s, name))
-    for key in rt.store.list(work(s, Layout.CHUNKS)):
-        rt.store.delete(key)
-    return save_plan(rt, s, plan)
-
-
-def _repair(rt: Runtime, s: Session, part: str) -> PartResult:
+def _repair(rt: Runtime, s: Job, part: str) -> PartResult:
     """Split the chunks the analysis sent here (only where both pieces keep the minimum),
     analyse just the new pieces, and retitle: the plan goes back to writing settled."""
     doc, plan = load_doc(rt, s), load_plan(rt, s)
@@ -621,7 +473,7 @@ def _repair(rt: Runtime, s: Session, part: str) -> PartResult:
 
 def _settle(
     rt: Runtime,
-    s: Session,
+    s: Job,
     doc: Document,
     plan: Plan,
     candidates: list[Candidate],
@@ -660,7 +512,7 @@ def _settle(
         if chunk is not None and made is not None:  # not a range a later repair split
             rt.store.put(analysis_key(s, chunk), made.model_dump_json().encode())
     for r in settled.repairs:
-        _put_json(
+        put_json(
             rt,
             work(s, Layout.repair(r.first_id, r.last_id)),
             dataclasses.asdict(r),
@@ -668,7 +520,7 @@ def _settle(
     return settled.plan
 
 
-def _index(rt: Runtime, s: Session, part: str) -> str:
+def _index(rt: Runtime, s: Job, part: str) -> str:
     from quire.workers.analysis import author_index, index_context, render_index, validate_index
 
     doc, plan = load_doc(rt, s), load_plan(rt, s)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from quire.orchestrator.service import resolve_doc
 from quire.shared.errors import QuireError
-from quire.shared.session import Session
+from quire.shared.job import Job
 from quire.shared.settings import load_settings
 from quire.workers.runtime import Runtime
 
@@ -31,11 +31,11 @@ class Doc:
         rt = runtime()
         return cls(rt, resolve_doc(rt, ref))
 
-    def session(self) -> Session:
+    def job(self) -> Job:
         return self.rt.repo.load(self.id)
 
 
-def next_step(s: Session) -> str:
+def next_step(s: Job) -> str:
     if s.state == "awaiting_decision":
         if "agent-boundaries" not in s.done:
             return (
@@ -54,14 +54,14 @@ def next_step(s: Session) -> str:
     return "write_chunks (drives the document to its next stop)"
 
 
-def failed(s: Session) -> QuireError:
+def failed(s: Job) -> QuireError:
     """The error a tool raises for a document that failed (its code is the document's)."""
     exc = QuireError(f"{s.source_name} failed: {s.error}")
     exc.code = s.error_code or "failed"
     return exc
 
 
-def drive(rt: Runtime, doc_id: str, timeout_s: float) -> Session:
+def drive(rt: Runtime, doc_id: str, timeout_s: float) -> Job:
     """Run the document to its next stop (complete, failed or awaiting a decision)."""
     from rich.console import Console
 

@@ -48,7 +48,7 @@ def raised(tool: str, exc: Exception, arguments: dict[str, Any]) -> ToolFailure:
     ref = arguments.get("doc_id")
     if exc.code == "conflict" and isinstance(ref, str):
         try:
-            s = Doc.open(ref).session()
+            s = Doc.open(ref).job()
             result.current_revision, result.current_state = s.revision, s.state
         except QuireError:
             pass

@@ -10,9 +10,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from quire.orchestrator import agent, agent_reviews
 from quire.shared.analysis import ChunkAnalysis
 from quire.shared.config import Backend, Decider, RunChoices, RunSettings
+from quire.shared.job import Job
 from quire.shared.manifest import Finding
+from quire.shared.pages import PageRange
 from quire.shared.plan import ChunkPlan
-from quire.shared.session import Session
 from quire.workers.analysis.context import AnalysisContext
 from quire.workers.analysis.index import IndexContext
 from quire.workers.analysis.repair import RepairContext
@@ -64,8 +65,8 @@ class DocOut(_Model):
     next_step: str  # what to call next
 
     @classmethod
-    def at(cls, seen: Session | agent.Snapshot, next_step: str, **fields: Any) -> Self:
-        """This output for the document as `seen` (a session, or a context read) shows it;
+    def at(cls, seen: Job | agent.Snapshot, next_step: str, **fields: Any) -> Self:
+        """This output for the document as `seen` (a job, or a context read) shows it;
         `fields` fill the rest (and may override what `seen` shows)."""
         where = {"doc_id": seen.doc_id, "revision": seen.revision, "state": seen.state}
         return cls(**(where | {"next_step": next_step} | fields))
@@ -176,7 +177,7 @@ class WriteChunksIn(_Model):
     timeout_s: TimeoutS
 
 
-class ChunkFile(_Model):
+class ChunkFile(PageRange, _Model):
     number: int
     title: str
     markdown_file: str | None

@@ -55,9 +55,9 @@ from quire.orchestrator.mcp.schemas import (
 from quire.orchestrator.operations import OPERATIONS
 from quire.shared import keys
 from quire.shared.errors import InputError, ValidationFailedError
+from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.manifest import VerificationReport
-from quire.shared.session import Session
 from quire.workers.runtime import Runtime
 
 
@@ -90,7 +90,7 @@ def _operation(name: str, present: Callable[[Doc, Any], BaseModel]) -> None:
 # --- splitting and topic reviews -----------------------------------------------------------
 
 
-def _review_counts(rt: Runtime, s: Session) -> tuple[int | None, int | None]:
+def _review_counts(rt: Runtime, s: Job) -> tuple[int | None, int | None]:
     counts: list[int | None] = []
     for name in (Layout.CANDIDATES, Layout.REVIEW_TASKS):
         key = keys.work(s.doc_id, name)
@@ -185,7 +185,7 @@ def commit_topic_change_reviews(args: CommitReviewsIn) -> ReviewSummaryOut:
     override the backend's for the roles you answer; a confirmed change is never crossed."""
     doc = Doc.open(args.doc_id)
     snap = agent_reviews.commit_reviews(doc.rt, doc.id, args.votes, revision=args.revision)
-    return ReviewSummaryOut.at(snap, next_step(doc.session()), summary=snap.context)
+    return ReviewSummaryOut.at(snap, next_step(doc.job()), summary=snap.context)
 
 
 @tool(
@@ -203,14 +203,14 @@ def run_parallel_topic_reviews(args: RunReviewsIn) -> ReviewSummaryOut:
     snap = agent_reviews.run_reviews(
         doc.rt, doc.id, revision=args.revision, backend=args.backend, after_ids=args.after_ids
     )
-    return ReviewSummaryOut.at(snap, next_step(doc.session()), summary=snap.context)
+    return ReviewSummaryOut.at(snap, next_step(doc.job()), summary=snap.context)
 
 
 # --- boundaries ----------------------------------------------------------------------------
 
 
 def _boundary_out(doc: Doc, snap: agent.Snapshot) -> BoundaryOut:
-    s = doc.session()
+    s = doc.job()
     if snap.context:
         step = "commit_boundary with this revision: cut at a listed candidate, or extend"
     elif s.state == "awaiting_decision":
@@ -242,14 +242,14 @@ def write_chunks(args: WriteChunksIn) -> WriteChunksOut:
     the configured backend, then export the output folder. Call it again after committing
     analyses or repairs (they are applied here)."""
     doc = Doc.open(args.doc_id)
-    rt, s = doc.rt, doc.session()
+    rt, s = doc.rt, doc.job()
     if s.state == "awaiting_decision":
         if agent.boundary_context(rt, doc.id).context is not None:
             raise ValidationFailedError(
                 "boundary decisions are still open: get_boundary_context / commit_boundary first"
             )
         agent.finish_plan(rt, doc.id, revision=s.revision)
-    if not doc.session().terminal:
+    if not doc.job().terminal:
         s = drive(rt, doc.id, args.timeout_s)
     if s.state == "failed":
         raise failed(s)
@@ -310,7 +310,7 @@ def verify_integrity(args: VerifyIn) -> VerifyOut:
 
 
 def _chunk_out(doc: Doc, data: dict[str, Any]) -> ChunkOut:
-    s = doc.session()
+    s = doc.job()
     return ChunkOut.at(
         s, next_step(s), revision=data["revision"], chunk=data["chunk"], content=data["content"]
     )
@@ -326,7 +326,7 @@ _operation(
 _operation(
     "commit_chunk_analysis",
     lambda doc, analysis: AnalysisOut.at(
-        doc.session(), "more commit_chunk_analysis, then write_chunks", analysis=analysis
+        doc.job(), "more commit_chunk_analysis, then write_chunks", analysis=analysis
     ),
 )
 _operation(
@@ -337,7 +337,7 @@ _operation(
 )
 _operation(
     "repair_chunk_boundaries",
-    lambda doc, plan: RepairOut.at(doc.session(), "write_chunks", chunks=plan.chunks),
+    lambda doc, plan: RepairOut.at(doc.job(), "write_chunks", chunks=plan.chunks),
 )
 
 
@@ -345,7 +345,7 @@ _operation(
 
 
 def _index_out(doc: Doc, files: list[str]) -> CommitIndexOut:
-    s = doc.session()
+    s = doc.job()
     folder = recorded_output(doc.rt, doc.id)
     if folder is not None and s.state == "complete":
         export(doc.rt, doc.id, folder)
@@ -374,7 +374,7 @@ def get_status(args: StatusIn) -> StatusOut:
         summaries = [DocSummary.model_validate(s, from_attributes=True) for s in docs]
         return StatusOut(documents=summaries, document=None)
     doc = Doc.open(args.doc_id)
-    rt, s = doc.rt, doc.session()
+    rt, s = doc.rt, doc.job()
     reviews = None
     if rt.store.exists(keys.out(doc.id, Layout.REVIEW)):
         from quire.workers import steps

@@ -18,8 +18,8 @@ from quire.orchestrator.web.errors import ApiError
 from quire.orchestrator.web.models import BatchList, BatchSummary, DocumentOut, DocumentPage
 from quire.orchestrator.web.redact import hide_paths, server_roots
 from quire.orchestrator.web.views import STATES, WORKING
+from quire.shared.job import STOPPED
 from quire.shared.revisions.listing import MAX_LIMIT, BatchInfo, DocEntry, DocQuery
-from quire.shared.session import STOPPED
 from quire.workers.runtime import Runtime
 
 Side = Literal["after", "before"]

@@ -13,8 +13,8 @@ import threading
 from typing import Any
 
 from quire.shared import keys
+from quire.shared.job import Job
 from quire.shared.layout import Layout
-from quire.shared.session import Session
 from quire.shared.store import NotFound
 from quire.workers.runtime import Runtime
 
@@ -50,7 +50,7 @@ class PageImages:
         self._pdf: Any = None
         self._stack = contextlib.ExitStack()  # closes the open PDF (and its S3 download)
 
-    def png(self, s: Session, page: int, dpi: int = DEFAULT_DPI) -> bytes:
+    def png(self, s: Job, page: int, dpi: int = DEFAULT_DPI) -> bytes:
         key = image_key(s.doc_id, page, dpi)
         try:
             return self.rt.store.get(key)
@@ -61,7 +61,7 @@ class PageImages:
         self.rt.store.put(key, data)
         return data
 
-    def _source(self, s: Session) -> Any:
+    def _source(self, s: Job) -> Any:
         """The open source PDF (the caller holds PYMUPDF)."""
         if self._doc_id != s.doc_id:
             from quire.workers.parse.pdf_open import pymupdf_module

@@ -36,10 +36,10 @@ from quire.shared import keys
 from quire.shared.analysis import ChunkAnalysis
 from quire.shared.errors import UnknownDocumentError
 from quire.shared.ir import OutlineEntry, SkippedPage
+from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.manifest import Manifest, ManifestChunk, VerificationReport, load_manifest
 from quire.shared.plan import Plan
-from quire.shared.session import Session
 from quire.shared.states import STAGES, STOPPED
 from quire.shared.store import NotFound
 from quire.workers.runtime import Runtime
@@ -51,7 +51,7 @@ T = TypeVar("T")
 class NotReady(ApiError):
     """The document has not written this output (yet, or at all)."""
 
-    def __init__(self, s: Session, what: str) -> None:
+    def __init__(self, s: Job, what: str) -> None:
         super().__init__(
             404, "not_ready", f"{s.source_name} has no {what} (state {s.state})", doc_id=s.doc_id
         )
@@ -72,8 +72,8 @@ class _IrOverview(BaseModel):
 class Outputs:
     """One document's output folder at one revision, each file read when first asked for."""
 
-    def __init__(self, rt: Runtime, s: Session) -> None:
-        self.rt, self.session = rt, s
+    def __init__(self, rt: Runtime, s: Job) -> None:
+        self.rt, self.job = rt, s
         self._derived: dict[str, Any] = {}
 
     def derived(self, name: str, compute: Callable[[], T]) -> T:
@@ -85,14 +85,14 @@ class Outputs:
 
     def raw(self, name: str) -> bytes | None:
         try:
-            return self.rt.store.get(keys.out(self.session.doc_id, name))
+            return self.rt.store.get(keys.out(self.job.doc_id, name))
         except NotFound:
             return None
 
     def need(self, name: str, what: str) -> bytes:
         data = self.raw(name)
         if data is None:
-            raise NotReady(self.session, what)
+            raise NotReady(self.job, what)
         return data
 
     @cached_property
@@ -116,7 +116,7 @@ class Outputs:
 
     @cached_property
     def analyses(self) -> dict[int, ChunkAnalysis]:
-        prefix = keys.out(self.session.doc_id, Layout.ANALYSES)
+        prefix = keys.out(self.job.doc_id, Layout.ANALYSES)
         found = (
             ChunkAnalysis.model_validate_json(self.rt.store.get(k))
             for k in self.rt.store.list(prefix)
@@ -180,9 +180,9 @@ class Outputs:
             raise ApiError(
                 404,
                 "unknown_session",
-                f"{self.session.source_name} has "
+                f"{self.job.source_name} has "
                 f"{len(sessions)} sessions: there is no session {number}",
-                doc_id=self.session.doc_id,
+                doc_id=self.job.doc_id,
             )
         s = sessions[number - 1]
         analysis = self.analyses.get(number)
@@ -213,7 +213,7 @@ class Reader:
         self._outputs: OrderedDict[tuple[str, int], Outputs] = OrderedDict()
         self._summaries: dict[str, DocumentOut] = {}  # stopped documents, by doc id
 
-    def session(self, ident: str) -> Session:
+    def job(self, ident: str) -> Job:
         """The document a URL names: its id or a unique prefix of it (6+ hex digits)."""
         ident = ident.lower()
         if not _DOC_REF.fullmatch(ident):
@@ -224,7 +224,7 @@ class Reader:
             return self.rt.repo.load(ident)
         return self.rt.repo.load(resolve_doc(self.rt, ident))
 
-    def outputs(self, s: Session) -> Outputs:
+    def outputs(self, s: Job) -> Outputs:
         if s.state not in STOPPED:
             return Outputs(self.rt, s)
         key = (s.doc_id, s.revision)
@@ -237,7 +237,7 @@ class Reader:
             self._outputs.move_to_end(key)
         return found
 
-    def summary(self, s: Session) -> DocumentOut:
+    def summary(self, s: Job) -> DocumentOut:
         kept = self._summaries.get(s.doc_id)
         if kept is not None and kept.revision == s.revision:
             return kept
@@ -265,7 +265,7 @@ class Reader:
             self._summaries[s.doc_id] = out
         return out
 
-    def detail(self, s: Session) -> DocumentDetail:
+    def detail(self, s: Job) -> DocumentDetail:
         history = [
             RevisionOut(
                 revision=h.revision,

@@ -16,7 +16,7 @@ from quire.orchestrator.sources import BadSourceError, SourceItem, expand_source
 from quire.orchestrator.web.errors import ApiError
 from quire.orchestrator.web.pages import PYMUPDF
 from quire.shared.config import RunChoices, RunSettings
-from quire.shared.session import Session
+from quire.shared.job import Job
 from quire.shared.settings import Settings
 from quire.workers.runtime import Runtime
 
@@ -82,8 +82,8 @@ def s3_sources(refs: list[str]) -> list[SourceItem]:
 
 def submit_document(
     rt: Runtime, item: SourceItem, settings: RunSettings, *, rerun: bool
-) -> tuple[Session, bool]:
-    """Admit one document; returns its session and whether it is new. A document refused
+) -> tuple[Job, bool]:
+    """Admit one document; returns its job and whether it is new. A document refused
     at admission (too large, not a PDF or DOCX, unreadable) is an error naming it."""
     from quire.workers.execute import admit_bytes
 

@@ -12,9 +12,9 @@ from typing import get_args
 from urllib.parse import urlencode
 
 from quire.orchestrator.web.models import PagesOut, PlanOut, SessionOut
+from quire.shared.job import STOPPED, DocState
 from quire.shared.manifest import Finding, VerificationReport
-from quire.shared.plan import PlanSettings
-from quire.shared.session import STOPPED, DocState
+from quire.shared.plan import PageZone, PlanSettings
 
 STATES: tuple[str, ...] = get_args(DocState)
 WORKING = tuple(s for s in STATES if s not in STOPPED and s != "queued")
@@ -61,18 +61,20 @@ class StripItem:
     cells: list[Cell] = field(default_factory=list)
 
 
+# the page's CSS classes for the plan's zones: past the soft maximum is "long" either way
+_SIZE_CLASS: dict[PageZone, str] = {
+    "below_min": "short",
+    "preferred": "ok",
+    "finish": "soft",
+    "extended": "long",
+    "over_cap": "long",
+}
+
+
 def size_class(pages: float, settings: PlanSettings, kind: str = "study") -> str:
     """How a session's size sits against the plan's window (5-12 pages by default); "ref"
     for front and back matter, which are looked up, not studied, so no window applies."""
-    if kind != "study":
-        return "ref"
-    if pages < settings.min_pages:
-        return "short"
-    if pages <= settings.max_pages:
-        return "ok"
-    if pages <= settings.soft_max_pages:
-        return "soft"
-    return "long"
+    return "ref" if kind != "study" else _SIZE_CLASS[settings.zone(pages)]
 
 
 def reason_alone(reason: str, alternative: str | None) -> str:

@@ -2,8 +2,8 @@
 and beside it the documents listing (`listing.py`), written in the same atomic step, and a
 lease per document that says which embedded run drives it.
 
-The session commit protocol (write the immutable `rev-{n+1}` object, then CAS n → n+1) lives
-in `shared/session.py`; the lease protocol (who may hold one, when a holder is gone) in
+The job commit protocol (write the immutable `rev-{n+1}` object, then CAS n → n+1) lives
+in `shared/job.py`; the lease protocol (who may hold one, when a holder is gone) in
 `orchestrator/leases.py`. This layer only provides primitives that are atomic under threads
 and processes.
 """

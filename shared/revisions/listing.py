@@ -1,8 +1,8 @@
 """The documents listing every revision store keeps beside the revisions: one small entry per
 document and the membership of batches, so that a page of a library of 10,000 documents is
-one indexed query instead of 10,000 session reads.
+one indexed query instead of 10,000 job reads.
 
-An entry is written in the same atomic step as the revision it describes (`SessionRepo`
+An entry is written in the same atomic step as the revision it describes (`JobRepo`
 builds it; the store writes it with its compare-and-set), so the listing is exact under any
 number of committing processes. Documents are ordered newest first by a sequence number the
 store hands out when a document is first listed (and again when it is submitted anew); a
@@ -28,7 +28,7 @@ class _Model(BaseModel):
 
 
 class DocEntry(_Model):
-    """One document as lists show it: what its session at `revision` says, and for a
+    """One document as lists show it: what its job at `revision` says, and for a
     stopped document what its outputs say (sessions written, verification)."""
 
     doc_id: str

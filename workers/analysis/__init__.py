@@ -18,15 +18,13 @@ from quire.workers.analysis.context import (
 from quire.workers.analysis.heuristic import HeuristicAnalyser, heuristic_analysis
 from quire.workers.analysis.index import (
     IndexAnswer,
-    IndexContext,
     author_index,
     heuristic_index,
-    index_context,
-    reading_minutes,
-    render_index,
-    validate_index,
     validate_index_answer,
 )
+from quire.workers.analysis.index_check import validate_index
+from quire.workers.analysis.index_inputs import IndexContext, index_context, reading_minutes
+from quire.workers.analysis.index_render import render_index
 from quire.workers.analysis.repair import (
     HeuristicRepairDecider,
     LLMRepairDecider,

@@ -85,7 +85,7 @@ def index_pages(doc: Document) -> list[int]:
     els = doc.elements
     return sorted(
         {p for a, b in index_spans(doc) for e in els[a : b + 1]
-         for p in range(e.page_first, e.page_last + 1)}
+         for p in e.page_numbers}
     )  # fmt: skip
 
 

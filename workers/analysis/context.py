@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.ir import WORDS_PER_PAGE, Document
+from quire.shared.pages import PageRange
 from quire.shared.plan import Candidate, ChunkKind, ChunkPlan, KeyTerm, Plan
 from quire.workers.analysis.book_terms import BookIndexData, session_terms
 from quire.workers.analysis.session_terms import SessionTerms
@@ -52,7 +53,7 @@ class InternalCut(_Model):
     right_snippet: str
 
 
-class AnalysisContext(_Model):
+class AnalysisContext(PageRange, _Model):
     doc_id: str
     source_name: str
     page_basis: Literal["pdf", "words", "print"]

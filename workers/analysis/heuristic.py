@@ -209,7 +209,7 @@ def heuristic_focus(context: AnalysisContext, terms_shown: int = 6, opening: boo
     span = (
         f"page {context.page_first}"
         if context.page_first == context.page_last
-        else f"pages {context.page_first}-{context.page_last}"
+        else f"pages {context.pages_label}"
     )
     sentences.append(f"Source {span}.")
     first = opening_words(context) if opening else ""

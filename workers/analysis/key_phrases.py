@@ -167,7 +167,7 @@ class PhraseIndex:
 
     @classmethod
     def of(cls, elements: Sequence[Element]) -> PhraseIndex:
-        pages = {p for e in elements for p in range(e.page_first, e.page_last + 1)}
+        pages = {p for e in elements for p in e.page_numbers}
         out = cls(max(len(pages), 1))
         vocab: dict[str, int] = {}
         seen_on: list[set[int]] = []

@@ -60,7 +60,7 @@ def user_prompt(context: AnalysisContext, content_chars: int = CONTENT_CHARS) ->
     lines = [
         f"Document: {context.source_name}",
         f"Chunk {context.chunk} of {context.chunk_count}: source {unit} "
-        f"{context.page_first}-{context.page_last}, {context.words} words.",
+        f"{context.pages_label}, {context.words} words.",
         f"Current working title: {context.title}",
     ]
     if context.enclosing:

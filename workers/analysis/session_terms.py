@@ -162,7 +162,7 @@ def _elements_by_page(
     for pos, e in enumerate(elements):
         if any(a <= pos <= b for a, b in skip) or e.type == "image":
             continue
-        for page in range(e.page_first, e.page_last + 1):
+        for page in e.page_numbers:
             out.setdefault(page, []).append(pos)
     return out
 

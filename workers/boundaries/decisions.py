@@ -25,9 +25,9 @@ from pydantic import BaseModel, ConfigDict
 
 from quire.shared.errors import ValidationFailedError
 from quire.shared.ir import ElementType
-from quire.shared.plan import Alternative, PlanSettings, ReviewRole
+from quire.shared.plan import Alternative, PageZone, PlanSettings, ReviewRole
 
-Zone = Literal["below_min", "preferred", "finish", "extended", "over_cap"]
+Zone = PageZone
 MIN_REASON_CHARS = 15
 
 

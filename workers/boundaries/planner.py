@@ -38,7 +38,6 @@ from quire.workers.boundaries.decisions import (
     Decider,
     Decision,
     Recommendation,
-    Zone,
     _strength,
     continuity_support,
     validate_decision,
@@ -141,18 +140,6 @@ class _Index:
                 raise ValidationFailedError(f"boundary after {b.after_id} is out of order")
             previous = at
         return previous + 1
-
-
-def _zone(pages: float, s: PlanSettings) -> Zone:
-    if pages < s.min_pages:
-        return "below_min"
-    if pages <= s.max_pages:
-        return "preferred"
-    if pages <= s.soft_max_pages:
-        return "finish"
-    if pages <= s.hard_max_pages:
-        return "extended"
-    return "over_cap"
 
 
 def _first_candidate_at_or_after(ix: _Index, start: int) -> int:
@@ -275,7 +262,7 @@ def _context_candidate(
         before_id=c.before_id,
         pages=pages,
         words=words,
-        zone=_zone(pages, s),
+        zone=s.zone(pages),
         score=c.score,
         ends_type=c.ends_type,
         begins_type=c.begins_type,

@@ -12,14 +12,13 @@ Grouping rules (line -> block), applied in content-stream order:
   line), or at a change of indentation (first-line indent of the next paragraph, outdent
   after a hanging list item);
 - monospace runs become "code" blocks, indentation rebuilt from x positions;
-- `find_tables` runs only on pages whose rulings form a grid (a vertical ruling crossing
-  three horizontal ones; the finder costs 30-200 ms a page); the rows inside a found table
-  leave the text flow and the table takes the place of its first row.
+- ruled tables come from `pdf_tables.find_tables` (only on pages whose rulings form a
+  grid); the rows inside a found table leave the text flow and the table takes the place
+  of its first row; images from `pdf_images.page_images`.
 """
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import re
 import statistics
@@ -28,10 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from quire.shared.ir import ImageRef, TextlessKind
-from quire.shared.layout import Layout
-from quire.shared.text import sha256_bytes
-from quire.workers.parse.limits import MAX_IMAGE_PIXELS
+from quire.shared.ir import TextlessKind
 from quire.workers.parse.pdf_figures import Box, figure_regions, figure_rows
 from quire.workers.parse.pdf_footnotes import (
     NoteRows,
@@ -41,9 +37,11 @@ from quire.workers.parse.pdf_footnotes import (
     short_rules,
     wrap_mark,
 )
+from quire.workers.parse.pdf_images import page_images
 from quire.workers.parse.pdf_links import page_links
-from quire.workers.parse.pdf_open import pymupdf_module
-from quire.workers.parse.pdf_types import PdfBlock, PdfPage
+from quire.workers.parse.pdf_open import text_flags
+from quire.workers.parse.pdf_tables import find_tables
+from quire.workers.parse.pdf_types import PdfBlock, PdfPage, round_box
 
 _MONO_FONT = re.compile(
     r"mono|courier|cmtt|cmsltt|cmitt|typewriter|consol|menlo|inconsolata|lmtt|sfmono|sftt"
@@ -69,15 +67,6 @@ _LETTER = re.compile(r"[^\W\d_]")
 _LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
 _PRESENTATION = re.compile(r"[\ufb50-\ufdff\ufe70-\ufeff]")
 _COMPAT = re.compile(r"[\ufb00-\ufb06\ufb50-\ufdff\ufe70-\ufefe]+")
-
-# Images smaller than this (points on the page, or pixels) are decoration: rules, bullets.
-_MIN_IMAGE_PT = 12.0
-_MIN_IMAGE_PIXELS = 32 * 32
-# Stroked rulings only, as pymupdf4llm does. ("lines" also takes filled rectangles as
-# rulings; on this corpus that adds no real table, only coloured boxes such as beamer's
-# example slides.)
-TABLE_STRATEGY = "lines_strict"
-_IMAGE_EXTS = {"png": "png", "jpeg": "jpg", "jpg": "jpg", "gif": "gif", "webp": "webp"}
 
 
 def list_marker(text: str) -> re.Match[str] | None:
@@ -126,14 +115,6 @@ class _Object:
 def _font_style(font: str) -> tuple[bool, bool]:
     name = font.split("+", 1)[-1]  # drop subset prefix "ABCDEF+"
     return bool(_MONO_FONT.search(name)), bool(_BOLD_FONT.search(name))
-
-
-def _text_flags() -> int:
-    p = pymupdf_module()
-    # No image payloads (we extract images ourselves). Ligatures are kept as MuPDF sees
-    # them and expanded by `_expand` below: MuPDF's own expansion puts the letters of an
-    # Arabic lam-alef in visual order and spaces words differently from get_text().
-    return int(p.TEXTFLAGS_DICT & ~p.TEXT_PRESERVE_IMAGES)
 
 
 def _expand(text: str) -> str:
@@ -250,221 +231,9 @@ def _join(prev: _Row, ln: _Row) -> _Row:
     )
 
 
-def _rulings(
-    paths: list[dict[str, Any]],
-) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]], int]:
-    """Horizontal (y, x0, x1) and vertical (x, y0, y1) stroked rulings: lines and the edges
-    of rectangles (fill-only shapes are ignored, as by the lines_strict table finder), and
-    the number of other stroked items (curves, slanted lines: plots and drawings)."""
-    hs: list[tuple[float, float, float]] = []
-    vs: list[tuple[float, float, float]] = []
-    other = 0
-    for path in paths:
-        if "s" not in (path.get("type") or ""):
-            continue
-        for item in path["items"]:
-            op = item[0]
-            if op == "l":
-                (ax, ay), (bx, by) = item[1], item[2]
-                if abs(ay - by) <= 1 and abs(ax - bx) >= 5:
-                    hs.append((ay, min(ax, bx), max(ax, bx)))
-                elif abs(ax - bx) <= 1 and abs(ay - by) >= 5:
-                    vs.append((ax, min(ay, by), max(ay, by)))
-                else:
-                    other += 1
-            elif op == "c":
-                other += 1
-            elif op in ("re", "qu"):
-                if op == "re":
-                    x0, y0, x1, y1 = item[1]
-                else:
-                    px = [pt[0] for pt in item[1]]
-                    py = [pt[1] for pt in item[1]]
-                    x0, y0, x1, y1 = min(px), min(py), max(px), max(py)
-                x0, x1 = min(x0, x1), max(x0, x1)
-                y0, y1 = min(y0, y1), max(y0, y1)
-                if y1 - y0 <= 2 and x1 - x0 >= 5:
-                    hs.append(((y0 + y1) / 2, x0, x1))
-                elif x1 - x0 <= 2 and y1 - y0 >= 5:
-                    vs.append(((x0 + x1) / 2, y0, y1))
-                elif x1 - x0 >= 5 and y1 - y0 >= 5:
-                    hs += [(y0, x0, x1), (y1, x0, x1)]
-                    vs += [(x0, y0, y1), (x1, y0, y1)]
-    return hs, vs, other
-
-
-def _join_collinear(segs: list[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
-    """Join touching segments on the same line: (pos, a0, a1) -> longer (pos, a0, a1)."""
-    out: list[tuple[float, float, float]] = []
-    for pos, a0, a1 in sorted(segs, key=lambda s: (round(s[0]), s[1])):
-        if out and round(out[-1][0]) == round(pos) and a0 <= out[-1][2] + 2:
-            out[-1] = (out[-1][0], out[-1][1], max(out[-1][2], a1))
-        else:
-            out.append((pos, a0, a1))
-    return out
-
-
-def _has_grid(paths: list[dict[str, Any]]) -> bool:
-    """Does a vertical ruling meet a horizontal one inside its span (a cross or a T, not a
-    corner)? Every ruled table with two columns has such a junction: the column separator
-    meets the header rule. A framed box (code listing, note, one-column boxed table) has
-    only corners, body text no rulings at all. Collinear touching pieces (one per cell)
-    are joined first. Pages drawn mostly with curves and slanted lines (plots)
-    are left out."""
-    hs, vs, other = _rulings(paths)
-    if not hs or not vs or other > len(hs) + len(vs):
-        return False  # no rulings, or mostly curves and slanted lines: a plot, not a table
-    hs = sorted(_join_collinear(hs))
-    ys = [h[0] for h in hs]
-    for x, y0, y1 in _join_collinear(vs):
-        for _y, hx0, hx1 in hs[bisect.bisect_left(ys, y0 - 1) : bisect.bisect_right(ys, y1 + 1)]:
-            if hx0 + 2 < x < hx1 - 2:  # a column separator meeting a row ruling
-                return True
-    return False
-
-
-def _find_tables(page: Any, paths: list[dict[str, Any]]) -> list[PdfBlock]:
-    if not _has_grid(paths):
-        return []
-    found = page.find_tables(strategy=TABLE_STRATEGY, use_layout=False)
-    tables: list[PdfBlock] = []
-    words: list[Any] | None = None
-    for tab in found.tables:
-        if tab.row_count < 2 or tab.col_count < 2:
-            continue
-        # (tab.header.external would be a text line above the table that PyMuPDF guesses
-        # is its header; often it is a heading or a caption, so we keep it as text.)
-        cell_rows = [list(r.cells) for r in tab.rows]
-        if words is None:
-            words = page.get_text("words", flags=_text_flags())
-        # Cell text from MuPDF's words (which keep inter-word spaces that the table
-        # finder's own char-based extract() drops in some PDFs, e.g. Apache FOP output).
-        rows = [[_cell_text(words, c) for c in r] for r in cell_rows]
-        rows = [r for r in rows if any(rows_cell for rows_cell in r)]
-        keep = [
-            j
-            for j in range(max((len(r) for r in rows), default=0))
-            if any(j < len(r) and r[j] for r in rows)
-        ]
-        rows = [[r[j] if j < len(r) else "" for j in keep] for r in rows]
-        if len(rows) < 2 or len(keep) < 2 or not _plausible(rows):
-            continue
-        tables.append(PdfBlock(kind="table", bbox=_round4(tab.bbox), rows=rows))
-    return tables
-
-
-def _plausible(rows: list[list[str]]) -> bool:
-    """Reject "tables" that are really framed or coloured boxes (e.g. slides drawn as
-    vector graphics): mostly empty cells, or a cell holding a whole paragraph."""
-    cells = [c for r in rows for c in r]
-    empty = sum(1 for c in cells if not c)
-    return empty * 2 <= len(cells) and max(len(c) for c in cells) <= 250
-
-
-def _cell_text(words: list[Any], cell: Any) -> str:
-    if cell is None:
-        return ""  # covered by a merged neighbour cell
-    x0, y0, x1, y1 = cell
-    return " ".join(
-        w[4]
-        for w in words
-        if x0 - 1 <= (w[0] + w[2]) / 2 <= x1 + 1 and y0 - 1 <= (w[1] + w[3]) / 2 <= y1 + 1
-    )
-
-
 def _inside(row: _Row, bbox: tuple[float, float, float, float]) -> bool:
     cx, cy = (row.x0 + row.x1) / 2, (row.y0 + row.y1) / 2
     return bbox[0] - 1 <= cx <= bbox[2] + 1 and bbox[1] - 1 <= cy <= bbox[3] + 1
-
-
-def _image_bytes(doc: Any, xref: int) -> tuple[bytes, str] | None:
-    p = pymupdf_module()
-    try:
-        info = doc.extract_image(xref)
-    except Exception:
-        info = None
-    if info and info.get("image") and info.get("ext", "").lower() in _IMAGE_EXTS:
-        return info["image"], _IMAGE_EXTS[info["ext"].lower()]
-    # JPX, JBIG2, CMYK etc.: re-encode as PNG so any Markdown viewer can show it
-    try:
-        pix = p.Pixmap(doc, xref)
-        if pix.colorspace is not None and pix.colorspace.n > 3:
-            pix = p.Pixmap(p.csRGB, pix)
-        return pix.tobytes("png"), "png"
-    except Exception:
-        return None
-
-
-def _image_infos(page: Any) -> list[dict[str, Any]]:
-    """`get_image_info(xrefs=True)`, unless an image on the page declares more than
-    MAX_IMAGE_PIXELS: finding xrefs decodes every image of the page (to match digests),
-    which could take gigabytes. Then the xrefs come from the declared dimensions instead,
-    where they identify one image (an oversized image needs none: it is left out)."""
-    declared = page.get_images(full=True)  # from the PDF dictionaries: nothing decoded
-    if all(item[2] * item[3] <= MAX_IMAGE_PIXELS for item in declared):
-        return list(page.get_image_info(xrefs=True))
-    infos = []
-    for info in page.get_image_info():  # positions and sizes only, no decoding
-        same = {
-            item[0]
-            for item in declared
-            if (item[2], item[3]) == (info.get("width"), info.get("height"))
-        }
-        infos.append({**info, "xref": same.pop() if len(same) == 1 else 0})
-    return infos
-
-
-def _images(
-    doc: Any, page: Any, out: dict[str, bytes], cache: dict[int, Any], counts: dict[str, int]
-) -> list[PdfBlock]:
-    blocks: list[PdfBlock] = []
-    prect = page.rect
-    for info in _image_infos(page):
-        x0, y0, x1, y1 = info["bbox"]
-        x0, y0 = max(x0, prect.x0), max(y0, prect.y0)
-        x1, y1 = min(x1, prect.x1), min(y1, prect.y1)
-        if x1 <= x0 or y1 <= y0:
-            continue
-        if (
-            x1 - x0 < _MIN_IMAGE_PT
-            or y1 - y0 < _MIN_IMAGE_PT
-            or info.get("width", 0) * info.get("height", 0) < _MIN_IMAGE_PIXELS
-        ):
-            counts["decorative"] += 1
-            continue
-        if info.get("width", 0) * info.get("height", 0) > MAX_IMAGE_PIXELS:
-            counts["oversized"] += 1  # decoding it could take gigabytes: leave it out
-            continue
-        xref = int(info.get("xref") or 0)
-        if xref <= 0:
-            counts["inline"] += 1
-            continue
-        if xref not in cache:
-            got = _image_bytes(doc, xref)
-            if got is None:
-                cache[xref] = None
-            else:
-                data, ext = got
-                sha = sha256_bytes(data)
-                ref = ImageRef(
-                    sha256=sha,
-                    file=Layout.image(sha, ext),
-                    width=info.get("width"),
-                    height=info.get("height"),
-                )
-                cache[xref] = (ref, data)
-        hit = cache[xref]
-        if hit is None:
-            counts["decorative"] += 1
-            continue
-        ref, data = hit
-        out[ref.file] = data
-        blocks.append(PdfBlock(kind="image", bbox=_round4((x0, y0, x1, y1)), image=ref))
-    return blocks
-
-
-def _round4(b: Any) -> tuple[float, float, float, float]:
-    return (round(b[0], 2), round(b[1], 2), round(b[2], 2), round(b[3], 2))
 
 
 @dataclass
@@ -567,7 +336,7 @@ def _code_lines(rows: list[_Row]) -> list[str]:
 
 
 def _make_block(rows: list[_Row]) -> PdfBlock:
-    bbox = _round4(
+    bbox = round_box(
         (
             min(r.x0 for r in rows),
             min(r.y0 for r in rows),
@@ -642,22 +411,22 @@ def extract_page(
         height=round(rect.height, 2),
         label=page.get_label() or "",
     )
-    textpage = page.get_textpage(flags=_text_flags())  # kept for the links' text
+    textpage = page.get_textpage(flags=text_flags())  # kept for the links' text
     lines, presentation = _raw_lines(page.get_text("dict", textpage=textpage))
     counts = {"decorative": 0, "inline": 0, "oversized": 0}
     if not lines:
         # A page without text is skipped whole (its images too): there is nothing to cut
         # or verify in it without OCR. The reason says whether it looks scanned.
-        page_images = _images(doc, page, {}, image_cache, counts)
-        result.skipped_kind, result.skipped = _skip_reason(page, page_images)
+        found = page_images(doc, page, {}, image_cache, counts)
+        result.skipped_kind, result.skipped = _skip_reason(page, found)
         return result
-    images = _images(doc, page, images_out, image_cache, counts)
+    images = page_images(doc, page, images_out, image_cache, counts)
     result.decorative_images = counts["decorative"]
     result.inline_images = counts["inline"]
     result.oversized_images = counts["oversized"]
 
     paths = page.get_cdrawings()
-    tables = _find_tables(page, paths)
+    tables = find_tables(page, paths)
     items: list[_Row | _Object] = []
     placed: set[int] = set()
     for ln in lines:
@@ -719,7 +488,7 @@ def _figure_text(items: list[_Row | _Object], regions: list[Box]) -> list[_Row |
             out.append(it)
             continue
         if fig not in blocks:
-            blocks[fig] = PdfBlock(kind="text", bbox=_round4(regions[fig]), figure=True)
+            blocks[fig] = PdfBlock(kind="text", bbox=round_box(regions[fig]), figure=True)
             out.append(_Object(blocks[fig]))
         groups.setdefault(fig, []).append(it)
     for fig, block in blocks.items():

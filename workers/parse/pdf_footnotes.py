@@ -333,7 +333,7 @@ def _split(area: list[Any], *, continuation: bool) -> list[NoteRows]:
 
 
 class Pending(Protocol):
-    """What the merge step builds an element from (pdf_merge._Pending)."""
+    """What the merge step builds an element from (pdf_assemble.PendingElement)."""
 
     type: str
     page_first: int

@@ -258,3 +258,11 @@ def _one_line(exc: BaseException, path: Path) -> str:
     was opened from may be a temporary copy (an upload) that must not be shown."""
     text = " ".join(str(exc).replace(str(path), path.name).split())
     return text[:200] or type(exc).__name__
+
+
+def text_flags() -> int:
+    p = pymupdf_module()
+    # No image payloads (we extract images ourselves). Ligatures are kept as MuPDF sees
+    # them and expanded by `pdf_extract._expand`: MuPDF's own expansion puts the letters of an
+    # Arabic lam-alef in visual order and spaces words differently from get_text().
+    return int(p.TEXTFLAGS_DICT & ~p.TEXT_PRESERVE_IMAGES)

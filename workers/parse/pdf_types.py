@@ -8,7 +8,7 @@ ids) is decided by the merge step, so the IR cannot depend on how pages were gro
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -93,3 +93,8 @@ class PdfRangeResult(BaseModel):
     @classmethod
     def from_json(cls, data: bytes | str) -> PdfRangeResult:
         return cls.model_validate_json(data)
+
+
+def round_box(b: Any) -> tuple[float, float, float, float]:
+    """A box with its coordinates rounded to 2 decimals, as blocks keep them."""
+    return (round(b[0], 2), round(b[1], 2), round(b[2], 2), round(b[3], 2))

@@ -48,7 +48,7 @@ def plan_from_manifest(manifest: Manifest) -> Plan:
                 last_id=c.last_id,
                 page_first=c.page_first,
                 page_last=c.page_last,
-                pages=c.page_last - c.page_first + 1,
+                pages=c.page_span,
                 words=c.word_count,
                 title=c.title,
                 end_reason=c.end_reason,

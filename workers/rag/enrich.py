@@ -212,7 +212,7 @@ def user_prompt(inp: EnrichInput) -> str:
     lines = [
         f"Document: {inp.source_name}",
         f"Study session {c.session}: {inp.session_title}",
-        f"Pages: {c.page_first}-{c.page_last}",
+        f"Pages: {c.pages_label}",
         "Section path: " + (" > ".join(c.breadcrumb) if c.breadcrumb else "(none)"),
     ]
     if c.continuation:
@@ -297,11 +297,7 @@ def heuristic_enrichment(inp: EnrichInput) -> EnrichAnswer:
     section = _bare(c.breadcrumb[-1]) if c.breadcrumb else ""
     keywords = _keywords([c.text, section, inp.session_title])
     where = f"section “{section}”" if section else f"study session {c.session}"
-    pages = (
-        f"page {c.page_first}"
-        if c.page_first == c.page_last
-        else f"pages {c.page_first}-{c.page_last}"
-    )
+    pages = f"page {c.page_first}" if c.page_first == c.page_last else f"pages {c.pages_label}"
     context = (
         f"Part {c.part + 1} of study session {c.session} (“{_flat(inp.session_title)}”) of "
         f"{inp.source_name}, in {where}, {pages}."

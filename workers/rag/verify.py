@@ -18,12 +18,12 @@ a single character beside it.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.errors import InputError
-from quire.shared.ir import Document
+from quire.shared.ir import Document, Element
 from quire.shared.plan import Plan
 from quire.shared.rag import RagChunk
 from quire.workers.rag.chunker import ELEMENT_JOIN, Session, chunk_id, sessions_of
@@ -54,6 +54,18 @@ def _unit_starts(doc: Document, el_index: int, max_chars: int) -> set[int]:
             starts.add(pos)
         pos += len(u.text)
     return starts
+
+
+_Report = Callable[[str, str], None]  # (kind, message) of one problem
+
+
+def _enrichment_claims(c: RagChunk, bad: _Report) -> None:
+    if c.enrichment is not None:
+        e = c.enrichment
+        if not (e.context.strip() and e.summary.strip() and e.keywords and e.questions):
+            bad("enrichment", "an enrichment field is empty")
+        if any(not q.rstrip().endswith(("?", "؟")) for q in e.questions):
+            bad("enrichment", "a question does not end with '?'")
 
 
 class _SessionCheck:
@@ -154,12 +166,56 @@ class _SessionCheck:
 
         first_k = self.element_at(start)
         last_k = self.element_at(max(start, end - 1))
-        position = self.position
         spanned = [
             doc.elements[self.indexes[k]]
             for k in range(first_k, last_k + 1)
             if doc.elements[self.indexes[k]].text
         ]
+        self._element_claims(c, start, end, spanned, claimed, bad)
+        cont = self.inside(start) is not None
+        more = self.inside(end) is not None
+        if (c.continuation, c.has_more) != (cont, more):
+            bad(
+                "flags",
+                f"continuation={c.continuation} has_more={c.has_more}, the text says "
+                f"{cont} / {more}",
+            )
+        if c.header_chars:
+            table = doc.elements[self.indexes[first_k]]
+            lines = table.text.split("\n")
+            header = "\n".join(lines[:2]) + "\n"
+            if table.type != "table" or not cont or c.text[: c.header_chars] != header:
+                bad("header", "the repeated header is not the header of the table it continues")
+        self._label_claims(c, bad)
+        problem = self._cut_problem(start, c.starts_at, at_edge=c.part == 0)
+        if problem:
+            bad("cut", f"starts_at: {problem}")
+        if last and c.ends_at != "session":
+            bad("cut", f"ends_at {c.ends_at!r} at the session's end")
+        last_el = doc.elements[self.indexes[last_k]]
+        only_headings = all(e.type == "heading" or not e.text for e in spanned)
+        if (
+            not last
+            and not more
+            and last_el.type == "heading"
+            and not only_headings
+            and len(last_el.text) + len(ELEMENT_JOIN) < self.max_chars
+        ):
+            bad("heading_end", f"the chunk ends with heading {last_el.id}")
+        _enrichment_claims(c, bad)
+        return out
+
+    def _element_claims(
+        self,
+        c: RagChunk,
+        start: int,
+        end: int,
+        spanned: list[Element],
+        claimed: set[str],
+        bad: _Report,
+    ) -> None:
+        """The chunk's element ids and pages against the elements its text spans."""
+        doc, position = self.doc, self.position
 
         def text_of(el_id: str) -> str:
             return doc.elements[self.indexes[position[el_id]]].text
@@ -185,51 +241,18 @@ class _SessionCheck:
             min(e.page_first for e in els),
             max(e.page_last for e in els),
         ):
-            bad("pages", f"pages {c.page_first}-{c.page_last} disagree with its elements")
-        cont = self.inside(start) is not None
-        more = self.inside(end) is not None
-        if (c.continuation, c.has_more) != (cont, more):
-            bad(
-                "flags",
-                f"continuation={c.continuation} has_more={c.has_more}, the text says "
-                f"{cont} / {more}",
-            )
-        if c.header_chars:
-            table = doc.elements[self.indexes[first_k]]
-            lines = table.text.split("\n")
-            header = "\n".join(lines[:2]) + "\n"
-            if table.type != "table" or not cont or c.text[: c.header_chars] != header:
-                bad("header", "the repeated header is not the header of the table it continues")
+            bad("pages", f"pages {c.pages_label} disagree with its elements")
+
+    def _label_claims(self, c: RagChunk, bad: _Report) -> None:
+        """The chunk's size, document, session and id against its text and place."""
         if c.chars != len(c.text):
             bad("cap", f"chars says {c.chars}, the text has {len(c.text)}")
         if len(c.text) > self.max_chars:
             bad("cap", f"{len(c.text)} characters, over the cap of {self.max_chars}")
-        if c.doc_id != doc.doc_id or c.session != s.number:
+        if c.doc_id != self.doc.doc_id or c.session != self.s.number:
             bad("order", f"chunk is labelled doc {c.doc_id[:12]} session {c.session}")
         if c.id != chunk_id(c.doc_id, c.session, c.element_ids, c.part, c.text):
             bad("id", "the id is not the hash of the chunk's content and position")
-        problem = self._cut_problem(start, c.starts_at, at_edge=c.part == 0)
-        if problem:
-            bad("cut", f"starts_at: {problem}")
-        if last and c.ends_at != "session":
-            bad("cut", f"ends_at {c.ends_at!r} at the session's end")
-        last_el = doc.elements[self.indexes[last_k]]
-        only_headings = all(e.type == "heading" or not e.text for e in spanned)
-        if (
-            not last
-            and not more
-            and last_el.type == "heading"
-            and not only_headings
-            and len(last_el.text) + len(ELEMENT_JOIN) < self.max_chars
-        ):
-            bad("heading_end", f"the chunk ends with heading {last_el.id}")
-        if c.enrichment is not None:
-            e = c.enrichment
-            if not (e.context.strip() and e.summary.strip() and e.keywords and e.questions):
-                bad("enrichment", "an enrichment field is empty")
-            if any(not q.rstrip().endswith(("?", "؟")) for q in e.questions):
-                bad("enrichment", "a question does not end with '?'")
-        return out
 
     def _cut_problem(self, pos: int, label: str, *, at_edge: bool) -> str | None:
         if at_edge:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from quire.shared.ir import Document, Element
-from quire.shared.manifest import Finding, Manifest
+from quire.shared.manifest import Finding, Manifest, ManifestChunk
 from quire.shared.markdown import table_row
 from quire.shared.text import count_words, normalize, sha256_bytes, text_hash
 from quire.workers.verify.findings import Findings
@@ -102,19 +102,58 @@ class MarkdownResult:
 
 
 def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> MarkdownResult:
-    by_id = doc.by_id()
-    order = {e.id: i for i, e in enumerate(doc.elements)}
-    ir_images = {e.image.file: e.image.sha256 for e in doc.elements if e.image}
-    expected_chunk = {eid: c.number for c in manifest.chunks for eid in c.element_ids}
-    findings = Findings()
-    seen: dict[str, int] = {}
-    sequence: list[tuple[int, str]] = []  # (chunk, id) of first occurrences, in file order
-    tables = rows = images = 0
-    root = out_dir.resolve()
-    places = manifest_places(doc, manifest)
-    written: dict[str, list[tuple[str, str]]] = {}  # chunk file -> its segments
-
+    check = _MarkdownCheck(doc, manifest, out_dir)
     for chunk in sorted(manifest.chunks, key=lambda c: c.number):
+        check.chunk(chunk)
+    check.order()
+    check.missing()
+    findings = check.findings
+    links = check_links(doc, check.places, check.written, out_dir, findings)
+    footnotes = check_footnotes(doc, check.seen, check.written, findings)
+    counts = Counter(
+        chunks_markdown=sum(1 for c in manifest.chunks if c.markdown_file),
+        elements=len(doc.elements),
+        tables=check.tables,
+        table_rows=check.rows,
+        images=check.images,
+        links=links,
+        footnotes=footnotes,
+    )
+    return MarkdownResult(findings, dict(counts))
+
+
+class _MarkdownCheck:
+    """One pass over a document's chunk files: what was seen where, and the findings."""
+
+    def __init__(self, doc: Document, manifest: Manifest, out_dir: Path) -> None:
+        self.doc, self.out_dir = doc, out_dir
+        self.by_id = doc.by_id()
+        self.ir_images = {e.image.file: e.image.sha256 for e in doc.elements if e.image}
+        self.expected_chunk = {eid: c.number for c in manifest.chunks for eid in c.element_ids}
+        self.findings = Findings()
+        self.seen: dict[str, int] = {}
+        # (chunk, id) of first occurrences, in file order
+        self.sequence: list[tuple[int, str]] = []
+        self.tables = self.rows = self.images = 0
+        self.root = out_dir.resolve()
+        self.places = manifest_places(doc, manifest)
+        self.written: dict[str, list[tuple[str, str]]] = {}  # chunk file -> its segments
+
+    def chunk(self, chunk: ManifestChunk) -> None:
+        read = self._read(chunk)
+        if read is None:
+            return
+        name, path, parsed = read
+        self.written[name] = parsed.segments
+        listed = set(chunk.element_ids)
+        for eid, text in parsed.segments:
+            self._segment(chunk.number, name, eid, text, listed)
+        self._word_drift(chunk, name, parsed)
+        self._images(chunk.number, name, path, parsed)
+
+    def _read(self, chunk: ManifestChunk) -> tuple[str, Path, ParsedChunk] | None:
+        """The chunk's Markdown file, parsed; None (with a finding) when it cannot be read."""
+        findings = self.findings
         name = chunk.markdown_file
         if not name:
             findings.add(
@@ -123,8 +162,8 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 "chunk although the output format includes Markdown",
                 chunk=chunk.number,
             )
-            continue
-        path = inside(out_dir, name)
+            return None
+        path = inside(self.out_dir, name)
         if path is None or not path.is_file():
             findings.add(
                 "manifest_mismatch",
@@ -132,7 +171,7 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 chunk=chunk.number,
                 file=name,
             )
-            continue
+            return None
         try:
             parsed = parse_chunk_markdown(path.read_bytes().decode("utf-8"))
         except UnicodeDecodeError:
@@ -142,7 +181,7 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 chunk=chunk.number,
                 file=name,
             )
-            continue
+            return None
         if parsed.front.get("chunk") != str(chunk.number):
             findings.add(
                 "manifest_mismatch",
@@ -158,74 +197,82 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 chunk=chunk.number,
                 file=name,
             )
-        written[name] = parsed.segments
-        listed = set(chunk.element_ids)
-        for eid, text in parsed.segments:
-            if eid not in by_id:
-                findings.add(
-                    "unknown",
-                    f"{eid} is not an element of the IR",
-                    chunk=chunk.number,
-                    element_id=eid,
-                    file=name,
-                )
-                continue
-            if eid in seen:
-                findings.add(
-                    "duplicated",
-                    f"{eid} appears again (first in chunk {seen[eid]}): {_where(by_id[eid])}",
-                    chunk=chunk.number,
-                    element_id=eid,
-                    file=name,
-                )
-                continue
-            seen[eid] = chunk.number
-            element = by_id[eid]
-            if element.type != "footnote":  # footnotes follow the text (checked below)
-                sequence.append((chunk.number, eid))
-            want = expected_text(element.text, chunk.number, places)
-            if text_hash(text) != text_hash(want):
-                diff = _first_difference(want, text)
-                findings.add(
-                    "altered",
-                    f"{eid} text differs from the IR ({diff})",
-                    chunk=chunk.number,
-                    element_id=eid,
+        return name, path, parsed
+
+    def _segment(self, number: int, name: str, eid: str, text: str, listed: set[str]) -> None:
+        """One element's text as the file holds it, against the IR and the manifest."""
+        findings = self.findings
+        if eid not in self.by_id:
+            findings.add(
+                "unknown",
+                f"{eid} is not an element of the IR",
+                chunk=number,
+                element_id=eid,
+                file=name,
+            )
+            return
+        if eid in self.seen:
+            findings.add(
+                "duplicated",
+                f"{eid} appears again (first in chunk {self.seen[eid]}): {_where(self.by_id[eid])}",
+                chunk=number,
+                element_id=eid,
+                file=name,
+            )
+            return
+        self.seen[eid] = number
+        element = self.by_id[eid]
+        if element.type != "footnote":  # footnotes follow the text (checked below)
+            self.sequence.append((number, eid))
+        want = expected_text(element.text, number, self.places)
+        if text_hash(text) != text_hash(want):
+            diff = _first_difference(want, text)
+            findings.add(
+                "altered",
+                f"{eid} text differs from the IR ({diff})",
+                chunk=number,
+                element_id=eid,
+                page=element.page_first,
+                file=name,
+            )
+        if eid not in listed:
+            findings.add(
+                "manifest_mismatch",
+                f"{eid} is in this chunk's Markdown but the manifest puts it in "
+                f"chunk {self.expected_chunk.get(eid, '(none)')}",
+                chunk=number,
+                element_id=eid,
+                file=name,
+            )
+        if element.type == "table" and element.rows:
+            self._table_rows(number, name, element, text)
+
+    def _table_rows(self, number: int, name: str, element: Element, text: str) -> None:
+        assert element.rows
+        self.tables += 1
+        width = max(len(r) for r in element.rows)
+        present = set(text.split("\n"))
+        for r, row in enumerate(element.rows):
+            self.rows += 1
+            # the file's text was normalised; so is the row we look for in it
+            line = normalize(table_row(row, width))
+            line = expected_text(line, number, self.places)
+            if line not in present:
+                self.findings.add(
+                    "table_rows",
+                    f"table {element.id} row {r + 1} of {len(element.rows)} is "
+                    f"missing: '{_snippet(line)}'",
+                    chunk=number,
+                    element_id=element.id,
                     page=element.page_first,
                     file=name,
                 )
-            if eid not in listed:
-                findings.add(
-                    "manifest_mismatch",
-                    f"{eid} is in this chunk's Markdown but the manifest puts it in "
-                    f"chunk {expected_chunk.get(eid, '(none)')}",
-                    chunk=chunk.number,
-                    element_id=eid,
-                    file=name,
-                )
-            if element.type == "table" and element.rows:
-                tables += 1
-                width = max(len(r) for r in element.rows)
-                present = set(text.split("\n"))
-                for r, row in enumerate(element.rows):
-                    rows += 1
-                    # the file's text was normalised; so is the row we look for in it
-                    line = normalize(table_row(row, width))
-                    line = expected_text(line, chunk.number, places)
-                    if line not in present:
-                        findings.add(
-                            "table_rows",
-                            f"table {eid} row {r + 1} of {len(element.rows)} is "
-                            f"missing: '{_snippet(line)}'",
-                            chunk=chunk.number,
-                            element_id=eid,
-                            page=element.page_first,
-                            file=name,
-                        )
 
+    def _word_drift(self, chunk: ManifestChunk, name: str, parsed: ParsedChunk) -> None:
+        by_id = self.by_id
         expected_words = sum(count_words(by_id[i].text) for i in chunk.element_ids if i in by_id)
         if abs(parsed.body_words - expected_words) > WORD_TOLERANCE:
-            findings.add(
+            self.findings.add(
                 "word_drift",
                 f"{name} has {parsed.body_words} words, its elements have "
                 f"{expected_words} in the IR (tolerance ±{WORD_TOLERANCE})",
@@ -233,51 +280,48 @@ def check_markdown(doc: Document, manifest: Manifest, out_dir: Path) -> Markdown
                 file=name,
             )
 
+    def _images(self, number: int, name: str, path: Path, parsed: ParsedChunk) -> None:
+        """Every image the file links to, and every image element it holds, against the IR."""
         paths = dict.fromkeys(
             x for x in parsed.links if "://" not in x and not x.startswith("data:")
         )
         for eid, _ in parsed.segments:
-            img = by_id[eid].image if eid in by_id else None
+            img = self.by_id[eid].image if eid in self.by_id else None
             if img:
                 paths[img.file] = None
         for link in paths:
-            images += 1
-            problem = _image_problem(root, path.parent, link, ir_images)
+            self.images += 1
+            problem = _image_problem(self.root, path.parent, link, self.ir_images)
             if problem:
-                findings.add("image_hash", f"{name}: {problem}", chunk=chunk.number, file=link)
+                self.findings.add("image_hash", f"{name}: {problem}", chunk=number, file=link)
 
-    for i, (cnum, eid) in enumerate(sequence[1:], 1):
-        prev_chunk, prev = sequence[i - 1]
-        if order[eid] < order[prev]:
-            findings.add(
-                "reordered",
-                f"{eid} comes after {prev} (chunk {prev_chunk}) but precedes it in the IR",
-                chunk=cnum,
-                element_id=eid,
-            )
-    for e in doc.elements:
-        if e.id not in seen:
-            exp = expected_chunk.get(e.id)
-            findings.add(
-                "missing",
-                f"{e.id} ({_where(e)}) is in no chunk"
-                + (f"; expected in chunk {exp}" if exp else ""),
-                chunk=exp,
-                element_id=e.id,
-                page=e.page_first,
-            )
-    links = check_links(doc, places, written, out_dir, findings)
-    footnotes = check_footnotes(doc, seen, written, findings)
-    counts = Counter(
-        chunks_markdown=sum(1 for c in manifest.chunks if c.markdown_file),
-        elements=len(doc.elements),
-        tables=tables,
-        table_rows=rows,
-        images=images,
-        links=links,
-        footnotes=footnotes,
-    )
-    return MarkdownResult(findings, dict(counts))
+    def order(self) -> None:
+        """Elements written in an order other than the IR's."""
+        order = {e.id: i for i, e in enumerate(self.doc.elements)}
+        sequence = self.sequence
+        for i, (cnum, eid) in enumerate(sequence[1:], 1):
+            prev_chunk, prev = sequence[i - 1]
+            if order[eid] < order[prev]:
+                self.findings.add(
+                    "reordered",
+                    f"{eid} comes after {prev} (chunk {prev_chunk}) but precedes it in the IR",
+                    chunk=cnum,
+                    element_id=eid,
+                )
+
+    def missing(self) -> None:
+        """Elements written in no chunk."""
+        for e in self.doc.elements:
+            if e.id not in self.seen:
+                exp = self.expected_chunk.get(e.id)
+                self.findings.add(
+                    "missing",
+                    f"{e.id} ({_where(e)}) is in no chunk"
+                    + (f"; expected in chunk {exp}" if exp else ""),
+                    chunk=exp,
+                    element_id=e.id,
+                    page=e.page_first,
+                )
 
 
 def _image_problem(root: Path, base: Path, link: str, ir_images: dict[str, str]) -> str | None:

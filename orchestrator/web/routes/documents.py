@@ -98,20 +98,20 @@ def post_document(
 @router.get("/documents/{doc}")
 def document(web: WebDep, doc: str) -> DocumentDetail:
     """State, progress, settings and the revision history (who moved it, when and why)."""
-    return web.reader.detail(web.reader.session(doc))
+    return web.reader.detail(web.reader.job(doc))
 
 
 @router.get("/documents/{doc}/plan")
 def plan(web: WebDep, doc: str) -> PlanOut:
     """The sessions: page ranges, titles, why each ends, the cut's reviewer votes."""
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     return web.reader.outputs(s).plan_out
 
 
 @router.get("/documents/{doc}/pages")
 def pages(web: WebDep, doc: str) -> PagesOut:
     """The book's pages: count, outline (chapter starts) and pages without text."""
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     return web.reader.outputs(s).pages
 
 
@@ -128,7 +128,7 @@ def page_image(
     dpi: Annotated[int, Query(ge=MIN_DPI, le=MAX_DPI)] = DEFAULT_DPI,
 ) -> Response:
     """A source page as PNG, rendered on first request and cached."""
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     if s.source_format != "pdf":
         raise ApiError(
             404,
@@ -153,12 +153,12 @@ def page_image(
 def session(web: WebDep, doc: str, number: int) -> SessionDetail:
     """One session: its plan entry, why it starts and ends there, its analysis and its
     verification findings."""
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     return web.reader.outputs(s).session_detail(number)
 
 
 def _session_file(web: Web, doc: str, number: int, kind: Literal["markdown", "pdf"]) -> bytes:
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     out = web.reader.outputs(s)
     detail = out.session_detail(number)
     name = detail.markdown_file if kind == "markdown" else detail.pdf_file
@@ -190,7 +190,7 @@ def session_pdf(web: WebDep, doc: str, number: int) -> Response:
 @router.get("/documents/{doc}/verification")
 def verification(web: WebDep, doc: str) -> VerificationReport:
     """The verification report: what was checked, and every finding with its place."""
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     report = web.reader.outputs(s).verification
     if report is None:
         raise NotReady(s, "verification report")
@@ -200,7 +200,7 @@ def verification(web: WebDep, doc: str) -> VerificationReport:
 @router.get("/documents/{doc}/review")
 def review(web: WebDep, doc: str) -> ReviewReport:
     """The topic review: every candidate transition with each reviewer's vote."""
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     report = web.reader.outputs(s).review
     if report is None:
         raise NotReady(s, "topic review")
@@ -210,7 +210,7 @@ def review(web: WebDep, doc: str) -> ReviewReport:
 @router.get("/documents/{doc}/analysis")
 def analysis(web: WebDep, doc: str) -> list[ChunkAnalysis]:
     """Each session's analysis: English and Persian topic and study focus, coherence."""
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     return sorted(web.reader.outputs(s).analyses.values(), key=lambda a: a.chunk)
 
 
@@ -221,7 +221,7 @@ def analysis(web: WebDep, doc: str) -> list[ChunkAnalysis]:
 )
 def study_index(web: WebDep, doc: str, name: Literal["en", "fa", "map"]) -> Response:
     """`study-index-en.md`, `study-index-fa.md` or `study-map.md`."""
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     data = web.reader.outputs(s).need(INDEX_FILES[name], f"study index ({name})")
     return Response(data, media_type="text/markdown; charset=utf-8")
 
@@ -233,7 +233,7 @@ def study_index(web: WebDep, doc: str, name: Literal["en", "fa", "map"]) -> Resp
 )
 def retrieval_chunks(web: WebDep, doc: str) -> Response:
     """`rag-chunks.jsonl`, one retrieval chunk per line (after `quire rag`)."""
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     data = web.reader.outputs(s).need(RAG_CHUNKS_FILE, "retrieval chunks")
     return Response(data, media_type="application/x-ndjson")
 
@@ -247,7 +247,7 @@ def image(
     web: WebDep, doc: str, name: Annotated[str, Path(pattern=r"^[0-9a-f]{16,64}\.[a-z0-9]{2,5}$")]
 ) -> Response:
     """An image the sessions' Markdown links to (`images/<sha256>.<ext>`)."""
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     data = web.reader.outputs(s).need(Layout.IMAGES + name, f"image {name}")
     kind = name.rsplit(".", 1)[-1].lower()
     media = {

@@ -67,7 +67,7 @@ def _optional(read: Callable[[], T]) -> T | None:
 
 @router.get("/documents/{doc}", dependencies=Authorized)
 def document_page(request: Request, web: WebDep, doc: str) -> HTMLResponse:
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     out = web.reader.outputs(s)
     plan = _optional(lambda: out.plan_out)
     pages = _optional(lambda: out.pages)
@@ -100,7 +100,7 @@ def document_page(request: Request, web: WebDep, doc: str) -> HTMLResponse:
 
 @router.get("/documents/{doc}/sessions/{number}", dependencies=Authorized)
 def session_page(request: Request, web: WebDep, doc: str, number: int) -> HTMLResponse:
-    s = web.reader.session(doc)
+    s = web.reader.job(doc)
     out: Outputs = web.reader.outputs(s)
     detail = out.session_detail(number)
     image, link = _links(s.doc_id, out.plan_out)

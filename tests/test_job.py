@@ -1,4 +1,4 @@
-"""The session commit protocol and the orchestrator's fan-out/fan-in bookkeeping, on real
+"""The job commit protocol and the orchestrator's fan-out/fan-in bookkeeping, on real
 stores: LocalStore + SQLite, and S3 (moto over HTTP) + a real redis-server."""
 
 from __future__ import annotations
@@ -19,28 +19,28 @@ from quire.shared.engine import (
     superseded,
 )
 from quire.shared.errors import ConflictError
+from quire.shared.job import Job, JobRepo
 from quire.shared.revisions import SqliteRevisionStore
 from quire.shared.revisions.listing import DocEntry, DocQuery
 from quire.shared.revisions.redis import RedisRevisionStore
-from quire.shared.session import Session, SessionRepo
 from quire.shared.states import FINISH, MAX_REDRIVES
 from quire.shared.store import LocalStore
 
 
 @pytest.fixture(params=["local", "distributed"])
-def repo(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SessionRepo]:
+def repo(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[JobRepo]:
     if request.param == "local":
-        yield SessionRepo(LocalStore(tmp_path / "store"), SqliteRevisionStore(tmp_path / "r.db"))
+        yield JobRepo(LocalStore(tmp_path / "store"), SqliteRevisionStore(tmp_path / "r.db"))
     else:
         store = request.getfixturevalue("s3_store")
         url = request.getfixturevalue("redis_url")
         revisions = RedisRevisionStore(url, prefix=f"test:{uuid.uuid4().hex}:")
-        yield SessionRepo(store, revisions)
+        yield JobRepo(store, revisions)
         revisions.close()
 
 
-def new_session(repo: SessionRepo, doc_id: str = "d1") -> Session:
-    s = Session(
+def new_job(repo: JobRepo, doc_id: str = "d1") -> Job:
+    s = Job(
         doc_id=doc_id,
         source_name="a.pdf",
         source_format="pdf",
@@ -50,8 +50,8 @@ def new_session(repo: SessionRepo, doc_id: str = "d1") -> Session:
     return repo.commit(s, expected=0, actor="test", why="create")
 
 
-def test_commit_advances_and_stale_commit_is_rejected(repo: SessionRepo) -> None:
-    s1 = new_session(repo)
+def test_commit_advances_and_stale_commit_is_rejected(repo: JobRepo) -> None:
+    s1 = new_job(repo)
     assert s1.revision == 1 and repo.load("d1").revision == 1
     s1.state = "parsing"
     s2 = repo.commit(s1, expected=1, actor="a", why="first")
@@ -61,12 +61,12 @@ def test_commit_advances_and_stale_commit_is_rejected(repo: SessionRepo) -> None
     assert [s.why for s in repo.history("d1")] == ["create", "first"]
 
 
-def test_concurrent_commits_lose_no_update(repo: SessionRepo) -> None:
-    new_session(repo)
+def test_concurrent_commits_lose_no_update(repo: JobRepo) -> None:
+    new_job(repo)
     parts = [f"p{i:03d}" for i in range(24)]
 
     def work(part: str) -> None:
-        def change(s: Session) -> bool:
+        def change(s: Job) -> bool:
             s.done[part] = f"key-{part}"
             return True
 
@@ -83,8 +83,8 @@ def test_concurrent_commits_lose_no_update(repo: SessionRepo) -> None:
     assert [s.revision for s in history] == list(range(1, len(parts) + 2))  # gapless
 
 
-def test_index_loss_is_rebuilt_from_the_store(repo: SessionRepo) -> None:
-    s = new_session(repo)
+def test_index_loss_is_rebuilt_from_the_store(repo: JobRepo) -> None:
+    s = new_job(repo)
     for i in range(3):
         s = repo.commit(s, expected=s.revision, actor="t", why=f"step {i}")
     repo.revisions.force("d1", 0)  # what a Redis flush looks like
@@ -98,14 +98,14 @@ def test_index_loss_is_rebuilt_from_the_store(repo: SessionRepo) -> None:
     assert [s.revision for s in repo.history("d1")] == [1, 2, 3, 4, 5]
 
 
-def _parts(s: Session) -> list[str]:
+def _parts(s: Job) -> list[str]:
     return {"parsing": ["00001-00100", "00101-00200", "00201-00250"], "scoring": ["scoring"]}.get(
         s.state, []
     )
 
 
-def test_advance_is_idempotent_and_fans_in(repo: SessionRepo) -> None:
-    new_session(repo)
+def test_advance_is_idempotent_and_fans_in(repo: JobRepo) -> None:
+    new_job(repo)
     sent = advance(repo, "d1", _parts)
     assert [m.part for m in sent] == ["00001-00100", "00101-00200", "00201-00250"]
     assert advance(repo, "d1", _parts) == []  # nothing enqueued twice
@@ -121,10 +121,10 @@ def test_advance_is_idempotent_and_fans_in(repo: SessionRepo) -> None:
     assert not mark_done(repo, stale, "k", actor="late worker")
 
 
-def test_a_slow_part_from_a_superseded_dispatch_changes_nothing(repo: SessionRepo) -> None:
+def test_a_slow_part_from_a_superseded_dispatch_changes_nothing(repo: JobRepo) -> None:
     """The reconciler re-drives a state while one of its parts is still running somewhere:
     the part goes out again at a later revision, and the slow one's late commit is refused."""
-    new_session(repo)
+    new_job(repo)
     slow = advance(repo, "d1", _parts)[0]
     far = repo.load("d1").committed_at + 10_000
     assert reconcile(repo, ["d1"], now=far) == ["d1"]
@@ -137,8 +137,8 @@ def test_a_slow_part_from_a_superseded_dispatch_changes_nothing(repo: SessionRep
     assert repo.load("d1").done[slow.part] == "k/current"
 
 
-def test_reconciler_redrives_then_fails(repo: SessionRepo) -> None:
-    new_session(repo)
+def test_reconciler_redrives_then_fails(repo: JobRepo) -> None:
+    new_job(repo)
     advance(repo, "d1", _parts)
     s = repo.load("d1")
     far = s.committed_at + 10_000
@@ -150,10 +150,10 @@ def test_reconciler_redrives_then_fails(repo: SessionRepo) -> None:
     assert s.state == "failed" and s.error_code == "stuck"
 
 
-def test_reconciler_skips_settled_documents_until_they_commit_again(repo: SessionRepo) -> None:
-    """A finished document costs the reconciler one revision lookup per pass, not a session
+def test_reconciler_skips_settled_documents_until_they_commit_again(repo: JobRepo) -> None:
+    """A finished document costs the reconciler one revision lookup per pass, not a job
     read; a re-run (a new commit) puts it back under watch."""
-    new_session(repo)
+    new_job(repo)
     advance(repo, "d1", _parts)
     s = repo.load("d1")
     s.fail("corrupt", "bad input", s.committed_at)
@@ -162,7 +162,7 @@ def test_reconciler_skips_settled_documents_until_they_commit_again(repo: Sessio
     far = failed.committed_at + 10_000
     assert reconcile(repo, ["d1"], now=far, settled=settled) == []
     assert settled == {"d1": failed.revision}
-    # the settled session is not read again: even an unreadable object goes unnoticed
+    # the settled job is not read again: even an unreadable object goes unnoticed
     key = f"docs/d1/session/rev-{failed.revision:08d}.json"
     good = repo.store.get(key)
     repo.store.put(key, b"not json")
@@ -177,13 +177,13 @@ def test_reconciler_skips_settled_documents_until_they_commit_again(repo: Sessio
     assert "d1" not in settled
 
 
-def _listed(repo: SessionRepo) -> DocEntry:
+def _listed(repo: JobRepo) -> DocEntry:
     (only,) = repo.revisions.entries(DocQuery(name="a.pdf")).entries
     return only
 
 
-def test_every_commit_lists_the_document_with_its_own_time(repo: SessionRepo) -> None:
-    new_session(repo)
+def test_every_commit_lists_the_document_with_its_own_time(repo: JobRepo) -> None:
+    new_job(repo)
     assert (_listed(repo).state, _listed(repo).revision) == ("queued", 1)
     sent = advance(repo, "d1", _parts)
     assert (_listed(repo).state, _listed(repo).parts_total) == ("parsing", 3)
@@ -205,8 +205,8 @@ def test_every_commit_lists_the_document_with_its_own_time(repo: SessionRepo) ->
     assert repo.revisions.unlisted() == []
 
 
-def test_a_rebuilt_index_lists_again(repo: SessionRepo) -> None:
-    s = new_session(repo)
+def test_a_rebuilt_index_lists_again(repo: JobRepo) -> None:
+    s = new_job(repo)
     s.state = "parsing"
     repo.commit(s, expected=1, actor="t", why="advance")
     repo.revisions.force("d1", 0)  # what a Redis flush looks like (the listing goes too)
@@ -216,7 +216,7 @@ def test_a_rebuilt_index_lists_again(repo: SessionRepo) -> None:
     assert repo.update("d1", lambda s: True, actor="t", why="after") is not None
     assert _listed(repo).revision == 3 and repo.revisions.unlisted() == []
     # a commit from before the listing (a revision set without its entry): listed on demand
-    old = new_session(repo, "d2").model_copy(update={"revision": 2, "state": "complete"})
+    old = new_job(repo, "d2").model_copy(update={"revision": 2, "state": "complete"})
     repo.store.put("docs/d2/session/rev-00000002.json", old.model_dump_json().encode())
     assert repo.revisions.compare_and_set("d2", 1, 2)
     assert repo.revisions.unlisted() == ["d2"]

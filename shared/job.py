@@ -1,4 +1,8 @@
-"""A document's session: its state-machine position, committed as immutable revisions.
+"""A document's processing job: its state-machine position, committed as immutable revisions.
+
+A job is the processing of one document; a session is what a student studies (a chunk of
+the plan). The job's revisions live under `session/`, their name from before the two were
+told apart: renaming the key would leave existing stores unreadable.
 
 Commit protocol (DESIGN.md §2, made crash-safe):
 1. the committer read revision n and built revision n+1;
@@ -49,7 +53,7 @@ TERMINAL_STATES: frozenset[str] = frozenset({"complete", "failed"})
 STOPPED: frozenset[str] = TERMINAL_STATES | {"awaiting_decision"}
 
 
-class Session(BaseModel):
+class Job(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     doc_id: str
@@ -101,8 +105,8 @@ class Session(BaseModel):
         self.error = reason
 
 
-class SessionRepo:
-    """Loads and commits sessions over an object store and a revision store."""
+class JobRepo:
+    """Loads and commits jobs over an object store and a revision store."""
 
     def __init__(self, store: ObjectStore, revisions: RevisionStore) -> None:
         self.store = store
@@ -126,11 +130,11 @@ class SessionRepo:
             self.revisions.force(doc_id, rev, self.entry(self.load(doc_id, rev)))
 
     def _highest_in_store(self, doc_id: str) -> int:
-        revs = [keys.revision_number(k) or 0 for k in self.store.list(keys.sessions(doc_id))]
+        revs = [keys.revision_number(k) or 0 for k in self.store.list(keys.job_revisions(doc_id))]
         return max(revs, default=0)
 
     def documents_in_store(self) -> list[str]:
-        """Every document with a committed session, from a full listing of `docs/` in the
+        """Every document with a committed job, from a full listing of `docs/` in the
         store (not the index): for rebuilding the index after the revision store lost it."""
         return sorted(
             keys.doc_id_of(k) for k in self.store.list(keys.DOCS) if keys.revision_number(k) == 1
@@ -139,18 +143,18 @@ class SessionRepo:
     def exists(self, doc_id: str) -> bool:
         return self.current_revision(doc_id) > 0
 
-    def load(self, doc_id: str, revision: int | None = None) -> Session:
+    def load(self, doc_id: str, revision: int | None = None) -> Job:
         rev = self.current_revision(doc_id) if revision is None else revision
         if rev == 0:
             raise NotFound(f"no document {doc_id}")
-        return Session.model_validate_json(self.store.get(keys.revision(doc_id, rev)))
+        return Job.model_validate_json(self.store.get(keys.revision(doc_id, rev)))
 
-    def commit(self, session: Session, *, expected: int, actor: str, why: str) -> Session:
-        """Commit `session` as revision expected+1, or raise ConflictError."""
-        doc_id = session.doc_id
+    def commit(self, job: Job, *, expected: int, actor: str, why: str) -> Job:
+        """Commit `job` as revision expected+1, or raise ConflictError."""
+        doc_id = job.doc_id
         if self.current_revision(doc_id) != expected:
             raise ConflictError(f"{doc_id}: revision {expected} is stale")
-        new = session.model_copy(
+        new = job.model_copy(
             update={
                 "revision": expected + 1,
                 "actor": actor,
@@ -178,14 +182,14 @@ class SessionRepo:
     def update(
         self,
         doc_id: str,
-        change: Callable[[Session], bool],
+        change: Callable[[Job], bool],
         *,
         actor: str,
         why: str,
         attempts: int = 50,
-    ) -> Session | None:
-        """Optimistic read-modify-commit. `change` edits the session in place and returns
-        False when there is nothing to commit. Returns the committed session or None."""
+    ) -> Job | None:
+        """Optimistic read-modify-commit. `change` edits the job in place and returns
+        False when there is nothing to commit. Returns the committed job or None."""
         for _ in range(attempts):
             current = self.load(doc_id)
             draft = current.model_copy(deep=True)
@@ -197,13 +201,13 @@ class SessionRepo:
                 time.sleep(0.002)
         raise QuireError(f"{doc_id}: could not commit after {attempts} conflicting attempts")
 
-    def history(self, doc_id: str) -> list[Session]:
+    def history(self, doc_id: str) -> list[Job]:
         return [self.load(doc_id, r) for r in range(1, self.current_revision(doc_id) + 1)]
 
     # --- the documents listing ----------------------------------------------------------------
 
-    def entry(self, s: Session) -> DocEntry:
-        """The session as the documents listing shows it; a stopped document's entry adds
+    def entry(self, s: Job) -> DocEntry:
+        """The job as the documents listing shows it; a stopped document's entry adds
         what its outputs say (two small reads, once per stop)."""
         stopped = s.state in STOPPED
         facts = output_facts(self.store, s.doc_id) if stopped else OutputFacts()
@@ -224,8 +228,8 @@ class SessionRepo:
             error=s.error,
         )
 
-    def processing_seconds(self, s: Session) -> float:
-        """The document's own processing time: what its parts took. A session recorded
+    def processing_seconds(self, s: Job) -> float:
+        """The document's own processing time: what its parts took. A job recorded
         before parts were timed falls back to the span from its first advance."""
         if s.work_seconds > 0 or s.revision < 2:
             return s.work_seconds
