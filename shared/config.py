@@ -10,7 +10,6 @@ the environment themselves, so they never enter task payloads, session state or 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -23,7 +22,6 @@ from quire.shared.settings import (
     OcrMode,
     Settings,
     explain,
-    load_settings,
 )
 
 OutputFormat = Literal["markdown", "pdf", "both"]
@@ -107,11 +105,11 @@ class RunChoices(BaseModel):
         decider: Decider = DEFAULT_DECIDER,
         max_file_bytes: int | None = None,
         max_doc_pages: int | None = None,
-        env: Settings | None = None,
+        env: Settings,
     ) -> RunSettings:
-        """The run settings these choices make, the environment filling what they leave
-        open; a value that is not allowed fails in one line naming the flag."""
-        env = env or load_settings()
+        """The run settings these choices make, the entry point's settings (`env`) filling
+        what they leave open; a value that is not allowed fails in one line naming the
+        flag."""
         values: dict[str, Any] = {
             "output_format": self.output_format,
             "backend": self.backend or env.review_backend,
@@ -171,24 +169,8 @@ class RunSettings(BaseModel):
         return [self.output_format]
 
 
-class Environment(BaseModel):
-    """Where the system's state lives."""
-
-    broker_url: str | None = None
-    redis_url: str | None = None
-    store_url: str = ".quire/store"
-    state_dir: Path = Path(".quire")  # embedded revision store lives here
-    s3_endpoint_url: str | None = None
-    review_backend: Backend = "heuristic"
-
-    @classmethod
-    def from_env(cls) -> Environment:
-        s = load_settings()
-        return cls(
-            broker_url=s.broker_url,
-            redis_url=s.redis_url,
-            store_url=s.store_url,
-            state_dir=s.state_dir,
-            s3_endpoint_url=s.s3_endpoint_url,
-            review_backend=s.review_backend,
-        )
+class Environment(Settings):
+    """Where the system's state lives, and the rest of the process's settings: a `Settings`
+    whose given fields override the environment's (tests and benchmarks place their state
+    in a folder of their own this way). Entry points build one (`load_settings()`) and
+    pass it down; nothing below them reads the environment."""

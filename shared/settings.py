@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -205,6 +205,17 @@ class Settings(BaseSettings):
                 f"{a!r}: results would be written over (or trigger as) uploads"
             )
         return self
+
+
+def revealed(settings: Settings) -> dict[str, Any]:
+    """The settings as JSON-ready values, secrets included: for handing them to a child
+    process over a pipe (`Settings.model_validate` reads them back), never for printing."""
+    values = settings.model_dump(mode="json")
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
+        if isinstance(value, SecretStr):
+            values[name] = value.get_secret_value()
+    return values
 
 
 def env_name(field: str) -> str:

@@ -46,7 +46,7 @@ def stack(
         CeleryWorker(f"a{uuid.uuid4().hex[:6]}", "orchestrate,parse,review", worker_env),
         CeleryWorker(f"b{uuid.uuid4().hex[:6]}", "write,render,analysis,parse", worker_env),
     ):
-        yield Runtime.from_env(Environment.from_env())
+        yield Runtime.from_env(Environment())
 
 
 def test_distributed_run_matches_embedded(stack: Runtime, tmp_path: Path) -> None:

@@ -117,7 +117,7 @@ def test_flower_shows_our_tasks_and_metrics_show_the_queues(
     stack: dict[str, str], flower: str
 ) -> None:
     assert get(f"{flower}/api/tasks", auth=False)[0] == 401  # authentication is on
-    rt = Runtime.from_env(Environment.from_env())
+    rt = Runtime.from_env(Environment())
     worker_env = {k: v for k, v in os.environ.items() if k.startswith(("AWS_", "QUIRE_"))}
     with CeleryWorker(
         f"fl{uuid.uuid4().hex[:6]}", "orchestrate,parse,review,write,render,analysis", worker_env

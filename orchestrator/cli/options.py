@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from quire.orchestrator.cli.app import F, err
+from quire.orchestrator.cli.app import F, current_settings, err
 from quire.shared.config import DEFAULTS, ENV_DEFAULTS, RunChoices, RunSettings
 
 
@@ -15,9 +15,7 @@ def check_ocr(settings: RunSettings, asked: bool) -> None:
     """OCR asked for explicitly and run in this process: say now, in one line, when no engine
     reads the languages (workers check their own when they parse). `force` stops here; `auto`
     goes on and lists the pages that needed OCR without text."""
-    from quire.shared.config import Environment
-
-    if asked and settings.ocr != "off" and not Environment.from_env().broker_url:
+    if asked and settings.ocr != "off" and not current_settings().broker_url:
         from quire.shared.errors import OcrUnavailableError
         from quire.workers.parse.ocr_engines import pick_engine
 

@@ -41,10 +41,11 @@ from quire.shared.ir import Document, describe_textless
 from quire.shared.manifest import Manifest, ManifestChunk
 from quire.shared.markdown import inline
 from quire.shared.plan import ChunkKind
+from quire.shared.settings import Settings
 from quire.workers.analysis.heuristic import clean_heading
 from quire.workers.analysis.validate import english_problem, generic_problem, persian_problem
 from quire.workers.boundaries.candidates import plain_text
-from quire.workers.llm import JsonBackend, make_backend
+from quire.workers.llm import JsonBackend, backend_named
 from quire.workers.llm.base import ask_checked, is_strict, note_fallback
 
 REASKS = 2
@@ -544,7 +545,11 @@ def heuristic_index(context: IndexContext) -> StudyIndex:
 
 
 def author_index(
-    context: IndexContext, backend: str | JsonBackend, *, reasks: int = REASKS
+    context: IndexContext,
+    backend: str | JsonBackend,
+    *,
+    reasks: int = REASKS,
+    env: Settings | None = None,
 ) -> StudyIndex:
     """The study index by "heuristic" or an LLM backend (re-asked with the broken rules).
     An LLM that answers, but never with a valid index, is replaced by the heuristic's
@@ -554,7 +559,7 @@ def author_index(
         raise ValidationFailedError(f"indexes refused: unread chunks {context.unread}")
     if backend == "heuristic":
         return heuristic_index(context)
-    llm = make_backend(backend) if isinstance(backend, str) else backend
+    llm = backend_named(backend, env) if isinstance(backend, str) else backend
     got = ask_checked(
         llm,
         system=INDEX_SYSTEM,
