@@ -65,7 +65,7 @@ def call_tool_sync(ctx: McpContext, name: str, arguments: dict[str, Any]) -> typ
     return _result(out.model_dump(mode="json"))
 
 
-def build_server(ctx: McpContext) -> Server[Any]:
+def build_server(started: McpContext) -> Server[Any]:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -79,7 +79,7 @@ def build_server(ctx: McpContext) -> Server[Any]:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         # stage work blocks (parsing, writing, rendering): keep the event loop responsive
         return await anyio.to_thread.run_sync(
-            call_tool_sync, ctx, params.name, dict(params.arguments or {})
+            call_tool_sync, started, params.name, dict(params.arguments or {})
         )
 
     return Server(
