@@ -170,7 +170,16 @@ class RunSettings(BaseModel):
 
 
 class Environment(Settings):
-    """Where the system's state lives, and the rest of the process's settings: a `Settings`
-    whose given fields override the environment's (tests and benchmarks place their state
-    in a folder of their own this way). Entry points build one (`load_settings()`) and
-    pass it down; nothing below them reads the environment."""
+    """Settings whose state lives where they say: the broker, revision store, object store
+    and state folder given here, else the model's defaults (an embedded folder), never the
+    environment's; the other fields as `Settings` reads them. Tests and benchmarks place
+    their state in a folder of their own this way; entry points build a plain `Settings`
+    (`load_settings()`) and pass it down."""
+
+    def __init__(self, **values: Any) -> None:
+        for name in LOCATION:
+            values.setdefault(name, Settings.model_fields[name].get_default())
+        super().__init__(**values)
+
+
+LOCATION = ("broker_url", "redis_url", "store_url", "state_dir")
