@@ -4,8 +4,9 @@
 one line naming the variable and what is allowed (`SettingsError`). Only entry points call
 it (the `quire` command group, the Celery worker, the MCP server, each `quire.api` call;
 tests/test_settings_entry_points.py holds the list): they build one `Settings` and pass it
-down (`Runtime.env`, arguments), so nothing below them reads the environment. Command-line flags override the run defaults found here; they
-are validated by `RunSettings` and explained the same way (`explain`). The README's and
+down (`Runtime.env`, arguments), so nothing below them reads the environment.
+Command-line flags override the run defaults found here; they are validated by
+`RunSettings` and explained the same way (`explain`). The README's and
 OPERATIONS.md's tables list every field, and a test fails when code reads a `QUIRE_*`
 variable this model does not define.
 
