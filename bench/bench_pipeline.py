@@ -33,6 +33,7 @@ from services import CeleryWorker, MotoServer, RedisServer  # noqa: E402
 from quire.orchestrator.local import run_documents  # noqa: E402
 from quire.orchestrator.service import process_documents  # noqa: E402
 from quire.shared.config import Environment, RunSettings  # noqa: E402
+from quire.shared.settings import load_settings  # noqa: E402
 from quire.workers.execute import submit  # noqa: E402
 from quire.workers.runtime import Runtime  # noqa: E402
 
@@ -87,7 +88,7 @@ def distributed(paths: list[Path], tmp: Path, workers: int) -> tuple[float, int]
                 "AWS_DEFAULT_REGION": "us-east-1",
             }
             os.environ.update(env)
-            rt = Runtime.from_env()
+            rt = Runtime.from_env(load_settings())
             rt.store.ensure_bucket()  # type: ignore[attr-defined]
             ids = [submit(rt, p, SETTINGS).doc_id for p in paths]
             pool = [

@@ -283,7 +283,7 @@ def run_reviews(
             context=_sync_report(rt, s).model_dump(mode="json"),
         )
     name = backend or s.settings.backend
-    layer = review_all(chosen, steps.load_doc(rt, s).by_id(), make_reviewer(name))
+    layer = review_all(chosen, steps.load_doc(rt, s).by_id(), make_reviewer(name, env=rt.env))
     return _commit_layer(rt, s, layer, revision, why=f"{name} reviewed {len(chosen)} transitions")
 
 

@@ -140,7 +140,7 @@ def create_batch(
     `passwords` open password-protected PDFs at submission (never stored)."""
     from quire.workers.execute import submit_bytes
 
-    passwords = passwords or Passwords.load()
+    passwords = passwords or Passwords.load(settings=rt.env)
 
     submitted: list[tuple[SourceItem, str | None, str | None]] = []
     for src in sources:

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
-from quire.shared.config import Environment, Mode
 from quire.shared.errors import SettingsError
 from quire.shared.job import Job
+from quire.shared.settings import Mode, Settings
 from quire.shared.states import QUEUES, STOPPED
 from quire.workers.runtime import Runtime
 
@@ -183,14 +183,14 @@ def dispatcher_for(rt: Runtime, *, processes: int | None = None, poll: float = 0
     return EmbeddedDispatcher(rt, processes)
 
 
-def check_here(env: Environment, check: Callable[[], None]) -> None:
+def check_here(env: Settings, check: Callable[[], None]) -> None:
     """Run `check` of what running the parts needs (an OCR engine, say) when they run in
     this process; distributed, each worker checks its own when it runs them."""
     if not env.deployment.broker:
         check()
 
 
-def check_worker(env: Environment) -> None:
+def check_worker(env: Settings) -> None:
     """`quire worker` starts only with a broker, and with stores every worker can see
     (building the `Deployment` refuses those only this host sees)."""
     if not env.deployment.broker:

@@ -20,17 +20,16 @@ import signal
 import sys
 import threading
 import time
+from typing import Any
 
 from pydantic import BaseModel
 
-from quire.shared.config import Environment
-from quire.shared.settings import LogFormat
-
 
 class Setup(BaseModel):
-    env: Environment
+    # the parent's settings (`shared.settings.revealed`: secrets included, e.g. the PDF
+    # password), so the worker runs with exactly the settings of the run that started it
+    settings: dict[str, Any]
     log_level: int
-    log_format: LogFormat
 
 
 class Answer(BaseModel):
@@ -56,6 +55,7 @@ def main() -> None:
     from quire.shared.engine import TaskMessage
     from quire.shared.errors import TransientError
     from quire.shared.logs import configure_logging
+    from quire.shared.settings import Settings
     from quire.workers.execute import run_part
     from quire.workers.runtime import Runtime
 
@@ -64,9 +64,10 @@ def main() -> None:
         return Answer(ok=False, transient=transient, error=f"{type(exc).__name__}: {exc}")
 
     setup = Setup.model_validate_json(sys.stdin.buffer.readline())
-    configure_logging(setup.log_level, setup.log_format)
+    settings = Settings.model_validate(setup.settings)  # every field given: no env read
+    configure_logging(setup.log_level, settings.log_format)
     try:
-        rt: Runtime | None = Runtime.from_env(setup.env)
+        rt: Runtime | None = Runtime.from_env(settings)
         unusable = None
     except Exception as exc:  # e.g. the revision store unreachable: every part says why
         rt, unusable = None, failure(exc)

@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, SecretStr
 
 from quire.shared.errors import QuireError
-from quire.shared.settings import Settings, load_settings
+from quire.shared.settings import Settings
 
 
 class PasswordFileError(QuireError):
@@ -49,10 +49,11 @@ class Passwords(BaseModel):
         cls,
         password_file: Path | None = None,
         map_file: Path | None = None,
-        settings: Settings | None = None,
+        *,
+        settings: Settings,
     ) -> Passwords:
         """From the flags' files, else the settings (see the module doc)."""
-        env = settings or load_settings()
+        env = settings
         default = env.pdf_password.get_secret_value() if env.pdf_password else None
         if password_file is not None:
             lines = _read(password_file).splitlines()

@@ -27,7 +27,7 @@ from pathlib import Path
 from quire.orchestrator.part_worker import Answer, Setup
 from quire.shared.engine import TaskMessage
 from quire.shared.errors import QuireError, TransientError
-from quire.shared.settings import load_settings
+from quire.shared.settings import revealed
 from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.pool")
@@ -74,9 +74,7 @@ class PartPool:
             }
         )
         self._setup = Setup(
-            env=env,
-            log_level=logging.getLogger().level,
-            log_format=load_settings().log_format,
+            settings=revealed(env), log_level=logging.getLogger().level
         ).model_dump_json()
         self._size = processes
         self._jobs: queue.Queue[_Job | None] = queue.Queue()

@@ -15,6 +15,7 @@ from quire.shared.engine import reconcile
 from quire.shared.errors import UnknownDocumentError
 from quire.shared.layout import Layout
 from quire.shared.manifest import VerificationReport, load_manifest
+from quire.shared.settings import Settings
 from quire.shared.text import sha256_bytes
 from quire.workers.runtime import Runtime
 
@@ -44,14 +45,14 @@ def process_documents(
         tick()
 
 
-def verify_folder(out_dir: Path, source: Path | None) -> VerificationReport:
+def verify_folder(settings: Settings, out_dir: Path, source: Path | None) -> VerificationReport:
     """`quire verify`: re-run every check; render-compare when the source PDF is known
     (given, or still in the store this folder was exported from)."""
     from quire.workers.verify.report import verify_output, write_report
 
     manifest = load_manifest((out_dir / Layout.MANIFEST).read_bytes())
     if source is None and "pdf" in manifest.formats:
-        rt = Runtime.from_env()
+        rt = Runtime.from_env(settings)
         key = keys.source(manifest.doc_id, "pdf")
         if rt.store.exists(key):
             with rt.file(key) as path:
@@ -63,8 +64,7 @@ def verify_folder(out_dir: Path, source: Path | None) -> VerificationReport:
     return report
 
 
-def reconcile_forever(*, interval: float, once: bool) -> None:
-    rt = Runtime.from_env()
+def reconcile_forever(rt: Runtime, *, interval: float, once: bool) -> None:
     from quire.workers.tasks import poke
 
     known: set[str] = set()
@@ -72,7 +72,9 @@ def reconcile_forever(*, interval: float, once: bool) -> None:
     while True:
         try:
             known = known_documents(rt, known)
-            for doc_id in reconcile(rt.repo, sorted(known), settled=settled):
+            for doc_id in reconcile(
+                rt.repo, sorted(known), scale=rt.env.deadline_scale, settled=settled
+            ):
                 log.warning("re-driving %s", doc_id)
                 poke(doc_id)
         except Exception:  # Redis or S3 away for a while: keep reconciling, never exit

@@ -78,14 +78,17 @@ def is_html_book(folder: Path) -> bool:
     return states_order(folder)
 
 
-def expand_sources(args: Sequence[str]) -> tuple[list[SourceItem], list[str]]:
+def expand_sources(
+    args: Sequence[str], *, s3_endpoint_url: str | None
+) -> tuple[list[SourceItem], list[str]]:
     """The files the arguments name, in argument order (each folder's files sorted), each
-    once; and the origins skipped because they are not documents (folder/prefix only)."""
+    once; and the origins skipped because they are not documents (folder/prefix only).
+    `s3://` arguments are read at `s3_endpoint_url` (QUIRE_S3_ENDPOINT_URL; None: AWS)."""
     items: list[SourceItem] = []
     skipped: list[str] = []
     for arg in args:
         if arg.startswith("s3://"):
-            found, skip = _expand_s3(arg)
+            found, skip = _expand_s3(arg, s3_endpoint_url)
         elif _GLOB_CHARS & set(arg) and not Path(arg).exists():
             found, skip = _expand_glob(arg), []
         else:
@@ -142,8 +145,8 @@ def _expand_glob(pattern: str) -> list[SourceItem]:
     return [_file_item(p) for p in files]
 
 
-def _expand_s3(url: str) -> tuple[list[SourceItem], list[str]]:
-    """Every document under `s3://bucket/prefix` (endpoint from QUIRE_S3_ENDPOINT_URL)."""
+def _expand_s3(url: str, endpoint_url: str | None) -> tuple[list[SourceItem], list[str]]:
+    """Every document under `s3://bucket/prefix` (at `endpoint_url`)."""
     from quire.shared.store.base import validate_prefix
     from quire.shared.store.s3 import S3Store
 
@@ -155,7 +158,7 @@ def _expand_s3(url: str) -> tuple[list[SourceItem], list[str]]:
         validate_prefix(prefix)
     except ValueError as exc:
         raise BadSourceError(f"{url!r} names no S3 object or prefix: {exc}") from None
-    store = S3Store(bucket)
+    store = S3Store(bucket, endpoint_url=endpoint_url)
     keys = store.list(prefix) if prefix else store.list()
     docs = [k for k in keys if is_document_name(k)]
     if not docs and not keys:

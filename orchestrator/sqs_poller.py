@@ -16,16 +16,15 @@ from typing import Any
 
 from quire.orchestrator.triggers import MalformedEvent, TriggerService
 from quire.shared.errors import TransientError
-from quire.shared.settings import load_settings
 
 log = logging.getLogger("quire.sqs")
 
 
-def sqs_client(endpoint_url: str | None = None) -> Any:
+def sqs_client(endpoint_url: str | None) -> Any:
+    """A client of the SQS endpoint (QUIRE_SQS_ENDPOINT_URL; None: AWS)."""
     import boto3
     from botocore.config import Config
 
-    endpoint_url = endpoint_url or load_settings().sqs_endpoint_url
     return boto3.session.Session().client(
         "sqs",
         endpoint_url=endpoint_url,
@@ -44,7 +43,7 @@ class SqsPoller:
         max_messages: int = 10,
     ) -> None:
         self.service, self.queue_url = service, queue_url
-        self.client = client or sqs_client()
+        self.client = client or sqs_client(service.rt.env.sqs_endpoint_url)
         self.wait_seconds, self.max_messages = wait_seconds, max_messages
 
     def poll_once(self, wait_seconds: int | None = None) -> int:

@@ -35,7 +35,7 @@ from quire.orchestrator.sources import DOCUMENT_SUFFIXES, HTML_SUFFIXES
 from quire.shared import keys
 from quire.shared.config import RunChoices, RunSettings
 from quire.shared.errors import QuireError
-from quire.shared.settings import load_settings
+from quire.shared.settings import Settings
 from quire.shared.states import STOPPED
 from quire.shared.store import NotFound, validate_key
 from quire.workers.runtime import Runtime
@@ -154,8 +154,7 @@ class TriggerConfig(BaseModel):
         return self
 
     @classmethod
-    def from_env(cls, **overrides: Any) -> TriggerConfig:
-        s = load_settings()
+    def from_settings(cls, s: Settings, **overrides: Any) -> TriggerConfig:
         values: dict[str, Any] = {
             "bucket": s.trigger_bucket,
             "prefix": s.trigger_prefix,
@@ -200,9 +199,11 @@ class ObjectIO(Protocol):
 
 
 class S3Objects:
-    """ObjectIO over S3 (endpoint QUIRE_S3_ENDPOINT_URL, credentials from the environment)."""
+    """ObjectIO over S3 (at `endpoint_url`, QUIRE_S3_ENDPOINT_URL; credentials from the
+    environment, read by boto3)."""
 
-    def __init__(self) -> None:
+    def __init__(self, endpoint_url: str | None) -> None:
+        self._endpoint_url = endpoint_url
         self._stores: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -211,7 +212,7 @@ class S3Objects:
             if bucket not in self._stores:
                 from quire.shared.store.s3 import S3Store
 
-                self._stores[bucket] = S3Store(bucket)
+                self._stores[bucket] = S3Store(bucket, endpoint_url=self._endpoint_url)
             return self._stores[bucket]
 
     def get(self, bucket: str, key: str) -> bytes:
@@ -258,8 +259,8 @@ class Intake:
         passwords: Passwords | None = None,
     ) -> None:
         self.rt, self.config, self.settings = rt, config, settings
-        self.objects: ObjectIO = objects or S3Objects()
-        self.passwords = passwords or Passwords.load()
+        self.objects: ObjectIO = objects or S3Objects(rt.env.s3_endpoint_url)
+        self.passwords = passwords or Passwords.load(settings=rt.env)
 
     def handle(self, events: Iterable[ObjectEvent]) -> list[Outcome]:
         """Submit the accepted events' objects. TransientError propagates (the delivery
@@ -489,28 +490,30 @@ class TriggerService:
                 log.exception("trigger work loop failed; retrying in %.0fs", interval)
 
 
-def default_settings() -> RunSettings:
-    """Run settings for triggered documents: the defaults of every run, from the environment
+def default_settings(env: Settings) -> RunSettings:
+    """Run settings for triggered documents: the defaults of every run, from the settings
     (review backend, limits, OCR)."""
-    return RunChoices().settings()
+    return RunChoices().settings(env=env)
 
 
 def build_service(
+    rt: Runtime,
     *,
     bucket: str | None = None,
     prefix: str | None = None,
     output_prefix: str | None = None,
     processes: int = 1,
-    rt: Runtime | None = None,
     password_map: Path | None = None,
 ) -> TriggerService:
-    """A trigger service from the environment (QUIRE_TRIGGER_*, QUIRE_PDF_PASSWORD_MAP,
+    """A trigger service from the runtime's settings (QUIRE_TRIGGER_*, QUIRE_PDF_PASSWORD_MAP,
     QUIRE_PDF_PASSWORD), flags overriding."""
-    config = TriggerConfig.from_env(bucket=bucket, prefix=prefix, output_prefix=output_prefix)
+    config = TriggerConfig.from_settings(
+        rt.env, bucket=bucket, prefix=prefix, output_prefix=output_prefix
+    )
     return TriggerService(
-        rt or Runtime.from_env(),
+        rt,
         config,
-        default_settings(),
+        default_settings(rt.env),
         processes=processes,
-        passwords=Passwords.load(map_file=password_map),
+        passwords=Passwords.load(map_file=password_map, settings=rt.env),
     )

@@ -22,7 +22,6 @@ from typing import Any
 
 from quire.orchestrator.triggers import MalformedEvent, TriggerService
 from quire.shared.errors import QuireError, TransientError
-from quire.shared.settings import load_settings
 
 log = logging.getLogger("quire.webhook")
 
@@ -162,8 +161,9 @@ def start_webhook(
     work_interval: float = 5.0,
 ) -> tuple[WebhookServer, threading.Event]:
     """Serve in background threads (HTTP + the service's work loop); returns the server and
-    an event that stops the work loop (call `server.shutdown()` too)."""
-    secret = load_settings().webhook_token
+    an event that stops the work loop (call `server.shutdown()` too). `token`: else the
+    service's settings' (QUIRE_WEBHOOK_TOKEN)."""
+    secret = service.rt.env.webhook_token
     server = WebhookServer(
         (host, port), service, token or (secret.get_secret_value() if secret else "")
     )

@@ -8,7 +8,8 @@
     assert result.verification.passed
 
 The runtime comes from the environment, as for the CLI: embedded by default (a folder store
-and SQLite revisions under `.quire/`), distributed when QUIRE_BROKER_URL is set.
+and SQLite revisions under `.quire/`), distributed when QUIRE_BROKER_URL is set. Each call is
+an entry point: it reads the `QUIRE_*` settings once and passes them down.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from quire.shared.config import (
 from quire.shared.ir import Document
 from quire.shared.manifest import VerificationReport
 from quire.shared.rag import RagChunk
-from quire.shared.settings import OcrMode
+from quire.shared.settings import OcrMode, load_settings
 from quire.workers.runtime import Runtime
 
 __all__ = [
@@ -74,7 +75,8 @@ def split(
     re-asks is answered by the heuristic (listed in the manifest's `backend_fallbacks`),
     unless `strict_backend` (None: QUIRE_STRICT_BACKEND): then the document fails."""
     source, folder = Path(path), Path(out)
-    rt = Runtime.from_env()
+    env = load_settings()
+    rt = Runtime.from_env(env)
     settings = RunChoices.given(
         output_format=output_format,
         backend=backend,
@@ -85,7 +87,7 @@ def split(
         ocr_lang=ocr_lang,
         strict=strict,
         strict_backend=strict_backend,
-    ).settings(decider=decider)
+    ).settings(decider=decider, env=env)
     return run_document(
         rt, source, folder, settings, force=force, processes=processes, on_progress=on_progress
     )
@@ -102,7 +104,8 @@ def parse(
     for `quire parse` (None: QUIRE_OCR, QUIRE_OCR_LANG)."""
     from quire.workers.parse import OcrSettings, parse_document
 
-    settings = RunChoices.given(ocr=ocr, ocr_lang=ocr_lang, strict=strict).settings()
+    choices = RunChoices.given(ocr=ocr, ocr_lang=ocr_lang, strict=strict)
+    settings = choices.settings(env=load_settings())
     return parse_document(
         Path(path),
         ocr=OcrSettings(mode=settings.ocr, lang=settings.ocr_lang),
@@ -115,7 +118,7 @@ def verify(out: str | Path, *, source: str | Path | None = None) -> Verification
     given or still in the store); the report is also written into the folder."""
     from quire.orchestrator.service import verify_folder
 
-    return verify_folder(Path(out), Path(source) if source is not None else None)
+    return verify_folder(load_settings(), Path(out), Path(source) if source is not None else None)
 
 
 def retrieval_chunks(

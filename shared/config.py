@@ -10,10 +10,9 @@ the environment themselves, so they never enter task payloads, session state or 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from quire.shared.errors import SettingsError
 from quire.shared.plan import MAX_PAGES, MIN_PAGES, PlanSettings
@@ -23,7 +22,6 @@ from quire.shared.settings import (
     OcrMode,
     Settings,
     explain,
-    load_settings,
 )
 
 OutputFormat = Literal["markdown", "pdf", "both"]
@@ -107,11 +105,11 @@ class RunChoices(BaseModel):
         decider: Decider = DEFAULT_DECIDER,
         max_file_bytes: int | None = None,
         max_doc_pages: int | None = None,
-        env: Settings | None = None,
+        env: Settings,
     ) -> RunSettings:
-        """The run settings these choices make, the environment filling what they leave
-        open; a value that is not allowed fails in one line naming the flag."""
-        env = env or load_settings()
+        """The run settings these choices make, the entry point's settings (`env`) filling
+        what they leave open; a value that is not allowed fails in one line naming the
+        flag."""
         values: dict[str, Any] = {
             "output_format": self.output_format,
             "backend": self.backend or env.review_backend,
@@ -171,76 +169,17 @@ class RunSettings(BaseModel):
         return [self.output_format]
 
 
-Mode = Literal["embedded", "distributed"]
+class Environment(Settings):
+    """Settings whose state lives where they say: the broker, revision store, object store
+    and state folder given here, else the model's defaults (an embedded folder), never the
+    environment's; the other fields as `Settings` reads them. Tests and benchmarks place
+    their state in a folder of their own this way; entry points build a plain `Settings`
+    (`load_settings()`) and pass it down."""
+
+    def __init__(self, **values: Any) -> None:
+        for name in LOCATION:
+            values.setdefault(name, Settings.model_fields[name].get_default())
+        super().__init__(**values)
 
 
-class Deployment(BaseModel):
-    """Where documents run and where their state lives, checked together once (`Runtime`,
-    `quire worker`) so a combination that cannot work stops at start with one line.
-
-    The rules: with no broker everything runs in this process, so any revision store and
-    any object store do (SQLite or Redis; a folder or S3). With a Celery broker, a worker
-    may run on another host, so both stores must be reachable from there: the revisions in
-    Redis (QUIRE_REDIS_URL; the embedded SQLite file lives in this host's QUIRE_STATE_DIR)
-    and the objects in S3 (`s3://…`; a folder, `file://` URL included, is this host's).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    broker: str | None = None  # Celery broker URL; None: embedded
-    revisions: str | None = None  # Redis URL; None: SQLite in the state folder
-    store: str = ".quire/store"  # `s3://bucket/prefix`, or a folder
-
-    @property
-    def mode(self) -> Mode:
-        return "distributed" if self.broker else "embedded"
-
-    @model_validator(mode="after")
-    def _fits_together(self) -> Deployment:
-        if not self.broker:
-            return self
-        local: list[tuple[str, str]] = []  # (what only this host sees, the setting to use)
-        if not self.revisions:
-            local.append(
-                ("the SQLite revision store in QUIRE_STATE_DIR", "QUIRE_REDIS_URL=redis://…")
-            )
-        if not self.store.startswith("s3://"):
-            local.append((f"the folder store {self.store}", "QUIRE_STORE_URL=s3://…"))
-        if local:
-            # a SettingsError, not a ValueError, passes through pydantic as it is: one line
-            raise SettingsError(
-                "QUIRE_BROKER_URL is set, but a Celery worker on another host could not see "
-                + " or ".join(what for what, _ in local)
-                + ": set "
-                + " and ".join(setting for _, setting in local)
-                + ", or unset QUIRE_BROKER_URL to run embedded"
-            )
-        return self
-
-
-class Environment(BaseModel):
-    """Where the system's state lives."""
-
-    broker_url: str | None = None
-    redis_url: str | None = None
-    store_url: str = ".quire/store"
-    state_dir: Path = Path(".quire")  # embedded revision store lives here
-    s3_endpoint_url: str | None = None
-    review_backend: Backend = "heuristic"
-
-    @classmethod
-    def from_env(cls) -> Environment:
-        s = load_settings()
-        return cls(
-            broker_url=s.broker_url,
-            redis_url=s.redis_url,
-            store_url=s.store_url,
-            state_dir=s.state_dir,
-            s3_endpoint_url=s.s3_endpoint_url,
-            review_backend=s.review_backend,
-        )
-
-    @property
-    def deployment(self) -> Deployment:
-        """The broker and stores, checked together (raises SettingsError)."""
-        return Deployment(broker=self.broker_url, revisions=self.redis_url, store=self.store_url)
+LOCATION = ("broker_url", "redis_url", "store_url", "state_dir")

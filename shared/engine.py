@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.job import DocState, Job, JobRepo
-from quire.shared.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES, deadline_scale
+from quire.shared.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES
 
 
 class TaskMessage(BaseModel):
@@ -166,18 +166,17 @@ def reconcile(
     *,
     now: float | None = None,
     actor: str = "reconciler",
-    scale: float | None = None,
+    scale: float,
     settled: dict[str, int] | None = None,
 ) -> list[str]:
     """Re-drive documents stuck past their state's deadline; fail them after MAX_REDRIVES.
 
-    Deadlines are multiplied by `scale` (default: `QUIRE_DEADLINE_SCALE`, else 1).
+    Deadlines are multiplied by `scale` (the service passes `QUIRE_DEADLINE_SCALE`).
     `settled` (kept by the caller between passes) maps finished documents to the revision
     they finished at: they cost one revision lookup instead of a job read, until a
     re-run commits again. Returns the ids that were re-driven (the caller then calls
     `advance` on them)."""
     now = time.time() if now is None else now
-    scale = deadline_scale() if scale is None else scale
     redriven: list[str] = []
     for doc_id in doc_ids:
         if settled is not None and doc_id in settled:

@@ -1,9 +1,12 @@
 """Every `QUIRE_*` setting in one validated model (pydantic-settings).
 
-`load_settings()` reads the environment each time it is called (tests and long-running
-services change it), and a bad value fails in one line naming the variable and what is
-allowed (`SettingsError`). Command-line flags override the run defaults found here; they
-are validated by `RunSettings` and explained the same way (`explain`). The README's and
+`load_settings()` reads the environment each time it is called, and a bad value fails in
+one line naming the variable and what is allowed (`SettingsError`). Only entry points call
+it (the `quire` command group, the Celery worker, the MCP server, each `quire.api` call;
+tests/test_settings_entry_points.py holds the list): they build one `Settings` and pass it
+down (`Runtime.env`, arguments), so nothing below them reads the environment.
+Command-line flags override the run defaults found here; they are validated by
+`RunSettings` and explained the same way (`explain`). The README's and
 OPERATIONS.md's tables list every field, and a test fails when code reads a `QUIRE_*`
 variable this model does not define.
 
@@ -17,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from quire.shared.errors import SettingsError
@@ -33,6 +36,53 @@ PREFIX = "QUIRE_"
 
 Positive = Annotated[float, Field(gt=0)]
 Count = Annotated[int, Field(ge=0)]
+
+
+Mode = Literal["embedded", "distributed"]
+
+
+class Deployment(BaseModel):
+    """Where documents run and where their state lives, checked together once (`Runtime`,
+    `quire worker`) so a combination that cannot work stops at start with one line.
+
+    The rules: with no broker everything runs in this process, so any revision store and
+    any object store do (SQLite or Redis; a folder or S3). With a Celery broker, a worker
+    may run on another host, so both stores must be reachable from there: the revisions in
+    Redis (QUIRE_REDIS_URL; the embedded SQLite file lives in this host's QUIRE_STATE_DIR)
+    and the objects in S3 (`s3://…`; a folder, `file://` URL included, is this host's).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    broker: str | None = None  # Celery broker URL; None: embedded
+    revisions: str | None = None  # Redis URL; None: SQLite in the state folder
+    store: str = ".quire/store"  # `s3://bucket/prefix`, or a folder
+
+    @property
+    def mode(self) -> Mode:
+        return "distributed" if self.broker else "embedded"
+
+    @model_validator(mode="after")
+    def _fits_together(self) -> Deployment:
+        if not self.broker:
+            return self
+        local: list[tuple[str, str]] = []  # (what only this host sees, the setting to use)
+        if not self.revisions:
+            local.append(
+                ("the SQLite revision store in QUIRE_STATE_DIR", "QUIRE_REDIS_URL=redis://…")
+            )
+        if not self.store.startswith("s3://"):
+            local.append((f"the folder store {self.store}", "QUIRE_STORE_URL=s3://…"))
+        if local:
+            # a SettingsError, not a ValueError, passes through pydantic as it is: one line
+            raise SettingsError(
+                "QUIRE_BROKER_URL is set, but a Celery worker on another host could not see "
+                + " or ".join(what for what, _ in local)
+                + ": set "
+                + " and ".join(setting for _, setting in local)
+                + ", or unset QUIRE_BROKER_URL to run embedded"
+            )
+        return self
 
 
 class Settings(BaseSettings):
@@ -205,6 +255,22 @@ class Settings(BaseSettings):
                 f"{a!r}: results would be written over (or trigger as) uploads"
             )
         return self
+
+    @property
+    def deployment(self) -> Deployment:
+        """The broker and stores, checked together (raises SettingsError)."""
+        return Deployment(broker=self.broker_url, revisions=self.redis_url, store=self.store_url)
+
+
+def revealed(settings: Settings) -> dict[str, Any]:
+    """The settings as JSON-ready values, secrets included: for handing them to a child
+    process over a pipe (`Settings.model_validate` reads them back), never for printing."""
+    values = settings.model_dump(mode="json")
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
+        if isinstance(value, SecretStr):
+            values[name] = value.get_secret_value()
+    return values
 
 
 def env_name(field: str) -> str:

@@ -43,11 +43,3 @@ STAGES: dict[str, Stage] = {
 FIRST_STATE: DocState = "parsing"
 MAX_REDRIVES = 3
 QUEUES = ("orchestrate", "parse", "review", "write", "render", "analysis")
-
-
-def deadline_scale() -> float:
-    """`QUIRE_DEADLINE_SCALE` multiplies every state's deadline (default 1): a test or a
-    small deployment can make the reconciler act within seconds instead of minutes."""
-    from quire.shared.settings import load_settings
-
-    return load_settings().deadline_scale

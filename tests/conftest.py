@@ -148,6 +148,6 @@ def s3_store(s3_env: str) -> S3Store:
     """An S3Store on moto with a fresh bucket (and a prefix) for this test."""
     from quire.shared.store.s3 import S3Store  # boto3 is loaded only by tests that need it
 
-    store = S3Store(f"quire-test-{uuid.uuid4().hex[:16]}", "t")
+    store = S3Store(f"quire-test-{uuid.uuid4().hex[:16]}", "t", endpoint_url=s3_env)
     store.ensure_bucket()
     return store

@@ -16,6 +16,7 @@ import pytest
 from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
 from quire.shared.errors import ValidationFailedError
 from quire.shared.ir import dump_ir
+from quire.shared.settings import load_settings
 from quire.workers.analysis import (
     AnalysisAnswer,
     AnalysisContext,
@@ -366,7 +367,7 @@ def user_text(provider: FakeProvider, i: int) -> str:
 
 def test_llm_analysis_persian_and_english_accepted(provider: FakeProvider) -> None:
     provider.enqueue(answer(GOOD[2]))
-    result = analyse_chunk(ctx(2), provider.kind)
+    result = analyse_chunk(ctx(2), provider.kind, env=load_settings())
     assert isinstance(result, ChunkAnalysis)
     assert result.backend == provider.kind and result.topic_fa == GOOD[2]["topic_fa"]
     assert result.study_focus_fa == GOOD[2]["study_focus_fa"]
@@ -381,7 +382,7 @@ def test_llm_analysis_persian_and_english_accepted(provider: FakeProvider) -> No
 def test_llm_generic_answer_is_reasked_with_the_rule(provider: FakeProvider) -> None:
     generic = {**GOOD[1], "study_focus_en": "This section is about vectors and assignment."}
     provider.enqueue(answer(generic), answer(GOOD[1]))
-    result = analyse_chunk(ctx(1), provider.kind)
+    result = analyse_chunk(ctx(1), provider.kind, env=load_settings())
     assert isinstance(result, ChunkAnalysis) and result.topic_en == GOOD[1]["topic_en"]
     assert len(provider.requests) == 2
     assert "rejected" not in user_text(provider, 0)
@@ -398,7 +399,7 @@ def test_llm_english_in_persian_field_then_duplicate_focus_then_good(
         answer({**GOOD[1], "study_focus_en": GOOD[2]["study_focus_en"]}),
         answer(GOOD[1]),
     )
-    result = analyse_chunk(ctx(1), provider.kind, others=[other])
+    result = analyse_chunk(ctx(1), provider.kind, others=[other], env=load_settings())
     assert isinstance(result, ChunkAnalysis)
     assert "not written in Persian script" in user_text(provider, 1)
     assert "same as chunk 2's" in user_text(provider, 2)
@@ -414,7 +415,7 @@ def test_llm_persistently_unspecific_answers_fall_back_to_the_heuristic(
     """Schema-valid answers that say nothing (a placeholder, a timestamp, a number as the
     topic) are re-asked, then the heuristic analyses the chunk, marked as a fallback."""
     provider.default = answer({**GOOD[1], "topic_en": topic})
-    backend = make_backend(provider.kind)
+    backend = make_backend(provider.kind, env=load_settings())
     result = analyse_chunk(ctx(1), backend)
     assert isinstance(result, ChunkAnalysis) and result.heuristic
     assert result == analyse_chunk(ctx(1), "heuristic").model_copy(
@@ -432,7 +433,7 @@ def test_llm_persistently_unspecific_answers_fall_back_to_the_heuristic(
 
 def test_llm_persistently_bad_answers_are_a_failure_when_strict(provider: FakeProvider) -> None:
     provider.default = answer({**GOOD[1], "topic_en": "auto"})
-    result = analyse_chunk(ctx(1), make_backend(provider.kind, strict=True))
+    result = analyse_chunk(ctx(1), make_backend(provider.kind, env=load_settings(), strict=True))
     assert isinstance(result, AnalysisFailure)
     assert result.backend == provider.kind and result.attempts == 3
     assert "invalid analysis after 3 attempts" in result.error and "generic" in result.error
@@ -441,10 +442,10 @@ def test_llm_persistently_bad_answers_are_a_failure_when_strict(provider: FakePr
 
 def test_llm_garbage_is_never_an_analysis(provider: FakeProvider) -> None:
     provider.default = answer("not json at all")
-    result = analyse_chunk(ctx(3), provider.kind)
+    result = analyse_chunk(ctx(3), provider.kind, env=load_settings())
     assert isinstance(result, ChunkAnalysis) and result.heuristic
     assert "no valid answer" in (result.backend_fallback or "")
-    result = analyse_chunk(ctx(3), make_backend(provider.kind, strict=True))
+    result = analyse_chunk(ctx(3), make_backend(provider.kind, env=load_settings(), strict=True))
     assert isinstance(result, AnalysisFailure) and "no valid answer" in result.error
 
 
@@ -453,7 +454,7 @@ def test_llm_transport_failure_is_a_failure_not_a_fallback(
 ) -> None:
     monkeypatch.setenv("QUIRE_BACKEND_MAX_ATTEMPTS", "2")
     provider.default = status(503)
-    result = analyse_chunk(ctx(3), provider.kind)
+    result = analyse_chunk(ctx(3), provider.kind, env=load_settings())
     assert isinstance(result, AnalysisFailure) and "HTTP 503" in result.error
     assert len(provider.requests) == 2
 
@@ -471,7 +472,7 @@ def test_command_backend_analysis(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv(
         "QUIRE_AGENT_COMMAND", f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
     )
-    result = analyse_chunk(ctx(2), "command")
+    result = analyse_chunk(ctx(2), "command", env=load_settings())
     assert isinstance(result, ChunkAnalysis) and result.backend == "command"
     assert result.topic_fa == GOOD[2]["topic_fa"]
 

@@ -20,7 +20,7 @@ from pipeline_utils import CORPUS
 from services import CeleryWorker, RedisServer
 
 from quire.orchestrator.cli import main
-from quire.shared.config import Environment
+from quire.shared.settings import load_settings
 from quire.workers.runtime import Runtime
 
 GOOD = ["latex-news-22.pdf", "python-hashlib.docx", "octave-refcard-a4.pdf"]
@@ -120,7 +120,7 @@ def test_batch_isolates_failures_and_resubmits_without_work(local_env: Path) -> 
     report = json.loads((out / "batch-report.json").read_text())
     assert report["finished"] and not report["ok"]
     assert report["counts"] == {"complete": 3, "failed": 4}
-    rt = Runtime.from_env(Environment.from_env())
+    rt = Runtime.from_env(load_settings())
     record = json.loads(rt.store.get(f"batches/{report['batch_id']}.json"))
     assert len(record["items"]) == 7 and record["skipped"] == [str(folder / "MANIFEST.md")]
 
@@ -241,7 +241,7 @@ def test_distributed_batch(
 ) -> None:
     from quire.shared.store.s3 import S3Store
 
-    store = S3Store(f"quire-batch-{uuid.uuid4().hex[:10]}", "lib")
+    store = S3Store(f"quire-batch-{uuid.uuid4().hex[:10]}", "lib", endpoint_url=s3_env)
     store.ensure_bucket()
     base = private_redis.url.rsplit("/", 1)[0]
     env = {
@@ -264,7 +264,7 @@ def test_distributed_batch(
     for name in names[:2]:
         assert (docs[name]["state"], docs[name]["verification"]) == ("complete", "passed")
         assert (tmp_path / "out" / Path(name).stem / "manifest.json").is_file()
-    rt = Runtime.from_env(Environment.from_env())
+    rt = Runtime.from_env(load_settings())
     actors = {h.actor for d in rt.revisions.list_docs() for h in rt.repo.history(d)}
     assert {"batch", "orchestrator", "worker:parse"} <= actors
 

@@ -66,7 +66,7 @@ def test_the_defaults_make_the_stored_defaults(monkeypatch: pytest.MonkeyPatch) 
     default: OCR `auto`, the 5-12 page window, and so on."""
     for name in ENV_NAMES:
         monkeypatch.delenv(name, raising=False)
-    chosen = DEFAULTS.settings()
+    chosen = DEFAULTS.settings(env=Settings())
     assert chosen == RunSettings()
     assert chosen.ocr == Settings().ocr == "auto"
     assert (chosen.plan.min_pages, chosen.plan.max_pages) == (5, 12)

@@ -13,7 +13,8 @@ from pipeline_utils import SAMPLE_DOCX, SAMPLE_PDF, local_runtime, outputs, run_
 from services import CeleryWorker, RedisServer
 
 from quire.orchestrator.service import process_documents
-from quire.shared.config import Environment, RunSettings
+from quire.shared.config import RunSettings
+from quire.shared.settings import load_settings
 from quire.shared.store.s3 import S3Store
 from quire.workers.execute import submit
 from quire.workers.runtime import Runtime
@@ -46,7 +47,7 @@ def stack(
         CeleryWorker(f"a{uuid.uuid4().hex[:6]}", "orchestrate,parse,review", worker_env),
         CeleryWorker(f"b{uuid.uuid4().hex[:6]}", "write,render,analysis,parse", worker_env),
     ):
-        yield Runtime.from_env(Environment.from_env())
+        yield Runtime.from_env(load_settings())
 
 
 def test_distributed_run_matches_embedded(stack: Runtime, tmp_path: Path) -> None:

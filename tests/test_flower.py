@@ -23,7 +23,8 @@ from pipeline_utils import CORPUS, ROOT
 from services import CeleryWorker, RedisServer, _die_with_parent, free_port
 
 from quire.orchestrator.service import process_documents
-from quire.shared.config import Environment, RunSettings
+from quire.shared.config import RunSettings
+from quire.shared.settings import load_settings
 from quire.workers.execute import submit
 from quire.workers.runtime import Runtime
 
@@ -123,7 +124,7 @@ def test_flower_shows_our_tasks_and_metrics_show_the_queues(
     stack: dict[str, str], flower: str
 ) -> None:
     assert get(f"{flower}/api/tasks", auth=False)[0] == 401  # authentication is on
-    rt = Runtime.from_env(Environment.from_env())
+    rt = Runtime.from_env(load_settings())
     worker_env = {k: v for k, v in os.environ.items() if k.startswith(("AWS_", "QUIRE_"))}
     with CeleryWorker(
         f"fl{uuid.uuid4().hex[:6]}", "orchestrate,parse,review,write,render,analysis", worker_env

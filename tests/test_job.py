@@ -127,7 +127,7 @@ def test_a_slow_part_from_a_superseded_dispatch_changes_nothing(repo: JobRepo) -
     new_job(repo)
     slow = advance(repo, "d1", _parts)[0]
     far = repo.load("d1").committed_at + 10_000
-    assert reconcile(repo, ["d1"], now=far) == ["d1"]
+    assert reconcile(repo, ["d1"], scale=1, now=far) == ["d1"]
     again = {m.part: m for m in advance(repo, "d1", _parts)}
     assert again[slow.part].revision > slow.revision
     assert superseded(repo.load("d1"), slow)
@@ -143,9 +143,9 @@ def test_reconciler_redrives_then_fails(repo: JobRepo) -> None:
     s = repo.load("d1")
     far = s.committed_at + 10_000
     for attempt in range(MAX_REDRIVES):
-        assert reconcile(repo, ["d1"], now=far + attempt * 10_000) == ["d1"]
+        assert reconcile(repo, ["d1"], scale=1, now=far + attempt * 10_000) == ["d1"]
         assert len(advance(repo, "d1", _parts)) == 3  # re-sent after the deadline
-    reconcile(repo, ["d1"], now=far * 10)
+    reconcile(repo, ["d1"], scale=1, now=far * 10)
     s = repo.load("d1")
     assert s.state == "failed" and s.error_code == "stuck"
 
@@ -160,20 +160,22 @@ def test_reconciler_skips_settled_documents_until_they_commit_again(repo: JobRep
     failed = repo.commit(s, expected=s.revision, actor="test", why="fail")
     settled: dict[str, int] = {}
     far = failed.committed_at + 10_000
-    assert reconcile(repo, ["d1"], now=far, settled=settled) == []
+    assert reconcile(repo, ["d1"], scale=1, now=far, settled=settled) == []
     assert settled == {"d1": failed.revision}
     # the settled job is not read again: even an unreadable object goes unnoticed
     key = f"docs/d1/session/rev-{failed.revision:08d}.json"
     good = repo.store.get(key)
     repo.store.put(key, b"not json")
-    assert reconcile(repo, ["d1"], now=far, settled=settled) == []
+    assert reconcile(repo, ["d1"], scale=1, now=far, settled=settled) == []
     repo.store.put(key, good)
     # re-run: the document is watched again, and re-driven once it is stuck
     again = repo.load("d1")
     again.enter("parsing", again.committed_at)
     again.error = again.error_code = None
     rerun = repo.commit(again, expected=again.revision, actor="test", why="re-run")
-    assert reconcile(repo, ["d1"], now=rerun.committed_at + 10_000, settled=settled) == ["d1"]
+    assert reconcile(repo, ["d1"], scale=1, now=rerun.committed_at + 10_000, settled=settled) == [
+        "d1"
+    ]
     assert "d1" not in settled
 
 

@@ -15,6 +15,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from quire.shared.errors import BackendError
+from quire.shared.settings import load_settings
 from quire.workers.llm import make_backend
 from quire.workers.llm.base import strict_json_schema
 from quire.workers.llm.retry import parse_retry_after
@@ -34,7 +35,9 @@ class Pick(BaseModel):
 
 
 def ask(kind: str, user: str = "Pick one.") -> Pick:
-    return make_backend(kind).ask(system="You pick.", user=user, schema=Pick, task="test.pick")
+    return make_backend(kind, env=load_settings()).ask(
+        system="You pick.", user=user, schema=Pick, task="test.pick"
+    )
 
 
 def assert_key_only_in_auth(server: FakeProvider) -> None:
@@ -153,7 +156,9 @@ def test_concurrency_limit_is_respected(
 ) -> None:
     monkeypatch.setenv("QUIRE_BACKEND_CONCURRENCY", "2")
     provider.default = answer(GOOD, delay=0.15)
-    backends = [make_backend(provider.kind) for _ in range(2)]  # instances share the limit
+    backends = [
+        make_backend(provider.kind, env=load_settings()) for _ in range(2)
+    ]  # instances share the limit
     results: list[Pick] = []
 
     def one(n: int) -> None:
@@ -189,14 +194,14 @@ def test_logs_never_contain_the_key(
 )
 def test_missing_configuration_fails_at_construction(kind: str, key: str) -> None:
     with pytest.raises(BackendError, match=key):
-        make_backend(kind)
+        make_backend(kind, env=load_settings())
 
 
 def test_unknown_and_heuristic_names_are_not_json_backends() -> None:
     with pytest.raises(BackendError, match="unknown backend"):
-        make_backend("gpt")
+        make_backend("gpt", env=load_settings())
     with pytest.raises(BackendError, match="make_reviewer"):
-        make_backend("heuristic")
+        make_backend("heuristic", env=load_settings())
 
 
 def test_strict_schema_only_where_possible() -> None:
@@ -322,4 +327,4 @@ def test_command_huge_output_is_refused(tmp_path: Path, monkeypatch: pytest.Monk
 def test_command_program_must_exist(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QUIRE_AGENT_COMMAND", "/nonexistent/agent --flag")
     with pytest.raises(BackendError, match="not found"):
-        make_backend("command")
+        make_backend("command", env=load_settings())

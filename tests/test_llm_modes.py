@@ -15,6 +15,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from quire.shared.errors import BackendError
+from quire.shared.settings import load_settings
 from quire.workers.llm import make_backend
 from quire.workers.llm.base import NoValidAnswer
 from quire.workers.llm.structured import extract_json_object, known_modes, names_response_format
@@ -48,7 +49,9 @@ def llama(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
 
 
 def ask(kind: str = "openai", user: str = "Pick one.") -> Pick:
-    return make_backend(kind).ask(system="You pick.", user=user, schema=Pick, task="test.pick")
+    return make_backend(kind, env=load_settings()).ask(
+        system="You pick.", user=user, schema=Pick, task="test.pick"
+    )
 
 
 def test_a_server_refusing_json_schema_gets_json_object_with_the_schema(
@@ -56,7 +59,7 @@ def test_a_server_refusing_json_schema_gets_json_object_with_the_schema(
 ) -> None:
     monkeypatch.setenv("QUIRE_BACKEND_MAX_ATTEMPTS", "1")  # a refusal is not a transport fault
     llama.enqueue(answer(GOOD))
-    backend = make_backend("openai")
+    backend = make_backend("openai", env=load_settings())
     assert (
         backend.ask(system="You pick.", user="Which?", schema=Pick, task="test.pick").score == 0.5
     )
@@ -186,7 +189,7 @@ def test_a_command_that_refuses_a_mode_gets_the_next_and_it_is_remembered(
     script.write_text(AGENT)
     line = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))} {shlex.quote(str(tmp_path))}"
     monkeypatch.setenv("QUIRE_AGENT_COMMAND", line)
-    backend = make_backend("command")
+    backend = make_backend("command", env=load_settings())
     assert ask("command").label == "beta"
     assert ask("command").label == "beta"
     assert (tmp_path / "modes").read_text().split() == ["json_schema", "json_object", "json_object"]

@@ -27,7 +27,7 @@ from quire.workers.parse.ocr_engines import Engine, EngineChoice, installed
 from quire.workers.parse.pdf_open import pdf_meta, pymupdf_module
 from quire.workers.steps import StoreOcrCache
 
-AUTO = OcrSettings(mode="auto")
+AUTO = OcrSettings(mode="auto", lang="eng")
 SCANNED = {2, 4}
 
 
@@ -97,7 +97,7 @@ def test_force_reads_every_page_that_is_not_blank(tmp_path: Path) -> None:
         )
         doc.new_page()  # blank
         doc.save(path)
-    got = parse_document(path, ocr=OcrSettings(mode="force")).document
+    got = parse_document(path, ocr=OcrSettings(mode="force", lang="eng")).document
     assert [(o.page, o.reason) for o in got.ocr_pages] == [(1, "--ocr force")]
     assert "Binary search halves the interval each step." in got.elements[0].text
     assert [(s.page, s.kind, s.ocr) for s in got.skipped_pages] == [(2, "blank", None)]

@@ -129,7 +129,7 @@ def test_english_scans_are_read_with_debian_data_hidden(
 ) -> None:
     path, known = scanned
     monkeypatch.setenv("TESSDATA_PREFIX", str(tmp_path))
-    doc = parse_document(path, ocr=OcrSettings(mode="auto"), strict=True).document
+    doc = parse_document(path, ocr=OcrSettings(mode="auto", lang="eng"), strict=True).document
     assert [o.page for o in doc.ocr_pages] == [2, 5] and not doc.skipped_pages
     for o in doc.ocr_pages:
         assert o.engine.startswith("tesseract 5.") and o.languages == "eng"

@@ -21,8 +21,9 @@ import ast
 from collections.abc import Callable
 from pathlib import Path
 
-from quire.shared.config import Deployment, Environment
+from quire.shared.config import Environment
 from quire.shared.errors import SettingsError
+from quire.shared.settings import Deployment
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOORS = ("shared", "workers", "orchestrator")

@@ -212,7 +212,9 @@ def test_triggered_uploads_use_the_password_map(
     table.write_text(json.dumps({f"s3://{bucket}/inbox/locked/*": PASSWORD}))
     monkeypatch.setenv("QUIRE_PDF_PASSWORD_MAP", str(table))
     rt = local_runtime(tmp_path)
-    intake = Intake(rt, TriggerConfig(bucket=bucket), RunSettings(), S3Objects())
+    intake = Intake(
+        rt, TriggerConfig(bucket=bucket), RunSettings(), S3Objects(rt.env.s3_endpoint_url)
+    )
     events = [
         ObjectEvent(
             event_name="ObjectCreated:Put",

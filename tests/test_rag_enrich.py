@@ -19,6 +19,7 @@ from quire.orchestrator.cli import main
 from quire.shared.ir import Document, dump_ir
 from quire.shared.plan import Plan
 from quire.shared.rag import RAG_CHUNKS_FILE, RagChunk, load_jsonl
+from quire.shared.settings import load_settings
 from quire.shared.store.local import LocalStore
 from quire.workers.rag import rag_chunks, verify_rag
 from quire.workers.rag.enrich import (
@@ -163,7 +164,7 @@ def test_llm_enrichment_then_zero_calls_from_the_cache(
     doc, plan = small_doc()
     chunks = rag_chunks(doc, plan, max_chars=400)
     cache = FolderCache(tmp_path / "cache")
-    first = enrich_all(chunks, doc, plan, provider.kind, cache)
+    first = enrich_all(chunks, doc, plan, provider.kind, cache, env=load_settings())
     assert first.failures == [] and first.calls == len(chunks)
     assert len(provider.requests) == len(chunks)
     assert all(c.enrichment and c.enrichment.summary == GOOD["summary"] for c in first.chunks)
@@ -177,7 +178,7 @@ def test_llm_enrichment_then_zero_calls_from_the_cache(
             assert f"<previous>{prev.text[-300:]}</previous>" in prompt
     assert all(KEYS[provider.kind] not in r.raw.decode() for r in provider.requests)
 
-    second = enrich_all(chunks, doc, plan, provider.kind, cache)
+    second = enrich_all(chunks, doc, plan, provider.kind, cache, env=load_settings())
     assert len(provider.requests) == len(chunks)  # not one more request on the wire
     assert second.calls == 0 and second.cache_hits == len(chunks)
     assert second.chunks == first.chunks
@@ -187,7 +188,7 @@ def test_llm_enrichment_then_zero_calls_from_the_cache(
     new_text = last.text.replace("says", "tells", 1)
     edited_doc.elements[-1] = last.model_copy(update={"text": new_text})
     edited = rag_chunks(edited_doc, plan, max_chars=400)
-    third = enrich_all(edited, edited_doc, plan, provider.kind, cache)
+    third = enrich_all(edited, edited_doc, plan, provider.kind, cache, env=load_settings())
     changed = sum(a.text != b.text for a, b in zip(chunks, edited, strict=True))
     # the changed chunk and its neighbours (whose window shows it) are asked again
     assert changed >= 1 and changed <= third.calls <= changed + 2
@@ -200,7 +201,7 @@ def test_llm_copied_summary_is_reasked_with_the_rule(provider: FakeProvider) -> 
     chunks = rag_chunks(doc, plan)
     copy = {**GOOD, "summary": doc.elements[0].text.split(". ")[1] + "."}
     provider.enqueue(answer(copy), answer(GOOD))
-    result = enrich_all(chunks, doc, plan, provider.kind, None)
+    result = enrich_all(chunks, doc, plan, provider.kind, None, env=load_settings())
     assert result.failures == [] and result.calls == 2 and len(provider.requests) == 2
     sent = user_texts(provider)
     assert "rejected" not in sent[0]
@@ -215,12 +216,12 @@ def test_llm_persistent_failures_are_reported_and_not_cached(
     chunks = rag_chunks(doc, plan)
     provider.default = answer({**GOOD, "questions": ["No question mark here."]})
     cache = FolderCache(tmp_path / "cache")
-    result = enrich_all(chunks, doc, plan, provider.kind, cache)
+    result = enrich_all(chunks, doc, plan, provider.kind, cache, env=load_settings())
     assert result.chunks[0].enrichment is None and len(result.failures) == 1
     assert "invalid enrichment after 3 attempts" in result.failures[0].error
     assert len(provider.requests) == 3
     provider.default = answer(GOOD)
-    retry = enrich_all(chunks, doc, plan, provider.kind, cache)
+    retry = enrich_all(chunks, doc, plan, provider.kind, cache, env=load_settings())
     assert retry.failures == [] and retry.calls == 1 and len(provider.requests) == 4
 
 
@@ -244,9 +245,9 @@ def test_command_backend_enrichment_with_a_store_cache(
     doc, plan = small_doc()
     chunks = rag_chunks(doc, plan, max_chars=600)
     cache = StoreCache(LocalStore(tmp_path / "store"))
-    result = enrich_all(chunks, doc, plan, "command", cache)
+    result = enrich_all(chunks, doc, plan, "command", cache, env=load_settings())
     assert result.failures == [] and len(log.read_text().splitlines()) == len(chunks)
-    again = enrich_all(chunks, doc, plan, "command", cache)
+    again = enrich_all(chunks, doc, plan, "command", cache, env=load_settings())
     assert again.calls == 0 and len(log.read_text().splitlines()) == len(chunks)
     assert all(c.enrichment and c.enrichment.backend == "command" for c in again.chunks)
 

@@ -14,6 +14,7 @@ from quire.shared.analysis import ChunkAnalysis
 from quire.shared.errors import BackendError, ValidationFailedError
 from quire.shared.ir import Document, dump_ir
 from quire.shared.plan import Plan, PlanSettings
+from quire.shared.settings import load_settings
 from quire.workers.analysis import (
     HeuristicRepairDecider,
     RepairChoice,
@@ -153,7 +154,7 @@ def test_llm_decider_must_answer_a_listed_id(provider: FakeProvider) -> None:
     ctx = repair_context(DOC, WHOLE, CANDS, 1, why="vectors, matrices and regression")
     good = {"after_id": "el-000009", "reason": "matrix chapter ends; linear regression begins"}
     provider.enqueue(answer({**good, "after_id": "el-000007"}), answer(good))
-    choice = make_repair_decider(provider.kind).decide(ctx)
+    choice = make_repair_decider(provider.kind, env=load_settings()).decide(ctx)
     assert choice.after_id == "el-000009" and choice.decider == provider.kind
     first = provider.requests[0].body["messages"][-1]["content"]
     assert "el-000006 | 0.93 | 5/10 | 2 Matrices (level-1 heading)" in first
@@ -167,12 +168,12 @@ def test_llm_decider_without_a_valid_choice_falls_back_to_the_heuristic(
 ) -> None:
     provider.default = answer({"after_id": "el-000001", "reason": "after the first heading"})
     context = repair_context(DOC, WHOLE, CANDS, 1)
-    choice = make_repair_decider(provider.kind).decide(context)
+    choice = make_repair_decider(provider.kind, env=load_settings()).decide(context)
     heuristic = HeuristicRepairDecider().decide(context)
     assert (choice.after_id, choice.decider) == (heuristic.after_id, "heuristic")
     assert choice.reason.startswith(heuristic.reason) and "no valid repair choice" in choice.reason
     assert len(provider.requests) == 3
-    strict = make_repair_decider(make_backend(provider.kind, strict=True))
+    strict = make_repair_decider(make_backend(provider.kind, env=load_settings(), strict=True))
     with pytest.raises(BackendError, match="no valid repair choice"):
         strict.decide(context)
 

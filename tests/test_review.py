@@ -16,6 +16,7 @@ import pytest
 from quire.shared.errors import BackendError
 from quire.shared.ir import assign_ids, make_element
 from quire.shared.plan import REVIEW_ROLES, ReviewFailure, ReviewRole, ReviewTask, ReviewVote
+from quire.shared.settings import load_settings
 from quire.workers.llm import make_backend
 from quire.workers.review import (
     HeuristicReviewer,
@@ -358,7 +359,7 @@ def test_combine_without_votes_fails_and_keeps_failures() -> None:
 
 def test_llm_reviewer_votes(provider: FakeProvider) -> None:
     provider.enqueue(answer(GOOD_VOTE))
-    result = make_reviewer(provider.kind).vote(CHANGE, "adjudicator", BY_ID)
+    result = make_reviewer(provider.kind, env=load_settings()).vote(CHANGE, "adjudicator", BY_ID)
     assert isinstance(result, ReviewVote)
     assert result.backend == provider.kind and result.verdict == "new_topic"
     sent = provider.requests[0].raw.decode()
@@ -369,20 +370,23 @@ def test_llm_reviewer_votes(provider: FakeProvider) -> None:
 def test_llm_reviewer_429_then_success(provider: FakeProvider) -> None:
     provider.enqueue(status(429, headers={"retry-after-ms": "300"}), answer(GOOD_VOTE))
     started = time.monotonic()
-    result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
+    result = make_reviewer(provider.kind, env=load_settings()).vote(CHANGE, "transition", BY_ID)
     assert isinstance(result, ReviewVote)
     assert len(provider.requests) == 2 and time.monotonic() - started >= 0.3
 
 
 def test_llm_reviewer_malformed_then_success(provider: FakeProvider) -> None:
     provider.enqueue(answer("{not json"), answer(GOOD_VOTE))
-    assert isinstance(make_reviewer(provider.kind).vote(CHANGE, "continuity", BY_ID), ReviewVote)
+    assert isinstance(
+        make_reviewer(provider.kind, env=load_settings()).vote(CHANGE, "continuity", BY_ID),
+        ReviewVote,
+    )
     assert len(provider.requests) == 2
 
 
 def test_rule_breaking_vote_is_reasked_with_the_rule(provider: FakeProvider) -> None:
     provider.enqueue(answer({**GOOD_VOTE, "evidence_left": [ids[4]]}), answer(GOOD_VOTE))
-    result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
+    result = make_reviewer(provider.kind, env=load_settings()).vote(CHANGE, "transition", BY_ID)
     assert isinstance(result, ReviewVote)
     assert "on the other side" in provider.requests[1].body["messages"][-1]["content"]
 
@@ -391,7 +395,7 @@ def test_persistent_garbage_is_never_the_backends_vote(provider: FakeProvider) -
     """Garbage after the re-asks: the heuristic votes instead, marked; a strict backend
     fails instead."""
     provider.default = answer("garbage")
-    result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
+    result = make_reviewer(provider.kind, env=load_settings()).vote(CHANGE, "transition", BY_ID)
     assert isinstance(result, ReviewVote) and result.backend == "heuristic"
     assert result == heuristic_vote(CHANGE, "transition", BY_ID).model_copy(
         update={"backend_fallback": result.backend_fallback}
@@ -399,14 +403,14 @@ def test_persistent_garbage_is_never_the_backends_vote(provider: FakeProvider) -
     assert (result.backend_fallback or "").startswith(f"{provider.kind}: invalid vote")
     assert "no valid answer" in (result.backend_fallback or "")
     assert len(provider.requests) == 3
-    strict = LLMReviewer(make_backend(provider.kind, strict=True))
+    strict = LLMReviewer(make_backend(provider.kind, strict=True, env=load_settings()))
     with pytest.raises(BackendError, match=r"no valid transition vote .* \(strict\)"):
         strict.vote(CHANGE, "transition", BY_ID)
 
 
 def test_persistently_generic_votes_fall_back_to_the_heuristic(provider: FakeProvider) -> None:
     provider.default = answer({**GOOD_VOTE, "reason": "new topic"})
-    result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
+    result = make_reviewer(provider.kind, env=load_settings()).vote(CHANGE, "transition", BY_ID)
     assert isinstance(result, ReviewVote) and result.backend == "heuristic"
     assert "too short" in (result.backend_fallback or "")
     assert len(provider.requests) == 3
@@ -419,7 +423,7 @@ def test_transport_failure_is_a_failure_not_a_vote(
 ) -> None:
     monkeypatch.setenv("QUIRE_BACKEND_MAX_ATTEMPTS", "2")
     provider.default = status(503)
-    result = make_reviewer(provider.kind).vote(CHANGE, "transition", BY_ID)
+    result = make_reviewer(provider.kind, env=load_settings()).vote(CHANGE, "transition", BY_ID)
     assert isinstance(result, ReviewFailure) and "HTTP 503" in result.error
     assert len(provider.requests) == 2
 
@@ -430,7 +434,9 @@ def test_review_all_respects_the_concurrency_limit(
     monkeypatch.setenv("QUIRE_BACKEND_CONCURRENCY", "2")
     provider.default = answer(GOOD_VOTE, delay=0.1)
     tasks = [CHANGE, CHANGE.model_copy(update={"doc_id": "other"})]
-    outcomes = review_all(tasks, BY_ID, make_reviewer(provider.kind), max_workers=6)
+    outcomes = review_all(
+        tasks, BY_ID, make_reviewer(provider.kind, env=load_settings()), max_workers=6
+    )
     assert [o.decision for o in outcomes] == ["confirmed_change"] * 2
     assert all(len(o.votes) == 3 for o in outcomes)
     assert len(provider.requests) == 6 and provider.max_in_flight == 2
@@ -447,7 +453,7 @@ def test_command_reviewer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv(
         "QUIRE_AGENT_COMMAND", f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
     )
-    reviewer = make_reviewer("command")
+    reviewer = make_reviewer("command", env=load_settings())
     assert isinstance(reviewer, LLMReviewer)
     result = reviewer.vote(CHANGE, "continuity", BY_ID)
     assert isinstance(result, ReviewVote) and result.backend == "command"
@@ -462,14 +468,14 @@ def test_command_reviewer_failing_agent_is_a_failure(
         f"{shlex.quote(sys.executable)} -c "
         + shlex.quote("import sys; sys.exit('no model configured')"),
     )
-    result = make_reviewer("command").vote(CHANGE, "adjudicator", BY_ID)
+    result = make_reviewer("command", env=load_settings()).vote(CHANGE, "adjudicator", BY_ID)
     assert isinstance(result, ReviewFailure) and "no model configured" in result.error
 
 
 def test_make_reviewer_names() -> None:
     assert isinstance(make_reviewer("heuristic"), HeuristicReviewer)
     with pytest.raises(BackendError, match="OPENAI_API_KEY"):
-        make_reviewer("openai")
+        make_reviewer("openai", env=load_settings())
 
 
 def test_heuristic_leaves_short_chapters_to_the_size_rules() -> None:

@@ -29,6 +29,11 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> ObjectStore:
     return s3
 
 
+def _endpoint(store: ObjectStore) -> str | None:
+    """Where an S3 store's client points (None for a folder): to open the same store again."""
+    return store._client.meta.endpoint_url if isinstance(store, S3Store) else None
+
+
 # --- the contract -------------------------------------------------------------------------
 
 
@@ -139,9 +144,14 @@ def test_put_if_absent_thread_race_has_one_winner(store: ObjectStore) -> None:
 
 
 def _race_in_process(
-    url: str, key: str, ident: int, start: float, out: multiprocessing.Queue[tuple[int, bool]]
+    url: str,
+    endpoint: str | None,
+    key: str,
+    ident: int,
+    start: float,
+    out: multiprocessing.Queue[tuple[int, bool]],
 ) -> None:
-    child = open_store(url)  # a fresh store/client in this process, from the URL alone
+    child = open_store(url, endpoint_url=endpoint)  # a fresh store/client in this process
     time.sleep(max(0.0, start - time.time()))
     out.put((ident, child.put_if_absent(key, f"proc-{ident}".encode())))
 
@@ -151,7 +161,9 @@ def test_put_if_absent_process_race_has_one_winner(store: ObjectStore) -> None:
     out: multiprocessing.Queue[tuple[int, bool]] = ctx.Queue()
     start = time.time() + 0.3
     procs = [
-        ctx.Process(target=_race_in_process, args=(store.url, "race/p", i, start, out))
+        ctx.Process(
+            target=_race_in_process, args=(store.url, _endpoint(store), "race/p", i, start, out)
+        )
         for i in range(4)
     ]
     for p in procs:
@@ -217,7 +229,7 @@ def test_bad_list_prefixes_are_rejected(store: ObjectStore) -> None:
 
 def test_url_reopens_the_same_store(store: ObjectStore) -> None:
     store.put("docs/x/manifest.json", b"{}")
-    again = open_store(store.url)
+    again = open_store(store.url, endpoint_url=_endpoint(store))
     assert type(again) is type(store)
     assert again.url == store.url
     assert again.get("docs/x/manifest.json") == b"{}"
@@ -261,7 +273,7 @@ def test_local_key_conflicting_with_prefix_is_a_store_error(tmp_path: Path) -> N
 
 
 def test_s3_list_paginates(s3_env: str) -> None:
-    store = S3Store(f"quire-page-{uuid.uuid4().hex[:12]}", "p", page_size=7)
+    store = S3Store(f"quire-page-{uuid.uuid4().hex[:12]}", "p", endpoint_url=s3_env, page_size=7)
     store.ensure_bucket()
     calls: list[str] = []
     store._client.meta.events.register(
@@ -276,18 +288,18 @@ def test_s3_list_paginates(s3_env: str) -> None:
     assert store.list() == [*keys, "other"]
 
 
-def test_s3_prefixes_isolate_stores(s3_store: S3Store) -> None:
-    sibling = S3Store(s3_store.bucket, "other")
+def test_s3_prefixes_isolate_stores(s3_store: S3Store, s3_env: str) -> None:
+    sibling = S3Store(s3_store.bucket, "other", endpoint_url=s3_env)
     s3_store.put("x", b"1")
     sibling.put("x", b"2")
     assert s3_store.get("x") == b"1"
     assert sibling.list() == ["x"]
-    rootless = S3Store(s3_store.bucket)
+    rootless = S3Store(s3_store.bucket, endpoint_url=s3_env)
     assert rootless.list() == ["other/x", "t/x"]
 
 
 def test_s3_missing_bucket_is_not_created(s3_env: str) -> None:
-    store = S3Store(f"quire-absent-{uuid.uuid4().hex[:12]}")
+    store = S3Store(f"quire-absent-{uuid.uuid4().hex[:12]}", endpoint_url=s3_env)
     with pytest.raises(StoreError) as info:
         store.put("x", b"1")
     assert "NoSuchBucket" in str(info.value)
@@ -360,7 +372,7 @@ def test_s3_secrets_never_appear_in_repr_or_errors(
 ) -> None:
     secret = "SeCrEt-" + uuid.uuid4().hex
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
-    store = S3Store(f"quire-secret-{uuid.uuid4().hex[:12]}", "p")
+    store = S3Store(f"quire-secret-{uuid.uuid4().hex[:12]}", "p", endpoint_url=s3_env)
     texts = [repr(store), str(store), store.url, repr(vars(store))]
     store.ensure_bucket()
     failing = S3Store("b", endpoint_url=failing_endpoint[0], max_attempts=1)
@@ -370,7 +382,7 @@ def test_s3_secrets_never_appear_in_repr_or_errors(
         dead = S3Store(
             "b", endpoint_url=f"http://127.0.0.1:{sock.getsockname()[1]}", max_attempts=1
         )
-    absent_bucket = S3Store(f"quire-none-{uuid.uuid4().hex[:12]}")
+    absent_bucket = S3Store(f"quire-none-{uuid.uuid4().hex[:12]}", endpoint_url=s3_env)
     for call in (
         lambda: store.get("missing"),
         lambda: failing.get("x"),

@@ -17,6 +17,7 @@ from quire.shared.ir import Document
 from quire.shared.manifest import Manifest, load_manifest
 from quire.shared.markdown import inline
 from quire.shared.plan import Plan
+from quire.shared.settings import load_settings
 from quire.workers.analysis import (
     IndexAnswer,
     IndexContext,
@@ -339,7 +340,7 @@ def test_llm_index_over_the_wire_with_a_reask(provider: FakeProvider) -> None:
     ctx.chunks[1].key_terms = ["dim attribute", "matrix product"]  # the session's key terms
     bad = _broken(lambda d: d["lines"].pop(2))
     provider.enqueue(answer(bad), answer(good_index_answer(ctx)))
-    index = author_index(ctx, provider.kind)
+    index = author_index(ctx, provider.kind, env=load_settings())
     assert index.backend == provider.kind and not index.heuristic
     validate_index(ctx, **files_of(ctx, index))
     first = provider.requests[0].body["messages"][-1]["content"]
@@ -353,7 +354,7 @@ def test_llm_index_persistently_invalid_falls_back_to_the_heuristic(
     provider: FakeProvider,
 ) -> None:
     provider.default = answer(_broken(lambda d: d["lines"][0].update(link="missing.md")))
-    index = author_index(CTX, provider.kind)
+    index = author_index(CTX, provider.kind, env=load_settings())
     assert index == heuristic_index(CTX).model_copy(
         update={"backend_fallback": index.backend_fallback}
     )
@@ -361,7 +362,7 @@ def test_llm_index_persistently_invalid_falls_back_to_the_heuristic(
     assert "missing.md" in (index.backend_fallback or "")
     assert len(provider.requests) == 3
     with pytest.raises(BackendError, match="no valid study index"):
-        author_index(CTX, make_backend(provider.kind, strict=True))
+        author_index(CTX, make_backend(provider.kind, env=load_settings(), strict=True))
 
 
 # --- corpus: the whole offline path ------------------------------------------------------

@@ -323,7 +323,9 @@ TOKEN = "s3cr3t-token-for-tests"
 def webhook(bucket: tuple[Any, str], tmp_path: Path) -> Iterator[tuple[WebhookServer, Runtime]]:
     _, name = bucket
     rt = local_runtime(tmp_path)
-    service = TriggerService(rt, TriggerConfig(bucket=name), RunSettings(), objects=S3Objects())
+    service = TriggerService(
+        rt, TriggerConfig(bucket=name), RunSettings(), objects=S3Objects(rt.env.s3_endpoint_url)
+    )
     server, stop = start_webhook(service, host="127.0.0.1", port=0, token=TOKEN, work_interval=0.5)
     yield server, rt
     stop_webhook(server, stop)

@@ -20,7 +20,7 @@ from services import CeleryWorker, RedisServer
 from web_server import TOKEN, WebServer, upload, wait_stopped
 
 from quire.shared import keys
-from quire.shared.config import Environment
+from quire.shared.settings import load_settings
 from quire.shared.store.s3 import S3Store
 from quire.workers.runtime import Runtime
 
@@ -46,7 +46,7 @@ def stack(
         WebServer({**env, "QUIRE_API_TOKEN": TOKEN}) as server,
         server.client() as api,
     ):
-        yield api, Runtime.from_env(Environment.from_env()), s3_store
+        yield api, Runtime.from_env(load_settings()), s3_store
 
 
 def test_uploads_and_s3_references_run_on_the_workers(
@@ -58,7 +58,9 @@ def test_uploads_and_s3_references_run_on_the_workers(
     r = upload(api, SAMPLE_PDF)
     assert r.status_code == 201, r.text
     book = r.json()["document"]["doc_id"]
-    inbox = S3Store(store.bucket)  # the same bucket, outside Quire's prefix
+    inbox = S3Store(
+        store.bucket, endpoint_url=rt.env.s3_endpoint_url
+    )  # the same bucket, outside Quire's prefix
     small = CORPUS / "latex-news-22.pdf"
     inbox.put(f"incoming/{small.name}", small.read_bytes())
     r = api.post("/v1/documents", data={"source": f"s3://{store.bucket}/incoming/{small.name}"})

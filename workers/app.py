@@ -2,6 +2,10 @@
 
 Messages are small JSON (`TaskMessage`: ids, part names, revisions). Fan-in is tracked in
 our own revision-checked session state, not with chords, so no result backend is needed.
+
+This module is the Celery worker's entry point (`celery -A quire.workers.tasks` and
+`quire worker` import it and Celery builds the app then): the `QUIRE_*` settings are read
+here, once (`SETTINGS`), and passed to everything the worker builds.
 """
 
 from __future__ import annotations
@@ -9,8 +13,7 @@ from __future__ import annotations
 from celery import Celery
 from kombu import Queue
 
-from quire.shared.config import Environment
-from quire.shared.settings import load_settings
+from quire.shared.settings import Settings, load_settings
 from quire.shared.states import QUEUES
 
 # soft / hard time limits per queue, seconds
@@ -24,22 +27,21 @@ TIME_LIMITS: dict[str, tuple[int, int]] = {
 }
 
 
-def time_limits(queue: str) -> tuple[float, float]:
-    """(soft, hard) seconds for a queue's tasks, multiplied by `QUIRE_TIME_LIMIT_SCALE`
-    (default 1; tests use small values). The soft limit fails the document with code
-    "timeout"; the hard limit (kept at least 5 s later) kills a task stuck in native code."""
-    scale = load_settings().time_limit_scale
+def time_limits(queue: str, scale: float) -> tuple[float, float]:
+    """(soft, hard) seconds for a queue's tasks, multiplied by `scale`
+    (`QUIRE_TIME_LIMIT_SCALE`; tests use small values). The soft limit fails the document
+    with code "timeout"; the hard limit (kept at least 5 s later) kills a task stuck in
+    native code."""
     soft, hard = TIME_LIMITS[queue]
     return soft * scale, max(hard * scale, soft * scale + 5)
 
 
-def broker_transport_options() -> dict[str, float]:
+def broker_transport_options(settings: Settings) -> dict[str, float]:
     """Redis redelivers an unacknowledged task (its worker died) only after the visibility
     timeout: `QUIRE_VISIBILITY_TIMEOUT` seconds (default 1800). A task running longer than
     this is delivered a second time, which is harmless (parts are idempotent) but wasteful,
     so keep it above the longest time limit in production. A timeout set here also makes
     the restore sweep run every quarter timeout (at most every 10 s), so it takes effect."""
-    settings = load_settings()
     timeout = settings.visibility_timeout
     if "visibility_timeout" not in settings.model_fields_set:
         return {"visibility_timeout": timeout}
@@ -50,8 +52,7 @@ def broker_transport_options() -> dict[str, float]:
     }
 
 
-def make_app(env: Environment | None = None) -> Celery:
-    env = env or Environment.from_env()
+def make_app(env: Settings) -> Celery:
     app = Celery("quire", broker=env.broker_url or "memory://")
     app.conf.update(
         task_serializer="json",
@@ -71,7 +72,7 @@ def make_app(env: Environment | None = None) -> Celery:
         worker_max_tasks_per_child=1000,
         worker_max_memory_per_child=1_500_000,  # KiB
         # Redis redelivers unacknowledged tasks only after this; the reconciler covers loss
-        broker_transport_options=broker_transport_options(),
+        broker_transport_options=broker_transport_options(env),
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         task_send_sent_event=True,
@@ -80,7 +81,8 @@ def make_app(env: Environment | None = None) -> Celery:
     return app
 
 
-app = make_app()
+SETTINGS = load_settings()
+app = make_app(SETTINGS)
 
 
 def use_broker(url: str) -> None:

@@ -24,14 +24,15 @@ _USAGE_ORDER = ("topic_review", "planning", "analysing", "repairing", "indexing"
 REPORT = Layout.REVIEW
 
 
-def llm_backend(s: Job) -> RetryingBackend | None:
-    """The run's LLM backend for one part (None: the offline heuristic). One instance per
-    part, so its usage meter holds just that part's calls."""
+def llm_backend(rt: Runtime, s: Job) -> RetryingBackend | None:
+    """The run's LLM backend for one part (None: the offline heuristic), configured by the
+    runtime's settings. One instance per part, so its usage meter holds just that part's
+    calls."""
     if s.settings.backend in OFFLINE:
         return None
     from quire.workers.llm import make_backend
 
-    return make_backend(s.settings.backend, strict=s.settings.strict_backend)
+    return make_backend(s.settings.backend, env=rt.env, strict=s.settings.strict_backend)
 
 
 def keep_usage(rt: Runtime, s: Job, name: str, backend: RetryingBackend | None) -> None:

@@ -21,7 +21,6 @@ from quire.shared.engine import TaskMessage, advance, mark_done, mark_failed, su
 from quire.shared.errors import InputError, QuireError, TooLargeError, TransientError
 from quire.shared.job import Job
 from quire.shared.logs import part_fields
-from quire.shared.settings import load_settings
 from quire.shared.text import sha256_bytes
 from quire.workers import steps
 from quire.workers.parse.detect import format_of_name
@@ -189,7 +188,7 @@ def admit_bytes(
     if format_of_name(name) == "html" and not data.startswith(b"PK\x03\x04"):
         data = _html_bundle(data, name, path)
     doc_id = sha256_bytes(data)
-    if password is None and (secret := load_settings().pdf_password) is not None:
+    if password is None and (secret := rt.env.pdf_password) is not None:
         password = secret.get_secret_value()
     expected = 0
     if rt.repo.exists(doc_id):

@@ -1,7 +1,8 @@
 """The process-wide handles every task needs: object store, revision store, job repo.
 
-Built once per process from the environment (`Runtime.from_env()`), so a Celery worker and
-the embedded runner use the very same wiring.
+Built once per process from the settings its entry point read (`Runtime.from_env(settings)`),
+so a Celery worker and the embedded runner use the very same wiring; `rt.env` carries those
+settings down to every task.
 """
 
 from __future__ import annotations
@@ -15,25 +16,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quire.shared import keys
-from quire.shared.config import Environment
 from quire.shared.files import write_atomic
 from quire.shared.job import JobRepo
 from quire.shared.revisions import RevisionStore, open_revision_store
+from quire.shared.settings import Settings
 from quire.shared.store import LocalStore, ObjectStore, open_store
 
 
 @dataclass
 class Runtime:
-    env: Environment
+    env: Settings
     store: ObjectStore
     revisions: RevisionStore
     repo: JobRepo
 
     @classmethod
-    def from_env(cls, env: Environment | None = None) -> Runtime:
-        env = env or Environment.from_env()
+    def from_env(cls, env: Settings) -> Runtime:
         _ = env.deployment  # refuses a broker with stores only this host sees
-        store = open_store(env.store_url)
+        store = open_store(env.store_url, endpoint_url=env.s3_endpoint_url)
         env.state_dir.mkdir(parents=True, exist_ok=True)
         revisions = open_revision_store(env.redis_url, env.state_dir)
         return cls(env=env, store=store, revisions=revisions, repo=JobRepo(store, revisions))

@@ -254,7 +254,7 @@ def _review(rt: Runtime, s: Job, part: str) -> str:
     index = Layout.part_index(part)
     batch = tasks[index * size : (index + 1) * size]
     doc = load_doc(rt, s)
-    llm = llm_backend(s)
+    llm = llm_backend(rt, s)
     reviewer = LLMReviewer(llm) if llm else make_reviewer(s.settings.backend)
     outcomes = review_all(batch, doc.by_id(), reviewer)
     keep_usage(rt, s, part, llm)
@@ -293,7 +293,7 @@ def _plan(rt: Runtime, s: Job, part: str) -> PartResult | str:
         # titles) now, so the chunks are written once, with their final titles.
         plan = _settle(rt, s, doc, plan, candidates)
     else:  # the LLM decider adjudicates each boundary of the global plan
-        llm = llm_backend(s)
+        llm = llm_backend(rt, s)
         assert llm is not None
         decider = make_decider(llm)
         plan = plan_document(doc, candidates, by_cut, s.settings.plan, decider, guided=True)
@@ -397,7 +397,7 @@ def _analyse(rt: Runtime, s: Job, part: str) -> PartResult | str:
     doc, plan = load_doc(rt, s), load_plan(rt, s)
     candidates = load_candidates(rt, s)
     stats = load_stats(rt, s, doc, candidates)
-    llm = llm_backend(s)
+    llm = llm_backend(rt, s)
     backend = llm or s.settings.backend
     if part != FINISH:
         chunks = [plan.chunks[n - 1] for n in Layout.part_chunks(part)]
@@ -464,7 +464,7 @@ def _repair(rt: Runtime, s: Job, part: str) -> PartResult:
     doc, plan = load_doc(rt, s), load_plan(rt, s)
     requested = set(json.loads(rt.store.get(s.artifacts["repair"]))["chunks"])
     redo = {(c.first_id, c.last_id) for c in plan.chunks if c.number in requested}
-    llm = llm_backend(s)
+    llm = llm_backend(rt, s)
     settled = _settle(rt, s, doc, plan, load_candidates(rt, s), redo=redo, backend=llm)
     keep_usage(rt, s, Layout.version_of(s.artifacts["repair"]), llm)
     key = replace_plan(rt, s, settled)
@@ -529,7 +529,7 @@ def _index(rt: Runtime, s: Job, part: str) -> str:
         c.number: a for c in plan.chunks if isinstance(a := load_analysis(rt, s, c), ChunkAnalysis)
     }
     context = index_context(manifest, analyses, doc=doc)
-    llm = llm_backend(s)
+    llm = llm_backend(rt, s)
     files = render_index(context, author_index(context, llm or s.settings.backend))
     validate_index(
         context,

@@ -18,9 +18,8 @@ from celery.signals import setup_logging, worker_init
 from quire.shared.engine import TaskMessage
 from quire.shared.errors import TransientError
 from quire.shared.logs import configure_logging
-from quire.shared.settings import load_settings
 from quire.shared.states import QUEUES
-from quire.workers.app import app, time_limits
+from quire.workers.app import SETTINGS, app, time_limits
 from quire.workers.runtime import Runtime
 
 
@@ -29,7 +28,7 @@ def _logging(loglevel: int | str | None = None, **_: Any) -> None:
     """Celery leaves logging to us when this signal is connected: the same text or JSON
     lines (QUIRE_LOG_FORMAT) as every other Quire process."""
     level = logging.getLevelName(loglevel.upper()) if isinstance(loglevel, str) else loglevel
-    configure_logging(level or logging.INFO, load_settings().log_format)
+    configure_logging(level or logging.INFO, SETTINGS.log_format)
 
 
 @worker_init.connect
@@ -49,7 +48,7 @@ def _preload(**_: Any) -> None:
 
 @functools.cache
 def runtime() -> Runtime:
-    return Runtime.from_env()
+    return Runtime.from_env(SETTINGS)
 
 
 def send(messages: list[TaskMessage]) -> None:
@@ -121,7 +120,7 @@ def _killed(msg: TaskMessage) -> None:
 
     # A Runtime of its own, dropped after use: the cached one would be inherited by the
     # children this process forks later, sockets and all.
-    rt = Runtime.from_env()
+    rt = Runtime.from_env(SETTINGS)
     try:
         s = rt.repo.load(msg.doc_id)
         if superseded(s, msg):
@@ -137,16 +136,12 @@ def _killed(msg: TaskMessage) -> None:
         rt.revisions.close()
 
 
-# Retries of transient faults: QUIRE_TASK_MAX_RETRIES (default 6) after exponential backoff
-# from QUIRE_TASK_RETRY_BACKOFF seconds (default 2), capped at 120, with full jitter.
-MAX_RETRIES = load_settings().task_max_retries
-RETRY_BACKOFF = load_settings().task_retry_backoff
-
-
 def _register(
     name: str, queue: str, body: Any, base: type[Task[Any, Any]] = Task
 ) -> Task[Any, Any]:
-    soft, hard = time_limits(queue)
+    """Retries of transient faults: QUIRE_TASK_MAX_RETRIES after exponential backoff from
+    QUIRE_TASK_RETRY_BACKOFF seconds, capped at 120, with full jitter."""
+    soft, hard = time_limits(queue, SETTINGS.time_limit_scale)
     return app.task(
         base=base,
         name=name,
@@ -154,10 +149,10 @@ def _register(
         soft_time_limit=soft,
         time_limit=hard,
         autoretry_for=(TransientError,),
-        retry_backoff=RETRY_BACKOFF,
+        retry_backoff=SETTINGS.task_retry_backoff,
         retry_backoff_max=120,
         retry_jitter=True,
-        max_retries=MAX_RETRIES,
+        max_retries=SETTINGS.task_max_retries,
         acks_late=True,
     )(body)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from quire.orchestrator.cli.app import clean_errors, emit, err, main
+from quire.orchestrator.cli.app import clean_errors, emit, err, main, runtime
 from quire.orchestrator.operations import OPERATIONS, Operation, Param
 from quire.orchestrator.service import resolve_doc
 
@@ -52,9 +52,7 @@ def _value(p: Param, given: Any) -> Any:
 
 def _command(op: Operation) -> click.Command:
     def command(ident: str, **given: Any) -> None:
-        from quire.workers.runtime import Runtime
-
-        rt = Runtime.from_env()
+        rt = runtime()
         doc_id = resolve_doc(rt, ident)
         values = {p.field: _value(p, given[p.field]) for p in op.params}
         result = op.call(rt, doc_id, SimpleNamespace(doc_id=doc_id, **values))

@@ -7,14 +7,17 @@ import logging
 import sys
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
 from quire.shared.errors import NotInstalledError, QuireError, SettingsError
-from quire.shared.settings import load_settings
+from quire.shared.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from quire.workers.runtime import Runtime
 
 err = Console(stderr=True, soft_wrap=True)
 out = Console()
@@ -57,7 +60,8 @@ force_option = click.option(
 @click.group()
 @click.version_option(package_name="quire", prog_name="quire")
 @click.option("-v", "--verbose", is_flag=True, help="Log progress to stderr.")
-def main(verbose: bool) -> None:
+@click.pass_context
+def main(ctx: click.Context, verbose: bool) -> None:
     """Quire: cut long textbooks into verified study-sized sessions."""
     from quire.shared.logs import configure_logging
 
@@ -66,7 +70,22 @@ def main(verbose: bool) -> None:
     except SettingsError as exc:
         err.print(f"[red]quire: error ({exc.code}):[/red] {exc}", highlight=False)
         sys.exit(2)
+    ctx.obj = settings  # the one settings object every command passes down
     configure_logging(logging.INFO if verbose else logging.WARNING, settings.log_format)
+
+
+def current_settings() -> Settings:
+    """The settings `main` read for this command (from the environment, once)."""
+    found = click.get_current_context().find_root().obj
+    assert isinstance(found, Settings), "a command runs under `main`"
+    return found
+
+
+def runtime() -> Runtime:
+    """The store, revision store and session repo this command's settings name."""
+    from quire.workers.runtime import Runtime
+
+    return Runtime.from_env(current_settings())
 
 
 def emit(data: Any) -> None:

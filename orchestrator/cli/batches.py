@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from quire.orchestrator.cli.app import F, clean_errors, err, main, out
+from quire.orchestrator.cli.app import F, clean_errors, current_settings, err, main, out, runtime
 from quire.orchestrator.cli.options import (
     check_ocr,
     chosen,
@@ -19,7 +19,6 @@ from quire.orchestrator.cli.options import (
     settings_options,
 )
 from quire.shared.errors import QuireError, SettingsError
-from quire.shared.settings import load_settings
 
 
 @main.command()
@@ -83,14 +82,16 @@ def batch(
     from quire.orchestrator.passwords import Passwords
     from quire.orchestrator.sources import expand_sources
     from quire.workers.llm import check_installed
-    from quire.workers.runtime import Runtime
 
-    settings = chosen().settings(max_file_bytes=max_file_bytes, max_doc_pages=max_doc_pages)
+    env = current_settings()
+    settings = chosen().settings(
+        max_file_bytes=max_file_bytes, max_doc_pages=max_doc_pages, env=env
+    )
     check_ocr(settings, bool(ocr or ocr_lang))
-    passwords = Passwords.load(password_file, password_map)
+    passwords = Passwords.load(password_file, password_map, settings=env)
     check_installed(settings.backend)
-    rt = Runtime.from_env()
-    items, skipped = expand_sources(sources)
+    rt = runtime()
+    items, skipped = expand_sources(sources, s3_endpoint_url=env.s3_endpoint_url)
     if not items:
         raise QuireError("no documents found in " + " ".join(sources))
     for origin in skipped:
@@ -127,9 +128,8 @@ def batch_resume(
     """Run or follow an existing batch to its end (used by `batch --detach`)."""
     from quire.orchestrator import batch as batches
     from quire.orchestrator import batch_run
-    from quire.workers.runtime import Runtime
 
-    rt = Runtime.from_env()
+    rt = runtime()
     found = batches.find_batch(rt, batch_id)
     if found is None:
         raise QuireError(f"no batch {batch_id!r}")
@@ -195,6 +195,7 @@ def trigger_webhook(
 
     server, stop = start_webhook(
         build_service(
+            runtime(),
             bucket=bucket,
             prefix=prefix,
             output_prefix=output_prefix,
@@ -232,11 +233,12 @@ def trigger_sqs(
     from quire.orchestrator.sqs_poller import SqsPoller
     from quire.orchestrator.triggers import build_service
 
-    queue_url = queue_url or load_settings().sqs_queue_url
+    queue_url = queue_url or current_settings().sqs_queue_url
     if not queue_url:
         raise SettingsError("no SQS queue: pass --queue-url or set QUIRE_SQS_QUEUE_URL")
     poller = SqsPoller(
         build_service(
+            runtime(),
             bucket=bucket,
             prefix=prefix,
             output_prefix=output_prefix,

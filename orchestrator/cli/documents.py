@@ -7,7 +7,14 @@ from pathlib import Path
 
 import click
 
-from quire.orchestrator.cli.app import clean_errors, err, force_option, main
+from quire.orchestrator.cli.app import (
+    clean_errors,
+    current_settings,
+    err,
+    force_option,
+    main,
+    runtime,
+)
 from quire.orchestrator.cli.options import (
     check_ocr,
     chosen,
@@ -18,7 +25,6 @@ from quire.orchestrator.cli.options import (
 from quire.orchestrator.service import resolve_doc
 from quire.shared.config import DEFAULT_DECIDER
 from quire.shared.layout import Layout
-from quire.shared.settings import load_settings
 
 
 @main.command()
@@ -82,12 +88,14 @@ def run(
     from quire.orchestrator.progress import watch
     from quire.shared.errors import DocumentFailedError
     from quire.shared.ir import describe_textless
-    from quire.workers.runtime import Runtime
 
-    settings = chosen().settings(decider=decider)  # type: ignore[arg-type]
+    env = current_settings()
+    settings = chosen().settings(decider=decider, env=env)  # type: ignore[arg-type]
     check_ocr(settings, bool(ocr or ocr_lang))
-    rt = Runtime.from_env()
-    password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
+    rt = runtime()
+    password = Passwords.load(password_file, settings=env).for_document(
+        input_path.name, str(input_path)
+    )
     try:
         with watch(err) as show:
             result = run_document(
@@ -160,9 +168,12 @@ def parse(
     from quire.workers.parse.detect import detect_format
     from quire.workers.parse.pdf_open import unlock_pdf
 
-    settings = chosen().settings()
+    env = current_settings()
+    settings = chosen().settings(env=env)
     check_ocr(settings, bool(ocr or ocr_lang))
-    password = Passwords.load(password_file).for_document(input_path.name, str(input_path))
+    password = Passwords.load(password_file, settings=env).for_document(
+        input_path.name, str(input_path)
+    )
     unlocked = unlock_pdf(input_path, password) if detect_format(input_path) == "pdf" else None
     with tempfile.TemporaryDirectory(prefix="quire-parse-") as tmp:
         source, doc_id = input_path, None
@@ -203,7 +214,7 @@ def verify(out_dir: Path, source: Path | None) -> None:
     """Re-run every check on an output folder; non-zero exit on failure."""
     from quire.orchestrator.service import verify_folder
 
-    report = verify_folder(out_dir, source)
+    report = verify_folder(current_settings(), out_dir, source)
     for f in report.findings[:50]:
         err.print(
             f"[red]{f.kind}[/red] chunk={f.chunk} {f.element_id or ''}{f.page or ''}: {f.message}",
@@ -253,13 +264,15 @@ def rag(
     """Write verified retrieval chunks (DIR/rag-chunks.jsonl) from DIR's IR and sessions."""
     from quire.workers.rag.cli_support import build_rag
 
-    name = (backend or load_settings().review_backend) if enrich else None
+    env = current_settings()
+    name = (backend or env.review_backend) if enrich else None
     build = build_rag(
         out_dir,
         max_chars=max_chars,
         algorithm=algorithm,  # type: ignore[arg-type]
         enrich_backend=name,
         cache_dir=cache_dir,
+        env=env,
     )
     for f in build.failures[:20]:
         err.print(f"[red]enrichment failed[/red] {f.chunk_id}: {f.error}", highlight=False)
@@ -286,9 +299,8 @@ def export(ident: str, out_dir: Path, force: bool) -> None:
     """Copy a completed document's output folder out of the store and verify it there
     (DOC: id, id prefix or source file name)."""
     from quire.orchestrator.outputs import export_document, verify_exported
-    from quire.workers.runtime import Runtime
 
-    rt = Runtime.from_env()
+    rt = runtime()
     export_document(rt, resolve_doc(rt, ident), out_dir, force=force)
     report = verify_exported(out_dir)
     err.print(

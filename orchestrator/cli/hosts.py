@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from quire.orchestrator.cli.app import clean_errors, err, main, require_extra
+from quire.orchestrator.cli.app import clean_errors, current_settings, err, main, require_extra
 
 
 @main.group()
@@ -28,9 +28,7 @@ def mcp_serve(processes: int | None) -> None:
     require_extra("mcp", "mcp", "anyio")
     from quire.orchestrator.mcp.server import serve
 
-    if processes:
-        os.environ["QUIRE_MCP_PROCESSES"] = str(processes)
-    serve()
+    serve(current_settings(), processes=processes)
 
 
 @mcp.command("install")
@@ -47,7 +45,7 @@ def mcp_install(write: bool, project: Path) -> None:
     """Print registration snippets for common MCP hosts (with --write, write .mcp.json)."""
     from quire.orchestrator.mcp.install import registration, snippets, write_project_config
 
-    reg = registration(project.resolve())
+    reg = registration(project.resolve(), os.environ)  # copied into the hosts' configs
     click.echo(snippets(reg))
     if write:
         err.print(f"wrote {write_project_config(project.resolve(), reg)}", highlight=False)

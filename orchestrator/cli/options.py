@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from quire.orchestrator.cli.app import F, err
+from quire.orchestrator.cli.app import F, current_settings, err
 from quire.shared.config import DEFAULTS, ENV_DEFAULTS, RunChoices, RunSettings
 
 
@@ -16,10 +16,9 @@ def check_ocr(settings: RunSettings, asked: bool) -> None:
     reads the languages (workers check their own when they parse). `force` stops here; `auto`
     goes on and lists the pages that needed OCR without text."""
     from quire.orchestrator.dispatch import check_here
-    from quire.shared.config import Environment
 
     if asked and settings.ocr != "off":
-        check_here(Environment.from_env(), lambda: _check_engine(settings))
+        check_here(current_settings(), lambda: _check_engine(settings))
 
 
 def _check_engine(settings: RunSettings) -> None:

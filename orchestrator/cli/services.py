@@ -7,9 +7,15 @@ import threading
 
 import click
 
-from quire.orchestrator.cli.app import clean_errors, err, main, require_extra
+from quire.orchestrator.cli.app import (
+    clean_errors,
+    current_settings,
+    err,
+    main,
+    require_extra,
+    runtime,
+)
 from quire.shared.errors import NotInstalledError, SettingsError
-from quire.shared.settings import load_settings
 
 
 @main.command(context_settings={"ignore_unknown_options": True})
@@ -22,9 +28,8 @@ from quire.shared.settings import load_settings
 def worker(queues: str, concurrency: int | None, celery_args: tuple[str, ...]) -> None:
     """Run a Celery worker on the given queues (needs QUIRE_BROKER_URL)."""
     from quire.orchestrator.dispatch import check_worker
-    from quire.shared.config import Environment
 
-    check_worker(Environment.from_env())
+    check_worker(current_settings())
     from quire.workers.tasks import app
 
     argv = ["worker", "-Q", queues, "--loglevel", "INFO", *celery_args]
@@ -51,8 +56,9 @@ def orchestrator(interval: float, once: bool, webhook_port: int | None) -> None:
         from quire.orchestrator.triggers import build_service
         from quire.orchestrator.webhook import start_webhook
 
-        start_webhook(build_service(), port=webhook_port)
-    reconcile_forever(interval=interval, once=once)
+        rt = runtime()
+        start_webhook(build_service(rt), port=webhook_port)
+    reconcile_forever(runtime(), interval=interval, once=once)
 
 
 @main.command(context_settings={"ignore_unknown_options": True})
@@ -96,9 +102,8 @@ def flower(flower_args: tuple[str, ...]) -> None:
 def metrics(port: int | None, host: str) -> None:
     """Queue depths, documents per state, per-stage latency and failures (Prometheus)."""
     from quire.orchestrator.metrics import Collector, registry, render, serve
-    from quire.workers.runtime import Runtime
 
-    reg = registry(Collector(Runtime.from_env()))
+    reg = registry(Collector(runtime()))
     if port is None:
         click.echo(render(reg), nl=False)
         return
@@ -139,11 +144,11 @@ def serve(host: str, port: int, processes: int | None) -> None:
         raise NotInstalledError(
             "the web workspace needs the web extra: pip install 'quire[web]'"
         ) from exc
-    settings = load_settings()
+    settings = current_settings()
     secret = settings.api_token
     token = secret.get_secret_value() if secret else None
     check_bind(host, token)
-    app = create_app(processes=processes)
+    app = create_app(runtime(), processes=processes)
     where = f"[{host}]" if ":" in host else host
     err.print(
         f"Quire workspace on http://{where}:{port}/ ({app.state.web.mode}; "

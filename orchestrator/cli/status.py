@@ -9,9 +9,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from quire.orchestrator.cli.app import clean_errors, emit, main, out
+from quire.orchestrator.cli.app import clean_errors, current_settings, emit, main, out, runtime
 from quire.orchestrator.service import resolve_doc
-from quire.shared.settings import load_settings
 
 
 @main.command()
@@ -23,9 +22,8 @@ def status(ident: str | None, as_json: bool) -> None:
     source file name), or a batch's progress (`quire status batch-...`)."""
     from quire.orchestrator.batch import find_batch
     from quire.orchestrator.batch_run import show_status, status_json
-    from quire.workers.runtime import Runtime
 
-    rt = Runtime.from_env()
+    rt = runtime()
     batch_id = find_batch(rt, ident) if ident else None
     if batch_id is not None:
         if as_json:
@@ -112,7 +110,7 @@ def config_cmd(as_json: bool) -> None:
     """The effective settings (QUIRE_* variables and defaults), secrets redacted."""
     from quire.shared.settings import env_name
 
-    settings = load_settings()
+    settings = current_settings()
     values = settings.model_dump(mode="json")  # SecretStr values come out as '**********'
     rows = [
         (env_name(f), values[f], "environment" if f in settings.model_fields_set else "default")

@@ -3,8 +3,9 @@
 The host's own model reviews topic changes, picks cuts among the safe candidates, writes
 chunk analyses and the study index; Quire validates every decision exactly as it validates
 an LLM backend's (the same functions as the CLI agent loop, `orchestrator.agent`) and keeps
-the revision-checked state. The runtime comes from the environment (`Runtime.from_env`), so
-the same server works on the embedded default and against the distributed stack.
+the revision-checked state. The runtime comes from the settings the server read at its start
+(`McpContext`, handed to every tool), so the same server works on the embedded default and
+against the distributed stack.
 
 Every tool has a pydantic input model and output model (their JSON schemas are the tool's
 input and output schemas) and says whether it changes state (MCP tool annotations, and the

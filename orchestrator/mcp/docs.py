@@ -9,14 +9,23 @@ from dataclasses import dataclass
 from quire.orchestrator.service import resolve_doc
 from quire.shared.errors import QuireError
 from quire.shared.job import Job
-from quire.shared.settings import load_settings
+from quire.shared.settings import Settings
 from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.mcp")
 
 
-def runtime() -> Runtime:
-    return Runtime.from_env()  # per call: cheap, and nothing is shared between threads
+@dataclass(frozen=True)
+class McpContext:
+    """What the server was started with, handed to every tool call: the settings read once
+    at `quire mcp serve` and the embedded worker processes (--processes, else
+    QUIRE_MCP_PROCESSES; None: CPUs)."""
+
+    settings: Settings
+    processes: int | None
+
+    def runtime(self) -> Runtime:
+        return Runtime.from_env(self.settings)  # per call: cheap, nothing shared by threads
 
 
 @dataclass(frozen=True)
@@ -25,10 +34,10 @@ class Doc:
     id: str
 
     @classmethod
-    def open(cls, ref: str) -> Doc:
+    def open(cls, ctx: McpContext, ref: str) -> Doc:
         """The one document `ref` names (id, id prefix or source file name), on a fresh
         runtime; UnknownDocumentError otherwise."""
-        rt = runtime()
+        rt = ctx.runtime()
         return cls(rt, resolve_doc(rt, ref))
 
     def job(self) -> Job:
@@ -61,8 +70,9 @@ def failed(s: Job) -> QuireError:
     return exc
 
 
-def drive(rt: Runtime, doc_id: str, timeout_s: float) -> Job:
-    """Run the document to its next stop (complete, failed or awaiting a decision)."""
+def drive(rt: Runtime, doc_id: str, timeout_s: float, processes: int | None) -> Job:
+    """Run the document to its next stop (complete, failed or awaiting a decision) with
+    `processes` embedded workers (None: CPUs)."""
     from rich.console import Console
 
     from quire.orchestrator.service import process_documents
@@ -71,7 +81,7 @@ def drive(rt: Runtime, doc_id: str, timeout_s: float) -> Job:
         process_documents(
             rt,
             [doc_id],
-            processes=load_settings().mcp_processes,
+            processes=processes,
             console=Console(stderr=True, quiet=True),
             timeout=timeout_s,
         )

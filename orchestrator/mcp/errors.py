@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from quire.orchestrator.mcp.docs import Doc
+from quire.orchestrator.mcp.docs import Doc, McpContext
 from quire.orchestrator.mcp.schemas import ToolFailure
 from quire.shared.errors import QuireError
 
@@ -38,7 +38,7 @@ def invalid_arguments(exc: ValidationError) -> ToolFailure:
     return failure("invalid_arguments", problems)
 
 
-def raised(tool: str, exc: Exception, arguments: dict[str, Any]) -> ToolFailure:
+def raised(ctx: McpContext, tool: str, exc: Exception, arguments: dict[str, Any]) -> ToolFailure:
     """What a tool raised: a QuireError keeps its code; anything else is a bug, logged and
     reported as `internal`."""
     if not isinstance(exc, QuireError):
@@ -48,7 +48,7 @@ def raised(tool: str, exc: Exception, arguments: dict[str, Any]) -> ToolFailure:
     ref = arguments.get("doc_id")
     if exc.code == "conflict" and isinstance(ref, str):
         try:
-            s = Doc.open(ref).job()
+            s = Doc.open(ctx, ref).job()
             result.current_revision, result.current_state = s.revision, s.state
         except QuireError:
             pass

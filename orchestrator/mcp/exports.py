@@ -14,7 +14,6 @@ from quire.shared import keys
 from quire.shared.files import write_atomic
 from quire.shared.layout import Layout
 from quire.shared.manifest import load_manifest
-from quire.shared.settings import load_settings
 from quire.workers.runtime import Runtime
 
 
@@ -44,7 +43,7 @@ def output_folder(rt: Runtime, doc_id: str, given: str | None) -> Path | None:
 
 def run_folder(rt: Runtime, source_name: str) -> Path:
     """A new folder of its own for this call, so concurrent jobs never share one."""
-    root = load_settings().mcp_runs_dir or rt.env.state_dir / "runs"
+    root = rt.env.mcp_runs_dir or rt.env.state_dir / "runs"
     slug = re.sub(r"[^a-z0-9]+", "-", Path(source_name).stem.lower()).strip("-")[:40]
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     folder = root / f"{stamp}-{slug or 'document'}-{uuid.uuid4().hex[:8]}"

@@ -11,7 +11,6 @@ environment, and a URL that carries a password is left out with a note.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import sys
 from collections.abc import Mapping
@@ -63,10 +62,10 @@ def _has_password(value: str) -> bool:
         return True  # unparsable: do not risk writing it
 
 
-def registration(project: Path, environ: Mapping[str, str] | None = None) -> Registration:
+def registration(project: Path, environ: Mapping[str, str]) -> Registration:
     """How hosts should start the server for `project` (its `.quire/` holds the state
-    unless the environment says otherwise)."""
-    environ = os.environ if environ is None else environ
+    unless `environ`, the caller's environment variables, says otherwise): the variables
+    are copied as written, for the server to read at its start."""
     env: dict[str, str] = {}
     omitted: list[str] = []
     for name in SETTINGS:

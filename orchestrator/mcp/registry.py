@@ -8,10 +8,15 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from mcp import types
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from quire.orchestrator.mcp.docs import McpContext
+
+ToolFn = Callable[["McpContext", Any], BaseModel]
 
 
 @dataclass(frozen=True)
@@ -19,7 +24,7 @@ class ToolSpec:
     name: str
     title: str
     description: str
-    fn: Callable[[Any], BaseModel]
+    fn: ToolFn  # (the server's context, the validated input)
     input: type[BaseModel]
     output: type[BaseModel]
     annotations: types.ToolAnnotations
@@ -42,7 +47,7 @@ def register(
     name: str,
     title: str,
     doc: str,
-    fn: Callable[[Any], BaseModel],
+    fn: ToolFn,
     input: type[BaseModel],
     output: type[BaseModel],
     *,
@@ -81,10 +86,11 @@ def tool(
     idempotent: bool = False,
     open_world: bool = False,
 ) -> Callable[[Any], Any]:
-    """Register a function `(args: In) -> Out` as a tool: its name, docstring and type hints
-    give the tool's name, description and schemas."""
+    """Register a function `(ctx: McpContext, args: In) -> Out` as a tool: its name,
+    docstring and type hints give the tool's name, description and schemas (`ctx`: what
+    the server was started with)."""
 
-    def add(fn: Callable[[Any], BaseModel]) -> Callable[[Any], BaseModel]:
+    def add(fn: ToolFn) -> ToolFn:
         hints = get_type_hints(fn)
         register(
             fn.__name__,

@@ -16,8 +16,10 @@ from pydantic import ValidationError
 
 from quire.orchestrator.mcp import errors
 from quire.orchestrator.mcp import tools as _tools  # noqa: F401  (importing registers them)
+from quire.orchestrator.mcp.docs import McpContext
 from quire.orchestrator.mcp.registry import TOOLS
 from quire.orchestrator.mcp.schemas import ToolFailure
+from quire.shared.settings import Settings
 
 INSTRUCTIONS = """\
 Quire cuts long PDF/DOCX textbooks into verified study-sized chunks; you make the judgement
@@ -47,7 +49,7 @@ def _error(failure: ToolFailure) -> types.CallToolResult:
     return _result({"error": failure.model_dump(mode="json")}, error=True)
 
 
-def call_tool_sync(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+def call_tool_sync(ctx: McpContext, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
     """Run one tool call; every failure becomes a structured error result."""
     spec = TOOLS.get(name)
     if spec is None:
@@ -57,13 +59,13 @@ def call_tool_sync(name: str, arguments: dict[str, Any]) -> types.CallToolResult
     except ValidationError as exc:
         return _error(errors.invalid_arguments(exc))
     try:
-        out = spec.fn(args)
+        out = spec.fn(ctx, args)
     except Exception as exc:  # a QuireError is the host's to act on; anything else a bug
-        return _error(errors.raised(name, exc, arguments))
+        return _error(errors.raised(ctx, name, exc, arguments))
     return _result(out.model_dump(mode="json"))
 
 
-def build_server() -> Server[Any]:
+def build_server(started: McpContext) -> Server[Any]:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -77,7 +79,7 @@ def build_server() -> Server[Any]:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         # stage work blocks (parsing, writing, rendering): keep the event loop responsive
         return await anyio.to_thread.run_sync(
-            call_tool_sync, params.name, dict(params.arguments or {})
+            call_tool_sync, started, params.name, dict(params.arguments or {})
         )
 
     return Server(
@@ -90,15 +92,16 @@ def build_server() -> Server[Any]:
     )
 
 
-async def _serve() -> None:
-    server = build_server()
+async def _serve(ctx: McpContext) -> None:
+    server = build_server(ctx)
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
 
-def serve() -> None:
-    """Serve over stdin/stdout until the host closes the connection (logs go to stderr)."""
+def serve(settings: Settings, *, processes: int | None = None) -> None:
+    """Serve over stdin/stdout until the host closes the connection (logs go to stderr);
+    `processes`: embedded worker processes (else QUIRE_MCP_PROCESSES, else CPUs)."""
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s"
     )
-    anyio.run(_serve)
+    anyio.run(_serve, McpContext(settings, processes or settings.mcp_processes))

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from quire.orchestrator import agent, agent_reviews
 from quire.orchestrator.mcp import schemas
-from quire.orchestrator.mcp.docs import Doc, drive, failed, next_step, runtime
+from quire.orchestrator.mcp.docs import Doc, McpContext, drive, failed, next_step
 from quire.orchestrator.mcp.exports import (
     chunk_files,
     export,
@@ -67,8 +67,8 @@ def _operation(name: str, present: Callable[[Doc, Any], BaseModel]) -> None:
     op = OPERATIONS[name]
     output = getattr(schemas, op.output)
 
-    def run(args: Any) -> BaseModel:
-        doc = Doc.open(args.doc_id)
+    def run(ctx: McpContext, args: Any) -> BaseModel:
+        doc = Doc.open(ctx, args.doc_id)
         out = present(doc, op.call(doc.rt, doc.id, args))
         assert isinstance(out, output), (name, type(out))
         return out
@@ -106,7 +106,7 @@ def _review_counts(rt: Runtime, s: Job) -> tuple[int | None, int | None]:
     destructive=True,
     open_world=True,
 )
-def split_document(args: SplitDocumentIn) -> SplitDocumentOut:
+def split_document(ctx: McpContext, args: SplitDocumentIn) -> SplitDocumentOut:
     """Start splitting a PDF, DOCX, EPUB or HTML file (or a folder of HTML chapters): parse
     it, find safe cut candidates, review topic changes with the configured backend, and
     stop for your boundary decisions (decider=agent) or run to the end (decider=backend).
@@ -120,8 +120,8 @@ def split_document(args: SplitDocumentIn) -> SplitDocumentOut:
     if not path.is_file() and not path.is_dir():
         raise InputError(f"no such file: {path}")
     choices = RunChoices.model_validate(args.model_dump(include=set(RunChoices.model_fields)))
-    settings = choices.settings(decider=args.decider)
-    rt = runtime()
+    settings = choices.settings(decider=args.decider, env=ctx.settings)
+    rt = ctx.runtime()
     doc_id = sha256_bytes(source_bytes(path))
     attached = rt.repo.exists(doc_id)
     if attached and args.restart:
@@ -135,7 +135,7 @@ def split_document(args: SplitDocumentIn) -> SplitDocumentOut:
         attached = False
     s = submit(rt, path, settings, actor="mcp", rerun=args.restart)
     if not s.terminal:
-        s = drive(rt, s.doc_id, args.timeout_s)
+        s = drive(rt, s.doc_id, args.timeout_s, ctx.processes)
     if s.state == "failed":
         raise failed(s)
     if args.output_dir:
@@ -161,11 +161,11 @@ def split_document(args: SplitDocumentIn) -> SplitDocumentOut:
 
 
 @tool("Get topic-change reviews to do", changes=None)
-def get_topic_change_review_batch(args: ReviewBatchIn) -> ReviewBatchOut:
+def get_topic_change_review_batch(ctx: McpContext, args: ReviewBatchIn) -> ReviewBatchOut:
     """The next candidate topic changes without your vote (or the ones named): the text on
     each side of the cut with element ids, the ids each side may cite, and what each reviewer
     role is asked. Only before the first boundary is committed."""
-    doc = Doc.open(args.doc_id)
+    doc = Doc.open(ctx, args.doc_id)
     snap = agent_reviews.review_batch(doc.rt, doc.id, size=args.size, after_ids=args.after_ids)
     return ReviewBatchOut.at(
         snap, "commit_topic_change_reviews with this revision", batch=snap.context
@@ -178,12 +178,12 @@ def get_topic_change_review_batch(args: ReviewBatchIn) -> ReviewBatchOut:
     "and verification use them (a later vote of the same role on the same transition "
     "replaces the earlier one)",
 )
-def commit_topic_change_reviews(args: CommitReviewsIn) -> ReviewSummaryOut:
+def commit_topic_change_reviews(ctx: McpContext, args: CommitReviewsIn) -> ReviewSummaryOut:
     """Vote on candidate topic changes as reviewer roles (transition, continuity,
     adjudicator): verdict, confidence, evidence ids from each side, a specific reason. The
     votes are validated like an LLM reviewer's; all are refused if any is invalid. Your votes
     override the backend's for the roles you answer; a confirmed change is never crossed."""
-    doc = Doc.open(args.doc_id)
+    doc = Doc.open(ctx, args.doc_id)
     snap = agent_reviews.commit_reviews(doc.rt, doc.id, args.votes, revision=args.revision)
     return ReviewSummaryOut.at(snap, next_step(doc.job()), summary=snap.context)
 
@@ -194,12 +194,12 @@ def commit_topic_change_reviews(args: CommitReviewsIn) -> ReviewSummaryOut:
     "(they replace earlier backend votes, never yours unless named)",
     open_world=True,
 )
-def run_parallel_topic_reviews(args: RunReviewsIn) -> ReviewSummaryOut:
+def run_parallel_topic_reviews(ctx: McpContext, args: RunReviewsIn) -> ReviewSummaryOut:
     """Have the configured review backend (heuristic, command, openai or anthropic; keys from
     the server environment) review candidate topic changes, all roles in parallel: the ones
     named, or every one you have not voted on. Use it for transitions you do not want to
     review yourself, or to retry failed reviews."""
-    doc = Doc.open(args.doc_id)
+    doc = Doc.open(ctx, args.doc_id)
     snap = agent_reviews.run_reviews(
         doc.rt, doc.id, revision=args.revision, backend=args.backend, after_ids=args.after_ids
     )
@@ -236,12 +236,12 @@ _operation("commit_boundary", _boundary_out)
     idempotent=True,
     open_world=True,
 )
-def write_chunks(args: WriteChunksIn) -> WriteChunksOut:
+def write_chunks(ctx: McpContext, args: WriteChunksIn) -> WriteChunksOut:
     """Drive the document to its next stop once its plan is complete: write every chunk,
     verify the output against the source, analyse the chunks and write the study index with
     the configured backend, then export the output folder. Call it again after committing
     analyses or repairs (they are applied here)."""
-    doc = Doc.open(args.doc_id)
+    doc = Doc.open(ctx, args.doc_id)
     rt, s = doc.rt, doc.job()
     if s.state == "awaiting_decision":
         if agent.boundary_context(rt, doc.id).context is not None:
@@ -250,7 +250,7 @@ def write_chunks(args: WriteChunksIn) -> WriteChunksOut:
             )
         agent.finish_plan(rt, doc.id, revision=s.revision)
     if not doc.job().terminal:
-        s = drive(rt, doc.id, args.timeout_s)
+        s = drive(rt, doc.id, args.timeout_s, ctx.processes)
     if s.state == "failed":
         raise failed(s)
     folder = output_folder(rt, doc.id, args.output_dir)
@@ -278,13 +278,13 @@ def write_chunks(args: WriteChunksIn) -> WriteChunksOut:
     changes="rewrites the folder's verification-report.json",
     idempotent=True,
 )
-def verify_integrity(args: VerifyIn) -> VerifyOut:
+def verify_integrity(ctx: McpContext, args: VerifyIn) -> VerifyOut:
     """Re-run every verification check on an output folder: every source element exactly
     once and in order, text hashes, word counts, tables, images, PDF pages (rendered against
     the source when it is known), no confirmed topic change crossed."""
     from quire.orchestrator.service import verify_folder
 
-    doc = Doc.open(args.doc_id) if args.doc_id else None
+    doc = Doc.open(ctx, args.doc_id) if args.doc_id else None
     folder = Path(args.output_dir).expanduser().resolve() if args.output_dir else None
     if folder is None and doc is not None:
         folder = recorded_output(doc.rt, doc.id)
@@ -295,7 +295,7 @@ def verify_integrity(args: VerifyIn) -> VerifyOut:
         )
     if not (folder / Layout.MANIFEST).is_file():
         raise ValidationFailedError(f"{folder} has no manifest.json: write_chunks first")
-    report = verify_folder(folder, None)
+    report = verify_folder(ctx.settings, folder, None)
     return VerifyOut(
         output_dir=str(folder),
         doc_id=report.doc_id,
@@ -364,16 +364,16 @@ _operation("commit_study_index", _index_out)
 
 
 @tool("Show status", changes=None)
-def get_status(args: StatusIn) -> StatusOut:
+def get_status(ctx: McpContext, args: StatusIn) -> StatusOut:
     """Every document with its state, or one document in detail: state, revision, settings,
     review counts, chunks, output folder, the latest revisions (who changed what) and what
     to call next."""
     if args.doc_id is None:
-        rt = runtime()
+        rt = ctx.runtime()
         docs = [rt.repo.load(d) for d in rt.revisions.list_docs()]
         summaries = [DocSummary.model_validate(s, from_attributes=True) for s in docs]
         return StatusOut(documents=summaries, document=None)
-    doc = Doc.open(args.doc_id)
+    doc = Doc.open(ctx, args.doc_id)
     rt, s = doc.rt, doc.job()
     reviews = None
     if rt.store.exists(keys.out(doc.id, Layout.REVIEW)):

@@ -21,7 +21,6 @@ from quire.orchestrator.web.limits import BodyLimit
 from quire.orchestrator.web.models import Health
 from quire.orchestrator.web.pages import PageImages
 from quire.orchestrator.web.reads import Reader
-from quire.shared.settings import Settings, load_settings
 from quire.shared.version import package_version
 from quire.workers.runtime import Runtime
 
@@ -37,17 +36,15 @@ SECURITY_HEADERS = {
 }
 
 
-def create_app(
-    rt: Runtime | None = None, *, limits: Settings | None = None, processes: int | None = None
-) -> FastAPI:
+def create_app(rt: Runtime, *, processes: int | None = None) -> FastAPI:
     """The workspace and API. The token (`QUIRE_API_TOKEN`) and limits come from the
-    environment; `processes`: embedded worker processes per document driven (default: CPUs;
-    at least 2, so that parts always run in worker processes, never in the server's)."""
+    settings the runtime was built from (`rt.env`); `processes`: embedded worker processes
+    per document driven (default: CPUs; at least 2, so that parts always run in worker
+    processes, never in the server's)."""
     from quire.orchestrator.web.routes import batches, documents, library, ui
 
     version = package_version()
-    rt = rt or Runtime.from_env()
-    limits = limits or load_settings()
+    limits = rt.env
     workers = max(2, processes or os.cpu_count() or 2)  # 1 would run parts in this process
     driver = Driver(dispatcher_for(rt, processes=workers))
     token = limits.api_token.get_secret_value() if limits.api_token else None

@@ -64,7 +64,7 @@ def uploaded(name: str, data: bytes) -> SourceItem:
     return SourceItem(origin=f"upload:{name}", name=name, size=len(data), _read=lambda: data)
 
 
-def s3_sources(refs: list[str]) -> list[SourceItem]:
+def s3_sources(refs: list[str], endpoint_url: str | None) -> list[SourceItem]:
     bad = [r for r in refs if not r.startswith("s3://")]
     if bad:
         raise ApiError(
@@ -74,7 +74,7 @@ def s3_sources(refs: list[str]) -> list[SourceItem]:
             "(the server reads no local paths; upload the file instead)",
         )
     try:
-        items, _ = expand_sources(refs)
+        items, _ = expand_sources(refs, s3_endpoint_url=endpoint_url)
     except BadSourceError as exc:
         raise ApiError(422, exc.code, str(exc)) from None
     return items

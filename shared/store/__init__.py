@@ -25,15 +25,16 @@ __all__ = [
 DEFAULT_LOCAL_DIR = Path(".quire") / "store"
 
 
-def open_store(url: str | None) -> ObjectStore:
+def open_store(url: str | None, *, endpoint_url: str | None = None) -> ObjectStore:
     """None → `.quire/store` under the working directory; a folder or `file://` URL →
-    LocalStore; `s3://bucket[/prefix]` → S3Store (endpoint from QUIRE_S3_ENDPOINT_URL)."""
+    LocalStore; `s3://bucket[/prefix]` → S3Store (at `endpoint_url`: QUIRE_S3_ENDPOINT_URL,
+    passed by the caller; None: AWS)."""
     if url is None or url == "":
         return LocalStore(Path.cwd() / DEFAULT_LOCAL_DIR)
     if url.startswith("s3://"):
         from quire.shared.store.s3 import S3Store
 
-        return S3Store.from_url(url)
+        return S3Store.from_url(url, endpoint_url=endpoint_url)
     if url.startswith("file://"):
         parts = urlsplit(url)
         if parts.netloc not in ("", "localhost"):

@@ -36,7 +36,6 @@ from botocore.exceptions import (
 )
 
 from quire.shared.errors import QuireError, TransientError
-from quire.shared.settings import load_settings
 from quire.shared.store.base import NotFound, ObjectStore, StoreError, validate_key, validate_prefix
 
 _NOT_FOUND_CODES = {"NoSuchKey", "404", "NotFound"}
@@ -120,7 +119,6 @@ class S3Store(ObjectStore):
         self.bucket = bucket
         self.prefix = prefix
         self.page_size = page_size
-        endpoint_url = endpoint_url or load_settings().s3_endpoint_url
         self._endpoint = _safe_endpoint(endpoint_url)
         if client is None:
             config = Config(

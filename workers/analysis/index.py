@@ -33,10 +33,11 @@ from quire.shared.analysis import (
     StudyIndex,
 )
 from quire.shared.errors import BackendError, ValidationFailedError
+from quire.shared.settings import Settings
 from quire.workers.analysis.index_inputs import IndexContext
 from quire.workers.analysis.index_render import HEURISTIC_NOTE_EN, HEURISTIC_NOTE_FA
 from quire.workers.analysis.validate import english_problem, generic_problem, persian_problem
-from quire.workers.llm import JsonBackend, make_backend
+from quire.workers.llm import JsonBackend, backend_named
 from quire.workers.llm.base import ask_checked, is_strict, note_fallback
 
 REASKS = 2
@@ -339,7 +340,11 @@ def heuristic_index(context: IndexContext) -> StudyIndex:
 
 
 def author_index(
-    context: IndexContext, backend: str | JsonBackend, *, reasks: int = REASKS
+    context: IndexContext,
+    backend: str | JsonBackend,
+    *,
+    reasks: int = REASKS,
+    env: Settings | None = None,
 ) -> StudyIndex:
     """The study index by "heuristic" or an LLM backend (re-asked with the broken rules).
     An LLM that answers, but never with a valid index, is replaced by the heuristic's
@@ -349,7 +354,7 @@ def author_index(
         raise ValidationFailedError(f"indexes refused: unread chunks {context.unread}")
     if backend == "heuristic":
         return heuristic_index(context)
-    llm = make_backend(backend) if isinstance(backend, str) else backend
+    llm = backend_named(backend, env) if isinstance(backend, str) else backend
     got = ask_checked(
         llm,
         system=INDEX_SYSTEM,

@@ -22,12 +22,13 @@ from quire.shared.analysis import ChunkAnalysis
 from quire.shared.errors import BackendError, ValidationFailedError
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
 from quire.shared.plan import Boundary, Candidate, ChunkPlan, Plan
+from quire.shared.settings import Settings
 from quire.workers.analysis.context import DocumentStats, InternalCut, internal_cuts
 from quire.workers.boundaries.candidates import is_safe_gap
 from quire.workers.boundaries.decisions import check_reason
 from quire.workers.boundaries.planner import chunk_title
 from quire.workers.boundaries.session_titles import study_titles
-from quire.workers.llm import JsonBackend, make_backend
+from quire.workers.llm import JsonBackend, backend_named
 from quire.workers.llm.base import ask_checked, is_strict, note_fallback
 
 REASKS = 2
@@ -263,12 +264,14 @@ class LLMRepairDecider:
         return choice.model_copy(update={"reason": f"{choice.reason} ({why[:160]})"})
 
 
-def make_repair_decider(backend: str | JsonBackend) -> RepairDecider:
+def make_repair_decider(
+    backend: str | JsonBackend, *, env: Settings | None = None
+) -> RepairDecider:
     """ "heuristic", a JsonBackend name, or a JsonBackend instance."""
     if backend == "heuristic":
         return HeuristicRepairDecider()
     if isinstance(backend, str):
-        backend = make_backend(backend)
+        backend = backend_named(backend, env)
     return LLMRepairDecider(backend)
 
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
+from quire.shared.settings import Settings
 from quire.workers.analysis.context import AnalysisContext
 from quire.workers.analysis.heuristic import NAME as HEURISTIC
 from quire.workers.analysis.heuristic import heuristic_analysis
 from quire.workers.analysis.validate import AnalysisAnswer, InvalidAnalysis, validate_answer
-from quire.workers.llm import JsonBackend, make_backend
+from quire.workers.llm import JsonBackend, backend_named
 from quire.workers.llm.base import ask_checked, is_strict, note_fallback
 
 REASKS = 2  # extra asks after an answer that breaks the analysis rules
@@ -151,6 +152,7 @@ def analyse_chunk(
     *,
     others: Iterable[ChunkAnalysis] = (),
     reasks: int = REASKS,
+    env: Settings | None = None,
 ) -> ChunkAnalysis | AnalysisFailure:
     """Analyse one chunk. `backend`: "heuristic", a JsonBackend name ("openai",
     "anthropic", "command") or an instance (share one to share its concurrency limit).
@@ -168,5 +170,5 @@ def analyse_chunk(
                 attempts=1,
             )
     if isinstance(backend, str):
-        backend = make_backend(backend)
+        backend = backend_named(backend, env)
     return analyse_with(backend, context, others=others, reasks=reasks)

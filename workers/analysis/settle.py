@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from quire.shared.analysis import AnalysisFailure, ChunkAnalysis
 from quire.shared.ir import Document
 from quire.shared.plan import Candidate, Plan
+from quire.shared.settings import Settings
 from quire.workers.analysis.context import DocumentStats, build_context
 from quire.workers.analysis.repair import (
     make_repair_decider,
@@ -65,13 +66,14 @@ def settle(
     known: Mapping[Range, Result] | None = None,
     repaired: Sequence[Range] = (),
     stats: DocumentStats | None = None,
+    env: Settings | None = None,
 ) -> Settled:
     """Analyse what has no analysis, repair `needs_review` chunks not repaired before,
     analyse the pieces, and so on; then retitle (see the module docstring)."""
     stats = stats or DocumentStats.of(doc, candidates)
     analyses: dict[Range, Result] = dict(known or {})
     done = set(repaired)
-    decider = make_repair_decider(backend)
+    decider = make_repair_decider(backend, env=env)
     out = Settled(plan, analyses)
     while True:
         for chunk in out.plan.chunks:
@@ -80,7 +82,7 @@ def settle(
                 continue
             context = build_context(doc, out.plan, chunk.number, candidates=candidates, stats=stats)
             others = _current(out.plan, analyses)
-            analyses[key] = analyse_chunk(context, backend, others=others)
+            analyses[key] = analyse_chunk(context, backend, others=others, env=env)
             out.analysed.append(key)
         todo = [
             c

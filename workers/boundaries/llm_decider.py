@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.errors import BackendError, ValidationFailedError
+from quire.shared.settings import Settings
 from quire.workers.boundaries.decisions import (
     BoundaryContext,
     Decision,
@@ -131,12 +132,14 @@ class LLMDecider:
         )
 
 
-def make_decider(backend: str | JsonBackend) -> HeuristicDecider | LLMDecider:
+def make_decider(
+    backend: str | JsonBackend, *, env: Settings | None = None
+) -> HeuristicDecider | LLMDecider:
     """ "heuristic", a JsonBackend name, or a JsonBackend instance."""
     if backend == "heuristic":
         return HeuristicDecider()
     if isinstance(backend, str):
-        from quire.workers.llm import make_backend
+        from quire.workers.llm import backend_named
 
-        backend = make_backend(backend)
+        backend = backend_named(backend, env)
     return LLMDecider(backend)

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from quire.shared.errors import BackendError
-from quire.shared.settings import load_settings
+from quire.shared.settings import Settings
 from quire.workers.llm.base import (
     BackendSettings,
     Reply,
@@ -32,13 +32,13 @@ class AnthropicBackend(RetryingBackend):
     def __init__(
         self,
         *,
+        env: Settings,
         model: str | None = None,
         settings: BackendSettings | None = None,
     ) -> None:
-        super().__init__(settings or BackendSettings.from_env())
+        super().__init__(settings or BackendSettings.from_settings(env))
         key = require_env("ANTHROPIC_API_KEY")
         self._secrets = (key,)
-        env = load_settings()
         self.model = model or env.anthropic_model
         self.max_tokens = env.anthropic_max_tokens
         import anthropic  # optional extra; imported only when this backend is used

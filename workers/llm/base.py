@@ -20,13 +20,13 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from quire.shared.errors import BackendError
-from quire.shared.settings import load_settings
+from quire.shared.settings import Settings
 from quire.workers.llm.retry import (
     InvalidAnswer,
     RetryPolicy,
@@ -80,15 +80,15 @@ def is_strict(backend: object) -> bool:
 
 @dataclass(frozen=True)
 class BackendSettings:
-    """Limits shared by all backends; `from_env` takes the QUIRE_BACKEND_* settings."""
+    """Limits shared by all backends, from the QUIRE_BACKEND_* settings (`from_settings`;
+    their defaults are the settings model's)."""
 
-    concurrency: int = 4  # QUIRE_BACKEND_CONCURRENCY: calls in flight per provider
-    timeout: float = 120.0  # QUIRE_BACKEND_TIMEOUT: seconds per request / command run
-    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    concurrency: int  # QUIRE_BACKEND_CONCURRENCY: calls in flight per provider
+    timeout: float  # QUIRE_BACKEND_TIMEOUT: seconds per request / command run
+    policy: RetryPolicy
 
     @classmethod
-    def from_env(cls) -> BackendSettings:
-        s = load_settings()
+    def from_settings(cls, s: Settings) -> BackendSettings:
         return cls(
             concurrency=s.backend_concurrency,
             timeout=s.backend_timeout,
@@ -330,8 +330,8 @@ class RetryingBackend(ABC):
     first: Mode | None = None  # the mode to start from; None: the remembered or strongest
     strict: bool = False  # the roles fail an item they cannot answer (--strict-backend)
 
-    def __init__(self, settings: BackendSettings | None = None) -> None:
-        self.settings = settings or BackendSettings.from_env()
+    def __init__(self, settings: BackendSettings) -> None:
+        self.settings = settings
         # Held only while a request is in flight, not during backoff sleeps.
         self._slots = _slots(self.name, self.settings.concurrency)
         self._secrets: tuple[str, ...] = ()

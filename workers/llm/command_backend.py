@@ -34,7 +34,7 @@ from typing import IO
 from pydantic import BaseModel
 
 from quire.shared.errors import BackendError
-from quire.shared.settings import load_settings
+from quire.shared.settings import Settings
 from quire.workers.llm.base import BackendSettings, RetryingBackend
 from quire.workers.llm.retry import InvalidAnswer, TransientFault
 from quire.workers.llm.structured import UNSUPPORTED_MODE_EXIT, Mode, ModeRefused, system_for
@@ -52,13 +52,13 @@ class CommandBackend(RetryingBackend):
     def __init__(
         self,
         *,
+        env: Settings,
         command: str | None = None,
         settings: BackendSettings | None = None,
         timeout: float | None = None,
         max_output: int = DEFAULT_MAX_OUTPUT,
     ) -> None:
-        super().__init__(settings or BackendSettings.from_env())
-        env = load_settings()
+        super().__init__(settings or BackendSettings.from_settings(env))
         line = command or env.agent_command
         if not line:
             raise BackendError("QUIRE_AGENT_COMMAND is not set; it is required for this backend")

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from quire.shared.errors import BackendError
-from quire.shared.settings import load_settings
+from quire.shared.settings import Settings
 from quire.workers.llm.base import (
     BackendSettings,
     Reply,
@@ -37,10 +37,11 @@ class OpenAIBackend(RetryingBackend):
     def __init__(
         self,
         *,
+        env: Settings,
         model: str | None = None,
         settings: BackendSettings | None = None,
     ) -> None:
-        super().__init__(settings or BackendSettings.from_env())
+        super().__init__(settings or BackendSettings.from_settings(env))
         key = require_env("OPENAI_API_KEY")
         self._secrets = (key,)
         import openai  # the SDK is an optional extra; import it only when this backend is used
@@ -53,7 +54,6 @@ class OpenAIBackend(RetryingBackend):
             max_retries=0,
             timeout=self.settings.timeout,
         )
-        env = load_settings()
         self.max_tokens = env.openai_max_tokens
         if env.openai_response_format != "auto":  # e.g. text where grammar decoding is slow
             self.first = env.openai_response_format

@@ -36,11 +36,14 @@ class InvalidAnswer(Exception):
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    max_attempts: int = 6  # transport attempts in all (first call included)
-    reasks: int = 2  # extra attempts after invalid answers
-    backoff_base: float = 1.0  # seconds; the n-th retry waits up to base * 2**(n-1)
-    backoff_max: float = 60.0
-    retry_after_max: float = 120.0  # never wait longer than this, whatever the server says
+    """From the QUIRE_BACKEND_* settings (`BackendSettings.from_settings`), whose model
+    holds the defaults."""
+
+    max_attempts: int  # transport attempts in all (first call included)
+    reasks: int  # extra attempts after invalid answers
+    backoff_base: float  # seconds; the n-th retry waits up to base * 2**(n-1)
+    backoff_max: float
+    retry_after_max: float  # never wait longer than this, whatever the server says
 
 
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:

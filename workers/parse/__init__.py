@@ -43,7 +43,7 @@ def parse_document(
     doc_id: str | None = None,
 ) -> ParsedDocument:
     """Detect the format and parse the whole document (PDFs range by range, then merged;
-    OCR as `ocr` says, off by default; `strict`: pages without text fail the document;
+    OCR as `ocr` says (None: none); `strict`: pages without text fail the document;
     `doc_id`: the upload's hash when `path` is its decrypted copy)."""
     path = Path(path)
     fmt = detect_format(path)

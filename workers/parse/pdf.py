@@ -65,7 +65,7 @@ def parse_pdf_range(
     ocr_cache: OcrCache | None = None,
 ) -> PdfRangeResult:
     """Extract pages first..last (1-based, inclusive) of a PDF, OCR'ing pages as `ocr`
-    says (default: off; see pdf_ocr), with results cached in `ocr_cache`.
+    says (None: no OCR; see pdf_ocr), with results cached in `ocr_cache`.
 
     `doc_id` (the sha256 of the uploaded file) may be passed by a caller that already knows
     it, to save hashing the file again in every range task.
@@ -84,7 +84,7 @@ def parse_pdf_range(
             page = extract_page(doc, pno, images, cache)
         except Exception as exc:  # a broken page must not sink the document
             page = fallback_page(doc, pno, exc)
-        page, hit = apply_ocr(doc, page, ocr or OcrSettings(), ocr_cache)
+        page, hit = apply_ocr(doc, page, ocr, ocr_cache)
         pages.append(page)
         hits += hit
     return PdfRangeResult(

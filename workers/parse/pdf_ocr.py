@@ -43,10 +43,14 @@ _RTL = set(range(0x0590, 0x0900)) | set(range(0xFB1D, 0xFE00)) | set(range(0xFE7
 
 
 class OcrSettings(BaseModel):
+    """How a parse OCRs pages, as a run's settings say (`RunSettings.ocr`, `.ocr_lang`:
+    their defaults are QUIRE_OCR's and QUIRE_OCR_LANG's, in the settings model only).
+    A parse given none OCRs nothing."""
+
     model_config = ConfigDict(frozen=True)
 
-    mode: OcrMode = "off"
-    lang: str = "eng"
+    mode: OcrMode
+    lang: str
 
 
 class OcrCache(Protocol):
@@ -171,13 +175,13 @@ def _no_engine(result: PdfPage, settings: OcrSettings, needs: str) -> PdfPage:
 
 
 def apply_ocr(
-    doc: Any, result: PdfPage, settings: OcrSettings, cache: OcrCache | None = None
+    doc: Any, result: PdfPage, settings: OcrSettings | None, cache: OcrCache | None = None
 ) -> tuple[PdfPage, bool]:
-    """OCR the page when the settings and the page call for it (see the module doc);
-    returns the page and whether its OCR text came from the cache."""
+    """OCR the page when the settings and the page call for it (see the module doc; None:
+    no OCR); returns the page and whether its OCR text came from the cache."""
     page = doc[result.page - 1]  # kept referenced while its pixmap is in use
-    reason = ocr_reason(page, result, settings.mode)
-    if reason is None:
+    reason = None if settings is None else ocr_reason(page, result, settings.mode)
+    if reason is None or settings is None:
         if result.skipped is not None and result.skipped_kind in ("scanned", "figure"):
             result.skipped_ocr = "off"
             result.skipped += "; OCR off"

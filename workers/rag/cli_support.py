@@ -27,6 +27,7 @@ from quire.shared.rag import (
     dump_jsonl,
     dump_settings,
 )
+from quire.shared.settings import Settings
 from quire.shared.text import sha256_bytes
 from quire.workers.rag.chunker import rag_chunks
 from quire.workers.rag.enrich import EnrichFailure, FolderCache, enrich_all
@@ -93,6 +94,7 @@ def build_rag(
     algorithm: Algorithm = "hierarchical",
     enrich_backend: str | None = None,
     cache_dir: Path | None = None,
+    env: Settings | None = None,
 ) -> RagBuild:
     """Write `rag-chunks.jsonl` (+ `rag-settings.json`) into `out_dir`. The concatenation
     proof must pass first (VerificationError otherwise). Enrichment failures leave those
@@ -107,7 +109,7 @@ def build_rag(
     build = RagBuild(chunks=chunks, path=out_dir / RAG_CHUNKS_FILE, sessions=len(plan.chunks))
     if enrich_backend:
         cache = FolderCache(cache_dir or out_dir / CACHE_DIR)
-        result = enrich_all(chunks, doc, plan, enrich_backend, cache)
+        result = enrich_all(chunks, doc, plan, enrich_backend, cache, env=env)
         build.chunks, build.failures = result.chunks, result.failures
         build.calls, build.cache_hits = result.calls, result.cache_hits
     data = dump_jsonl(build.chunks)

@@ -34,8 +34,9 @@ from quire.shared.files import write_atomic
 from quire.shared.ir import Document
 from quire.shared.plan import Plan
 from quire.shared.rag import RagChunk, RagEnrichment
+from quire.shared.settings import Settings
 from quire.shared.store.base import NotFound, ObjectStore
-from quire.workers.llm import JsonBackend, make_backend
+from quire.workers.llm import JsonBackend, backend_named
 from quire.workers.llm.base import ask_checked
 from quire.workers.rag.split import sentences
 
@@ -419,10 +420,11 @@ def enrich_all(
     *,
     reasks: int = REASKS,
     workers: int = 4,
+    env: Settings | None = None,
 ) -> EnrichResult:
     """Enrich every chunk (cached answers first); failed chunks keep no enrichment."""
     if isinstance(backend, str) and backend != HEURISTIC:
-        backend = make_backend(backend)
+        backend = backend_named(backend, env)
     name = backend if isinstance(backend, str) else backend.name
     model = None if isinstance(backend, str) else getattr(backend, "model", None)
     inputs = enrich_inputs(chunks, doc, plan)

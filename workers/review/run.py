@@ -24,7 +24,8 @@ from quire.shared.plan import (
     ReviewVote,
     Verdict,
 )
-from quire.workers.llm import JsonBackend, make_backend
+from quire.shared.settings import Settings
+from quire.workers.llm import JsonBackend, backend_named
 from quire.workers.llm.base import ask_checked, is_strict, note_fallback
 from quire.workers.review.heuristic import HeuristicReviewer, heuristic_vote
 from quire.workers.review.prompts import (
@@ -102,11 +103,12 @@ class LLMReviewer:
         return review_task(task, role, elements, self.backend, budget=self.budget)
 
 
-def make_reviewer(name: str) -> Reviewer:
-    """ "heuristic" (offline) or a JsonBackend name ("openai", "anthropic", "command")."""
+def make_reviewer(name: str, *, env: Settings | None = None) -> Reviewer:
+    """ "heuristic" (offline) or a JsonBackend name ("openai", "anthropic", "command"),
+    built from `env`."""
     if name == "heuristic":
         return HeuristicReviewer()
-    return LLMReviewer(make_backend(name))
+    return LLMReviewer(backend_named(name, env))
 
 
 # --- combining votes ---------------------------------------------------------------------

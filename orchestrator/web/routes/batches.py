@@ -37,7 +37,7 @@ def post_batch(
     """Submit uploads (`files`) and/or `s3://` objects and prefixes (`sources`) as one
     batch. The same documents with the same settings name the same batch again."""
     items = [uploaded(upload_name(f.filename), f.file.read()) for f in files or []]
-    items += s3_sources(sources or [])
+    items += s3_sources(sources or [], web.rt.env.s3_endpoint_url)
     if not items:
         raise ApiError(422, "invalid_request", "a batch needs files or s3:// sources")
     record = submit_batch(web.rt, items, settings.run_settings(web.limits), rerun=settings.rerun)

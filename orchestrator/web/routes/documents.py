@@ -77,7 +77,7 @@ def post_document(
     if file is not None:
         item = uploaded(upload_name(file.filename), file.file.read())
     else:
-        items = s3_sources([source or ""])
+        items = s3_sources([source or ""], web.rt.env.s3_endpoint_url)
         if [i.origin for i in items] != [source]:
             raise ApiError(
                 422,
