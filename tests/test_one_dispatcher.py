@@ -35,8 +35,10 @@ MODES = {"embedded", "distributed"}
 
 # (file, what) -> why it may be there
 ALLOWED: dict[tuple[str, str], str] = {
-    ("shared/settings.py", "broker_url"): "the Settings field of QUIRE_BROKER_URL",
-    ("shared/config.py", "broker_url"): "Environment's field, copied from Settings",
+    (
+        "shared/settings.py",
+        "broker_url",
+    ): "the Settings field of QUIRE_BROKER_URL; Deployment reads it",
     ("workers/app.py", "broker_url"): "configures the Celery app's broker (make_app, use_broker)",
     ("workers/runtime.py", "deployment"): "Runtime.from_env checks it at start, no branch",
 }
