@@ -180,6 +180,37 @@ def _context(
     # change (nor, for an agent, an edge of front or back matter) in it.
     if first_k >= len(ix.cands) or (remaining <= s.max_pages and not confirmed_ahead):
         return None
+    window, must_cut_by = _window(ix, start, first_k)
+    reaches_end = must_cut_by is None and remaining <= s.hard_max_pages
+    last = window[-1]
+    last_visible = ix.els[-1].id if reaches_end else last.before_id
+    may_extend = must_cut_by is None and not reaches_end
+    recommendation = ix.recommend(start) if recommend else None
+    if recommendation is not None and not any(
+        c.after_id == recommendation.after_id for c in window
+    ):
+        recommendation = None  # cannot happen with the same rules; never offer what is unlisted
+    return BoundaryContext(
+        doc_id=ix.doc.doc_id,
+        page_basis=ix.doc.page_basis,
+        chunk_number=len(boundaries) + 1,
+        start_id=ix.els[start].id,
+        start_page=ix.els[start].page_first,
+        last_visible_id=last_visible,
+        remaining_pages=remaining,
+        reaches_end=reaches_end,
+        must_cut_by=must_cut_by,
+        may_extend=may_extend,
+        rules=s,
+        candidates=window,
+        recommendation=recommendation,
+    )
+
+
+def _window(ix: _Index, start: int, first_k: int) -> tuple[list[ContextCandidate], str | None]:
+    """The candidates a decision starting at element `start` may choose from, up to the
+    hard maximum or the first confirmed change (which must be cut by, and is returned)."""
+    s = ix.settings
     window: list[ContextCandidate] = []
     must_cut_by: str | None = None
     words_basis = ix.words_basis
@@ -215,30 +246,7 @@ def _context(
             break
         if pages > s.hard_max_pages:
             break
-    reaches_end = must_cut_by is None and remaining <= s.hard_max_pages
-    last = window[-1]
-    last_visible = ix.els[-1].id if reaches_end else last.before_id
-    may_extend = must_cut_by is None and not reaches_end
-    recommendation = ix.recommend(start) if recommend else None
-    if recommendation is not None and not any(
-        c.after_id == recommendation.after_id for c in window
-    ):
-        recommendation = None  # cannot happen with the same rules; never offer what is unlisted
-    return BoundaryContext(
-        doc_id=ix.doc.doc_id,
-        page_basis=ix.doc.page_basis,
-        chunk_number=len(boundaries) + 1,
-        start_id=ix.els[start].id,
-        start_page=ix.els[start].page_first,
-        last_visible_id=last_visible,
-        remaining_pages=remaining,
-        reaches_end=reaches_end,
-        must_cut_by=must_cut_by,
-        may_extend=may_extend,
-        rules=s,
-        candidates=window,
-        recommendation=recommendation,
-    )
+    return window, must_cut_by
 
 
 def _context_candidate(
