@@ -262,7 +262,8 @@ def test_search_filter_and_pages_of_a_library(
     assert shown_rows(page) == second  # still the second page
     was_failed = sum(1 for s in made.states.values() if s == "failed")
     expect(page.locator("select[name=state] option[value=failed]")).to_have_text(
-        f"failed ({was_failed + 1})"  # the filter's counts follow
+        f"failed ({was_failed + 1})",  # the filter's counts follow
+        timeout=10_000,  # read by the listing part's own poll, one fetch after the rows'
     )
     snap(page, shots, "library-second-page")
     page.locator(".listnav a[rel=prev]").first.click()
