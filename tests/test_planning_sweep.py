@@ -23,6 +23,7 @@ from plan_metrics import chapters_in_matter, honoured, oracle_honoured, plan_ran
 from quire.shared.ir import Document, Element, OutlineEntry
 from quire.shared.plan import Plan, PlanSettings
 from quire.workers.boundaries.candidates import safe_candidates
+from quire.workers.boundaries.evidence import major_starts
 from quire.workers.boundaries.matter import chapters_after_contents, find_matter
 from quire.workers.boundaries.planner import plan_globally
 from quire.workers.boundaries.scoring import score_candidates
@@ -271,3 +272,35 @@ def test_no_front_matter_when_the_first_chapter_begins_on_the_first_page() -> No
     doc = title_page_manual(chapter_one_page=1)
     assert find_matter(doc) == []
     assert all(c.kind == "study" for c in plan(doc).chunks)
+
+
+@pytest.mark.parametrize(
+    ("entry", "shown"),
+    [
+        ("第4节 编译方式、编码与中文字库", "第4 节 编译方式、编码与中文字库"),  # ctex, zhnumber
+        ("A few comparisons with xymatrix", "5 A few comparisons with xymatrix"),  # diaxydoc
+        ("Using Devanagari in XeLaTeX and luaLaTeX", "8 Using Devanagari in X"),  # devanagari
+    ],
+)
+def test_an_outline_entry_finds_its_heading_under_a_longer_or_shorter_title(
+    entry: str, shown: str
+) -> None:
+    # the heading as the parser read it differs from the outline's title (the section
+    # label spaced, an appendix-like "A" read as a label on one side only, a title cut
+    # short by its font): the chapter start was put at the top of its page, inside the
+    # previous chapter's text, and the heading itself earned no chapter value
+    doc = with_outline(
+        build_doc(
+            [
+                *chapter("1 First", 1, 8),
+                para("The end of the first chapter. " + words(40), page=9),
+                heading(shown, 1, page=9),
+                *pages_of_paragraphs(8, first_page=9),
+            ]
+        ),
+        ("1 First", 1),
+        (entry, 9),
+    )
+    at = next(i for i, e in enumerate(doc.elements) if e.type == "heading" and e.page_first == 9)
+    assert at in major_starts(doc, RULES.min_pages)
+    assert at - 1 not in major_starts(doc, RULES.min_pages)
