@@ -2,6 +2,7 @@
 
     python3 bench/bench_sweep.py [--limit N] [--cache DIR] [--work DIR] [--table FILE]
                                  [--max-doc-pages 1000] [--run-sample K]
+                                 [--plan-only --work DIR [--docs NAME ...]]
 
 Documents: a fixed sample of at least 300 PDFs of 15 pages or more from Debian TeX Live
 documentation packages the corpus does not use (bench/sweep_docs.py: fetched with
@@ -19,6 +20,11 @@ failure code; the plan invariants beside the naive outline splitter; running-hea
 left in the Markdown; line-break hyphens left against how many there were. The table goes
 to --table (TSV; default WORK/sweep.tsv); the summary, failures by code, tracebacks and
 the worst ten documents on each metric are printed at the end.
+
+--plan-only runs no batch: it plans the documents again from their IRs (a previous run's
+WORK/out, else one parse cached in WORK/ir) and prints the plan figures per document and
+in total, in seconds (bench/sweep_replan.py); --docs keeps the documents whose file name
+contains one of the given strings. The loop for a planning change.
 """
 
 from __future__ import annotations
@@ -319,11 +325,20 @@ def main() -> None:
     ap.add_argument("--limit", type=int, help="only the first N documents of the sample")
     ap.add_argument("--max-doc-pages", type=int, default=1000)
     ap.add_argument("--run-sample", type=int, default=0, help="also `quire run` K documents")
+    ap.add_argument("--plan-only", action="store_true", help="plan again from IRs, no batch")
+    ap.add_argument("--docs", nargs="*", help="only documents whose file name contains one")
     args = ap.parse_args()
     docs = select(args.cache.expanduser(), CORPUS, max_pages=args.max_doc_pages)
     docs = docs[: args.limit] if args.limit else docs
+    if args.docs:
+        docs = [d for d in docs if any(n in d.name for n in args.docs)]
     work = args.work or Path(tempfile.mkdtemp(prefix="quire-sweep-"))
     work.mkdir(parents=True, exist_ok=True)
+    if args.plan_only:
+        from sweep_replan import replan_document, report
+
+        report([replan_document(d, work) for d in docs])
+        return
     print(f"{len(docs)} documents, {sum(d.pages for d in docs)} pages; work folder {work}")
     seconds, peak, report = run_batch(docs, work)
     rows = collect(docs, report, work)

@@ -204,7 +204,7 @@ def body_segments(out: Path, manifest: Manifest, study_only: bool) -> list[str]:
 class PlanFigures:
     study: int
     reference: int
-    share_5_13: float | None  # study sessions of 5-13 pages, the last left out
+    share_5_13: float | None  # share of study sessions of 5-13 pages (None: one session)
     under_5: int  # study sessions under 5 pages, the last left out
     largest: float
     honoured: int
@@ -213,20 +213,24 @@ class PlanFigures:
 
 
 def plan_figures(doc: Document, manifest: Manifest) -> PlanFigures:
+    """The plan figures of a written document (its manifest's chunks)."""
     chunks = manifest.chunks
-    s = Sessions(
-        [(c.page_first, c.page_last) for c in chunks],
-        [c.kind == "study" for c in chunks],
-        (0, 0),
+    return range_figures(
+        doc, [(c.page_first, c.page_last) for c in chunks], [c.kind == "study" for c in chunks]
     )
-    row = measure(doc, s)
+
+
+def range_figures(doc: Document, ranges: list[tuple[int, int]], study: list[bool]) -> PlanFigures:
+    """The plan figures of sessions given as page ranges and whether each is study text
+    (a manifest's chunks, or a plan's when only planning is run again)."""
+    row = measure(doc, Sessions(ranges, study, (0, 0)))
     base = measure(doc, naive(doc))
-    study = [c.page_last - c.page_first + 1 for c in chunks if c.kind == "study"]
+    sizes = [b - a + 1 for (a, b), st in zip(ranges, study, strict=True) if st]
     return PlanFigures(
         study=row.sessions,
         reference=row.reference,
         share_5_13=row.share,
-        under_5=sum(1 for n in study[:-1] if n < 5),
+        under_5=sum(1 for n in sizes[:-1] if n < 5),
         largest=row.largest,
         honoured=row.honoured,
         chapters=row.chapters,

@@ -242,3 +242,38 @@ def build_long_listing(path: Path, pages: int = 8) -> Path:
             y += 11
     doc.save(path)
     return path
+
+
+# A reference manual whose running header names the current section, without a page
+# number (that is at the foot): "6.2 Compound Entry Sets" heads the one page of its short
+# section, between runs of "6.1 ..." and "6.3 ..." headers (bib2gls).
+SECTION_HEADERS = [
+    ("6.1 Entry Definitions", 4),
+    ("6.2 Compound Entry Sets", 1),
+    ("6.3 Location Lists and Cross-References", 4),
+]
+
+
+def build_section_headers(path: Path) -> Path:
+    """One page per entry of SECTION_HEADERS' runs: the header (the section's title, at
+    the same height on every page), the section's heading on its first page, prose that
+    differs from page to page, and the page number at the foot."""
+    doc = pymupdf.open()
+    toc: list[list[Any]] = []
+    for title, pages in SECTION_HEADERS:
+        for k in range(pages):
+            page = doc.new_page(width=W, height=H)
+            n = page.number + 1
+            page.insert_text((72, 40), title, fontsize=9)
+            y = 90.0
+            if k == 0:
+                toc.append([1, title, n])
+                page.insert_text((72, y), title, fontsize=14)
+                y += 30
+            for i in range(24):
+                line = f"Entry {n}.{i}: the command sets option {i} of block {n * 31 + i}."
+                page.insert_text((72, y + 22 * i), line, fontsize=10)
+            page.insert_text((W / 2, H - 30), str(n + 300), fontsize=9)
+    doc.set_toc(toc)
+    doc.save(path)
+    return path

@@ -33,6 +33,7 @@ from quire.workers.boundaries.global_plan import (
     FINISH,
     INFEASIBLE,
     RUNT,
+    RUNT_AMONG,
     RUNT_PER_PAGE,
     SESSION,
     TINY_REFERENCE,
@@ -86,6 +87,14 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
 
     lo_m, hi_m = round(s.min_pages * 1000), round(s.max_pages * 1000)
     soft_m, hard_m = round(s.soft_max_pages * 1000), round(s.hard_max_pages * 1000)
+    # a closing runt is allowed cheaply only among RUNT_AMONG typical sessions of study text
+    study_els = [els[i] for i in study_at]
+    if doc.page_basis == "words":
+        study_pages = sum(e.word_count for e in study_els) / WORDS_PER_PAGE
+    else:
+        study_pages = len({p for e in study_els for p in range(e.page_first, e.page_last + 1)})
+    many = study_pages >= RUNT_AMONG * (s.min_pages + s.max_pages) / 2
+    closing_runt = (CLOSING_RUNT, CLOSING_RUNT_PER_PAGE) if many else (RUNT, RUNT_PER_PAGE)
 
     def allowed(first: int, last_el: int, last_rule: bool) -> bool:
         pages = milli(first, last_el)
@@ -124,7 +133,7 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
             if first <= study_at[0] and last_el >= study_at[-1]:
                 size = 0  # all the study text is shorter than the minimum
             elif closes:  # no study session after it to join
-                size = CLOSING_RUNT + CLOSING_RUNT_PER_PAGE * short // 1000
+                size = closing_runt[0] + closing_runt[1] * short // 1000
                 before = sessions[n - 1] if n else None
                 if (
                     before

@@ -12,12 +12,14 @@ from sweep_samples import (
     NOTE,
     PROSE_ABOVE,
     PROSE_BELOW,
+    SECTION_HEADERS,
     WARNING,
     ZH_BREAK_START,
     build_banner_headers,
     build_cjk_headers,
     build_figures,
     build_long_listing,
+    build_section_headers,
     zh_break_end,
 )
 
@@ -51,6 +53,18 @@ def test_paragraph_across_a_page_break_never_swallows_the_header(zh: Document) -
         glued = zh_break_end(n) + ZH_BREAK_START
         (hit,) = [e for e in zh.elements if glued in e.text]
         assert hit.page_first == n and hit.page_last == n + 1
+
+
+def test_a_header_naming_a_one_page_section_is_removed(tmp_path: Path) -> None:
+    # bib2gls: "6.2 Compound Entry Sets" heads the one page of its section, between runs
+    # of "6.1 ..." and "6.3 ..." headers; it recurs nowhere and carries no page number,
+    # but it stands where its neighbours' running headers stand
+    doc = parse_document(build_section_headers(tmp_path / "sections.pdf")).document
+    titles = [t for t, _ in SECTION_HEADERS]
+    assert [e.text for e in doc.elements if e.type != "heading" and e.text in titles] == []
+    headers = [r for r in doc.removed if r.kind == "header"]
+    assert sorted(r.page for r in headers) == list(range(1, doc.page_count + 1))
+    assert [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"] == titles
 
 
 @pytest.fixture(scope="module")

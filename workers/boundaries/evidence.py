@@ -28,6 +28,7 @@ a preface a session or more after the title page still begins one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from quire.shared.ir import WORDS_PER_PAGE, Document
@@ -48,6 +49,7 @@ VOTE_VALUE = 400  # per vote, times its confidence
 PAGE_BREAK_VALUE = 200
 CONTINUITY_COST = 1000  # reviewers judged the topic to continue across this cut
 CONFIRMED_VALUE = 2000
+MIN_TITLE_MATCH = 3  # folded characters a title needs to be found inside another
 
 
 _BRACKETS = str.maketrans("{}<>", "()‹›")
@@ -174,17 +176,7 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
         for o in entries:
             if o.level != top or o.page not in on_page:
                 continue
-            here = on_page[o.page]
-            key = fold_title(o.title)
-            match = next(
-                (
-                    i
-                    for i in here
-                    if els[i].type == "heading" and fold_title(plain_text(els[i])) == key
-                ),
-                here[0],
-            )
-            starts.append((float(o.page), match))
+            starts.append((float(o.page), _entry_element(doc, on_page[o.page], o.title)))
     else:
         headings = [i for i, e in enumerate(els) if e.type == "heading"]
         top_level = min((els[i].level or 1 for i in headings), default=1)
@@ -201,6 +193,24 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
             out.add(i)
             previous = page
     return out
+
+
+def _entry_element(doc: Document, here: Sequence[int], title: str) -> int:
+    """The element an outline entry on a page points at: the heading of that title, else
+    one whose title holds it or is held in it (the heading "第4节 编译方式" for the entry
+    "编译方式", "A few comparisons" for "Few comparisons", a title the outline shortened),
+    else the page's first element."""
+    els = doc.elements
+    key = fold_title(title)
+    heads = [(i, fold_title(plain_text(els[i]))) for i in here if els[i].type == "heading"]
+    exact = next((i for i, h in heads if h == key), None)
+    if exact is not None:
+        return exact
+    if len(key) >= MIN_TITLE_MATCH:
+        near = [i for i, h in heads if len(h) >= MIN_TITLE_MATCH and (key in h or h in key)]
+        if near:
+            return near[0]
+    return here[0]
 
 
 def cut_evidence(

@@ -15,7 +15,11 @@ and more per missing page, except:
   matter, a confirmed change or the document's end, as a short last chapter is): it has
   no neighbour after it to join, so it is allowed (`CLOSING_RUNT`) when joining it to the
   session before would not be a feasible session (past 13 pages, say); when it would, that
-  session before pays `RUNT` (a pair cost, charged to the earlier session of the two);
+  session before pays `RUNT` (a pair cost, charged to the earlier session of the two).
+  Only in study text of `RUNT_AMONG` typical sessions or more, though, where it is one
+  short session among many: in a shorter document it would be one in two or three (a
+  16-page manual cut 12 + 4 for its last chapter rather than 8 + 8), so there it costs
+  `RUNT` like any other and is only taken when no plan of 5-13-page sessions exists;
 - reference sessions (no minimum, but under half a page of words they are
   `TINY_REFERENCE`: join a neighbour).
 Hard rules, as for every decider (`decisions.validate_decision`):
@@ -59,7 +63,8 @@ from quire.shared.plan import (
     ReviewOutcome,
 )
 from quire.workers.boundaries.evidence import cut_evidence, major_starts, quote
-from quire.workers.boundaries.matter import MatterRegion, element_kinds, reference_matter
+from quire.workers.boundaries.matter import MatterRegion, element_kinds
+from quire.workers.boundaries.matter_plan import reference_matter
 
 SESSION = 3000
 FINISH = 800  # the 13th page, allowed to finish a concept
@@ -69,6 +74,7 @@ RUNT = 40_000  # a study session under the minimum ...
 RUNT_PER_PAGE = 4000  # ... and per missing page
 CLOSING_RUNT = 4000  # one that closes its stretch of study text (worth it for a chapter) ...
 CLOSING_RUNT_PER_PAGE = 300  # ... and per missing page (plus RUNT if it could have joined)
+RUNT_AMONG = 10  # ... in study text of this many typical sessions or more (else RUNT)
 TINY_REFERENCE = 20_000  # a reference session of under half a page of words
 TINY_WORDS = WORDS_PER_PAGE // 2
 INFEASIBLE = 1 << 50
@@ -164,6 +170,7 @@ class GlobalPlanner:
         self.support = np.full(k + 2, k + 1, np.int64)
         self.best = np.zeros(k + 2, np.int64)
         self.choice = np.full(k + 1, k, np.int64)
+        self.closing_runt = self._closing_runt_costs(kinds)
         self._find_closing_runts(must)
         self._solve()
 
@@ -195,10 +202,9 @@ class GlobalPlanner:
         short = np.maximum(self.min_m - pages, 0)
         whole = (start <= self.first_study) & (end >= self.last_study)  # all the study text
         closing = end == self.next_must[start]  # the stretch of study text ends with it
+        fixed, per_page = self.closing_runt
         runt = np.where(
-            closing,
-            CLOSING_RUNT + CLOSING_RUNT_PER_PAGE * short // UNIT,
-            RUNT + RUNT_PER_PAGE * short // UNIT,
+            closing, fixed + per_page * short // UNIT, RUNT + RUNT_PER_PAGE * short // UNIT
         )
         size = np.where(study & (short > 0), np.where(whole, 0, runt), size)
         words = self.cum_words[end + 1] - self.cum_words[start]
@@ -252,6 +258,20 @@ class GlobalPlanner:
             return self._size_table[np.minimum(pages // UNIT, len(self._size_table) - 1)]
         short = np.maximum(self.min_m - pages, 0)
         return np.where(short > 0, RUNT + RUNT_PER_PAGE * short // UNIT, self._oversize(pages))
+
+    def _closing_runt_costs(self, kinds: Sequence[ChunkKind]) -> tuple[int, int]:
+        """(fixed, per missing page) cost of a short session that closes its stretch:
+        `CLOSING_RUNT` when the study text spans `RUNT_AMONG` sessions of a typical size
+        (midway between the minimum and the preferred maximum) or more, else `RUNT`."""
+        study = [e for e, kind in zip(self.doc.elements, kinds, strict=True) if kind == "study"]
+        if self.words_basis:
+            pages = sum(e.word_count for e in study) / WORDS_PER_PAGE
+        else:
+            pages = len({p for e in study for p in range(e.page_first, e.page_last + 1)})
+        typical = (self.settings.min_pages + self.settings.max_pages) / 2
+        if pages >= RUNT_AMONG * typical:
+            return CLOSING_RUNT, CLOSING_RUNT_PER_PAGE
+        return RUNT, RUNT_PER_PAGE
 
     def _find_closing_runts(self, must: Sequence[bool]) -> None:
         """The blocks e after which the study text runs on to its next mandatory cut (or
@@ -332,7 +352,8 @@ class GlobalPlanner:
                 closing = int(self.next_must[start]) - start  # a closing runt, if short
                 if closing < n and pages[closing] < self.min_m:
                     short = int(self.min_m - pages[closing])
-                    total[closing] += CLOSING_RUNT + CLOSING_RUNT_PER_PAGE * short // UNIT
+                    fixed, per_page = self.closing_runt
+                    total[closing] += fixed + per_page * short // UNIT
                     total[closing] -= RUNT + RUNT_PER_PAGE * short // UNIT
             else:
                 ends = np.arange(start, last + 1, dtype=np.int64)

@@ -19,10 +19,12 @@ Recognised from the IR alone, in any script:
   removed, cited as evidence for front matter.
 
 Everything before the end of the contents is front matter (title, copyright and
-dedication pages, a foreword placed before the contents), but no chapter the outline places
-after the contents: front matter ends before the first of them, and back matter never holds
-one either. A region of under half a page that is not a listing is too small for a session
-of its own and stays with its neighbours.
+dedication pages, a foreword placed before the contents), and so are the pages before the
+outline's first chapter (a title page with an abstract and a short contents), but no chapter
+the outline places after the contents: front matter ends before the first of them, and back
+matter never holds one either. A region of under half a page that is not a listing is too
+small for a session of its own and stays with its neighbours (but for those pages before the
+first chapter).
 """
 
 from __future__ import annotations
@@ -30,14 +32,14 @@ from __future__ import annotations
 import bisect
 import re
 import weakref
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
 from quire.shared.links import plain
-from quire.shared.plan import Candidate, ChunkKind, ReviewOutcome
+from quire.shared.plan import ChunkKind
 from quire.workers.boundaries.candidates import is_safe_gap, plain_text
 from quire.workers.boundaries.matter_titles import (
     MatterKind,
@@ -348,6 +350,26 @@ def chapters_after_contents(doc: Document) -> list[tuple[int, str]]:
     return [(page, title) for page, title, _ in found]
 
 
+def _before_first_chapter(doc: Document, chapters: Sequence[tuple[int, str, int]]) -> _Span | None:
+    """What precedes the first chapter the outline gives, when that chapter begins on a
+    later page than the document: the title page, an abstract, a contents the listing
+    test missed (it shares its page with the title). The book's body begins where its
+    outline does; kept even when small, as the pages before its page are no study text."""
+    if not chapters:
+        return None
+    page, title, at = min(chapters, key=lambda c: c[2])
+    els = doc.elements
+    # up to the chapter's page: what stands above its heading there ("Chapter 1") is its
+    first = bisect.bisect_left([e.page_first for e in els], els[at].page_first)
+    if first == 0:
+        return None
+    total = sum(e.word_count for e in els) or 1
+    if sum(e.word_count for e in els[:first]) > FRONT_MAX_SHARE * total:
+        return None
+    evidence = [f"the outline's first chapter, '{title[:60]}', begins on page {page}"]
+    return _Span("front_matter", "title pages", 0, first - 1, evidence)
+
+
 def _spare_chapters(
     spans: Sequence[_Span], chapters: Collection[int], titled: Sequence[_Span] = ()
 ) -> list[_Span]:
@@ -490,7 +512,11 @@ def _find_matter(doc: Document) -> list[MatterRegion]:
     if front is not None:
         spans.append(front)
     spans += _back(doc, pages, titled, flags)
-    chapters = [at for _, _, at in _chapters_after_contents(doc, pages, titled)]
+    found = _chapters_after_contents(doc, pages, titled)
+    chapters = [at for _, _, at in found]
+    before = _before_first_chapter(doc, found)
+    if before is not None:
+        spans.append(before)
     regions = []
     heads = [t for t in titled if t.evidence[0].startswith("heading")]
     for s in _spare_chapters(_merge(spans), chapters, heads):
@@ -502,9 +528,10 @@ def _find_matter(doc: Document) -> list[MatterRegion]:
         ):
             continue  # a "Contents" later in the book is a section about contents
         snapped = _snap(doc, s)
+        given = before is not None and s.first == 0 and s.last == before.last
         if (
             snapped is None
-            or _tiny(doc, snapped, flags)
+            or (_tiny(doc, snapped, flags) and not given)
             or snapped.last - snapped.first + 1 == len(els)
         ):
             continue
@@ -531,82 +558,3 @@ def element_kinds(doc: Document, regions: Sequence[MatterRegion]) -> list[ChunkK
         for i in range(pos[r.first_id], pos[r.last_id] + 1):
             kinds[i] = r.kind
     return kinds
-
-
-def absorb_slivers(
-    doc: Document, regions: Sequence[MatterRegion], mandatory: Collection[int]
-) -> list[MatterRegion]:
-    """`regions`, each grown over a sliver of study text between it and a mandatory cut
-    (a confirmed topic change after element index `m` for m in `mandatory`), another
-    region or the document's edge: under half a page of words ("Chapter 1" alone before
-    the chapter's heading, a blank-page remark) cannot be a session, and the cuts on both
-    of its sides must stay."""
-    els = doc.elements
-    pos = {e.id: i for i, e in enumerate(els)}
-    spans = [[pos[r.first_id], pos[r.last_id]] for r in regions]
-    stops = sorted(set(mandatory))
-
-    def words(a: int, b: int) -> int:
-        return sum(e.word_count for e in els[a : b + 1])
-
-    for k, span in enumerate(spans):
-        limit = spans[k + 1][0] - 1 if k + 1 < len(spans) else len(els) - 1
-        after = next((m for m in stops if m > span[1]), limit)
-        end = min(after, limit)
-        if end > span[1] and words(span[1] + 1, end) < TINY_WORDS:
-            span[1] = end
-        floor = spans[k - 1][1] + 1 if k else 0
-        before = max((m + 1 for m in stops if m + 1 < span[0]), default=floor)
-        start = max(before, floor)
-        if start < span[0] and words(start, span[0] - 1) < TINY_WORDS:
-            span[0] = start
-    out = []
-    for r, (a, b) in zip(regions, spans, strict=True):
-        part = els[a : b + 1]
-        out.append(
-            r.model_copy(
-                update={
-                    "first_id": part[0].id,
-                    "last_id": part[-1].id,
-                    "page_first": min(e.page_first for e in part),
-                    "page_last": max(e.page_last for e in part),
-                }
-            )
-        )
-    return out
-
-
-def reference_matter(
-    doc: Document,
-    candidates: Sequence[Candidate],
-    outcomes: Mapping[str, ReviewOutcome],
-    matter: Sequence[MatterRegion] | None = None,
-) -> list[MatterRegion]:
-    """The front and back matter the plan keeps apart (found in `doc` unless given), grown
-    over slivers of study text that a confirmed change would otherwise leave alone. A
-    region whose edge is not one of `candidates` cannot be cut from its neighbours, so it
-    is left out: a session is then of one kind throughout."""
-    pos = {e.id: i for i, e in enumerate(doc.elements)}
-    cuts = {pos[c.after_id] for c in candidates if c.after_id in pos}
-    confirmed = [
-        pos[c.after_id]
-        for c in candidates
-        if c.after_id in pos
-        and (o := outcomes.get(c.after_id)) is not None
-        and o.decision == "confirmed_change"
-    ]
-    grown = absorb_slivers(doc, find_matter(doc) if matter is None else matter, confirmed)
-    last = len(doc.elements) - 1
-    return [
-        r
-        for r in grown
-        if (pos[r.first_id] == 0 or pos[r.first_id] - 1 in cuts)
-        and (pos[r.last_id] == last or pos[r.last_id] in cuts)
-    ]
-
-
-def matter_edges(doc: Document, regions: Sequence[MatterRegion]) -> set[int]:
-    """Element indexes after which front or back matter begins or ends."""
-    pos = {e.id: i for i, e in enumerate(doc.elements)}
-    edges = {pos[r.first_id] - 1 for r in regions} | {pos[r.last_id] for r in regions}
-    return {i for i in edges if 0 <= i < len(doc.elements) - 1}

@@ -44,13 +44,8 @@ from quire.workers.boundaries.decisions import (
 )
 from quire.workers.boundaries.evidence import quote
 from quire.workers.boundaries.global_plan import GlobalPlanner
-from quire.workers.boundaries.matter import (
-    MatterRegion,
-    element_kinds,
-    find_matter,
-    matter_edges,
-    reference_matter,
-)
+from quire.workers.boundaries.matter import MatterRegion, element_kinds, find_matter
+from quire.workers.boundaries.matter_plan import matter_edges, reference_matter
 from quire.workers.boundaries.matter_titles import book_language, reference_title
 from quire.workers.boundaries.session_titles import study_titles
 

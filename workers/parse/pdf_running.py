@@ -19,6 +19,9 @@ A candidate set larger than the body text (often misjudged: code or figure label
 the commonest text) is a title unless it is a page number that fits the numbering, carries
 the page's number and recurs ("第14 节 代码实现 47"), or recurs on two pages within two
 ("pgf-spectra 2.1.2 The commands"); "Chapter 7" at the top of page 7 is still a title.
+Last, a header line left that stands exactly where the pages before and after it carry
+running headers is one too (a header naming the current section, new on every page of
+a run of short sections: "6.2 Compound Entry Sets").
 Runs in the merge step over all pages, so it does not depend on how pages were split.
 """
 
@@ -36,6 +39,7 @@ _BAND = 0.13  # top/bottom share of the page height where running text lives
 _OUTER_BAND = 0.18  # ... for the page's first or last text block
 _MAX_CHARS = 160
 _MIN_OFFSET_PAGES = 3  # pages that must agree on a printed-number offset
+_SLOT = 1.0  # points: a header line at the height of its neighbours' running headers
 _PAGE_NUMBER = re.compile(
     r"^[\W_]*(?:page\s+)?(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:of|/)\s*\d{1,5})?[\W_]*$",
     re.IGNORECASE,
@@ -212,7 +216,37 @@ def find_running_text(
             if kind is not None:
                 drop.add((pno, c.index))
                 removed.append(RemovedText(page=pno, kind=kind, text=c.text))
+    for c in _in_running_slots(cands, drop):
+        drop.add((c.page, c.index))
+        removed.append(RemovedText(page=c.page, kind="header", text=c.text))
     return drop, removed
+
+
+def _in_running_slots(
+    cands: dict[int, list[_Candidate]], drop: set[tuple[int, int]]
+) -> list[_Candidate]:
+    """Header lines kept so far that stand where the pages before and after carry running
+    headers: the height of a dropped header on a page before and on a page after (within
+    two). A header naming the current section ("6.2 Compound Entry Sets") changes with
+    every short section and carries no page number, so neither rule above sees it. A
+    title is not in that slot: chapter openings set theirs lower."""
+    dropped: dict[int, list[float]] = {}
+    for pno, found in cands.items():
+        dropped[pno] = [c.y0 for c in found if c.zone == "header" and (pno, c.index) in drop]
+    out = []
+    for pno, found in cands.items():
+        for c in found:
+            if c.zone != "header" or c.large or (pno, c.index) in drop:
+                continue
+            if sum(ch.isalpha() for ch in c.key) < 2:
+                continue
+            sides = [
+                any(abs(y - c.y0) <= _SLOT for q in qs for y in dropped.get(q, ()))
+                for qs in ((pno - 1, pno - 2), (pno + 1, pno + 2))
+            ]
+            if all(sides):
+                out.append(c)
+    return out
 
 
 def _repeated(c: _Candidate, cands: dict[int, list[_Candidate]], pages: int = 1) -> bool:

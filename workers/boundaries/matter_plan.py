@@ -1,0 +1,90 @@
+"""Front and back matter as the planner keeps it apart: the regions `matter.find_matter`
+finds, grown over slivers of study text a confirmed change would leave alone, and only
+where the plan can cut at both edges (a session is of one kind throughout)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from quire.shared.ir import Document
+from quire.shared.plan import Candidate, ReviewOutcome
+from quire.workers.boundaries.matter import TINY_WORDS, MatterRegion, find_matter
+
+
+def absorb_slivers(
+    doc: Document, regions: Sequence[MatterRegion], mandatory: Collection[int]
+) -> list[MatterRegion]:
+    """`regions`, each grown over a sliver of study text between it and a mandatory cut
+    (a confirmed topic change after element index `m` for m in `mandatory`), another
+    region or the document's edge: under half a page of words ("Chapter 1" alone before
+    the chapter's heading, a blank-page remark) cannot be a session, and the cuts on both
+    of its sides must stay."""
+    els = doc.elements
+    pos = {e.id: i for i, e in enumerate(els)}
+    spans = [[pos[r.first_id], pos[r.last_id]] for r in regions]
+    stops = sorted(set(mandatory))
+
+    def words(a: int, b: int) -> int:
+        return sum(e.word_count for e in els[a : b + 1])
+
+    for k, span in enumerate(spans):
+        limit = spans[k + 1][0] - 1 if k + 1 < len(spans) else len(els) - 1
+        after = next((m for m in stops if m > span[1]), limit)
+        end = min(after, limit)
+        if end > span[1] and words(span[1] + 1, end) < TINY_WORDS:
+            span[1] = end
+        floor = spans[k - 1][1] + 1 if k else 0
+        before = max((m + 1 for m in stops if m + 1 < span[0]), default=floor)
+        start = max(before, floor)
+        if start < span[0] and words(start, span[0] - 1) < TINY_WORDS:
+            span[0] = start
+    out = []
+    for r, (a, b) in zip(regions, spans, strict=True):
+        part = els[a : b + 1]
+        out.append(
+            r.model_copy(
+                update={
+                    "first_id": part[0].id,
+                    "last_id": part[-1].id,
+                    "page_first": min(e.page_first for e in part),
+                    "page_last": max(e.page_last for e in part),
+                }
+            )
+        )
+    return out
+
+
+def reference_matter(
+    doc: Document,
+    candidates: Sequence[Candidate],
+    outcomes: Mapping[str, ReviewOutcome],
+    matter: Sequence[MatterRegion] | None = None,
+) -> list[MatterRegion]:
+    """The front and back matter the plan keeps apart (found in `doc` unless given), grown
+    over slivers of study text that a confirmed change would otherwise leave alone. A
+    region whose edge is not one of `candidates` cannot be cut from its neighbours, so it
+    is left out: a session is then of one kind throughout."""
+    pos = {e.id: i for i, e in enumerate(doc.elements)}
+    cuts = {pos[c.after_id] for c in candidates if c.after_id in pos}
+    confirmed = [
+        pos[c.after_id]
+        for c in candidates
+        if c.after_id in pos
+        and (o := outcomes.get(c.after_id)) is not None
+        and o.decision == "confirmed_change"
+    ]
+    grown = absorb_slivers(doc, find_matter(doc) if matter is None else matter, confirmed)
+    last = len(doc.elements) - 1
+    return [
+        r
+        for r in grown
+        if (pos[r.first_id] == 0 or pos[r.first_id] - 1 in cuts)
+        and (pos[r.last_id] == last or pos[r.last_id] in cuts)
+    ]
+
+
+def matter_edges(doc: Document, regions: Sequence[MatterRegion]) -> set[int]:
+    """Element indexes after which front or back matter begins or ends."""
+    pos = {e.id: i for i, e in enumerate(doc.elements)}
+    edges = {pos[r.first_id] - 1 for r in regions} | {pos[r.last_id] for r in regions}
+    return {i for i in edges if 0 <= i < len(doc.elements) - 1}
