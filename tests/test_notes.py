@@ -49,6 +49,8 @@ def written(book: NotesBook, tmp_path_factory: pytest.TempPathFactory) -> Path:
         mp.chdir(out.parent)  # a store of its own, nothing reused from an earlier run
         result = quire.split(book.path, out, output_format="markdown", processes=1)
     assert result.verification.passed
+    # session 1 is the title page with its contents (front matter), then one per chapter
+    assert [s.kind for s in result.sessions][:2] == ["front_matter", "study"]
     return out
 
 
@@ -147,7 +149,7 @@ def test_each_footnote_lands_in_the_session_of_its_reference(
 ) -> None:
     count, problems = footnote_problems(written)
     assert count == len(book.notes) and problems == []
-    last_of_one = sorted(written.glob("01-*.md"))[0].read_text(encoding="utf-8")
+    last_of_one = sorted(written.glob("02-*.md"))[0].read_text(encoding="utf-8")
     assert "[^4]: Note 4 belongs" in last_of_one  # chapter 2 starts on the next page
     assert last_of_one.rstrip().endswith("Note 4 belongs to the last page of chapter one.")
 
@@ -156,7 +158,7 @@ def test_every_written_link_has_its_file_and_anchor(book: NotesBook, written: Pa
     count, problems = link_problems(written)
     assert count >= len(book.links) and problems == []
     contents = sorted(written.glob("01-*.md"))[0].read_text(encoding="utf-8")
-    chapter3 = sorted(written.glob("03-*.md"))[0].name
+    chapter3 = sorted(written.glob("04-*.md"))[0].name
     slug = heading_slug("3 Verifying output")
     assert f"[3 Verifying output]({chapter3}#{slug})" in contents
 
@@ -167,7 +169,7 @@ def _tampered(written: Path, tmp_path: Path) -> Path:
 
 def test_a_changed_word_in_a_footnote_is_caught(written: Path, tmp_path: Path) -> None:
     out = _tampered(written, tmp_path)
-    f = sorted(out.glob("01-*.md"))[0]
+    f = sorted(out.glob("02-*.md"))[0]
     f.write_text(f.read_text().replace("Note 4 belongs", "Note 4 lives"), encoding="utf-8")
     report = verify_output(out, render=False)
     assert any(x.kind == "altered" and "belongs" in x.message for x in report.findings)
@@ -202,7 +204,7 @@ def test_a_link_to_a_missing_session_file_is_caught(written: Path, tmp_path: Pat
 
 def test_a_footnote_moved_into_the_text_is_caught(written: Path, tmp_path: Path) -> None:
     out = _tampered(written, tmp_path)
-    f = sorted(out.glob("01-*.md"))[0]
+    f = sorted(out.glob("02-*.md"))[0]
     text = f.read_text()
     start = text.index("<!-- el-", text.index("[^1]: ") - 30)
     block = text[start : text.index("\n\n", start) + 2]

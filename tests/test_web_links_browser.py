@@ -76,9 +76,9 @@ def test_a_cross_reference_leads_to_the_session_holding_its_target(
     link = page.locator("#text a", has_text="3 Verifying output")
     expect(link).to_be_visible()
     slug = heading_slug("3 Verifying output")
-    assert link.get_attribute("href") == f"/documents/{doc_id}/sessions/3#{slug}"
+    assert link.get_attribute("href") == f"/documents/{doc_id}/sessions/4#{slug}"
     link.click()
-    expect(page).to_have_url(re.compile(rf"/sessions/3#{slug}$"))
+    expect(page).to_have_url(re.compile(rf"/sessions/4#{slug}$"))
     target = page.locator(f'[id="{slug}"]')  # (an id may start with a digit)
     expect(target).to_have_text("3 Verifying output")
     expect(target).to_be_in_viewport()
@@ -92,7 +92,7 @@ def test_a_footnote_mark_leads_to_its_note(
 ) -> None:
     server, doc_id = served
     page = signed_in(browser, server)
-    page.goto(f"{server.url}/documents/{doc_id}/sessions/1")
+    page.goto(f"{server.url}/documents/{doc_id}/sessions/2")  # chapter one
     mark = page.locator("#text sup.fnref a", has_text="4")
     expect(mark).to_have_attribute("href", "#fn-4")
     mark.click()
