@@ -19,7 +19,7 @@ from quire.shared.settings import load_settings
 from quire.workers.llm import make_backend
 from quire.workers.llm.base import NoValidAnswer
 from quire.workers.llm.structured import extract_json_object, known_modes, names_response_format
-from tests.llm_servers import KEYS, FakeProvider, answer, quick_llm_env, status
+from tests.llm_servers import KEYS, FakeProvider, Reply, answer, quick_llm_env, status
 
 pytestmark = pytest.mark.usefixtures("fast_llm")
 
@@ -135,6 +135,35 @@ def test_schema_errors_are_reasked_in_the_negotiated_mode_then_end_as_a_weak_ans
     assert "label" in str(info.value) and "score" in str(info.value)
     assert [r.mode for r in llama.requests] == ["json_schema"] + ["json_object"] * 3
     assert "score" in llama.requests[-1].user  # the validation error goes into the re-ask
+
+
+def test_answers_cut_off_at_the_token_limit_still_count_their_tokens(
+    llama: FakeProvider,
+) -> None:
+    """A small model that runs out of tokens was paid for: the usage report says so (it
+    said 0 tokens for Gemma 3 270M's cut-off study indexes in bench_llm)."""
+    cut_off = {
+        "id": "chatcmpl-cut",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake-openai-model",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "length",
+                "message": {"role": "assistant", "content": '{"label": "alp'},
+            }
+        ],
+        "usage": {"prompt_tokens": 900, "completion_tokens": 200, "total_tokens": 1100},
+    }
+    llama.enqueue(*[Reply(raw=json.dumps(cut_off).encode())] * 3)
+    backend = make_backend("openai", env=load_settings())
+    with pytest.raises(NoValidAnswer, match="cut off at the token limit"):
+        backend.ask(system="You pick.", user="Pick one.", schema=Pick, task="test.pick")
+    role = backend.usage.snapshot().roles["test"]
+    answered = [r for r in llama.requests if r.mode == "json_object"]
+    assert len(answered) == 3 and role.calls == 4  # the refused json_schema request too
+    assert (role.prompt_tokens, role.completion_tokens) == (3 * 900, 3 * 200)
 
 
 def test_transport_failures_are_not_weak_answers(llama: FakeProvider) -> None:

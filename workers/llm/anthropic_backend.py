@@ -82,16 +82,16 @@ class AnthropicBackend(RetryingBackend):
             raise TransientFault(f"{type(exc).__name__}: {exc.message}") from exc
         except sdk.AnthropicError as exc:
             raise BackendError(f"anthropic {task}: {type(exc).__name__}: {exc}") from exc
+        usage = getattr(response, "usage", None)
+        tokens = {
+            "prompt_tokens": getattr(usage, "input_tokens", 0) or 0,
+            "completion_tokens": getattr(usage, "output_tokens", 0) or 0,
+        }
         for block in response.content:
             if getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == tool:
                 if not isinstance(block.input, dict):
-                    raise InvalidAnswer("the tool input is not a JSON object")
-                usage = getattr(response, "usage", None)
-                return Reply(
-                    dict(block.input),
-                    prompt_tokens=getattr(usage, "input_tokens", 0) or 0,
-                    completion_tokens=getattr(usage, "output_tokens", 0) or 0,
-                )
+                    raise InvalidAnswer("the tool input is not a JSON object", **tokens)
+                return Reply(dict(block.input), **tokens)
         if response.stop_reason == "max_tokens":
-            raise InvalidAnswer("the answer was cut off at the token limit")
-        raise InvalidAnswer(f"the answer did not call the {tool} tool")
+            raise InvalidAnswer("the answer was cut off at the token limit", **tokens)
+        raise InvalidAnswer(f"the answer did not call the {tool} tool", **tokens)

@@ -371,6 +371,10 @@ class RetryingBackend(ABC):
                 log.warning("%s %s: %s refused (%s); trying %s", self.name, task, mode, why, lower)
                 mode = lower
                 continue
+            except InvalidAnswer:
+                if self.negotiates:  # the server took this mode; the answer was unusable
+                    remember(self.endpoint, self.model, mode)
+                raise
             if self.negotiates:
                 remember(self.endpoint, self.model, mode)  # the server takes this mode
             try:
@@ -398,7 +402,12 @@ class RetryingBackend(ABC):
                 if isinstance(exc, InvalidAnswer)
                 else "transport"
             )
-            self._record(task, mode, outcome, time.monotonic() - started)
+            spent = (
+                Reply("", prompt_tokens=exc.prompt_tokens, completion_tokens=exc.completion_tokens)
+                if isinstance(exc, InvalidAnswer)
+                else None
+            )  # an unusable answer still cost its tokens
+            self._record(task, mode, outcome, time.monotonic() - started, spent)
             raise
         return (raw if isinstance(raw, Reply) else Reply(raw)), time.monotonic() - started
 

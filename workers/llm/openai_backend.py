@@ -103,18 +103,18 @@ class OpenAIBackend(RetryingBackend):
             raise InvalidAnswer("the response has no choices")
         choice = response.choices[0]
         message = choice.message
-        if getattr(message, "refusal", None):
-            raise InvalidAnswer(f"the model refused: {message.refusal}")
-        if choice.finish_reason == "length":
-            raise InvalidAnswer("the answer was cut off at the token limit")
-        if not message.content:
-            raise InvalidAnswer("the answer is empty")
         usage = getattr(response, "usage", None)
-        return Reply(
-            str(message.content),
-            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-        )
+        tokens = {
+            "prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0,
+            "completion_tokens": getattr(usage, "completion_tokens", 0) or 0,
+        }
+        if getattr(message, "refusal", None):
+            raise InvalidAnswer(f"the model refused: {message.refusal}", **tokens)
+        if choice.finish_reason == "length":
+            raise InvalidAnswer("the answer was cut off at the token limit", **tokens)
+        if not message.content:
+            raise InvalidAnswer("the answer is empty", **tokens)
+        return Reply(str(message.content), **tokens)
 
 
 def _error_text(exc: Any) -> str:

@@ -31,7 +31,13 @@ class TransientFault(Exception):
 
 
 class InvalidAnswer(Exception):
-    """The provider answered, but not with a usable JSON object: ask again."""
+    """The provider answered, but not with a usable JSON object: ask again. The tokens an
+    unusable reply cost (cut off at the limit, empty) still count in the usage report."""
+
+    def __init__(self, message: str, *, prompt_tokens: int = 0, completion_tokens: int = 0):
+        super().__init__(message)
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
 
 
 @dataclass(frozen=True)
