@@ -56,6 +56,7 @@ from sweep_metrics import (  # noqa: E402
     hyphen_breaks,
     hyphens_left,
     plan_figures,
+    print_plan_totals,
     read_source,
 )
 
@@ -249,21 +250,7 @@ def summary(rows: list[Row], seconds: float, peak_mb: float, traces: list[str]) 
     print(f"tracebacks logged: {len(traces)}")
     for t in Counter(t.strip().splitlines()[-1] for t in traces).most_common(10):
         print(f"  {t[1]}x {t[0][:150]}")
-    planned = [r for r in done if r.chapters]
-    ch, hon, nai = (
-        sum(getattr(r, k) for r in planned) for k in ("chapters", "honoured", "naive_honoured")
-    )
-    print(
-        f"chapter starts honoured {hon}/{ch} ({hon / max(ch, 1):.1%}); naive splitter "
-        f"{nai}/{ch} ({nai / max(ch, 1):.1%}); documents at least the naive figure "
-        f"{sum(r.honoured >= r.naive_honoured for r in planned)}/{len(planned)}"
-    )
-    shares = [r.share_5_13 for r in done if r.share_5_13 is not None]
-    print(
-        f"documents with >= 90% of study sessions 5-13 pages: "
-        f"{sum(s >= 0.9 for s in shares)}/{len(shares)}; study sessions under 5 pages (not "
-        f"the last): {sum(r.under_5 for r in done)} in {sum(r.under_5 > 0 for r in done)} docs"
-    )
+    print_plan_totals(done)
     print(
         f"running-header lines left: {sum(r.header_left for r in done)} in "
         f"{sum(r.header_left > 0 for r in done)} documents"

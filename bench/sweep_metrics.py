@@ -17,9 +17,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from bench_plan import Sessions, measure, naive
 
@@ -235,4 +236,33 @@ def range_figures(doc: Document, ranges: list[tuple[int, int]], study: list[bool
         honoured=row.honoured,
         chapters=row.chapters,
         naive_honoured=base.honoured,
+    )
+
+
+class PlanTotals(Protocol):
+    """What the plan totals read of a document's row (PlanFigures, bench_sweep's Row)."""
+
+    chapters: int
+    honoured: int
+    naive_honoured: int
+    share_5_13: float | None
+    under_5: int
+
+
+def print_plan_totals(rows: Sequence[PlanTotals]) -> None:
+    """Chapter starts beside the naive splitter's, and session sizes, over the documents."""
+    planned = [r for r in rows if r.chapters]
+    ch, hon, nai = (
+        sum(getattr(r, k) for r in planned) for k in ("chapters", "honoured", "naive_honoured")
+    )
+    print(
+        f"chapter starts honoured {hon}/{ch} ({hon / max(ch, 1):.1%}); naive splitter "
+        f"{nai}/{ch} ({nai / max(ch, 1):.1%}); documents at least the naive figure "
+        f"{sum(r.honoured >= r.naive_honoured for r in planned)}/{len(planned)}"
+    )
+    shares = [r.share_5_13 for r in rows if r.share_5_13 is not None]
+    print(
+        f"documents with >= 90% of study sessions 5-13 pages: "
+        f"{sum(s >= 0.9 for s in shares)}/{len(shares)}; study sessions under 5 pages (not "
+        f"the last): {sum(r.under_5 for r in rows)} in {sum(r.under_5 > 0 for r in rows)} docs"
     )

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sweep_docs import SweepDoc
-from sweep_metrics import PlanFigures, range_figures
+from sweep_metrics import PlanFigures, print_plan_totals, range_figures
 
 from quire.shared.errors import InputError
 from quire.shared.ir import Document, dump_ir, load_ir
@@ -95,19 +95,6 @@ def report(results: list[Replanned]) -> None:
             f"{f'{f.honoured}/{f.chapters}':>10}{f.naive_honoured:>7}  {' '.join(r.sizes)}"
         )
     figs = [r.figures for r in results if r.figures is not None]
-    planned = [f for f in figs if f.chapters]
-    ch, hon, nai = (
-        sum(getattr(f, k) for f in planned) for k in ("chapters", "honoured", "naive_honoured")
-    )
-    print(
-        f"\nchapter starts honoured {hon}/{ch} ({hon / max(ch, 1):.1%}); naive splitter "
-        f"{nai}/{ch} ({nai / max(ch, 1):.1%}); documents at least the naive figure "
-        f"{sum(f.honoured >= f.naive_honoured for f in planned)}/{len(planned)}"
-    )
-    shares = [f.share_5_13 for f in figs if f.share_5_13 is not None]
-    print(
-        f"documents with >= 90% of study sessions 5-13 pages: "
-        f"{sum(s >= 0.9 for s in shares)}/{len(shares)}; study sessions under 5 pages (not "
-        f"the last): {sum(f.under_5 for f in figs)} in {sum(f.under_5 > 0 for f in figs)} docs"
-    )
+    print()
+    print_plan_totals(figs)
     print(f"planning time: {sum(r.seconds for r in results):.1f} s for {len(results)} documents")
