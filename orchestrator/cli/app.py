@@ -53,6 +53,7 @@ def clean_errors(fn: F) -> F:
 force_option = click.option(
     "--force",
     is_flag=True,
+    default=False,  # stated: Click 8.3+ leaves an unstated flag default UNSET
     help="Write into a non-empty output folder that Quire did not write (its files stay).",
 )
 

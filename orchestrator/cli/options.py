@@ -65,7 +65,10 @@ def ocr_options(fn: F) -> F:
                 f"[env QUIRE_OCR_LANG; {ENV_DEFAULTS.ocr_lang}].",
             ),
             click.option(
-                "--strict", is_flag=True, help="Fail a document with pages that end without text."
+                "--strict",
+                is_flag=True,
+                default=DEFAULTS.strict,
+                help="Fail a document with pages that end without text.",
             ),
         ]
     ):
