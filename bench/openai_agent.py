@@ -6,7 +6,8 @@ It reads Quire's task from stdin (`{"task", "system", "user", "schema", "mode"}`
 `workers/llm/command_backend.py`), asks `OPENAI_BASE_URL` (key `OPENAI_API_KEY`, model
 `QUIRE_OPENAI_MODEL`; `AGENT_MAX_TOKENS` bounds the answer, `AGENT_TIMEOUT` the wait) in
 the structured-output mode Quire names, and prints the model's
-answer as it is: Quire takes the JSON object out of it and validates it. When the server
+answer as it is: Quire takes the JSON object out of it and validates it; the tokens the
+server counted go to stderr as a `quire-usage:` line. When the server
 refuses the mode (an HTTP error naming `response_format`), or `AGENT_MODE` names a weaker
 one, it exits with status 3, and Quire asks again in the next mode. Standard library only,
 so it runs anywhere Python does.
@@ -73,6 +74,9 @@ def main() -> int:
         sys.stderr.write(f"HTTP {exc.code}: {text[:500]}\n")
         refused = fmt is not None and re.search(r"response_format|json_schema", text)
         return UNSUPPORTED_MODE if refused and exc.code not in (408, 429) else 1
+    usage = reply.get("usage") or {}
+    tokens = {k: usage.get(k) or 0 for k in ("prompt_tokens", "completion_tokens")}
+    sys.stderr.write(f"quire-usage: {json.dumps(tokens)}\n")  # counted in Quire's report
     sys.stdout.write(reply["choices"][0]["message"]["content"] or "")
     return 0
 

@@ -15,7 +15,9 @@ the same models as every backend and re-asks with the error, so a program may si
 the prompts to a model. A program that cannot serve the mode exits with status 3
 (`UNSUPPORTED_MODE_EXIT`): Quire asks again at once in the next mode and remembers the one
 that worked for this command line. Any other non-zero exit or a timeout is retried after a
-pause; output that is too large, not JSON or off-schema is re-asked.
+pause; output that is too large, not JSON or off-schema is re-asked. To have its tokens
+counted in the run's usage report, a program writes a line on stderr
+`quire-usage: {"prompt_tokens": N, "completion_tokens": M}` (the last such line counts).
 See `bench/openai_agent.py` for a program that forwards to an OpenAI-compatible server.
 """
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -31,16 +34,36 @@ import subprocess
 import threading
 from typing import IO
 
-from pydantic import BaseModel
+from pydantic import BaseModel, NonNegativeInt, ValidationError
 
 from quire.shared.errors import BackendError
 from quire.shared.settings import Settings
-from quire.workers.llm.base import BackendSettings, RetryingBackend
+from quire.workers.llm.base import BackendSettings, Reply, RetryingBackend
 from quire.workers.llm.retry import InvalidAnswer, TransientFault
 from quire.workers.llm.structured import UNSUPPORTED_MODE_EXIT, Mode, ModeRefused, system_for
 
 DEFAULT_MAX_OUTPUT = 1 << 20  # bytes of stdout accepted from one run
 _STDERR_TAIL = 2000
+_USAGE_LINE = re.compile(rb"^quire-usage:[ \t]*(\{.*\})[ \t]*\r?$", re.M)
+
+
+class Tokens(BaseModel):
+    """What a program says a call cost; tokens it does not name cost nothing here."""
+
+    prompt_tokens: NonNegativeInt = 0
+    completion_tokens: NonNegativeInt = 0
+
+
+def reported_tokens(stderr: bytes) -> Tokens:
+    """The last `quire-usage:` line of a program's stderr; a malformed one counts nothing
+    (usage is a report, never a reason to refuse a good answer)."""
+    lines = _USAGE_LINE.findall(stderr)
+    if not lines:
+        return Tokens()
+    try:
+        return Tokens.model_validate_json(lines[-1])
+    except ValidationError:
+        return Tokens()
 
 
 class CommandBackend(RetryingBackend):
@@ -79,7 +102,7 @@ class CommandBackend(RetryingBackend):
 
     def _request(
         self, *, system: str, user: str, schema: type[BaseModel], task: str, mode: Mode
-    ) -> bytes:
+    ) -> Reply:
         json_schema = schema.model_json_schema()
         payload = json.dumps(
             {
@@ -93,7 +116,7 @@ class CommandBackend(RetryingBackend):
         ).encode("utf-8")
         return self._run(payload, task)
 
-    def _run(self, payload: bytes, task: str) -> bytes:
+    def _run(self, payload: bytes, task: str) -> Reply:
         try:
             proc = subprocess.Popen(
                 self.argv,
@@ -158,4 +181,4 @@ class CommandBackend(RetryingBackend):
             raise ModeRefused(f"command exited with status {UNSUPPORTED_MODE_EXIT}: {tail}")
         if proc.returncode != 0:
             raise TransientFault(f"command exited with status {proc.returncode}: {tail}")
-        return bytes(out)
+        return Reply(bytes(out), **reported_tokens(bytes(err)).model_dump())
