@@ -202,6 +202,11 @@ def test_progress_lines_without_a_terminal_and_json_logs(tmp_path: Path) -> None
 def test_status_export_and_version_manners(tmp_path: Path) -> None:
     version = quire(tmp_path, "--version")
     assert version.returncode == 0 and version.stdout.startswith("quire, version ")
+    # `python -m quire` is the same command (pip's scripts folder may not be on PATH)
+    as_module = subprocess.run(
+        [sys.executable, "-m", "quire", "--version"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert as_module.returncode == 0 and as_module.stdout == version.stdout
     assert (
         quire(
             tmp_path, "run", "--input", str(SAMPLE_PDF), "--out", str(tmp_path / "out")
