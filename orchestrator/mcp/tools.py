@@ -390,12 +390,10 @@ def get_status(ctx: McpContext, args: StatusIn) -> StatusOut:
     detail = DocDetail.at(
         s,
         next_step(s),
-        source_name=s.source_name,
-        source_format=s.source_format,
-        page_count=s.page_count,
+        **s.model_dump(
+            include={"source_name", "source_format", "page_count", "error_code", "error"}
+        ),
         settings=s.settings,
-        error_code=s.error_code,
-        error=s.error,
         chunks=chunks,
         reviews=reviews,
         output_dir=str(folder) if folder else None,
