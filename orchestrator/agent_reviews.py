@@ -211,9 +211,7 @@ def review_batch(
         pending=sum(not r for r in mine.values()),
         items=items,
     )
-    return Snapshot(
-        doc_id=doc_id, revision=s.revision, state=s.state, context=batch.model_dump(mode="json")
-    )
+    return Snapshot.of(s, batch)
 
 
 def commit_reviews(rt: Runtime, doc_id: str, votes: list[AgentVote], *, revision: int) -> Snapshot:
