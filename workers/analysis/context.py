@@ -227,13 +227,9 @@ def build_context(
         page_basis=doc.page_basis,
         chunk=number,
         chunk_count=len(plan.chunks),
-        kind=chunk.kind,
-        title=chunk.title,
-        first_id=chunk.first_id,
-        last_id=chunk.last_id,
-        page_first=chunk.page_first,
-        page_last=chunk.page_last,
-        pages=chunk.pages,
+        **chunk.model_dump(
+            include={"kind", "title", "first_id", "last_id", "page_first", "page_last", "pages"}
+        ),
         words=sum(e.word_count for e in elements),
         min_pages=plan.settings.min_pages,
         element_types=dict(sorted(types.items())),
