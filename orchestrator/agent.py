@@ -28,7 +28,6 @@ from quire.workers import steps
 from quire.workers.runtime import Runtime
 
 _boundaries = TypeAdapter(list[Boundary])
-_candidates = TypeAdapter(list[Candidate])
 
 
 class Snapshot(BaseModel):
@@ -66,7 +65,7 @@ def _planning_inputs(
     rt: Runtime, s: Job
 ) -> tuple[Document, list[Candidate], dict[str, ReviewOutcome]]:
     doc = steps.load_doc(rt, s)
-    candidates = _candidates.validate_json(rt.store.get(steps.work(s, Layout.CANDIDATES)))
+    candidates = steps.load_candidates(rt, s)
     outcomes = {o.after_id: o for o in steps.load_outcomes(rt, s)}
     return doc, candidates, outcomes
 
