@@ -111,11 +111,9 @@ def run_document(
         raise DocumentFailedError(s.error_code or "failed", s.error or f"{source.name} failed")
     if s.state == "awaiting_decision":
         return SplitResult(
-            doc_id=s.doc_id,
+            **s.model_dump(include={"doc_id", "state", "page_count"}),
             source=source,
             out=out,
-            state=s.state,
-            page_count=s.page_count,
             sessions=[],
             verification=None,
         )
