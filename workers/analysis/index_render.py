@@ -48,17 +48,20 @@ def _hours(minutes: int) -> str:
     return f" (≈ {h} h {m} min)" if h else ""
 
 
+def _opening(title: str, note: list[str], overview_title: str, overview: str) -> list[str]:
+    """An index's first lines, in either language: its title, the note a backend left
+    (as lines), and the overview."""
+    out = [f"# {title}", "", *note, f"## {overview_title}", ""]
+    return out + ([inline(overview), ""] if overview else [])
+
+
 def _render_en(context: IndexContext, index: StudyIndex) -> str:
     doc = index.en
     basis = {"pdf": "PDF pages", "print": "printed pages"}.get(
         context.page_basis, "estimated pages of 400 words"
     )
-    out = [f"# Study index — {inline(context.source_name)}", ""]
-    if doc.note:
-        out += [f"_{doc.note}_", ""]
-    out += ["## Overview", ""]
-    if doc.overview:
-        out += [inline(doc.overview), ""]
+    note = [f"_{doc.note}_", ""] if doc.note else []
+    out = _opening(f"Study index — {inline(context.source_name)}", note, "Overview", doc.overview)
     out += [
         f"- Sessions: {_sessions_en(context)}",
         f"- Pages covered: {_pages(context.page_first, context.page_last)} "
@@ -133,12 +136,8 @@ def _render_fa(context: IndexContext, index: StudyIndex) -> str:
     doc = index.fa
     fa = _FA_DIGITS
     total = str(index.total_minutes).translate(fa)
-    out = [f"# فهرست مطالعه — {inline(context.source_name)}", ""]
-    if doc.note:
-        out += [f"_{doc.note}_", "", f"_{HEURISTIC_NOTE_FA_EN}_", ""]
-    out += ["## مرور کلی", ""]
-    if doc.overview:
-        out += [inline(doc.overview), ""]
+    note = [f"_{doc.note}_", "", f"_{HEURISTIC_NOTE_FA_EN}_", ""] if doc.note else []
+    out = _opening(f"فهرست مطالعه — {inline(context.source_name)}", note, "مرور کلی", doc.overview)
     out += [
         f"- تعداد جلسه‌ها: {_sessions_fa(context)}",
         f"- صفحه‌ها: {_pages(context.page_first, context.page_last).translate(fa)} از "
