@@ -28,7 +28,6 @@ from quire.workers import steps
 from quire.workers.runtime import Runtime
 
 _boundaries = TypeAdapter(list[Boundary])
-_candidates = TypeAdapter(list[Candidate])
 
 
 class Snapshot(BaseModel):
@@ -38,6 +37,12 @@ class Snapshot(BaseModel):
     revision: int
     state: str
     context: dict[str, Any] | None  # None: nothing left to decide at this step
+
+    @classmethod
+    def of(cls, s: Job, context: BaseModel | None) -> Snapshot:
+        """The job as read, and what was read from it (None: nothing left to decide)."""
+        shown = context.model_dump(mode="json") if context is not None else None
+        return cls(doc_id=s.doc_id, revision=s.revision, state=s.state, context=shown)
 
 
 def session_at(
@@ -60,7 +65,7 @@ def _planning_inputs(
     rt: Runtime, s: Job
 ) -> tuple[Document, list[Candidate], dict[str, ReviewOutcome]]:
     doc = steps.load_doc(rt, s)
-    candidates = _candidates.validate_json(rt.store.get(steps.work(s, Layout.CANDIDATES)))
+    candidates = steps.load_candidates(rt, s)
     outcomes = {o.after_id: o for o in steps.load_outcomes(rt, s)}
     return doc, candidates, outcomes
 
@@ -79,12 +84,7 @@ def boundary_context(rt: Runtime, doc_id: str) -> Snapshot:
     s = session_at(rt, doc_id, states=("awaiting_decision",))
     doc, candidates, outcomes = _planning_inputs(rt, s)
     ctx = context_for(doc, candidates, outcomes, s.settings.plan, _agent_boundaries(rt, s))
-    return Snapshot(
-        doc_id=doc_id,
-        revision=s.revision,
-        state=s.state,
-        context=ctx.model_dump(mode="json") if ctx else None,
-    )
+    return Snapshot.of(s, ctx)
 
 
 def commit_boundary(
@@ -139,7 +139,7 @@ def commit_boundary(
 def boundary_context_or_done(rt: Runtime, s: Job) -> Snapshot:
     if s.state == "awaiting_decision":
         return boundary_context(rt, s.doc_id)
-    return Snapshot(doc_id=s.doc_id, revision=s.revision, state=s.state, context=None)
+    return Snapshot.of(s, None)
 
 
 def finish_plan(rt: Runtime, doc_id: str, *, revision: int) -> Snapshot:
@@ -158,7 +158,7 @@ def finish_plan(rt: Runtime, doc_id: str, *, revision: int) -> Snapshot:
     s.artifacts["plan"] = steps.save_plan(rt, s, plan_from_boundaries(doc, s.settings.plan, so_far))
     s.enter("writing", time.time())
     new = rt.repo.commit(s, expected=revision, actor="agent", why="plan complete")
-    return Snapshot(doc_id=doc_id, revision=new.revision, state=new.state, context=None)
+    return Snapshot.of(new, None)
 
 
 # --- chunks and analyses -------------------------------------------------------------------
@@ -204,9 +204,7 @@ def analysis_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
     s = session_at(rt, doc_id, states=ANALYSABLE)
     _, _, ctx = _analysis_context(rt, s, chunk)
     rt.store.put(steps.work(s, Layout.agent_read(ctx.first_id, ctx.last_id)), b"")
-    return Snapshot(
-        doc_id=doc_id, revision=s.revision, state=s.state, context=ctx.model_dump(mode="json")
-    )
+    return Snapshot.of(s, ctx)
 
 
 def commit_analysis(
@@ -245,9 +243,7 @@ def repair_context(rt: Runtime, doc_id: str, chunk: int) -> Snapshot:
     s = session_at(rt, doc_id, states=ANALYSABLE)
     doc, candidates, _ = _planning_inputs(rt, s)
     ctx = context_for(doc, _plan(rt, s), candidates, chunk)
-    return Snapshot(
-        doc_id=doc_id, revision=s.revision, state=s.state, context=ctx.model_dump(mode="json")
-    )
+    return Snapshot.of(s, ctx)
 
 
 def repair_boundary(
@@ -310,9 +306,7 @@ def _index_context(rt: Runtime, s: Job, *, track_reads: bool) -> Any:
 def index_context(rt: Runtime, doc_id: str) -> Snapshot:
     s = session_at(rt, doc_id, states=("complete", "indexing"))
     ctx = _index_context(rt, s, track_reads=True)
-    return Snapshot(
-        doc_id=doc_id, revision=s.revision, state=s.state, context=ctx.model_dump(mode="json")
-    )
+    return Snapshot.of(s, ctx)
 
 
 def commit_index(

@@ -18,7 +18,6 @@ from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.plan import (
     REVIEW_ROLES,
-    Candidate,
     ReviewFailure,
     ReviewOutcome,
     ReviewRole,
@@ -29,7 +28,6 @@ from quire.workers import steps
 from quire.workers.review.prompts import ReviewAnswer
 from quire.workers.runtime import Runtime
 
-_candidates = TypeAdapter(list[Candidate])
 _tasks = TypeAdapter(list[ReviewTask])
 _outcomes = TypeAdapter(list[ReviewOutcome])
 
@@ -211,9 +209,7 @@ def review_batch(
         pending=sum(not r for r in mine.values()),
         items=items,
     )
-    return Snapshot(
-        doc_id=doc_id, revision=s.revision, state=s.state, context=batch.model_dump(mode="json")
-    )
+    return Snapshot.of(s, batch)
 
 
 def commit_reviews(rt: Runtime, doc_id: str, votes: list[AgentVote], *, revision: int) -> Snapshot:
@@ -311,9 +307,7 @@ def _sync_report(rt: Runtime, s: Job) -> ReviewSummary:
     report = {
         "doc_id": s.doc_id,
         "backend": s.settings.backend,
-        "candidates": len(
-            _candidates.validate_json(rt.store.get(steps.work(s, Layout.CANDIDATES)))
-        ),
+        "candidates": len(steps.load_candidates(rt, s)),
         "reviewed": len(outcomes),
         "confirmed_changes": summary.confirmed_changes,
         "failed": summary.failed,

@@ -240,6 +240,21 @@ def _fraction(s: Job) -> float:
     return stage_fraction(s.state, len(s.done), len(s.parts or []))
 
 
+def spell_duration(
+    seconds: float, units: tuple[str, str, str] = ("s", "m", "h"), gap: str = ""
+) -> str:
+    """12.3s, 4m05s, 1h02m: seconds to a tenth under a minute, whole minutes and seconds
+    under an hour, else hours and minutes; `units` (seconds, minutes, hours) and the `gap`
+    between the two parts spell it ("4 min 05 s" on the web)."""
+    s, m, h = units
+    if seconds < 60:
+        return f"{seconds:.1f}{s}"
+    whole = int(seconds)
+    if whole < 3600:
+        return f"{whole // 60}{m}{gap}{whole % 60:02d}{s}"
+    return f"{whole // 3600}{h}{gap}{whole // 60 % 60:02d}{m}"
+
+
 def stage_fraction(state: str, parts_done: int, parts_total: int) -> float:
     """0..1 of a document's work in `state` with that many of its parts done."""
     if state == "complete":

@@ -23,6 +23,7 @@ from quire.orchestrator.batch import (
     DocProgress,
     ProgressReader,
     load_batch,
+    spell_duration,
 )
 from quire.orchestrator.dispatch import dispatcher_for
 from quire.shared.errors import QuireError
@@ -38,14 +39,7 @@ def _bar(fraction: float, width: int = 12) -> str:
 
 
 def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    whole = int(seconds)
-    if whole < 3600:
-        return f"{whole // 60}m{whole % 60:02d}s"
-    return f"{whole // 3600}h{whole // 60 % 60:02d}m"
+    return "-" if seconds is None else spell_duration(seconds)
 
 
 def _reason(d: DocProgress) -> str:

@@ -111,11 +111,9 @@ def run_document(
         raise DocumentFailedError(s.error_code or "failed", s.error or f"{source.name} failed")
     if s.state == "awaiting_decision":
         return SplitResult(
-            doc_id=s.doc_id,
+            **s.model_dump(include={"doc_id", "state", "page_count"}),
             source=source,
             out=out,
-            state=s.state,
-            page_count=s.page_count,
             sessions=[],
             verification=None,
         )
@@ -130,14 +128,10 @@ def read_result(out: Path, source: Path, report: VerificationReport) -> SplitRes
     planned = {c.number: c for c in plan.chunks}
     sessions = [
         StudySession(
-            number=c.number,
-            title=c.title,
-            page_first=c.page_first,
-            page_last=c.page_last,
+            **c.model_dump(include={"number", "title", "page_first", "page_last", "end_reason"}),
             pages=planned[c.number].pages,
             words=c.word_count,
             kind=planned[c.number].kind,
-            end_reason=c.end_reason,
             end_alternative=planned[c.number].end_alternative,
             markdown=out / c.markdown_file if c.markdown_file else None,
             pdf=out / c.pdf_file if c.pdf_file else None,

@@ -438,18 +438,9 @@ class TriggerService:
     """Events in, documents run, results out: embedded (documents run here, in `work`) or
     distributed (documents are handed to the workers; `work` only delivers results)."""
 
-    def __init__(
-        self,
-        rt: Runtime,
-        config: TriggerConfig,
-        settings: RunSettings,
-        *,
-        objects: ObjectIO | None = None,
-        processes: int = 1,
-        passwords: Passwords | None = None,
-    ) -> None:
-        self.rt = rt
-        self.intake = Intake(rt, config, settings, objects, passwords)
+    def __init__(self, intake: Intake, *, processes: int = 1) -> None:
+        self.rt = rt = intake.rt
+        self.intake = intake
         self.dispatcher = dispatcher_for(rt, processes=processes)
         self._todo: list[str] = []
         self._lock = threading.Lock()
@@ -510,10 +501,6 @@ def build_service(
     config = TriggerConfig.from_settings(
         rt.env, bucket=bucket, prefix=prefix, output_prefix=output_prefix
     )
-    return TriggerService(
-        rt,
-        config,
-        default_settings(rt.env),
-        processes=processes,
-        passwords=Passwords.load(map_file=password_map, settings=rt.env),
-    )
+    passwords = Passwords.load(map_file=password_map, settings=rt.env)
+    intake = Intake(rt, config, default_settings(rt.env), passwords=passwords)
+    return TriggerService(intake, processes=processes)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -88,6 +88,20 @@ class Job(BaseModel):
     @property
     def terminal(self) -> bool:
         return self.state in TERMINAL_STATES
+
+    def listed(self) -> dict[str, Any]:
+        """What a document list (the listing's entry, the API's summary) takes from the job
+        itself; pages, sessions, verification and time come from elsewhere."""
+        return {
+            **self.model_dump(
+                include={"doc_id", "revision", "source_name", "source_format", "state"}
+            ),
+            "parts_done": len(self.done),
+            "parts_total": len(self.parts or []),
+            "updated_at": self.committed_at,
+            "error_code": self.error_code,
+            "error": self.error,
+        }
 
     def enter(self, state: DocState, now: float) -> None:
         """Move to a new state with a fresh fan-out."""
@@ -212,20 +226,11 @@ class JobRepo:
         stopped = s.state in STOPPED
         facts = output_facts(self.store, s.doc_id) if stopped else OutputFacts()
         return DocEntry(
-            doc_id=s.doc_id,
-            revision=s.revision,
-            source_name=s.source_name,
-            source_format=s.source_format,
-            state=s.state,
+            **s.listed(),
             pages=(s.page_count if s.source_format == "pdf" else 0) or facts.pages,
-            parts_done=len(s.done),
-            parts_total=len(s.parts or []),
-            updated_at=s.committed_at,
             seconds=round(self.processing_seconds(s), 2) if stopped else None,
             sessions=facts.sessions,
             verification=facts.verification,
-            error_code=s.error_code,
-            error=s.error,
         )
 
     def processing_seconds(self, s: Job) -> float:

@@ -25,6 +25,7 @@ from services import _die_with_parent, free_port
 from quire.orchestrator.sqs_poller import SqsPoller, sqs_client
 from quire.orchestrator.triggers import (
     RESULT_FILE,
+    Intake,
     MalformedEvent,
     ObjectEvent,
     S3Objects,
@@ -261,7 +262,7 @@ def test_sqs_notifications_become_documents(
     s3.delete_object(Bucket=name, Key="inbox/notes.txt")
 
     rt = local_runtime(tmp_path)
-    service = TriggerService(rt, TriggerConfig(bucket=name), RunSettings())
+    service = TriggerService(Intake(rt, TriggerConfig(bucket=name), RunSettings()))
     poller = SqsPoller(service, queue_url, client=sqs)
     pdf_out, docx_out = "outbox/latex news 22.pdf/", "outbox/python/hashlib (3.11).docx/"
     drain(
@@ -323,9 +324,8 @@ TOKEN = "s3cr3t-token-for-tests"
 def webhook(bucket: tuple[Any, str], tmp_path: Path) -> Iterator[tuple[WebhookServer, Runtime]]:
     _, name = bucket
     rt = local_runtime(tmp_path)
-    service = TriggerService(
-        rt, TriggerConfig(bucket=name), RunSettings(), objects=S3Objects(rt.env.s3_endpoint_url)
-    )
+    objects = S3Objects(rt.env.s3_endpoint_url)
+    service = TriggerService(Intake(rt, TriggerConfig(bucket=name), RunSettings(), objects))
     server, stop = start_webhook(service, host="127.0.0.1", port=0, token=TOKEN, work_interval=0.5)
     yield server, rt
     stop_webhook(server, stop)

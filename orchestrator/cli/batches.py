@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,6 +20,9 @@ from quire.orchestrator.cli.options import (
     settings_options,
 )
 from quire.shared.errors import QuireError, SettingsError
+
+if TYPE_CHECKING:
+    from quire.orchestrator.triggers import TriggerService
 
 
 @main.command()
@@ -58,20 +62,12 @@ def batch(
     detach: bool,
     report_path: Path | None,
     rerun: bool,
-    output_format: str,
-    backend: str | None,
-    strict_backend: bool | None,
-    min_pages: float,
-    max_pages: float,
-    overlap_pages: int,
-    ocr: str | None,
-    ocr_lang: str | None,
-    strict: bool,
     max_file_bytes: int,
     max_doc_pages: int,
     processes: int | None,
     password_file: Path | None,
     password_map: Path | None,
+    **choices: object,  # the run choices (settings_options): chosen() reads them
 ) -> None:
     """Process many documents: files, folders, globs or s3://bucket/prefix.
 
@@ -87,7 +83,7 @@ def batch(
     settings = chosen().settings(
         max_file_bytes=max_file_bytes, max_doc_pages=max_doc_pages, env=env
     )
-    check_ocr(settings, bool(ocr or ocr_lang))
+    check_ocr(settings)
     passwords = Passwords.load(password_file, password_map, settings=env)
     check_installed(settings.backend)
     rt = runtime()
@@ -175,36 +171,23 @@ def trigger_options(fn: F) -> F:
     return fn
 
 
+def _trigger_service(options: dict[str, Any]) -> TriggerService:
+    """The trigger service that the `trigger_options` given describe."""
+    from quire.orchestrator.triggers import build_service
+
+    return build_service(runtime(), **options)
+
+
 @trigger.command("webhook")
 @trigger_options
 @click.option("--host", default="0.0.0.0", show_default=True)
 @click.option("--port", type=int, default=8080, show_default=True)
 @clean_errors
-def trigger_webhook(
-    bucket: str | None,
-    prefix: str | None,
-    output_prefix: str | None,
-    processes: int,
-    password_map: Path | None,
-    host: str,
-    port: int,
-) -> None:
+def trigger_webhook(host: str, port: int, **options: Any) -> None:
     """Serve POST /events for S3/MinIO webhook notifications (Bearer QUIRE_WEBHOOK_TOKEN)."""
-    from quire.orchestrator.triggers import build_service
     from quire.orchestrator.webhook import start_webhook, stop_webhook
 
-    server, stop = start_webhook(
-        build_service(
-            runtime(),
-            bucket=bucket,
-            prefix=prefix,
-            output_prefix=output_prefix,
-            processes=processes,
-            password_map=password_map,
-        ),
-        host=host,
-        port=port,
-    )
+    server, stop = start_webhook(_trigger_service(options), host=host, port=port)
     err.print(f"webhook on {server.url}/events", highlight=False)
     try:
         while True:
@@ -220,33 +203,14 @@ def trigger_webhook(
 )
 @click.option("--once", is_flag=True, help="One long poll, then exit.")
 @clean_errors
-def trigger_sqs(
-    bucket: str | None,
-    prefix: str | None,
-    output_prefix: str | None,
-    processes: int,
-    password_map: Path | None,
-    queue_url: str | None,
-    once: bool,
-) -> None:
+def trigger_sqs(queue_url: str | None, once: bool, **options: Any) -> None:
     """Long-poll an SQS queue that receives the bucket's event notifications."""
     from quire.orchestrator.sqs_poller import SqsPoller
-    from quire.orchestrator.triggers import build_service
 
     queue_url = queue_url or current_settings().sqs_queue_url
     if not queue_url:
         raise SettingsError("no SQS queue: pass --queue-url or set QUIRE_SQS_QUEUE_URL")
-    poller = SqsPoller(
-        build_service(
-            runtime(),
-            bucket=bucket,
-            prefix=prefix,
-            output_prefix=output_prefix,
-            processes=processes,
-            password_map=password_map,
-        ),
-        queue_url,
-    )
+    poller = SqsPoller(_trigger_service(options), queue_url)
     if once:
         poller.poll_once()
     else:

@@ -26,9 +26,7 @@ from quire.orchestrator.service import resolve_doc
 from quire.shared.config import DEFAULT_DECIDER
 from quire.shared.layout import Layout
 
-
-@main.command()
-@click.option(
+_input_option = click.option(
     "--input",
     "input_path",
     type=click.Path(path_type=Path, exists=True),
@@ -36,7 +34,12 @@ from quire.shared.layout import Layout
     help="A PDF, DOCX, EPUB or HTML file, or a folder of HTML chapters with a manifest.txt "
     "or an index.html.",
 )
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
+_out_option = click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
+
+
+@main.command()
+@_input_option
+@_out_option
 @settings_options
 @click.option(
     "--processes",
@@ -66,20 +69,12 @@ from quire.shared.layout import Layout
 def run(
     input_path: Path,
     out_dir: Path,
-    output_format: str,
-    backend: str | None,
-    strict_backend: bool | None,
-    min_pages: float,
-    max_pages: float,
-    overlap_pages: int,
-    ocr: str | None,
-    ocr_lang: str | None,
-    strict: bool,
     processes: int | None,
     decider: str,
     rag_chars: int | None,
     password_file: Path | None,
     force: bool,
+    **choices: object,  # the run choices (settings_options): chosen() reads them
 ) -> None:
     """Process one document end to end; exit 0 only when the output folder as written
     passed verification (3 when it waits for an external agent's boundary decisions)."""
@@ -91,7 +86,7 @@ def run(
 
     env = current_settings()
     settings = chosen().settings(decider=decider, env=env)  # type: ignore[arg-type]
-    check_ocr(settings, bool(ocr or ocr_lang))
+    check_ocr(settings)
     rt = runtime()
     password = Passwords.load(password_file, settings=env).for_document(
         input_path.name, str(input_path)
@@ -138,15 +133,8 @@ def run(
 
 
 @main.command()
-@click.option(
-    "--input",
-    "input_path",
-    type=click.Path(path_type=Path, exists=True),
-    required=True,
-    help="A PDF, DOCX, EPUB or HTML file, or a folder of HTML chapters with a manifest.txt "
-    "or an index.html.",
-)
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
+@_input_option
+@_out_option
 @ocr_options
 @password_file_option
 @clean_errors
@@ -170,7 +158,7 @@ def parse(
 
     env = current_settings()
     settings = chosen().settings(env=env)
-    check_ocr(settings, bool(ocr or ocr_lang))
+    check_ocr(settings)
     password = Passwords.load(password_file, settings=env).for_document(
         input_path.name, str(input_path)
     )
@@ -292,7 +280,7 @@ def rag(
 
 @main.command()
 @click.argument("ident")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
+@_out_option
 @force_option
 @clean_errors
 def export(ident: str, out_dir: Path, force: bool) -> None:

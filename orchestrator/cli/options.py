@@ -11,13 +11,15 @@ from quire.orchestrator.cli.app import F, current_settings, err
 from quire.shared.config import DEFAULTS, ENV_DEFAULTS, RunChoices, RunSettings
 
 
-def check_ocr(settings: RunSettings, asked: bool) -> None:
-    """OCR asked for explicitly and run in this process: say now, in one line, when no engine
-    reads the languages (workers check their own when they parse). `force` stops here; `auto`
-    goes on and lists the pages that needed OCR without text."""
+def check_ocr(settings: RunSettings) -> None:
+    """OCR asked for explicitly (`--ocr` or `--ocr-lang` given) and run in this process: say
+    now, in one line, when no engine reads the languages (workers check their own when they
+    parse). `force` stops here; `auto` goes on and lists the pages that needed OCR without
+    text."""
     from quire.orchestrator.dispatch import check_here
 
-    if asked and settings.ocr != "off":
+    given = click.get_current_context().params
+    if (given.get("ocr") or given.get("ocr_lang")) and settings.ocr != "off":
         check_here(current_settings(), lambda: _check_engine(settings))
 
 

@@ -64,12 +64,9 @@ def chunk_files(rt: Runtime, doc_id: str) -> list[ChunkFile]:
         return []
     return [
         ChunkFile(
-            number=c.number,
-            title=c.title,
-            markdown_file=c.markdown_file,
-            pdf_file=c.pdf_file,
-            page_first=c.page_first,
-            page_last=c.page_last,
+            **c.model_dump(
+                include={"number", "title", "markdown_file", "pdf_file", "page_first", "page_last"}
+            ),
             words=c.word_count,
         )
         for c in load_manifest(rt.store.get(key)).chunks

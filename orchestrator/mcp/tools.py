@@ -34,6 +34,7 @@ from quire.orchestrator.mcp.schemas import (
     CommitIndexOut,
     CommitReviewsIn,
     DocDetail,
+    DocOut,
     DocSummary,
     HistoryEntry,
     IndexContextOut,
@@ -59,6 +60,11 @@ from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.manifest import VerificationReport
 from quire.workers.runtime import Runtime
+
+
+def _context_read(out: type[DocOut], then: str) -> Callable[[Doc, agent.Snapshot], BaseModel]:
+    """Present a context read: what was read, and the commit to call with its revision."""
+    return lambda doc, snap: out.at(snap, f"{then} with this revision", context=snap.context)
 
 
 def _operation(name: str, present: Callable[[Doc, Any], BaseModel]) -> None:
@@ -317,12 +323,7 @@ def _chunk_out(doc: Doc, data: dict[str, Any]) -> ChunkOut:
 
 
 _operation("get_chunk", _chunk_out)
-_operation(
-    "get_chunk_analysis_context",
-    lambda doc, snap: AnalysisContextOut.at(
-        snap, "commit_chunk_analysis with this revision", context=snap.context
-    ),
-)
+_operation("get_chunk_analysis_context", _context_read(AnalysisContextOut, "commit_chunk_analysis"))
 _operation(
     "commit_chunk_analysis",
     lambda doc, analysis: AnalysisOut.at(
@@ -330,10 +331,7 @@ _operation(
     ),
 )
 _operation(
-    "get_boundary_repair_context",
-    lambda doc, snap: RepairContextOut.at(
-        snap, "repair_chunk_boundaries with this revision", context=snap.context
-    ),
+    "get_boundary_repair_context", _context_read(RepairContextOut, "repair_chunk_boundaries")
 )
 _operation(
     "repair_chunk_boundaries",
@@ -354,12 +352,7 @@ def _index_out(doc: Doc, files: list[str]) -> CommitIndexOut:
     )
 
 
-_operation(
-    "get_study_index_context",
-    lambda doc, snap: IndexContextOut.at(
-        snap, "commit_study_index with this revision", context=snap.context
-    ),
-)
+_operation("get_study_index_context", _context_read(IndexContextOut, "commit_study_index"))
 _operation("commit_study_index", _index_out)
 
 
@@ -390,12 +383,10 @@ def get_status(ctx: McpContext, args: StatusIn) -> StatusOut:
     detail = DocDetail.at(
         s,
         next_step(s),
-        source_name=s.source_name,
-        source_format=s.source_format,
-        page_count=s.page_count,
+        **s.model_dump(
+            include={"source_name", "source_format", "page_count", "error_code", "error"}
+        ),
         settings=s.settings,
-        error_code=s.error_code,
-        error=s.error,
         chunks=chunks,
         reviews=reviews,
         output_dir=str(folder) if folder else None,

@@ -70,19 +70,13 @@ def status_of(exc: qe.QuireError) -> int:
     return 400
 
 
-def error_response(
-    request: Request,
-    status: int,
-    code: str,
-    message: str,
-    *,
-    doc_id: str | None = None,
-    headers: dict[str, str] | None = None,
-) -> Response:
+def error_response(request: Request, refusal: ApiError) -> Response:
+    """The refusal as the error body (API) or an error page (a person's browser)."""
+    status, code, headers = refusal.status, refusal.code, refusal.headers
     web = getattr(request.app.state, "web", None) if "app" in request.scope else None
-    message = hide_paths(message, server_roots(web.rt if web is not None else None))
+    message = hide_paths(refusal.message, server_roots(web.rt if web is not None else None))
     if request.url.path.startswith("/v1") or "text/html" not in request.headers.get("accept", ""):
-        body = ErrorOut(error=ErrorBody(code=code, message=message, doc_id=doc_id))
+        body = ErrorOut(error=ErrorBody(code=code, message=message, doc_id=refusal.doc_id))
         return JSONResponse(
             body.model_dump(mode="json", exclude_none=True), status, headers=headers
         )
@@ -114,33 +108,29 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> Response:
-        return error_response(
-            request, exc.status, exc.code, exc.message, doc_id=exc.doc_id, headers=exc.headers
-        )
+        return error_response(request, exc)
 
     @app.exception_handler(qe.QuireError)
     async def quire_error(request: Request, exc: qe.QuireError) -> Response:
-        return error_response(request, status_of(exc), exc.code, str(exc))
+        return error_response(request, ApiError(status_of(exc), exc.code, str(exc)))
 
     @app.exception_handler(NotFound)
     async def not_found(request: Request, exc: NotFound) -> Response:
-        return error_response(request, 404, "not_found", "not found")
+        return error_response(request, ApiError(404, "not_found", "not found"))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         code = _HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
-        return error_response(
-            request, exc.status_code, code, message, headers=getattr(exc, "headers", None)
-        )
+        headers = getattr(exc, "headers", None)
+        return error_response(request, ApiError(exc.status_code, code, message, headers=headers))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
-        return error_response(request, 422, "invalid_request", _validation_message(exc))
+        return error_response(request, ApiError(422, "invalid_request", _validation_message(exc)))
 
     @app.exception_handler(Exception)
     async def bug(request: Request, exc: Exception) -> Response:
         log.exception("%s %s failed", request.method, request.url.path)
-        return error_response(
-            request, 500, "internal", f"internal error ({type(exc).__name__}); see the server log"
-        )
+        why = f"internal error ({type(exc).__name__}); see the server log"
+        return error_response(request, ApiError(500, "internal", why))

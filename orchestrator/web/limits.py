@@ -60,8 +60,9 @@ class BodyLimit:
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         from starlette.requests import Request
 
-        from quire.orchestrator.web.errors import error_response
+        from quire.orchestrator.web.errors import ApiError, error_response
 
-        response = error_response(Request(scope), 413, "too_large", refusal(self.max_bytes))
+        too_large = ApiError(413, "too_large", refusal(self.max_bytes))
+        response = error_response(Request(scope), too_large)
         response.headers["Connection"] = "close"  # the unread body must not be parsed as a request
         await response(scope, receive, send)

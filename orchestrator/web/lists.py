@@ -67,23 +67,14 @@ def read_cursor(token: str, kind: Literal["d", "b"]) -> tuple[Side, int]:
     return ("after" if m.group(2) == "a" else "before"), int(m.group(3))
 
 
-def document_out(e: DocEntry, roots: list[str]) -> DocumentOut:
-    """A listed document as the API shows it (no server path in its failure reason)."""
+def document_out(e: DocEntry, roots: list[str], progress: float | None = None) -> DocumentOut:
+    """A listed document as the API shows it (no server path in its failure reason);
+    `progress` by default from its current state's parts."""
+    if progress is None:
+        progress = stage_fraction(e.state, e.parts_done, e.parts_total)
     return DocumentOut(
-        doc_id=e.doc_id,
-        source_name=e.source_name,
-        source_format=e.source_format,
-        state=e.state,
-        revision=e.revision,
-        pages=e.pages,
-        progress=round(stage_fraction(e.state, e.parts_done, e.parts_total), 3),
-        parts_done=e.parts_done,
-        parts_total=e.parts_total,
-        sessions=e.sessions,
-        verification=e.verification,
-        seconds=e.seconds,
-        updated_at=e.updated_at,
-        error_code=e.error_code,
+        **e.model_dump(exclude={"error"}),
+        progress=round(progress, 3),
         error=hide_paths(e.error, roots) if e.error else None,
     )
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from quire.orchestrator.batch import BatchItem, ProgressReader
 from quire.orchestrator.service import resolve_doc
 from quire.orchestrator.web.errors import ApiError
+from quire.orchestrator.web.lists import document_out
 from quire.orchestrator.web.models import (
     BoundaryOut,
     DocumentDetail,
@@ -31,7 +32,7 @@ from quire.orchestrator.web.models import (
     SessionDetail,
     SessionOut,
 )
-from quire.orchestrator.web.redact import hide_paths, server_roots
+from quire.orchestrator.web.redact import server_roots
 from quire.shared import keys
 from quire.shared.analysis import ChunkAnalysis
 from quire.shared.errors import UnknownDocumentError
@@ -40,6 +41,7 @@ from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.manifest import Manifest, ManifestChunk, VerificationReport, load_manifest
 from quire.shared.plan import Plan
+from quire.shared.revisions.listing import DocEntry
 from quire.shared.states import STAGES, STOPPED
 from quire.shared.store import NotFound
 from quire.workers.runtime import Runtime
@@ -127,13 +129,7 @@ class Outputs:
     @cached_property
     def pages(self) -> PagesOut:
         ir = _IrOverview.model_validate_json(self.need(Layout.IR, "parsed pages"))
-        return PagesOut(
-            doc_id=ir.doc_id,
-            page_count=ir.page_count,
-            page_basis=ir.page_basis,
-            outline=ir.outline,
-            skipped_pages=ir.skipped_pages,
-        )
+        return PagesOut.model_validate(ir, from_attributes=True)
 
     def text(self, name: str, what: str) -> str:
         return self.need(name, what).decode("utf-8")
@@ -244,36 +240,21 @@ class Reader:
         p = ProgressReader(self.rt).progress(
             BatchItem(origin=s.source_name, name=s.source_name, doc_id=s.doc_id, out_name="")
         )
-        out = DocumentOut(
-            doc_id=s.doc_id,
-            source_name=s.source_name,
-            source_format=s.source_format,
-            state=s.state,
-            revision=s.revision,
+        entry = DocEntry(
+            **s.listed(),
             pages=p.pages,
-            progress=round(p.fraction, 3),
-            parts_done=len(s.done),
-            parts_total=len(s.parts or []),
             sessions=p.chunks,
             verification=p.verification,
             seconds=p.seconds,
-            updated_at=s.committed_at,
-            error_code=s.error_code,
-            error=hide_paths(s.error, self.roots) if s.error else None,
         )
+        out = document_out(entry, self.roots, progress=p.fraction)
         if s.state in STOPPED:
             self._summaries[s.doc_id] = out
         return out
 
     def detail(self, s: Job) -> DocumentDetail:
         history = [
-            RevisionOut(
-                revision=h.revision,
-                state=h.state,
-                actor=h.actor,
-                why=h.why,
-                committed_at=h.committed_at,
-            )
+            RevisionOut.model_validate(h, from_attributes=True)
             for h in self.rt.repo.history(s.doc_id)
         ]
         return DocumentDetail(

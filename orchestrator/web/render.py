@@ -7,6 +7,7 @@ from pathlib import Path
 
 from fastapi.templating import Jinja2Templates
 
+from quire.orchestrator.batch import spell_duration
 from quire.orchestrator.web.views import reason_alone, size_class, stage_marks
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -15,12 +16,7 @@ templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 def duration(seconds: float | None) -> str:
     if not seconds:  # not stopped yet, or refused before any work
         return ""
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    whole = int(seconds)
-    if whole < 3600:
-        return f"{whole // 60} min {whole % 60:02d} s"
-    return f"{whole // 3600} h {whole // 60 % 60:02d} min"
+    return spell_duration(seconds, (" s", " min", " h"), " ")
 
 
 def megabytes(n: int) -> str:

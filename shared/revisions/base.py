@@ -13,14 +13,7 @@ from __future__ import annotations
 import abc
 
 from quire.shared.errors import QuireError
-from quire.shared.revisions.listing import (
-    BatchEntry,
-    BatchInfo,
-    BatchPage,
-    DocEntry,
-    DocPage,
-    DocQuery,
-)
+from quire.shared.revisions import listing
 
 
 class RevisionStoreError(QuireError):
@@ -48,13 +41,13 @@ class RevisionStore(abc.ABC):
 
     @abc.abstractmethod
     def compare_and_set(
-        self, doc_id: str, expected: int, new: int, entry: DocEntry | None = None
+        self, doc_id: str, expected: int, new: int, entry: listing.DocEntry | None = None
     ) -> bool:
         """Atomically set `new` if the current revision is `expected`; True if it was set.
         `entry` (the document at `new`) is listed in the same atomic step."""
 
     @abc.abstractmethod
-    def force(self, doc_id: str, value: int, entry: DocEntry | None = None) -> None:
+    def force(self, doc_id: str, value: int, entry: listing.DocEntry | None = None) -> None:
         """Set unconditionally (rebuilding from the object store after the store was lost),
         listing `entry` (the document at `value`) with it."""
 
@@ -81,7 +74,7 @@ class RevisionStore(abc.ABC):
     # --- the documents listing --------------------------------------------------------------
 
     @abc.abstractmethod
-    def put_entry(self, entry: DocEntry) -> bool:
+    def put_entry(self, entry: listing.DocEntry) -> bool:
         """List `entry` if its revision is the document's current one (repairing a listing
         that lags); True if it was written."""
 
@@ -91,20 +84,20 @@ class RevisionStore(abc.ABC):
         before the listing, or revisions set without an entry), sorted."""
 
     @abc.abstractmethod
-    def entries(self, query: DocQuery) -> DocPage:
+    def entries(self, query: listing.DocQuery) -> listing.DocPage:
         """A page of listed documents, newest first, with the counts of the whole query."""
 
     @abc.abstractmethod
-    def index_batch(self, batch: BatchEntry) -> None:
+    def index_batch(self, batch: listing.BatchEntry) -> None:
         """Record a batch and its documents (idempotent: the same batch again keeps its
         place in the batches' order)."""
 
     @abc.abstractmethod
-    def batches(self, after: int | None = None, limit: int = 50) -> BatchPage:
+    def batches(self, after: int | None = None, limit: int = 50) -> listing.BatchPage:
         """A page of batches, newest first."""
 
     @abc.abstractmethod
-    def batch(self, batch_id: str) -> BatchInfo | None:
+    def batch(self, batch_id: str) -> listing.BatchInfo | None:
         """One indexed batch, or None."""
 
     def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default

@@ -22,17 +22,9 @@ from redis.backoff import EqualJitterBackoff
 from redis.retry import Retry
 
 from quire.shared.errors import TransientError
+from quire.shared.revisions import listing
 from quire.shared.revisions import redis_listing as lua
 from quire.shared.revisions.base import RevisionStore, RevisionStoreError, check_doc_id, check_rev
-from quire.shared.revisions.listing import (
-    BatchEntry,
-    BatchInfo,
-    BatchPage,
-    DocEntry,
-    DocPage,
-    DocQuery,
-    entry_at,
-)
 
 T = TypeVar("T")
 
@@ -117,13 +109,13 @@ class RedisRevisionStore(RevisionStore):
         value = self._call("current", lambda: self._client.hget(key, "rev"))
         return int(value) if value is not None else 0
 
-    def _entry(self, entry: DocEntry | None, doc_id: str, rev: int) -> list[str]:
+    def _entry(self, entry: listing.DocEntry | None, doc_id: str, rev: int) -> list[str]:
         return lua.entry_args(
-            self.list_prefix, None if entry is None else entry_at(entry, doc_id, rev)
+            self.list_prefix, None if entry is None else listing.entry_at(entry, doc_id, rev)
         )
 
     def compare_and_set(
-        self, doc_id: str, expected: int, new: int, entry: DocEntry | None = None
+        self, doc_id: str, expected: int, new: int, entry: listing.DocEntry | None = None
     ) -> bool:
         key = self.prefix + check_doc_id(doc_id)
         args = [str(check_rev(expected)), str(check_rev(new)), uuid.uuid4().hex]
@@ -131,7 +123,7 @@ class RedisRevisionStore(RevisionStore):
         result = self._call("compare_and_set", lambda: self._cas(keys=[key], args=args))
         return bool(int(result))
 
-    def force(self, doc_id: str, value: int, entry: DocEntry | None = None) -> None:
+    def force(self, doc_id: str, value: int, entry: listing.DocEntry | None = None) -> None:
         key = self.prefix + check_doc_id(doc_id)
         args = [str(check_rev(value)), *self._entry(entry, doc_id, value)]
         self._call("force", lambda: self._force(keys=[key], args=args))
@@ -143,7 +135,7 @@ class RedisRevisionStore(RevisionStore):
         )
         return sorted(str(k)[len(self.prefix) :] for k in keys)
 
-    def put_entry(self, entry: DocEntry) -> bool:
+    def put_entry(self, entry: listing.DocEntry) -> bool:
         key = self.prefix + check_doc_id(entry.doc_id)
         args = [str(entry.revision), *self._entry(entry, entry.doc_id, entry.revision)]
         return bool(int(self._call("put_entry", lambda: self._put(keys=[key], args=args))))
@@ -160,19 +152,19 @@ class RedisRevisionStore(RevisionStore):
         revs = self._call("unlisted", read)
         return [d for d, (rev, lrev) in zip(docs, revs, strict=True) if rev != lrev]
 
-    def entries(self, query: DocQuery) -> DocPage:
+    def entries(self, query: listing.DocQuery) -> listing.DocPage:
         args = lua.entries_args(self.list_prefix, query)
         return lua.entries_page(self._call("entries", lambda: self._entries(args=args)), query)
 
-    def index_batch(self, batch: BatchEntry) -> None:
+    def index_batch(self, batch: listing.BatchEntry) -> None:
         args = [self.list_prefix, batch.batch_id, lua.batch_info_json(batch), *batch.doc_ids]
         self._call("index_batch", lambda: self._index_batch(args=args))
 
-    def batches(self, after: int | None = None, limit: int = 50) -> BatchPage:
+    def batches(self, after: int | None = None, limit: int = 50) -> listing.BatchPage:
         args = [self.list_prefix, "" if after is None else str(after), str(limit)]
         return lua.batch_page(self._call("batches", lambda: self._batches(args=args)), limit)
 
-    def batch(self, batch_id: str) -> BatchInfo | None:
+    def batch(self, batch_id: str) -> listing.BatchInfo | None:
         def read() -> tuple[str | None, int]:
             pipe = self._client.pipeline(transaction=False)
             pipe.hget(self.list_prefix + "batchinfo", batch_id)

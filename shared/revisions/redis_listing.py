@@ -19,16 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from quire.shared.revisions.listing import (
-    UNREADABLE,
-    BatchEntry,
-    BatchInfo,
-    BatchPage,
-    DocEntry,
-    DocPage,
-    DocQuery,
-    doc_page,
-)
+from quire.shared.revisions import listing
 
 _PUT = """
 local function list_entry(L, revkey, doc, rev, state, name, passed, entry)
@@ -198,7 +189,7 @@ return out
 """
 
 
-def entry_args(prefix: str, entry: DocEntry | None) -> list[str]:
+def entry_args(prefix: str, entry: listing.DocEntry | None) -> list[str]:
     """The entry as the scripts take it: listing prefix, document, state, case-folded
     name, verified (1/0), JSON; or one empty string for no entry."""
     if entry is None:
@@ -213,7 +204,7 @@ def entry_args(prefix: str, entry: DocEntry | None) -> list[str]:
     ]
 
 
-def entries_args(prefix: str, query: DocQuery) -> list[str]:
+def entries_args(prefix: str, query: listing.DocQuery) -> list[str]:
     return [
         prefix,
         "" if query.after is None else str(query.after),
@@ -225,28 +216,28 @@ def entries_args(prefix: str, query: DocQuery) -> list[str]:
     ]
 
 
-def entries_page(reply: list[Any], query: DocQuery) -> DocPage:
+def entries_page(reply: list[Any], query: listing.DocQuery) -> listing.DocPage:
     counts = {str(k): int(v) for k, v in json.loads(reply[0]).items()}
     rows = [
-        (DocEntry.model_validate_json(reply[i]), int(float(reply[i + 1])))
+        (listing.DocEntry.model_validate_json(reply[i]), int(float(reply[i + 1])))
         for i in range(3, len(reply), 2)
     ]
-    return doc_page(rows, query, total=int(reply[1]), counts=counts, passed=int(reply[2]))
+    return listing.doc_page(rows, query, total=int(reply[1]), counts=counts, passed=int(reply[2]))
 
 
-def batch_info_json(batch: BatchEntry) -> str:
+def batch_info_json(batch: listing.BatchEntry) -> str:
     return json.dumps(
         {
             "created_at": batch.created_at,
-            "unreadable": UNREADABLE.dump_python(batch.unreadable, mode="json"),
+            "unreadable": listing.UNREADABLE.dump_python(batch.unreadable, mode="json"),
         }
     )
 
 
-def batch_info(batch_id: str, info: str, documents: int) -> BatchInfo:
+def batch_info(batch_id: str, info: str, documents: int) -> listing.BatchInfo:
     data = json.loads(info)
-    unreadable = UNREADABLE.validate_python(data["unreadable"])
-    return BatchInfo(
+    unreadable = listing.UNREADABLE.validate_python(data["unreadable"])
+    return listing.BatchInfo(
         batch_id=batch_id,
         created_at=float(data["created_at"]),
         documents=int(documents) + len(unreadable),
@@ -254,11 +245,11 @@ def batch_info(batch_id: str, info: str, documents: int) -> BatchInfo:
     )
 
 
-def batch_page(reply: list[Any], limit: int) -> BatchPage:
+def batch_page(reply: list[Any], limit: int) -> listing.BatchPage:
     rows = [reply[i : i + 4] for i in range(0, len(reply), 4)]
     more = len(rows) > limit
     rows = rows[:limit]
-    return BatchPage(
+    return listing.BatchPage(
         batches=[batch_info(str(r[0]), str(r[2]), int(r[3])) for r in rows],
         next_after=int(float(rows[-1][1])) if more else None,
     )

@@ -19,17 +19,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from quire.shared.errors import TransientError
+from quire.shared.revisions import listing
 from quire.shared.revisions import sqlite_listing as sql
 from quire.shared.revisions.base import RevisionStore, check_doc_id, check_rev
-from quire.shared.revisions.listing import (
-    BatchEntry,
-    BatchInfo,
-    BatchPage,
-    DocEntry,
-    DocPage,
-    DocQuery,
-    entry_at,
-)
 
 T = TypeVar("T")
 _SCHEMA = (
@@ -117,21 +109,23 @@ class SqliteRevisionStore(RevisionStore):
         return int(row[0]) if row else 0
 
     @staticmethod
-    def _set(conn: sqlite3.Connection, doc_id: str, rev: int, entry: DocEntry | None) -> None:
+    def _set(
+        conn: sqlite3.Connection, doc_id: str, rev: int, entry: listing.DocEntry | None
+    ) -> None:
         conn.execute(
             "INSERT INTO revisions (doc_id, rev) VALUES (?, ?) "
             "ON CONFLICT(doc_id) DO UPDATE SET rev = excluded.rev",
             (doc_id, rev),
         )
         if entry is not None:
-            sql.put(conn, entry_at(entry, doc_id, rev))
+            sql.put(conn, listing.entry_at(entry, doc_id, rev))
 
     def current(self, doc_id: str) -> int:
         check_doc_id(doc_id)
         return self._read(lambda conn: self._rev(conn, doc_id))
 
     def compare_and_set(
-        self, doc_id: str, expected: int, new: int, entry: DocEntry | None = None
+        self, doc_id: str, expected: int, new: int, entry: listing.DocEntry | None = None
     ) -> bool:
         check_doc_id(doc_id)
         check_rev(expected)
@@ -183,7 +177,7 @@ class SqliteRevisionStore(RevisionStore):
         )
         return str(row[0]) if row else None
 
-    def force(self, doc_id: str, value: int, entry: DocEntry | None = None) -> None:
+    def force(self, doc_id: str, value: int, entry: listing.DocEntry | None = None) -> None:
         check_doc_id(doc_id)
         check_rev(value)
         self._write(lambda conn: self._set(conn, doc_id, value, entry))
@@ -194,7 +188,7 @@ class SqliteRevisionStore(RevisionStore):
         )
         return sorted(str(r[0]) for r in rows)
 
-    def put_entry(self, entry: DocEntry) -> bool:
+    def put_entry(self, entry: listing.DocEntry) -> bool:
         def put(conn: sqlite3.Connection) -> bool:
             if self._rev(conn, entry.doc_id) != entry.revision:
                 return False
@@ -206,16 +200,16 @@ class SqliteRevisionStore(RevisionStore):
     def unlisted(self) -> list[str]:
         return self._read(sql.unlisted)
 
-    def entries(self, query: DocQuery) -> DocPage:
+    def entries(self, query: listing.DocQuery) -> listing.DocPage:
         return self._read(lambda conn: sql.entries(conn, query))
 
-    def index_batch(self, batch: BatchEntry) -> None:
+    def index_batch(self, batch: listing.BatchEntry) -> None:
         self._write(lambda conn: sql.index_batch(conn, batch))
 
-    def batches(self, after: int | None = None, limit: int = 50) -> BatchPage:
+    def batches(self, after: int | None = None, limit: int = 50) -> listing.BatchPage:
         return self._read(lambda conn: sql.batches(conn, after, limit))
 
-    def batch(self, batch_id: str) -> BatchInfo | None:
+    def batch(self, batch_id: str) -> listing.BatchInfo | None:
         return self._read(lambda conn: sql.batch(conn, batch_id))
 
     def close(self) -> None:

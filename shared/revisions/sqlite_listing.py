@@ -12,16 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from quire.shared.revisions.listing import (
-    UNREADABLE,
-    BatchEntry,
-    BatchInfo,
-    BatchPage,
-    DocEntry,
-    DocPage,
-    DocQuery,
-    doc_page,
-)
+from quire.shared.revisions import listing
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS listing (
@@ -40,7 +31,7 @@ SCHEMA = (
 )
 
 
-def put(conn: sqlite3.Connection, entry: DocEntry) -> None:
+def put(conn: sqlite3.Connection, entry: listing.DocEntry) -> None:
     """Write the entry (inside the caller's transaction). A document keeps its place in the
     order, except that submitting it anew (back to `queued`) brings it to the top."""
     row = conn.execute(
@@ -72,7 +63,7 @@ def unlisted(conn: sqlite3.Connection) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def _source(query: DocQuery) -> tuple[str, list[str], list[Any]]:
+def _source(query: listing.DocQuery) -> tuple[str, list[str], list[Any]]:
     """The FROM clause of a query with the WHERE terms of its name and batch filters, and
     their parameters. A batch's documents are joined from its membership: one primary-key
     lookup each, instead of a scan of the whole listing."""
@@ -91,7 +82,7 @@ def _where(terms: list[str]) -> str:
     return " WHERE " + " AND ".join(terms) if terms else ""
 
 
-def entries(conn: sqlite3.Connection, query: DocQuery) -> DocPage:
+def entries(conn: sqlite3.Connection, query: listing.DocQuery) -> listing.DocPage:
     source, terms, params = _source(query)
     counts: dict[str, int] = {}
     passed = 0
@@ -117,17 +108,22 @@ def entries(conn: sqlite3.Connection, query: DocQuery) -> DocPage:
             "JOIN listing_entries e ON e.doc_id = p.doc_id",
             [*params, query.limit + 1],
         ).fetchall()
-    rows = [(DocEntry.model_validate_json(e), int(seq)) for e, seq in found]
-    return doc_page(rows, query, total=total, counts=counts, passed=passed)
+    rows = [(listing.DocEntry.model_validate_json(e), int(seq)) for e, seq in found]
+    return listing.doc_page(rows, query, total=total, counts=counts, passed=passed)
 
 
-def index_batch(conn: sqlite3.Connection, batch: BatchEntry) -> None:
+def index_batch(conn: sqlite3.Connection, batch: listing.BatchEntry) -> None:
     seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM batches").fetchone()[0]
     conn.execute(
         "INSERT INTO batches (batch_id, seq, created_at, unreadable) VALUES (?, ?, ?, ?) "
         "ON CONFLICT(batch_id) DO UPDATE SET created_at = excluded.created_at, "
         "unreadable = excluded.unreadable",
-        (batch.batch_id, seq, batch.created_at, UNREADABLE.dump_json(batch.unreadable).decode()),
+        (
+            batch.batch_id,
+            seq,
+            batch.created_at,
+            listing.UNREADABLE.dump_json(batch.unreadable).decode(),
+        ),
     )
     conn.executemany(
         "INSERT OR IGNORE INTO batch_docs (batch_id, doc_id) VALUES (?, ?)",
@@ -141,24 +137,26 @@ _BATCH = (
 )
 
 
-def _info(row: tuple[Any, ...]) -> BatchInfo:
+def _info(row: tuple[Any, ...]) -> listing.BatchInfo:
     batch_id, created, unreadable, _, docs = row
-    items = UNREADABLE.validate_json(unreadable)
-    return BatchInfo(
+    items = listing.UNREADABLE.validate_json(unreadable)
+    return listing.BatchInfo(
         batch_id=batch_id, created_at=created, documents=docs + len(items), unreadable=items
     )
 
 
-def batches(conn: sqlite3.Connection, after: int | None, limit: int) -> BatchPage:
+def batches(conn: sqlite3.Connection, after: int | None, limit: int) -> listing.BatchPage:
     rows = conn.execute(
         f"{_BATCH} WHERE ? IS NULL OR b.seq < ? ORDER BY b.seq DESC LIMIT ?",
         (after, after, limit + 1),
     ).fetchall()
     more = len(rows) > limit
     rows = rows[:limit]
-    return BatchPage(batches=[_info(r) for r in rows], next_after=rows[-1][3] if more else None)
+    return listing.BatchPage(
+        batches=[_info(r) for r in rows], next_after=rows[-1][3] if more else None
+    )
 
 
-def batch(conn: sqlite3.Connection, batch_id: str) -> BatchInfo | None:
+def batch(conn: sqlite3.Connection, batch_id: str) -> listing.BatchInfo | None:
     row = conn.execute(f"{_BATCH} WHERE b.batch_id = ?", (batch_id,)).fetchone()
     return _info(row) if row else None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import http.client
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -218,18 +219,24 @@ class S3Store(ObjectStore):
         except (ClientError, BotoCoreError) as exc:
             raise self._error(exc, "get", key) from exc
 
-    def exists(self, key: str) -> bool:
-        full = self._key(key)
+    def _unless_missing(self, call: Callable[[], object], op: str, key: str | None) -> bool:
+        """Run `call`; False when what it names does not exist, other faults mapped."""
         try:
-            self._client.head_object(Bucket=self.bucket, Key=full)
+            call()
             return True
         except ClientError as exc:
-            mapped = self._error(exc, "exists", key)
+            mapped = self._error(exc, op, key)
             if isinstance(mapped, NotFound):
                 return False
             raise mapped from exc
         except BotoCoreError as exc:
-            raise self._error(exc, "exists", key) from exc
+            raise self._error(exc, op, key) from exc
+
+    def exists(self, key: str) -> bool:
+        full = self._key(key)
+        return self._unless_missing(
+            lambda: self._client.head_object(Bucket=self.bucket, Key=full), "exists", key
+        )
 
     def list(self, prefix: str = "") -> list[str]:
         validate_prefix(prefix)
@@ -251,26 +258,16 @@ class S3Store(ObjectStore):
 
     def delete(self, key: str) -> None:
         full = self._key(key)
-        try:
-            self._client.delete_object(Bucket=self.bucket, Key=full)
-        except ClientError as exc:
-            mapped = self._error(exc, "delete", key)
-            if not isinstance(mapped, NotFound):
-                raise mapped from exc
-        except BotoCoreError as exc:
-            raise self._error(exc, "delete", key) from exc
+        self._unless_missing(
+            lambda: self._client.delete_object(Bucket=self.bucket, Key=full), "delete", key
+        )
 
     def ensure_bucket(self) -> None:
         """Create the bucket if it does not exist (tests and development only)."""
-        try:
-            self._client.head_bucket(Bucket=self.bucket)
+        if self._unless_missing(
+            lambda: self._client.head_bucket(Bucket=self.bucket), "head_bucket", None
+        ):
             return
-        except ClientError as exc:
-            mapped = self._error(exc, "head_bucket", None)
-            if not isinstance(mapped, NotFound):
-                raise mapped from exc
-        except BotoCoreError as exc:
-            raise self._error(exc, "head_bucket", None) from exc
         region = self._client.meta.region_name
         kwargs: dict[str, Any] = {"Bucket": self.bucket}
         if region and region != "us-east-1":

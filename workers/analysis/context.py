@@ -53,6 +53,10 @@ class InternalCut(_Model):
     right_snippet: str
 
 
+# what an internal cut shows of its candidate as it is
+_CUT_FIELDS = {"after_id", "before_id", "score", "heading_level", "numbering"}
+
+
 class AnalysisContext(PageRange, _Model):
     doc_id: str
     source_name: str
@@ -77,6 +81,11 @@ class AnalysisContext(PageRange, _Model):
     next: NeighbourTitle | None = None
     internal_cuts: list[InternalCut] = []
     content: str  # the chunk's full Markdown (element texts in order)
+
+    def chunk_ids(self) -> dict[str, int | str]:
+        """The chunk's number and element range: what ties an analysis, or its failure,
+        to this chunk's content."""
+        return {"chunk": self.chunk, "first_id": self.first_id, "last_id": self.last_id}
 
 
 @dataclass
@@ -173,11 +182,7 @@ def internal_cuts(
             after = float(suf_hi[j + 1] - suf_lo[j + 1] + 1)
         out.append(
             InternalCut(
-                after_id=c.after_id,
-                before_id=c.before_id,
-                score=c.score,
-                heading_level=c.heading_level,
-                numbering=c.numbering,
+                **c.model_dump(include=_CUT_FIELDS),
                 pages_before=before,
                 pages_after=after,
                 right_snippet=snippet(els[at + 1]),
@@ -222,13 +227,9 @@ def build_context(
         page_basis=doc.page_basis,
         chunk=number,
         chunk_count=len(plan.chunks),
-        kind=chunk.kind,
-        title=chunk.title,
-        first_id=chunk.first_id,
-        last_id=chunk.last_id,
-        page_first=chunk.page_first,
-        page_last=chunk.page_last,
-        pages=chunk.pages,
+        **chunk.model_dump(
+            include={"kind", "title", "first_id", "last_id", "page_first", "page_last", "pages"}
+        ),
         words=sum(e.word_count for e in elements),
         min_pages=plan.settings.min_pages,
         element_types=dict(sorted(types.items())),

@@ -294,9 +294,7 @@ def heuristic_analysis(
         focus, en_missing = "", FOCUS_MISSING
     coherence, reason = heuristic_coherence(context)
     analysis = ChunkAnalysis(
-        chunk=context.chunk,
-        first_id=context.first_id,
-        last_id=context.last_id,
+        **context.chunk_ids(),
         topic_en=topic,
         topic_fa="",
         study_focus_en=focus,

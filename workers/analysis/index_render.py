@@ -3,6 +3,8 @@ from a `StudyIndex` and the context it was written from."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from quire.shared.analysis import (
     INDEX_FILES,
     StudyIndex,
@@ -46,17 +48,20 @@ def _hours(minutes: int) -> str:
     return f" (≈ {h} h {m} min)" if h else ""
 
 
+def _opening(title: str, note: list[str], overview_title: str, overview: str) -> list[str]:
+    """An index's first lines, in either language: its title, the note a backend left
+    (as lines), and the overview."""
+    out = [f"# {title}", "", *note, f"## {overview_title}", ""]
+    return out + ([inline(overview), ""] if overview else [])
+
+
 def _render_en(context: IndexContext, index: StudyIndex) -> str:
     doc = index.en
     basis = {"pdf": "PDF pages", "print": "printed pages"}.get(
         context.page_basis, "estimated pages of 400 words"
     )
-    out = [f"# Study index — {inline(context.source_name)}", ""]
-    if doc.note:
-        out += [f"_{doc.note}_", ""]
-    out += ["## Overview", ""]
-    if doc.overview:
-        out += [inline(doc.overview), ""]
+    note = [f"_{doc.note}_", ""] if doc.note else []
+    out = _opening(f"Study index — {inline(context.source_name)}", note, "Overview", doc.overview)
     out += [
         f"- Sessions: {_sessions_en(context)}",
         f"- Pages covered: {_pages(context.page_first, context.page_last)} "
@@ -79,22 +84,35 @@ def _render_en(context: IndexContext, index: StudyIndex) -> str:
             f"{_cell(ln.focus)} |"
         )
     out.append(f"| | **Total** | | **{index.total_minutes} min** | |")
-    if context.reference:
-        out += [
-            "",
+    out += _reference_table(
+        context,
+        [
             "## Reference sessions",
             "",
             "Front and back matter, for looking things up: not counted in the study time.",
             "",
             "| # | Session | Pages | Kind |",
-            "|---|---|---|---|",
-        ]
-        for r in context.reference:
-            out.append(
-                f"| {r.chunk} | [{_link_text(r.title)}]({r.file}) | "
-                f"{_pages(r.page_first, r.page_last)} | {r.kind.replace('_', ' ')} |"
-            )
+        ],
+        {},
+        lambda kind: kind.replace("_", " "),
+    )
     return "\n".join(out) + "\n"
+
+
+def _reference_table(
+    context: IndexContext, head: list[str], digits: dict[int, int], kind: Callable[[str], str]
+) -> list[str]:
+    """The reference sessions (front and back matter) under `head`, their numbers in
+    `digits` (a str.translate table); nothing when there are none."""
+    if not context.reference:
+        return []
+    out = ["", *head, "|---|---|---|---|"]
+    for r in context.reference:
+        out.append(
+            f"| {str(r.chunk).translate(digits)} | [{_link_text(r.title)}]({r.file}) | "
+            f"{_pages(r.page_first, r.page_last).translate(digits)} | {kind(r.kind)} |"
+        )
+    return out
 
 
 _KIND_FA = {"front_matter": "پیش‌متن", "back_matter": "پس‌متن", "study": "مطالعه"}
@@ -118,12 +136,8 @@ def _render_fa(context: IndexContext, index: StudyIndex) -> str:
     doc = index.fa
     fa = _FA_DIGITS
     total = str(index.total_minutes).translate(fa)
-    out = [f"# فهرست مطالعه — {inline(context.source_name)}", ""]
-    if doc.note:
-        out += [f"_{doc.note}_", "", f"_{HEURISTIC_NOTE_FA_EN}_", ""]
-    out += ["## مرور کلی", ""]
-    if doc.overview:
-        out += [inline(doc.overview), ""]
+    note = [f"_{doc.note}_", "", f"_{HEURISTIC_NOTE_FA_EN}_", ""] if doc.note else []
+    out = _opening(f"فهرست مطالعه — {inline(context.source_name)}", note, "مرور کلی", doc.overview)
     out += [
         f"- تعداد جلسه‌ها: {_sessions_fa(context)}",
         f"- صفحه‌ها: {_pages(context.page_first, context.page_last).translate(fa)} از "
@@ -157,22 +171,19 @@ def _render_fa(context: IndexContext, index: StudyIndex) -> str:
             f"{str(ln.minutes).translate(fa)} دقیقه | {last} |"
         )
     out.append(f"| | **جمع** | | **{total} دقیقه** | |")
-    if context.reference:
-        out += [
-            "",
+    out += _reference_table(
+        context,
+        [
             "## جلسه‌های مرجع",
             "",
             "پیش‌متن و پس‌متن (فهرست مطالب، نمایه، کتاب‌نامه) برای مراجعه است و در زمان مطالعه "
             "شمرده نمی‌شود.",
             "",
             "| # | جلسه | صفحه‌ها | نوع |",
-            "|---|---|---|---|",
-        ]
-        for r in context.reference:
-            out.append(
-                f"| {str(r.chunk).translate(fa)} | [{_link_text(r.title)}]({r.file}) | "
-                f"{_pages(r.page_first, r.page_last).translate(fa)} | {_KIND_FA[r.kind]} |"
-            )
+        ],
+        fa,
+        _KIND_FA.__getitem__,
+    )
     return "\n".join(out) + "\n"
 
 

@@ -20,13 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from quire.shared.analysis import ChunkAnalysis
 from quire.shared.errors import BackendError, ValidationFailedError
-from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.ir import Document
 from quire.shared.plan import Boundary, Candidate, ChunkPlan, Plan
 from quire.shared.settings import Settings
 from quire.workers.analysis.context import DocumentStats, InternalCut, internal_cuts
 from quire.workers.boundaries.candidates import is_safe_gap
 from quire.workers.boundaries.decisions import check_reason
-from quire.workers.boundaries.planner import chunk_title
+from quire.workers.boundaries.planner import chunk_title, sized_chunk
 from quire.workers.boundaries.session_titles import study_titles
 from quire.workers.llm import JsonBackend, backend_named
 from quire.workers.llm.base import ask_checked, is_strict, note_fallback
@@ -109,11 +109,7 @@ def repair_context(
         doc_id=doc.doc_id,
         page_basis=doc.page_basis,
         chunk=chunk.number,
-        first_id=chunk.first_id,
-        last_id=chunk.last_id,
-        title=chunk.title,
-        pages=chunk.pages,
-        words=chunk.words,
+        **chunk.model_dump(include={"first_id", "last_id", "title", "pages", "words"}),
         min_pages=least,
         why=why,
         candidates=fair,
@@ -278,37 +274,6 @@ def make_repair_decider(
 # --- the split and its bookkeeping --------------------------------------------------------
 
 
-def _part(
-    doc: Document,
-    elements: Sequence[Element],
-    number: int,
-    title: str,
-    end_reason: str,
-    end_decider: str,
-    continues: bool,
-) -> ChunkPlan:
-    # The same size measures as the planner's `plan_from_boundaries`.
-    words = sum(e.word_count for e in elements)
-    page_first = min(e.page_first for e in elements)
-    page_last = max(e.page_last for e in elements)
-    pages = (
-        words / WORDS_PER_PAGE if doc.page_basis == "words" else float(page_last - page_first + 1)
-    )
-    return ChunkPlan(
-        number=number,
-        first_id=elements[0].id,
-        last_id=elements[-1].id,
-        page_first=page_first,
-        page_last=page_last,
-        pages=round(pages, 3),
-        words=words,
-        title=title,
-        end_reason=end_reason,
-        end_decider=end_decider,
-        continues=continues,
-    )
-
-
 def split_chunk(
     doc: Document, plan: Plan, chunk_number: int, after_id: str, reason: str, decider: str
 ) -> Plan:
@@ -333,19 +298,26 @@ def split_chunk(
         )
     if not is_safe_gap(doc.elements[at], doc.elements[at + 1]):
         raise ValidationFailedError(f"the gap after {after_id} is not a safe cut")
-    first = _part(
-        doc, doc.elements[lo : at + 1], chunk_number, chunk.title, reason, decider, False
-    ).model_copy(update={"kind": chunk.kind})
+    first = sized_chunk(
+        doc,
+        doc.elements[lo : at + 1],
+        chunk_number,
+        title=chunk.title,
+        end_reason=reason,
+        end_decider=decider,
+        continues=False,
+        kind=chunk.kind,
+    )
     second_elements = doc.elements[at + 1 : hi + 1]
-    second = _part(
+    second = sized_chunk(
         doc,
         second_elements,
         chunk_number + 1,
-        chunk_title(second_elements, chunk_number + 1),
-        chunk.end_reason,
-        chunk.end_decider,
-        chunk.continues,
-    ).model_copy(update={"end_alternative": chunk.end_alternative, "kind": chunk.kind})
+        title=chunk_title(second_elements, chunk_number + 1),
+        **chunk.model_dump(
+            include={"end_reason", "end_decider", "continues", "kind", "end_alternative"}
+        ),
+    )
     first, second = study_titles(doc, [first, second])
     least = plan.settings.min_pages
     if min(first.pages, second.pages) < least:

@@ -124,9 +124,7 @@ def analyse_with(
         if fallback is not None:
             return fallback
     return AnalysisFailure(
-        chunk=context.chunk,
-        first_id=context.first_id,
-        last_id=context.last_id,
+        **context.chunk_ids(),
         backend=backend.name,
         attempts=got.attempts,
         error=error,
@@ -162,9 +160,7 @@ def analyse_chunk(
             return heuristic_analysis(context, others)
         except InvalidAnalysis as exc:
             return AnalysisFailure(
-                chunk=context.chunk,
-                first_id=context.first_id,
-                last_id=context.last_id,
+                **context.chunk_ids(),
                 backend=HEURISTIC,
                 error=exc.message,
                 attempts=1,

@@ -439,15 +439,8 @@ def validate_answer(
     """An LLM's or agent's answer as a validated `ChunkAnalysis` (all fields required)."""
     try:
         analysis = ChunkAnalysis(
-            chunk=context.chunk,
-            first_id=context.first_id,
-            last_id=context.last_id,
-            topic_en=answer.topic_en,
-            topic_fa=answer.topic_fa,
-            study_focus_en=answer.study_focus_en,
-            study_focus_fa=answer.study_focus_fa,
-            coherence=answer.coherence,
-            reason=answer.reason,
+            **context.chunk_ids(),
+            **answer.model_dump(),
             backend=backend,
             heuristic=False,
             # Placeholders so the model accepts empty fields; check_analysis refuses them.

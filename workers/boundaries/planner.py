@@ -17,6 +17,7 @@ only such an indivisible run may make a chunk larger than the cap.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from quire.shared.errors import ValidationFailedError
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
@@ -425,29 +426,16 @@ def plan_from_boundaries(
         ends.append((len(els) - 1, None))
     for number, (last, boundary) in enumerate(ends, 1):
         part = els[first : last + 1]
-        words = sum(e.word_count for e in part)
-        page_first = min(e.page_first for e in part)
-        page_last = max(e.page_last for e in part)
-        pages = (
-            words / WORDS_PER_PAGE
-            if doc.page_basis == "words"
-            else float(page_last - page_first + 1)
-        )
-        kind = _chunk_kind(kinds[first : last + 1], part)
         chunks.append(
-            ChunkPlan(
-                number=number,
-                first_id=part[0].id,
-                last_id=part[-1].id,
-                page_first=page_first,
-                page_last=page_last,
-                pages=round(pages, 3),
-                words=words,
+            sized_chunk(
+                doc,
+                part,
+                number,
                 title=chunk_title(part, number),
                 end_reason=boundary.reason if boundary else "end of document",
                 end_decider=boundary.decider if boundary else "end",
                 continues=bool(boundary and boundary.forced),
-                kind=kind,
+                kind=_chunk_kind(kinds[first : last + 1], part),
                 end_alternative=_alternative_text(boundary),
             )
         )
@@ -511,6 +499,28 @@ def _matter_titles(
         title = reference_title(spans[region][2], seen[region], counts[region], language)
         out.append(c.model_copy(update={"title": title}))
     return out
+
+
+def sized_chunk(doc: Document, part: Sequence[Element], number: int, **fields: Any) -> ChunkPlan:
+    """Chunk `number` holding `part`, its size measured (pages by the document's page
+    basis); `fields` give the rest (title, why it ends, ...). The planner and a repair's
+    split measure alike."""
+    words = sum(e.word_count for e in part)
+    page_first = min(e.page_first for e in part)
+    page_last = max(e.page_last for e in part)
+    pages = (
+        words / WORDS_PER_PAGE if doc.page_basis == "words" else float(page_last - page_first + 1)
+    )
+    return ChunkPlan(
+        number=number,
+        first_id=part[0].id,
+        last_id=part[-1].id,
+        page_first=page_first,
+        page_last=page_last,
+        pages=round(pages, 3),
+        words=words,
+        **fields,
+    )
 
 
 def chunk_title(part: Sequence[Element], number: int) -> str:

@@ -8,56 +8,34 @@ text; the schema is in the prompt whenever the server does not enforce it.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from pydantic import BaseModel
 
-from quire.shared.errors import BackendError
 from quire.shared.settings import Settings
 from quire.workers.llm.base import (
-    BackendSettings,
     Reply,
-    RetryingBackend,
-    http_fault,
-    require_env,
     schema_name,
     strict_json_schema,
 )
-from quire.workers.llm.retry import InvalidAnswer, TransientFault
+from quire.workers.llm.retry import InvalidAnswer
+from quire.workers.llm.sdk import SdkBackend, sdk_faults
 from quire.workers.llm.structured import Mode, ModeRefused, names_response_format, system_for
 
 
-class OpenAIBackend(RetryingBackend):
+class OpenAIBackend(SdkBackend):
     """`QUIRE_OPENAI_MODEL`, `OPENAI_BASE_URL` and `OPENAI_API_KEY` from the environment."""
 
     name = "openai"
     negotiates = True
+    module, client = "openai", "OpenAI"
+    key_var, url_var = "OPENAI_API_KEY", "OPENAI_BASE_URL"
 
-    def __init__(
-        self,
-        *,
-        env: Settings,
-        model: str | None = None,
-        settings: BackendSettings | None = None,
-    ) -> None:
-        super().__init__(settings or BackendSettings.from_settings(env))
-        key = require_env("OPENAI_API_KEY")
-        self._secrets = (key,)
-        import openai  # the SDK is an optional extra; import it only when this backend is used
-
-        self._sdk = openai
-        # max_retries=0: our retry policy is the only one, so it is predictable and testable.
-        self._client: Any = openai.OpenAI(
-            api_key=key,
-            base_url=os.environ.get("OPENAI_BASE_URL") or None,  # the SDK's own variable
-            max_retries=0,
-            timeout=self.settings.timeout,
-        )
+    def _configure(self, env: Settings) -> str:
         self.max_tokens = env.openai_max_tokens
         if env.openai_response_format != "auto":  # e.g. text where grammar decoding is slow
             self.first = env.openai_response_format
-        self._describe(str(self._client.base_url), model or env.openai_model)
+        return env.openai_model
 
     def _request(
         self, *, system: str, user: str, schema: type[BaseModel], task: str, mode: Mode
@@ -80,25 +58,20 @@ class OpenAIBackend(RetryingBackend):
         extra: dict[str, Any] = {"response_format": formats[mode]} if formats[mode] else {}
         if self.max_tokens:
             extra["max_tokens"] = self.max_tokens
-        try:
-            response = self._client.chat.completions.create(
-                model=self.model,
-                messages=[
-                    {"role": "system", "content": system_for(system, json_schema, mode)},
-                    {"role": "user", "content": user},
-                ],
-                **extra,
-            )
-        except sdk.APIStatusError as exc:
-            if mode != "text" and names_response_format(exc.status_code, _error_text(exc)):
-                raise ModeRefused(f"HTTP {exc.status_code}: {exc.message[:300]}") from exc
-            raise http_fault(
-                exc.status_code, exc.response.headers, exc.message, where=f"openai {task}"
-            ) from exc
-        except sdk.APIConnectionError as exc:  # includes APITimeoutError
-            raise TransientFault(f"{type(exc).__name__}: {exc.message}") from exc
-        except sdk.OpenAIError as exc:
-            raise BackendError(f"openai {task}: {type(exc).__name__}: {exc}") from exc
+        with sdk_faults(sdk, sdk.OpenAIError, f"openai {task}"):
+            try:
+                response = self._client.chat.completions.create(
+                    model=self.model,
+                    messages=[
+                        {"role": "system", "content": system_for(system, json_schema, mode)},
+                        {"role": "user", "content": user},
+                    ],
+                    **extra,
+                )
+            except sdk.APIStatusError as exc:
+                if mode != "text" and names_response_format(exc.status_code, _error_text(exc)):
+                    raise ModeRefused(f"HTTP {exc.status_code}: {exc.message[:300]}") from exc
+                raise  # an HTTP fault like any other
         if not response.choices:
             raise InvalidAnswer("the response has no choices")
         choice = response.choices[0]

@@ -84,7 +84,7 @@ from quire.workers.parse.docx_notes import read_notes, settle
 from quire.workers.parse.docx_package import open_docx
 from quire.workers.parse.docx_styles import Numbering, StyleSheet, on_off, w, wval
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
-from quire.workers.parse.xrefs import link_references
+from quire.workers.parse.xrefs import link_unlinked
 
 PARSER = "python-docx"
 _SAFE_EXT = re.compile(r"[a-z0-9]{1,8}")
@@ -106,9 +106,7 @@ def parse_docx(path: Path) -> ParsedDocument:
         lambda kind, text, fields: _Block(kind, text, fields),  # type: ignore[arg-type]
     )
     elements = _paginate(settled.blocks)
-    if not any("internal links" in n.message for n in settled.notes):
-        elements, xref_notes = link_references(elements, None)  # "see Section 3.2"
-        settled.notes += xref_notes
+    elements = link_unlinked(elements, settled.notes)
     if not any(e.type != "image" and e.word_count for e in elements):
         raise EmptyDocumentError("document has no text", source=path.name)
     page_count = max(1, elements[-1].page_last)

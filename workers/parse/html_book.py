@@ -44,7 +44,7 @@ from quire.workers.parse.docx_notes import settle
 from quire.workers.parse.html_content import Block, ChapterReader, collapse
 from quire.workers.parse.html_images import ImageLoader
 from quire.workers.parse.html_notes import find_notes
-from quire.workers.parse.xrefs import link_references
+from quire.workers.parse.xrefs import link_unlinked
 
 MAX_NAV_TITLE = 200  # a block longer than this is no title a nav entry could name
 
@@ -90,9 +90,7 @@ def build(book: Book) -> ParsedDocument:
     nav_notes = _apply_nav(blocks, book.nav, anchors)
     printed = _print_pages(reader, book.page_list)
     elements = _paginate(blocks, printed)
-    if not any("internal links" in n.message for n in settled.notes):
-        elements, xref_notes = link_references(elements, None)  # "see Section 3.2"
-        settled.notes += xref_notes
+    elements = link_unlinked(elements, settled.notes)
     if not any(e.type != "image" and e.word_count for e in elements):
         raise EmptyDocumentError("document has no text", source=book.source_name)
     page_count = max(1, elements[-1].page_last)

@@ -288,14 +288,19 @@ class ChapterReader:
                 continue
             if li in self.notes.notes:
                 continue
-            self._anchor(li)
-            subs: list[tuple[bool, list[str]]] = []
-            text = collapse(self._flat(li, subs))
-            for ordered, sub in subs:
-                text += "\n" + md.bullet_list(sub, ordered)
+            text = self._item_text(li)
             if text.strip():
                 items.append(text.strip())
         return items
+
+    def _item_text(self, el: etree._Element) -> str:
+        """A list item's or definition's text, the lists nested in it as Markdown below."""
+        self._anchor(el)
+        subs: list[tuple[bool, list[str]]] = []
+        text = collapse(self._flat(el, subs))
+        for ordered, sub in subs:
+            text += "\n" + md.bullet_list(sub, ordered)
+        return text
 
     def _definitions(self, dl: etree._Element) -> list[str]:
         items: list[str] = []
@@ -306,11 +311,7 @@ class ChapterReader:
             if tag == "div":  # <div><dt/><dd/></div> groups
                 items += self._definitions(child)
                 continue
-            self._anchor(child)
-            subs: list[tuple[bool, list[str]]] = []
-            text = collapse(self._flat(child, subs))
-            for ordered, sub in subs:
-                text += "\n" + md.bullet_list(sub, ordered)
+            text = self._item_text(child)
             if not text:
                 continue
             if tag == "dd" and items:

@@ -41,7 +41,7 @@ from quire.workers.parse.pdf_images import page_images
 from quire.workers.parse.pdf_links import page_links
 from quire.workers.parse.pdf_open import text_flags
 from quire.workers.parse.pdf_tables import find_tables
-from quire.workers.parse.pdf_types import PdfBlock, PdfPage, round_box
+from quire.workers.parse.pdf_types import PdfBlock, PdfPage, Row, round_box
 
 _MONO_FONT = re.compile(
     r"mono|courier|cmtt|cmsltt|cmitt|typewriter|consol|menlo|inconsolata|lmtt|sfmono|sftt"
@@ -75,32 +75,6 @@ def list_marker(text: str) -> re.Match[str] | None:
 
 
 @dataclass
-class _Row:
-    """One visual text line (MuPDF lines on the same baseline joined)."""
-
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    size: float
-    bold: bool
-    mono: bool
-    rtl: bool
-    horizontal: bool
-    space_around: tuple[bool, bool] = (False, False)  # the raw text began / ended with one
-
-    @property
-    def h(self) -> float:
-        return max(1.0, self.y1 - self.y0)
-
-    @property
-    def left(self) -> float:
-        """The edge lines align on: the left one, or the right one for RTL text."""
-        return -self.x1 if self.rtl else self.x0
-
-
-@dataclass
 class _Object:
     """A table or image placed in the text flow."""
 
@@ -122,9 +96,9 @@ def _expand(text: str) -> str:
     return _COMPAT.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
 
 
-def _raw_lines(textpage: dict[str, Any]) -> tuple[list[_Row], int]:
+def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
     """The page's text lines, and how many Arabic presentation-form glyphs they had."""
-    rows: list[_Row] = []
+    rows: list[Row] = []
     presentation = 0
     for block in textpage["blocks"]:
         if block["type"] != 0:
@@ -169,7 +143,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[_Row], int]:
             dx, dy = line["dir"]
             rtl_n = len(_RTL.findall(text))
             rows.append(
-                _Row(
+                Row(
                     text=text,
                     x0=x0,
                     y0=y0,
@@ -186,7 +160,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[_Row], int]:
     return rows, presentation
 
 
-def _same_row(prev: _Row, ln: _Row) -> bool:
+def _same_row(prev: Row, ln: Row) -> bool:
     """Is `ln` the next piece of the row `prev` reads along: to its right, or, in
     right-to-left text, just to its left (a Latin run inside a Persian line, "Chapter 2.
     Presentation مقدمة", comes as a separate MuPDF line placed left of or before it)?"""
@@ -197,13 +171,13 @@ def _same_row(prev: _Row, ln: _Row) -> bool:
     return ln.x0 >= prev.x1 - 1 or _leftward(prev, ln)
 
 
-def _leftward(prev: _Row, ln: _Row) -> bool:
+def _leftward(prev: Row, ln: Row) -> bool:
     """`ln` continues right-to-left text to the left of `prev`, within a word space or so
     (a wider gap is another column)."""
     return (prev.rtl or ln.rtl) and -1 <= prev.x0 - ln.x1 <= max(prev.size, ln.size)
 
 
-def _join(prev: _Row, ln: _Row) -> _Row:
+def _join(prev: Row, ln: Row) -> Row:
     """Join two MuPDF lines on the same row (MuPDF splits lines at wide gaps and at changes
     of direction); the text keeps reading order, so a leftward piece follows."""
     leftward = _leftward(prev, ln) and ln.x0 < prev.x1 - 1
@@ -216,7 +190,7 @@ def _join(prev: _Row, ln: _Row) -> _Row:
         sep = " " if spaced or gap >= 0.1 * prev.size else ""
     longer = prev if len(prev.text) >= len(ln.text) else ln
     weight = len(prev.text) + len(ln.text)
-    return _Row(
+    return Row(
         text=prev.text + sep + ln.text,
         x0=min(prev.x0, ln.x0),
         y0=min(prev.y0, ln.y0),
@@ -231,7 +205,7 @@ def _join(prev: _Row, ln: _Row) -> _Row:
     )
 
 
-def _inside(row: _Row, bbox: tuple[float, float, float, float]) -> bool:
+def _inside(row: Row, bbox: tuple[float, float, float, float]) -> bool:
     cx, cy = (row.x0 + row.x1) / 2, (row.y0 + row.y1) / 2
     return bbox[0] - 1 <= cx <= bbox[2] + 1 and bbox[1] - 1 <= cy <= bbox[3] + 1
 
@@ -244,7 +218,7 @@ class _Layout:
     pitch: float = 0.0  # usual baseline-to-baseline distance of body lines (0: unknown)
     ends: tuple[float, ...] = ()  # where justified lines end (x1; x0 for RTL lines)
 
-    def full(self, row: _Row) -> bool:
+    def full(self, row: Row) -> bool:
         """Does the row reach its column's edge (so the paragraph may go on)? Its column's
         edge is the first edge at or past its end; a row past every edge is no short line
         (Chinese is not set flush: its lines end past the edge a table's rows make)."""
@@ -255,7 +229,7 @@ class _Layout:
         return not edges or min(edges) - row.x1 <= 2.5
 
 
-def _page_layout(rows: list[_Row]) -> _Layout:
+def _page_layout(rows: list[Row]) -> _Layout:
     if len(rows) < 3:
         return _Layout()
     sizes: dict[float, int] = {}
@@ -283,7 +257,7 @@ def _page_layout(rows: list[_Row]) -> _Layout:
     return _Layout(body, statistics.median(steps) if len(steps) >= 2 else 0.0, ends)
 
 
-def _breaks(cur: list[_Row], b: _Row, lay: _Layout) -> bool:
+def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
     """Does row `b` start a new block after the rows in `cur`?"""
     a = cur[-1]
     h = min(a.h, b.h)
@@ -318,7 +292,7 @@ def _breaks(cur: list[_Row], b: _Row, lay: _Layout) -> bool:
     return b.left > a.left + 3  # a label line followed by indented text
 
 
-def _code_lines(rows: list[_Row]) -> list[str]:
+def _code_lines(rows: list[Row]) -> list[str]:
     """Monospace rows -> code lines with indentation and blank lines rebuilt."""
     widths = [(r.x1 - r.x0) / len(r.text) for r in rows if len(r.text) >= 4]
     cw = statistics.median(widths) if widths else rows[0].size * 0.52
@@ -335,7 +309,7 @@ def _code_lines(rows: list[_Row]) -> list[str]:
     return out
 
 
-def _make_block(rows: list[_Row]) -> PdfBlock:
+def _make_block(rows: list[Row]) -> PdfBlock:
     bbox = round_box(
         (
             min(r.x0 for r in rows),
@@ -368,11 +342,11 @@ def _make_block(rows: list[_Row]) -> PdfBlock:
     )
 
 
-def _segment(items: list[_Row | _Object]) -> list[PdfBlock]:
-    rows = [it for it in items if isinstance(it, _Row)]
+def _segment(items: list[Row | _Object]) -> list[PdfBlock]:
+    rows = [it for it in items if isinstance(it, Row)]
     lay = _page_layout(rows)
     blocks: list[PdfBlock] = []
-    cur: list[_Row] = []
+    cur: list[Row] = []
     for it in items:
         if isinstance(it, _Object):
             if cur:
@@ -427,7 +401,7 @@ def extract_page(
 
     paths = page.get_cdrawings()
     tables = find_tables(page, paths)
-    items: list[_Row | _Object] = []
+    items: list[Row | _Object] = []
     placed: set[int] = set()
     for ln in lines:
         owner = next((i for i, t in enumerate(tables) if _inside(ln, t.bbox)), None)
@@ -437,12 +411,12 @@ def extract_page(
                 items.append(_Object(tables[owner]))
             continue
         prev = items[-1] if items else None
-        if isinstance(prev, _Row) and (_same_row(prev, ln) or joins_mark(prev, ln)):
+        if isinstance(prev, Row) and (_same_row(prev, ln) or joins_mark(prev, ln)):
             items[-1] = _join(prev, ln)
         else:
             items.append(ln)
     notes = note_area(
-        [it for it in items if isinstance(it, _Row)],
+        [it for it in items if isinstance(it, Row)],
         lambda: short_rules(paths, rect.width, rect.height),  # read above, unchanged
         rect.height,
     )
@@ -468,10 +442,10 @@ def extract_page(
     return result
 
 
-def _figure_text(items: list[_Row | _Object], regions: list[Box]) -> list[_Row | _Object]:
+def _figure_text(items: list[Row | _Object], regions: list[Box]) -> list[Row | _Object]:
     """Rows that are text of a vector figure leave the flow: each figure's rows become one
     block flagged `figure`, where its first row was (code rows stay code)."""
-    rows = [it for it in items if isinstance(it, _Row) and not it.mono]
+    rows = [it for it in items if isinstance(it, Row) and not it.mono]
     owner = dict(
         zip(
             (id(r) for r in rows),
@@ -479,12 +453,12 @@ def _figure_text(items: list[_Row | _Object], regions: list[Box]) -> list[_Row |
             strict=True,
         )
     )
-    groups: dict[int, list[_Row]] = {}
+    groups: dict[int, list[Row]] = {}
     blocks: dict[int, PdfBlock] = {}
-    out: list[_Row | _Object] = []
+    out: list[Row | _Object] = []
     for it in items:
         fig = owner.get(id(it))
-        if fig is None or not isinstance(it, _Row):
+        if fig is None or not isinstance(it, Row):
             out.append(it)
             continue
         if fig not in blocks:
@@ -505,13 +479,13 @@ def _note_block(note: NoteRows) -> PdfBlock:
     return block.model_copy(update={"kind": "footnote", "mark": note.mark, "lines": lines})
 
 
-def _insert_by_y(items: list[_Row | _Object], obj: _Object) -> None:
+def _insert_by_y(items: list[Row | _Object], obj: _Object) -> None:
     """Place a table/image right after the nearest item above it (preferring items in the
     same column, i.e. overlapping it horizontally); first when nothing is above it."""
     b = obj.block.bbox
 
-    def overlaps(it: _Row | _Object) -> bool:
-        x0, x1 = (it.x0, it.x1) if isinstance(it, _Row) else (it.block.bbox[0], it.block.bbox[2])
+    def overlaps(it: Row | _Object) -> bool:
+        x0, x1 = (it.x0, it.x1) if isinstance(it, Row) else (it.block.bbox[0], it.block.bbox[2])
         return x0 < b[2] and x1 > b[0]
 
     above = [i for i, it in enumerate(items) if it.y0 <= b[1]]

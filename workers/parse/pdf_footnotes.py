@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 from quire.shared.links import footnote_def, footnote_ref, note_label
 from quire.shared.text import is_cjk
+from quire.workers.parse.pdf_types import Row
 
 NOTE_OPEN, NOTE_CLOSE = "\U0001fffe", "\U0001ffff"
 _SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # digits a text layer may give for raised ones
@@ -120,17 +121,6 @@ def joins_mark(prev: Row, row: Row) -> bool:
 
 
 # --- the footnote area of one page -----------------------------------------------------------
-
-
-class Row(Protocol):
-    """A visual text line of the page (pdf_extract._Row)."""
-
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    size: float
 
 
 @dataclass

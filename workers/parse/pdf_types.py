@@ -4,10 +4,13 @@ A range result holds per-page *blocks*: runs of text lines already grouped withi
 code runs, tables and images. Everything that needs other pages (running headers/footers,
 headings and their levels, lists and paragraphs continuing across a page break, element
 ids) is decided by the merge step, so the IR cannot depend on how pages were grouped.
+Beside them `Row`, one visual text line while a page is read (the extraction and the
+footnote finder both work on it; it is never stored).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -98,3 +101,29 @@ class PdfRangeResult(BaseModel):
 def round_box(b: Any) -> tuple[float, float, float, float]:
     """A box with its coordinates rounded to 2 decimals, as blocks keep them."""
     return (round(b[0], 2), round(b[1], 2), round(b[2], 2), round(b[3], 2))
+
+
+@dataclass
+class Row:
+    """One visual text line (MuPDF lines on the same baseline joined)."""
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    size: float
+    bold: bool
+    mono: bool
+    rtl: bool
+    horizontal: bool
+    space_around: tuple[bool, bool] = (False, False)  # the raw text began / ended with one
+
+    @property
+    def h(self) -> float:
+        return max(1.0, self.y1 - self.y0)
+
+    @property
+    def left(self) -> float:
+        """The edge lines align on: the left one, or the right one for RTL text."""
+        return -self.x1 if self.rtl else self.x0

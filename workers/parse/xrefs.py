@@ -133,3 +133,14 @@ def link_references(
         return elements, []
     out = apply_links(elements, links, stats)
     return out, [ParserNote(kind="info", message=stats.describe("textual cross-references"))]
+
+
+def link_unlinked(elements: list[Element], notes: list[ParserNote]) -> list[Element]:
+    """A DOCX's or HTML book's elements with their textual cross-references ("see Section
+    3.2") written as links, unless its own internal links were (`notes` say so, from
+    `settle`); the note on what was found joins `notes`."""
+    if any("internal links" in n.message for n in notes):
+        return elements
+    elements, xref_notes = link_references(elements, None)
+    notes += xref_notes
+    return elements

@@ -36,6 +36,22 @@ from quire.workers.rag.verify import verify_rag
 CACHE_DIR = "rag-cache"
 
 
+# what a manifest entry tells of its chunk's plan entry as it is (chunking reads no key terms)
+_AS_PLANNED = {
+    "number",
+    "first_id",
+    "last_id",
+    "page_first",
+    "page_last",
+    "title",
+    "end_reason",
+    "end_decider",
+    "continues",
+    "kind",
+    "end_alternative",
+}
+
+
 def plan_from_manifest(manifest: Manifest) -> Plan:
     """The sessions a manifest lists, as a Plan (boundaries are not needed to chunk)."""
     return Plan(
@@ -43,21 +59,7 @@ def plan_from_manifest(manifest: Manifest) -> Plan:
         settings=PlanSettings(),
         boundaries=[],
         chunks=[
-            ChunkPlan(
-                number=c.number,
-                first_id=c.first_id,
-                last_id=c.last_id,
-                page_first=c.page_first,
-                page_last=c.page_last,
-                pages=c.page_span,
-                words=c.word_count,
-                title=c.title,
-                end_reason=c.end_reason,
-                end_decider=c.end_decider,
-                continues=c.continues,
-                kind=c.kind,
-                end_alternative=c.end_alternative,
-            )
+            ChunkPlan(**c.model_dump(include=_AS_PLANNED), pages=c.page_span, words=c.word_count)
             for c in manifest.chunks
         ],
     )

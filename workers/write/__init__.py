@@ -141,12 +141,16 @@ def write_chunk(
         pdf_pages=pdf_pages,
         overlap_pages=overlap,
         word_count=sum(e.word_count for e in elements),
-        end_reason=chunk.end_reason,
-        end_decider=chunk.end_decider,
-        continues=chunk.continues,
-        kind=chunk.kind,
-        end_alternative=chunk.end_alternative,
-        key_terms=chunk.key_terms,
+        **chunk.model_dump(
+            include={
+                "end_reason",
+                "end_decider",
+                "continues",
+                "kind",
+                "end_alternative",
+                "key_terms",
+            }
+        ),
     )
     return ChunkFiles(files=dict(sorted(files.items())), entry=entry)
 

@@ -49,11 +49,9 @@ def build_manifest(
     if overlap_pages is None:
         overlap_pages = max((_one_side_overlap(c) for c in entries), default=0)
     return Manifest(
-        doc_id=doc.doc_id,
-        source_name=doc.source_name,
-        source_format=doc.source_format,
-        page_count=doc.page_count,
-        page_basis=doc.page_basis,
+        **doc.model_dump(
+            include={"doc_id", "source_name", "source_format", "page_count", "page_basis"}
+        ),
         formats=fmt,
         overlap_pages=overlap_pages,
         chunk_count=len(entries),

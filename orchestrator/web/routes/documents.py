@@ -6,7 +6,8 @@ Outputs a document has not written yet answer 404 with code `not_ready`.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Callable
+from typing import Annotated, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, File, Form, Path, Query, Request, Response, UploadFile
 
@@ -23,7 +24,7 @@ from quire.orchestrator.web.models import (
     Submitted,
 )
 from quire.orchestrator.web.pages import DEFAULT_DPI, MAX_DPI, MIN_DPI, etag
-from quire.orchestrator.web.reads import NotReady
+from quire.orchestrator.web.reads import NotReady, Outputs
 from quire.orchestrator.web.submit import (
     SubmitSettings,
     s3_sources,
@@ -39,6 +40,7 @@ from quire.shared.rag import RAG_CHUNKS_FILE
 router = APIRouter(tags=["documents"])
 WebDep = Annotated[Web, Depends(web_of)]
 IMMUTABLE = "private, max-age=31536000, immutable"
+R = TypeVar("R")
 
 
 @router.get("/documents")
@@ -190,20 +192,21 @@ def session_pdf(web: WebDep, doc: str, number: int) -> Response:
 @router.get("/documents/{doc}/verification")
 def verification(web: WebDep, doc: str) -> VerificationReport:
     """The verification report: what was checked, and every finding with its place."""
-    s = web.reader.job(doc)
-    report = web.reader.outputs(s).verification
-    if report is None:
-        raise NotReady(s, "verification report")
-    return report
+    return _report(web, doc, lambda out: out.verification, "verification report")
 
 
 @router.get("/documents/{doc}/review")
 def review(web: WebDep, doc: str) -> ReviewReport:
     """The topic review: every candidate transition with each reviewer's vote."""
+    return _report(web, doc, lambda out: out.review, "topic review")
+
+
+def _report(web: Web, doc: str, pick: Callable[[Outputs], R | None], what: str) -> R:
+    """A report the document writes at one of its stages; before that, 404 not_ready."""
     s = web.reader.job(doc)
-    report = web.reader.outputs(s).review
+    report = pick(web.reader.outputs(s))
     if report is None:
-        raise NotReady(s, "topic review")
+        raise NotReady(s, what)
     return report
 
 

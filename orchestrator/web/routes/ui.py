@@ -20,6 +20,7 @@ from quire.orchestrator.web.render import templates
 from quire.orchestrator.web.session_view import session_confidence, vote_summary, why_sentence
 from quire.orchestrator.web.views import cell_width, page_strip, place_findings
 from quire.shared.analysis import INDEX_FILES
+from quire.shared.job import Job
 from quire.shared.layout import Layout
 from quire.shared.states import STOPPED
 
@@ -34,6 +35,11 @@ def _page(request: Request, web: Web, name: str, **context: Any) -> HTMLResponse
     return templates.TemplateResponse(
         request, name, {"mode": web.mode, "signed_in": web.auth.required, **context}
     )
+
+
+def _doc_page(request: Request, web: Web, name: str, s: Job, **context: Any) -> HTMLResponse:
+    """A page about one document: its summary and job head every such page."""
+    return _page(request, web, name, doc=web.reader.summary(s), session=s, **context)
 
 
 def _links(doc_id: str, plan: PlanOut | None) -> tuple[Rewrite, Rewrite]:
@@ -81,12 +87,11 @@ def document_page(request: Request, web: WebDep, doc: str) -> HTMLResponse:
             if (text := out.raw(name)) is not None
         },
     )
-    return _page(
+    return _doc_page(
         request,
         web,
         "document.html",
-        doc=web.reader.summary(s),
-        session=s,
+        s,
         plan=plan,
         pages=pages,
         report=out.verification,
@@ -120,12 +125,11 @@ def session_page(request: Request, web: WebDep, doc: str, number: int) -> HTMLRe
     pages = (
         list(range(detail.page_first, detail.page_last + 1)) if s.source_format == "pdf" else []
     )  # a DOCX has no page images
-    return _page(
+    return _doc_page(
         request,
         web,
         "session.html",
-        doc=web.reader.summary(s),
-        session=s,
+        s,
         detail=detail,
         total=len(out.plan_out.sessions),
         elements=elements,
