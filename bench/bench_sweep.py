@@ -50,6 +50,7 @@ from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 from fault_stack import descendants, rss_kib  # noqa: E402
 from sweep_docs import DEFAULT_CACHE, SweepDoc, select  # noqa: E402
 from sweep_metrics import (  # noqa: E402
+    body_elements,
     body_segments,
     header_keys,
     header_lines_left,
@@ -185,8 +186,11 @@ def measure_document(row: Row, doc: SweepDoc, out: Path) -> None:
     source = read_source(doc.path)
     row.read_seconds = round(time.perf_counter() - start, 3)
     keys = header_keys(source.tops)
+    pages = {e.id: range(e.page_first, e.page_last + 1) for e in ir.elements}
     study_lines = [
-        ln for t in body_segments(out, manifest, study_only=True) for ln in t.split("\n")
+        (ln, pages.get(eid, range(1, ir.page_count + 1)))
+        for eid, t in body_elements(out, manifest, study_only=True)
+        for ln in t.split("\n")
     ]
     left = header_lines_left(study_lines, keys)
     row.header_keys, row.header_left, row.examples = len(keys), len(left), left[:3]

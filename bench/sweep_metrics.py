@@ -4,7 +4,9 @@
   naive outline splitter (bench_plan.py's `measure` and `naive`, tests/plan_metrics.py);
 - running-header lines left: a line at the top of 5 or more source pages (digits aside; in
   the top 15 % of the page, set apart from the text below, each such page with another
-  within two) that survives in the Markdown body, alone or glued into a longer line;
+  within two) that survives in the Markdown body, alone or glued into a longer line, in an
+  element of one of the pages it heads (bib2gls's "Glossary" heads its glossary's pages;
+  the same word titling a sample page drawn in a figure 300 pages on is no header);
 - line-break hyphens left: a hyphen at a source line end ("num-" / "ber") whose joined word
   ("number") occurs elsewhere in the document, still hyphenated ("num-ber") in the Markdown.
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -107,16 +109,16 @@ def header_key(text: str) -> str:
     return " ".join(_DIGITS.sub("#", text.casefold()).split())
 
 
-def header_keys(tops: list[str]) -> set[str]:
+def header_keys(tops: list[str]) -> dict[str, set[int]]:
     """Top lines repeated (digits aside) on HEADER_PAGES pages or more that each have one
     within two pages (running text recurs page after page; "Chapter 3" at the top of each
-    chapter's first page does not), with letters."""
+    chapter's first page does not), with letters: key -> the pages (1-based) it heads."""
     pages: dict[str, set[int]] = {}
-    for n, t in enumerate(tops):
+    for n, t in enumerate(tops, 1):
         if len(_LETTER.findall(t)) >= 2:
             pages.setdefault(header_key(t), set()).add(n)
     return {
-        k
+        k: ps
         for k, ps in pages.items()
         if sum(1 for p in ps if ps & {p - 2, p - 1, p + 1, p + 2}) >= HEADER_PAGES
     }
@@ -130,13 +132,17 @@ def _glueable(key: str) -> bool:
     return "#" in key and len(words) >= 2 and len(_LETTER.findall(key)) >= 6
 
 
-def header_lines_left(lines: list[str], keys: set[str]) -> list[str]:
-    """Body lines that are a running header, or carry one glued inside."""
+def header_lines_left(
+    lines: Sequence[tuple[str, Collection[int]]], keys: Mapping[str, set[int]]
+) -> list[str]:
+    """Body lines (each with the pages of its element) that are a running header, or
+    carry one glued inside, on one of the pages that header heads."""
     glued = [k for k in keys if _glueable(k)]
     left: list[str] = []
-    for line in lines:
+    for line, pages in lines:
         k = header_key(line)
-        if k in keys or any(g in k for g in glued):
+        found = [k] if k in keys else [g for g in glued if g in k]
+        if any(not keys[f].isdisjoint(pages) for f in found):
             left.append(line)
     return left
 
@@ -189,13 +195,18 @@ def hyphens_left(h: Hyphens, body: str) -> int:
 def body_segments(out: Path, manifest: Manifest, study_only: bool) -> list[str]:
     """Element texts as written in the chunk files (headings and code left out); only the
     study sessions' with `study_only` (contents pages list titles with page numbers)."""
-    texts: list[str] = []
+    return [t for _, t in body_elements(out, manifest, study_only)]
+
+
+def body_elements(out: Path, manifest: Manifest, study_only: bool) -> list[tuple[str, str]]:
+    """(element id, text) of `body_segments`."""
+    found: list[tuple[str, str]] = []
     for c in manifest.chunks:
         if not c.markdown_file or (study_only and c.kind != "study"):
             continue
         parsed = parse_chunk_markdown((out / c.markdown_file).read_text(encoding="utf-8"))
-        texts += [t for _, t in parsed.segments if not t.startswith(("#", "```"))]
-    return texts
+        found += [(e, t) for e, t in parsed.segments if not t.startswith(("#", "```"))]
+    return found
 
 
 # --- the plan ----------------------------------------------------------------------------

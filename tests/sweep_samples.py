@@ -277,3 +277,81 @@ def build_section_headers(path: Path) -> Path:
     doc.set_toc(toc)
     doc.save(path)
     return path
+
+
+# A manual whose running header ("N Making Graphics" / "4.2 Graphics Packages N") sits
+# over a rule, and whose page 3 holds a TikZ-like picture: a grid clipped to a small window
+# but drawn far beyond it, up past the header (lshort's \clip example), with labels.
+GRAPHICS_HEADERS = ["Making Graphics", "4.2 Graphics Packages"]
+PICTURE_LABELS = ["A", "B", "C"]
+
+
+def _clipped_grid(doc: Any, page: Any, window: pymupdf.Rect) -> None:
+    """A hatching of 30 slanted lines spanning most of the page, clipped to `window` (raw
+    operators: PyMuPDF's shapes cannot clip)."""
+    x0, x1 = window.x0, window.x1
+    bottom, top = H - window.y1, H - window.y0  # PDF space: y grows upwards
+    ops = [f"q {x0:.1f} {bottom:.1f} {x1 - x0:.1f} {top - bottom:.1f} re W n 0.5 w"]
+    for k in range(30):
+        x = 40 + 18 * k
+        ops.append(f"{x} 100 m {x + 60} {H + 60:.0f} l")
+    ops.append("S Q")
+    page.clean_contents()
+    xref = page.get_contents()[0]
+    doc.update_stream(xref, doc.xref_stream(xref) + ("\n" + "\n".join(ops) + "\n").encode())
+
+
+def build_clipped_figure(path: Path, pages: int = 6) -> Path:
+    doc = pymupdf.open()
+    for n in range(1, pages + 1):
+        page = doc.new_page(width=W, height=H)
+        left, right = (
+            (f"{n + 100}", GRAPHICS_HEADERS[0])
+            if n % 2 == 0
+            else (GRAPHICS_HEADERS[1], f"{n + 100}")
+        )
+        page.insert_text((LEFT, 50), left, fontsize=10, fontname="helv")
+        page.insert_text((W - LEFT - 60, 50), right, fontsize=10, fontname="helv")
+        rule = page.new_shape()
+        rule.draw_line((LEFT, 56), (W - LEFT, 56))
+        rule.finish(color=(0, 0, 0), width=0.4)
+        rule.commit()
+        lines = [
+            f"Paragraph {n}.{k}: drawing commands draw the picture line by line." for k in range(8)
+        ]
+        y = _lines(page, 100, lines)
+        if n == 3:
+            window = pymupdf.Rect(300, y + 20, 480, y + 160)
+            _clipped_grid(doc, page, window)
+            for k, label in enumerate(PICTURE_LABELS):
+                page.insert_text((320 + 50 * k, y + 90), label, fontsize=9, fontname="helv")
+            y += 180
+        _lines(page, y, [f"More text on page {n}, after the picture." for _ in range(6)])
+    doc.save(path)
+    return path
+
+
+# Slides whose frame title repeats while a frame runs over several slides; on slide 3 a
+# drawing at the top of the slide (a picture placed over the title area) takes the title
+# into its figure text, whose block then has the drawing's box (beamer-verona).
+SLIDE_W, SLIDE_H = 363.0, 272.0
+SLIDE_TITLE = "The sidebar option"
+
+
+def build_slide_titles(path: Path, slides: int = 5) -> Path:
+    doc = pymupdf.open()
+    for n in range(1, slides + 1):
+        page = doc.new_page(width=SLIDE_W, height=SLIDE_H)
+        page.insert_text((8, 22), SLIDE_TITLE, fontsize=14, fontname="helv")
+        if n == 3:
+            art = page.new_shape()
+            for k in range(10):
+                art.draw_line((150 + 20 * k, 0), (160 + 20 * k, 46))
+            art.finish(color=(0.5, 0.5, 0.8), width=0.5)
+            art.draw_line((8, 46), (SLIDE_W, 46))
+            art.finish(color=(0.5, 0.5, 0.8), width=0.5)
+            art.commit()
+        lines = [f"Slide {n}, point {k}: the sidebar shows graphic {n * 10 + k}." for k in range(8)]
+        _lines(page, 70, lines, size=9)
+    doc.save(path)
+    return path

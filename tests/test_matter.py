@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 from corpus import parsed
-from irgen import build_doc, heading, pages_of_paragraphs, para
+from irgen import build_doc, heading, pages_of_paragraphs, para, words
 
-from quire.shared.ir import Document, RemovedText
+from quire.shared.ir import Document, Element, RemovedText
 from quire.workers.boundaries.matter import (
     MatterRegion,
     element_kinds,
@@ -121,6 +121,52 @@ def test_regions_of_a_small_book() -> None:
     assert kinds.count("study") == len(doc.elements) - kinds.count("front_matter") - (
         kinds.count("back_matter")
     )
+
+
+def _book_with_a_references_chapter(references: list[Element]) -> Document:
+    """Four chapters of 8 pages, then a top-level "8 Bibliographie" chapter (page 36)
+    holding `references`, then a last chapter (page 38)."""
+    els = [heading("Contents", 1, page=1)] + [
+        para(f"{n} Chapter {n} . . . . . . . . . . {n * 8}", page=1) for n in range(1, 5)
+    ]
+    for n in range(1, 5):
+        els += [heading(f"{n} Chapter {n}", 1, page=4 + 8 * (n - 1))]
+        els += pages_of_paragraphs(8, first_page=4 + 8 * (n - 1))
+    els += [heading("8 Bibliographie", 1, page=36), *references]
+    els += [heading("9 Compatibilité", 1, page=38), *pages_of_paragraphs(2, first_page=38)]
+    return build_doc(els)
+
+
+def test_a_chapter_about_bibliographies_is_study_text() -> None:
+    """frenchb-doc, ctex-faq: a top-level part titled like a bibliography, whose text is
+    prose under subsections of its own and lists no references, teaches how to make one;
+    it is no back matter (which left the chapter after it a 2-page study stretch)."""
+    about = [
+        para("Ce qui suit concerne les bibliographies créées avec BibTeX.", page=36),
+        heading("8.1 Bibliographie avec BibTeX", 2, page=36),
+        *[para(words(60, seed=k), page=36) for k in range(4)],
+        heading("8.2 Bibliographie avec Biblatex", 2, page=37),
+        *[para(words(60, seed=k + 4), page=37) for k in range(4)],
+    ]
+    doc = _book_with_a_references_chapter(about)
+    assert [r.kind for r in find_matter(doc)] == ["front_matter"]
+    # a bibliography, with sections of its own too, stays back matter
+    listed = [
+        para("Ce qui suit liste les ouvrages cités.", page=36),
+        heading("Livres", 2, page=36),
+        *[
+            para(f"[{k}] Auteur {k}. Titre du livre {k}, Éditeur, {1990 + k}.", page=36)
+            for k in range(1, 9)
+        ],
+        heading("Articles", 2, page=37),
+        *[
+            para(f"[{k}] Auteur {k}. Un article, https://example.org/{k}.", page=37)
+            for k in range(9, 17)
+        ],
+    ]
+    doc = _book_with_a_references_chapter(listed)
+    back = [r for r in find_matter(doc) if r.kind == "back_matter"]
+    assert [(r.label, r.page_first, r.page_last) for r in back] == [("bibliography", 36, 37)]
 
 
 def test_roman_page_numbers_are_evidence() -> None:

@@ -9,17 +9,22 @@ from pathlib import Path
 import pytest
 from sweep_samples import (
     BANNER_SECTIONS,
+    GRAPHICS_HEADERS,
     NOTE,
+    PICTURE_LABELS,
     PROSE_ABOVE,
     PROSE_BELOW,
     SECTION_HEADERS,
+    SLIDE_TITLE,
     WARNING,
     ZH_BREAK_START,
     build_banner_headers,
     build_cjk_headers,
+    build_clipped_figure,
     build_figures,
     build_long_listing,
     build_section_headers,
+    build_slide_titles,
     zh_break_end,
 )
 
@@ -65,6 +70,27 @@ def test_a_header_naming_a_one_page_section_is_removed(tmp_path: Path) -> None:
     headers = [r for r in doc.removed if r.kind == "header"]
     assert sorted(r.page for r in headers) == list(range(1, doc.page_count + 1))
     assert [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"] == titles
+
+
+def test_a_clipped_drawing_counts_where_it_shows(tmp_path: Path) -> None:
+    """lshort: a picture's grid is clipped to its window but drawn up past the running
+    header; measured at full size, the figure took the header line (and the prose under
+    the picture) into its text."""
+    doc = parse_document(build_clipped_figure(tmp_path / "clip.pdf")).document
+    assert [e.text for e in doc.elements if any(h in e.text for h in GRAPHICS_HEADERS)] == []
+    assert sorted(r.page for r in doc.removed if r.kind == "header") == list(range(1, 7))
+    figures = [e.text for e in doc.elements if e.origin == "figure"]
+    assert figures == [" ".join(PICTURE_LABELS)]
+
+
+def test_a_title_taken_into_figure_text_is_judged_where_it_stands(tmp_path: Path) -> None:
+    """beamer-verona: on one slide a drawing over the title area makes the repeated frame
+    title figure text, whose block has the drawing's box; the title's own line stands
+    where the other slides' titles stand, so it is removed like theirs."""
+    doc = parse_document(build_slide_titles(tmp_path / "slides.pdf")).document
+    assert [e.text for e in doc.elements if SLIDE_TITLE in e.text] == []
+    removed = [(r.page, r.kind, r.text) for r in doc.removed]
+    assert removed == [(n, "header", SLIDE_TITLE) for n in range(1, 6)]
 
 
 @pytest.fixture(scope="module")

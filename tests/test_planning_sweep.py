@@ -90,6 +90,34 @@ def test_a_short_last_chapter_keeps_its_session_when_joining_would_pass_13_pages
     assert runts(plan_ranges(p), [c.kind == "study" for c in p.chunks], RULES) == []
 
 
+def bibliography_pages(first: int, pages: int) -> list[Element]:
+    refs = [
+        para(f"[{k}] Author {k}. The manual of package {k}, {1990 + k}.", page=first + k // 10)
+        for k in range(10 * pages)
+    ]
+    return [heading("Bibliography", 1, page=first), *refs]
+
+
+@pytest.mark.parametrize("index_after", [False, True])
+def test_a_short_stretch_of_study_text_after_back_matter_joins_it(index_after: bool) -> None:
+    """milog, letgut, ctex-faq: a 2-page chapter (a change history, a membership form)
+    after the bibliography, before the index or the document's end, has only reference
+    matter beside it: no study session can hold it, so the back matter does."""
+    els: list[Element] = []
+    for n in range(4):
+        els += chapter(f"{n + 1} Chapter", 1 + 8 * n, 8, topic=n % 2)
+    els += bibliography_pages(33, 2)
+    els += chapter("5 Adhésion", 35, 2, topic=1)
+    if index_after:
+        els += index_pages(37, 1)
+    p = plan(build_doc(els))
+    kinds = [(c.kind, c.page_first, c.page_last) for c in p.chunks]
+    assert [k for k in kinds if k[0] == "study"][-1][2] == 32, kinds
+    assert min(study_sizes(p)) >= RULES.min_pages, kinds
+    assert {k[0] for k in kinds if k[1] >= 33} == {"back_matter"}, kinds
+    assert kinds[-1][2] == (37 if index_after else 36)
+
+
 @pytest.mark.parametrize("index", [False, True])
 @pytest.mark.parametrize(("first", "last"), [(12, 4), (13, 2), (11, 4)])
 def test_a_short_document_splits_evenly_rather_than_keep_a_short_last_chapter(

@@ -115,7 +115,7 @@ class GlobalPlanner:
         pos = {e.id: i for i, e in enumerate(els)}
         cands = sorted((c for c in candidates if c.after_id in pos), key=lambda c: pos[c.after_id])
         self.cands = cands
-        self.matter = reference_matter(doc, cands, outcomes, matter)
+        self.matter = reference_matter(doc, cands, outcomes, matter, settings.min_pages)
         kinds = element_kinds(doc, self.matter)
         k = self.k = len(cands)
         ends = [pos[c.after_id] for c in cands] + [len(els) - 1]

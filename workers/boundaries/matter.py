@@ -24,7 +24,8 @@ outline's first chapter (a title page with an abstract and a short contents), bu
 the outline places after the contents: front matter ends before the first of them, and back
 matter never holds one either. A region of under half a page that is not a listing is too
 small for a session of its own and stays with its neighbours (but for those pages before the
-first chapter).
+first chapter). A part titled like a bibliography that is prose under subsections of its
+own and lists no references is a chapter about bibliographies: study text.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ _DIGIT = re.compile(r"\d")
 _LINK_ITEM = re.compile(r"^\[(?:\\.|[^\]\\])*\]\(#el-\d{6,}\):?$")
 _LETTER_GROUP = re.compile(r"^(?:\w|\W)(?:\s+\w)?$", re.UNICODE)  # "A", "B C", "%"
 _ROMAN = re.compile(r"^(?:[ivxlcdm]{1,7})$", re.IGNORECASE)
+# what marks a bibliography entry: a label "[4]" / "[Knu84]", a year, a web address
+_REFERENCE_ENTRY = re.compile(r"^\s*\[[^\]]{1,12}\]|\b(?:1[5-9]|20)\d\d\b|https?://|www\.")
 
 LISTING_LINE_CHARS = 100  # a listing line is short: a title or term and its pages
 LISTING_SHARE = 0.5  # of a page's text, for the page to count as a listing page
@@ -69,6 +72,7 @@ MIN_LISTINGS = 2  # listing elements a listing page needs
 FRONT_SEARCH_SHARE = 0.2  # the contents must start within the first fifth of the document
 FRONT_MAX_SHARE = 0.3  # and front matter may not be more than this share of it
 BACK_SEARCH_SHARE = 0.5  # an index title counts in the second half only
+REFERENCE_SHARE = 0.1  # of a bibliography's paragraphs at least must look like entries
 TINY_WORDS = WORDS_PER_PAGE // 2  # a region this small joins its neighbours
 EDGE_STEPS = 4  # how far a region edge may move to reach a safe cut
 
@@ -396,6 +400,21 @@ def _spare_chapters(
     return out
 
 
+def _about_references(els: Sequence[Element], s: _Span) -> bool:
+    """A part titled "Bibliography" that is prose under subsections of its own and lists
+    (almost) no references: a chapter *about* bibliographies ("8 Bibliographie; 8.1 avec
+    BibTeX; 8.2 avec Biblatex", a FAQ's "I 参考文献" with its questions), which is study
+    text. A bibliography lists entries: a label "[4]", a year or an address on most."""
+    if s.label != "bibliography":
+        return False
+    part = els[s.first : s.last + 1]
+    if sum(1 for e in part if e.type == "heading") < 2:  # its title and a subsection
+        return False
+    text = [plain_text(e) for e in part if e.type not in ("heading", "image", "code")]
+    entries = sum(1 for t in text if _REFERENCE_ENTRY.search(t))
+    return entries < REFERENCE_SHARE * len(text)
+
+
 def _back(
     doc: Document, pages: Sequence[_Page], titled: Sequence[_Span], flags: Sequence[bool | None]
 ) -> list[_Span]:
@@ -403,13 +422,13 @@ def _back(
     second half: top-level parts, or deeper ones that are mostly listing lines (a section
     *about* bibliographies, or a help page named "Rdindex", is study text)."""
     els = doc.elements
-    spans = [
-        s
-        for s in titled
-        if s.kind == "back_matter"
-        and s.first >= BACK_SEARCH_SHARE * len(els)
-        and (s.top or _listing_share(els, flags, s.first, s.last) >= LISTING_SHARE)
-    ]
+    spans = []
+    for s in titled:
+        if s.kind != "back_matter" or s.first < BACK_SEARCH_SHARE * len(els):
+            continue
+        listing = _listing_share(els, flags, s.first, s.last) >= LISTING_SHARE
+        if listing or (s.top and not _about_references(els, s)):
+            spans.append(s)
     first_page = _run(pages, len(pages) - 1, -1)
     if first_page is not None:
         start = pages[first_page].first

@@ -1,13 +1,14 @@
 """Front and back matter as the planner keeps it apart: the regions `matter.find_matter`
-finds, grown over slivers of study text a confirmed change would leave alone, and only
-where the plan can cut at both edges (a session is of one kind throughout)."""
+finds, grown over slivers of study text a confirmed change would leave alone and over a
+stretch of study text after back matter too short for a session, and only where the plan
+can cut at both edges (a session is of one kind throughout)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from quire.shared.ir import Document
-from quire.shared.plan import Candidate, ReviewOutcome
+from quire.shared.ir import WORDS_PER_PAGE, Document
+from quire.shared.plan import MIN_PAGES, Candidate, ReviewOutcome
 from quire.workers.boundaries.matter import TINY_WORDS, MatterRegion, find_matter
 
 
@@ -38,19 +39,52 @@ def absorb_slivers(
         start = max(before, floor)
         if start < span[0] and words(start, span[0] - 1) < TINY_WORDS:
             span[0] = start
-    out = []
-    for r, (a, b) in zip(regions, spans, strict=True):
-        part = els[a : b + 1]
-        out.append(
-            r.model_copy(
-                update={
-                    "first_id": part[0].id,
-                    "last_id": part[-1].id,
-                    "page_first": min(e.page_first for e in part),
-                    "page_last": max(e.page_last for e in part),
-                }
-            )
-        )
+    return [
+        r.model_copy(update=_region_update(doc, a, b))
+        for r, (a, b) in zip(regions, spans, strict=True)
+    ]
+
+
+def _region_update(doc: Document, a: int, b: int) -> dict[str, object]:
+    part = doc.elements[a : b + 1]
+    return {
+        "first_id": part[0].id,
+        "last_id": part[-1].id,
+        "page_first": min(e.page_first for e in part),
+        "page_last": max(e.page_last for e in part),
+    }
+
+
+def close_back_stretches(
+    doc: Document, regions: Sequence[MatterRegion], cuts: Collection[int], min_pages: float
+) -> list[MatterRegion]:
+    """`regions`, each back-matter region grown over the study text after it when that
+    text runs to the next back-matter region or the document's end and spans fewer than
+    `min_pages` pages (a change history or a membership form after the bibliography and
+    index: no study session can hold it, as its only neighbours are reference matter).
+    Grown only to a cut the plan can make (`cuts`: element indexes a session may end
+    after)."""
+    els = doc.elements
+    pos = {e.id: i for i, e in enumerate(els)}
+    out = list(regions)
+    for k, r in enumerate(out):
+        if r.kind != "back_matter":
+            continue
+        nxt = out[k + 1] if k + 1 < len(out) else None
+        if nxt is not None and nxt.kind != "back_matter":
+            continue
+        a, b = pos[r.last_id] + 1, (pos[nxt.first_id] - 1 if nxt else len(els) - 1)
+        if a > b or (nxt is not None and b not in cuts):
+            continue
+        stretch = els[a : b + 1]
+        if doc.page_basis == "words":
+            pages = sum(e.word_count for e in stretch) / WORDS_PER_PAGE
+        else:
+            pages = max(e.page_last for e in stretch) - min(e.page_first for e in stretch) + 1
+        if pages < min_pages:
+            why = f"{pages:g} pages of study text after it, too few for a session"
+            update = _region_update(doc, pos[r.first_id], b)
+            out[k] = r.model_copy(update={**update, "evidence": [*r.evidence, why]})
     return out
 
 
@@ -59,9 +93,11 @@ def reference_matter(
     candidates: Sequence[Candidate],
     outcomes: Mapping[str, ReviewOutcome],
     matter: Sequence[MatterRegion] | None = None,
+    min_pages: float = MIN_PAGES,
 ) -> list[MatterRegion]:
     """The front and back matter the plan keeps apart (found in `doc` unless given), grown
-    over slivers of study text that a confirmed change would otherwise leave alone. A
+    over slivers of study text that a confirmed change would otherwise leave alone and
+    over study text after back matter too short for a session (`close_back_stretches`). A
     region whose edge is not one of `candidates` cannot be cut from its neighbours, so it
     is left out: a session is then of one kind throughout."""
     pos = {e.id: i for i, e in enumerate(doc.elements)}
@@ -74,6 +110,7 @@ def reference_matter(
         and o.decision == "confirmed_change"
     ]
     grown = absorb_slivers(doc, find_matter(doc) if matter is None else matter, confirmed)
+    grown = close_back_stretches(doc, grown, cuts, min_pages)
     last = len(doc.elements) - 1
     return [
         r

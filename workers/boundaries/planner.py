@@ -94,7 +94,9 @@ class _Index:
     def regions(self) -> list[MatterRegion]:
         """The front and back matter the plan keeps apart."""
         if self._regions is None:
-            self._regions = reference_matter(self.doc, self.candidates, self.outcomes)
+            self._regions = reference_matter(
+                self.doc, self.candidates, self.outcomes, min_pages=self.settings.min_pages
+            )
         return self._regions
 
     def edges(self) -> set[int]:

@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from quire.shared.ir import TextlessKind
-from quire.workers.parse.pdf_figures import Box, figure_regions, figure_rows
+from quire.workers.parse.pdf_figures import Box, figure_regions, figure_rows, split_drawings
 from quire.workers.parse.pdf_footnotes import (
     NoteRows,
     joins_mark,
@@ -399,7 +399,7 @@ def extract_page(
     result.inline_images = counts["inline"]
     result.oversized_images = counts["oversized"]
 
-    paths = page.get_cdrawings()
+    paths, visible = split_drawings(page.get_cdrawings(extended=True))
     tables = find_tables(page, paths)
     items: list[Row | _Object] = []
     placed: set[int] = set()
@@ -428,7 +428,7 @@ def extract_page(
             _insert_by_y(items, _Object(t))
     for img in images:
         _insert_by_y(items, _Object(img))
-    regions = figure_regions(paths, (rect.x0, rect.y0, rect.x1, rect.y1))
+    regions = figure_regions(visible, (rect.x0, rect.y0, rect.x1, rect.y1))
     body = _figure_text(items, regions) if regions else items
     result.blocks = _segment(body) + [_note_block(n) for n in notes]
     result.links = page_links(doc, page, textpage, _expand)
@@ -469,6 +469,7 @@ def _figure_text(items: list[Row | _Object], regions: list[Box]) -> list[Row | _
         mine = sorted(groups[fig], key=lambda r: (round(r.y0), r.x0))
         block.lines = [r.text for r in mine]
         block.line_x0 = [round(r.x0, 2) for r in mine]
+        block.line_y = [(round(r.y0, 2), round(r.y1, 2)) for r in mine]
         block.size = statistics.median(r.size for r in mine)
     return out
 

@@ -9,8 +9,12 @@ boxed code listing or a coloured note has those only). The short text rows insid
 figure (with a small margin for tick labels set just outside the axes) are its text;
 long rows stay prose, so a page border or a box around a whole page of text takes none.
 
-Pure geometry on `get_cdrawings()` output and row boxes; pdf_extract puts the rows it is
-told are figure text into one block per figure, flagged `figure`.
+A path is measured where it shows: its box cut to the clip paths it is drawn in (a
+`\\clip`ped TikZ grid is drawn far beyond its window; at full size it would join the page's
+running-header rule and take the header line into the figure's text).
+
+Pure geometry on `get_cdrawings(extended=True)` output and row boxes; pdf_extract puts the
+rows it is told are figure text into one block per figure, flagged `figure`.
 """
 
 from __future__ import annotations
@@ -41,6 +45,40 @@ def _union(a: Box, b: Box) -> Box:
 
 def _near(a: Box, b: Box, gap: float) -> bool:
     return a[0] - gap <= b[2] and b[0] - gap <= a[2] and a[1] - gap <= b[3] and b[1] - gap <= a[3]
+
+
+def split_drawings(
+    drawn: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(paths, visible) from `get_cdrawings(extended=True)`: the paths as plain
+    `get_cdrawings()` gives them, and the same paths with each "rect" cut to the clips
+    it is drawn in (a path wholly clipped away is left out of `visible`). A clip or group
+    entry at level L holds the entries after it of a level above L."""
+    paths: list[dict[str, Any]] = []
+    visible: list[dict[str, Any]] = []
+    scopes: list[tuple[int, Box | None]] = []  # (level, clip box in force) of open scopes
+    for entry in drawn:
+        level = entry.get("level", 0)
+        while scopes and scopes[-1][0] >= level:
+            scopes.pop()
+        clip = scopes[-1][1] if scopes else None
+        kind = entry.get("type")
+        if kind in ("clip", "group"):
+            scissor = entry.get("scissor") if kind == "clip" else None
+            if scissor is not None:
+                clip = _intersect(clip, tuple(scissor)) if clip is not None else tuple(scissor)
+            scopes.append((level, clip))
+            continue
+        path = {k: v for k, v in entry.items() if k != "level"}
+        paths.append(path)
+        box = tuple(path["rect"]) if clip is None else _intersect(tuple(path["rect"]), clip)
+        if box[0] <= box[2] and box[1] <= box[3]:
+            visible.append({**path, "rect": box})
+    return paths, visible
+
+
+def _intersect(a: Box, b: Box) -> Box:
+    return (max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3]))
 
 
 def figure_regions(paths: list[dict[str, Any]], page: Box) -> list[Box]:

@@ -97,11 +97,19 @@ def _edge(token: str, *, at_start: bool) -> str:
     return ascii_digits(token).casefold()
 
 
-def _zone(page: PdfPage, i: int, b: PdfBlock, first: int) -> Zone | None:
+def _text_box(b: PdfBlock) -> tuple[float, float, float, float]:
+    """Where the block's text stands: a figure's text block has the figure's box (a
+    drawing at the top of a slide), its lines may stand anywhere in it."""
+    if b.figure and b.line_y:
+        return (b.bbox[0], min(y for y, _ in b.line_y), b.bbox[2], max(y for _, y in b.line_y))
+    return b.bbox
+
+
+def _zone(page: PdfPage, box: tuple[float, float, float, float], first: bool) -> Zone | None:
     h = page.height
-    if b.bbox[3] <= h * _BAND or (i == first and b.bbox[3] <= h * _OUTER_BAND):
+    if box[3] <= h * _BAND or (first and box[3] <= h * _OUTER_BAND):
         return "header"
-    if b.bbox[1] >= h * (1 - _BAND):
+    if box[1] >= h * (1 - _BAND):
         return "footer"  # (no outer band: the last block is often a footnote)
     return None
 
@@ -112,7 +120,7 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
     text_blocks = [i for i, b in enumerate(page.blocks) if b.kind == "text"]
     if not text_blocks:
         return out
-    first = min(text_blocks, key=lambda i: page.blocks[i].bbox[1])
+    first = min(text_blocks, key=lambda i: _text_box(page.blocks[i])[1])
     for i in text_blocks:
         b = page.blocks[i]
         if len(b.lines) > 2:
@@ -120,7 +128,8 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
         text = " ".join(b.lines)
         if len(text) > _MAX_CHARS:
             continue
-        zone = _zone(page, i, b, first)
+        box = _text_box(b)
+        zone = _zone(page, box, i == first)
         if zone is not None:
             large = b.size > body_size * 1.15
             first_line = _key(b.lines[0]) if len(b.lines) == 2 else ""
@@ -131,7 +140,7 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
                     zone,
                     text,
                     _key(text),
-                    b.bbox[1],
+                    box[1],
                     edge_numbers(text),
                     large,
                     first_line,

@@ -32,6 +32,8 @@ class PdfBlock(BaseModel):
     bold: bool = False  # most characters bold
     rtl: bool = False  # mostly right-to-left letters
     figure: bool = False  # text of a vector figure (labels, ticks): never a heading or list
+    # figure text: top and bottom of each line (the block's box is the figure's, not its text's)
+    line_y: list[tuple[float, float]] = []
     rows: list[list[str]] | None = None  # table
     image: ImageRef | None = None  # image
     # footnote: the note's mark; None for a later paragraph of the note before it (or of
