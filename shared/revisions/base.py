@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import abc
 
+import quire.shared.revisions.listing as listing
 from quire.shared.errors import QuireError
-from quire.shared.revisions import listing
 
 
 class RevisionStoreError(QuireError):

@@ -21,8 +21,8 @@ import redis
 from redis.backoff import EqualJitterBackoff
 from redis.retry import Retry
 
+import quire.shared.revisions.listing as listing
 from quire.shared.errors import TransientError
-from quire.shared.revisions import listing
 from quire.shared.revisions import redis_listing as lua
 from quire.shared.revisions.base import RevisionStore, RevisionStoreError, check_doc_id, check_rev
 

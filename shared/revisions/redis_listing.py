@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from quire.shared.revisions import listing
+import quire.shared.revisions.listing as listing
 
 _PUT = """
 local function list_entry(L, revkey, doc, rev, state, name, passed, entry)

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import quire.shared.revisions.listing as listing
 from quire.shared.errors import TransientError
-from quire.shared.revisions import listing
 from quire.shared.revisions import sqlite_listing as sql
 from quire.shared.revisions.base import RevisionStore, check_doc_id, check_rev
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from quire.shared.revisions import listing
+import quire.shared.revisions.listing as listing
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS listing (
