@@ -201,7 +201,7 @@ class PhraseIndex:
     positions: array[int] = field(default_factory=lambda: array("i"))  # ascending
     ids: array[int] = field(default_factory=lambda: array("i"))
     keys: list[str] = field(default_factory=list)  # id -> key
-    spelling: list[Counter[str]] = field(default_factory=list)  # id -> spellings
+    spelling: list[dict[str, int]] = field(default_factory=list)  # id -> spellings
     df: list[int] = field(default_factory=list)  # id -> pages holding it
 
     @classmethod
@@ -224,9 +224,10 @@ class PhraseIndex:
                 if k is None:
                     k = vocab[key] = len(out.keys)
                     out.keys.append(key)
-                    out.spelling.append(Counter())
+                    out.spelling.append({})
                     seen_on.append(set())
-                out.spelling[k][phrase] += 1
+                spelled = out.spelling[k]
+                spelled[phrase] = spelled.get(phrase, 0) + 1
                 seen_on[k].add(page)
                 out.positions.append(pos)
                 out.ids.append(k)
