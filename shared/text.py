@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 
 from quire.shared.links import drop_internal_destinations
 
@@ -74,6 +75,7 @@ def cjk_units(text: str) -> float:
     return han / HAN_CHARS_PER_WORD + len(_KANA.findall(text)) / KANA_CHARS_PER_WORD
 
 
+@lru_cache(maxsize=1 << 14)  # verification counts every element's text again, twice
 def count_words(text: str) -> int:
     """English-word equivalents: word runs, plus CJK characters at their rates (at least
     one when there are any). An internal link's destination is not content: "[3.2](#el-1)"

@@ -406,3 +406,17 @@ def test_numbered_chinese_chapters_found_after_headings_are_stripped(name: str) 
     top = [index[c.before_id] for c in sorted(cands, key=lambda c: -c.score)[: 2 * len(starts)]]
     found = [i for i in numbered if any(abs(i - j) <= 2 for j in top)]
     assert len(found) == len(numbered)
+
+
+def test_memoised_text_follows_the_element() -> None:
+    """plain_text and count_words are memoised on their strings: an element whose text
+    or type changed gets the answer for what it is now, never the one cached before."""
+    from quire.shared.text import count_words
+
+    el = make_element("heading", "## Root   filesystem", 1, level=2)
+    assert plain_text(el) == "Root filesystem"
+    assert plain_text(el.model_copy(update={"text": "## Home"})) == "Home"
+    assert plain_text(el.model_copy(update={"type": "paragraph"})) == "## Root filesystem"
+    assert count_words("two words") == 2
+    assert count_words("now three words") == 3
+    assert count_words("two words") == 2

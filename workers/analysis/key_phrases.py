@@ -19,7 +19,7 @@ import re
 import unicodedata
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import pairwise
@@ -93,32 +93,57 @@ def verb_like(texts: Iterable[str]) -> frozenset[str]:
     """English words the book uses as verbs: those often followed by an article or a
     possessive ("selects the rows", "returns a list"), which a noun rarely is. No tagger
     needed, and no phrase then runs across a verb ("subscripts selects rows")."""
+    return _verbs_of(_TOKEN.findall(text) for text in texts)
+
+
+def _verbs_of(token_lists: Iterable[list[str]]) -> frozenset[str]:
+    """`verb_like` of texts already split by `_TOKEN`."""
     seen: Counter[str] = Counter()
     before: Counter[str] = Counter()
-    for text in texts:
-        tokens = [t.casefold() for t in _TOKEN.findall(text)]
-        for a, b in pairwise(tokens):
-            seen[a] += 1
-            if b in _DETERMINERS:
-                before[a] += 1
+    for tokens in token_lists:
+        folded = [t.casefold() for t in tokens]
+        seen.update(folded[:-1])  # every word followed by another
+        before.update(a for a, b in pairwise(folded) if b in _DETERMINERS)
     return frozenset(
         w for w, n in before.items() if n >= 2 and n >= VERB_SHARE * seen[w] and w.isalpha()
     )
 
 
-def _runs(text: str, verbs: frozenset[str] = frozenset()) -> Iterable[list[str]]:
-    """Runs of content words between boundaries (stop words, verbs, numbers,
-    punctuation)."""
-    run: list[str] = []
-    for token in _tokens(unicodedata.normalize("NFKC", text)):
-        if _is_content(token, verbs):
-            run.append(token)
-        else:
-            if run:
+# A word as a run sees it: (spelling, case-folded, all Han, a candidate on its own)
+_Word = tuple[str, str, bool, bool]
+
+
+@dataclass
+class _Words:
+    """What a document's words are (content or boundary, folded, Han, technical), each
+    word decided once: a book says the same words over and over."""
+
+    verbs: frozenset[str] = frozenset()
+    facts: dict[str, _Word | None] = field(default_factory=dict)  # None: a boundary
+
+    def runs(self, tokens: Iterable[str]) -> Iterator[list[_Word]]:
+        """Runs of content words between boundaries (stop words, verbs, numbers,
+        punctuation)."""
+        facts = self.facts
+        run: list[_Word] = []
+        for token in tokens:
+            if token in facts:
+                fact = facts[token]
+            else:
+                fact = facts[token] = self._fact(token)
+            if fact is not None:
+                run.append(fact)
+            elif run:
                 yield run
-            run = []
-    if run:
-        yield run
+                run = []
+        if run:
+            yield run
+
+    def _fact(self, word: str) -> _Word | None:
+        if not _is_content(word, self.verbs):
+            return None
+        cjk = _HAN_RUN.fullmatch(word) is not None
+        return (word, word.casefold(), cjk, cjk or _TECHNICAL.match(word) is not None)
 
 
 def _tokens(text: str) -> Iterable[str]:
@@ -133,20 +158,34 @@ def _tokens(text: str) -> Iterable[str]:
 def candidates(text: str, verbs: frozenset[str] = frozenset()) -> Iterable[str]:
     """The candidate phrases of `text` (in their spelling there), with repeats; `verbs`:
     words that end a run like stop words (`verb_like`)."""
-    for run in _runs(text, verbs):
-        cjk = [bool(_HAN_RUN.fullmatch(w)) for w in run]
-        for i, word in enumerate(run):
-            if cjk[i] or _TECHNICAL.match(word):
-                yield word
-            for n in range(2, MAX_WORDS + 1):
-                gram = run[i : i + n]
-                if i + n <= len(run) and len({w.casefold() for w in gram}) == n:
-                    joiner = "" if all(cjk[i : i + n]) else " "
-                    yield joiner.join(gram)
+    tokens = _tokens(unicodedata.normalize("NFKC", text))
+    return (phrase for phrase, _ in _phrases(tokens, _Words(verbs)))
 
 
-def _key(phrase: str) -> str:
-    return phrase.casefold()
+def _phrases(tokens: Iterable[str], words: _Words) -> Iterator[tuple[str, str]]:
+    """(phrase, its key) of every candidate among `tokens`: single words that name
+    something, and two or three distinct words of a run (Han words joined without a
+    space). The key is the phrase case-folded (folding is per character, so the folded
+    words joined are the folded phrase)."""
+    for run in words.runs(tokens):
+        last = len(run) - 1
+        for i, (w1, f1, c1, single) in enumerate(run):
+            if single:
+                yield w1, f1
+            if i < last:
+                w2, f2, c2, _ = run[i + 1]
+                if f1 != f2:
+                    if c1 and c2:
+                        yield w1 + w2, f1 + f2
+                    else:
+                        yield f"{w1} {w2}", f"{f1} {f2}"
+                if i + 1 < last:
+                    w3, f3, c3, _ = run[i + 2]
+                    if f1 != f2 and f1 != f3 and f2 != f3:
+                        if c1 and c2 and c3:
+                            yield w1 + w2 + w3, f1 + f2 + f3
+                        else:
+                            yield f"{w1} {w2} {w3}", f"{f1} {f2} {f3}"
 
 
 def _stemmed(phrase: str) -> str:
@@ -162,7 +201,7 @@ class PhraseIndex:
     positions: array[int] = field(default_factory=lambda: array("i"))  # ascending
     ids: array[int] = field(default_factory=lambda: array("i"))
     keys: list[str] = field(default_factory=list)  # id -> key
-    spelling: list[Counter[str]] = field(default_factory=list)  # id -> spellings
+    spelling: list[dict[str, int]] = field(default_factory=list)  # id -> spellings
     df: list[int] = field(default_factory=list)  # id -> pages holding it
 
     @classmethod
@@ -172,19 +211,24 @@ class PhraseIndex:
         vocab: dict[str, int] = {}
         seen_on: list[set[int]] = []
         texts = {pos: plain_text(e) for pos, e in enumerate(elements) if e.type in _PROSE}
-        verbs = verb_like(texts.values())
+        split = {pos: _TOKEN.findall(text) for pos, text in texts.items()}
+        words = _Words(_verbs_of(split.values()))
         for pos, text in texts.items():
-            e = elements[pos]
-            for phrase in candidates(text, verbs):
-                key = _key(phrase)
+            page = elements[pos].page_first
+            if unicodedata.is_normalized("NFKC", text) and not _HAN_RUN.search(text):
+                tokens: Iterable[str] = split[pos]  # what `_tokens` would find again
+            else:
+                tokens = _tokens(unicodedata.normalize("NFKC", text))
+            for phrase, key in _phrases(tokens, words):
                 k = vocab.get(key)
                 if k is None:
                     k = vocab[key] = len(out.keys)
                     out.keys.append(key)
-                    out.spelling.append(Counter())
+                    out.spelling.append({})
                     seen_on.append(set())
-                out.spelling[k][phrase] += 1
-                seen_on[k].add(e.page_first)
+                spelled = out.spelling[k]
+                spelled[phrase] = spelled.get(phrase, 0) + 1
+                seen_on[k].add(page)
                 out.positions.append(pos)
                 out.ids.append(k)
         out.df = [len(s) for s in seen_on]

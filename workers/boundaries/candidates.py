@@ -21,6 +21,7 @@ ahead of the chapters.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element
 from quire.shared.links import plain
@@ -109,10 +110,15 @@ def introduces(el: Element) -> bool:
 def plain_text(el: Element) -> str:
     """The element's text on one line, without the Markdown heading marks (links as their
     text, footnote references left out: see shared.links.plain)."""
-    text = plain(el.text)
-    if el.type == "heading":
+    return _plain_text(el.type, el.text)
+
+
+@lru_cache(maxsize=1 << 14)  # scoring, planning and key phrases ask for the same elements
+def _plain_text(kind: str, text: str) -> str:
+    text = plain(text)
+    if kind == "heading":
         text = text.lstrip("#").strip()
-    elif el.type == "image":  # just the alt text, not the Markdown or the file name
+    elif kind == "image":  # just the alt text, not the Markdown or the file name
         text = _IMAGE.sub(lambda m: m.group(1), text)
     return _WS.sub(" ", text).strip()
 

@@ -15,9 +15,10 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from tenacity import RetryCallState, Retrying, retry_if_exception_type
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 T = TypeVar("T")
 
@@ -106,6 +107,9 @@ def call_with_retries(
     on_retry: Callable[[BaseException, float], None] | None = None,
 ) -> T:
     """Run `fn` under the policy; the last `TransientFault`/`InvalidAnswer` is re-raised."""
+    # Imported here: tenacity pulls in tornado (~0.1 s), and an offline run never retries.
+    from tenacity import Retrying, retry_if_exception_type
+
     budget = _Budget(policy)
 
     def before_sleep(state: RetryCallState) -> None:

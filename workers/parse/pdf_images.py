@@ -3,6 +3,7 @@ them), stored by content hash; decoration, inline and oversized images are only 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from quire.shared.ir import ImageRef
@@ -36,11 +37,40 @@ def _image_bytes(doc: Any, xref: int) -> tuple[bytes, str] | None:
         return None
 
 
+# Content-stream operators through which a page can draw an image (MuPDF's text device
+# reports shadings as images too): XObjects (images, forms), inline images, shadings,
+# pattern colours and graphics states (a soft mask is a group that may hold a shading).
+# A token stands between PDF delimiters.
+_OPERATORS = rb"(?:Do|BI|sh|scn|SCN|gs)(?![^\s\[\]()<>{}/%])"
+_MAYBE_OPERATOR = re.compile(_OPERATORS)  # fast, and finds every operator (and more)
+_IMAGE_OPERATORS = re.compile(rb"(?<![^\s\[\]()<>{}/%])" + _OPERATORS)
+
+
+def draws_no_image(page: Any) -> bool:
+    """True when the page cannot draw an image: no operator above in its content, no
+    Type 3 font (whose glyphs may draw them), no annotation or form field (with their own
+    appearance streams). Most pages of a text book pass, and then `get_image_info`, which
+    reads the whole page again into a text page of its own, would only find nothing
+    (checked on 82,152 pages of 4,633 TeX Live PDFs: 79 % pass, none with an image).
+    False says nothing (it may still have none)."""
+    try:
+        content = page.read_contents()
+        if _MAYBE_OPERATOR.search(content) and _IMAGE_OPERATORS.search(content):
+            return False
+        if page.first_annot is not None or page.first_widget is not None:
+            return False
+        return not any(font[2] == "Type3" for font in page.get_fonts())
+    except Exception:  # a damaged page: let get_image_info decide, as before
+        return False
+
+
 def _image_infos(page: Any) -> list[dict[str, Any]]:
     """`get_image_info(xrefs=True)`, unless an image on the page declares more than
     MAX_IMAGE_PIXELS: finding xrefs decodes every image of the page (to match digests),
     which could take gigabytes. Then the xrefs come from the declared dimensions instead,
     where they identify one image (an oversized image needs none: it is left out)."""
+    if draws_no_image(page):
+        return []
     declared = page.get_images(full=True)  # from the PDF dictionaries: nothing decoded
     if all(item[2] * item[3] <= MAX_IMAGE_PIXELS for item in declared):
         return list(page.get_image_info(xrefs=True))
