@@ -86,6 +86,8 @@ class Row:
     chapters: int = 0
     honoured: int = 0
     naive_honoured: int = 0
+    oracle_honoured: int = 0
+    held: int = 0
     header_keys: int = 0
     header_left: int = 0
     hyphen_breaks: int = 0
@@ -182,6 +184,7 @@ def measure_document(row: Row, doc: SweepDoc, out: Path) -> None:
         row.study, row.reference, row.share_5_13 = p.study, p.reference, p.share_5_13
         row.under_5, row.largest = p.under_5, p.largest
         row.chapters, row.honoured, row.naive_honoured = p.chapters, p.honoured, p.naive_honoured
+        row.oracle_honoured, row.held = p.oracle_honoured, p.held
     start = time.perf_counter()
     source = read_source(doc.path)
     row.read_seconds = round(time.perf_counter() - start, 3)

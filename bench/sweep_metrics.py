@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from bench_plan import Sessions, measure, naive
+from bench_plan import RULES, Sessions, measure, naive
+from plan_metrics import oracle_honoured
 
 from quire.shared.ir import Document
 from quire.shared.manifest import Manifest
@@ -222,6 +223,8 @@ class PlanFigures:
     honoured: int
     chapters: int
     naive_honoured: int
+    oracle_honoured: int  # the most any plan of the size rules could honour (page-level)
+    held: int  # chapters the outline places after the contents that reference sessions hold
 
 
 def plan_figures(doc: Document, manifest: Manifest) -> PlanFigures:
@@ -247,6 +250,8 @@ def range_figures(doc: Document, ranges: list[tuple[int, int]], study: list[bool
         honoured=row.honoured,
         chapters=row.chapters,
         naive_honoured=base.honoured,
+        oracle_honoured=oracle_honoured(doc, RULES)[0],
+        held=row.held,
     )
 
 
@@ -256,6 +261,8 @@ class PlanTotals(Protocol):
     chapters: int
     honoured: int
     naive_honoured: int
+    oracle_honoured: int
+    held: int
     share_5_13: float | None
     under_5: int
 
@@ -263,13 +270,19 @@ class PlanTotals(Protocol):
 def print_plan_totals(rows: Sequence[PlanTotals]) -> None:
     """Chapter starts beside the naive splitter's, and session sizes, over the documents."""
     planned = [r for r in rows if r.chapters]
-    ch, hon, nai = (
-        sum(getattr(r, k) for r in planned) for k in ("chapters", "honoured", "naive_honoured")
+    ch, hon, nai, ora = (
+        sum(getattr(r, k) for r in planned)
+        for k in ("chapters", "honoured", "naive_honoured", "oracle_honoured")
     )
     print(
-        f"chapter starts honoured {hon}/{ch} ({hon / max(ch, 1):.1%}); naive splitter "
+        f"chapter starts honoured {hon}/{ch} ({hon / max(ch, 1):.1%}); page-level oracle "
+        f"{ora}/{ch} ({ora / max(ch, 1):.1%}); naive splitter "
         f"{nai}/{ch} ({nai / max(ch, 1):.1%}); documents at least the naive figure "
         f"{sum(r.honoured >= r.naive_honoured for r in planned)}/{len(planned)}"
+    )
+    print(
+        f"chapters after the contents held by front or back matter: "
+        f"{sum(r.held for r in rows)} in {sum(r.held > 0 for r in rows)} docs"
     )
     shares = [r.share_5_13 for r in rows if r.share_5_13 is not None]
     print(
