@@ -271,45 +271,38 @@ def test_command_good_answer_receives_the_task(
     }
 
 
+@pytest.mark.parametrize(
+    ("report", "tokens"),
+    [
+        # the last line counts; an unusable answer, re-asked, still cost its tokens
+        (
+            'quire-usage: {"prompt_tokens": 1}\nquire-usage: {"prompt_tokens": 120, '
+            '"completion_tokens": 7}',
+            (240, 14),
+        ),
+        ('quire-usage: {"prompt_tokens": -3}', (0, 0)),  # malformed: counts nothing
+    ],
+)
 def test_command_reports_the_tokens_its_program_counted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    report: str, tokens: tuple[int, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     agent(
         tmp_path,
         monkeypatch,
         COUNT
         + f"""
-sys.stderr.write('thinking...\\nquire-usage: {{"prompt_tokens": 1}}\\n')  # not the last
-sys.stderr.write('quire-usage: {{"prompt_tokens": 120, "completion_tokens": 7}}\\n')
+sys.stderr.write("thinking...\\n" + {report!r} + "\\n")
 if n == 1:
-    print('{{"label": "alpha", oops')  # unusable: re-asked, and its tokens still count
+    print('{{"label": "alpha", oops')
 else:
     print(json.dumps({GOOD!r}))
 """,
     )
     backend = make_backend("command", env=load_settings())
-    assert backend.ask(system="You pick.", user="Pick.", schema=Pick, task="test.pick").label == (
-        "alpha"
-    )
+    answer = backend.ask(system="You pick.", user="Pick.", schema=Pick, task="test.pick")
+    assert answer.label == "alpha"
     role = backend.usage.snapshot().roles["test"]
-    assert (role.calls, role.prompt_tokens, role.completion_tokens) == (2, 240, 14)
-
-
-def test_command_malformed_usage_counts_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    agent(
-        tmp_path,
-        monkeypatch,
-        COUNT
-        + f"""sys.stderr.write('quire-usage: {{"prompt_tokens": -3}}\\n')
-print(json.dumps({GOOD!r}))
-""",
-    )
-    backend = make_backend("command", env=load_settings())
-    assert backend.ask(system="You pick.", user="Pick.", schema=Pick, task="test.pick")
-    role = backend.usage.snapshot().roles["test"]
-    assert (role.calls, role.prompt_tokens, role.completion_tokens) == (1, 0, 0)
+    assert (role.calls, role.prompt_tokens, role.completion_tokens) == (2, *tokens)
 
 
 def test_command_invalid_then_good(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
