@@ -14,6 +14,7 @@ from quire.workers.boundaries.matter import (
     MatterRegion,
     element_kinds,
     find_matter,
+    join_labels,
     listing_line,
     title_matter,
 )
@@ -264,3 +265,10 @@ def test_chinese_notes_sections_about_indexes_are_studied(regions: Regions) -> N
     # "6.3 参考文献" and "6.4 索引" explain how to make a bibliography and an index; the
     # page before chapter 1 (p. 10, blank but for a joke about blank pages) is front matter
     assert pages(regions("latex-notes-zh-cn.pdf")) == [("front_matter", 1, 10)]
+
+
+def test_merged_regions_name_each_part_once() -> None:
+    # debian-reference.en.pdf: its title pages met "title pages and contents", and its
+    # sessions were titled "Title pages and title pages and contents, part 1 of 3"
+    assert join_labels("title pages", "title pages and contents") == "title pages and contents"
+    assert join_labels("contents", "list of figures", "contents") == "contents and list of figures"

@@ -304,8 +304,7 @@ def _front(
     roman = sorted(p for p in _roman_pages(doc) if p <= els[end].page_last)
     if roman:
         evidence.append(f"roman page numbers on pages {roman[0]}-{roman[-1]}")
-    label = " and ".join(dict.fromkeys(["title pages", *labels]))
-    return _Span("front_matter", label, 0, end, evidence)
+    return _Span("front_matter", join_labels("title pages", *labels), 0, end, evidence)
 
 
 def _chapters_after_contents(
@@ -455,6 +454,12 @@ def _back(
     return spans
 
 
+def join_labels(*labels: str) -> str:
+    """Region labels joined, each part once ("title pages" and "title pages and contents"
+    make "title pages and contents", not "title pages and title pages and contents")."""
+    return " and ".join(dict.fromkeys(p for label in labels for p in label.split(" and ")))
+
+
 def _merge(spans: Sequence[_Span]) -> list[_Span]:
     """Overlapping or adjacent spans of the same kind become one."""
     out: list[_Span] = []
@@ -462,8 +467,7 @@ def _merge(spans: Sequence[_Span]) -> list[_Span]:
         if out and out[-1].kind == s.kind and s.first <= out[-1].last + 1:
             last = out[-1]
             last.last = max(last.last, s.last)
-            if s.label not in last.label.split(" and "):
-                last.label = f"{last.label} and {s.label}"
+            last.label = join_labels(last.label, s.label)
             last.evidence += [x for x in s.evidence if x not in last.evidence]
         elif out and s.first <= out[-1].last:
             s = _Span(s.kind, s.label, out[-1].last + 1, s.last, s.evidence)
