@@ -117,7 +117,7 @@ BODY = """
 <pre><code class="language-sh">dpkg-buildpackage -us -uc
   debuild</code></pre>
 <figure><img src="images/dot.png" alt="A dot"/><figcaption>Figure 1. A dot</figcaption></figure>
-<h2 id="sec">1.1. The section</h2>
+<h2 id="sec">1.1. The section<a class="headerlink" href="#sec" title="Permalink">¶</a></h2>
 <p dir="rtl">این یک پاراگراف فارسی است.</p>
 <aside epub:type="footnote" id="fn1"><p>The first note.</p></aside>
 <p id="ftn2"><a href="#ftnref2">[2]</a> The second note, back-linked.</p>
@@ -167,6 +167,7 @@ def test_html_elements_map_to_the_ir() -> None:
         ("navigation", "Start"),
         ("script", "var tracked = 1;"),
         ("page_number", "2"),
+        ("navigation", "¶"),  # Sphinx's and MkDocs' permalink beside a heading
     }
     assert "tracked" not in "".join(e.text for e in doc.elements)
 

@@ -17,9 +17,9 @@ Rules (what each HTML construct becomes):
   back as footnote elements after the block holding their reference; an internal link
   is a placeholder settled by docx_notes.settle into a link to the element it leads to.
 - Scripts and navigation chrome (nav, role="navigation", DocBook's navheader/navfooter,
-  breadcrumbs) are dropped and recorded as removed; a page break marker
-  (epub:type="pagebreak", role="doc-pagebreak") is recorded as a removed page number and
-  as a page mark. style, head and comments carry no text.
+  breadcrumbs, the "¶" permalinks Sphinx and MkDocs put in headings) are dropped and
+  recorded as removed; a page break marker (epub:type="pagebreak", role="doc-pagebreak")
+  is recorded as a removed page number and as a page mark. style, head and comments carry no text.
 - Whitespace is collapsed as a browser does; a line break between two CJK characters is
   no space. RTL: dir="rtl" on the element or an ancestor, or a first strong letter that
   is right-to-left.
@@ -85,6 +85,7 @@ BLOCKS = (
 )
 _CHROME_CLASSES = frozenset(
     {"navheader", "navfooter", "navigation", "breadcrumb", "breadcrumbs", "skip-link", "navbar"}
+    | {"headerlink"}  # Sphinx's and MkDocs' "¶" permalink inside every heading
 )
 _CHROME_TYPES = frozenset({"toc", "landmarks", "page-list"})
 _CAPTION_CLASS = re.compile(r"\bcaption\b", re.I)
