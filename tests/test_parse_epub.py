@@ -341,3 +341,32 @@ def test_an_html_books_contents_of_links_is_front_matter(tmp_path: Path) -> None
     ids = {e.id: i for i, e in enumerate(doc.elements)}
     assert ids[regions[0].first_id] == 0 and ids[regions[0].last_id] < first
     assert regions[0].label.endswith("contents")
+
+
+FOOTER = "© Copyright 2001-2026, the authors. Last updated on 7 October. Created using Sphinx."
+
+
+def test_a_footer_repeated_in_most_chapters_is_removed_as_a_running_footer() -> None:
+    # Sphinx's HTML (the Python tutorial) ends every page with the same copyright block
+    chapters = []
+    for k in range(1, 5):
+        body = (
+            f"<h1>Chapter {k}</h1><p>Text of chapter {k} about topic {k}.</p>"
+            '<div class="admonition"><p>Note</p><p>A remark of its own, number '
+            f"{k}, long enough to count.</p></div>"
+            f'<div class="footer"><p>{FOOTER}</p></div>'
+        )
+        if k == 2:  # a long sentence in one chapter only stays
+            body += "<p>This sentence stands in the second chapter and nowhere else at all.</p>"
+        chapters.append((f"ch{k}.xhtml", chapter(f"Chapter {k}", body)))
+    doc = parse_epub_bytes(epub_bytes(chapters), "sphinx.epub").document
+    texts = [e.text for e in doc.elements]
+    assert not any("Copyright" in x for x in texts)
+    assert [(r.kind, r.text) for r in doc.removed if "Copyright" in r.text] == [
+        ("footer", FOOTER)
+    ] * 4
+    assert texts.count("Note") == 4  # a short label repeated in every chapter is text
+    assert any("nowhere else" in x for x in texts)
+    # two chapters are too few to tell a running footer from a repeated paragraph
+    two = parse_epub_bytes(epub_bytes(chapters[:2]), "two.epub").document
+    assert sum("Copyright" in e.text for e in two.elements) == 2

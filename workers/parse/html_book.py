@@ -42,6 +42,7 @@ from quire.shared.text import count_words, normalize
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.docx_notes import settle
 from quire.workers.parse.html_content import Block, ChapterReader, collapse
+from quire.workers.parse.html_furniture import running_blocks
 from quire.workers.parse.html_images import ImageLoader
 from quire.workers.parse.html_notes import find_notes
 from quire.workers.parse.xrefs import link_unlinked
@@ -73,7 +74,7 @@ class Book:
 def build(book: Book) -> ParsedDocument:
     notes = find_notes(book.chapters)
     images = ImageLoader(book.read)
-    reader = ChapterReader(notes, images)
+    reader = ChapterReader(notes, images, running_blocks(book.chapters))
     for name, root in book.chapters:
         reader.chapter(name, root)
     texts = {key: reader.note_paragraphs(el) for key, el in notes.elements.items()}

@@ -16,6 +16,8 @@ Rules (what each HTML construct becomes):
 - Footnotes and endnotes (found by html_notes) are left out where they stand and come
   back as footnote elements after the block holding their reference; an internal link
   is a placeholder settled by docx_notes.settle into a link to the element it leads to.
+- Running headers and footers (a block repeated word for word in most chapter files:
+  html_furniture) are left out and recorded as removed, as a PDF's are.
 - Scripts and navigation chrome (nav, role="navigation", DocBook's navheader/navfooter,
   breadcrumbs, the "¶" permalinks Sphinx and MkDocs put in headings) are dropped and
   recorded as removed; a page break marker (epub:type="pagebreak", role="doc-pagebreak")
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,9 +154,15 @@ def is_rtl(text: str, bidi: bool) -> bool:
 class ChapterReader:
     """Reads chapters into one list of blocks, recording where each id stands."""
 
-    def __init__(self, notes: NoteMap, images: ImageLoader) -> None:
+    def __init__(
+        self,
+        notes: NoteMap,
+        images: ImageLoader,
+        running: Mapping[etree._Element, str] | None = None,
+    ) -> None:
         self.notes = notes
         self.images = images
+        self.running = running or {}  # running header/footer blocks -> "header" | "footer"
         self.blocks: list[Block] = []
         self.anchors: list[tuple[int, str]] = []  # (blocks read before it, "name#id")
         self.removed: list[Removed] = []
@@ -180,6 +189,9 @@ class ChapterReader:
             return
         if is_chrome(el):
             self._remove(el, "navigation")
+            return
+        if el in self.running:
+            self._remove(el, self.running[el])
             return
         if is_pagebreak(el):
             self._page_mark(el, inside=False)
@@ -390,6 +402,9 @@ class ChapterReader:
             return True
         if is_chrome(el):
             self._remove(el, "navigation")
+            return True
+        if el in self.running:
+            self._remove(el, self.running[el])
             return True
         if is_pagebreak(el):
             self._page_mark(el, inside=True)
