@@ -30,6 +30,7 @@ from quire.workers.boundaries.evidence import major_starts
 from quire.workers.parse import parse_document
 from quire.workers.parse.epub import parse_epub_bytes
 from quire.workers.parse.html_input import bundle_folder, parse_html_bundle
+from quire.workers.parse.list_runs import MAX_LIST_WORDS
 
 DATA = Path(__file__).parent / "data"
 EN_EPUB = DATA / "maint-guide-en.epub"
@@ -370,3 +371,21 @@ def test_a_footer_repeated_in_most_chapters_is_removed_as_a_running_footer() -> 
     # two chapters are too few to tell a running footer from a repeated paragraph
     two = parse_epub_bytes(epub_bytes(chapters[:2]), "two.epub").document
     assert sum("Copyright" in e.text for e in two.elements) == 2
+
+
+def test_a_long_list_is_cut_into_lists_of_a_few_pages() -> None:
+    # the Python reference's "standard type hierarchy": a 13-page definition list was one
+    # element, so the plan could not end a session inside it and left a 3-page one before
+    item = " ".join(["word"] * 99)
+    terms = "".join(f"<dt>Type {k}</dt><dd>{item}</dd>" for k in range(40))
+    steps = "".join(f"<li>{item}</li>" for k in range(30))
+    body = f'<h1>Data model</h1><dl>{terms}</dl><ol start="3">{steps}</ol>'
+    doc = parse_epub_bytes(epub_bytes([("c1.xhtml", chapter("Data", body))]), "l.epub").document
+    lists = [e for e in doc.elements if e.type == "list"]
+    assert all(e.word_count <= MAX_LIST_WORDS for e in lists)
+    described = [e for e in lists if not e.ordered]
+    assert sum(len(e.items) for e in described) == 40 and len(described) == 4
+    assert described[1].items[0].startswith("Type 11: word")  # 11 of 101 words a run
+    numbered = [e for e in lists if e.ordered]
+    assert [e.start for e in numbered] == [3, 15, 27]  # numbering goes on
+    assert sum(len(e.items) for e in numbered) == 30

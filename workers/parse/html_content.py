@@ -43,6 +43,7 @@ from quire.workers.parse.docx_content import LINK_CLOSE, LINK_OPEN, LINK_TEXT
 from quire.workers.parse.html_images import ImageLoader
 from quire.workers.parse.html_notes import NoteMap, note_ref
 from quire.workers.parse.html_refs import EPUB_NS, XLINK_NS, local, resolve
+from quire.workers.parse.list_runs import list_runs
 
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _CONTAINERS = frozenset(
@@ -270,16 +271,16 @@ class ChapterReader:
     def _list(self, el: etree._Element) -> None:
         tag = local(el.tag)
         ordered = tag == "ol"
-        items = self._items(el)
-        if items:
-            start = _int(el.get("start"), 1) if ordered else None
-            text = md.bullet_list(items, ordered, start or 1)
+        start = _int(el.get("start"), 1) if ordered else None
+        for first, items in list_runs(self._items(el)):  # a long list: a few pages each
+            number = None if start is None else start + first
+            text = md.bullet_list(items, ordered, number or 1)
             self._add(
                 "list",
                 text,
                 items=items,
                 ordered=ordered,
-                start=start,
+                start=number,
                 rtl=self._rtl(el, text),
                 origin="html",
             )
