@@ -425,3 +425,16 @@ def test_lo_quirk_anchor_relationship_is_repaired(tmp_path: Path) -> None:
     assert [n.kind for n in doc.notes] == ["fallback"]
     assert "KeyError" in doc.notes[0].message
     assert doc.doc_id == sha256_bytes(path.read_bytes())  # id of the original bytes
+
+
+def test_a_long_numbered_list_is_cut_into_lists_of_a_few_pages(tmp_path: Path) -> None:
+    # one list element of many pages would be a stretch no session could end inside
+    d = docx.Document()
+    d.add_heading("Steps", 1)
+    for _ in range(30):
+        d.add_paragraph(" ".join(["word"] * 99), style="List Number")
+    d.save(tmp_path / "steps.docx")
+    doc = parse_docx(tmp_path / "steps.docx").document
+    lists = [e for e in doc.elements if e.type == "list"]
+    assert [(e.start, len(e.items or [])) for e in lists] == [(1, 12), (13, 12), (25, 6)]
+    assert all(e.word_count <= 3 * WORDS_PER_PAGE for e in lists)

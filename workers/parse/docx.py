@@ -84,6 +84,7 @@ from quire.workers.parse.docx_notes import read_notes, settle
 from quire.workers.parse.docx_package import open_docx
 from quire.workers.parse.docx_styles import Numbering, StyleSheet, on_off, w, wval
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
+from quire.workers.parse.list_runs import list_runs
 from quire.workers.parse.xrefs import link_unlinked
 
 PARSER = "python-docx"
@@ -310,15 +311,15 @@ class _Builder:
     def _flush(self) -> None:
         group, self.group = self.group, None
         if isinstance(group, _ListGroup):
-            if group.entries:
-                first = group.entries[0]
-                items = _nest(group.entries)
+            entries = group.entries
+            for offset, items in list_runs(_nest(entries)) if entries else []:  # a few pages each
+                first, number = entries[0], entries[0].number + offset  # numbered on
                 self._add(
                     "list",
-                    md.bullet_list(items, first.ordered, first.number),
+                    md.bullet_list(items, first.ordered, number),
                     items=items,
                     ordered=first.ordered,
-                    start=first.number if first.ordered else None,
+                    start=number if first.ordered else None,
                     rtl=first.rtl,
                     origin="numbering",
                     seq=group.seq,
