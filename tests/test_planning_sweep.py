@@ -378,3 +378,14 @@ def test_an_outline_entry_finds_its_heading_spelt_with_a_typo() -> None:
     doc = frames_manual("Exampel Frames", above=150)
     at = next(i for i, e in enumerate(doc.elements) if e.text == "# Exampel Frames")
     assert at in major_starts(doc, RULES.min_pages)
+
+
+def test_the_oracle_honours_a_chapter_on_the_last_page_only_by_a_session_there() -> None:
+    # a session starting on the page after a chapter's first honours it (the metric's one
+    # page of slack); after the last page no session starts, so a 1-page last chapter
+    # joined to the one before is not honoured (the oracle counted 12 such on the sweep)
+    doc = build_doc([*chapter("1 One", 1, 8), *chapter("2 Two", 9, 8), *chapter("3 End", 17, 1)])
+    doc = with_outline(doc, ("1 One", 1), ("2 Two", 9), ("3 End", 17))
+    assert oracle_honoured(doc, RULES) == (2, 3)
+    p = plan(doc)
+    assert honoured(doc, {a for a, _ in plan_ranges(p)}) == (2, 3)
