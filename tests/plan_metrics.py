@@ -103,7 +103,8 @@ def oracle_honoured(doc: Document, rules: PlanSettings | None = None) -> tuple[i
     fixed, reference = _matter_bounds(doc)
 
     def honours(s: int, e: int) -> int:  # the chapter before page e, by a session at e
-        return int(e - 1 in marks and e - 1 > s)
+        # (none after the document's end: a chapter on the last page needs its own session)
+        return int(e - 1 in marks and e - 1 > s and e <= n)
 
     # best[s]: chapters on pages >= s honoured, a session starting at s (`never` where no
     # session may start); tail[s]: the same for a short session from s closing its stretch

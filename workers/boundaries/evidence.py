@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from quire.shared.ir import WORDS_PER_PAGE, Document
 from quire.shared.plan import Candidate, ReviewOutcome, ReviewRole
@@ -50,6 +51,8 @@ PAGE_BREAK_VALUE = 200
 CONTINUITY_COST = 1000  # reviewers judged the topic to continue across this cut
 CONFIRMED_VALUE = 2000
 MIN_TITLE_MATCH = 3  # folded characters a title needs to be found inside another
+TYPO = 0.85  # similarity (difflib ratio) of two folded titles that differ by a typo
+TOP_OF_PAGE_WORDS = WORDS_PER_PAGE // 4  # a heading after fewer words is at the top
 
 
 _BRACKETS = str.maketrans("{}<>", "()‹›")
@@ -170,13 +173,14 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
     entries = [o for o in doc.outline if o.page >= 1]
     if doc.page_basis != "words" and entries:
         top = min(o.level for o in entries)
+        top_level = min((e.level or 1 for e in els if e.type == "heading"), default=1)
         on_page: dict[int, list[int]] = {}
         for i, e in enumerate(els):
             on_page.setdefault(e.page_first, []).append(i)
         for o in entries:
             if o.level != top or o.page not in on_page:
                 continue
-            starts.append((float(o.page), _entry_element(doc, on_page[o.page], o.title)))
+            starts.append((float(o.page), _entry_element(doc, on_page[o.page], o.title, top_level)))
     else:
         headings = [i for i, e in enumerate(els) if e.type == "heading"]
         top_level = min((els[i].level or 1 for i in headings), default=1)
@@ -195,11 +199,15 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
     return out
 
 
-def _entry_element(doc: Document, here: Sequence[int], title: str) -> int:
+def _entry_element(doc: Document, here: Sequence[int], title: str, top_level: int) -> int:
     """The element an outline entry on a page points at: the heading of that title, else
     one whose title holds it or is held in it (the heading "第4节 编译方式" for the entry
     "编译方式", "A few comparisons" for "Few comparisons", a title the outline shortened),
-    else the page's first element."""
+    or one spelt almost alike ("Scotish Cases" for "Scottish Cases"), else a heading of the
+    document's top level at the top of the page (a slide's frame title under its section's
+    entry, after the running header), else the page's first element. A running header or
+    the end of the previous chapter's example at the top of the page is no chapter start:
+    the major start's value there would split the chapter's worth over two cuts."""
     els = doc.elements
     key = fold_title(title)
     heads = [(i, fold_title(plain_text(els[i]))) for i in here if els[i].type == "heading"]
@@ -208,8 +216,16 @@ def _entry_element(doc: Document, here: Sequence[int], title: str) -> int:
         return exact
     if len(key) >= MIN_TITLE_MATCH:
         near = [i for i, h in heads if len(h) >= MIN_TITLE_MATCH and (key in h or h in key)]
+        near = near or [i for i, h in heads if SequenceMatcher(None, key, h).ratio() >= TYPO]
         if near:
             return near[0]
+    above = 0  # words on the page before the element
+    for i in here:
+        if above >= TOP_OF_PAGE_WORDS:
+            break
+        if els[i].type == "heading" and (els[i].level or 1) == top_level:
+            return i
+        above += els[i].word_count
     return here[0]
 
 
