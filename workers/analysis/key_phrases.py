@@ -164,28 +164,18 @@ def candidates(text: str, verbs: frozenset[str] = frozenset()) -> Iterable[str]:
 
 def _phrases(tokens: Iterable[str], words: _Words) -> Iterator[tuple[str, str]]:
     """(phrase, its key) of every candidate among `tokens`: single words that name
-    something, and two or three distinct words of a run (Han words joined without a
+    something, and two to `MAX_WORDS` distinct words of a run (Han words joined without a
     space). The key is the phrase case-folded (folding is per character, so the folded
     words joined are the folded phrase)."""
     for run in words.runs(tokens):
-        last = len(run) - 1
-        for i, (w1, f1, c1, single) in enumerate(run):
+        for i, (word, folded, _, single) in enumerate(run):
             if single:
-                yield w1, f1
-            if i < last:
-                w2, f2, c2, _ = run[i + 1]
-                if f1 != f2:
-                    if c1 and c2:
-                        yield w1 + w2, f1 + f2
-                    else:
-                        yield f"{w1} {w2}", f"{f1} {f2}"
-                if i + 1 < last:
-                    w3, f3, c3, _ = run[i + 2]
-                    if f1 != f2 and f1 != f3 and f2 != f3:
-                        if c1 and c2 and c3:
-                            yield w1 + w2 + w3, f1 + f2 + f3
-                        else:
-                            yield f"{w1} {w2} {w3}", f"{f1} {f2} {f3}"
+                yield word, folded
+            for gram in (run[i : i + n] for n in range(2, min(MAX_WORDS, len(run) - i) + 1)):
+                keys = [w[1] for w in gram]
+                if len(set(keys)) == len(gram):
+                    joiner = "" if all(w[2] for w in gram) else " "
+                    yield joiner.join(w[0] for w in gram), joiner.join(keys)
 
 
 def _stemmed(phrase: str) -> str:
