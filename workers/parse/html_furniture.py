@@ -5,6 +5,7 @@ furniture, not the book's text: the reader leaves it out and records it as remov
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from lxml import etree
@@ -29,21 +30,22 @@ def running_blocks(
     least three, each with its kind: "header" at the top, "footer" at the bottom."""
     if len(chapters) < MIN_CHAPTERS:
         return {}
+    blocks = [_blocks(root) for _, root in chapters]
     edges: list[dict[str, str]] = []  # per chapter: edge text -> "header" | "footer"
-    seen: dict[str, set[int]] = {}
-    for k, (_, root) in enumerate(chapters):
-        texts = list(dict.fromkeys(text for _, text in _blocks(root)))
+    for found in blocks:
+        texts = list(dict.fromkeys(text for _, text in found))
         mine = {text: "header" for text in texts[:EDGE]}
-        mine |= {text: "footer" for text in texts[-EDGE:]}
-        for text in mine:
-            seen.setdefault(text, set()).add(k)
-        edges.append(mine)
+        edges.append(mine | {text: "footer" for text in texts[-EDGE:]})
+    seen = Counter(text for mine in edges for text in mine)  # chapters with it at an edge
     enough = max(MIN_CHAPTERS, len(chapters) / 2)
-    running = {text for text, where in seen.items() if len(where) >= enough}
     out: dict[etree._Element, str] = {}
-    for mine, (_, root) in zip(edges, chapters, strict=True):
-        for el, text in _blocks(root):
-            if text in running and text in mine and not any(a in out for a in el.iterancestors()):
+    for mine, found in zip(edges, blocks, strict=True):
+        for el, text in found:
+            if (
+                text in mine
+                and seen[text] >= enough
+                and not any(a in out for a in el.iterancestors())  # the outermost only
+            ):
                 out[el] = mine[text]
     return out
 
