@@ -2,7 +2,7 @@
 inside it: in a book measured in words (HTML, EPUB) a 13-page definition list, such as
 the Python reference's "standard type hierarchy", would otherwise be one element that no
 cut may enter (a PDF's list carried over page breaks is cut the same way, at
-`pdf_assemble.MAX_CARRY_PAGES`)."""
+`MAX_CARRY_PAGES`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from quire.shared.ir import WORDS_PER_PAGE
 from quire.shared.text import count_words
 
-MAX_LIST_WORDS = 3 * WORDS_PER_PAGE
+MAX_CARRY_PAGES = 3  # pages one list (or a PDF's code block) may span, in any format
+MAX_LIST_WORDS = MAX_CARRY_PAGES * WORDS_PER_PAGE
 
 
 def list_runs(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from quire.shared import markdown
 from quire.shared.ir import Element, ImageRef, element_id, make_element
 from quire.shared.text import is_cjk
+from quire.workers.parse.list_runs import MAX_CARRY_PAGES
 from quire.workers.parse.pdf_contents import entry_items
 from quire.workers.parse.pdf_extract import list_marker
 from quire.workers.parse.pdf_footnotes import Note, NoteSet
@@ -25,7 +26,6 @@ from quire.workers.parse.pdf_types import PdfBlock
 _SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
 _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
 _MAX_CAPTION_WORDS = 80
-MAX_CARRY_PAGES = 3  # a code block or list carried over page breaks spans at most this
 CONTENTS = "contents"  # list kind of the entries of a contents or index page
 FIGURE = "figure"  # origin of a paragraph holding the text of a vector figure
 
