@@ -355,3 +355,40 @@ def build_slide_titles(path: Path, slides: int = 5) -> Path:
         _lines(page, 70, lines, size=9)
     doc.save(path)
     return path
+
+
+# A manual set in typewriter type (tkz-berge, NamedGraphs): its chapter titles are
+# monospace lines at the outline's target points, and a two-line monospace footer, "tkz-berge
+# AlterMundus" over the chapter's title, stands at the foot of every page. A code line of
+# the text ("% Else") ends a few pages too.
+TYPEWRITER_CHAPTERS = [("1 Macros and Vertices", 3), ("2 Edges in a Graph", 3), ("3 Classics", 3)]
+TYPEWRITER_CODE_FOOT = "% Else"
+
+
+def build_typewriter_book(path: Path) -> Path:
+    doc = pymupdf.open()
+    toc: list[list[Any]] = []
+    for title, pages in TYPEWRITER_CHAPTERS:
+        for k in range(pages):
+            page = doc.new_page(width=W, height=H)
+            n = page.number + 1
+            y = 70.0
+            if k == 0:
+                page.insert_text((72, y), title, fontsize=12, fontname="cour")
+                to = {"kind": pymupdf.LINK_GOTO, "page": n - 1, "to": pymupdf.Point(72, 58)}
+                toc.append([1, title, n, to])
+                y += 30
+            for i in range(12):
+                line = f"Sheet {n}, line {i}: the macro draws vertex {n * 13 + i} of the graph."
+                page.insert_text((72, y + 18 * i), line, fontsize=10)
+            for i in range(6):
+                code = f"\\Vertex[x={i},y={n}]{{v{n}{i}}}"
+                page.insert_text((90, y + 240 + 14 * i), code, fontsize=9, fontname="cour")
+            if n % 3 == 1:
+                page.insert_text((90, H - 110), TYPEWRITER_CODE_FOOT, fontsize=9, fontname="cour")
+            foot = "tkz-berge" + " " * 30 + "AlterMundus"
+            page.insert_text((72, H - 48), foot, fontsize=8, fontname="cour")
+            page.insert_text((72, H - 38), title, fontsize=8, fontname="cour")
+    doc.set_toc(toc)
+    doc.save(path)
+    return path

@@ -1,5 +1,6 @@
 """Page furniture and figure text on generated pages: a Chinese running header whose section
-part changes (alone and where a paragraph crosses the page break), text inside figures."""
+part changes (alone and where a paragraph crosses the page break), text inside figures, a
+book set in typewriter type."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from sweep_samples import (
     PROSE_BELOW,
     SECTION_HEADERS,
     SLIDE_TITLE,
+    TYPEWRITER_CHAPTERS,
+    TYPEWRITER_CODE_FOOT,
     WARNING,
     ZH_BREAK_START,
     build_banner_headers,
@@ -25,6 +28,7 @@ from sweep_samples import (
     build_long_listing,
     build_section_headers,
     build_slide_titles,
+    build_typewriter_book,
     zh_break_end,
 )
 
@@ -141,3 +145,17 @@ def test_a_long_listing_is_cut_at_page_breaks(tmp_path: Path) -> None:
     assert spans == [(1, 3), (4, 6), (7, 8)]
     lines = [ln for e in doc.elements for ln in e.text.split("\n") if ln.startswith("font")]
     assert lines == sorted(lines) and len(lines) == len(set(lines))  # nothing lost or moved
+
+
+def test_a_book_in_typewriter_type_keeps_its_titles_and_loses_its_footer(tmp_path: Path) -> None:
+    # tkz-berge: chapter titles set in monospace were code blocks (no chapter, no heading:
+    # "``` 1 Macros and Vertices" titled a session), and the monospace footer stayed
+    doc = parse_document(build_typewriter_book(tmp_path / "typewriter.pdf")).document
+    headings = [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"]
+    assert headings == [title for title, _ in TYPEWRITER_CHAPTERS]
+    assert not any("AlterMundus" in e.text for e in doc.elements)
+    footers = [r.page for r in doc.removed if r.kind == "footer"]
+    assert footers == list(range(1, doc.page_count + 1))
+    # a code line of the text that merely recurs at a page's foot stays
+    kept = [e.page_first for e in doc.elements if e.text == f"```\n{TYPEWRITER_CODE_FOOT}\n```"]
+    assert kept == [1, 4, 7]

@@ -189,16 +189,22 @@ def match_outline(
         # rank: (match class, -distance to the target point): exact > strong > fuzzy > run-in
         best: tuple[int, float, int, str, int] | None = None
         for i, b in enumerate(pb.blocks):
-            # (figure text too: a title set in a drawn banner is still the outline's title)
-            if b.kind != "text" or i in pb.headings or pb.entry(b):
+            # (figure text too: a title set in a drawn banner is still the outline's title;
+            # and monospace, in a book set in typewriter type: by its first line or two,
+            # right at the entry's target point)
+            if b.kind not in ("text", "code") or i in pb.headings or pb.entry(b):
                 continue
             dist = 0.0
             if y is not None:  # headings sit just below their target point
                 dist = abs(b.bbox[1] - y) + (200.0 if b.bbox[1] < y - 30 else 0.0)
-            lines, action = list(b.lines[:3]), "split"
+            code = b.kind == "code"
+            if code and (y is None or dist > 40):  # a code line naming the entry is no title
+                continue
+            lines, action = list(b.lines[: 2 if code else 3]), "split"
             nxt = pb.blocks[i + 1] if i + 1 < len(pb.blocks) else None
             if (
-                len(b.lines) <= 2
+                not code
+                and len(b.lines) <= 2
                 and nxt is not None
                 and i + 1 not in pb.headings
                 and _similar(b, nxt)
@@ -208,13 +214,13 @@ def match_outline(
             for k in range(1, len(lines) + 1):
                 joined = k > len(b.lines)
                 s = _score(title_n, "".join(normed[:k]), len(b.lines) == 1)
-                if s < 0.8:
+                if s < (0.9 if code else 0.8):
                     continue
                 cls = 2 if s >= 1.0 else 1 if s >= 0.9 else 0
                 cand = (cls, -dist, i, "join" if joined else action, k)
                 if best is None or cand[:2] > best[:2]:
                     best = cand
-            if y is not None and dist <= 40 and best is None:
+            if y is not None and dist <= 40 and best is None and not code:
                 cut = _prefix_end(b.lines[0], title_n)
                 if cut is not None:
                     best = (-1, -dist, i, "run-in", cut)

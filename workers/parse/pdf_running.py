@@ -40,6 +40,8 @@ _OUTER_BAND = 0.18  # ... for the page's first or last text block
 _MAX_CHARS = 160
 _MIN_OFFSET_PAGES = 3  # pages that must agree on a printed-number offset
 _SLOT = 1.0  # points: a header line at the height of its neighbours' running headers
+_CODE_SHARE = 0.6  # of the pages: a monospace line there is a running header or footer
+_CODE_PAGES = 5  # ... and on this many at least
 _PAGE_NUMBER = re.compile(
     r"^[\W_]*(?:page\s+)?(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:of|/)\s*\d{1,5})?[\W_]*$",
     re.IGNORECASE,
@@ -65,6 +67,7 @@ class _Candidate:
     edges: list[str] = field(default_factory=list)  # numbers opening / closing the line
     large: bool = False  # set larger than the body text
     first: str = ""  # key of the first of two lines ("milog.cls" over the section's title)
+    code: bool = False  # monospace: running text only where it runs through the book
 
 
 def _key(text: str) -> str:
@@ -116,8 +119,9 @@ def _zone(page: PdfPage, box: tuple[float, float, float, float], first: bool) ->
 
 def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
     out: list[_Candidate] = []
-    # (figure text counts: a header set in a drawn bar is the text of a "figure")
-    text_blocks = [i for i, b in enumerate(page.blocks) if b.kind == "text"]
+    # (figure text counts: a header set in a drawn bar is the text of a "figure"; so does
+    # monospace, in a book set in typewriter type throughout)
+    text_blocks = [i for i, b in enumerate(page.blocks) if b.kind in ("text", "code")]
     if not text_blocks:
         return out
     first = min(text_blocks, key=lambda i: _text_box(page.blocks[i])[1])
@@ -144,6 +148,7 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
                     edge_numbers(text),
                     large,
                     first_line,
+                    b.kind == "code",
                 )
             )
     return out
@@ -156,6 +161,8 @@ def _offsets(cands: dict[int, list[_Candidate]]) -> set[int]:
     pages: dict[int, set[int]] = {}
     for pno, found in cands.items():
         for c in found:
+            if c.code:  # a numbered listing line grows page by page too
+                continue
             if _PAGE_NUMBER.match(ascii_digits(c.text)):
                 numbers = _DIGITS.findall(ascii_digits(c.text))[:1]  # "4 of 90": 4
             else:
@@ -205,13 +212,16 @@ def find_running_text(
     by_page = {p.page: p for p in pages}
     cands = {p.page: _candidates(p, body_size) for p in pages if p.skipped is None}
     offsets = _offsets(cands)
+    throughout = _code_throughout(cands)
     drop: set[tuple[int, int]] = set()
     removed: list[RemovedText] = []
     for pno in sorted(cands):
         page = by_page[pno]
         for c in cands[pno]:
             kind: Literal["header", "footer", "page_number"] | None = None
-            if c.large:  # a title, unless it is numbered or recurs like running text
+            if c.code:
+                kind = c.zone if (c.zone, c.first or c.key) in throughout else None
+            elif c.large:  # a title, unless it is numbered or recurs like running text
                 if _bare_page_number(c, page, offsets, strict=True):
                     kind = "page_number"
                 elif _repeated(c, cands, pages=2) or (
@@ -231,6 +241,20 @@ def find_running_text(
     return drop, removed
 
 
+def _code_throughout(cands: dict[int, list[_Candidate]]) -> set[tuple[Zone, str]]:
+    """(zone, key) of the monospace lines at the top or bottom of most pages (a book set in
+    typewriter type: "tkz-berge   AlterMundus" over the chapter's title). A code line that
+    merely recurs at a page's edge ("% Else", a numbered listing line) is the book's text:
+    it must stand on `_CODE_SHARE` of the pages, by its text or its first of two lines."""
+    pages: dict[tuple[Zone, str], set[int]] = {}
+    for pno, found in cands.items():
+        for c in found:
+            if c.code and sum(ch.isalpha() for ch in c.first or c.key) >= 2:
+                pages.setdefault((c.zone, c.first or c.key), set()).add(pno)
+    least = max(_CODE_PAGES, _CODE_SHARE * len(cands))
+    return {key for key, on in pages.items() if len(on) >= least}
+
+
 def _in_running_slots(
     cands: dict[int, list[_Candidate]], drop: set[tuple[int, int]]
 ) -> list[_Candidate]:
@@ -245,7 +269,7 @@ def _in_running_slots(
     out = []
     for pno, found in cands.items():
         for c in found:
-            if c.zone != "header" or c.large or (pno, c.index) in drop:
+            if c.zone != "header" or c.large or c.code or (pno, c.index) in drop:
                 continue
             if sum(ch.isalpha() for ch in c.key) < 2:
                 continue
