@@ -10,21 +10,25 @@ import math
 from quire.shared.ir import Document
 from quire.shared.plan import Plan, PlanSettings
 from quire.workers.boundaries.candidates import is_safe_gap
-from quire.workers.boundaries.matter import chapters_after_contents, find_matter
+from quire.workers.boundaries.matter import chapters_after_contents, find_matter, matter_entries
 
 PageRange = tuple[int, int]
 
 
-def chapter_starts(doc: Document, gap: float = 5) -> list[int]:
+def chapter_starts(doc: Document, gap: float = 5, *, matter: bool = False) -> list[int]:
     """Pages of top-level outline entries at least `gap` pages after the previous counted
-    one (the first entry counts)."""
+    one (the first entry counts). An entry that names front or back matter ("Contents",
+    "List of Figures", "Index", `matter.matter_entries`) is no chapter, unless `matter`
+    (the naive splitter cuts at every entry)."""
     entries = [o for o in doc.outline if o.page >= 1]
     if not entries:
         return []
     top = min(o.level for o in entries)
+    entries = [o for o in entries if o.level == top]
+    named = matter_entries(entries) if not matter else [False] * len(entries)
     pages: list[int] = []
-    for o in entries:
-        if o.level == top and (not pages or o.page - pages[-1] >= gap):
+    for o, skip in zip(entries, named, strict=True):
+        if not skip and (not pages or o.page - pages[-1] >= gap):
             pages.append(o.page)
     return pages
 
@@ -44,7 +48,7 @@ def naive_split(doc: Document, rules: PlanSettings | None = None) -> list[PageRa
     most `max_pages`, merge pieces under `min_pages` into the next (the last into the one
     before). Page ranges: its cuts fall at arbitrary page breaks."""
     rules = rules or PlanSettings()
-    starts = sorted({1, *chapter_starts(doc, gap=0)})
+    starts = sorted({1, *chapter_starts(doc, gap=0, matter=True)})
     bounds = [*starts, doc.page_count + 1]
     pieces: list[list[int]] = []
     for a, b in itertools.pairwise(bounds):

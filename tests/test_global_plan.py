@@ -94,7 +94,13 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
     else:
         study_pages = len({p for e in study_els for p in range(e.page_first, e.page_last + 1)})
     many = study_pages >= RUNT_AMONG * (s.min_pages + s.max_pages) / 2
-    closing_runt = (CLOSING_RUNT, CLOSING_RUNT_PER_PAGE) if many else (RUNT, RUNT_PER_PAGE)
+
+    def closing_runt(n: int, short: int) -> int:
+        # ... or for a chapter of its own (the cut before it a major start) a page short
+        chapter = n > 0 and planner.evidence[cuts[n - 1]].major and short <= 1000
+        if many or chapter:
+            return CLOSING_RUNT + CLOSING_RUNT_PER_PAGE * short // 1000
+        return RUNT + RUNT_PER_PAGE * short // 1000
 
     def allowed(first: int, last_el: int, last_rule: bool) -> bool:
         pages = milli(first, last_el)
@@ -133,7 +139,7 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
             if first <= study_at[0] and last_el >= study_at[-1]:
                 size = 0  # all the study text is shorter than the minimum
             elif closes:  # no study session after it to join
-                size = closing_runt[0] + closing_runt[1] * short // 1000
+                size = closing_runt(n, short)
                 before = sessions[n - 1] if n else None
                 if (
                     before

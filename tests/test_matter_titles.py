@@ -134,3 +134,52 @@ def test_reference_titles_in_more_scripts() -> None:
     assert reference_title("title pages and contents", 1, 1, "ko") == "표지 및 차례"
     assert reference_title("bibliography", 1, 1, "el") == "Βιβλιογραφία"
     assert reference_title("index", 2, 3, "ko") == "찾아보기 (2/3)"
+
+
+@pytest.mark.parametrize(
+    ("title", "label"),
+    [
+        # what a package's documentation generates after its index, in the sweep's scripts
+        ("Change History", "change history"),
+        ("9 Change History", "change history"),
+        ("Revision History", "change history"),
+        ("Versionsgeschichte", "change history"),
+        ("Historique des versions", "change history"),
+        ("История изменений", "change history"),
+        ("更新记录", "change history"),
+        ("更新履歴", "change history"),
+        # French and Latin indexes by their subject ("Index des commandes")
+        ("Index des concepts", "index"),
+        ("Index du code", "index"),
+    ],
+)
+def test_change_histories_and_named_indexes_are_back_matter(title: str, label: str) -> None:
+    assert title_matter(title) == ("back_matter", label)
+
+
+@pytest.mark.parametrize(
+    ("title", "reading"),
+    [
+        # the other listings a book's front gathers: no chapter, whatever they list
+        ("Table des avertissements", ("front_matter", "lists")),
+        ("Liste des acronymes prédéfinis", ("front_matter", "lists")),
+        ("List of Exercises", ("front_matter", "lists")),
+        ("Anhangsverzeichnis", ("front_matter", "lists")),
+        ("插图清单", ("front_matter", "list of figures")),
+        ("表格清单", ("front_matter", "list of tables")),
+        ("算法清单", ("front_matter", "lists")),
+        # a letter-spaced title is read whole: its "I " is no roman numbering
+        ("I N H A LT S V E R Z E I C H N I S", ("front_matter", "contents")),
+        ("B I B L I O G R A P H Y", ("back_matter", "bibliography")),
+    ],
+)
+def test_listings_and_letter_spaced_titles(title: str, reading: tuple[str, str]) -> None:
+    assert title_matter(title) == reading
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["listofitems package", "Listing 3", "Lists and arrays", "I Introduction", "Changes in v2"],
+)
+def test_titles_that_only_look_like_matter(title: str) -> None:
+    assert title_matters(title) == []

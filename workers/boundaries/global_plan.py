@@ -18,8 +18,9 @@ and more per missing page, except:
   session before pays `RUNT` (a pair cost, charged to the earlier session of the two).
   Only in study text of `RUNT_AMONG` typical sessions or more, though, where it is one
   short session among many: in a shorter document it would be one in two or three (a
-  16-page manual cut 12 + 4 for its last chapter rather than 8 + 8), so there it costs
-  `RUNT` like any other and is only taken when no plan of 5-13-page sessions exists;
+  15-page manual cut 13 + 2 for its last chapter rather than 8 + 7), so there it costs
+  `RUNT` like any other, unless it is a chapter of its own (a major start) at most a page
+  short: a 4-page last chapter keeps its session (12 + 4), as the runt rule allows;
 - reference sessions (no minimum, but under half a page of words they are
   `TINY_REFERENCE`: join a neighbour).
 Hard rules, as for every decider (`decisions.validate_decision`):
@@ -170,7 +171,11 @@ class GlobalPlanner:
         self.support = np.full(k + 2, k + 1, np.int64)
         self.best = np.zeros(k + 2, np.int64)
         self.choice = np.full(k + 1, k, np.int64)
-        self.closing_runt = self._closing_runt_costs(kinds)
+        self.runts_among_many = self._runts_among_many(kinds)
+        # blocks that begin at a chapter (a major start): a short closing chapter of its own
+        self.major_start = np.array(
+            [False] + [ev.major for ev in self.evidence] + [False], np.bool_
+        )
         self._find_closing_runts(must)
         self._solve()
 
@@ -202,9 +207,8 @@ class GlobalPlanner:
         short = np.maximum(self.min_m - pages, 0)
         whole = (start <= self.first_study) & (end >= self.last_study)  # all the study text
         closing = end == self.next_must[start]  # the stretch of study text ends with it
-        fixed, per_page = self.closing_runt
         runt = np.where(
-            closing, fixed + per_page * short // UNIT, RUNT + RUNT_PER_PAGE * short // UNIT
+            closing, self._closing_runt_cost(start, short), RUNT + RUNT_PER_PAGE * short // UNIT
         )
         size = np.where(study & (short > 0), np.where(whole, 0, runt), size)
         words = self.cum_words[end + 1] - self.cum_words[start]
@@ -259,19 +263,27 @@ class GlobalPlanner:
         short = np.maximum(self.min_m - pages, 0)
         return np.where(short > 0, RUNT + RUNT_PER_PAGE * short // UNIT, self._oversize(pages))
 
-    def _closing_runt_costs(self, kinds: Sequence[ChunkKind]) -> tuple[int, int]:
-        """(fixed, per missing page) cost of a short session that closes its stretch:
-        `CLOSING_RUNT` when the study text spans `RUNT_AMONG` sessions of a typical size
-        (midway between the minimum and the preferred maximum) or more, else `RUNT`."""
+    def _runts_among_many(self, kinds: Sequence[ChunkKind]) -> bool:
+        """Whether the study text spans `RUNT_AMONG` sessions of a typical size (midway
+        between the minimum and the preferred maximum) or more."""
         study = [e for e, kind in zip(self.doc.elements, kinds, strict=True) if kind == "study"]
         if self.words_basis:
             pages = sum(e.word_count for e in study) / WORDS_PER_PAGE
         else:
             pages = len({p for e in study for p in range(e.page_first, e.page_last + 1)})
         typical = (self.settings.min_pages + self.settings.max_pages) / 2
-        if pages >= RUNT_AMONG * typical:
-            return CLOSING_RUNT, CLOSING_RUNT_PER_PAGE
-        return RUNT, RUNT_PER_PAGE
+        return pages >= RUNT_AMONG * typical
+
+    def _closing_runt_cost(self, start: Ints | int, short: Ints | int) -> Ints:
+        """The size cost of a short session start.. closing its stretch, `short` milli-pages
+        under the minimum: `CLOSING_RUNT` among many sessions (`_runts_among_many`) or for
+        a chapter of its own (a major start) under a page short, else `RUNT`."""
+        cheap = self.runts_among_many | (self.major_start[start] & (np.asarray(short) <= UNIT))
+        return np.where(
+            cheap,
+            CLOSING_RUNT + CLOSING_RUNT_PER_PAGE * np.asarray(short) // UNIT,
+            RUNT + RUNT_PER_PAGE * np.asarray(short) // UNIT,
+        )
 
     def _find_closing_runts(self, must: Sequence[bool]) -> None:
         """The blocks e after which the study text runs on to its next mandatory cut (or
@@ -352,8 +364,7 @@ class GlobalPlanner:
                 closing = int(self.next_must[start]) - start  # a closing runt, if short
                 if closing < n and pages[closing] < self.min_m:
                     short = int(self.min_m - pages[closing])
-                    fixed, per_page = self.closing_runt
-                    total[closing] += fixed + per_page * short // UNIT
+                    total[closing] += int(self._closing_runt_cost(start, short))
                     total[closing] -= RUNT + RUNT_PER_PAGE * short // UNIT
             else:
                 ends = np.arange(start, last + 1, dtype=np.int64)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.ir import WORDS_PER_PAGE, Document, Element, OutlineEntry
 from quire.shared.links import plain
 from quire.shared.plan import ChunkKind
 from quire.workers.boundaries.candidates import is_safe_gap, plain_text
@@ -307,13 +307,30 @@ def _front(
     return _Span("front_matter", join_labels("title pages", *labels), 0, end, evidence)
 
 
+def matter_entries(entries: Sequence[OutlineEntry]) -> list[bool]:
+    """For each of a run of outline entries (of one level): whether it names front or back
+    matter ("Contents", "Index") or goes on with the one before that does ("Index bis",
+    "Index with tag a1" after "Index")."""
+    out: list[bool] = []
+    key = ""  # the folded title of the last entry naming matter
+    for o in entries:
+        folded = fold_title(o.title)
+        if title_matters(o.title):
+            key = folded
+        elif not (key and folded.startswith(key)):
+            key = ""
+        out.append(bool(key))
+    return out
+
+
 def _chapters_after_contents(
     doc: Document, pages: Sequence[_Page], titled: Sequence[_Span]
 ) -> list[tuple[int, str, int]]:
     """(page, title, element index) of the chapters the outline places after the contents:
     its top-level entries listed after the contents entry (when the outline has none, those
     that begin after the contents' first page; when there is no contents, all of them)
-    that do not name front or back matter themselves."""
+    that do not name front or back matter themselves nor go on with the matter entry
+    before them ("Index bis" after "Index")."""
     entries = [o for o in doc.outline if o.page >= 1]
     if doc.page_basis == "words" or not entries:
         return []
@@ -330,14 +347,15 @@ def _chapters_after_contents(
         ]
         after = [o for o in entries if not listed or o.page > min(listed)]
     top = min(o.level for o in entries)
+    after = [o for o in after if o.level == top]
     page_of = [e.page_first for e in doc.elements]  # in reading order, so ascending
     out = []
-    for o in after:
-        if o.level != top or title_matters(o.title):
+    for o, matter in zip(after, matter_entries(after), strict=True):
+        if matter:
             continue
+        key = fold_title(o.title)
         a, b = bisect.bisect_left(page_of, o.page), bisect.bisect_right(page_of, o.page)
         here = [i for i in range(a, b) if doc.elements[i].type == "heading"]
-        key = fold_title(o.title)
         match = [i for i in here if fold_title(plain_text(doc.elements[i])) == key]
         found = match or here or list(range(a, b))  # the heading, else the page's start
         if found:

@@ -9,7 +9,12 @@ from collections.abc import Collection, Mapping, Sequence
 
 from quire.shared.ir import WORDS_PER_PAGE, Document
 from quire.shared.plan import MIN_PAGES, Candidate, ReviewOutcome
-from quire.workers.boundaries.matter import TINY_WORDS, MatterRegion, find_matter
+from quire.workers.boundaries.matter import (
+    TINY_WORDS,
+    MatterRegion,
+    chapters_after_contents,
+    find_matter,
+)
 
 
 def absorb_slivers(
@@ -55,17 +60,23 @@ def _region_update(doc: Document, a: int, b: int) -> dict[str, object]:
     }
 
 
+def _chapter_pages(doc: Document) -> set[int]:
+    return {page for page, _ in chapters_after_contents(doc)}
+
+
 def close_back_stretches(
     doc: Document, regions: Sequence[MatterRegion], cuts: Collection[int], min_pages: float
 ) -> list[MatterRegion]:
     """`regions`, each back-matter region grown over the study text after it when that
     text runs to the next back-matter region or the document's end and spans fewer than
-    `min_pages` pages (a change history or a membership form after the bibliography and
-    index: no study session can hold it, as its only neighbours are reference matter).
-    Grown only to a cut the plan can make (`cuts`: element indexes a session may end
-    after)."""
+    `min_pages` pages (a membership form after the bibliography and index: no study session
+    can hold it, as its only neighbours are reference matter). Grown only to a cut the plan
+    can make (`cuts`: element indexes a session may end after), and never over a chapter
+    the outline places after the contents (an appendix after the bibliography): that is a
+    short study session of its own, as back matter never holds a chapter."""
     els = doc.elements
     pos = {e.id: i for i, e in enumerate(els)}
+    chapters = _chapter_pages(doc)
     out = list(regions)
     for k, r in enumerate(out):
         if r.kind != "back_matter":
@@ -77,6 +88,8 @@ def close_back_stretches(
         if a > b or (nxt is not None and b not in cuts):
             continue
         stretch = els[a : b + 1]
+        if any(stretch[0].page_first <= p <= stretch[-1].page_last for p in chapters):
+            continue
         if doc.page_basis == "words":
             pages = sum(e.word_count for e in stretch) / WORDS_PER_PAGE
         else:

@@ -92,7 +92,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "ru": ("Список иллюстраций", "Список рисунков"),
             "el": ("Κατάλογος σχημάτων",),
             "ko": ("그림 차례", "그림 목차"),
-            "zh": ("插图目录", "图目录"),
+            "zh": ("插图目录", "图目录", "插图清单", "插图"),
             "ja": ("図目次",),
             "fa": ("فهرست تصاویر", "فهرست شکل‌ها"),
         },
@@ -111,7 +111,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "ru": ("Список таблиц",),
             "el": ("Κατάλογος πινάκων",),
             "ko": ("표 차례", "표 목차"),
-            "zh": ("表格目录", "表目录"),
+            "zh": ("表格目录", "表目录", "表格清单"),
             "ja": ("表目次",),
             "fa": ("فهرست جدول‌ها",),
         },
@@ -140,6 +140,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "zh": ("符号说明", "符号表"),
         },
     ),
+    "lists": (_FRONT, {"en": ("Lists",)}),  # the other listings (`_LISTING`)
     "index": (
         _BACK,
         {
@@ -215,6 +216,21 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "fa": ("واژه‌نامه",),
         },
     ),
+    # what a package's documentation generates after its index (ltxdoc's "Change History")
+    "change history": (
+        _BACK,
+        {
+            "en": ("Change history", "Change log", "Changelog", "Revision history"),
+            "de": ("Änderungshistorie", "Versionsgeschichte", "Änderungsprotokoll"),
+            "fr": ("Historique des modifications", "Historique des versions"),
+            "es": ("Historial de cambios", "Registro de cambios"),
+            "it": ("Registro delle modifiche", "Cronologia delle modifiche"),
+            "pt": ("Histórico de alterações", "Histórico de versões"),
+            "ru": ("История изменений", "Список изменений"),
+            "zh": ("更新记录", "修改记录", "版本历史", "更新日志"),
+            "ja": ("更新履歴", "変更履歴"),
+        },
+    ),
 }
 
 # ---------------------------------------------------------------------------------------
@@ -222,7 +238,12 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
 
 # "Function and variable index", "Concept index", "Index of commands"
 _INDEX_SUFFIX = re.compile(r"(?:index|indices|указатель|索引)$")
-_INDEX_PREFIX = re.compile(r"^index(?:of|to)")
+_INDEX_PREFIX = re.compile(r"^index(?:of|to|des|du)")  # "Index des commandes"
+# other listings a book's front matter gathers: "List of Exercises", "Table des
+# avertissements", "Anhangsverzeichnis", "算法清单" (Verzeichnisse the table names
+# otherwise, a bibliography or an index, are found first)
+_LISTING_WORDS = re.compile(r"^[\W\d.]*(?:list of|liste des?|table des)\s", re.IGNORECASE)
+_LISTING_SUFFIX = re.compile(r"verzeichnis$|清单$")
 # "Chapter 3", "Appendix D", "附录 A", "第八章", "2.4", "A.1", "F References" (an appendix
 # letter), Persian digits too
 _NUMBERING = re.compile(
@@ -232,6 +253,8 @@ _NUMBERING = re.compile(
     re.IGNORECASE,
 )
 _NOT_LETTER = re.compile(r"[\W_]+", re.UNICODE)
+# "I N H A LT S V E R Z E I C H N I S": a letter-spaced title (its "I " is no numbering)
+_LETTER_SPACED = re.compile(r"(?:\w{1,2} ){3,}\w{1,2}")
 _LATIN1_CYRILLIC = re.compile(r"^[\s\dÀ-ÿ.,:;!?()\-–—]+$")
 # "2.4.3 Contents": a numbered subsection about contents (or an index), studied as such
 _SUBSECTION = re.compile(r"^\s*#*\s*\d+\.\d+")
@@ -242,6 +265,8 @@ def fold_title(text: str) -> str:
     character but letters dropped (spaces and zero-width joiners too: Persian extraction
     loses them; TeX's spacing accents, "Bibliograf´ıa", become nothing)."""
     text = unicodedata.normalize("NFKC", text).replace("\u200c", "").strip().lstrip("#").strip()
+    if _LETTER_SPACED.fullmatch(text):
+        text = text.replace(" ", "")
     text = _NUMBERING.sub("", text.casefold(), count=1)
     bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     return _NOT_LETTER.sub("", bare.replace("ı", "i"))
@@ -279,12 +304,14 @@ def title_matters(text: str) -> list[tuple[MatterKind, str]]:
         return []
     for variant in (text, cyrillic_from_latin1(text.lstrip("# ").strip())):
         key = fold_title(variant) if variant else ""
-        if not key:
+        if not variant or not key:
             continue
         if key in _READINGS:
             return sorted(_READINGS[key], key=lambda r: r[0] != _FRONT)
         if _INDEX_SUFFIX.search(key) or _INDEX_PREFIX.match(key):
             return [(_BACK, "index")]
+        if _LISTING_WORDS.match(variant) or _LISTING_SUFFIX.search(key):
+            return [(_FRONT, "lists")]
     return []
 
 
