@@ -69,11 +69,12 @@ def split(
     an earlier Quire run there are replaced, and a non-empty folder that Quire did not write
     is refused unless `force`. Raises `DocumentFailedError` (with the document's error
     code) when the document fails, and a `QuireError` for bad settings or folders. With
-    `decider="agent"` the split stops at `state="awaiting_decision"` for the agent loop,
-    with no sessions yet. `processes`: worker processes (default: CPUs; 1 runs every part
-    in this process). With an LLM `backend`, an item whose answers stay invalid after the
-    re-asks is answered by the heuristic (listed in the manifest's `backend_fallbacks`),
-    unless `strict_backend` (None: QUIRE_STRICT_BACKEND): then the document fails."""
+    `decider="agent"` the split stops at `state="awaiting_decision"` for the agent loop, with
+    no sessions yet. `processes`: worker processes (default: CPUs, but a document parsed in one
+    part and reviewed offline runs in this process; 1 runs every part here). With an LLM
+    `backend`, an item whose answers stay invalid after the re-asks is answered by the
+    heuristic (listed in the manifest's `backend_fallbacks`), unless `strict_backend` (None:
+    QUIRE_STRICT_BACKEND): then the document fails."""
     source, folder = Path(path), Path(out)
     env = load_settings()
     rt = Runtime.from_env(env)
@@ -89,7 +90,14 @@ def split(
         strict_backend=strict_backend,
     ).settings(decider=decider, env=env)
     return run_document(
-        rt, source, folder, settings, force=force, processes=processes, on_progress=on_progress
+        rt,
+        source,
+        folder,
+        settings,
+        force=force,
+        processes=processes,
+        on_progress=on_progress,
+        inline_small=True,  # as `quire run`: a one-part document skips the worker's start
     )
 
 

@@ -24,12 +24,19 @@ from quire.workers.runtime import Runtime
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def readme_python() -> str:
-    """The Python block of the README's "Python API" section, as written."""
+def readme_python(*, processes: int | None = None) -> str:
+    """The Python block of the README's "Python API" section, as written, or with its split
+    asking for `processes` worker processes (a small book otherwise runs in the caller's
+    process: its worker processes are what the entry points must not disturb)."""
     text = (ROOT / "README.md").read_text()
     match = re.search(r"## Python API\n.*?```python\n(.*?)```", text, re.S)
     assert match, "README has a '## Python API' section with a python example"
-    return match.group(1)
+    block = match.group(1)
+    if processes is not None:
+        call = 'output_format="both")'
+        assert block.count(call) == 1, "the README's split call changed: update this test"
+        block = block.replace(call, f'output_format="both", processes={processes})')
+    return block
 
 
 def small_book(path: Path, pages: int) -> Path:

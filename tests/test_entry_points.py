@@ -1,7 +1,8 @@
 """The README's Python block works from any entry point: a script without a main guard, code on
 standard input, `python -c`, a thread of another program and a daemonic child process (as in
 a Celery prefork worker). Each run finishes verified, and the caller's `__main__` runs once:
-the worker processes never import it."""
+the worker processes never import it. As written, the small book runs in the caller's
+process; asked for two worker processes, it runs in them."""
 
 from __future__ import annotations
 
@@ -48,11 +49,15 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return small_book(tmp_path_factory.mktemp("book") / "fhs-3.0.pdf", pages=12)
 
 
+@pytest.mark.parametrize("processes", [None, 2])
 @pytest.mark.parametrize("way", ["script", "stdin", "-c", "thread", "daemon"])
-def test_the_readme_block_runs_from_any_entry_point(way: str, book: Path, tmp_path: Path) -> None:
+def test_the_readme_block_runs_from_any_entry_point(
+    way: str, processes: int | None, book: Path, tmp_path: Path
+) -> None:
     (tmp_path / "samples").mkdir()
     (tmp_path / "samples" / "fhs-3.0.pdf").write_bytes(book.read_bytes())
-    code = MARK + readme_python()
+    block = readme_python(processes=processes)
+    code = MARK + block
     stdin = None
     if way == "script":
         (tmp_path / "example.py").write_text(code)
@@ -62,7 +67,7 @@ def test_the_readme_block_runs_from_any_entry_point(way: str, book: Path, tmp_pa
     elif way == "-c":
         argv = ["-c", code]
     else:
-        (tmp_path / "host.py").write_text(MARK + f"BLOCK = {readme_python()!r}\n" + HOSTS[way])
+        (tmp_path / "host.py").write_text(MARK + f"BLOCK = {block!r}\n" + HOSTS[way])
         argv = ["host.py"]
     run = subprocess.run(
         [sys.executable, *argv],

@@ -4,7 +4,8 @@ in the middle of a part the same cell run again in the same kernel resumes the d
 
 A kernel is an entry point of its own: `__main__` is the kernel's, standard output is a
 ZeroMQ stream without a file descriptor, an event loop is running, and an interrupt is a
-SIGINT to the kernel's process group while worker processes are busy."""
+SIGINT to the kernel's process group while a part runs, in the kernel or in worker
+processes."""
 
 from __future__ import annotations
 
@@ -99,8 +100,13 @@ def test_the_readme_block_runs_in_a_notebook_kernel(kernel: Kernel, tmp_path: Pa
     assert workers_of(kernel.pid) == []  # the run's worker processes ended with it
 
 
-def test_an_interrupted_cell_run_again_resumes_its_document(kernel: Kernel, tmp_path: Path) -> None:
-    block = readme_python()
+@pytest.mark.parametrize("processes", [None, 2])
+def test_an_interrupted_cell_run_again_resumes_its_document(
+    kernel: Kernel, tmp_path: Path, processes: int | None
+) -> None:
+    # as written, the small book's parts run in the kernel itself; asked for two worker
+    # processes, in them
+    block = readme_python(processes=processes)
     cell = kernel.client.execute(block)  # the cell starts; interrupt it while a part runs
     wait_for(store_of(tmp_path), part_running)
     kernel.manager.interrupt_kernel()  # the notebook's ■ button
