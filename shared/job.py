@@ -20,7 +20,9 @@ duplicated, and a read costs one index lookup and one object read.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -32,6 +34,8 @@ from quire.shared.errors import ConflictError, QuireError
 from quire.shared.revisions.base import RevisionStore
 from quire.shared.revisions.listing import DocEntry, OutputFacts, output_facts
 from quire.shared.store.base import NotFound, ObjectStore
+
+READ_CACHE = 256  # revisions whose bytes a repo keeps (a few KB each)
 
 DocState = Literal[
     "queued",
@@ -125,6 +129,10 @@ class JobRepo:
     def __init__(self, store: ObjectStore, revisions: RevisionStore) -> None:
         self.store = store
         self.revisions = revisions
+        # revision objects are written once and never change: their bytes, by (doc, rev),
+        # spare the store a read each time a part or the driver loads the same revision
+        self._read: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+        self._read_lock = threading.Lock()  # the embedded driver's threads share a repo
 
     def current_revision(self, doc_id: str) -> int:
         rev = self.revisions.current(doc_id)
@@ -161,7 +169,18 @@ class JobRepo:
         rev = self.current_revision(doc_id) if revision is None else revision
         if rev == 0:
             raise NotFound(f"no document {doc_id}")
-        return Job.model_validate_json(self.store.get(keys.revision(doc_id, rev)))
+        with self._read_lock:
+            data = self._read.get((doc_id, rev))
+        if data is None:
+            data = self.store.get(keys.revision(doc_id, rev))
+            self._remember(doc_id, rev, data)
+        return Job.model_validate_json(data)
+
+    def _remember(self, doc_id: str, rev: int, data: bytes) -> None:
+        with self._read_lock:
+            self._read[(doc_id, rev)] = data
+            if len(self._read) > READ_CACHE:
+                self._read.popitem(last=False)  # the oldest: a document's early revisions
 
     def commit(self, job: Job, *, expected: int, actor: str, why: str) -> Job:
         """Commit `job` as revision expected+1, or raise ConflictError."""
@@ -182,6 +201,7 @@ class JobRepo:
             raise ConflictError(f"{doc_id}: revision {expected + 1} was committed by another")
         # losing this CAS means a reader already rolled the index forward: still committed
         self.revisions.compare_and_set(doc_id, expected, expected + 1, self.entry(new))
+        self._remember(doc_id, expected + 1, data)
         return new
 
     def _landed(self, key: str, data: bytes) -> bool:

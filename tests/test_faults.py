@@ -118,11 +118,12 @@ def test_pool_child_killed_between_commit_and_advance(
     document (without waiting for the reconciler's deadline)."""
     path = textbook_pdf(tmp_path / "advance.pdf", seed=77)
     expected = baseline(path, PDF_BOTH)
-    # the parse worker's connection: output PUT, its done-commit PUT, then the next read
-    # of a session revision (the advance) is held
+    # the parse worker's connection: output PUT, its done-commit PUT, then the advance's
+    # commit (the next PUT of a session revision: the revision it read is the one it just
+    # wrote, which its repo knows without a GET) is held, and dropped when released
     stack.proxy.add(
         hold(),
-        ops={"GET"},
+        ops={"PUT"},
         key=r"/session/rev-",
         limit=1,
         after=[("PUT", r"/work/parse/"), ("PUT", r"/session/rev-")],
