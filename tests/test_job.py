@@ -20,11 +20,15 @@ from quire.shared.engine import (
 )
 from quire.shared.errors import ConflictError
 from quire.shared.job import Job, JobRepo
+from quire.shared.plan import Plan, PlanSettings
 from quire.shared.revisions import SqliteRevisionStore
 from quire.shared.revisions.listing import DocEntry, DocQuery
 from quire.shared.revisions.redis import RedisRevisionStore
+from quire.shared.settings import load_settings
 from quire.shared.states import FINISH, MAX_REDRIVES
 from quire.shared.store import LocalStore
+from quire.workers.job_files import load_plan
+from quire.workers.runtime import Runtime
 
 
 @pytest.fixture(params=["local", "distributed"])
@@ -227,14 +231,16 @@ def test_a_rebuilt_index_lists_again(repo: JobRepo) -> None:
 
 
 class CountingStore(LocalStore):
-    """The local store, counting the revision objects it reads."""
+    """The local store, counting the revision objects and plan versions it reads."""
 
     def __init__(self, root: Path) -> None:
         super().__init__(root)
         self.revision_reads = 0
+        self.plan_reads = 0
 
     def get(self, key: str) -> bytes:
         self.revision_reads += "/session/rev-" in key
+        self.plan_reads += "/work/plans/" in key
         return super().get(key)
 
 
@@ -258,3 +264,19 @@ def test_a_revision_is_read_from_the_store_once(tmp_path: Path) -> None:
     for _ in range(3):
         assert other.load("d1") == s2
     assert store.revision_reads == 1
+
+
+def test_a_plan_version_is_read_from_the_store_once(tmp_path: Path) -> None:
+    # a plan version's key is content-derived: every write, verify and analysis part of a
+    # worker reads the same one (10 GETs of one book's plan in a distributed run, now 1)
+    store = CountingStore(tmp_path / "store")
+    revisions = SqliteRevisionStore(tmp_path / "r.db")
+    rt = Runtime(load_settings(), store, revisions, JobRepo(store, revisions))
+    plan = Plan(doc_id="d1", settings=PlanSettings(), boundaries=[], chunks=[])
+    key = "docs/d1/work/plans/0123456789abcdef.json"
+    store.put(key, plan.model_dump_json().encode())
+    s = new_job(rt.repo)
+    s.artifacts["plan"] = key
+    for _ in range(3):
+        assert load_plan(rt, s) == plan
+    assert store.plan_reads == 1

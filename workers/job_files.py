@@ -91,9 +91,21 @@ def load_doc(rt: Runtime, s: Job) -> Document:
     return doc
 
 
+# The bytes of the plan versions this process read lately: a version's key is content-
+# derived, so it never changes, and every write, verify and analysis part reads it.
+_PLAN_CACHE: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+PLAN_CACHE_VERSIONS = 16
+
+
 def load_plan(rt: Runtime, s: Job) -> Plan:
     """The job's current plan version (immutable; `out/plan.json` is its copy)."""
-    return Plan.model_validate_json(rt.store.get(s.artifacts["plan"]))
+    key = (rt.store.url, s.artifacts["plan"])
+    data = _PLAN_CACHE.get(key)
+    if data is None:
+        data = _PLAN_CACHE[key] = rt.store.get(key[1])
+        while len(_PLAN_CACHE) > PLAN_CACHE_VERSIONS:
+            _PLAN_CACHE.popitem(last=False)
+    return Plan.model_validate_json(data)
 
 
 def save_plan(rt: Runtime, s: Job, plan: Plan) -> str:
