@@ -68,6 +68,9 @@ class Job(BaseModel):
     source_key: str
     page_count: int = 0
     settings: RunSettings = Field(default_factory=RunSettings)
+    # the Quire version that admitted this run: `quire run` and `quire.split` run a finished
+    # document again after an upgrade ("" for runs recorded before it was kept)
+    made_by: str = ""
     # fan-out of the current state: its parts, which are done (part -> output key), and at
     # which revision each was dispatched (so advancing twice never enqueues twice)
     parts: list[str] | None = None

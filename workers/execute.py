@@ -22,6 +22,7 @@ from quire.shared.errors import InputError, QuireError, TooLargeError, Transient
 from quire.shared.job import Job
 from quire.shared.logs import part_fields
 from quire.shared.text import sha256_bytes
+from quire.shared.version import package_version
 from quire.workers import steps
 from quire.workers.parse.detect import format_of_name
 from quire.workers.runtime import Runtime
@@ -124,7 +125,8 @@ def submit(
 ) -> Job:
     """Create the document's job, or return the existing one: documents are keyed by
     content hash, so the same file twice is one document. With `rerun`, a finished document
-    whose settings differ (or that failed) starts again, its old outputs removed. Bad input
+    whose settings differ, that failed, or that another Quire version made (`rerun_reason`)
+    starts again, its old outputs removed. Bad input
     is recorded as a failed job with its reason, so a batch keeps going.
 
     `password` (else QUIRE_PDF_PASSWORD) opens a password-protected PDF here, at
@@ -196,9 +198,7 @@ def admit_bytes(
         refused = old.state == "failed" and old.why.startswith(_submitted(""))
         # refused for want of the right password, and a password is given now
         unlocking = refused and bool(password) and old.error_code in _LOCKED
-        if not unlocking and not (
-            rerun and old.terminal and (old.settings != settings or old.state == "failed")
-        ):
+        if not unlocking and not (rerun and old.terminal and rerun_reason(old, settings)):
             return old, False
         if not refused:
             return restart(rt, old, settings, actor=actor), False
@@ -207,6 +207,7 @@ def admit_bytes(
     fmt = format_of_name(name) or "pdf"  # another extension is refused by _admit
     job = Job(
         doc_id=doc_id,
+        made_by=package_version(),
         source_name=name,
         source_format=fmt,
         source_key=keys.source(doc_id, fmt),
@@ -291,6 +292,19 @@ def _local_copy(data: bytes, name: str, path: Path | None) -> Iterator[Path]:
         yield local
 
 
+def rerun_reason(old: Job, settings: RunSettings) -> str | None:
+    """Why a finished document runs again when asked to (`rerun`): other settings, a
+    failure, or another Quire version than the one that made it (an upgrade's better
+    parse or plan must reach the folder; the same version's output would be the same)."""
+    if old.state == "failed":
+        return "re-run after a failure"
+    if old.settings != settings:
+        return "re-run with new settings"
+    if old.made_by != package_version():
+        return f"re-run by Quire {package_version()} (made by {old.made_by or 'an older one'})"
+    return None
+
+
 def restart(rt: Runtime, old: Job, settings: RunSettings, *, actor: str) -> Job:
     for prefix in (keys.out(old.doc_id), keys.work(old.doc_id)):
         for key in rt.store.list(prefix):
@@ -299,4 +313,6 @@ def restart(rt: Runtime, old: Job, settings: RunSettings, *, actor: str) -> Job:
     new.enter("queued", time.time())
     new.settings, new.error, new.error_code = settings, None, None
     new.work_seconds = 0.0  # this run's time only
-    return rt.repo.commit(new, expected=old.revision, actor=actor, why="re-run with new settings")
+    why = rerun_reason(old, settings) or "re-run on request"
+    new.made_by = package_version()
+    return rt.repo.commit(new, expected=old.revision, actor=actor, why=why)

@@ -43,7 +43,9 @@ if TYPE_CHECKING:
     help="Where batch-report.json goes [DIR, else working folder].",
 )
 @click.option(
-    "--rerun", is_flag=True, help="Restart documents that failed or ran with other settings."
+    "--rerun",
+    is_flag=True,
+    help="Restart documents that failed, ran with other settings or another Quire version.",
 )
 @settings_options
 @limit_options
