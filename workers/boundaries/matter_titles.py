@@ -92,7 +92,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "ru": ("Список иллюстраций", "Список рисунков"),
             "el": ("Κατάλογος σχημάτων",),
             "ko": ("그림 차례", "그림 목차"),
-            "zh": ("插图目录", "图目录", "插图清单", "插图"),
+            "zh": ("插图目录", "图目录", "插图清单"),
             "ja": ("図目次",),
             "fa": ("فهرست تصاویر", "فهرست شکل‌ها"),
         },
@@ -140,7 +140,6 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "zh": ("符号说明", "符号表"),
         },
     ),
-    "lists": (_FRONT, {"en": ("Lists",)}),  # the other listings (`_LISTING`)
     "index": (
         _BACK,
         {
@@ -241,7 +240,8 @@ _INDEX_SUFFIX = re.compile(r"(?:index|indices|указатель|索引)$")
 _INDEX_PREFIX = re.compile(r"^index(?:of|to|des|du)")  # "Index des commandes"
 # other listings a book's front matter gathers: "List of Exercises", "Table des
 # avertissements", "Anhangsverzeichnis", "算法清单" (Verzeichnisse the table names
-# otherwise, a bibliography or an index, are found first)
+# otherwise, a bibliography or an index, are found first), labelled "lists"; no title
+# names them alone ("Lists" is a chapter on itemize and enumerate)
 _LISTING_WORDS = re.compile(r"^[\W\d.]*(?:list of|liste des?|table des)\s", re.IGNORECASE)
 _LISTING_SUFFIX = re.compile(r"verzeichnis$|清单$")
 # "Chapter 3", "Appendix D", "附录 A", "第八章", "2.4", "A.1", "F References" (an appendix

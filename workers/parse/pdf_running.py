@@ -124,7 +124,8 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
     text_blocks = [i for i, b in enumerate(page.blocks) if b.kind in ("text", "code")]
     if not text_blocks:
         return out
-    first = min(text_blocks, key=lambda i: _text_box(page.blocks[i])[1])
+    prose = [i for i in text_blocks if page.blocks[i].kind == "text"] or text_blocks
+    first = min(prose, key=lambda i: _text_box(page.blocks[i])[1])  # its band is wider
     for i in text_blocks:
         b = page.blocks[i]
         if len(b.lines) > 2:
