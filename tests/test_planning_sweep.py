@@ -167,6 +167,13 @@ def test_an_entry_going_on_with_matter_is_no_chapter() -> None:
     assert chapter_starts(doc, matter=True) == [1, 10, 18]  # as the naive splitter cuts
 
 
+def two_chapter_manual(first: int, last: int, *, index: bool) -> Document:
+    """A short manual: a `first`-page chapter, a `last`-page one, and maybe an index."""
+    els = chapter("1 Usage", 1, first) + chapter("2 Implementation", first + 1, last)
+    end = first + last + 1
+    return build_doc([*els, *(index_pages(end, 2) if index else [])])
+
+
 @pytest.mark.parametrize("index", [False, True])
 @pytest.mark.parametrize(("first", "last"), [(13, 2), (12, 3)])
 def test_a_short_document_splits_evenly_rather_than_keep_a_short_last_chapter(
@@ -176,10 +183,7 @@ def test_a_short_document_splits_evenly_rather_than_keep_a_short_last_chapter(
     # their short last chapter: one of their two sessions far outside 5-13 pages, where
     # 8 + 7 was possible. In a short document a closing session more than a page short is
     # no exception to the runt rule's cost.
-    els = chapter("1 Usage", 1, first) + chapter("2 Implementation", first + 1, last)
-    end = first + last + 1
-    doc = build_doc([*els, *(index_pages(end, 2) if index else [])])
-    p = plan(doc)
+    p = plan(two_chapter_manual(first, last, index=index))
     sizes = study_sizes(p)
     assert len(sizes) == 2 and all(5 <= n <= 13 for n in sizes), sizes
     assert [c.kind for c in p.chunks][-1] == ("back_matter" if index else "study")
@@ -193,10 +197,7 @@ def test_a_short_document_keeps_a_closing_chapter_a_page_short(
     # xpinyin, libertine, msc: a last chapter of 4 pages is a session of its own, as the
     # runt rule allows (joined to the chapter before it would pass 13 pages), rather than
     # 8 + 8 cut inside the first chapter: a chapter start is honoured where the sizes allow
-    els = chapter("1 Usage", 1, first) + chapter("2 Implementation", first + 1, last)
-    end = first + last + 1
-    doc = build_doc([*els, *(index_pages(end, 2) if index else [])])
-    p = plan(doc)
+    p = plan(two_chapter_manual(first, last, index=index))
     study = [(c.page_first, c.page_last) for c in p.chunks if c.kind == "study"]
     assert study == [(1, first), (first + 1, first + last)], study
 
