@@ -365,10 +365,8 @@ def _chapters_after_contents(
 
 def chapters_after_contents(doc: Document) -> list[tuple[int, str]]:
     """(page, title) of the chapters the outline places after the contents, which front
-    and back matter never hold."""
-    flags = [listing_line(e) for e in doc.elements]
-    found = _chapters_after_contents(doc, _pages(doc, flags), _titled(doc, flags))
-    return [(page, title) for page, title, _ in found]
+    and back matter never hold (found with the matter, and kept with it)."""
+    return list(_found(doc)[1])
 
 
 def _before_first_chapter(doc: Document, chapters: Sequence[tuple[int, str, int]]) -> _Span | None:
@@ -526,25 +524,30 @@ def _tiny(doc: Document, s: _Span, flags: Sequence[bool | None]) -> bool:
 # find_matter's answers for the documents this process holds: planning, the book index
 # and the key terms ask it of the same IR several times, and it takes up to a second a
 # book. By object; an answer stands while the document holds the same element list.
-_FOUND: dict[int, tuple[weakref.ref[Document], int, int, list[MatterRegion]]] = {}
+_Found = tuple[list[MatterRegion], list[tuple[int, str]]]  # regions, chapters after contents
+_FOUND: dict[int, tuple[weakref.ref[Document], int, int, _Found]] = {}
 
 
 def find_matter(doc: Document) -> list[MatterRegion]:
     """The document's front and back matter regions, in reading order."""
+    return [r.model_copy() for r in _found(doc)[0]]
+
+
+def _found(doc: Document) -> _Found:
     key = id(doc)
     hit = _FOUND.get(key)
     if hit is None or hit[0]() is not doc or hit[1:3] != (id(doc.elements), len(doc.elements)):
-        regions = _find_matter(doc)
+        found = _find_matter(doc)
         if hit is None:
             weakref.finalize(doc, _FOUND.pop, key, None)
-        hit = _FOUND[key] = (weakref.ref(doc), id(doc.elements), len(doc.elements), regions)
-    return [r.model_copy() for r in hit[3]]
+        hit = _FOUND[key] = (weakref.ref(doc), id(doc.elements), len(doc.elements), found)
+    return hit[3]
 
 
-def _find_matter(doc: Document) -> list[MatterRegion]:
+def _find_matter(doc: Document) -> _Found:
     els = doc.elements
     if not els:
-        return []
+        return [], []
     flags = [listing_line(e) for e in els]
     pages = _pages(doc, flags)
     titled = _titled(doc, flags)
@@ -588,7 +591,7 @@ def _find_matter(doc: Document) -> list[MatterRegion]:
                 evidence=snapped.evidence,
             )
         )
-    return regions
+    return regions, [(page, title) for page, title, _ in found]
 
 
 def element_kinds(doc: Document, regions: Sequence[MatterRegion]) -> list[ChunkKind]:
