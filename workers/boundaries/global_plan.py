@@ -278,11 +278,12 @@ class GlobalPlanner:
         """The size cost of a short session start.. closing its stretch, `short` milli-pages
         under the minimum: `CLOSING_RUNT` among many sessions (`_runts_among_many`) or for
         a chapter of its own (a major start) under a page short, else `RUNT`."""
-        cheap = self.runts_among_many | (self.major_start[start] & (np.asarray(short) <= UNIT))
+        missing = np.asarray(short)
+        cheap = self.runts_among_many | (self.major_start[start] & (missing <= UNIT))
         return np.where(
             cheap,
-            CLOSING_RUNT + CLOSING_RUNT_PER_PAGE * np.asarray(short) // UNIT,
-            RUNT + RUNT_PER_PAGE * np.asarray(short) // UNIT,
+            CLOSING_RUNT + CLOSING_RUNT_PER_PAGE * missing // UNIT,
+            RUNT + RUNT_PER_PAGE * missing // UNIT,
         )
 
     def _find_closing_runts(self, must: Sequence[bool]) -> None:

@@ -60,10 +60,6 @@ def _region_update(doc: Document, a: int, b: int) -> dict[str, object]:
     }
 
 
-def _chapter_pages(doc: Document) -> set[int]:
-    return {page for page, _ in chapters_after_contents(doc)}
-
-
 def close_back_stretches(
     doc: Document, regions: Sequence[MatterRegion], cuts: Collection[int], min_pages: float
 ) -> list[MatterRegion]:
@@ -76,7 +72,7 @@ def close_back_stretches(
     short study session of its own, as back matter never holds a chapter."""
     els = doc.elements
     pos = {e.id: i for i, e in enumerate(els)}
-    chapters = _chapter_pages(doc)
+    chapters = {page for page, _ in chapters_after_contents(doc)}
     out = list(regions)
     for k, r in enumerate(out):
         if r.kind != "back_matter":

@@ -10,12 +10,11 @@ from collections.abc import Sequence
 
 from lxml import etree
 
-from quire.workers.parse.html_content import collapse
+from quire.workers.parse.html_content import HEADINGS, collapse
 from quire.workers.parse.html_refs import local
 
 # blocks that can hold a running header or footer (not headings, lists, tables or notes)
 _HOLDERS = frozenset({"div", "p", "footer", "header", "address", "section"})
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 MIN_CHARS = 40  # shorter repeats are labels ("Note", "Example"), not furniture
 MAX_CHARS = 2000
 MIN_CHAPTERS = 3
@@ -66,5 +65,5 @@ def _blocks(root: etree._Element) -> list[tuple[etree._Element, str]]:
 def _in_flow(el: etree._Element) -> bool:
     parent = el.getparent()
     return parent is not None and any(
-        isinstance(c.tag, str) and local(c.tag) in _HEADINGS for c in parent
+        isinstance(c.tag, str) and local(c.tag) in HEADINGS for c in parent
     )
