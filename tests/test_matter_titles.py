@@ -151,6 +151,12 @@ def test_reference_titles_in_more_scripts() -> None:
         # French and Latin indexes by their subject ("Index des commandes")
         ("Index des concepts", "index"),
         ("Index du code", "index"),
+        # met in the sweep, each once: the chapter they held or split was reference
+        ("5 Important Changes", "change history"),  # biblatex-sbl's version log
+        ("Versionsprotokoll", "change history"),
+        ("Index général", "index"),
+        ("Aineregister", "index"),  # Estonian
+        ("Abbreviations", "glossary"),  # a list of them after the version log
     ],
 )
 def test_change_histories_and_named_indexes_are_back_matter(title: str, label: str) -> None:

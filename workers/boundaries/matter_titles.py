@@ -145,6 +145,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
         {
             "en": ("Index",),
             "de": ("Register", "Stichwortverzeichnis", "Sachregister", "Sachverzeichnis"),
+            "fr": ("Index général", "Index alphabétique"),
             "es": ("Índice alfabético", "Índice analítico", "Índice temático", "Índice"),
             "it": ("Indice analitico", "Indice dei nomi"),
             "pt": ("Índice remissivo", "Índice"),
@@ -153,6 +154,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "cs": ("Rejstřík",),
             "hu": ("Tárgymutató",),
             "fi": ("Hakemisto",),
+            "et": ("Aineregister",),
             "sv": ("Sakregister",),
             "da": ("Stikordsregister",),
             "tr": ("Dizin",),
@@ -201,9 +203,11 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
     "glossary": (
         _BACK,
         {
-            "en": ("Glossary",),
-            "de": ("Glossar",),
-            "fr": ("Glossaire",),
+            # a list of abbreviations at the back ("List of abbreviations" in front is
+            # "list of symbols"; a back title is not read in the front matter)
+            "en": ("Glossary", "Abbreviations"),
+            "de": ("Glossar", "Abkürzungen"),
+            "fr": ("Glossaire", "Abréviations"),
             "es": ("Glosario",),
             "it": ("Glossario",),
             "pt": ("Glossário",),
@@ -219,9 +223,25 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
     "change history": (
         _BACK,
         {
-            "en": ("Change history", "Change log", "Changelog", "Revision history"),
-            "de": ("Änderungshistorie", "Versionsgeschichte", "Änderungsprotokoll"),
-            "fr": ("Historique des modifications", "Historique des versions"),
+            "en": (
+                "Change history",
+                "Change log",
+                "Changelog",
+                "Revision history",
+                "Important changes",  # biblatex's and its styles' version log
+            ),
+            "de": (
+                "Änderungshistorie",
+                "Versionsgeschichte",
+                "Änderungsprotokoll",
+                "Versionsprotokoll",
+                "Versionshistorie",
+            ),
+            "fr": (
+                "Historique des modifications",
+                "Historique des versions",
+                "Historique des changements",
+            ),
             "es": ("Historial de cambios", "Registro de cambios"),
             "it": ("Registro delle modifiche", "Cronologia delle modifiche"),
             "pt": ("Histórico de alterações", "Histórico de versões"),
