@@ -40,7 +40,8 @@ from quire.workers.boundaries.matter import fold_title
 HEADING_VALUE = {1: 5000, 2: 1200, 3: 600}
 DEEP_HEADING_VALUE = 300
 NUMBERING_VALUE = {1: 300, 2: 150}
-MAJOR_START_VALUE = 6000
+MAJOR_START_VALUE = 12000  # in study text: more than two sections' cuts around it
+REFERENCE_MAJOR_VALUE = 6000  # inside front or back matter: under `TINY_REFERENCE`
 SCORE_VALUE = 1000  # per unit of change score
 LEXICAL_VALUE = 2000  # per unit of the score's lexical part (a clean switch: about 0.7)
 STRONG_LEXICAL = 0.5  # a lexical part this high is named in the cut's reason
@@ -108,7 +109,7 @@ class CutEvidence:
         if depth:
             v += NUMBERING_VALUE.get(depth, 0)
         if self.major:
-            v += MAJOR_START_VALUE
+            v += REFERENCE_MAJOR_VALUE if self.inside_reference else MAJOR_START_VALUE
         v += round(SCORE_VALUE * self.score + LEXICAL_VALUE * self.lexical)
         if self.score >= STRONG_CHANGE:
             v += STRONG_CHANGE_VALUE
