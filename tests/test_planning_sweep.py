@@ -33,7 +33,8 @@ from plan_metrics import (
 from quire.shared.ir import Document, Element, OutlineEntry
 from quire.shared.plan import Plan, PlanSettings
 from quire.workers.boundaries.candidates import safe_candidates
-from quire.workers.boundaries.evidence import major_starts
+from quire.workers.boundaries.evidence import CutEvidence, major_starts
+from quire.workers.boundaries.global_plan import SESSION
 from quire.workers.boundaries.matter import chapters_after_contents, find_matter
 from quire.workers.boundaries.planner import plan_globally
 from quire.workers.boundaries.scoring import score_candidates
@@ -456,3 +457,28 @@ def test_the_oracle_honours_a_chapter_on_the_last_page_only_by_a_session_there()
     assert oracle_honoured(doc, RULES) == (2, 3)
     p = plan(doc)
     assert honoured(doc, {a for a, _ in plan_ranges(p)}) == (2, 3)
+
+
+def test_a_chapter_start_outweighs_two_chapter_cuts_that_add_a_session() -> None:
+    # songs' manual: chapters 8, 9 and 11 on pp. 21, 24 and 27, and only chapter 9 a session
+    # or more after the last chapter start (p. 17). Cutting at 21 and 27 made one session
+    # more than cutting at 24 alone, and the old weights paid for it (4/5 chapter starts,
+    # the naive splitter 5/5): every cut there is a top-level heading with the heuristic
+    # reviewers' votes and a clean switch of vocabulary.
+    def cut(*, major: bool) -> int:
+        return CutEvidence(
+            after_id="a",
+            before_id="b",
+            snippet="9 Chapters and Sections",
+            page=24,
+            heading_level=1,
+            numbering="9",
+            score=0.93,
+            page_break=False,
+            review=None,
+            vote_balance=1.7,
+            major=major,
+            lexical=0.7,
+        ).value
+
+    assert cut(major=True) - SESSION > 2 * (cut(major=False) - SESSION)
