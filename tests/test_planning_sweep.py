@@ -482,3 +482,23 @@ def test_a_chapter_start_outweighs_two_chapter_cuts_that_add_a_session() -> None
         ).value
 
     assert cut(major=True) - SESSION > 2 * (cut(major=False) - SESSION)
+
+
+def test_chapter_starts_are_counted_from_the_first_chapter_not_the_contents() -> None:
+    # A contents page, then chapters on pp. 2, 4, 6, 10 and 13. Chapter starts are taken a
+    # session apart from the first chapter: pp. 2 and 10. Counted from the "Contents" entry
+    # on p. 1 they were pp. 6 and 13, and the plan cut 2-12 + 13-18 past chapter 4's start
+    # (csquotes-DE, opmac and 13 other manuals of the sweep).
+    els = [heading("Contents", 1, page=1)]
+    els += [para(f"{k} Chapter {k} . . . . {k + 2}", page=1) for k in range(1, 6)]
+    entries = [("Contents", 1)]
+    page = 2
+    for n, size in enumerate([2, 2, 4, 3, 6], 1):
+        els += chapter(f"{n} Chapter {n}", page, size, topic=n)
+        entries.append((f"{n} Chapter {n}", page))
+        page += size
+    doc = with_outline(build_doc(els), *entries)
+    assert chapter_starts(doc) == [2, 10]
+    p = plan(doc)
+    assert plan_ranges(p) == [(1, 1), (2, 9), (10, 18)]
+    assert honoured(doc, {a for a, _ in plan_ranges(p)}) == oracle_honoured(doc, RULES) == (2, 2)

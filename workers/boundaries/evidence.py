@@ -35,7 +35,7 @@ from difflib import SequenceMatcher
 from quire.shared.ir import WORDS_PER_PAGE, Document
 from quire.shared.plan import Candidate, ReviewOutcome, ReviewRole
 from quire.workers.boundaries.candidates import numbering_depth, plain_text
-from quire.workers.boundaries.matter import fold_title
+from quire.workers.boundaries.matter import fold_title, matter_entries
 
 HEADING_VALUE = {1: 5000, 2: 1200, 3: 600}
 DEEP_HEADING_VALUE = 300
@@ -167,8 +167,9 @@ class CutEvidence:
 
 def major_starts(doc: Document, min_pages: float) -> set[int]:
     """Indexes of the elements that begin a major start: top-level outline entries (a PDF
-    with an outline) or top-level headings, each at least `min_pages` after the previous
-    one counted (the first counts)."""
+    with an outline; not those naming front or back matter, `matter.matter_entries`) or
+    top-level headings, each at least `min_pages` after the previous one counted (the first
+    counts), as `plan_metrics.chapter_starts` counts a book's chapters."""
     els = doc.elements
     starts: list[tuple[float, int]] = []  # (page, element index)
     entries = [o for o in doc.outline if o.page >= 1]
@@ -178,8 +179,11 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
         on_page: dict[int, list[int]] = {}
         for i, e in enumerate(els):
             on_page.setdefault(e.page_first, []).append(i)
-        for o in entries:
-            if o.level != top or o.page not in on_page:
+        entries = [o for o in entries if o.level == top]
+        # a matter entry ("Contents", "List of Tables") is no chapter: counted, it would set
+        # the gap's first step off the book's chapters
+        for o, matter in zip(entries, matter_entries(entries), strict=True):
+            if matter or o.page not in on_page:
                 continue
             starts.append((float(o.page), _entry_element(doc, on_page[o.page], o.title, top_level)))
     else:
