@@ -312,6 +312,17 @@ def print_runs(runs: list[BatchRun], limit_pps: float, one_core: float) -> None:
     print(f"  {'total':12} {sum(last.parts.values()):5} {sum(last.cpu.values()):7.1f}")
 
 
+def _counts(text: str) -> list[int]:
+    """--memory's copy counts, checked before the batch runs rather than after it."""
+    try:
+        counts = [int(c) for c in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"want counts of 1 or more, e.g. 100,1000: {text!r}")
+    return counts
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--docs", nargs="*", help="these files instead of the sweep sample")
@@ -327,7 +338,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1, help="batch runs (median; 0: none)")
     ap.add_argument("--fixed-runs", type=int, default=5, help="one-page runs (0: none)")
     ap.add_argument("--profile", action="store_true", help="also cProfile the batch inline")
-    ap.add_argument("--memory", default="", help="copy counts, e.g. 100,1000")
+    ap.add_argument("--memory", type=_counts, default=[], help="copy counts, e.g. 100,1000")
     args = ap.parse_args()
 
     paths = pick_docs(args)
@@ -353,7 +364,7 @@ def main() -> None:
                     f"(medians of {args.fixed_runs})"
                 )
         if args.memory:
-            counts = [int(c) for c in args.memory.split(",")]
+            counts = args.memory
             scaled = memory_scale(work / "memory", counts, args.processes)
             for n, run in zip(counts, scaled, strict=True):
                 print(f"memory, {n} copies of a one-page document:")

@@ -169,7 +169,7 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
     """Indexes of the elements that begin a major start: top-level outline entries (a PDF
     with an outline; not those naming front or back matter, `matter.matter_entries`) or
     top-level headings, each at least `min_pages` after the previous one counted (the first
-    counts), as `plan_metrics.chapter_starts` counts a book's chapters."""
+    counts), as the sweep's chapter-start figure counts a book's chapters."""
     els = doc.elements
     starts: list[tuple[float, int]] = []  # (page, element index)
     entries = [o for o in doc.outline if o.page >= 1]
