@@ -329,10 +329,10 @@ def main() -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="quire-sweep-"))
     work.mkdir(parents=True, exist_ok=True)
     if args.plan_only:
-        from sweep_replan import replan_document
+        from sweep_replan import replan_all
         from sweep_replan import report as print_replanned
 
-        print_replanned([replan_document(d, work) for d in docs])
+        print_replanned(replan_all(docs, work))
         return
     print(f"{len(docs)} documents, {sum(d.pages for d in docs)} pages; work folder {work}")
     seconds, peak, report = run_batch(docs, work)

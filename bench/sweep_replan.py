@@ -15,8 +15,11 @@ batch's; it is rare, and the figures are otherwise the batch's.
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from sweep_docs import SweepDoc
@@ -79,6 +82,13 @@ def replan_document(doc: SweepDoc, work: Path) -> Replanned:
     ]
     figures = range_figures(ir, ranges, study) if any(study) else None
     return Replanned(doc, figures, sizes, seconds)
+
+
+def replan_all(docs: list[SweepDoc], work: Path) -> list[Replanned]:
+    """`replan_document` of every document, in order, one process per core (documents are
+    independent; one process took about 5 minutes for the sweep's 348 on two slow cores)."""
+    with ProcessPoolExecutor(os.cpu_count()) as pool:
+        return list(pool.map(partial(replan_document, work=work), docs, chunksize=4))
 
 
 def report(results: list[Replanned]) -> None:
