@@ -106,6 +106,10 @@ def test_an_interrupted_cell_run_again_resumes_its_document(
 ) -> None:
     # as written, the small book's parts run in the kernel itself; asked for two worker
     # processes, in them
+    if processes is None:
+        # in the kernel, 12 pages' remaining parts could end before the interrupt landed (the
+        # cell then replied "ok"); the whole 50-page sample is still one part, and longer
+        small_book(tmp_path / "samples" / "fhs-3.0.pdf", pages=50)
     block = readme_python(processes=processes)
     cell = kernel.client.execute(block)  # the cell starts; interrupt it while a part runs
     wait_for(store_of(tmp_path), part_running)
