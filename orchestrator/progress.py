@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from quire.shared.job import Job
 from quire.shared.states import FINISH
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 Show = Callable[[Job], None]
 
@@ -60,6 +63,10 @@ def watch(console: Console) -> Iterator[Show]:
     if not console.is_terminal:
         yield StageLines(console)
         return
+    # Imported here: a run writing to a log or a pipe never draws bars, and rich.progress
+    # is a twentieth of a one-page `quire run`'s imports.
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),

@@ -22,7 +22,7 @@ language reads it afresh.
 from __future__ import annotations
 
 import statistics
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -30,10 +30,12 @@ from quire.shared.config import OcrMode
 from quire.shared.errors import OcrUnavailableError
 from quire.shared.ir import OcrPage
 from quire.shared.text import sha256_bytes
-from quire.workers.parse.ocr import OcrText
-from quire.workers.parse.ocr_engines import Engine, pick_engine
 from quire.workers.parse.pdf_open import pymupdf_module
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage
+
+if TYPE_CHECKING:  # the engines are imported when a page needs OCR, not by every parse
+    from quire.workers.parse.ocr import OcrText
+    from quire.workers.parse.ocr_engines import Engine
 
 LITTLE_TEXT_CHARS = 200  # fewer text characters than this on a page-filling image: OCR it
 FILLING = 0.5  # share of the page an image must cover to be "page-filling"
@@ -112,6 +114,8 @@ def choose_dpi(page: Any) -> int:
 
 def read_page(page: Any, engine: Engine, cache: OcrCache | None) -> tuple[OcrText, int, bool]:
     """OCR a page (from the cache when it was read before): (text, dpi, cache hit)."""
+    from quire.workers.parse.ocr import OcrText
+
     pymupdf = pymupdf_module()
     dpi = choose_dpi(page)
     pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
@@ -186,6 +190,8 @@ def apply_ocr(
             result.skipped_ocr = "off"
             result.skipped += "; OCR off"
         return result, False
+    from quire.workers.parse.ocr_engines import pick_engine
+
     engine = pick_engine(settings.lang)
     if engine.choice.engine is None:
         return _no_engine(result, settings, engine.choice.needs), False
