@@ -192,6 +192,43 @@ def build_figures(path: Path) -> Path:
     return path
 
 
+# A thesis template's sample figures: a framed, filled box holding one large letter (36 pt,
+# the largest type of the document), "Figure 1.1: ..." right below it; on page 2 the
+# caption sits above the box; no outline. The letters are figure text, no chapter headings.
+CAPTIONED = ["Figure 1.1: A placeholder figure drawn as a box.", "Figure 2: Another placeholder."]
+CAPTIONED_PROSE = "Some prose about the thesis, long enough to be a paragraph of its own here."
+
+
+def _letter_box(page: Any, y0: float, letter: str) -> None:
+    box = page.new_shape()
+    box.draw_rect(pymupdf.Rect(250, y0, 322, y0 + 54))
+    box.finish(color=(0, 0, 0), fill=(0.85, 0.85, 0.85), width=0.8)
+    box.commit()
+    page.insert_text((275, y0 + 40), letter, fontsize=36, fontname="helv")
+
+
+def _centred(page: Any, y: float, text: str) -> None:  # under the box, as LaTeX sets it
+    width = pymupdf.get_text_length(text, fontname="helv", fontsize=10)
+    page.insert_text((286 - width / 2, y), text, fontsize=10, fontname="helv")
+
+
+def build_captioned_boxes(path: Path) -> Path:
+    doc = pymupdf.open()
+    for n, title in enumerate(["Introduction", "Literature Review"]):
+        page = doc.new_page(width=W, height=H)
+        page.insert_text((LEFT, 80), title, fontsize=16, fontname="hebo")
+        page.insert_text((LEFT, 110), CAPTIONED_PROSE, fontsize=11, fontname="helv")
+        if n == 0:
+            _letter_box(page, 150, "A")
+            _centred(page, 216, CAPTIONED[0])
+        else:
+            _centred(page, 150, CAPTIONED[1])
+            _letter_box(page, 160, "B")
+        page.insert_text((LEFT, 260), CAPTIONED_PROSE, fontsize=11, fontname="helv")
+    doc.save(path)
+    return path
+
+
 # A package manual whose commonest text is small (8 pt notes) and whose header sits in a
 # drawn bar: "toolkit.sty" over the section's title (sections of one or two pages), a
 # footer "N of 6" at 10 pt, and a numbered code listing starting right under the bar

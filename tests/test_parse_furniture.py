@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sweep_samples import (
     BANNER_SECTIONS,
+    CAPTIONED,
     GRAPHICS_HEADERS,
     NOTE,
     PICTURE_LABELS,
@@ -22,6 +23,7 @@ from sweep_samples import (
     WARNING,
     ZH_BREAK_START,
     build_banner_headers,
+    build_captioned_boxes,
     build_cjk_headers,
     build_clipped_figure,
     build_figures,
@@ -121,6 +123,20 @@ def test_prose_and_boxed_notes_stay_prose(fig: Document) -> None:
     short last line."""
     prose = [e.text for e in fig.elements if e.type == "paragraph" and e.origin is None]
     assert prose == [PROSE_ABOVE, PROSE_BELOW, " ".join(NOTE), " ".join(WARNING)]
+
+
+def test_a_captioned_box_is_a_figure_and_its_large_letter_no_heading(tmp_path: Path) -> None:
+    """A frame around one 36 pt letter has no shapes of its own, but "Figure 1.1: ..."
+    right below it (or above it) makes it a figure: the letter is its text, not the
+    document's top heading (mugsthesis: "A" was a chapter, a cut and a session title)."""
+    doc = parse_document(build_captioned_boxes(tmp_path / "captioned.pdf")).document
+    headings = [e.text for e in doc.elements if e.type == "heading"]
+    assert headings == ["# Introduction", "# Literature Review"]
+    assert [(e.text, e.page_first) for e in doc.elements if e.origin == "figure"] == [
+        ("A", 1),
+        ("B", 2),
+    ]
+    assert [e.text for e in doc.elements if e.type == "caption"] == CAPTIONED
 
 
 def test_header_in_a_drawn_bar_and_page_x_of_y_footer_are_removed(tmp_path: Path) -> None:

@@ -28,7 +28,13 @@ from functools import lru_cache
 from typing import Any
 
 from quire.shared.ir import TextlessKind
-from quire.workers.parse.pdf_figures import Box, figure_regions, figure_rows, split_drawings
+from quire.workers.parse.pdf_figures import (
+    FIGURE_CAPTION,
+    Box,
+    figure_regions,
+    figure_rows,
+    split_drawings,
+)
 from quire.workers.parse.pdf_footnotes import (
     NoteRows,
     joins_mark,
@@ -428,7 +434,12 @@ def extract_page(
             _insert_by_y(items, _Object(t))
     for img in images:
         _insert_by_y(items, _Object(img))
-    regions = figure_regions(visible, (rect.x0, rect.y0, rect.x1, rect.y1))
+    captions = [
+        (it.x0, it.y0, it.x1, it.y1)
+        for it in items
+        if isinstance(it, Row) and FIGURE_CAPTION.match(it.text)
+    ]
+    regions = figure_regions(visible, (rect.x0, rect.y0, rect.x1, rect.y1), captions)
     body = _figure_text(items, regions) if regions else items
     result.blocks = _segment(body) + [_note_block(n) for n in notes]
     result.links = page_links(doc, page, textpage, _expand)

@@ -5,7 +5,10 @@ numbered part, "1." beside an arrow no list item, a node label no heading. Here 
 page's vector paths are grouped into regions (paths whose boxes touch), and a region is
 a figure when it holds shapes of its own: at least `MIN_SHAPES` drawing items besides its
 frames, the few-item paths that span it (a rectangle or rounded box drawn or filled: a
-boxed code listing or a coloured note has those only). The short text rows inside a
+boxed code listing or a coloured note has those only), or when a figure caption ("Figure
+1.1: ...") sits right below or above it: the author called it a figure, though it may be a
+frame around one large letter (whose 36 pt "A" was a chapter heading and a cut of its own
+to the heading rules) or a placeholder box. The short text rows inside a
 figure (with a small margin for tick labels set just outside the axes) are its text;
 long rows stay prose, so a page border or a box around a whole page of text takes none.
 
@@ -19,6 +22,8 @@ rows it is told are figure text into one block per figure, flagged `figure`.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 Box = tuple[float, float, float, float]
@@ -33,6 +38,12 @@ MARGIN = 10.0  # points around a figure where its tick and axis labels sit
 ROUNDS = 2  # the figure grows by the labels it took, once: the axis title is beyond them
 SHORT_ROW = 40  # characters: longer rows are prose even inside a figure
 MARGIN_ROW = 12  # characters: in the margin, only labels this short belong to the figure
+CAPTION_GAP = 24.0  # points between a figure's box and its caption (about two lines)
+FIGURE_CAPTION = re.compile(
+    r"^(?:figure|fig\.|abbildung|abb\.|figura|рисунок|рис\.|图|圖|図|شکل|شكل)\s*"
+    r"(?:[A-Z]?\d+|[A-Z])(?:[.\-–]\d+)*[a-z]?\s*(?:[:.—–-]|$)",  # 1.1, A.1, 3b
+    re.IGNORECASE,
+)
 
 
 def _area(b: Box) -> float:
@@ -81,8 +92,11 @@ def _intersect(a: Box, b: Box) -> Box:
     return (max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3]))
 
 
-def figure_regions(paths: list[dict[str, Any]], page: Box) -> list[Box]:
-    """Boxes of the page's vector figures (see the module docstring)."""
+def figure_regions(
+    paths: list[dict[str, Any]], page: Box, captions: Sequence[Box] = ()
+) -> list[Box]:
+    """Boxes of the page's vector figures (see the module docstring); `captions`: the
+    boxes of the page's rows that begin a figure caption (`FIGURE_CAPTION`)."""
     page_area = _area(page)
     boxes: list[Box] = []
     items: list[int] = []
@@ -104,9 +118,16 @@ def figure_regions(paths: list[dict[str, Any]], page: Box) -> list[Box]:
             continue
         frame = FRAME_SHARE * _area(box)  # paths this large with few items frame the region
         shapes = sum(items[k] for k in members if items[k] > FRAME_ITEMS or _area(boxes[k]) < frame)
-        if shapes >= MIN_SHAPES:
+        if shapes >= MIN_SHAPES or any(_captions(box, c) for c in captions):
             out.append(box)
     return sorted(out, key=lambda b: (b[1], b[0]))
+
+
+def _captions(box: Box, caption: Box) -> bool:
+    """Does the caption row sit right below or above the box, overlapping it across?"""
+    across = caption[0] <= box[2] and box[0] <= caption[2]
+    below, above = caption[1] - box[3], box[1] - caption[3]
+    return across and (0 <= below <= CAPTION_GAP or 0 <= above <= CAPTION_GAP)
 
 
 def _components(boxes: list[Box]) -> list[int]:
