@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from quire.shared.ir import TextlessKind
+from quire.workers.parse.accents import compose_accents
 from quire.workers.parse.pdf_figures import (
     FIGURE_CAPTION,
     Box,
@@ -145,6 +146,8 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
             if _COMPAT.search(text):
                 presentation += len(_PRESENTATION.findall(text))
                 text = _expand(text)
+            mono = mono_n * 10 >= n * 8
+            text = compose_accents(text, code=mono)
             x0, y0, x1, y1 = line["bbox"]
             dx, dy = line["dir"]
             rtl_n = len(_RTL.findall(text))
@@ -157,7 +160,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                     y1=y1,
                     size=max(sizes.items(), key=lambda kv: kv[1])[0],
                     bold=bold_n * 2 > n,
-                    mono=mono_n * 10 >= n * 8,
+                    mono=mono,
                     rtl=rtl_n * 2 > len(_LETTER.findall(text)) > 0,
                     horizontal=abs(dy) < 1e-3 and dx > 0,
                     space_around=(raw[:1].isspace(), raw[-1:].isspace()),
