@@ -50,6 +50,7 @@ from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 from fault_stack import descendants, rss_kib  # noqa: E402
 from sweep_docs import DEFAULT_CACHE, SweepDoc, select  # noqa: E402
 from sweep_metrics import (  # noqa: E402
+    accents_apart,
     body_elements,
     body_segments,
     header_keys,
@@ -92,6 +93,8 @@ class Row:
     header_left: int = 0
     hyphen_breaks: int = 0
     hyphens_left: int = 0
+    accents_source: int = 0
+    accents_left: int = 0
     examples: list[str] = field(default_factory=list)  # header lines left, a few
     read_seconds: float = 0.0  # bare get_text("dict") over the source (the baseline)
 
@@ -199,7 +202,10 @@ def measure_document(row: Row, doc: SweepDoc, out: Path) -> None:
     row.header_keys, row.header_left, row.examples = len(keys), len(left), left[:3]
     h = hyphen_breaks(source.blocks)
     row.hyphen_breaks = sum(h.breaks.values())
-    row.hyphens_left = hyphens_left(h, "\n".join(body_segments(out, manifest, False)))
+    body = "\n".join(body_segments(out, manifest, False))
+    row.hyphens_left = hyphens_left(h, body)
+    row.accents_source = sum(accents_apart(ln) for lines in source.blocks for ln in lines)
+    row.accents_left = accents_apart(body)
 
 
 def collect(docs: list[SweepDoc], report_path: Path, work: Path) -> list[Row]:
@@ -267,6 +273,12 @@ def summary(rows: list[Row], seconds: float, peak_mb: float, traces: list[str]) 
         f"line-break hyphens (joined word elsewhere in the document): {hb}, left hyphenated "
         f"{hl} ({hl / max(hb, 1):.1%}; cut by {1 - hl / max(hb, 1):.1%}) in "
         f"{sum(r.hyphens_left > 0 for r in done)} documents"
+    )
+    aa, al = sum(r.accents_source for r in done), sum(r.accents_left for r in done)
+    print(
+        f"accents drawn apart from their letter: {aa} in the source lines "
+        f"({sum(r.accents_source > 0 for r in done)} documents), {al} left in the Markdown "
+        f"({sum(r.accents_left > 0 for r in done)} documents)"
     )
     print(
         f"batch: {seconds:.0f} s, {pages / max(seconds, 1e-9):.1f} pages/s, "

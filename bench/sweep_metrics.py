@@ -8,7 +8,11 @@
   element of one of the pages it heads (bib2gls's "Glossary" heads its glossary's pages;
   the same word titling a sample page drawn in a figure 300 pages on is no header);
 - line-break hyphens left: a hyphen at a source line end ("num-" / "ber") whose joined word
-  ("number") occurs elsewhere in the document, still hyphenated ("num-ber") in the Markdown.
+  ("number") occurs elsewhere in the document, still hyphenated ("num-ber") in the Markdown;
+- accents drawn apart: a spacing accent (one whose compatibility form is a space and a
+  combining mark: ´ ¨ ˜ ¸ ˛ ...) or a space with a combining mark, right before a letter
+  that Unicode has with that accent as one character ("d´efinitions"), in the source lines
+  and left in the Markdown.
 
 Source lines come from PyMuPDF's `get_text("dict")`, independent of Quire's parser; the
 Markdown is read back with the verifier's own reader.
@@ -188,6 +192,28 @@ def hyphens_left(h: Hyphens, body: str) -> int:
     beyond those the source writes so inside a line."""
     written = Counter(t.casefold() for t in WORD.findall(body) if "-" in t)
     return sum(min(n, max(0, written[form] - h.midline[form])) for form, n in h.breaks.items())
+
+
+# --- accents drawn apart from their letters ------------------------------------------------
+
+
+def _accent_mark(c: str) -> str | None:
+    """The combining mark a spacing accent stands for ("´" -> U+0301), or None."""
+    form = unicodedata.normalize("NFKD", c)
+    return form[1] if len(form) == 2 and form[0] == " " and unicodedata.combining(form[1]) else None
+
+
+def accents_apart(text: str) -> int:
+    """Accents drawn before their letter (see the module docstring) in `text`."""
+    found = 0
+    for i, c in enumerate(text[:-1]):
+        mark = _accent_mark(c) or (
+            c if unicodedata.combining(c) and text[i - 1 : i] == " " else None
+        )
+        letter = {"ı": "i", "ȷ": "j"}.get(text[i + 1], text[i + 1])
+        if mark and letter.isalpha() and len(unicodedata.normalize("NFC", letter + mark)) == 1:
+            found += 1
+    return found
 
 
 # --- the Markdown ------------------------------------------------------------------------
