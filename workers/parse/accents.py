@@ -3,9 +3,10 @@
 TeX's old (OT1) fonts have no accented letters: `\\'e` draws an acute accent glyph, then the
 letter under it, and a PDF made that way extracts as the spacing accent followed by the
 letter ("d´efinitions", "fa¸cons", "probl`eme", "najcz˛e´sciej"), or as a space carrying a
-combining accent ("Descripci ́on", "Zako ́nczenie"). The sweep met it in 140 of 348 unseen
-manuals (French, Spanish, Polish, Portuguese, German...), in their text, headings and so in
-session titles, search and key terms.
+combining accent ("Descripci ́on", "Zako ́nczenie"); polytonic Greek sets breathings before a
+capital ("᾿Α"). The sweep met 24,594 in 85 of 348 unseen manuals (French, Spanish, Polish,
+Portuguese, German, Greek...), in their text, tables, headings and so in session titles,
+search and key terms.
 
 An accent is put on the letter after it only where Unicode has that accented letter as one
 character (NFC composes it): "´e" -> "é", "¸c" -> "ç", "´ı" -> "í" (TeX accents a dotless i),
@@ -35,6 +36,11 @@ _SPACING = {
     "\u02db": "\u0328",  # ˛ ogonek
     "\u00af": "\u0304",  # ¯ macron
     "\u02da": "\u030a",  # ˚ ring above
+    "\u0384": "\u0301",  # ΄ Greek tonos
+    "\u1ffd": "\u0301",  # ´ Greek oxia
+    "\u1fbf": "\u0313",  # ᾿ Greek psili (set before a capital: "᾿Α" is "Ἀ")
+    "\u1ffe": "\u0314",  # ῾ Greek dasia
+    "\u1fc0": "\u0342",  # ῀ Greek perispomeni
 }
 _COMBINING = "".join(_SPACING.values())
 _DOTLESS = {"ı": "i", "ȷ": "j"}

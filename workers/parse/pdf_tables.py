@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
+from quire.workers.parse.accents import compose_accents
 from quire.workers.parse.pdf_open import text_flags
 from quire.workers.parse.pdf_types import PdfBlock, round_box
 
@@ -134,8 +135,9 @@ def _cell_text(words: list[Any], cell: Any) -> str:
     if cell is None:
         return ""  # covered by a merged neighbour cell
     x0, y0, x1, y1 = cell
-    return " ".join(
+    text = " ".join(
         w[4]
         for w in words
         if x0 - 1 <= (w[0] + w[2]) / 2 <= x1 + 1 and y0 - 1 <= (w[1] + w[3]) / 2 <= y1 + 1
     )
+    return compose_accents(text)  # as in the text rows: "Par´ametro" -> "Parámetro"
