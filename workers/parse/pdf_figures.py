@@ -6,9 +6,9 @@ page's vector paths are grouped into regions (paths whose boxes touch), and a re
 a figure when it holds shapes of its own: at least `MIN_SHAPES` drawing items besides its
 frames, the few-item paths that span it (a rectangle or rounded box drawn or filled: a
 boxed code listing or a coloured note has those only), or when a figure caption ("Figure
-1.1: ...") sits right below or above it: the author called it a figure, though it may be a
-frame around one large letter (whose 36 pt "A" was a chapter heading and a cut of its own
-to the heading rules) or a placeholder box. The short text rows inside a
+1.1: ...") sits right below or above it: the author called it a figure, though it may be
+only a frame around one large letter (a thesis template's sample figure, whose 36 pt "A"
+was read as the document's top heading) or a placeholder box. The short text rows inside a
 figure (with a small margin for tick labels set just outside the axes) are its text;
 long rows stay prose, so a page border or a box around a whole page of text takes none.
 
