@@ -37,6 +37,7 @@ from sweep_samples import (
 from quire.shared.ir import Document
 from quire.workers.boundaries import safe_candidates
 from quire.workers.parse import parse_document
+from quire.workers.parse.pdf_extract import _expand
 
 _HEADER = re.compile(r"第1[34] 节\s*(用户手册|代码实现)\s*\d")
 
@@ -175,3 +176,11 @@ def test_a_book_in_typewriter_type_keeps_its_titles_and_loses_its_footer(tmp_pat
     # a code line of the text that merely recurs at a page's foot stays
     kept = [e.page_first for e in doc.elements if e.text == f"```\n{TYPEWRITER_CODE_FOOT}\n```"]
     assert kept == [1, 4, 7]
+
+
+def test_old_style_figures_read_as_digits() -> None:
+    """Fonts with old-style numerals extract them as Adobe's private-use "zerooldstyle".."
+    "nineoldstyle" (U+F730..U+F739): numprint's numbers, bgteubner-cm's heading numbers and
+    page references ("\uf734 Weitere Textelemente \uf731\uf737")."""
+    assert _expand("\uf734 Weitere Textelemente \uf731\uf737") == "4 Weitere Textelemente 17"
+    assert _expand("\ufb01le \uf730.\uf735") == "file 0.5"  # beside a ligature
