@@ -207,6 +207,8 @@ def accents_apart(text: str) -> int:
     """Accents drawn before their letter (see the module docstring) in `text`."""
     found = 0
     for i, c in enumerate(text[:-1]):
+        if c.isascii():  # no ASCII character is a spacing accent or a combining mark
+            continue
         mark = _accent_mark(c) or (
             c if unicodedata.combining(c) and text[i - 1 : i] == " " else None
         )

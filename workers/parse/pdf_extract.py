@@ -444,9 +444,9 @@ def extract_page(
             _insert_by_y(items, _Object(t))
     for img in images:
         _insert_by_y(items, _Object(img))
-    captions = [
+    captions = [  # (only a page with drawings can have a figure to caption)
         (it.x0, it.y0, it.x1, it.y1)
-        for it in items
+        for it in (items if visible else ())
         if isinstance(it, Row) and FIGURE_CAPTION.match(it.text)
     ]
     regions = figure_regions(visible, (rect.x0, rect.y0, rect.x1, rect.y1), captions)
