@@ -37,7 +37,9 @@ from sweep_samples import (
 from quire.shared.ir import Document
 from quire.workers.boundaries import safe_candidates
 from quire.workers.parse import parse_document
-from quire.workers.parse.pdf_extract import _expand
+from quire.workers.parse.glyphs import expand_glyphs
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # Debian fonts-dejavu-core
 
 _HEADER = re.compile(r"第1[34] 节\s*(用户手册|代码实现)\s*\d")
 
@@ -182,5 +184,39 @@ def test_old_style_figures_read_as_digits() -> None:
     """Fonts with old-style numerals extract them as Adobe's private-use "zerooldstyle".."
     "nineoldstyle" (U+F730..U+F739): numprint's numbers, bgteubner-cm's heading numbers and
     page references ("\uf734 Weitere Textelemente \uf731\uf737")."""
-    assert _expand("\uf734 Weitere Textelemente \uf731\uf737") == "4 Weitere Textelemente 17"
-    assert _expand("\ufb01le \uf730.\uf735") == "file 0.5"  # beside a ligature
+    assert expand_glyphs("\uf734 Weitere Textelemente \uf731\uf737") == "4 Weitere Textelemente 17"
+    assert expand_glyphs("\ufb01le \uf730.\uf735") == "file 0.5"  # beside a ligature
+
+
+def test_ligatures_and_old_style_figures_in_table_cells_read_as_letters(tmp_path: Path) -> None:
+    """A ruled table's cells read as the text rows do (the sweep: 73 lines of tables in 23
+    manuals kept "eﬀect", "deﬁned" and private-use digits, so search missed them)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_font(fontname="dv", fontfile=str(DEJAVU))  # has the ligature glyphs
+    page.insert_text((72, 80), "Options", fontsize=16, fontname="dv")
+    cells = [
+        ["Option", "Meaning"],
+        ["lyrics", "the macro is in e\ufb00ect"],
+        ["color", "user de\ufb01ned"],
+    ]
+    top, row_h, col_w = 120.0, 20.0, 150.0
+    for r in range(len(cells) + 1):
+        page.draw_line((72, top + r * row_h), (72 + 2 * col_w, top + r * row_h))
+    for c in range(3):
+        page.draw_line((72 + c * col_w, top), (72 + c * col_w, top + len(cells) * row_h))
+    for r, row in enumerate(cells):
+        for c, cell in enumerate(row):
+            page.insert_text(
+                (77 + c * col_w, top + r * row_h + 14), cell, fontsize=10, fontname="dv"
+            )
+    doc.save(tmp_path / "ligatures.pdf")
+    ir = parse_document(tmp_path / "ligatures.pdf").document
+    (table,) = [e for e in ir.elements if e.type == "table"]
+    assert table.rows == [
+        ["Option", "Meaning"],
+        ["lyrics", "the macro is in effect"],
+        ["color", "user defined"],
+    ]

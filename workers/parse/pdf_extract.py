@@ -22,13 +22,13 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from quire.shared.ir import TextlessKind
 from quire.workers.parse.accents import compose_accents
+from quire.workers.parse.glyphs import COMPAT, PRESENTATION, expand_glyphs
 from quire.workers.parse.pdf_figures import (
     FIGURE_CAPTION,
     Box,
@@ -72,12 +72,6 @@ _MARKER = re.compile(
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
 _LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
-_PRESENTATION = re.compile(r"[\ufb50-\ufdff\ufe70-\ufeff]")
-_COMPAT = re.compile(r"[\ufb00-\ufb06\ufb50-\ufdff\ufe70-\ufefe\uf730-\uf739]+")
-# Adobe's private-use old-style figures ("zerooldstyle" U+F730 .. "nineoldstyle" U+F739 in
-# the Adobe Glyph List): fonts with old-style numerals extract them so, and NFKC keeps
-# them (the sweep: 12,753 in 18 manuals, numprint's numbers, bgteubner-cm's headings)
-_OLDSTYLE = str.maketrans({0xF730 + i: str(i) for i in range(10)})
 
 
 def list_marker(text: str) -> re.Match[str] | None:
@@ -100,14 +94,6 @@ class _Object:
 def _font_style(font: str) -> tuple[bool, bool]:
     name = font.split("+", 1)[-1]  # drop subset prefix "ABCDEF+"
     return bool(_MONO_FONT.search(name)), bool(_BOLD_FONT.search(name))
-
-
-def _expand(text: str) -> str:
-    """Latin ligatures (ﬁ) and Arabic presentation forms -> their letters (NFKC), old-style
-    figures -> digits."""
-    return _COMPAT.sub(
-        lambda m: unicodedata.normalize("NFKC", m.group()).translate(_OLDSTYLE), text
-    )
 
 
 def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
@@ -150,9 +136,9 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
             text = raw.strip()
             if n == 0 or not text:
                 continue
-            if _COMPAT.search(text):
-                presentation += len(_PRESENTATION.findall(text))
-                text = _expand(text)
+            if COMPAT.search(text):
+                presentation += len(PRESENTATION.findall(text))
+                text = expand_glyphs(text)
             mono = mono_n * 10 >= n * 8
             text = compose_accents(text, code=mono)
             x0, y0, x1, y1 = line["bbox"]
@@ -452,7 +438,7 @@ def extract_page(
     regions = figure_regions(visible, (rect.x0, rect.y0, rect.x1, rect.y1), captions)
     body = _figure_text(items, regions) if regions else items
     result.blocks = _segment(body) + [_note_block(n) for n in notes]
-    result.links = page_links(doc, page, textpage, _expand)
+    result.links = page_links(doc, page, textpage, expand_glyphs)
 
     text = "\n".join(ln.text for ln in lines)
     letters = len(_LETTER.findall(text))

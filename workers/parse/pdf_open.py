@@ -263,6 +263,6 @@ def _one_line(exc: BaseException, path: Path) -> str:
 def text_flags() -> int:
     p = pymupdf_module()
     # No image payloads (we extract images ourselves). Ligatures are kept as MuPDF sees
-    # them and expanded by `pdf_extract._expand`: MuPDF's own expansion puts the letters of an
+    # them and expanded by `glyphs.expand_glyphs`: MuPDF's own expansion puts the letters of an
     # Arabic lam-alef in visual order and spaces words differently from get_text().
     return int(p.TEXTFLAGS_DICT & ~p.TEXT_PRESERVE_IMAGES)

@@ -11,6 +11,7 @@ import bisect
 from typing import Any
 
 from quire.workers.parse.accents import compose_accents
+from quire.workers.parse.glyphs import expand_glyphs
 from quire.workers.parse.pdf_open import text_flags
 from quire.workers.parse.pdf_types import PdfBlock, round_box
 
@@ -140,4 +141,5 @@ def _cell_text(words: list[Any], cell: Any) -> str:
         for w in words
         if x0 - 1 <= (w[0] + w[2]) / 2 <= x1 + 1 and y0 - 1 <= (w[1] + w[3]) / 2 <= y1 + 1
     )
-    return compose_accents(text)  # as in the text rows: "Par´ametro" -> "Parámetro"
+    # as in the text rows: "eﬀect" -> "effect", "Par´ametro" -> "Parámetro"
+    return compose_accents(expand_glyphs(text))
