@@ -23,7 +23,8 @@ from quire.shared.links import heading_title
 from quire.workers.parse.link_apply import LINKABLE, Link, LinkStats, apply_links
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩٫", "01234567890123456789.")
-_NUMBER = r"([0-9۰-۹٠-٩]+(?:[.٫][0-9۰-۹٠-٩]+)*|[IVXLC]{1,6}\b|[A-Z]\b)"
+# 1.2, an appendix's A.1 (before "A" alone, or "Table A.1" links as "[Table A](…).1"), IV, A
+_NUMBER = r"([0-9۰-۹٠-٩]+(?:[.٫][0-9۰-۹٠-٩]+)*|[A-Z](?:\.[0-9]+)+|[IVXLC]{1,6}\b|[A-Z]\b)"
 _HAN_NUMBER = "〇零一二三四五六七八九十百"
 _SECTION_WORDS = (
     r"(?i:section|sect\.|chapter|chap\.|appendix|part)|§"
