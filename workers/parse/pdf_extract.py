@@ -29,6 +29,7 @@ from typing import Any
 from quire.shared.ir import TextlessKind
 from quire.workers.parse.accents import compose_accents
 from quire.workers.parse.glyphs import COMPAT, PRESENTATION, expand_glyphs
+from quire.workers.parse.letterspacing import SPACED, close_up_rows
 from quire.workers.parse.pdf_figures import (
     FIGURE_CAPTION,
     Box,
@@ -154,7 +155,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                     size=max(sizes.items(), key=lambda kv: kv[1])[0],
                     bold=bold_n * 2 > n,
                     mono=mono,
-                    rtl=rtl_n * 2 > len(_LETTER.findall(text)) > 0,
+                    rtl=rtl_n > 0 and rtl_n * 2 > len(_LETTER.findall(text)) > 0,
                     horizontal=abs(dy) < 1e-3 and dx > 0,
                     space_around=(raw[:1].isspace(), raw[-1:].isspace()),
                 )
@@ -389,6 +390,8 @@ def extract_page(
     )
     textpage = page.get_textpage(flags=text_flags())  # kept for the links' text
     lines, presentation = _raw_lines(page.get_text("dict", textpage=textpage))
+    if any(SPACED.search(ln.text) for ln in lines):  # rare: only then each character's box
+        lines = close_up_rows(lines, page.get_text("rawdict", textpage=textpage))
     counts = {"decorative": 0, "inline": 0, "oversized": 0}
     if not lines:
         # A page without text is skipped whole (its images too): there is nothing to cut
