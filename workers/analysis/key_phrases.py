@@ -171,11 +171,14 @@ def _phrases(tokens: Iterable[str], words: _Words) -> Iterator[tuple[str, str]]:
         for i, (word, folded, _, single) in enumerate(run):
             if single:
                 yield word, folded
-            for gram in (run[i : i + n] for n in range(2, min(MAX_WORDS, len(run) - i) + 1)):
-                keys = [w[1] for w in gram]
-                if len(set(keys)) == len(gram):
-                    joiner = "" if all(w[2] for w in gram) else " "
-                    yield joiner.join(w[0] for w in gram), joiner.join(keys)
+            keys = {folded}
+            for j in range(i + 1, min(i + MAX_WORDS, len(run))):
+                if run[j][1] in keys:
+                    break  # a repeated word: this gram and every longer one are no phrase
+                keys.add(run[j][1])
+                gram = run[i : j + 1]
+                joiner = "" if all(w[2] for w in gram) else " "
+                yield joiner.join(w[0] for w in gram), joiner.join(w[1] for w in gram)
 
 
 def _stemmed(phrase: str) -> str:
