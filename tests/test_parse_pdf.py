@@ -418,3 +418,28 @@ def test_parsing_ignores_pymupdf_settings_other_code_changed() -> None:
     with pymupdf.open(sample) as pdf:
         pymupdf_rag.to_markdown(pdf, pages=[3], page_chunks=True, show_progress=False)
     assert parse_pdf_range(sample, 1, 30) == before
+
+
+def test_an_outline_without_accents_still_names_its_chapters(tmp_path: Path) -> None:
+    """Bookmarks made without Unicode drop the accents (lshort-vi: "Nhung kien thuc co ban"
+    for "Những kiến thức cơ bản"); the chapter is still the title under them, not the
+    "Chương 1" label above it."""
+    font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"  # Debian fonts-dejavu-core
+    doc = pymupdf.open()
+    body = "Một đoạn văn bản ngắn về các khái niệm cơ bản của tài liệu này."
+    chapters = [("Chương 1", "Những kiến thức cơ bản"), ("Chương 2", "Soạn thảo văn bản")]
+    for n, (label, title) in enumerate(chapters):
+        page = doc.new_page()
+        page.insert_font(fontname="dv", fontfile=font)
+        top = 90 + 200 * n  # not at the same height on both pages: no running header
+        page.insert_text((72, top), label, fontsize=20, fontname="dv")  # as large as the title
+        page.insert_text((72, top + 50), title, fontsize=20, fontname="dv")
+        for k in range(8):
+            page.insert_text((72, top + 90 + 14 * k), body, fontsize=10, fontname="dv")
+    doc.set_toc([[1, "Nhung kien thuc co ban", 1], [1, "Soan thao van ban", 2]])
+    doc.save(tmp_path / "vi.pdf")
+    ir = parse_document(tmp_path / "vi.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == [
+        "# Những kiến thức cơ bản",
+        "# Soạn thảo văn bản",
+    ]
