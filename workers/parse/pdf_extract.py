@@ -29,7 +29,6 @@ from typing import Any
 from quire.shared.ir import TextlessKind
 from quire.workers.parse.accents import compose_accents
 from quire.workers.parse.glyphs import COMPAT, PRESENTATION, expand_glyphs
-from quire.workers.parse.letterspacing import SPACED, close_up_rows
 from quire.workers.parse.pdf_figures import (
     FIGURE_CAPTION,
     Box,
@@ -50,6 +49,7 @@ from quire.workers.parse.pdf_links import page_links
 from quire.workers.parse.pdf_open import text_flags
 from quire.workers.parse.pdf_tables import find_tables
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage, Row, round_box
+from quire.workers.parse.word_spaces import fix_word_spaces
 
 _MONO_FONT = re.compile(
     r"mono|courier|cmtt|cmsltt|cmitt|typewriter|consol|menlo|inconsolata|lmtt|sfmono|sftt"
@@ -390,8 +390,7 @@ def extract_page(
     )
     textpage = page.get_textpage(flags=text_flags())  # kept for the links' text
     lines, presentation = _raw_lines(page.get_text("dict", textpage=textpage))
-    if any(SPACED.search(ln.text) for ln in lines):  # rare: only then each character's box
-        lines = close_up_rows(lines, page.get_text("rawdict", textpage=textpage))
+    lines = fix_word_spaces(lines, page, textpage)
     counts = {"decorative": 0, "inline": 0, "oversized": 0}
     if not lines:
         # A page without text is skipped whole (its images too): there is nothing to cut

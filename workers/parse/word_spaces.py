@@ -1,4 +1,10 @@
-"""Letter-spaced text read as words: "I N H A LT S A N G A B E" -> "INHALTSANGABE".
+"""Word spaces from each character's box, where MuPDF's own spacing misreads a line.
+
+Two ways, each looked at only on the pages that show it (a page's "rawdict", which has the
+boxes, costs about as much again as its text):
+
+- Letter-spaced text reads as words: "I N H A LT S A N G A B E" -> "INHALTSANGABE".
+- A word space MuPDF left out comes back: "sốthuật" -> "số thuật".
 
 Designs that track their letters (classicthesis and ArsClassica's chapter titles, elsarticle's
 "A B S T R A C T", title pages, texapi's section titles, manuals that space out keywords)
@@ -14,6 +20,13 @@ space (tracking plus a space), the rest close up, and the words made must read a
 (capitals, small letters, or a capital and small letters; not a table of letters "Á á Ä
 ä"). Wider tracking (soul's 0.25 em) cannot be told from real single-letter words on
 geometry alone and is left as it is; a grid of capitals set tight (a puzzle) is closed up.
+
+MuPDF loses word spaces in two scripts, whatever the font: after a word ending in a letter
+with two marks (ố, ữ, ợ: Unicode's Latin Extended Additional, in Vietnamese nearly every
+line: "sốthuật", "ngữdùng", "Sựhỗtrợđối"), and between Korean words, which it sets like
+Chinese ("LATEX이요구하는첫번째정보는", 5 Korean manuals of the sweep whole). The gap is there,
+a word space wide (0.29-0.4 em), but no space character. On pages with such letters, a
+gap of `MISSING_SPACE` or more between two characters of a line becomes a space.
 """
 
 from __future__ import annotations
@@ -31,6 +44,9 @@ SPACED = re.compile(r"(?<!\S)(?:[^\W\d_]{1,2} ){4,}[^\W\d_]{1,2}(?!\S)")
 TRACKING_MAX = 0.22  # em: a usual gap above this may be a real space
 WORD_GAP = 0.25  # em beyond the usual gap: a word space inside the run
 SINGLE_SHARE = 0.8  # of the run's tokens single letters (a kerned pair is one token)
+# letters of the lines MuPDF loses word spaces in: Vietnamese (ố ữ ợ ...), Korean syllables
+LOST_SPACES = re.compile(r"[\u1ea0-\u1ef9\uac00-\ud7a3]")
+MISSING_SPACE = 0.2  # em: a gap this wide inside a word is a word space (kerning is less)
 
 # one character of a MuPDF "rawdict" line: the character and its box's left and right edge
 Char = tuple[str, float, float]
@@ -58,25 +74,56 @@ def closed_up(chars: Sequence[Char], size: float) -> list[tuple[str, str]]:
     return found
 
 
-def close_up_rows(rows: list[Row], rawdict: dict[str, Any]) -> list[Row]:
-    """`rows` (a page's lines, from its "dict" text) with their letter-spaced runs read as
-    words, from the same text page's "rawdict", which has each character's box."""
-    fixes: dict[str, str] = {}
-    for block in rawdict["blocks"]:
+def spaced_out(chars: Sequence[Char], size: float) -> list[tuple[str, str]]:
+    """(word as extracted, the same with its missing spaces) for each word of one line
+    that has a word space wide gap between two of its characters."""
+    text = "".join(c for c, _, _ in chars)
+    if size <= 0 or len(text) != len(chars):
+        return []
+    found = []
+    for m in re.finditer(r"\S{2,}", text):
+        at = [
+            i
+            for i in range(m.start() + 1, m.end())
+            if (chars[i][1] - chars[i - 1][2]) / size >= MISSING_SPACE
+        ]
+        if at:
+            parts = [text[a:b] for a, b in zip([m.start(), *at], [*at, m.end()], strict=True)]
+            found.append((m.group(), " ".join(parts)))
+    return found
+
+
+def fix_word_spaces(rows: list[Row], page: Any, textpage: Any) -> list[Row]:
+    """`rows` (a page's lines, from its "dict" text) with letter-spaced runs read as words
+    and missing word spaces put back, from the same text page's "rawdict"; the rows as
+    they are (and no "rawdict" read) on a page that shows neither."""
+    spaced = any(SPACED.search(r.text) for r in rows)
+    lost = any(LOST_SPACES.search(r.text) for r in rows)
+    if not (spaced or lost):
+        return rows
+    runs: dict[str, str] = {}  # letter-spaced run -> its words
+    words: dict[str, str] = {}  # word -> the same with its spaces
+    for block in page.get_text("rawdict", textpage=textpage)["blocks"]:
         for line in block.get("lines", ()) if block["type"] == 0 else ():
             dx, dy = line["dir"]
             if abs(dy) > 1e-3 or dx <= 0 or not line["spans"]:
-                continue  # vertical or right-to-left: no tracked capitals there
+                continue  # vertical or right-to-left: neither happens there
             chars = [
                 (c["c"], c["bbox"][0], c["bbox"][2]) for s in line["spans"] for c in s["chars"]
             ]
-            fixes.update(closed_up(chars, line["spans"][0]["size"]))
-    if not fixes:
+            size = line["spans"][0]["size"]
+            if spaced:
+                runs.update(closed_up(chars, size))
+            if lost:
+                words.update(spaced_out(chars, size))
+    if not (runs or words):
         return rows
     out = []
     for row in rows:
         text = row.text
-        for run, joined in fixes.items():
+        for run, joined in runs.items():
             text = text.replace(run, joined)
+        if words:
+            text = re.sub(r"\S+", lambda m: words.get(m.group(), m.group()), text)
         out.append(row if text == row.text else replace(row, text=text))
     return out
