@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
+from sweep_samples import ruled_table
 
 from quire.workers.parse import parse_document
 from quire.workers.parse.accents import compose_accents
@@ -53,14 +54,7 @@ def test_a_pdf_drawn_with_separate_accents_reads_with_accented_letters(tmp_path:
     body = "Les d\u00b4efinitions sont class\u00b4ees de beaucoup de fa\u00b8cons, `a vous de voir."
     page.insert_text((72, 110), body, fontsize=11, fontname="helv")
     cells = [["Par\u00b4ametro", "S\u00b4imbolo"], ["Masa", "m"], ["Aceleraci\u00b4on", "g"]]
-    top, row_h, col_w = 140.0, 20.0, 120.0
-    for r in range(len(cells) + 1):
-        page.draw_line((72, top + r * row_h), (72 + 2 * col_w, top + r * row_h))
-    for c in range(3):
-        page.draw_line((72 + c * col_w, top), (72 + c * col_w, top + len(cells) * row_h))
-    for r, row in enumerate(cells):
-        for c, cell in enumerate(row):
-            page.insert_text((77 + c * col_w, top + r * row_h + 14), cell, fontsize=11)
+    ruled_table(page, cells, 140.0, 120.0, fontsize=11)
     doc.save(tmp_path / "accents.pdf")
     ir = parse_document(tmp_path / "accents.pdf").document
     assert [e.text for e in ir.elements if e.type != "table"] == [

@@ -31,6 +31,7 @@ from sweep_samples import (
     build_section_headers,
     build_slide_titles,
     build_typewriter_book,
+    ruled_table,
     zh_break_end,
 )
 
@@ -202,16 +203,7 @@ def test_ligatures_and_old_style_figures_in_table_cells_read_as_letters(tmp_path
         ["lyrics", "the macro is in e\ufb00ect"],
         ["color", "user de\ufb01ned"],
     ]
-    top, row_h, col_w = 120.0, 20.0, 150.0
-    for r in range(len(cells) + 1):
-        page.draw_line((72, top + r * row_h), (72 + 2 * col_w, top + r * row_h))
-    for c in range(3):
-        page.draw_line((72 + c * col_w, top), (72 + c * col_w, top + len(cells) * row_h))
-    for r, row in enumerate(cells):
-        for c, cell in enumerate(row):
-            page.insert_text(
-                (77 + c * col_w, top + r * row_h + 14), cell, fontsize=10, fontname="dv"
-            )
+    ruled_table(page, cells, 120.0, 150.0, fontsize=10, fontname="dv")
     doc.save(tmp_path / "ligatures.pdf")
     ir = parse_document(tmp_path / "ligatures.pdf").document
     (table,) = [e for e in ir.elements if e.type == "table"]
