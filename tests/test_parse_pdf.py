@@ -423,7 +423,7 @@ def test_parsing_ignores_pymupdf_settings_other_code_changed() -> None:
 def test_an_outline_without_accents_still_names_its_chapters(tmp_path: Path) -> None:
     """Bookmarks made without Unicode drop the accents (lshort-vi: "Nhung kien thuc co ban"
     for "Những kiến thức cơ bản"); the chapter is still the title under them, not the
-    "Chương 1" label above it."""
+    "Chương 1" label above it alone."""
     font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"  # Debian fonts-dejavu-core
     doc = pymupdf.open()
     body = "Một đoạn văn bản ngắn về các khái niệm cơ bản của tài liệu này."
@@ -440,6 +440,38 @@ def test_an_outline_without_accents_still_names_its_chapters(tmp_path: Path) -> 
     doc.save(tmp_path / "vi.pdf")
     ir = parse_document(tmp_path / "vi.pdf").document
     assert [e.text for e in _of(ir, "heading")] == [
-        "# Những kiến thức cơ bản",
-        "# Soạn thảo văn bản",
+        "# Chương 1 Những kiến thức cơ bản",  # (the label opens its chapter: next test)
+        "# Chương 2 Soạn thảo văn bản",
     ]
+
+
+def test_a_chapter_label_above_its_title_opens_the_chapter(tmp_path: Path) -> None:
+    """ "Chapter 1" on a line of its own above the title (LaTeX's book and report classes,
+    and their "Capítulo", "Rozdział", "제1 장"...) was a paragraph of its own and so closed
+    the session before; it now heads its chapter. A body-size number is no label."""
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 300), "A Small Book", fontsize=30, fontname="hebo")
+    for n, title in [(1, "Introduction"), (2, "Methods")]:
+        page = doc.new_page()
+        page.insert_text((72, 100), f"Chapter {n}", fontsize=20, fontname="hebo")
+        page.insert_text((72, 140), title, fontsize=24, fontname="hebo")
+        y = 190.0
+        for k in range(12):
+            page.insert_text((72, y), f"Line {k} of the {title.lower()} text.", fontsize=10)
+            y += 14
+        page.insert_text((72, y + 10), "3", fontsize=10)  # a number in the text, no label
+        page.insert_text((72, y + 30), f"{n}.1 Details", fontsize=14, fontname="hebo")
+        page = doc.new_page()  # a page of text between chapters: their tops differ
+        for k in range(20):
+            page.insert_text((72, 80 + 14 * k), f"More of chapter {n}, line {k}.", fontsize=10)
+    doc.set_toc([[1, "Introduction", 2], [2, "1.1 Details", 2], [1, "Methods", 4],
+                 [2, "2.1 Details", 4]])  # fmt: skip
+    doc.save(tmp_path / "book.pdf")
+    ir = parse_document(tmp_path / "book.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == [
+        "# Chapter 1 Introduction",
+        "## 1.1 Details",
+        "# Chapter 2 Methods",
+        "## 2.1 Details",
+    ]
+    assert "3" in [e.text for e in _of(ir, "paragraph")]

@@ -88,3 +88,8 @@ def test_headings_read_as_titles() -> None:
     assert heading_title("# Ýòî íóæíî çíàòü") == "Это нужно знать"  # Latin-1 mojibake
     assert heading_title("## عنوانبازی۱ . ۱") == "عنوانبازی"  # Persian numbering at the end
     assert heading_title("# 第二章 入门") == "入门"
+    # chapter labels the parser puts into the heading (their own line above the title)
+    assert heading_title("# Capitolo 1 Cose che bisogna sapere") == "Cose che bisogna sapere"
+    assert heading_title("# Chapitre1 Premiers pas") == "Premiers pas"
+    assert heading_title("# 제1 장 문서 레이아웃") == "문서 레이아웃"
+    assert heading_title("# Parte della vita") == "Parte della vita"  # a word, no label

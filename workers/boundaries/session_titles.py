@@ -4,7 +4,7 @@
     "The Root Filesystem (continued): /home : User home directories; /lib : Essential …"
 
 - the session's top-level headings (the highest level inside it), numbering left out
-  ("3.8.", "Chapter 2", "第二章", a Persian "۱ . ۲" at the end), in order;
+  ("3.8.", "Chapter 2", "Capítulo 2", "第二章", "제1 장", a Persian "۱ . ۲" at the end), in order;
 - when the session starts inside a chapter that began in an earlier session, that
   chapter first, marked "(continued)" in the book's language ("（续）", "(продолжение)",
   "(ادامه)"): the outermost section open at the session's start that spans at most
@@ -53,8 +53,10 @@ _MARKS = {
 
 _LEADING_NUMBER = re.compile(
     r"^(?:(?:chapter|part|appendix|annex|section|lesson|unit|глава|часть|приложение|раздел"
-    r"|فصل|بخش|پیوست)\s+(?:\d{1,3}|[A-Z]\b|[IVXLC]{1,6}\b)(?:\.\d+)*[.:]?\s*"
-    r"|第[\d一二三四五六七八九十百]+[章节部篇]\s*|附录\s*[A-Z\d]{1,3}\s*"
+    r"|capítulo|capitolo|chapitre|kapitel|kapitola|hoofdstuk|rozdział|teil|partie|parte"
+    r"|anhang|annexe|apéndice|apêndice|appendice|chương|phần"
+    r"|فصل|بخش|پیوست)(?:\s*\d{1,3}|\s+(?:[A-Z]\b|[IVXLC]{1,6}\b))(?:\.\d+)*[.:]?\s*"
+    r"|第\s*[\dIVX一二三四五六七八九十百]+\s*[章节部篇]\s*|附录\s*[A-Z\d]{1,3}\s*|제\s*\d+\s*[장부편]\s*"
     r"|(?:\d{1,3}|[A-Z](?=\.\d))(?:\s?\.\s?\d{1,3})*\.?\s+)",
     re.IGNORECASE,
 )

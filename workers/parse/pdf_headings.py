@@ -291,6 +291,58 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
     )
 
 
+# A chapter's label on its own line above the title: "Chapter 1", "Capítulo 3", "Part II",
+# "Appendix A", "Chapitre1", "Chương 2", "第1章", "第I 部", "제1 장", or a bare number
+# set large ("2", "—1—"). Left a paragraph of its own, it ended the session before.
+_LABEL = re.compile(
+    r"^(?:[^\W\d_]{2,}\.?(?:\s*\d{1,3}|\s+(?:[IVXLC]{1,6}|[A-Z]))|(?P<bare>\d{1,3}|[IVXLC]{1,6}))\.?$"
+    r"|^第\s*[\dIVX一二三四五六七八九十百]+\s*[章部篇节]$|^제\s*\d+\s*[장부편]$"
+)
+_LABEL_GAP = 3.0  # the label's bottom at most this many of its sizes above the title
+
+
+def attach_labels(bodies: dict[int, PageBody], body: float) -> None:
+    """Put each chapter label standing right above a heading into the heading's block
+    ("Chapter 1" + "Introduction" -> "Chapter 1 Introduction"): the heading then opens
+    its session with its label, instead of the label closing the session before. A bare
+    number counts only when set well above the body size (not a page or line number)."""
+    for pb in bodies.values():
+        for i in sorted(pb.headings, reverse=True):  # later blocks first: indexes hold
+            j = i - 1
+            if j < 0 or j in pb.headings:
+                continue
+            label, head = pb.blocks[j], pb.blocks[i]
+            text = " ".join(label.lines).strip().strip("—–-").strip()
+            m = _LABEL.match(text)
+            if (
+                m is None
+                or label.kind != "text"
+                or label.figure
+                or head.kind != "text"
+                or len(label.lines) > 1
+                or pb.entry(label)
+                or label.size < body * (1.2 if m.group("bare") else 1.0)
+                or not 0 <= head.bbox[1] - label.bbox[3] <= _LABEL_GAP * label.size
+                or _LABEL.match(head.lines[0].strip()) is not None
+            ):
+                continue
+            pb.blocks[j : i + 1] = [
+                head.model_copy(
+                    update={
+                        "lines": label.lines + head.lines,
+                        "line_x0": label.line_x0 + head.line_x0,
+                        "bbox": (
+                            min(label.bbox[0], head.bbox[0]),
+                            label.bbox[1],
+                            max(label.bbox[2], head.bbox[2]),
+                            head.bbox[3],
+                        ),
+                    }
+                )
+            ]
+            pb.headings = {(k - 1 if k > j else k): h for k, h in pb.headings.items()}
+
+
 def font_headings(bodies: list[PageBody], body: float) -> None:
     """Mark headings by font size/boldness (documents without a usable outline)."""
     styles: set[tuple[float, bool]] = set()

@@ -35,6 +35,7 @@ from quire.workers.parse.pdf_contents import is_contents_page, merge_titles
 from quire.workers.parse.pdf_footnotes import NoteSet, unwrap_marks
 from quire.workers.parse.pdf_headings import (
     PageBody,
+    attach_labels,
     body_size,
     font_headings,
     match_outline,
@@ -125,6 +126,7 @@ def merge_pdf_ranges(
         unmatched = match_outline(bodies, meta.outline, meta.outline_y, size)
     else:
         font_headings(list(bodies.values()), size)
+    attach_labels(bodies, size)
 
     elements, link_notes_ = _elements(bodies, pages, size)
     skipped = _skipped_pages(pages)
