@@ -102,19 +102,7 @@ def build_manual(path: Path, *, outline: bool = True) -> Path:
         indent = (len(line) - len(line.lstrip())) * 6.6  # Courier 11pt: 6.6pt per char
         y = _lines(p, y, [line.strip()], font="cour", x=LEFT + 20 + indent)
     y = _lines(p, y + 14, ["2.1 Results"], size=15, font="hebo", leading=24)
-    top = y
-    row_h, col_w = 20.0, 120.0
-    for r in range(len(TABLE) + 1):
-        p.draw_line((LEFT, top + r * row_h), (LEFT + 2 * col_w, top + r * row_h))
-    for c in range(3):
-        p.draw_line((LEFT + c * col_w, top), (LEFT + c * col_w, top + len(TABLE) * row_h))
-    for r, row in enumerate(TABLE):
-        for c, cell in enumerate(row):
-            font = "hebo" if r == 0 else "helv"
-            p.insert_text(
-                (LEFT + c * col_w + 5, top + r * row_h + 14), cell, fontsize=11, fontname=font
-            )
-    y = top + len(TABLE) * row_h + 20
+    y = ruled_table(p, TABLE, y, 120.0, header_font="hebo") + 20
     y = _lines(p, y, ["Table 1: Pages per chapter in the sample."])
     # page 3: image, caption, paragraph running onto page 4
     p = doc.new_page(width=W, height=H)
@@ -182,3 +170,29 @@ def zero_page_pdf(path: Path) -> Path:
     out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     path.write_bytes(bytes(out))
     return path
+
+
+def ruled_table(
+    page: Any,
+    cells: list[list[str]],
+    top: float,
+    col_w: float,
+    *,
+    fontname: str = "helv",
+    fontsize: float = 11,
+    header_font: str | None = None,
+) -> float:
+    """A two-column table ruled all round at `top` (the first row in `header_font` when
+    given); returns its bottom."""
+    row_h = 20.0
+    for r in range(len(cells) + 1):
+        page.draw_line((LEFT, top + r * row_h), (LEFT + 2 * col_w, top + r * row_h))
+    for c in range(3):
+        page.draw_line((LEFT + c * col_w, top), (LEFT + c * col_w, top + len(cells) * row_h))
+    for r, row in enumerate(cells):
+        font = header_font if r == 0 and header_font else fontname
+        for c, cell in enumerate(row):
+            page.insert_text(
+                (LEFT + c * col_w + 5, top + r * row_h + 14), cell, fontsize=fontsize, fontname=font
+            )
+    return top + len(cells) * row_h

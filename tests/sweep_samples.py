@@ -1,6 +1,6 @@
 """Small PDFs, made with PyMuPDF, for the defects the sweep of unseen manuals found:
 words broken at line ends, a Chinese running header whose section part changes, text
-inside vector figures, table cells read unlike the text."""
+inside vector figures."""
 
 from __future__ import annotations
 
@@ -429,16 +429,3 @@ def build_typewriter_book(path: Path) -> Path:
     doc.set_toc(toc)
     doc.save(path)
     return path
-
-
-def ruled_table(page: Any, cells: list[list[str]], top: float, col_w: float, **font: Any) -> None:
-    """A two-column table ruled all round at `top`, its cells' text set with `font`
-    (`insert_text`'s fontname, fontsize; default Helvetica 11 pt)."""
-    row_h = 20.0
-    for r in range(len(cells) + 1):
-        page.draw_line((LEFT, top + r * row_h), (LEFT + 2 * col_w, top + r * row_h))
-    for c in range(3):
-        page.draw_line((LEFT + c * col_w, top), (LEFT + c * col_w, top + len(cells) * row_h))
-    for r, row in enumerate(cells):
-        for c, cell in enumerate(row):
-            page.insert_text((LEFT + 5 + c * col_w, top + r * row_h + 14), cell, **font)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from sweep_samples import ruled_table
+from pdf_samples import ruled_table
 
 from quire.workers.parse import parse_document
 from quire.workers.parse.accents import compose_accents

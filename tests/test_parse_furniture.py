@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from pdf_samples import ruled_table
 from sweep_samples import (
     BANNER_SECTIONS,
     CAPTIONED,
@@ -31,7 +32,6 @@ from sweep_samples import (
     build_section_headers,
     build_slide_titles,
     build_typewriter_book,
-    ruled_table,
     zh_break_end,
 )
 
