@@ -54,9 +54,7 @@ Char = tuple[str, float, float]
 
 def closed_up(chars: Sequence[Char], size: float) -> list[tuple[str, str]]:
     """(run as extracted, run read as words) for each letter-spaced run of one line."""
-    text = "".join(c for c, _, _ in chars)
-    if size <= 0 or len(text) != len(chars):
-        return []
+    text = "".join(c for c, _, _ in chars)  # one character each: indexes are shared
     found = []
     for m in SPACED.finditer(text):
         tokens = m.group().split(" ")
@@ -77,9 +75,7 @@ def closed_up(chars: Sequence[Char], size: float) -> list[tuple[str, str]]:
 def spaced_out(chars: Sequence[Char], size: float) -> list[tuple[str, str]]:
     """(word as extracted, the same with its missing spaces) for each word of one line
     that has a word space wide gap between two of its characters."""
-    text = "".join(c for c, _, _ in chars)
-    if size <= 0 or len(text) != len(chars):
-        return []
+    text = "".join(c for c, _, _ in chars)  # one character each: indexes are shared
     found = []
     for m in re.finditer(r"\S{2,}", text):
         at = [
@@ -108,10 +104,12 @@ def fix_word_spaces(rows: list[Row], page: Any, textpage: Any) -> list[Row]:
             dx, dy = line["dir"]
             if abs(dy) > 1e-3 or dx <= 0 or not line["spans"]:
                 continue  # vertical or right-to-left: neither happens there
+            size = line["spans"][0]["size"]
+            if size <= 0:
+                continue  # gaps are measured in ems
             chars = [
                 (c["c"], c["bbox"][0], c["bbox"][2]) for s in line["spans"] for c in s["chars"]
             ]
-            size = line["spans"][0]["size"]
             if spaced:
                 runs.update(closed_up(chars, size))
             if lost:
