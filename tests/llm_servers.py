@@ -70,6 +70,7 @@ class Request:
     path: str
     headers: dict[str, str]  # lower-cased names
     raw: bytes
+    arrived: float = field(default_factory=time.monotonic)  # when its body was read
 
     @property
     def body(self) -> dict[str, Any]:
