@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.job import DocState, Job, JobRepo
-from quire.shared.states import FINISH, FIRST_STATE, MAX_REDRIVES, STAGES
+from quire.shared.states import FINISH, FIRST_STATE, MAX_REDRIVES, QUEUED_DEADLINE_S, STAGES
 
 
 class TaskMessage(BaseModel):
@@ -169,7 +169,8 @@ def reconcile(
     scale: float,
     settled: dict[str, int] | None = None,
 ) -> list[str]:
-    """Re-drive documents stuck past their state's deadline; fail them after MAX_REDRIVES.
+    """Re-drive documents stuck past their state's deadline; fail them after MAX_REDRIVES
+    (a document still queued is only sent again: see QUEUED_DEADLINE_S).
 
     Deadlines are multiplied by `scale` (the service passes `QUIRE_DEADLINE_SCALE`).
     `settled` (kept by the caller between passes) maps finished documents to the revision
@@ -186,6 +187,13 @@ def reconcile(
         s = repo.load(doc_id)
         if s.terminal and settled is not None:
             settled[doc_id] = s.revision
+        if s.state == "queued":
+            # the commit dates the re-send, so a document still queued is sent again once
+            # per deadline, not every pass
+            late = now - s.committed_at >= QUEUED_DEADLINE_S * scale
+            if late and _recommit_queued(repo, doc_id, actor):
+                redriven.append(doc_id)
+            continue
         stage = STAGES.get(s.state)
         if stage is None or now - s.committed_at < stage.deadline_s * scale:
             continue
@@ -203,3 +211,8 @@ def reconcile(
         if repo.update(doc_id, change, actor=actor, why="deadline passed") is not None:
             redriven.append(doc_id)
     return redriven
+
+
+def _recommit_queued(repo: JobRepo, doc_id: str, actor: str) -> bool:
+    why = "still queued past its deadline: advance sent again"
+    return repo.update(doc_id, lambda d: d.state == "queued", actor=actor, why=why) is not None

@@ -41,5 +41,10 @@ STAGES: dict[str, Stage] = {
     )
 }
 FIRST_STATE: DocState = "parsing"
+# A queued document waits only for its advance message. When none came for this long, the
+# message was lost (a broker flushed, a worker killed holding it unacked) and the reconciler
+# sends another: harmless if the first is only slow (`advance` is idempotent), and never a
+# failure (a long queue is no fault of the document's).
+QUEUED_DEADLINE_S = 600.0
 MAX_REDRIVES = 3
 QUEUES = ("orchestrate", "parse", "review", "write", "render", "analysis")

@@ -25,7 +25,7 @@ from quire.shared.revisions import SqliteRevisionStore
 from quire.shared.revisions.listing import DocEntry, DocQuery
 from quire.shared.revisions.redis import RedisRevisionStore
 from quire.shared.settings import load_settings
-from quire.shared.states import FINISH, MAX_REDRIVES
+from quire.shared.states import FINISH, MAX_REDRIVES, QUEUED_DEADLINE_S
 from quire.shared.store import LocalStore
 from quire.workers.job_files import load_plan
 from quire.workers.runtime import Runtime
@@ -152,6 +152,25 @@ def test_reconciler_redrives_then_fails(repo: JobRepo) -> None:
     reconcile(repo, ["d1"], scale=1, now=far * 10)
     s = repo.load("d1")
     assert s.state == "failed" and s.error_code == "stuck"
+
+
+def test_reconciler_sends_a_queued_document_again_once_per_deadline_and_never_fails_it(
+    repo: JobRepo,
+) -> None:
+    """A queued document whose advance message was lost (a broker flushed, a worker killed
+    holding it) is sent again past QUEUED_DEADLINE_S, however often: a long queue is not
+    the document's fault. The re-send is committed, so the next comes a deadline later."""
+    s = new_job(repo)
+    assert s.state == "queued"
+    assert reconcile(repo, ["d1"], scale=1, now=s.committed_at + QUEUED_DEADLINE_S - 1) == []
+    for _ in range(MAX_REDRIVES + 2):
+        late = repo.load("d1").committed_at + QUEUED_DEADLINE_S
+        assert reconcile(repo, ["d1"], scale=1, now=late) == ["d1"]
+        again = repo.load("d1")
+        assert again.state == "queued" and again.attempts == 0
+        assert reconcile(repo, ["d1"], scale=1, now=again.committed_at + 1) == []
+    assert len(advance(repo, "d1", _parts)) == 3  # the advance it was sent again for
+    assert repo.load("d1").state == "parsing"
 
 
 def test_reconciler_skips_settled_documents_until_they_commit_again(repo: JobRepo) -> None:
