@@ -87,9 +87,12 @@ class _Model(BaseModel):
 
 
 # --- what the index parser reads ---------------------------------------------------------
+# Plain dataclasses, not models: they never leave the process, and an index page has a
+# thousand styled runs (pydantic's construction cost more than reading the page).
 
 
-class IndexSpan(_Model):
+@dataclass(frozen=True, slots=True)
+class IndexSpan:
     """A run of one style within a printed line."""
 
     text: str
@@ -97,7 +100,8 @@ class IndexSpan(_Model):
     italic: bool = False
 
 
-class IndexLine(_Model):
+@dataclass(frozen=True, slots=True)
+class IndexLine:
     """One printed line of an index page: where it is and its styled runs."""
 
     x0: float
@@ -112,7 +116,8 @@ class IndexLine(_Model):
         return "".join(s.text for s in self.spans)
 
 
-class IndexPage(_Model):
+@dataclass(frozen=True, slots=True)
+class IndexPage:
     page: int  # physical, 1-based
     width: float
     height: float

@@ -7,8 +7,11 @@ locators name, so the book index reads them here, from the source PDF, once per 
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +24,19 @@ _BOLD_FLAG, _ITALIC_FLAG = 16, 2
 _ENDS_IN_NUMBER = re.compile(r"(?:^|[\s,.;،])(?:\d+|[ivxlcdm]+)\s*$")
 
 
-def _span(span: dict[str, Any]) -> IndexSpan:
-    font = str(span.get("font", "")).split("+", 1)[-1]
-    flags = int(span.get("flags", 0))
-    return IndexSpan.model_construct(  # thousands per page: no validation needed
-        text=span["text"],
-        bold=bool(flags & _BOLD_FLAG or _BOLD.search(font)),
-        italic=bool(flags & _ITALIC_FLAG or _ITALIC.search(font)),
+@functools.cache
+def _style(font: str, flags: int) -> tuple[bool, bool]:
+    """(bold, italic) of a font: a page has a thousand runs in a handful of fonts."""
+    font = font.split("+", 1)[-1]
+    return (
+        bool(flags & _BOLD_FLAG or _BOLD.search(font)),
+        bool(flags & _ITALIC_FLAG or _ITALIC.search(font)),
     )
+
+
+def _span(span: dict[str, Any]) -> IndexSpan:
+    bold, italic = _style(str(span.get("font", "")), int(span.get("flags", 0)))
+    return IndexSpan(span["text"], bold, italic)
 
 
 def _raw_lines(page: Any) -> list[IndexLine]:
@@ -36,9 +44,9 @@ def _raw_lines(page: Any) -> list[IndexLine]:
     for block in page.get_text("dict")["blocks"]:
         for line in block.get("lines", []):
             dx, dy = line["dir"]
-            spans = [_span(s) for s in line["spans"] if s["text"]]
-            if abs(dy) > 1e-3 or dx <= 0 or not "".join(s.text for s in spans).strip():
+            if abs(dy) > 1e-3 or dx <= 0 or not "".join(s["text"] for s in line["spans"]).strip():
                 continue
+            spans = [_span(s) for s in line["spans"] if s["text"]]
             x0, y0, x1, y1 = line["bbox"]
             size = max((s["size"] for s in line["spans"]), default=10.0)
             out.append(IndexLine(x0=x0, x1=x1, y0=y0, y1=y1, size=size, spans=spans))
@@ -58,15 +66,23 @@ def _continues(prev: IndexLine, ln: IndexLine) -> bool:
 def _page_lines(page: Any) -> list[IndexLine]:
     """The page's horizontal printed lines, its MuPDF pieces joined, top to bottom."""
     out: list[IndexLine] = []
+    baselines: list[tuple[float, int]] = []  # (y1, index in out): a line keeps its y1
     for ln in sorted(_raw_lines(page), key=lambda ln: ln.x0):  # pieces left to right
-        at = next((i for i in range(len(out) - 1, -1, -1) if _continues(out[i], ln)), None)
+        # the latest line that `ln` continues, among those near its baseline (the first
+        # test of `_continues`, widened a hair for rounding): not every line of the page
+        reach = 0.3 * max(1.0, ln.y1 - ln.y0) + 1e-6
+        near = baselines[
+            bisect.bisect_left(baselines, (ln.y1 - reach, -1)) : bisect.bisect_right(
+                baselines, (ln.y1 + reach, len(out))
+            )
+        ]
+        at = max((i for _, i in near if _continues(out[i], ln)), default=None)
         if at is None:
+            bisect.insort(baselines, (ln.y1, len(out)))
             out.append(ln)
         else:
             prev = out[at]
-            out[at] = prev.model_copy(
-                update={"x1": max(prev.x1, ln.x1), "spans": [*prev.spans, *ln.spans]}
-            )
+            out[at] = replace(prev, x1=max(prev.x1, ln.x1), spans=[*prev.spans, *ln.spans])
     return sorted(out, key=lambda ln: (ln.y0, ln.x0))
 
 
