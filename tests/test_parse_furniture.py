@@ -12,6 +12,8 @@ from pdf_samples import ruled_table
 from sweep_samples import (
     BANNER_SECTIONS,
     CAPTIONED,
+    FOLIO_GAP,
+    FOLIO_PAGES,
     GRAPHICS_HEADERS,
     NOTE,
     PICTURE_LABELS,
@@ -29,6 +31,7 @@ from sweep_samples import (
     build_clipped_figure,
     build_figures,
     build_long_listing,
+    build_raised_folios,
     build_section_headers,
     build_slide_titles,
     build_typewriter_book,
@@ -155,6 +158,20 @@ def test_header_in_a_drawn_bar_and_page_x_of_y_footer_are_removed(tmp_path: Path
     assert removed[1::2] == [(n, "page_number", f"{n} of 6") for n in pages]
     code = [e.text for e in doc.elements if e.text.startswith(("465", "466", "467"))]
     assert code == ["465 {", "466 \\def\\optionsa{}", "467 \\def\\optionsb{}"]
+
+
+def test_a_folio_above_the_bottom_band_is_removed_and_a_bare_number_in_the_text_kept(
+    tmp_path: Path,
+) -> None:
+    """The page number stands at 84.5 % of the height, the page's last block, at the same
+    height on its neighbours; page FOLIO_GAP has none, and its last line "5" is text."""
+    doc = parse_document(build_raised_folios(tmp_path / "folios.pdf")).document
+    folios = [n for n in range(1, FOLIO_PAGES + 1) if n != FOLIO_GAP]
+    assert [(r.page, r.kind, r.text) for r in doc.removed] == [
+        (n, "page_number", str(n)) for n in folios
+    ]
+    bare = [(e.page_first, e.text) for e in doc.elements if e.text.isdigit()]
+    assert bare == [(FOLIO_GAP, str(FOLIO_GAP))]
 
 
 def test_a_long_listing_is_cut_at_page_breaks(tmp_path: Path) -> None:

@@ -2,7 +2,11 @@
 
 A block is a candidate when it is short and sits in the top or bottom band of its page
 (13 % of the height), or is the page's first text block within 18 % (headers set lower, as
-in latex-notes-zh-cn; the last block gets no such allowance: it is often a footnote).
+in latex-notes-zh-cn). The page's last block above the bottom band is one only as a bare
+page number (LaTeX's A4 pages set the folio at 83-87 % of the height, a small book page on
+A4 paper at 76 %): it is removed when it fits the numbering and a page within two has
+one at the same height; any other last block may be a footnote, whose opening number or
+repeated wording must not make it running text.
 It is removed from the body when it is
 - a bare page number ("12", "xiv", "Page 3", "- 7 -", "۱۲") that fits the page's
   numbering where the document has one (a code line "457 {" at the top of a listing page
@@ -68,6 +72,7 @@ class _Candidate:
     large: bool = False  # set larger than the body text
     first: str = ""  # key of the first of two lines ("milog.cls" over the section's title)
     code: bool = False  # monospace: running text only where it runs through the book
+    number_only: bool = False  # the last block above the band: removed only as a folio
 
 
 def _key(text: str) -> str:
@@ -113,7 +118,7 @@ def _zone(page: PdfPage, box: tuple[float, float, float, float], first: bool) ->
     if box[3] <= h * _BAND or (first and box[3] <= h * _OUTER_BAND):
         return "header"
     if box[1] >= h * (1 - _BAND):
-        return "footer"  # (no outer band: the last block is often a footnote)
+        return "footer"  # (no outer band for the last block: see the module docstring)
     return None
 
 
@@ -126,6 +131,7 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
         return out
     prose = [i for i in text_blocks if page.blocks[i].kind == "text"] or text_blocks
     first = min(prose, key=lambda i: _text_box(page.blocks[i])[1])  # its band is wider
+    last = max(prose, key=lambda i: _text_box(page.blocks[i])[3])
     for i in text_blocks:
         b = page.blocks[i]
         if len(b.lines) > 2:
@@ -135,14 +141,15 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
             continue
         box = _text_box(b)
         zone = _zone(page, box, i == first)
-        if zone is not None:
+        folio = zone is None and i == last and bool(_PAGE_NUMBER.match(ascii_digits(text)))
+        if zone is not None or folio:
             large = b.size > body_size * 1.15
             first_line = _key(b.lines[0]) if len(b.lines) == 2 else ""
             out.append(
                 _Candidate(
                     page.page,
                     i,
-                    zone,
+                    zone or "footer",
                     text,
                     _key(text),
                     box[1],
@@ -150,6 +157,7 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
                     large,
                     first_line,
                     b.kind == "code",
+                    folio,
                 )
             )
     return out
@@ -220,7 +228,9 @@ def find_running_text(
         page = by_page[pno]
         for c in cands[pno]:
             kind: Literal["header", "footer", "page_number"] | None = None
-            if c.code:
+            if c.number_only:
+                kind = "page_number" if _folio(c, cands, by_page, offsets) else None
+            elif c.code:
                 kind = c.zone if (c.zone, c.first or c.key) in throughout else None
             elif c.large:  # a title, unless it is numbered or recurs like running text
                 if _bare_page_number(c, page, offsets, strict=True):
@@ -240,6 +250,25 @@ def find_running_text(
         drop.add((c.page, c.index))
         removed.append(RemovedText(page=c.page, kind="header", text=c.text))
     return drop, removed
+
+
+def _folio(
+    c: _Candidate,
+    cands: dict[int, list[_Candidate]],
+    by_page: dict[int, PdfPage],
+    offsets: set[int],
+) -> bool:
+    """A page's last block that is a bare page number fitting the numbering, with one at
+    the same height on a page within two: the folio, wherever the layout sets it."""
+
+    def fits(o: _Candidate) -> bool:
+        return _bare_page_number(o, by_page[o.page], offsets, strict=True)
+
+    return fits(c) and any(
+        o.number_only and abs(o.y0 - c.y0) <= 2 * _SLOT and fits(o)
+        for q in (c.page - 1, c.page + 1, c.page - 2, c.page + 2)
+        for o in cands.get(q, ())
+    )
 
 
 def _code_throughout(cands: dict[int, list[_Candidate]]) -> set[tuple[Zone, str]]:
@@ -293,6 +322,7 @@ def _repeated(c: _Candidate, cands: dict[int, list[_Candidate]], pages: int = 1)
     for q in (c.page - 1, c.page + 1, c.page - 2, c.page + 2):
         if any(
             o.zone == c.zone
+            and not o.number_only
             and (o.key == c.key or (c.first and o.first == c.first))
             and abs(o.y0 - c.y0) <= 4
             for o in cands.get(q, ())
