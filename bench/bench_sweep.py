@@ -17,7 +17,9 @@ QUIRE_STORE_URL under the work folder, JSON logs), while the process tree's resi
 memory is sampled. --run-sample K also runs the first K documents one by one through
 `quire run`. Then, per document (bench/sweep_metrics.py): completed and verified, or the
 failure code; the plan invariants beside the naive outline splitter; running-header lines
-left in the Markdown; line-break hyphens left against how many there were. The table goes
+left in the Markdown, and page numbers (a page's own number on its lowest line or top row,
+where five pages agree on the numbering) left as a line of that page; line-break hyphens
+left against how many there were. The table goes
 to --table (TSV; default WORK/sweep.tsv); the summary, failures by code, tracebacks and
 the worst ten documents on each metric are printed at the end.
 
@@ -53,6 +55,8 @@ from sweep_metrics import (  # noqa: E402
     accents_apart,
     body_elements,
     body_segments,
+    folios,
+    folios_left,
     header_keys,
     header_lines_left,
     hyphen_breaks,
@@ -91,6 +95,8 @@ class Row:
     held: int = 0
     header_keys: int = 0
     header_left: int = 0
+    folios: int = 0  # pages whose number the source prints on its own line
+    folios_left: int = 0  # ... still a line of the Markdown
     hyphen_breaks: int = 0
     hyphens_left: int = 0
     accents_source: int = 0
@@ -200,6 +206,8 @@ def measure_document(row: Row, doc: SweepDoc, out: Path) -> None:
     ]
     left = header_lines_left(study_lines, keys)
     row.header_keys, row.header_left, row.examples = len(keys), len(left), left[:3]
+    numbers = folios(source.tops, source.bottoms)
+    row.folios, row.folios_left = len(numbers), folios_left(study_lines, numbers)
     h = hyphen_breaks(source.blocks)
     row.hyphen_breaks = sum(h.breaks.values())
     body = "\n".join(body_segments(out, manifest, False))
@@ -268,6 +276,11 @@ def summary(rows: list[Row], seconds: float, peak_mb: float, traces: list[str]) 
         f"running-header lines left: {sum(r.header_left for r in done)} in "
         f"{sum(r.header_left > 0 for r in done)} documents"
     )
+    fl = sum(r.folios_left for r in done)
+    print(
+        f"page-number lines left: {fl} of {sum(r.folios for r in done)} printed on their own "
+        f"line ({sum(r.folios_left > 0 for r in done)} documents)"
+    )
     hb, hl = sum(r.hyphen_breaks for r in done), sum(r.hyphens_left for r in done)
     print(
         f"line-break hyphens (joined word elsewhere in the document): {hb}, left hyphenated "
@@ -299,6 +312,12 @@ def worst_lists(rows: list[Row]) -> None:
         "running-header lines left",
         lambda r: -r.header_left,
         lambda r: f"{r.header_left}  {(r.examples or [''])[0][:60]}",
+    )
+    _worst(
+        done,
+        "page-number lines left",
+        lambda r: -r.folios_left,
+        lambda r: f"{r.folios_left}/{r.folios}",
     )
     _worst(
         done,

@@ -49,10 +49,11 @@ _BREAK_START = re.compile(r"^([^\W\d_]+)")
 
 @dataclass
 class SourceText:
-    """What the metrics need from the source PDF: per page its top row and its text lines
-    (per block, in order)."""
+    """What the metrics need from the source PDF: per page its top row and its lowest
+    line, and its text lines (per block, in order)."""
 
     tops: list[str]
+    bottoms: list[str]
     blocks: list[list[str]]
 
 
@@ -60,6 +61,7 @@ def read_source(path: Path) -> SourceText:
     import pymupdf
 
     tops: list[str] = []
+    bottoms: list[str] = []
     blocks: list[list[str]] = []
     with pymupdf.open(path) as pdf:
         for page in pdf:
@@ -75,11 +77,12 @@ def read_source(path: Path) -> SourceText:
             tops.append(
                 top if rows and min(r[0] for r in rows) <= TOP_BAND * page.rect.height else ""
             )
+            bottoms.append(max(rows, key=lambda r: r[1])[3].strip() if rows else "")
             for b in data["blocks"]:
                 if b["type"] == 0:
                     lines = [nfc(_line_text(ln).strip()) for ln in b["lines"]]
                     blocks.append([ln for ln in lines if ln])
-    return SourceText(tops, blocks)
+    return SourceText(tops, bottoms, blocks)
 
 
 def nfc(text: str) -> str:
@@ -150,6 +153,31 @@ def header_lines_left(
         if any(not keys[f].isdisjoint(pages) for f in found):
             left.append(line)
     return left
+
+
+# --- page numbers ------------------------------------------------------------------------
+
+
+def folios(tops: Sequence[str], bottoms: Sequence[str]) -> dict[int, str]:
+    """Page (1-based) -> its printed number, where the page's lowest line or top row is a
+    bare number and HEADER_PAGES pages or more agree on printed - physical (the numbering;
+    a figure's last tick label or a listing's line number does not keep pace)."""
+    found: dict[int, str] = {}
+    for n, (top, bottom) in enumerate(zip(tops, bottoms, strict=True), 1):
+        bare = [t for t in (bottom, top.strip()) if t.isdigit() and len(t) <= 4]
+        if bare:
+            found[n] = bare[0]
+    offsets = Counter(n - int(t) for n, t in found.items())
+    if not offsets or offsets.most_common(1)[0][1] < HEADER_PAGES:
+        return {}
+    off = offsets.most_common(1)[0][0]
+    return {n: t for n, t in found.items() if n - int(t) == off}
+
+
+def folios_left(lines: Sequence[tuple[str, Collection[int]]], pages: Mapping[int, str]) -> int:
+    """Pages whose number is still a body line of theirs (each line with its element's
+    pages)."""
+    return len({p for line, on in lines for p in on if pages.get(p) == line.strip()})
 
 
 # --- line-break hyphens ------------------------------------------------------------------
