@@ -269,6 +269,9 @@ def summary(rows: list[Row], seconds: float, peak_mb: float, traces: list[str]) 
     bad = sum(n for c, n in failed.items() if c not in ACCEPTED_FAILURES)
     print(f"failed by code: {dict(failed) or 'none'} (not input-caused: {bad})")
     print(f"tracebacks logged: {len(traces)}")
+    unmeasured = [r for r in done if r.examples[:1] and r.examples[0].startswith("metrics failed")]
+    if unmeasured:
+        print(f"metrics failed on {len(unmeasured)} documents: {unmeasured[0].examples[0]}")
     for t in Counter(t.strip().splitlines()[-1] for t in traces).most_common(10):
         print(f"  {t[1]}x {t[0][:150]}")
     print_plan_totals(done)

@@ -164,7 +164,7 @@ def folios(tops: Sequence[str], bottoms: Sequence[str]) -> dict[int, str]:
     a figure's last tick label or a listing's line number does not keep pace)."""
     found: dict[int, str] = {}
     for n, (top, bottom) in enumerate(zip(tops, bottoms, strict=True), 1):
-        bare = [t for t in (bottom, top.strip()) if t.isdigit() and len(t) <= 4]
+        bare = [t for t in (bottom, top.strip()) if t.isdecimal() and len(t) <= 4]
         if bare:
             found[n] = bare[0]
     offsets = Counter(n - int(t) for n, t in found.items())
