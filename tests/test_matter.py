@@ -7,11 +7,12 @@ from collections.abc import Callable
 
 import pytest
 from corpus import parsed
-from irgen import build_doc, heading, pages_of_paragraphs, para, words
+from irgen import build_doc, bullets, heading, pages_of_paragraphs, para, words
 
-from quire.shared.ir import Document, Element, RemovedText
+from quire.shared.ir import Document, Element, OutlineEntry, RemovedText
 from quire.workers.boundaries.matter import (
     MatterRegion,
+    chapters_after_contents,
     element_kinds,
     find_matter,
     join_labels,
@@ -168,6 +169,59 @@ def test_a_chapter_about_bibliographies_is_study_text() -> None:
     doc = _book_with_a_references_chapter(listed)
     back = [r for r in find_matter(doc) if r.kind == "back_matter"]
     assert [(r.label, r.page_first, r.page_last) for r in back] == [("bibliography", 36, 37)]
+
+
+def _contents_page_book(abstract: bool) -> Document:
+    """Page 1: the title (an abstract), the contents as one list, and chapter 1 opening
+    under it (tikz-cd, svg, longfbox); chapters of 4 pages; an outline without a
+    "Contents" entry."""
+    titles = ["1 Getting started", "2 Controlling the diagrams", "3 Advanced usage"]
+    front = [para("Commutative diagrams with TikZ", page=1), para("Version 1.0", page=1)]
+    if abstract:
+        front.append(para(words(30, seed=99), page=1))
+    lines = [f"{n + 1}.{k} Section {k} . . . . . . {1 + 4 * n}" for n in range(3) for k in range(8)]
+    front += [para("Contents", page=1), bullets(lines, page=1)]
+    body = [heading(titles[0], 1, page=1), para(words(40, seed=7), page=1)]
+    body += pages_of_paragraphs(3, first_page=2)
+    for k, title in enumerate(titles[1:], 1):
+        body += [heading(title, 1, page=1 + 4 * k), *pages_of_paragraphs(4, first_page=1 + 4 * k)]
+    doc = build_doc([*front, *body])
+    doc.outline = [OutlineEntry(level=1, title=t, page=1 + 4 * k) for k, t in enumerate(titles)]
+    return doc
+
+
+@pytest.mark.parametrize("abstract", [True, False])
+def test_front_matter_ends_where_a_chapter_opens_under_the_contents_on_its_page(
+    abstract: bool,
+) -> None:
+    """The chapter on the contents' page was held by the front matter (tikz-cd's first 4
+    pages, svg's first 15) or not (without an abstract, the title and a contents of one
+    list element were too small to be front matter, and opened the first study session)."""
+    doc = _contents_page_book(abstract)
+    assert chapters_after_contents(doc)[0] == (1, "1 Getting started")
+    (front,) = find_matter(doc)
+    chapter = next(i for i, e in enumerate(doc.elements) if e.type == "heading")
+    assert (front.kind, front.first_id) == ("front_matter", "el-000001")
+    assert front.last_id == doc.elements[chapter - 1].id
+
+
+def test_a_title_page_with_a_contents_of_one_list_is_front_matter() -> None:
+    """nccsect, compsci: the title and a contents set as one list of 16 entries on page 1
+    were too small (one listing element) and opened the first study session."""
+    lines = [f"{n} Chapter {n} . . . . . . . . {2 + 3 * n}" for n in range(1, 17)]
+    front = [para("The nccsect package", page=1), heading("Contents", 2), bullets(lines)]
+    body: list[Element] = []
+    for n in range(1, 5):
+        body += [heading(f"{n} Chapter {n}", 1, page=2 + 3 * (n - 1))]
+        body += pages_of_paragraphs(3, first_page=2 + 3 * (n - 1))
+    doc = build_doc([*front, *body])
+    (front_matter,) = find_matter(doc)
+    assert (front_matter.kind, front_matter.page_first, front_matter.page_last) == (
+        "front_matter",
+        1,
+        1,
+    )
+    assert front_matter.last_id == "el-000003"
 
 
 def test_roman_page_numbers_are_evidence() -> None:

@@ -324,17 +324,19 @@ def matter_entries(entries: Sequence[OutlineEntry]) -> list[bool]:
 
 
 def _chapters_after_contents(
-    doc: Document, pages: Sequence[_Page], titled: Sequence[_Span]
+    doc: Document, pages: Sequence[_Page], titled: Sequence[_Span], flags: Sequence[bool | None]
 ) -> list[tuple[int, str, int]]:
     """(page, title, element index) of the chapters the outline places after the contents:
     its top-level entries listed after the contents entry (when the outline has none, those
-    that begin after the contents' first page; when there is no contents, all of them)
-    that do not name front or back matter themselves nor go on with the matter entry
-    before them ("Index bis" after "Index")."""
+    that begin after the contents' first page, or on it with their heading under its last
+    listing line; when there is no contents, all of them) that do not name front or back
+    matter themselves nor go on with the matter entry before them ("Index bis" after
+    "Index")."""
     entries = [o for o in doc.outline if o.page >= 1]
     if doc.page_basis == "words" or not entries:
         return []
     named = [("front_matter", "contents") in title_matters(o.title) for o in entries]
+    contents: _Page | None = None  # the contents' first page, when only its lines show it
     if any(named):
         after = entries[named.index(True) + 1 :]
     else:
@@ -345,7 +347,9 @@ def _chapters_after_contents(
             for t in titled
             if t.kind == "front_matter" and t.label == "contents"
         ]
-        after = [o for o in entries if not listed or o.page > min(listed)]
+        if listed:
+            contents = next(p for p in pages if p.number == min(listed))
+        after = [o for o in entries if contents is None or o.page >= contents.number]
     top = min(o.level for o in entries)
     after = [o for o in after if o.level == top]
     page_of = [e.page_first for e in doc.elements]  # in reading order, so ascending
@@ -358,6 +362,11 @@ def _chapters_after_contents(
         here = [i for i in range(a, b) if doc.elements[i].type == "heading"]
         match = [i for i in here if fold_title(plain_text(doc.elements[i])) == key]
         found = match or here or list(range(a, b))  # the heading, else the page's start
+        if contents is not None and o.page == contents.number:
+            # a chapter opening on the contents' page, under its lines (tikz-cd, svg)
+            lines = range(contents.first, contents.last + 1)
+            last_line = max((i for i in lines if flags[i]), default=contents.last)
+            found = [i for i in match or here if i > last_line]
         if found:
             out.append((o.page, o.title, found[0]))
     return out
@@ -517,7 +526,9 @@ def _snap(doc: Document, s: _Span) -> _Span | None:
 def _tiny(doc: Document, s: _Span, flags: Sequence[bool | None]) -> bool:
     els = doc.elements[s.first : s.last + 1]
     words = sum(e.word_count for e in els)
-    listings = sum(1 for i in range(s.first, s.last + 1) if flags[i] is True)
+    # listing lines, not elements: a contents may be one list of many entries
+    marks = flags[s.first : s.last + 1]
+    listings = sum(listing_lines(e) for e, f in zip(els, marks, strict=True) if f)
     return words < TINY_WORDS and listings < 2 * MIN_LISTINGS
 
 
@@ -556,7 +567,7 @@ def _find_matter(doc: Document) -> _Found:
     if front is not None:
         spans.append(front)
     spans += _back(doc, pages, titled, flags)
-    found = _chapters_after_contents(doc, pages, titled)
+    found = _chapters_after_contents(doc, pages, titled, flags)
     chapters = [at for _, _, at in found]
     before = _before_first_chapter(doc, found)
     if before is not None:
