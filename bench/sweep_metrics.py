@@ -167,10 +167,10 @@ def folios(tops: Sequence[str], bottoms: Sequence[str]) -> dict[int, str]:
         bare = [t for t in (bottom, top.strip()) if t.isdecimal() and len(t) <= 4]
         if bare:
             found[n] = bare[0]
-    offsets = Counter(n - int(t) for n, t in found.items())
-    if not offsets or offsets.most_common(1)[0][1] < HEADER_PAGES:
+    common = Counter(n - int(t) for n, t in found.items()).most_common(1)
+    if not common or common[0][1] < HEADER_PAGES:
         return {}
-    off = offsets.most_common(1)[0][0]
+    off = common[0][0]
     return {n: t for n, t in found.items() if n - int(t) == off}
 
 

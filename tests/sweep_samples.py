@@ -432,7 +432,7 @@ def build_typewriter_book(path: Path) -> Path:
 
 
 # LaTeX's A4 page sets the folio at 83-87 % of the height, above the bottom band (biber-ms,
-# tikzpingus, mathastext: 1,409 page numbers left in 67 of the sweep's manuals). Page
+# tikzpingus, mathastext: 1,132 page numbers left in 53 of the sweep's manuals). Page
 # FOLIO_GAP has none, and its last line is a bare number equal to its page number: text.
 FOLIO_Y = 0.845 * H
 FOLIO_PAGES = 6

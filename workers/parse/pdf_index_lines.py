@@ -71,12 +71,9 @@ def _page_lines(page: Any) -> list[IndexLine]:
         # the latest line that `ln` continues, among those near its baseline (the first
         # test of `_continues`, widened a hair for rounding): not every line of the page
         reach = 0.3 * max(1.0, ln.y1 - ln.y0) + 1e-6
-        near = baselines[
-            bisect.bisect_left(baselines, (ln.y1 - reach, -1)) : bisect.bisect_right(
-                baselines, (ln.y1 + reach, len(out))
-            )
-        ]
-        at = max((i for _, i in near if _continues(out[i], ln)), default=None)
+        lo = bisect.bisect_left(baselines, (ln.y1 - reach, -1))
+        hi = bisect.bisect_right(baselines, (ln.y1 + reach, len(out)))
+        at = max((i for _, i in baselines[lo:hi] if _continues(out[i], ln)), default=None)
         if at is None:
             bisect.insort(baselines, (ln.y1, len(out)))
             out.append(ln)
