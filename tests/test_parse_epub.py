@@ -21,6 +21,7 @@ from epub_samples import (
 )
 from html_coverage import chapters as chapters_of
 from html_coverage import coverage
+from pdf_samples import png_bytes
 from plan_metrics import honoured, oracle_honoured
 
 import quire
@@ -371,6 +372,41 @@ def test_a_footer_repeated_in_most_chapters_is_removed_as_a_running_footer() -> 
     # two chapters are too few to tell a running footer from a repeated paragraph
     two = parse_epub_bytes(epub_bytes(chapters[:2]), "two.epub").document
     assert sum("Copyright" in e.text for e in two.elements) == 2
+
+
+def test_a_publican_books_banner_logos_and_page_links_are_removed(tmp_path: Path) -> None:
+    """The Debian Handbook's HTML (Publican): every page opens with a banner link
+    "Download the ebook", the site's two logos and a Prev / Home / Next list, and ends with
+    another; they stood 127 times in its study sessions (the banner was too short to count
+    as a running header, the logos had no text, the lists were no known navigation)."""
+    book = tmp_path / "handbook"
+    (book / "img").mkdir(parents=True)
+    (book / "img" / "logo.png").write_bytes(png_bytes(40, 40))
+    top = (
+        '<div id="banner"><a href="https://example.org/get"><span>Download the ebook'
+        '</span></a></div><p id="title"><a href="https://example.org"><img alt="Site" '
+        'src="img/logo.png"/></a></p>'
+    )
+    names = ["index"] + [f"c{k}" for k in range(1, 5)]
+    contents = "<ul>" + "".join(f"<li><a href='{n}.html'>Part {n}</a></li>" for n in names[1:])
+    for k, name in enumerate(names):
+        back = f'<a href="{names[k - 1]}.html"><strong>Prev</strong>Part {k - 1}</a>'
+        nav = f'<ul class="docnav"><li>{back if k else ""}</li><li>Home</li></ul>'
+        body = f"<h1>Part {k}</h1>" + f"<p>{LOREM}</p>" * 14  # over 2,000 characters
+        body += "<p>The label Note</p>" if k == 2 else ""
+        body += contents + "</ul>" if k == 0 else ""
+        (book / f"{name}.html").write_text(
+            f"<html><body>{top}{nav}<div class='chapter'>{body}</div>{nav}</body></html>",
+            encoding="utf-8",
+        )
+    doc = parse_document(book).document
+    texts = [e.text for e in doc.elements]
+    assert not [t for t in texts if "ebook" in t or "Prev" in t or t.startswith("![")]
+    assert texts.count("# Part 2") == 1 and "The label Note" in texts
+    removed = [(r.kind, r.text) for r in doc.removed]
+    assert removed.count(("header", "Download the ebook")) == 5
+    assert removed.count(("header", "<img img/logo.png>")) == 5
+    assert sum(kind == "navigation" for kind, _ in removed) == 10
 
 
 def test_a_long_list_is_cut_into_lists_of_a_few_pages() -> None:

@@ -89,6 +89,7 @@ BLOCKS = (
 )
 _CHROME_CLASSES = frozenset(
     {"navheader", "navfooter", "navigation", "breadcrumb", "breadcrumbs", "skip-link", "navbar"}
+    | {"docnav"}  # Publican's Prev / Up / Home / Next (Red Hat's and Debian's handbooks)
     | {"headerlink"}  # Sphinx's and MkDocs' "¶" permalink inside every heading
 )
 _CHROME_TYPES = frozenset({"toc", "landmarks", "page-list"})
@@ -134,6 +135,15 @@ def is_chrome(el: etree._Element) -> bool:
     if tag == "nav" or "navigation" in (el.get("role") or "").split():
         return True
     return bool(classes(el) & _CHROME_CLASSES or epub_types(el) & _CHROME_TYPES)
+
+
+def image_sources(el: etree._Element) -> list[str]:
+    """The `src` of every image inside `el`, in order."""
+    return [
+        img.get("src") or ""
+        for img in el.iter()
+        if isinstance(img.tag, str) and local(img.tag) == "img"
+    ]
 
 
 def collapse(text: str) -> str:
@@ -476,7 +486,8 @@ class ChapterReader:
             text = text or f"<script src={el.get('src') or ''}>"
         if len(text) > REMOVED_CAP:
             text = text[:REMOVED_CAP] + "…"
-        self.removed.append(Removed(len(self.blocks), kind, text or f"<{local(el.tag)}>"))
+        shown = text or " ".join(f"<img {src}>" for src in image_sources(el))
+        self.removed.append(Removed(len(self.blocks), kind, shown or f"<{local(el.tag)}>"))
 
     def _page_mark(self, el: etree._Element, inside: bool) -> None:
         shown = el.get("title") or el.get("aria-label") or "".join(el.itertext())

@@ -1,7 +1,8 @@
 """Running headers and footers of an HTML book: a block repeated word for word in most of
 its chapter files (Sphinx's "© Copyright … Created using Sphinx" under every page, a
-publisher's line atop every EPUB chapter). Like a PDF's running footer it is page
-furniture, not the book's text: the reader leaves it out and records it as removed."""
+publisher's line atop every EPUB chapter, a banner link "Download the ebook" and the
+site's logos atop every page of the Debian Handbook). Like a PDF's running footer it is
+page furniture, not the book's text: the reader leaves it out and records it as removed."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 
 from lxml import etree
 
-from quire.workers.parse.html_content import HEADINGS, collapse
+from quire.workers.parse.html_content import HEADINGS, collapse, image_sources
 from quire.workers.parse.html_refs import local
 
 # blocks that can hold a running header or footer (not headings, lists, tables or notes)
@@ -32,14 +33,22 @@ def running_blocks(
     blocks = [_blocks(root) for _, root in chapters]
     edges: list[dict[str, str]] = []  # per chapter: edge text -> "header" | "footer"
     for found in blocks:
-        texts = list(dict.fromkeys(text for _, text in found))
-        mine = {text: "header" for text in texts[:EDGE]}
-        edges.append(mine | {text: "footer" for text in texts[-EDGE:]})
+        texts = list(dict.fromkeys(text for _, text, _ in found))
+        mine = {text: "header" for text in texts[:EDGE]} | {
+            text: "footer" for text in texts[-EDGE:]
+        }
+        # where the chapter has a heading, a block above it is a header, one below a footer
+        mine |= {
+            t: "footer" if below else "header"
+            for _, t, below in found
+            if t in mine and below is not None
+        }
+        edges.append(mine)
     seen = Counter(text for mine in edges for text in mine)  # chapters with it at an edge
     enough = max(MIN_CHAPTERS, len(chapters) / 2)
     out: dict[etree._Element, str] = {}
     for mine, found in zip(edges, blocks, strict=True):
-        for el, text in found:
+        for el, text, _ in found:
             if (
                 text in mine
                 and seen[text] >= enough
@@ -49,17 +58,32 @@ def running_blocks(
     return out
 
 
-def _blocks(root: etree._Element) -> list[tuple[etree._Element, str]]:
-    """The blocks that could be a running header or footer, with their text, in order:
-    outside the chapter's flow of headings (a block beside a heading is the chapter's text,
-    however often it repeats; Sphinx's footer stands beside the content's wrapper)."""
+def _blocks(root: etree._Element) -> list[tuple[etree._Element, str, bool | None]]:
+    """The blocks that could be a running header or footer, in order, with their text and
+    whether they stand below the chapter's first heading (None: it has none): outside the
+    chapter's flow of headings (a block beside a heading is the chapter's text, however
+    often it repeats; Sphinx's footer stands beside the content's wrapper)."""
+    elements = [el for el in root.iter() if isinstance(el.tag, str)]
+    first = next((i for i, el in enumerate(elements) if local(el.tag) in HEADINGS), None)
     out = []
-    for el in root.iter():
-        if isinstance(el.tag, str) and local(el.tag) in _HOLDERS and not _in_flow(el):
-            text = collapse("".join(el.itertext()))
-            if MIN_CHARS <= len(text) <= MAX_CHARS:
-                out.append((el, text))
+    for i, el in enumerate(elements):
+        if local(el.tag) in _HOLDERS and not _in_flow(el) and (key := _key(el)) is not None:
+            out.append((el, key, None if first is None else i > first))
     return out
+
+
+def _key(el: etree._Element) -> str | None:
+    """What a block repeats as: its text (a short one only when all of it is a link's: a
+    label "Note" is text, a banner "Download the ebook" is not), or for a block without
+    text the images it shows (a logo); None for a block that is neither."""
+    text = collapse("".join(el.itertext()))
+    if MIN_CHARS <= len(text) <= MAX_CHARS:
+        return text
+    if 0 < len(text) < MIN_CHARS:
+        links = (a for a in el.iter() if isinstance(a.tag, str) and local(a.tag) == "a")
+        return text if collapse("".join(t for a in links for t in a.itertext())) == text else None
+    images = image_sources(el)
+    return " ".join(f"<img {src}>" for src in images) if images and not text else None
 
 
 def _in_flow(el: etree._Element) -> bool:
