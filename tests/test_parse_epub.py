@@ -225,6 +225,32 @@ def test_html_folder_order_is_stated_by_its_manifest_or_refused(tmp_path: Path) 
         bundle_folder(book)
 
 
+def test_an_index_pages_contents_and_not_its_prose_orders_the_chapters(tmp_path: Path) -> None:
+    """pikepdf's Sphinx index: a list in its introduction links to later chapters ("[Copy
+    pages] from one PDF into another") above the contents; those links led the chapter
+    order (the tutorial came after the topics) and became the outline's chapters."""
+    book = tmp_path / "book"
+    book.mkdir()
+    names = ["tutorial", "topics", "pages", "api"]
+    for name in names:
+        (book / f"{name}.html").write_text(
+            f"<html><body><h1>{name.title()}</h1><p>{LOREM}</p></body></html>", encoding="utf-8"
+        )
+    prose = (
+        "<ul><li><a href='pages.html'>Copy pages</a> from one PDF into another</li>"
+        "<li><a href='api.html'>Split</a> and <a href='topics.html'>merge</a> PDFs</li></ul>"
+    )
+    contents = "".join(f"<li><a href='{n}.html'>{n.title()}</a></li>" for n in names)
+    (book / "index.html").write_text(
+        f"<html><body><h1>The library</h1><p>{LOREM}</p>{prose}<ul>{contents}</ul></body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(book).document
+    chapters = [e.text for e in doc.elements if e.type == "heading" and e.level == 1]
+    assert chapters == ["# Tutorial", "# Topics", "# Pages", "# Api"]
+    assert [o.title for o in doc.outline] == ["Tutorial", "Topics", "Pages", "Api"]
+
+
 def test_one_html_file_brings_its_images(tmp_path: Path) -> None:
     (tmp_path / "img").mkdir()
     (tmp_path / "img" / "dot.png").write_bytes(PNG_1X1)

@@ -10,8 +10,10 @@ A folder states its order by
 - an index page (`index.html`, `index.htm`, `index.xhtml`, or one `index.<lang>.html`):
   the index first, then the folder's HTML files its links lead to, depth first in link
   order (a chapter's own section pages follow it), leaving out links in navigation chrome
-  (DocBook's next/previous bars). The index's links are then the outline: their nesting in
-  lists is their level, so its top-level entries are the chapter starts.
+  (DocBook's next/previous bars), and its contents entries (links that are a whole list
+  item) before links in its prose. The index's contents entries (else all its links) are
+  then the outline: their nesting in lists is their level, so its top-level entries are
+  the chapter starts.
 A folder with neither is refused: its order is not stated.
 """
 
@@ -21,7 +23,7 @@ import io
 import json
 import re
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 from lxml import etree, html
@@ -153,7 +155,7 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
         except InputError:  # the parser reports it, with the document
             continue
         nxt = []
-        for a in _content_links(root):
+        for a in sorted(_content_links(root), key=lambda a: not _entry_link(a)):
             target = member(name, a.get("href") or "")
             if target is None or target not in names or target in seen:
                 continue
@@ -176,6 +178,25 @@ def _content_links(root: etree._Element) -> list[etree._Element]:
         if linked and not any(x in chrome for x in el.iterancestors()):
             out.append(el)
     return out
+
+
+def _entry_link(a: etree._Element) -> bool:
+    """Is the link a whole entry of a list, its item's own text (nested lists aside): a
+    contents entry, not a link in prose ("[Copy pages] from one PDF into another" on
+    pikepdf's index page, above its contents, led the chapter order and the outline)?"""
+    item = next((x for x in a.iterancestors() if local(x.tag) in ("li", "dt")), None)
+    return item is not None and collapse("".join(_own_text(item))) == collapse(
+        "".join(a.itertext())
+    )
+
+
+def _own_text(el: etree._Element) -> Iterator[str]:
+    """The text of `el` but for the lists nested in it."""
+    yield el.text or ""
+    for child in el:
+        if isinstance(child.tag, str) and local(child.tag) not in _LISTS:
+            yield from _own_text(child)
+        yield child.tail or ""
 
 
 def _bundle(folder: Path, chapters: list[str], index: str | None, given: dict[str, bytes]) -> bytes:
@@ -326,7 +347,9 @@ def index_entries(index: str, roots: dict[str, etree._Element]) -> list[NavEntry
     if root is None:
         return []
     out = []
-    for a in _content_links(root):
+    links = _content_links(root)
+    entries = [a for a in links if _entry_link(a)]  # its contents, when it has one
+    for a in entries if len(entries) >= 2 else links:
         target = resolve(index, a.get("href") or "")
         if target is None or target.split("#", 1)[0] not in roots or target.startswith(index):
             continue
