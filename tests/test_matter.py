@@ -224,6 +224,48 @@ def test_a_title_page_with_a_contents_of_one_list_is_front_matter() -> None:
     assert front_matter.last_id == "el-000003"
 
 
+def test_a_member_titled_contents_deep_in_a_reference_manual_is_study_text() -> None:
+    """siscone's doxygen manual: a class's data member "contents" (a level-4 heading and
+    outline entry, page 12) was taken for the contents, and the front matter ran to it,
+    holding the first classes of "Class Documentation" (pages 6-12)."""
+    lines = [f"Class{n} . . . . . . . . {6 + 3 * n}" for n in range(20)]
+    els = [para("The library reference manual", page=1), heading("Class Index", 1, page=2)]
+    els += [bullets(lines, page=2), heading("Class Documentation", 1, page=6)]
+    outline = [OutlineEntry(level=1, title="Class Index", page=2)]
+    outline.append(OutlineEntry(level=1, title="Class Documentation", page=6))
+    for n in range(20):  # 66 pages: page 12 is in the first fifth
+        page = 6 + 3 * n
+        els += [heading(f"4.{n + 1} Class{n} Class Reference", 2, page=page)]
+        els += [heading(f"4.{n + 1}.1 Member Data Documentation", 3, page=page)]
+        member = "contents" if n == 2 else f"member{n}"
+        els += [
+            heading(f"4.{n + 1}.1.1 {member}", 4, page=page),
+            para(words(80, seed=n), page=page),
+        ]
+        els += pages_of_paragraphs(2, first_page=page + 1)
+        outline.append(OutlineEntry(level=2, title=f"Class{n} Class Reference", page=page))
+        outline.append(OutlineEntry(level=4, title=member, page=page))
+    doc = build_doc(els)
+    doc.outline = outline
+    (front,) = find_matter(doc)
+    assert (front.kind, front.page_first, front.page_last) == ("front_matter", 1, 2)
+    assert (6, "Class Documentation") in chapters_after_contents(doc)
+
+
+def test_a_contents_under_a_lone_title_heading_is_front_matter() -> None:
+    """curve2e's manual: its one level-1 heading is its title, so its "## Contents" (whose
+    lines the parser made headings, an abstract under them) is a top-level part, and
+    front matter by its title."""
+    titles = ["1 Installation", "2 Usage", "3 Examples"]
+    els = [heading("Package curve2e user manual", 1), heading("Contents", 2)]
+    els += [heading(f"{t} {2 + 3 * k}", 4) for k, t in enumerate(titles)]
+    els.append(para(words(300, seed=3)))
+    for k, title in enumerate(titles):
+        els += [heading(title, 2, page=2 + 3 * k), *pages_of_paragraphs(3, first_page=2 + 3 * k)]
+    (front,) = find_matter(build_doc(els))
+    assert (front.kind, front.page_first, front.last_id) == ("front_matter", 1, "el-000006")
+
+
 def test_roman_page_numbers_are_evidence() -> None:
     doc = small_book().model_copy(
         update={

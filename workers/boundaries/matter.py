@@ -12,7 +12,8 @@ Recognised from the IR alone, in any script:
   `matter_titles`), compared after folding case, accents, spaces, zero-width joiners and
   section numbering — also in Cyrillic that the PDF's fonts extracted as Latin-1
   (lshort-russian); a title with two readings ("Índice") counts where it can: as contents
-  in the front, as an index at the back;
+  in the front, as an index at the back; a deeper heading or entry than the top level
+  (the highest two headings share) counts only where it is mostly listing lines;
 - **listings**: elements dense in page references — dot leaders, "Title 135", "term, 12,
   45" — whose pages form the opening contents run or the closing index run;
 - **page labels**: roman page numbers in the running headers and footers the parser
@@ -33,6 +34,7 @@ from __future__ import annotations
 import bisect
 import re
 import weakref
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -216,7 +218,9 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
     n = len(els)
     spans: list[_Span] = []
     headings = [i for i, e in enumerate(els) if e.type == "heading"]
-    top = min((els[i].level or 1 for i in headings), default=1)
+    # the top level: the highest that two headings share (a lone title above it is none)
+    levels = Counter(els[i].level or 1 for i in headings)
+    top = min((lv for lv, k in levels.items() if k >= 2), default=min(levels, default=1))
     for h_pos, i in enumerate(headings):
         e = els[i]
         level = e.level or 1
@@ -291,11 +295,16 @@ def _front(
     els = doc.elements
     last_front_page = pages[min(limit, n_pages) - 1].number
     for s in titled:
-        if s.kind == "front_matter" and els[s.first].page_first <= last_front_page:
-            if end is None or s.last > end:
-                end = s.last
-            evidence += s.evidence
-            labels.append(s.label)
+        if s.kind != "front_matter" or els[s.first].page_first > last_front_page:
+            continue
+        # a deeper heading is front matter only as a listing: a class's member "contents"
+        # in a reference manual (siscone's "4.5.3.1 contents") is study text
+        if not s.top and _listing_share(els, flags, s.first, s.last) < LISTING_SHARE:
+            continue
+        if end is None or s.last > end:
+            end = s.last
+        evidence += s.evidence
+        labels.append(s.label)
     if end is None:
         return None
     total_words = sum(e.word_count for e in els) or 1
@@ -335,7 +344,11 @@ def _chapters_after_contents(
     entries = [o for o in doc.outline if o.page >= 1]
     if doc.page_basis == "words" or not entries:
         return []
-    named = [("front_matter", "contents") in title_matters(o.title) for o in entries]
+    top = min(o.level for o in entries)
+    # (a top-level entry: a member "contents" deep in a reference manual is no contents)
+    named = [
+        o.level == top and ("front_matter", "contents") in title_matters(o.title) for o in entries
+    ]
     contents: _Page | None = None  # the contents' first page, when only its lines show it
     if any(named):
         after = entries[named.index(True) + 1 :]
@@ -350,7 +363,6 @@ def _chapters_after_contents(
         if listed:
             contents = next(p for p in pages if p.number == min(listed))
         after = [o for o in entries if contents is None or o.page >= contents.number]
-    top = min(o.level for o in entries)
     after = [o for o in after if o.level == top]
     page_of = [e.page_first for e in doc.elements]  # in reading order, so ascending
     out = []
