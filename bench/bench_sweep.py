@@ -1,7 +1,7 @@
 """Sweep: hundreds of real documents Quire was never tuned on, through one `quire batch`.
 
     python3 bench/bench_sweep.py [--limit N] [--cache DIR] [--work DIR] [--table FILE]
-                                 [--max-doc-pages 1000] [--run-sample K]
+                                 [--max-doc-pages 1000] [--run-sample K] [--other]
                                  [--plan-only --work DIR [--docs NAME ...]]
 
 Documents: a fixed sample of at least 300 PDFs of 15 pages or more from Debian TeX Live
@@ -22,6 +22,11 @@ where five pages agree on the numbering) left as a line of that page; line-break
 left against how many there were. The table goes
 to --table (TSV; default WORK/sweep.tsv); the summary, failures by code, tracebacks and
 the worst ten documents on each metric are printed at the end.
+
+--other sweeps the second sample instead (bench/sweep_other.py: 30 books made by DocBook,
+Publican, Sphinx, doxygen, Texinfo and others, as PDF, EPUB and HTML folders, up to 2,000
+pages): the same batch and figures, the source-line figures (headers, page numbers,
+hyphens, accents) for its PDFs only.
 
 --plan-only runs no batch: it plans the documents again from their IRs (a previous run's
 WORK/out, else one parse cached in WORK/ir) and prints the plan figures per document and
@@ -65,6 +70,7 @@ from sweep_metrics import (  # noqa: E402
     print_plan_totals,
     read_source,
 )
+from sweep_other import select_other  # noqa: E402
 
 from quire.shared.ir import load_ir  # noqa: E402
 from quire.shared.manifest import load_manifest  # noqa: E402
@@ -194,6 +200,9 @@ def measure_document(row: Row, doc: SweepDoc, out: Path) -> None:
         row.under_5, row.largest = p.under_5, p.largest
         row.chapters, row.honoured, row.naive_honoured = p.chapters, p.honoured, p.naive_honoured
         row.oracle_honoured, row.held = p.oracle_honoured, p.held
+    row.pages = row.pages or ir.page_count  # an HTML or EPUB book's, once parsed
+    if doc.path.suffix != ".pdf":
+        return  # the figures below read the source PDF's lines
     start = time.perf_counter()
     source = read_source(doc.path)
     row.read_seconds = round(time.perf_counter() - start, 3)
@@ -301,7 +310,7 @@ def summary(rows: list[Row], seconds: float, peak_mb: float, traces: list[str]) 
         f"peak RSS of the process tree {peak_mb:.0f} MB"
     )
     read = sum(r.read_seconds for r in done)
-    read_pages = sum(r.pages for r in done)
+    read_pages = sum(r.pages for r in done if r.read_seconds)
     print(
         f"baseline, same run: bare PyMuPDF get_text('dict') over the completed documents, "
         f"one process: {read_pages / max(read, 1e-9):.1f} pages/s"
@@ -355,8 +364,12 @@ def main() -> None:
     ap.add_argument("--run-sample", type=int, default=0, help="also `quire run` K documents")
     ap.add_argument("--plan-only", action="store_true", help="plan again from IRs, no batch")
     ap.add_argument("--docs", nargs="*", help="only documents whose file name contains one")
+    ap.add_argument("--other", action="store_true", help="the second sample (sweep_other.py)")
     args = ap.parse_args()
-    docs = select(args.cache.expanduser(), CORPUS, max_pages=args.max_doc_pages)
+    if args.other:
+        docs = select_other(args.cache.expanduser())
+    else:
+        docs = select(args.cache.expanduser(), CORPUS, max_pages=args.max_doc_pages)
     docs = docs[: args.limit] if args.limit else docs
     if args.docs:
         docs = [d for d in docs if any(n in d.name for n in args.docs)]

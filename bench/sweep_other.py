@@ -1,0 +1,95 @@
+"""The sweep's second sample (`bench_sweep.py --other`): books that other tools than pdfTeX
+made, from Debian documentation packages the corpus does not use: DocBook (dblatex PDF,
+Publican HTML in English and Persian), Sphinx (PDF and HTML folders), doxygen, Texinfo,
+yodl, LibreOffice-made EPUBs and an Ada standard. Fetched like the TeX Live sample
+(`sweep_docs.ensure_package`) and prepared under `other/` in the same cache: a gzipped
+PDF unpacked, every book under a name of its own (`<package>--<file>`), an HTML book as a
+link to its folder (its index.html states the chapter order)."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+from sweep_docs import SweepDoc, ensure_package, page_counts
+
+# package -> its books: paths inside the unpacked package, or file names found anywhere in it
+OTHER: dict[str, list[str]] = {
+    "ada-reference-manual-2012": ["arm2012.pdf.gz"],
+    "auto-multiple-choice-doc-pdf": [
+        f"auto-multiple-choice.{lang}.pdf" for lang in ["en", "fr", "ja"]
+    ],
+    "c++-annotations-pdf": ["cplusplus.pdf"],
+    "debian-handbook": [
+        "usr/share/doc/debian-handbook/html/en-US",
+        "usr/share/doc/debian-handbook/html/fa-IR",
+    ],
+    "docbook-xsl-doc-pdf": ["reference.pdf.gz"],
+    "eyes17-manuals-en": ["eyes17.epub", "eyes17.pdf.gz"],
+    "eyes17-manuals-es": ["eyes17.epub", "eyes17.pdf.gz"],
+    "gle-graphics-manual": ["gle-manual.pdf"],
+    "gri-pdf-doc": ["gri.pdf.gz"],
+    "lilypond-doc-pdf": [
+        f"{m}.pdf" for m in ["contributor", "essay", "extending", "music-glossary"]
+    ],
+    "lilypond-doc-pdf-de": ["learning.de.pdf"],
+    "lilypond-doc-pdf-fr": ["usage.fr.pdf", "web.fr.pdf"],
+    "live-manual-pdf": ["live-manual.portrait.en.a4.pdf.gz"],
+    "ocrmypdf-doc": ["usr/share/doc/ocrmypdf/html"],
+    "pikepdf-doc": ["usr/share/doc/python3-pikepdf/html"],
+    "r-doc-pdf": [f"usr/share/R/doc/manual/R-{m}.pdf" for m in ("admin", "exts", "ints")],
+    "siscone-doc-pdf": ["refman.pdf.gz"],
+    "ubuntu-packaging-guide-pdf": ["ubuntu-packaging-guide.pdf.gz"],
+    "why3-doc-pdf": ["manual.pdf"],
+}
+
+
+def _find(root: Path, spec: str) -> Path:
+    exact = root / spec
+    if exact.exists():
+        return exact
+    found = sorted(root.rglob(spec))
+    if not found:
+        raise FileNotFoundError(f"{spec} is not in {root}")
+    return found[0]
+
+
+def _prepared(cache: Path, package: str, source: Path) -> Path:
+    """The book under `other/`: `<package>--<name>` (an EPUB's stem marked, so a PDF and an
+    EPUB of one name keep their own output folders)."""
+    folder = cache / "other"
+    folder.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        target = folder / f"{package}--{source.name}"
+        if not target.exists():
+            target.symlink_to(source.resolve(), target_is_directory=True)
+        return target
+    name = source.name.removesuffix(".gz")
+    if name.endswith(".epub"):
+        name = name.removesuffix(".epub") + "-epub.epub"
+    target = folder / f"{package}--{name}"
+    if not target.exists():
+        partial = target.with_name(target.name + ".partial")
+        opener = gzip.open if source.suffix == ".gz" else open
+        with opener(source, "rb") as src, partial.open("wb") as dst:
+            shutil.copyfileobj(src, dst)
+        partial.rename(target)
+    return target
+
+
+def select_other(cache: Path, *, max_pages: int = 2000) -> list[SweepDoc]:
+    """The second sample, packages in table order; PDFs of 15 to `max_pages` pages (an
+    HTML or EPUB book's pages are known once parsed: 0 here)."""
+    docs: list[SweepDoc] = []
+    for package, specs in OTHER.items():
+        root = ensure_package(cache, package)
+        for spec in specs:
+            path = _prepared(cache, package, _find(root, spec))
+            if path.suffix != ".pdf":
+                docs.append(SweepDoc(package, path, 0))
+                continue
+            pages = page_counts(cache, [path])[str(path.relative_to(cache))]
+            if 15 <= pages <= max_pages:
+                docs.append(SweepDoc(package, path, pages))
+    return docs
