@@ -292,6 +292,10 @@ def _front(
         listed = [i for i in range(page.first, page.last + 1) if flags[i] is True]
         if any(doc.elements[i].type == "heading" for i in range(listed[-1] + 1, page.last + 1)):
             end = listed[-1]
+        # A contents list may run on to the page where the body begins (an HTML book's, whose
+        # pages are word counts): the lists of contents lines that follow are the contents'.
+        while end + 1 < len(flags) and flags[end + 1] and doc.elements[end + 1].type == "list":
+            end += 1
     els = doc.elements
     last_front_page = pages[min(limit, n_pages) - 1].number
     for s in titled:
