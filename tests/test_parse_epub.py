@@ -400,6 +400,25 @@ def test_a_footer_repeated_in_most_chapters_is_removed_as_a_running_footer() -> 
     assert sum("Copyright" in e.text for e in two.elements) == 2
 
 
+def test_a_footer_whose_page_buttons_differ_is_removed_in_every_chapter() -> None:
+    """pikepdf's Sphinx footer holds "Previous" and "Next" buttons: the first chapter has
+    no "Previous", the last no "Next", and their footers stayed in the text."""
+    chapters = []
+    for k in range(1, 5):
+        buttons = ("<a href='p'>Previous</a>" if k > 1 else "") + (
+            "<a href='n'>Next</a>" if k < 4 else ""
+        )
+        body = (
+            f"<div><h1>Chapter {k}</h1><p>Text of chapter {k} about topic {k}.</p></div>"
+            f"<footer><div role='navigation'>{buttons}</div><p>© Copyright 2022, J. R.</p>"
+            "Built with Sphinx using a theme provided by Read the Docs.</footer>"
+        )
+        chapters.append((f"ch{k}.xhtml", chapter(f"Chapter {k}", body)))
+    doc = parse_epub_bytes(epub_bytes(chapters), "sphinx.epub").document
+    assert not any("Copyright" in e.text for e in doc.elements)
+    assert sum(r.kind == "footer" for r in doc.removed) == 4
+
+
 def test_a_publican_books_banner_logos_and_page_links_are_removed(tmp_path: Path) -> None:
     """The Debian Handbook's HTML (Publican): every page opens with a banner link
     "Download the ebook", the site's two logos and a Prev / Home / Next list, and ends with
