@@ -63,7 +63,15 @@ def _blocks(root: etree._Element) -> list[tuple[etree._Element, str, bool | None
     whether they stand below the chapter's first heading (None: it has none): outside the
     chapter's flow of headings (a block beside a heading is the chapter's text, however
     often it repeats; Sphinx's footer stands beside the content's wrapper)."""
-    elements = [el for el in root.iter() if isinstance(el.tag, str)]
+    # (navigation is dropped on its own: its "Next" is no edge of the chapter)
+    chrome = {el for el in root.iter() if isinstance(el.tag, str) and is_chrome(el)}
+    elements = [
+        el
+        for el in root.iter()
+        if isinstance(el.tag, str)
+        and el not in chrome
+        and not any(a in chrome for a in el.iterancestors())
+    ]
     first = next((i for i, el in enumerate(elements) if local(el.tag) in HEADINGS), None)
     out = []
     for i, el in enumerate(elements):
