@@ -80,6 +80,26 @@ def test_continuation_marks_in_the_books_language() -> None:
     assert titles(zh, "el-000002") == ["数学公式", "数学公式（续）：公式编号"]
 
 
+def test_the_title_pages_heading_is_no_chapter_to_continue() -> None:
+    """feyn and 67 more manuals: every session after the first was "The feyn font
+    (continued): …", the document's title heading (on its first page, holding all of it);
+    the section open at the session's start is what goes on."""
+    doc = build_doc(
+        [
+            heading("The feyn font", 1, page=1),
+            heading("Description", 2, page=1),  # el-000002
+            para(words(300), page=1, page_last=6),
+            para(words(300, 1), page=7, page_last=8),  # el-000004
+            heading("Examples", 2, page=9),
+            para(words(300, 2), page=9, page_last=14),
+        ]
+    )
+    assert titles(doc, "el-000003") == [
+        "The feyn font",
+        "Description (continued); Examples",
+    ]
+
+
 def test_headings_read_as_titles() -> None:
     assert heading_title("## 3.8. /home : User home directories (optional)") == (
         "/home : User home directories (optional)"

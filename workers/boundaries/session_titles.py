@@ -8,7 +8,10 @@
 - when the session starts inside a chapter that began in an earlier session, that
   chapter first, marked "(continued)" in the book's language ("（续）", "(продолжение)",
   "(ادامه)"): the outermost section open at the session's start that spans at most
-  CONTINUED_MAX_PAGES pages (a longer one is a part of the book, not a chapter);
+  CONTINUED_MAX_PAGES pages (a longer one is a part of the book, not a chapter) and is
+  no heading of the title page (unnumbered, on the first page, holding all that follows
+  it: "The feyn font (continued): Examples; Installation" was every session of a short
+  manual);
 - at most TITLE_CHARS characters, cut between headings, never inside one ("; …" says
   more follow); a first heading longer than that alone is cut at a word;
 - Cyrillic that the PDF's fonts extracted as Latin-1 is shown as Cyrillic.
@@ -83,6 +86,7 @@ class _Section:
     level: int
     title: str
     pages: int  # pages the section spans
+    whole: bool = False  # a heading of the title page holding all that follows it
 
 
 @dataclass
@@ -102,7 +106,12 @@ class Outline:
             end = next((j - 1 for j, lv in heads[k + 1 :] if lv <= level), len(els) - 1)
             title = heading_title(plain_text(els[i]))
             span = max(e.page_last for e in els[i : end + 1]) - els[i].page_first + 1
-            sections.append(_Section(i, end, level, title, span))
+            # the title page's headings (title, author) above all the rest: no chapter
+            # ("Chapter 1" alone in an excerpt is one)
+            text = " ".join(plain_text(els[i]).lstrip("#").split())
+            whole = els[i].page_first == els[0].page_first and end == len(els) - 1
+            whole = whole and not _LEADING_NUMBER.match(text)
+            sections.append(_Section(i, end, level, title, span, whole))
         return cls(sections, [s.pos for s in sections], book_language(els))
 
     def open_at(self, pos: int) -> list[_Section]:
@@ -141,7 +150,9 @@ def session_title(outline: Outline, doc: Document, lo: int, hi: int) -> str:
             items.append(s.title)
     marks = _MARKS.get(outline.language, _MARKS["en"])
     open_ = [s for s in outline.open_at(lo) if starts_at is None or s.level < starts_at]
-    chapter = next((s for s in open_ if s.title and s.pages <= CONTINUED_MAX_PAGES), None)
+    chapter = next(
+        (s for s in open_ if s.title and s.pages <= CONTINUED_MAX_PAGES and not s.whole), None
+    )
     if chapter is None:
         return _fit("", "", items, marks)
     sep = marks.colon if top is not None and top > chapter.level else marks.semicolon
