@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,6 +135,20 @@ def is_chrome(el: etree._Element) -> bool:
     if tag == "nav" or "navigation" in (el.get("role") or "").split():
         return True
     return bool(classes(el) & _CHROME_CLASSES or epub_types(el) & _CHROME_TYPES)
+
+
+def text_except(el: etree._Element, skip: Callable[[etree._Element], bool]) -> str:
+    """The text of `el` but for the elements inside it that `skip` leaves out (their tails,
+    which stand after them, stay)."""
+
+    def walk(node: etree._Element) -> Iterator[str]:
+        yield node.text or ""
+        for child in node:
+            if isinstance(child.tag, str) and not skip(child):
+                yield from walk(child)
+            yield child.tail or ""
+
+    return "".join(walk(el))
 
 
 def image_sources(el: etree._Element) -> list[str]:

@@ -7,11 +7,17 @@ page furniture, not the book's text: the reader leaves it out and records it as 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from lxml import etree
 
-from quire.workers.parse.html_content import HEADINGS, collapse, image_sources, is_chrome
+from quire.workers.parse.html_content import (
+    HEADINGS,
+    collapse,
+    image_sources,
+    is_chrome,
+    text_except,
+)
 from quire.workers.parse.html_refs import local
 
 # blocks that can hold a running header or footer (not headings, lists, tables or notes)
@@ -84,7 +90,9 @@ def _key(el: etree._Element) -> str | None:
     """What a block repeats as: its text (a short one only when all of it is a link's: a
     label "Note" is text, a banner "Download the ebook" is not), or for a block without
     text the images it shows (a logo); None for a block that is neither."""
-    text = collapse("".join(_text(el)))
+    # (without its navigation: a Sphinx footer's "Previous" and "Next" buttons, which the
+    # first and the last chapter lack)
+    text = collapse(text_except(el, is_chrome))
     if MIN_CHARS <= len(text) <= MAX_CHARS:
         return text
     if 0 < len(text) < MIN_CHARS:
@@ -92,16 +100,6 @@ def _key(el: etree._Element) -> str | None:
         return text if collapse("".join(t for a in links for t in a.itertext())) == text else None
     images = image_sources(el)
     return " ".join(f"<img {src}>" for src in images) if images and not text else None
-
-
-def _text(el: etree._Element) -> Iterator[str]:
-    """The text of `el` but for its navigation (a Sphinx footer's "Previous" and "Next"
-    buttons, which the first and the last chapter lack)."""
-    yield el.text or ""
-    for child in el:
-        if isinstance(child.tag, str) and not is_chrome(child):
-            yield from _text(child)
-        yield child.tail or ""
 
 
 def _in_flow(el: etree._Element) -> bool:

@@ -23,7 +23,7 @@ import io
 import json
 import re
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from lxml import etree, html
@@ -39,7 +39,7 @@ from quire.shared.text import sha256_bytes
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.docx_package import check_sizes
 from quire.workers.parse.html_book import Book, NavEntry, build
-from quire.workers.parse.html_content import collapse, is_chrome
+from quire.workers.parse.html_content import collapse, is_chrome, text_except
 from quire.workers.parse.html_refs import XLINK_NS, local, member, resolve
 from quire.workers.parse.xml_guard import declares_entities, refuse_entities
 
@@ -185,18 +185,10 @@ def _entry_link(a: etree._Element) -> bool:
     contents entry, not a link in prose ("[Copy pages] from one PDF into another" on
     pikepdf's index page, above its contents, led the chapter order and the outline)?"""
     item = next((x for x in a.iterancestors() if local(x.tag) in ("li", "dt")), None)
-    return item is not None and collapse("".join(_own_text(item))) == collapse(
-        "".join(a.itertext())
-    )
-
-
-def _own_text(el: etree._Element) -> Iterator[str]:
-    """The text of `el` but for the lists nested in it."""
-    yield el.text or ""
-    for child in el:
-        if isinstance(child.tag, str) and local(child.tag) not in _LISTS:
-            yield from _own_text(child)
-        yield child.tail or ""
+    if item is None:
+        return False
+    own = text_except(item, lambda x: local(x.tag) in _LISTS)  # nested lists aside
+    return collapse(own) == collapse("".join(a.itertext()))
 
 
 def _bundle(folder: Path, chapters: list[str], index: str | None, given: dict[str, bytes]) -> bytes:
