@@ -283,6 +283,18 @@ def test_a_contents_list_running_on_to_the_first_page_of_the_body_is_front_matte
     assert (front.kind, front.page_first, front.last_id) == ("front_matter", 1, "el-000005")
 
 
+def test_a_listing_after_the_first_numbered_chapter_is_no_contents() -> None:
+    """feyn's font manual: a glyph table on page 3 ("a 97", "b 98") read as contents lines
+    after "1 Description" (page 2), and the front matter held the description; the Ada
+    standard's list of annexes with their pages did the same after "1 General"."""
+    els = [heading("The feyn font", 1), para(words(60, seed=1))]
+    els += [heading("1 Description", 1, page=2), para(words(300, seed=2), page=2)]
+    els += [para(f"glyph {c} {ord(c)}", page=3) for c in "abcdefghijklmnopqrstuvwxyz"]
+    for n, title in enumerate(["Examples", "Installation", "Licence"], 2):
+        els += [heading(f"{n} {title}", 1, page=2 * n), *pages_of_paragraphs(2, first_page=2 * n)]
+    assert find_matter(build_doc(els)) == []
+
+
 def test_roman_page_numbers_are_evidence() -> None:
     doc = small_book().model_copy(
         update={

@@ -15,7 +15,8 @@ Recognised from the IR alone, in any script:
   in the front, as an index at the back; a deeper heading or entry than the top level
   (the highest two headings share) counts only where it is mostly listing lines;
 - **listings**: elements dense in page references — dot leaders, "Title 135", "term, 12,
-  45" — whose pages form the opening contents run or the closing index run;
+  45" — whose pages form the opening contents run (before the first numbered chapter, "1
+  Description" when a "2" follows) or the closing index run;
 - **page labels**: roman page numbers in the running headers and footers the parser
   removed, cited as evidence for front matter.
 
@@ -60,6 +61,9 @@ _TRAILING_NUMBER = re.compile(r"\S\s+(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE
 _COMMA_REF = re.compile(r"[,،]\s*\d{1,4}(?:\s*[–\-]\s*\d{1,4})?\b|\b\d{1,4}\s*[,،]")
 _DOTS = re.compile(r"\.\s?\.|…|·")
 _DIGIT = re.compile(r"\d")
+_CHAPTER_NUMBER = re.compile(
+    r"^(?:chapter|chapitre|kapitel|capítulo|capitolo|глава)?\s*(\d{1,3})\.?\s+\S", re.IGNORECASE
+)
 # a list item that is one link to an element of the book and nothing else: an HTML or EPUB
 # contents list, whose entries carry links where a printed one carries page numbers
 _LINK_ITEM = re.compile(r"^\[(?:\\.|[^\]\\])*\]\(#el-\d{6,}\):?$")
@@ -211,6 +215,27 @@ class _Span:
     top: bool = True  # starts at a top-level heading or outline entry
 
 
+def _top_level(els: Sequence[Element]) -> int:
+    """The headings' top level: the highest that two share (a lone title above it is none)."""
+    levels = Counter(e.level or 1 for e in els if e.type == "heading")
+    return min((lv for lv, k in levels.items() if k >= 2), default=min(levels, default=1))
+
+
+def _body_page(els: Sequence[Element]) -> int | None:
+    """The page of the first numbered chapter ("1 Description", "Chapter 1") whose next
+    number is a chapter too: the body has begun there, and no contents comes after it (a
+    font's glyph table, a texinfo manual's list of annexes with their pages). A title that
+    opens with a number ("100 Exercises") has no next."""
+    top = _top_level(els)
+    numbered: dict[int, int] = {}  # chapter number -> its page
+    for e in els:
+        if e.type == "heading" and (e.level or 1) == top:
+            m = _CHAPTER_NUMBER.match(plain_text(e))
+            if m:
+                numbered.setdefault(int(m.group(1)), e.page_first)
+    return min((p for n, p in numbered.items() if n + 1 in numbered), default=None)
+
+
 def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
     """Regions that start at a heading (or an outline entry's page) named like matter and
     run to the next heading of the same or a higher level."""
@@ -218,9 +243,7 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
     n = len(els)
     spans: list[_Span] = []
     headings = [i for i, e in enumerate(els) if e.type == "heading"]
-    # the top level: the highest that two headings share (a lone title above it is none)
-    levels = Counter(els[i].level or 1 for i in headings)
-    top = min((lv for lv, k in levels.items() if k >= 2), default=min(levels, default=1))
+    top = _top_level(els)
     for h_pos, i in enumerate(headings):
         e = els[i]
         level = e.level or 1
@@ -276,7 +299,15 @@ def _front(
     end: int | None = None  # element index
     evidence: list[str] = []
     labels: list[str] = []
-    start_page = next((k for k in range(min(limit, n_pages)) if pages[k].listing), None)
+    body = _body_page(doc.elements)
+    start_page = next(
+        (
+            k
+            for k in range(min(limit, n_pages))
+            if pages[k].listing and (body is None or pages[k].number <= body)
+        ),
+        None,
+    )
     if start_page is not None:
         last_page = _run(pages, start_page, +1)
         assert last_page is not None
