@@ -265,7 +265,7 @@ def _worst(
 ) -> None:
     print(f"\nworst ten: {label}")
     for r in sorted(rows, key=key)[:10]:
-        print(f"  {r.package.removeprefix('texlive-'):<16}{r.name[:44]:<46}{show(r)}")
+        print(f"  {r.package.removeprefix('texlive-'):<16} {r.name[:44]:<46}{show(r)}")
 
 
 def summary(rows: list[Row], seconds: float, peak_mb: float, traces: list[str]) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from corpus import parsed
-from irgen import build_doc, bullets, heading, pages_of_paragraphs, para, words
+from irgen import build_doc, bullets, caption, heading, pages_of_paragraphs, para, words
 
 from quire.shared.ir import Document, Element, OutlineEntry, RemovedText
 from quire.workers.boundaries.matter import (
@@ -269,18 +269,21 @@ def test_a_contents_under_a_lone_title_heading_is_front_matter() -> None:
 def test_a_contents_list_running_on_to_the_first_page_of_the_body_is_front_matter() -> None:
     """The Debian Handbook's index page: its contents (lists of links, pages by word count)
     ends with appendix B's entries on the page where the Preface begins, and those
-    entries opened the first study session ("Legal Notice (continued); Preface")."""
+    entries opened the first study session ("Legal Notice (continued); Preface"); pikepdf's
+    Sphinx contents has a caption over each part, and its last parts did the same."""
 
     def entries(n: int) -> list[str]:
         return [f"[{n}.{k}. Section {k}](#el-{900000 + 10 * n + k:06d})" for k in range(9)]
 
     lists = [bullets(entries(n), page=n) for n in (1, 2, 3)]
     lists.append(bullets([f"[B.{k}. Appendix {k}](#el-{990000 + k:06d})" for k in range(3)], 4))
+    # a Sphinx index's contents parts have captions above them ("API", "Reference")
+    lists[3:3] = [caption("Reference", page=4)]
     els = [heading("The Handbook", 1), *lists, heading("Preface", 1, page=4)]
     els += [para(words(120, seed=k), page=4) for k in range(3)]
     els += pages_of_paragraphs(8, first_page=5)
     (front,) = find_matter(build_doc(els))
-    assert (front.kind, front.page_first, front.last_id) == ("front_matter", 1, "el-000005")
+    assert (front.kind, front.page_first, front.last_id) == ("front_matter", 1, "el-000006")
 
 
 def test_a_listing_after_the_first_numbered_chapter_is_no_contents() -> None:

@@ -294,6 +294,7 @@ def _front(
     doc: Document, pages: Sequence[_Page], titled: Sequence[_Span], flags: Sequence[bool | None]
 ) -> _Span | None:
     """From the first page to the end of the contents (and the lists after it)."""
+    els = doc.elements
     n_pages = len(pages)
     limit = max(6, int(n_pages * FRONT_SEARCH_SHARE))
     end: int | None = None  # element index
@@ -324,10 +325,15 @@ def _front(
         if any(doc.elements[i].type == "heading" for i in range(listed[-1] + 1, page.last + 1)):
             end = listed[-1]
         # A contents list may run on to the page where the body begins (an HTML book's, whose
-        # pages are word counts): the lists of contents lines that follow are the contents'.
-        while end + 1 < len(flags) and flags[end + 1] and doc.elements[end + 1].type == "list":
-            end += 1
-    els = doc.elements
+        # pages are word counts): the lists of contents lines that follow are the contents',
+        # and so is a caption above one (Sphinx's "API", "Reference" over its contents parts).
+        while True:
+            nxt = end + 1
+            if nxt < len(els) and els[nxt].type == "caption":
+                nxt += 1
+            if nxt >= len(els) or not flags[nxt] or els[nxt].type != "list":
+                break
+            end = nxt
     last_front_page = pages[min(limit, n_pages) - 1].number
     for s in titled:
         if s.kind != "front_matter" or els[s.first].page_first > last_front_page:
