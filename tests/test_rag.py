@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from irgen import build_doc, bullets, code, documents, heading, para, table, words
+from irgen import build_doc, bullets, code, documents, heading, image, para, table, words
 from ragfix import cut_problems, rebuild, session_texts, whole_units_kept
 from writefix import plan_for
 
@@ -448,6 +448,23 @@ def test_property_cap_rebuild_whole_units_stable_ids(
     again = rag_chunks(doc, plan, max_chars=cap, algorithm=algorithm)
     assert dump_jsonl(again) == dump_jsonl(chunks)
     assert len({c.id for c in chunks}) == len(chunks)
+
+
+@pytest.mark.parametrize("algorithm", ["hierarchical", "linear"])
+def test_a_heading_glued_to_the_next_goes_with_it_when_nothing_else_fits(
+    algorithm: Algorithm,
+) -> None:
+    """Found by the property test above: a heading, an image and an empty element, then two
+    headings whose second does not fit; every boundary within reach is glued, and the chunk
+    ended with the first of the two headings instead of leaving both to the next."""
+    long_title = " ".join(["coli cubi cato cota cobi"] * 4)
+    els = [para("as follows:"), para("as follows:"), heading("Untitled", 1), image("")]
+    els += [make_element("paragraph", "", 1), heading("Untitled", 1), heading(long_title, 1)]
+    doc = build_doc(els)
+    plan = plan_for(doc, [(1, len(els), "Session")])
+    chunks = rag_chunks(doc, plan, max_chars=200, algorithm=algorithm)
+    assert [c.element_ids[0] for c in chunks] == ["el-000001", "el-000003", "el-000006"]
+    assert cut_problems(doc, chunks, 200) == [] and verify_rag(doc, plan, chunks, 200) == []
 
 
 @pytest.mark.parametrize("algorithm", ["hierarchical", "linear"])

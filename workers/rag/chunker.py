@@ -25,7 +25,8 @@ When glue closes every boundary within reach (e.g. a heading followed by an elem
 does not fit beside it), the first atom past the reach is cut at a word (else a character)
 so that the heading still travels with the start of what it heads. Only for a run of
 headings longer than the cap, or when not one more character fits, is the strongest glued
-boundary opened (so such a chunk may end with a heading). The cap is never exceeded.
+boundary opened, the latest that leaves no heading at the chunk's end where one does (so
+only then may a chunk end with a heading). The cap is never exceeded.
 """
 
 from __future__ import annotations
@@ -213,12 +214,19 @@ def pack(atoms: list[Atom], max_chars: int, algorithm: Algorithm) -> list[tuple[
                 end = e + 1
             else:
                 # A run of headings longer than the cap, or no room for one more character:
-                # open the strongest glued boundary within reach.
+                # open the strongest glued boundary within reach, the latest that leaves no
+                # heading at the chunk's end if one does (the heading goes with the run).
                 best = max(atoms[k].strength for k in range(s + 1, e + 1))
-                end = max(k for k in range(s + 1, e + 1) if atoms[k].strength == best)
+                ties = [k for k in range(s + 1, e + 1) if atoms[k].strength == best]
+                end = max([k for k in ties if not _heading(atoms[k - 1])] or ties)
         out.append((s, end))
         s = end
     return out
+
+
+def _heading(atom: Atom) -> bool:
+    """Is the atom a whole heading?"""
+    return atom.first and atom.last and atom.cut == "section"
 
 
 def _crumb(el: Element) -> str:
