@@ -1,7 +1,7 @@
 """The sweep's second sample (`bench_sweep.py --other`): books that other tools than pdfTeX
 made, from Debian documentation packages the corpus does not use: DocBook (dblatex PDF,
 Publican HTML in English and Persian), Sphinx (PDF and HTML folders), doxygen, Texinfo,
-yodl, LibreOffice-made EPUBs and an Ada standard. Fetched like the TeX Live sample
+yodl, two EPUBs and an Ada standard. Fetched like the TeX Live sample
 (`sweep_docs.ensure_package`) and prepared under `other/` in the same cache: a gzipped
 PDF unpacked, every book under a name of its own (`<package>--<file>`), an HTML book as a
 link to its folder (its index.html states the chapter order)."""
