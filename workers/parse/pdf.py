@@ -23,6 +23,7 @@ from quire.workers.parse.pdf_open import (
     pymupdf_module,
     read_meta,
 )
+from quire.workers.parse.pdf_tex_fonts import FontCache
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
 
 FALLBACK_PARSER = "pymupdf4llm"
@@ -77,11 +78,12 @@ def parse_pdf_range(
         raise ValueError(f"page range {first}-{last} outside 1-{doc.page_count}")
     images: dict[str, bytes] = {}
     cache: dict[int, Any] = {}
+    fonts: FontCache = {}
     pages = []
     hits = 0
     for pno in range(first, last + 1):
         try:
-            page = extract_page(doc, pno, images, cache)
+            page = extract_page(doc, pno, images, cache, fonts)
         except Exception as exc:  # a broken page must not sink the document
             page = fallback_page(doc, pno, exc)
         page, hit = apply_ocr(doc, page, ocr, ocr_cache)

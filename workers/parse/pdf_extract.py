@@ -48,6 +48,12 @@ from quire.workers.parse.pdf_images import page_images
 from quire.workers.parse.pdf_links import page_links
 from quire.workers.parse.pdf_open import text_flags
 from quire.workers.parse.pdf_tables import find_tables
+from quire.workers.parse.pdf_tex_fonts import (
+    FontCache,
+    decode_text,
+    page_decoders,
+    words_decoder,
+)
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage, Row, round_box
 from quire.workers.parse.word_spaces import fix_word_spaces
 
@@ -377,9 +383,14 @@ def _skip_reason(page: Any, images: list[PdfBlock]) -> tuple[TextlessKind, str]:
 
 
 def extract_page(
-    doc: Any, pno: int, images_out: dict[str, bytes], image_cache: dict[int, Any]
+    doc: Any,
+    pno: int,
+    images_out: dict[str, bytes],
+    image_cache: dict[int, Any],
+    font_cache: FontCache | None = None,
 ) -> PdfPage:
-    """Extract page `pno` (1-based) of an open document; image bytes go to `images_out`."""
+    """Extract page `pno` (1-based) of an open document; image bytes go to `images_out`;
+    the caches (images, TeX fonts' encodings) by xref may be shared by a range's pages."""
     page = doc[pno - 1]
     rect = page.rect
     result = PdfPage(
@@ -389,8 +400,12 @@ def extract_page(
         label=page.get_label() or "",
     )
     textpage = page.get_textpage(flags=text_flags())  # kept for the links' text
-    lines, presentation = _raw_lines(page.get_text("dict", textpage=textpage))
-    lines = fix_word_spaces(lines, page, textpage)
+    text = page.get_text("dict", textpage=textpage)
+    decoders = page_decoders(doc, page, text, {} if font_cache is None else font_cache)
+    decode_text(text, decoders)
+    lines, presentation = _raw_lines(text)
+    lines = fix_word_spaces(lines, page, textpage, decoders)
+    decode_words = words_decoder(decoders)
     counts = {"decorative": 0, "inline": 0, "oversized": 0}
     if not lines:
         # A page without text is skipped whole (its images too): there is nothing to cut
@@ -404,7 +419,7 @@ def extract_page(
     result.oversized_images = counts["oversized"]
 
     paths, visible = split_drawings(page.get_cdrawings(extended=True))
-    tables = find_tables(page, paths)
+    tables = find_tables(page, paths, decode_words)
     items: list[Row | _Object] = []
     placed: set[int] = set()
     for ln in lines:
@@ -440,7 +455,7 @@ def extract_page(
     regions = figure_regions(visible, (rect.x0, rect.y0, rect.x1, rect.y1), captions)
     body = _figure_text(items, regions) if regions else items
     result.blocks = _segment(body) + [_note_block(n) for n in notes]
-    result.links = page_links(doc, page, textpage, expand_glyphs)
+    result.links = page_links(doc, page, textpage, lambda t: expand_glyphs(decode_words(t)))
 
     text = "\n".join(ln.text for ln in lines)
     letters = len(_LETTER.findall(text))

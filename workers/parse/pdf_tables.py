@@ -8,6 +8,7 @@ reads as a table (not a framed box or a slide drawn as vector graphics).
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from typing import Any
 
 from quire.workers.parse.accents import compose_accents
@@ -94,7 +95,10 @@ def _has_grid(paths: list[dict[str, Any]]) -> bool:
     return False
 
 
-def find_tables(page: Any, paths: list[dict[str, Any]]) -> list[PdfBlock]:
+def find_tables(
+    page: Any, paths: list[dict[str, Any]], decode: Callable[[str], str] = str
+) -> list[PdfBlock]:
+    """The ruled tables of `page` (`decode`: its words' text as the page's rows read it)."""
     if not _has_grid(paths):
         return []
     found = page.find_tables(strategy=TABLE_STRATEGY, use_layout=False)
@@ -110,7 +114,7 @@ def find_tables(page: Any, paths: list[dict[str, Any]]) -> list[PdfBlock]:
             words = page.get_text("words", flags=text_flags())
         # Cell text from MuPDF's words (which keep inter-word spaces that the table
         # finder's own char-based extract() drops in some PDFs, e.g. Apache FOP output).
-        rows = [[_cell_text(words, c) for c in r] for r in cell_rows]
+        rows = [[_cell_text(words, c, decode) for c in r] for r in cell_rows]
         rows = [r for r in rows if any(rows_cell for rows_cell in r)]
         keep = [
             j
@@ -132,7 +136,7 @@ def _plausible(rows: list[list[str]]) -> bool:
     return empty * 2 <= len(cells) and max(len(c) for c in cells) <= 250
 
 
-def _cell_text(words: list[Any], cell: Any) -> str:
+def _cell_text(words: list[Any], cell: Any, decode: Callable[[str], str] = str) -> str:
     if cell is None:
         return ""  # covered by a merged neighbour cell
     x0, y0, x1, y1 = cell
@@ -142,4 +146,4 @@ def _cell_text(words: list[Any], cell: Any) -> str:
         if x0 - 1 <= (w[0] + w[2]) / 2 <= x1 + 1 and y0 - 1 <= (w[1] + w[3]) / 2 <= y1 + 1
     )
     # as in the text rows: "eﬀect" -> "effect", "Par´ametro" -> "Parámetro"
-    return compose_accents(expand_glyphs(text))
+    return compose_accents(expand_glyphs(decode(text)))

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from quire.workers.parse.pdf_tex_fonts import decode_text
 from quire.workers.parse.pdf_types import Row
 
 # five or more tokens of one or two letters (kerned pairs such as "LT" come out joined)
@@ -89,17 +90,22 @@ def spaced_out(chars: Sequence[Char], size: float) -> list[tuple[str, str]]:
     return found
 
 
-def fix_word_spaces(rows: list[Row], page: Any, textpage: Any) -> list[Row]:
+def fix_word_spaces(
+    rows: list[Row], page: Any, textpage: Any, decoders: dict[str, dict[int, str]] | None = None
+) -> list[Row]:
     """`rows` (a page's lines, from its "dict" text) with letter-spaced runs read as words
-    and missing word spaces put back, from the same text page's "rawdict"; the rows as
-    they are (and no "rawdict" read) on a page that shows neither."""
+    and missing word spaces put back, from the same text page's "rawdict" (read through
+    the page's TeX font `decoders`, as the rows were); the rows as they are (and no
+    "rawdict" read) on a page that shows neither."""
     spaced = any(SPACED.search(r.text) for r in rows)
     lost = any(LOST_SPACES.search(r.text) for r in rows)
     if not (spaced or lost):
         return rows
     runs: dict[str, str] = {}  # letter-spaced run -> its words
     words: dict[str, str] = {}  # word -> the same with its spaces
-    for block in page.get_text("rawdict", textpage=textpage)["blocks"]:
+    raw = page.get_text("rawdict", textpage=textpage)
+    decode_text(raw, decoders or {})
+    for block in raw["blocks"]:
         for line in block.get("lines", ()) if block["type"] == 0 else ():
             dx, dy = line["dir"]
             if abs(dy) > 1e-3 or dx <= 0 or not line["spans"]:

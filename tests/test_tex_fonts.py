@@ -1,0 +1,104 @@
+"""TeX bitmap (PK) Type 3 fonts read as text: their ligatures, quotes, dashes and T1's
+letters above 127 come out of MuPDF as codes, not characters (`tex_encodings`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from quire.workers.parse import parse_document
+from quire.workers.parse.pdf_tex_fonts import words_decoder
+from quire.workers.parse.tex_encodings import T1, decoder, font_encoding
+
+# widths (in 1/100 em) by code of a text font: f, i and l narrow, the rest 50
+_LETTERS = {ord(c): 50 for c in "abcdeghjkmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+_LETTERS.update({ord("f"): 30, ord("i"): 28, ord("l"): 28})
+T1_WIDTHS = {**_LETTERS, 27: 58, 28: 56, 29: 56, 30: 84, 16: 50, 17: 50, 21: 50, 9: 50}
+OT1_WIDTHS = {**_LETTERS, 11: 58, 12: 56, 13: 56, 16: 28, 17: 31, 21: 50}
+# a math italic font: Greek letters where T1 has its ligatures, as wide as they are
+OML_WIDTHS = {**_LETTERS, 27: 57, 28: 44, 29: 54, 30: 60, 16: 44, 17: 50, 21: 58}
+
+
+def tex_bitmap_pdf(path: Path, lines: list[str], widths: dict[int, int]) -> Path:
+    """A one-page PDF set in a Type 3 font as pdfTeX writes bitmap fonts: every glyph named
+    `/aNN`, so nothing but the widths tells what a code draws."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=300)
+    codes = sorted(widths)
+    procs = {}
+    for code in codes:
+        procs[code] = xref = doc.get_new_xref()
+        doc.update_object(xref, "<<>>")
+        w = widths[code]
+        doc.update_stream(xref, f"{w} 0 0 0 {w} 70 d1 0 0 {w} 70 re f".encode())
+
+    def new(obj: str) -> int:
+        xref = doc.get_new_xref()
+        doc.update_object(xref, obj)
+        return xref
+
+    names = " ".join(f"{c} /a{c}" for c in codes)
+    encoding = new(f"<< /Type /Encoding /Differences [ {names} ] >>")
+    charprocs = new("<< " + " ".join(f"/a{c} {x} 0 R" for c, x in procs.items()) + " >>")
+    table = " ".join(str(widths.get(c, 0)) for c in range(codes[0], codes[-1] + 1))
+    font = new(
+        "<< /Type /Font /Subtype /Type3 /Name /F1 /FontMatrix [0.01 0 0 0.01 0 0]"
+        f" /FontBBox [0 0 100 100] /Resources << >> /FirstChar {codes[0]}"
+        f" /LastChar {codes[-1]} /Widths [ {table} ] /Encoding {encoding} 0 R"
+        f" /CharProcs {charprocs} 0 R >>"
+    )
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {font} 0 R >> >>")
+
+    def literal(text: str) -> str:
+        escaped = (f"\\{ord(c):03o}" if c in "()\\" or not 32 <= ord(c) < 127 else c for c in text)
+        return "".join(escaped)
+
+    ops = [f"BT /F1 10 Tf 40 {250 - 14 * i} Td ({literal(t)}) Tj ET" for i, t in enumerate(lines)]
+    contents = new("<<>>")
+    doc.update_stream(contents, "\n".join(ops).encode())
+    doc.xref_set_key(page.xref, "Contents", f"{contents} 0 R")
+    doc.save(path)
+    return path
+
+
+def _text(path: Path) -> str:
+    return " ".join(e.text or "" for e in parse_document(path).document.elements)
+
+
+def test_a_t1_bitmap_fonts_ligatures_quotes_dashes_and_accents_read_as_text(
+    tmp_path: Path,
+) -> None:
+    pdf = tex_bitmap_pdf(
+        tmp_path / "t1.pdf",
+        ["the de\x1cnition of an e\x1bect", "\x10quoted\x11 \x15 the p\x09ali canon"],
+        T1_WIDTHS,
+    )
+    assert pymupdf.open(pdf)[0].get_text().startswith("the de\x1cnition")  # MuPDF's codes
+    assert _text(pdf) == "the definition of an effect “quoted” – the pāli canon"
+
+
+def test_an_ot1_bitmap_font_reads_its_own_ligature_codes(tmp_path: Path) -> None:
+    pdf = tex_bitmap_pdf(tmp_path / "ot1.pdf", ["the de\x0cnition of an e\x0bect"], OT1_WIDTHS)
+    assert _text(pdf) == "the definition of an effect"
+
+
+def test_a_math_fonts_greek_is_no_ligature() -> None:
+    assert font_encoding(T1_WIDTHS) == "T1"
+    assert font_encoding(OT1_WIDTHS) == "OT1"
+    assert font_encoding(OML_WIDTHS) is None
+    # no ligature drawn: T1's quotes and en dash, all of one width, still tell
+    assert font_encoding({**_LETTERS, 16: 50, 17: 50}) == "T1"
+    assert font_encoding({**_LETTERS, 16: 28, 17: 31}) is None  # OT1's dotless i and j
+
+
+def test_t1_letters_above_127_only_for_a_latin_font() -> None:
+    polish = {**T1_WIDTHS, 0xA1: 50, 0xAA: 28, 0xF3: 50}
+    assert "\xa1\xaa\xf3".translate(decoder("T1", polish)) == "ąłó"
+    cyrillic = {**T1_WIDTHS, **{c: 50 for c in range(0xC0, 0x100)}, 0xA1: 50}
+    assert "\xa1\x1c".translate(decoder("T1", cyrillic)) == "\xa1fi"  # T2A shares the low half
+
+
+def test_words_without_fonts_are_read_only_where_the_pages_fonts_agree() -> None:
+    assert words_decoder({"F1": T1, "F2": T1})("de\x1cnition \xa1") == "definition \xa1"
+    assert words_decoder({"F1": T1, "F2": decoder("OT1", OT1_WIDTHS)})("a\x1cb") == "a\x1cb"

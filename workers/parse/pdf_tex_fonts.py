@@ -1,0 +1,98 @@
+"""A page's TeX bitmap fonts read as text (`tex_encodings` says why and how).
+
+Only pages whose text holds a code such a font would give (a control character, or a
+Latin-1 letter T1 reads otherwise) look at their fonts; a font's decision is cached by its
+xref for the whole range.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from quire.workers.parse.tex_encodings import decoder, font_encoding, low_codes
+
+FontCache = dict[int, dict[int, str] | None]  # font xref -> its decoder (None: leave it)
+
+_SUSPECT = re.compile(r"[\x00-\x1f\x7f-\xbf\xd7\xdf\xf7\xff]")
+_UNNAMED = re.compile(r"/(?!a\d+\b|\.notdef\b|Type\b|Encoding\b|Differences\b)\w")
+_NUMBER = re.compile(r"-?\d+(?:\.\d*)?|-?\.\d+")
+
+
+def page_decoders(
+    doc: Any, page: Any, text: dict[str, Any], cache: FontCache
+) -> dict[str, dict[int, str]]:
+    """Decoders by font name for the TeX bitmap fonts of `page` whose encoding is known,
+    when its `text` ("dict" or "rawdict") holds a code they would misread; else none."""
+    if not any(_SUSPECT.search(_span_text(s)) for s in _spans(text)):
+        return {}
+    out: dict[str, dict[int, str]] = {}
+    for xref, _ext, kind, name, *_ in page.get_fonts():
+        if kind != "Type3" or xref <= 0:
+            continue
+        if xref not in cache:
+            cache[xref] = _font_decoder(doc, xref)
+        table = cache[xref]
+        if table is not None:
+            out[name] = table
+    return out
+
+
+def decode_text(text: dict[str, Any], decoders: dict[str, dict[int, str]]) -> None:
+    """Rewrite in place the spans of `text` ("dict": their text; "rawdict": their
+    characters) set in a font of `decoders`."""
+    for span in _spans(text):
+        table = decoders.get(span["font"])
+        if table is None:
+            continue
+        if "chars" in span:
+            for ch in span["chars"]:
+                ch["c"] = ch["c"].translate(table)
+        else:
+            span["text"] = span["text"].translate(table)
+
+
+def words_decoder(decoders: dict[str, dict[int, str]]) -> Callable[[str], str]:
+    """For text read without its fonts (a page's words: table cells, link texts): the
+    control characters the page's TeX fonts agree on, or no change when they differ."""
+    tables = {tuple(sorted(low_codes(t).items())) for t in decoders.values()}
+    if len(tables) != 1:
+        return str
+    low = dict(tables.pop())
+    return lambda s: s.translate(low)
+
+
+def _spans(text: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        s for b in text["blocks"] if b["type"] == 0 for line in b["lines"] for s in line["spans"]
+    ]
+
+
+def _span_text(span: dict[str, Any]) -> str:
+    if "chars" in span:
+        return "".join(c["c"] for c in span["chars"])
+    return str(span["text"])
+
+
+def _font_decoder(doc: Any, xref: int) -> dict[int, str] | None:
+    """The decoder of the Type 3 font `xref` if it is a TeX bitmap font (its glyphs named
+    `/aNN` only) of a known encoding."""
+    kind, encoding = doc.xref_get_key(xref, "Encoding")
+    if kind == "xref":
+        encoding = doc.xref_object(int(encoding.split()[0]), compressed=True)
+    if "Differences" not in encoding or _UNNAMED.search(encoding):
+        return None
+    widths = _widths(doc, xref)
+    found = font_encoding(widths)
+    return decoder(found, widths) if found else None
+
+
+def _widths(doc: Any, xref: int) -> dict[int, float]:
+    kind, first = doc.xref_get_key(xref, "FirstChar")
+    wkind, widths = doc.xref_get_key(xref, "Widths")
+    if wkind == "xref":
+        widths = doc.xref_object(int(widths.split()[0]), compressed=True)
+    if kind != "int" or wkind not in ("array", "xref"):
+        return {}
+    return {int(first) + i: float(w) for i, w in enumerate(_NUMBER.findall(widths))}
