@@ -400,3 +400,46 @@ def test_merged_regions_name_each_part_once() -> None:
     # sessions were titled "Title pages and title pages and contents, part 1 of 3"
     assert join_labels("title pages", "title pages and contents") == "title pages and contents"
     assert join_labels("contents", "list of figures", "contents") == "contents and list of figures"
+
+
+def test_front_matter_before_the_first_chapter_ends_at_its_heading_not_its_page() -> None:
+    """biber's manual: a change log (named as matter, so no chapter) opens the book under
+    its contents and runs on to page 3, where the Introduction begins; the front matter
+    ended at page 3's first element, and the change log's last paragraphs opened the first
+    study session as "Important Changes (continued); Introduction"."""
+    lines = [f"{n} Chapter {n} . . . . . . . . {3 + 3 * n}" for n in range(1, 9)]
+    els = [para("The backend manual", page=1), heading("Contents", 1), bullets(lines)]
+    els += [heading("1 Important Changes", 1), *[para(words(90, seed=k), page=2) for k in range(3)]]
+    log_tail = [para(words(70, seed=10 + k), page=3) for k in range(2)]
+    els += [*log_tail, heading("2 Introduction", 1, page=3), para(words(120, seed=20), page=3)]
+    els += pages_of_paragraphs(8, first_page=4)
+    doc = build_doc(els)
+    doc.outline = [
+        OutlineEntry(level=1, title="1 Important Changes", page=1),
+        OutlineEntry(level=1, title="2 Introduction", page=3),
+    ]
+    (front,) = find_matter(doc)
+    intro = next(i for i, e in enumerate(doc.elements) if e.text == "# 2 Introduction")
+    assert (front.kind, front.last_id) == ("front_matter", doc.elements[intro - 1].id)
+
+
+def test_the_contents_last_line_set_as_a_heading_does_not_take_the_first_chapter() -> None:
+    """arrayjobx: the contents' last entry ("4 Thanks 37") stands alone on page 2, set as
+    a heading, right above "1 Introduction"; moving the front matter's end to a safe cut
+    (a heading stays with what follows) took the chapter's heading and first paragraph,
+    and the first study session was "Introduction (continued); Command reference"."""
+    titles = ["1 Introduction", "2 Command reference", "3 Examples"]
+    els = [heading("The arrayjobx package", 1), para(words(80, seed=1)), heading("Contents", 2)]
+    els += [heading(f"{t} {2 + 3 * k}", 6) for k, t in enumerate(titles)]
+    els += [para(f"3.{k} Example {k} . . . . . . . . . . . . . . {8 + k}") for k in range(1, 6)]
+    els += [heading("4 Thanks 37", 6, page=2)]
+    for k, title in enumerate(titles):
+        page = 2 + 3 * k
+        els += [heading(title, 2, page=page), para(words(150, seed=k), page=page)]
+        els += pages_of_paragraphs(2, first_page=page + 1)
+    doc = build_doc(els)
+    (front,) = find_matter(doc)
+    intro = next(i for i, e in enumerate(doc.elements) if e.text == "## 1 Introduction")
+    assert front.kind == "front_matter"
+    ids = [e.id for e in doc.elements]
+    assert ids.index(front.last_id) < intro

@@ -77,6 +77,7 @@ LISTING_SHARE = 0.5  # of a page's text, for the page to count as a listing page
 MIN_LISTINGS = 2  # listing elements a listing page needs
 FRONT_SEARCH_SHARE = 0.2  # the contents must start within the first fifth of the document
 FRONT_MAX_SHARE = 0.3  # and front matter may not be more than this share of it
+LABEL_WORDS = 12  # above a chapter's heading on its page, more words than a label's are text
 BACK_SEARCH_SHARE = 0.5  # an index title counts in the second half only
 REFERENCE_SHARE = 0.1  # of a bibliography's paragraphs at least must look like entries
 TINY_WORDS = WORDS_PER_PAGE // 2  # a region this small joins its neighbours
@@ -440,10 +441,14 @@ def _before_first_chapter(doc: Document, chapters: Sequence[tuple[int, str, int]
         return None
     page, title, at = min(chapters, key=lambda c: c[2])
     els = doc.elements
-    # up to the chapter's page: what stands above its heading there ("Chapter 1") is its
+    # up to the chapter's page: what stands above its heading there ("Chapter 1") is its,
+    # unless it is text, the end of a part before it (biber's change log ran on to the
+    # Introduction's page: its last paragraphs were the first study session's)
     first = bisect.bisect_left([e.page_first for e in els], els[at].page_first)
     if first == 0:
         return None
+    if sum(e.word_count for e in els[first:at]) > LABEL_WORDS:
+        first = at
     total = sum(e.word_count for e in els) or 1
     if sum(e.word_count for e in els[:first]) > FRONT_MAX_SHARE * total:
         return None
@@ -567,13 +572,20 @@ def _snap(doc: Document, s: _Span) -> _Span | None:
         steps += 1
         if steps > EDGE_STEPS:
             return None
-    steps = 0
-    while last < len(els) - 1 and not is_safe_gap(els[last], els[last + 1]):
-        last += 1
-        steps += 1
-        if steps > EDGE_STEPS:
+    ahead = last
+    while ahead < len(els) - 1 and not is_safe_gap(els[ahead], els[ahead + 1]):
+        ahead += 1
+        if ahead - last > EDGE_STEPS:
             return None
-    return _Span(s.kind, s.label, first, last, s.evidence)
+    # the end gives way back rather than take in a heading after it (the contents' last
+    # line set as a heading, "4 Thanks 37", would take "1 Introduction" and its text)
+    if any(e.type == "heading" for e in els[last + 1 : ahead + 1]):
+        back = last
+        while back > first and not is_safe_gap(els[back - 1], els[back]):
+            back -= 1
+        if back > first and last - back < EDGE_STEPS:
+            ahead = back - 1
+    return _Span(s.kind, s.label, first, ahead, s.evidence)
 
 
 def _tiny(doc: Document, s: _Span, flags: Sequence[bool | None]) -> bool:
