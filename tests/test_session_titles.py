@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from quire.shared.ir import Document
 from quire.shared.plan import Boundary, PlanSettings
+from quire.workers.boundaries.matter import MatterRegion
 from quire.workers.boundaries.planner import plan_from_boundaries
 from quire.workers.boundaries.session_titles import TITLE_CHARS, heading_title
 from tests.irgen import build_doc, heading, para, words
@@ -13,9 +14,10 @@ from tests.irgen import build_doc, heading, para, words
 RULES = PlanSettings()
 
 
-def titles(doc: Document, *cuts: str) -> list[str]:
+def titles(doc: Document, *cuts: str, matter: list[MatterRegion] | None = None) -> list[str]:
     boundaries = [Boundary(after_id=c, reason="test cut", decider="heuristic") for c in cuts]
-    return [c.title for c in plan_from_boundaries(doc, RULES, boundaries, matter=[]).chunks]
+    plan = plan_from_boundaries(doc, RULES, boundaries, matter=matter or [])
+    return [c.title for c in plan.chunks]
 
 
 def book() -> Document:
@@ -97,6 +99,38 @@ def test_the_title_pages_heading_is_no_chapter_to_continue() -> None:
     assert titles(doc, "el-000003") == [
         "The feyn font",
         "Description (continued); Examples",
+    ]
+
+
+def test_a_heading_of_the_front_matter_is_no_chapter_to_continue() -> None:
+    """compsci, kerntest, songbook and 15 more manuals: the title heading sits with the
+    contents in the front matter, and a heading under it opens the study text at a deeper
+    level ("Part I" under the title's level), so the first study session was "The compsci
+    LaTeX package (continued); Discussion"."""
+    doc = build_doc(
+        [
+            heading("The compsci LaTeX package", 2, page=1),
+            para("Contents 1 Discussion 2 2 Implementation 9", page=1),  # el-000002
+            heading("Part I", 3, page=2),
+            heading("Discussion", 1, page=2),
+            para(words(300), page=2, page_last=8),  # el-000005
+            heading("Part II", 3, page=9),  # el-000006
+            heading("Implementation", 1, page=9),
+            para(words(300, 1), page=9, page_last=14),
+        ]
+    )
+    front = MatterRegion(
+        kind="front_matter",
+        label="title pages and contents",
+        first_id="el-000001",
+        last_id="el-000002",
+        page_first=1,
+        page_last=1,
+        evidence=["test"],
+    )
+    assert titles(doc, "el-000002", "el-000006", matter=[front])[1:] == [
+        "Discussion",
+        "Implementation",
     ]
 
 

@@ -11,7 +11,8 @@
   CONTINUED_MAX_PAGES pages (a longer one is a part of the book, not a chapter) and is
   no heading of the title page (unnumbered, on the first page, holding all that follows
   it: "The feyn font (continued): Examples; Installation" was every session of a short
-  manual);
+  manual), nor one of the front or back matter (a title heading the contents follow:
+  "The compsci LaTeX package (continued); Discussion" opened that manual's study text);
 - at most TITLE_CHARS characters, cut between headings, never inside one ("; …" says
   more follow); a first heading longer than that alone is cut at a word;
 - Cyrillic that the PDF's fonts extracted as Latin-1 is shown as Cyrillic.
@@ -26,7 +27,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from quire.shared.ir import Document
@@ -138,8 +139,11 @@ def _fit(prefix: str, sep: str, items: Sequence[str], marks: _Marks) -> str:
     return title
 
 
-def session_title(outline: Outline, doc: Document, lo: int, hi: int) -> str:
-    """The title of the session holding elements lo..hi ("" when no heading names it)."""
+def session_title(
+    outline: Outline, doc: Document, lo: int, hi: int, reference: Collection[int] = ()
+) -> str:
+    """The title of the session holding elements lo..hi ("" when no heading names it;
+    `reference`: the positions of the elements front or back matter sessions hold)."""
     first = doc.elements[lo]
     starts_at = (first.level or 1) if first.type == "heading" else None
     here = outline.inside(lo, hi)
@@ -151,7 +155,12 @@ def session_title(outline: Outline, doc: Document, lo: int, hi: int) -> str:
     marks = _MARKS.get(outline.language, _MARKS["en"])
     open_ = [s for s in outline.open_at(lo) if starts_at is None or s.level < starts_at]
     chapter = next(
-        (s for s in open_ if s.title and s.pages <= CONTINUED_MAX_PAGES and not s.whole), None
+        (
+            s
+            for s in open_
+            if s.title and s.pages <= CONTINUED_MAX_PAGES and not s.whole and s.pos not in reference
+        ),
+        None,
     )
     if chapter is None:
         return _fit("", "", items, marks)
@@ -164,8 +173,11 @@ def study_titles(doc: Document, chunks: Sequence[ChunkPlan]) -> list[ChunkPlan]:
     docstring); reference sessions and sessions without headings keep their title."""
     outline = Outline.of(doc)
     pos = {e.id: i for i, e in enumerate(doc.elements)}
+    reference = {
+        i for c in chunks if c.kind != "study" for i in range(pos[c.first_id], pos[c.last_id] + 1)
+    }
     out = []
     for c in chunks:
-        title = session_title(outline, doc, pos[c.first_id], pos[c.last_id])
+        title = session_title(outline, doc, pos[c.first_id], pos[c.last_id], reference)
         out.append(c.model_copy(update={"title": title}) if title and c.kind == "study" else c)
     return out
