@@ -443,3 +443,25 @@ def test_the_contents_last_line_set_as_a_heading_does_not_take_the_first_chapter
     assert front.kind == "front_matter"
     ids = [e.id for e in doc.elements]
     assert ids.index(front.last_id) < intro
+
+
+def test_a_contents_run_ends_where_the_numbered_chapters_begin() -> None:
+    """biblatex-archaeology's samples (five manuals): pages of citation examples, each
+    line with its page references ("\\\\textcite Auler & Hiller (2015a, 159-187)"), read as
+    contents lines, and the front matter ran from the contents on page 1 over chapters 1-3
+    to page 6 (the title, set as two level-1 headings, hid the level-2 chapters)."""
+    titles = ["1 Preliminary remarks", "2 Blindtext", "3 Citation commands", "4 Ligatures"]
+    els = [heading("biblatex-archaeology sample", 1), heading("document", 1)]
+    els += [heading("Contents", 2), bullets([f"{t} {2 + k}" for k, t in enumerate(titles)])]
+    els += [heading(titles[0], 2, page=2), para(words(60, seed=1), page=2)]
+    els += [heading(titles[1], 2, page=2), para(words(200, seed=2), page=2)]
+    els.append(heading(titles[2], 2, page=3))
+    for page in (3, 4, 5):
+        els += [
+            para(f"\\\\cite{k} Auler & Hiller, 2015, {100 + k}–{120 + k}", page) for k in range(15)
+        ]
+    els += [heading(titles[3], 2, page=6), *pages_of_paragraphs(6, first_page=6)]
+    doc = build_doc(els)
+    (front,) = find_matter(doc)
+    first = next(i for i, e in enumerate(doc.elements) if e.text == f"## {titles[0]}")
+    assert (front.kind, front.last_id) == ("front_matter", doc.elements[first - 1].id)

@@ -222,19 +222,27 @@ def _top_level(els: Sequence[Element]) -> int:
     return min((lv for lv, k in levels.items() if k >= 2), default=min(levels, default=1))
 
 
-def _body_page(els: Sequence[Element]) -> int | None:
-    """The page of the first numbered chapter ("1 Description", "Chapter 1") whose next
-    number is a chapter too: the body has begun there, and no contents comes after it (a
-    font's glyph table, a texinfo manual's list of annexes with their pages). A title that
-    opens with a number ("100 Exercises") has no next."""
-    top = _top_level(els)
-    numbered: dict[int, int] = {}  # chapter number -> its page
-    for e in els:
-        if e.type == "heading" and (e.level or 1) == top:
-            m = _CHAPTER_NUMBER.match(plain_text(e))
-            if m:
-                numbered.setdefault(int(m.group(1)), e.page_first)
-    return min((p for n, p in numbered.items() if n + 1 in numbered), default=None)
+def _body_start(els: Sequence[Element]) -> int | None:
+    """The first numbered chapter ("1 Description", "Chapter 1") whose next number is a
+    chapter too (element index): the body has begun there, and no contents comes after it
+    (a font's glyph table, a texinfo manual's list of annexes with their pages, a citation
+    style's examples with their page references). Chapters are the highest heading level
+    holding such a pair (a title set as two headings above them is none); a title that
+    opens with a number ("100 Exercises") has no next, and a contents line set as a
+    heading ("1 Introduction 2") is no chapter."""
+    numbered: dict[int, dict[int, int]] = {}  # level -> chapter number -> element index
+    for i, e in enumerate(els):
+        if e.type != "heading":
+            continue
+        text = plain_text(e)
+        m = _CHAPTER_NUMBER.match(text)
+        if m and not _TRAILING_NUMBER.search(text):
+            numbered.setdefault(e.level or 1, {}).setdefault(int(m.group(1)), i)
+    for _, chapters in sorted(numbered.items()):
+        pairs = [i for n, i in chapters.items() if n + 1 in chapters]
+        if pairs:
+            return min(pairs)
+    return None
 
 
 def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
@@ -301,12 +309,13 @@ def _front(
     end: int | None = None  # element index
     evidence: list[str] = []
     labels: list[str] = []
-    body = _body_page(doc.elements)
+    body = _body_start(doc.elements)
+    body_page = None if body is None else els[body].page_first
     start_page = next(
         (
             k
             for k in range(min(limit, n_pages))
-            if pages[k].listing and (body is None or pages[k].number <= body)
+            if pages[k].listing and (body_page is None or pages[k].number <= body_page)
         ),
         None,
     )
@@ -335,6 +344,10 @@ def _front(
             if nxt >= len(els) or not flags[nxt] or els[nxt].type != "list":
                 break
             end = nxt
+        if body is not None and end >= body:  # the run went on over the body's pages (a
+            end = body - 1  # citation style's examples, with their page references)
+            if end < 0:  # it is the body's own: no contents
+                end, evidence, labels = None, [], []
     last_front_page = pages[min(limit, n_pages) - 1].number
     for s in titled:
         if s.kind != "front_matter" or els[s.first].page_first > last_front_page:
