@@ -465,3 +465,18 @@ def test_a_contents_run_ends_where_the_numbered_chapters_begin() -> None:
     (front,) = find_matter(doc)
     first = next(i for i, e in enumerate(doc.elements) if e.text == f"## {titles[0]}")
     assert (front.kind, front.last_id) == ("front_matter", doc.elements[first - 1].id)
+
+
+def test_a_chapter_titled_like_matter_after_the_first_chapters_is_study_text() -> None:
+    """practicalreports' manual: its chapter "7 Figures" (how to include figures) was
+    read as a list of figures, front matter ran from the title to it, and past the front
+    matter's share of the book none was found: the contents opened the first study
+    session."""
+    chapters = ["Importing the Package", "Exponent Macro", "Title Page", "Tables", "Figures"]
+    lines = [f"{n} {t} {2 + 2 * n}" for n, t in enumerate(chapters, 1)]
+    els = [heading("practicalreports Documentation", 1), heading("Contents", 2), bullets(lines)]
+    for n, title in enumerate(chapters, 1):
+        els += [heading(f"{n} {title}", 2, page=2 * n)]
+        els += pages_of_paragraphs(2, first_page=2 * n)
+    (front,) = find_matter(build_doc(els))
+    assert (front.kind, front.last_id) == ("front_matter", "el-000003")

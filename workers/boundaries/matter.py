@@ -352,6 +352,8 @@ def _front(
     for s in titled:
         if s.kind != "front_matter" or els[s.first].page_first > last_front_page:
             continue
+        if body is not None and s.first > body:
+            continue  # a chapter "7 Figures" after "1 …" and "2 …" is about figures
         # a deeper heading is front matter only as a listing: a class's member "contents"
         # in a reference manual (siscone's "4.5.3.1 contents") is study text
         if not s.top and _listing_share(els, flags, s.first, s.last) < LISTING_SHARE:
