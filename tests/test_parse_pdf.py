@@ -43,6 +43,7 @@ from quire.workers.parse import (
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.pdf import fallback_page
 from quire.workers.parse.pdf_open import open_pdf, open_pdf_kept, pymupdf_module
+from quire.workers.parse.pdf_tables import _cells_text
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +121,21 @@ def test_code_block_keeps_indentation(parsed: ParsedDocument) -> None:
     (code,) = _of(parsed.document, "code")
     assert code.text == "```\n" + "\n".join(CODE) + "\n```"
     assert code.page_first == 2
+
+
+def test_a_word_on_a_crossing_of_rulings_is_in_one_cell_only() -> None:
+    """VisuelPSTricks: a diagram's label "x" drawn on the crossing of two rulings was in
+    each of the four cells around it (95 "tables" of such diagrams, the text four times)."""
+    cells = [[(0, 0, 50, 20), (50, 0, 100, 20)], [(0, 20, 50, 40), (50, 20, 100, 40)]]
+    words = [
+        (5, 5, 25, 15, "alpha", 0, 0, 0),
+        (49.5, 19.5, 50.5, 20.5, "x", 0, 0, 1),  # its middle on the crossing
+        (60, 25, 80, 35, "beta", 0, 0, 2),
+        (99.5, 25, 100.5, 35, "y", 0, 0, 3),  # on the right edge: still its cell's
+    ]
+    rows = _cells_text(words, [list(r) for r in cells])
+    assert " ".join(c for r in rows for c in r).split() == ["alpha", "x", "beta", "y"]
+    assert rows[1][1] == "beta y"
 
 
 def test_ruled_table(parsed: ParsedDocument) -> None:

@@ -114,7 +114,7 @@ def find_tables(
             words = page.get_text("words", flags=text_flags())
         # Cell text from MuPDF's words (which keep inter-word spaces that the table
         # finder's own char-based extract() drops in some PDFs, e.g. Apache FOP output).
-        rows = [[_cell_text(words, c, decode) for c in r] for r in cell_rows]
+        rows = _cells_text(words, cell_rows, decode)
         rows = [r for r in rows if any(rows_cell for rows_cell in r)]
         keep = [
             j
@@ -136,14 +136,30 @@ def _plausible(rows: list[list[str]]) -> bool:
     return empty * 2 <= len(cells) and max(len(c) for c in cells) <= 250
 
 
-def _cell_text(words: list[Any], cell: Any, decode: Callable[[str], str] = str) -> str:
-    if cell is None:
-        return ""  # covered by a merged neighbour cell
-    x0, y0, x1, y1 = cell
-    text = " ".join(
-        w[4]
-        for w in words
-        if x0 - 1 <= (w[0] + w[2]) / 2 <= x1 + 1 and y0 - 1 <= (w[1] + w[3]) / 2 <= y1 + 1
-    )
+def _cells_text(
+    words: list[Any], cell_rows: list[list[Any]], decode: Callable[[str], str] = str
+) -> list[list[str]]:
+    """The text of each cell (None: covered by a merged neighbour, ""): the words whose
+    middle lies in it, a point of slack around it for words on a ruling; a word in the
+    slack of several cells goes to one only, the nearest (a diagram's label "x" on the
+    crossing of two rulings was in all four of its cells)."""
+    cells = [(i, j, c) for i, row in enumerate(cell_rows) for j, c in enumerate(row) if c]
+    parts: dict[tuple[int, int], list[str]] = {}
+    for w in words:
+        x, y = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
+        near = [
+            (max(c[0] - x, x - c[2], 0) + max(c[1] - y, y - c[3], 0), i, j)
+            for i, j, c in cells
+            if c[0] - 1 <= x <= c[2] + 1 and c[1] - 1 <= y <= c[3] + 1
+        ]
+        if near:
+            _, i, j = min(near)
+            parts.setdefault((i, j), []).append(w[4])
     # as in the text rows: "eﬀect" -> "effect", "Par´ametro" -> "Parámetro"
-    return compose_accents(expand_glyphs(decode(text)))
+    return [
+        [
+            compose_accents(expand_glyphs(decode(" ".join(parts.get((i, j), [])))))
+            for j in range(len(row))
+        ]
+        for i, row in enumerate(cell_rows)
+    ]
