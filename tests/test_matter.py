@@ -480,3 +480,34 @@ def test_a_chapter_titled_like_matter_after_the_first_chapters_is_study_text() -
         els += pages_of_paragraphs(2, first_page=2 * n)
     (front,) = find_matter(build_doc(els))
     assert (front.kind, front.last_id) == ("front_matter", "el-000003")
+
+
+def _closing_index_book(outline: bool) -> Document:
+    """Three chapters; the last one's final paragraphs open page 28, where "References"
+    (a few entries) and then the index begin."""
+    els: list[Element] = []
+    for n, first in enumerate((1, 10, 19), 1):
+        els += [heading(f"{n} Chapter {n}", 1, page=first), *pages_of_paragraphs(9, first)]
+    els += [para(words(40, seed=k), page=28) for k in range(2)]  # chapter 3 ends here
+    els += [heading("References", 1, page=28)]
+    els += [para(f"[{k}] A. Author. A book, Press, 20{k:02d}.", page=28) for k in range(1, 4)]
+    els += [para(f"term{k}, {k + 4}, {k + 12}", page=28 + k // 40) for k in range(80)]
+    doc = build_doc(els)
+    if outline:
+        doc.outline = [
+            OutlineEntry(level=1, title=f"{n} Chapter {n}", page=p)
+            for n, p in enumerate((1, 10, 19), 1)
+        ]
+        doc.outline.append(OutlineEntry(level=1, title="References", page=28))
+    return doc
+
+
+@pytest.mark.parametrize("outline", [False, True])
+def test_back_matter_on_the_last_chapters_page_begins_at_its_title(outline: bool) -> None:
+    """rkeyval, numprint, booktabs-de: the index's first page opens with the last lines of
+    the implementation, and the back matter took them from the page's top; ctex-faq's
+    outline entry "References" did the same to its questions 88 and 89."""
+    doc = _closing_index_book(outline)
+    (back,) = find_matter(doc)
+    title = next(e for e in doc.elements if e.text == "# References")
+    assert (back.kind, back.first_id) == ("back_matter", title.id)

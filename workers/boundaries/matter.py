@@ -273,6 +273,15 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
                 continue
             if any(s.first <= start <= s.last for s in spans):
                 continue
+            labels = {label for _, label in readings}
+            # a heading named so on its page has its span already, from the heading on
+            # (from the page's top, ctex-faq's "References" took questions 88 and 89): the
+            # entry only says how high it stands
+            named = [s for s in spans if page_of[s.first] == o.page and s.label in labels]
+            for s in named:
+                s.top = s.top or o.level <= outline_top
+            if named:
+                continue
             nxt = next(
                 (x.page for x in entries[k + 1 :] if x.level <= o.level and x.page > o.page),
                 None,
@@ -536,6 +545,15 @@ def _back(
             and start - 1 >= pages[max(first_page - 1, 0)].first
         ):
             start -= 1
+        # but when its first page opens with the last chapter's text, the back matter
+        # begins at its title there (ctex-faq's "References" under questions 88 and 89)
+        titles = [
+            t.first
+            for t in titled
+            if t.kind == "back_matter" and start <= t.first <= pages[first_page].last
+        ]
+        if titles and any(flags[i] is False for i in range(start, min(titles))):
+            start = min(titles)
         lines = sum(p.listings for p in pages[first_page:])
         spans.append(
             _Span(
