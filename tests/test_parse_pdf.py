@@ -138,6 +138,41 @@ def test_a_word_on_a_crossing_of_rulings_is_in_one_cell_only() -> None:
     assert rows[1][1] == "beta y"
 
 
+def test_contents_lines_set_as_headings_are_text(tmp_path: Path) -> None:
+    """arrayjobx, curve2e, teubner-doc and 14 more manuals: the contents under the title
+    (too little of its page to be a contents page) was set in bold and read as headings
+    ("### 1 Introduction 2"): cut reasons, and the front matter ended inside them. A line
+    that is a later heading's title and a page number is a contents line."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "The arrayjobx package", fontsize=20, fontname="hebo")
+    page.insert_text((72, 120), "Contents", fontsize=14, fontname="hebo")
+    titles = ["Introduction", "Command reference", "Examples"]
+    for k, title in enumerate(titles):
+        entry = f"{k + 1} {title} {k + 2}"
+        page.insert_text((72, 160 + 40 * k), entry, fontsize=12, fontname="hebo")
+    for n, title in enumerate(titles, 1):
+        page = doc.new_page()
+        page.insert_text((72, 80), f"{n} {title}", fontsize=14, fontname="hebo")
+        for line in range(30):
+            text = " ".join(f"word{n}{line}{k}" for k in range(10))
+            page.insert_text((72, 110 + 14 * line), text, fontsize=10, fontname="helv")
+    doc.save(tmp_path / "contents.pdf")
+    els = parse_document(tmp_path / "contents.pdf").document.elements
+    assert [e.text for e in els if e.type == "heading"] == [
+        "# The arrayjobx package",
+        "## Contents",
+        "## 1 Introduction",
+        "## 2 Command reference",
+        "## 3 Examples",
+    ]
+    assert [e.text for e in els if e.page_first == 1][2:] == [
+        "1 Introduction 2",
+        "2 Command reference 3",
+        "3 Examples 4",
+    ]
+
+
 def test_ruled_table(parsed: ParsedDocument) -> None:
     (table,) = _of(parsed.document, "table")
     assert table.rows == TABLE

@@ -37,6 +37,7 @@ from quire.workers.parse.pdf_headings import (
     PageBody,
     attach_labels,
     body_size,
+    drop_contents_headings,
     font_headings,
     match_outline,
 )
@@ -127,6 +128,7 @@ def merge_pdf_ranges(
     else:
         font_headings(list(bodies.values()), size)
     attach_labels(bodies, size)
+    drop_contents_headings(bodies)
 
     elements, link_notes_ = _elements(bodies, pages, size)
     skipped = _skipped_pages(pages)
