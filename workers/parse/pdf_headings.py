@@ -362,21 +362,18 @@ _ENTRY = re.compile(r"^(.*\S)\s+\d{1,4}$")
 _MIN_TITLE = 3  # letters and digits in an entry's title ("G 44" in a chord chart is none)
 
 
-def drop_contents_headings(bodies: dict[int, PageBody]) -> int:
+def drop_contents_headings(bodies: dict[int, PageBody]) -> None:
     """Headings that are contents lines, back to text: a title and a page number ("4
     Thanks 37") where a later heading has that title. A contents page is found as one
     (`pdf_contents`), but its lines on a page of their own (the last entry at the top of
     the next page) or under a title page read as headings, and the front matter ended
-    inside them. Returns how many."""
+    inside them."""
     order = [(pno, i) for pno in sorted(bodies) for i in sorted(bodies[pno].headings)]
     titles: dict[str, int] = {}  # title -> its last heading's position in `order`
     for k, (pno, i) in enumerate(order):
         titles[norm_title(" ".join(bodies[pno].blocks[i].lines))] = k
-    dropped = 0
     for k, (pno, i) in enumerate(order):
         m = _ENTRY.match(" ".join(bodies[pno].blocks[i].lines))
         title = norm_title(m.group(1)) if m else ""
         if len(title) >= _MIN_TITLE and titles.get(title, -1) > k:
             del bodies[pno].headings[i]
-            dropped += 1
-    return dropped
