@@ -173,6 +173,50 @@ def test_contents_lines_set_as_headings_are_text(tmp_path: Path) -> None:
     ]
 
 
+def _justified(page: pymupdf.Page, y: float, text: str) -> None:
+    """One line of `text` set flush from x 72 to 520, word by word (as TeX justifies)."""
+    words = text.split()
+    widths = [pymupdf.get_text_length(w, fontname="helv", fontsize=10) for w in words]
+    gap = (448 - sum(widths)) / (len(words) - 1)
+    x = 72.0
+    for w, width in zip(words, widths, strict=True):
+        page.insert_text((x, y), w, fontsize=10, fontname="helv")
+        x += width + gap
+
+
+def test_a_wrapped_line_of_inline_code_stays_in_its_sentence(tmp_path: Path) -> None:
+    """The R manuals: a sentence whose line break falls before a typewriter word set that
+    word alone on a line ("… the convention is to use file" / "inst/COPYRIGHTS."), and
+    the monospace line became a code block that cut the sentence in two. A display (set
+    apart and indented) stays code."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    prose = [
+        "An optional field can be used where the copyright holders are not the",
+        "authors of the package. If necessary this can refer to an installed file and",
+        "the convention that most packages follow for such a file is to use the file",
+    ]
+    for k, line in enumerate(prose):
+        _justified(page, 100 + 12 * k, line)
+    page.insert_text((72, 136), "inst/COPYRIGHTS.", fontsize=10, fontname="cour")
+    more = [
+        "The optional date field gives the release date of the current version of",
+        "the package and it is strongly recommended to use the ISO date format for it",
+        "so that every tool that reads the file knows which day it is meant to name",
+    ]
+    for k, line in enumerate(more):
+        _justified(page, 160 + 12 * k, line)
+    page.insert_text((100, 220), "R CMD build pkg", fontsize=10, fontname="cour")
+    _justified(
+        page, 244, "which builds the package from its sources and checks what it finds there"
+    )
+    doc.save(tmp_path / "inline.pdf")
+    els = parse_document(tmp_path / "inline.pdf").document.elements
+    assert [e.type for e in els] == ["paragraph", "paragraph", "code", "paragraph"]
+    assert els[0].text.endswith("is to use the file inst/COPYRIGHTS.")
+    assert "R CMD build pkg" in els[2].text
+
+
 def test_ruled_table(parsed: ParsedDocument) -> None:
     (table,) = _of(parsed.document, "table")
     assert table.rows == TABLE

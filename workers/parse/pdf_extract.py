@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -351,9 +351,41 @@ def _make_block(rows: list[Row]) -> PdfBlock:
     )
 
 
+def _inline_code(items: list[Row | _Object], lay: _Layout) -> list[Row | _Object]:
+    """`items` with a monospace row that is a wrapped line of the justified paragraph
+    around it read as prose: after a full prose line (the paragraph goes on), at its left
+    edge and line pitch, and not the first of more monospace rows. The R manuals' "…
+    prepared by R" / "CMD build." and "use file" / "inst/COPYRIGHTS." were code blocks
+    that cut their sentences in two; a display is indented, set apart, or introduced by
+    a short line."""
+    if not (lay.ends and lay.pitch):
+        return items
+    out = list(items)
+    for i in range(1, len(out)):
+        p, r = out[i - 1], out[i]
+        if not (isinstance(p, Row) and isinstance(r, Row) and r.mono and not p.mono):
+            continue
+        n = out[i + 1] if i + 1 < len(out) else None
+        if (
+            p.size == lay.body
+            and p.horizontal
+            and r.horizontal
+            and not (p.rtl or r.rtl)
+            and lay.full(p)
+            and not p.text.rstrip().endswith(":")
+            and -2 * lay.body <= r.left - p.left <= 3
+            and 0 < r.y1 - p.y1 <= 1.3 * lay.pitch
+            and abs(r.size - p.size) <= max(0.6, 0.08 * p.size)
+            and not (isinstance(n, Row) and n.mono and 0 < n.y1 - r.y1 <= 1.5 * lay.pitch)
+        ):
+            out[i] = replace(r, mono=False)
+    return out
+
+
 def _segment(items: list[Row | _Object]) -> list[PdfBlock]:
     rows = [it for it in items if isinstance(it, Row)]
     lay = _page_layout(rows)
+    items = _inline_code(items, lay)
     blocks: list[PdfBlock] = []
     cur: list[Row] = []
     for it in items:
