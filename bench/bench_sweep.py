@@ -369,6 +369,9 @@ def main() -> None:
     if args.other:
         docs = select_other(args.cache.expanduser())
     else:
+        if not (CORPUS / "MANIFEST.md").is_file():
+            # the sample leaves out the corpus's documents: without it, it is another one
+            sys.exit(f"no corpus at {CORPUS}: the sample excludes its documents (see README)")
         docs = select(args.cache.expanduser(), CORPUS, max_pages=args.max_doc_pages)
     docs = docs[: args.limit] if args.limit else docs
     if args.docs:
