@@ -511,3 +511,30 @@ def test_back_matter_on_the_last_chapters_page_begins_at_its_title(outline: bool
     (back,) = find_matter(doc)
     title = next(e for e in doc.elements if e.text == "# References")
     assert (back.kind, back.first_id) == ("back_matter", title.id)
+
+
+def test_numbered_code_lines_after_a_linked_contents_are_no_contents() -> None:
+    """tikz-among-us: its contents, a list of links on the title page, leads to page 3;
+    the examples' code from page 5 on, numbered lines with coordinates ("2 \\\\node at
+    (0,0) …; 3 \\\\node at (5,0) …"), read as contents lines, and the front matter ran
+    over the first 13 pages (the introduction and the examples)."""
+    titles = ["Introduction", "Using the package", "Examples"]
+    # the headings will be el-000003, el-000005 and el-000007
+    entries = [f"[{t}](#el-{3 + 2 * k:06d}) . . . . . {k + 1}" for k, t in enumerate(titles)]
+    els = [para("The tikz-among-us package", page=1), bullets(entries, page=1)]
+    els += [heading(titles[0], 1, page=1), para(words(120, seed=1), page=1)]
+    els += [heading(titles[1], 1, page=2), para(words(250, seed=2), page=2)]
+    els += [heading(titles[2], 1, page=3), *pages_of_paragraphs(2, first_page=3)]
+    for page in range(5, 9):
+        els += [
+            para(f"{k} \\\\node at ({k},0) {{\\\\amongUs{{c{k}}}}}; {k + 1} \\\\draw (0,{k})", page)
+            for k in range(1, 12, 2)
+        ]
+    els += pages_of_paragraphs(20, first_page=9)
+    doc = build_doc(els)
+    assert [e.id for e in doc.elements if e.type == "heading"] == [
+        "el-000003",
+        "el-000005",
+        "el-000007",
+    ]
+    assert not any(r.kind == "front_matter" and r.page_last > 2 for r in find_matter(doc))

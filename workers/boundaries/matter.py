@@ -67,6 +67,7 @@ _CHAPTER_NUMBER = re.compile(
 # a list item that is one link to an element of the book and nothing else: an HTML or EPUB
 # contents list, whose entries carry links where a printed one carries page numbers
 _LINK_ITEM = re.compile(r"^\[(?:\\.|[^\]\\])*\]\(#el-\d{6,}\):?$")
+_LINK_TARGET = re.compile(r"\]\(#(el-\d{6,})\)")
 _LETTER_GROUP = re.compile(r"^(?:\w|\W)(?:\s+\w)?$", re.UNICODE)  # "A", "B C", "%"
 _ROMAN = re.compile(r"^(?:[ivxlcdm]{1,7})$", re.IGNORECASE)
 # what marks a bibliography entry: a label "[4]" / "[Knu84]", a year, a web address
@@ -245,6 +246,29 @@ def _body_start(els: Sequence[Element]) -> int | None:
     return None
 
 
+def _linked_pages(
+    els: Sequence[Element], flags: Sequence[bool | None], last_page: int
+) -> list[tuple[int, int]]:
+    """(page, target page) of the links in the listing elements up to `last_page`: where
+    a contents set as links (tikz-among-us' on its title page) leads. A listing that
+    begins after the page such a contents leads to is the body's (its examples' numbered
+    code lines), not a contents."""
+    page_of = {e.id: e.page_first for e in els}
+    out = []
+    for e, flag in zip(els, flags, strict=True):
+        if e.page_first > last_page:
+            break
+        if flag and "](#el-" in e.text:
+            targets = [page_of[t] for t in _LINK_TARGET.findall(e.text) if t in page_of]
+            out += [(e.page_first, target) for target in targets]
+    return out
+
+
+def _led_past(page: _Page, linked: Sequence[tuple[int, int]]) -> bool:
+    """Does a contents before `page` already lead into the body on an earlier page?"""
+    return any(src < page.number and dst < page.number for src, dst in linked)
+
+
 def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
     """Regions that start at a heading (or an outline entry's page) named like matter and
     run to the next heading of the same or a higher level."""
@@ -320,11 +344,14 @@ def _front(
     labels: list[str] = []
     body = _body_start(doc.elements)
     body_page = None if body is None else els[body].page_first
+    linked = _linked_pages(els, flags, pages[min(limit, n_pages) - 1].number)
     start_page = next(
         (
             k
             for k in range(min(limit, n_pages))
-            if pages[k].listing and (body_page is None or pages[k].number <= body_page)
+            if pages[k].listing
+            and (body_page is None or pages[k].number <= body_page)
+            and not _led_past(pages[k], linked)
         ),
         None,
     )
@@ -420,7 +447,8 @@ def _chapters_after_contents(
         after = entries[named.index(True) + 1 :]
     else:
         limit = min(max(6, int(len(pages) * FRONT_SEARCH_SHARE)), len(pages))
-        listed = [p.number for p in pages[:limit] if p.listing]
+        linked = _linked_pages(doc.elements, flags, pages[limit - 1].number)
+        listed = [p.number for p in pages[:limit] if p.listing and not _led_past(p, linked)]
         listed += [
             doc.elements[t.first].page_first
             for t in titled
