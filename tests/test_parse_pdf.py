@@ -173,15 +173,17 @@ def test_contents_lines_set_as_headings_are_text(tmp_path: Path) -> None:
     ]
 
 
-def _justified(page: pymupdf.Page, y: float, text: str) -> None:
-    """One line of `text` set flush from x 72 to 520, word by word (as TeX justifies)."""
-    words = text.split()
-    widths = [pymupdf.get_text_length(w, fontname="helv", fontsize=10) for w in words]
-    gap = (448 - sum(widths)) / (len(words) - 1)
-    x = 72.0
-    for w, width in zip(words, widths, strict=True):
-        page.insert_text((x, y), w, fontsize=10, fontname="helv")
-        x += width + gap
+def _justified(page: pymupdf.Page, y: float, lines: list[str]) -> None:
+    """`lines` from baseline `y` down, 12 points apart, each set flush from x 72 to 520,
+    word by word (as TeX justifies)."""
+    for k, text in enumerate(lines):
+        words = text.split()
+        widths = [pymupdf.get_text_length(w, fontname="helv", fontsize=10) for w in words]
+        gap = (448 - sum(widths)) / (len(words) - 1)
+        x = 72.0
+        for w, width in zip(words, widths, strict=True):
+            page.insert_text((x, y + 12 * k), w, fontsize=10, fontname="helv")
+            x += width + gap
 
 
 def test_a_wrapped_line_of_inline_code_stays_in_its_sentence(tmp_path: Path) -> None:
@@ -195,21 +197,16 @@ def test_a_wrapped_line_of_inline_code_stays_in_its_sentence(tmp_path: Path) -> 
         "An optional field can be used where the copyright holders are not the",
         "authors of the package. If necessary this can refer to an installed file and",
         "the convention that most packages follow for such a file is to use the file",
-    ]
-    for k, line in enumerate(prose):
-        _justified(page, 100 + 12 * k, line)
-    page.insert_text((72, 136), "inst/COPYRIGHTS.", fontsize=10, fontname="cour")
-    more = [
+        # "inst/COPYRIGHTS." in typewriter on the line between
         "The optional date field gives the release date of the current version of",
         "the package and it is strongly recommended to use the ISO date format for it",
         "so that every tool that reads the file knows which day it is meant to name",
     ]
-    for k, line in enumerate(more):
-        _justified(page, 160 + 12 * k, line)
+    _justified(page, 100, prose[:3])
+    page.insert_text((72, 136), "inst/COPYRIGHTS.", fontsize=10, fontname="cour")
+    _justified(page, 160, prose[3:])
     page.insert_text((100, 220), "R CMD build pkg", fontsize=10, fontname="cour")
-    _justified(
-        page, 244, "which builds the package from its sources and checks what it finds there"
-    )
+    _justified(page, 244, ["which builds the package from its sources and checks what it finds"])
     doc.save(tmp_path / "inline.pdf")
     els = parse_document(tmp_path / "inline.pdf").document.elements
     assert [e.type for e in els] == ["paragraph", "paragraph", "code", "paragraph"]
