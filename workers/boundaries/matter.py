@@ -246,27 +246,34 @@ def _body_start(els: Sequence[Element]) -> int | None:
     return None
 
 
-def _linked_pages(
-    els: Sequence[Element], flags: Sequence[bool | None], last_page: int
-) -> list[tuple[int, int]]:
-    """(page, target page) of the links in the listing elements up to `last_page`: where
-    a contents set as links (tikz-among-us' on its title page) leads. A listing that
-    begins after the page such a contents leads to is the body's (its examples' numbered
-    code lines), not a contents."""
+def _search_pages(pages: Sequence[_Page]) -> int:
+    """How many first pages the contents may start in."""
+    return min(max(6, int(len(pages) * FRONT_SEARCH_SHARE)), len(pages))
+
+
+def _contents_starts(
+    els: Sequence[Element], pages: Sequence[_Page], flags: Sequence[bool | None]
+) -> list[int]:
+    """The listing pages (indexes into `pages`) a contents run may start on: in the first
+    pages, and not after the page that a contents set as links before it already leads to
+    (tikz-among-us' on its title page leads to page 3; the numbered code lines of its
+    examples from page 5 on are the body's, not a contents)."""
+    limit = _search_pages(pages)
+    last_page = pages[limit - 1].number if limit else 0
     page_of = {e.id: e.page_first for e in els}
-    out = []
+    linked: list[tuple[int, int]] = []  # (page, target page) of the links in listings
     for e, flag in zip(els, flags, strict=True):
         if e.page_first > last_page:
             break
         if flag and "](#el-" in e.text:
             targets = [page_of[t] for t in _LINK_TARGET.findall(e.text) if t in page_of]
-            out += [(e.page_first, target) for target in targets]
-    return out
-
-
-def _led_past(page: _Page, linked: Sequence[tuple[int, int]]) -> bool:
-    """Does a contents before `page` already lead into the body on an earlier page?"""
-    return any(src < page.number and dst < page.number for src, dst in linked)
+            linked += [(e.page_first, target) for target in targets]
+    return [
+        k
+        for k in range(limit)
+        if pages[k].listing
+        and not any(src < pages[k].number and dst < pages[k].number for src, dst in linked)
+    ]
 
 
 def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
@@ -333,27 +340,22 @@ def _roman_pages(doc: Document) -> set[int]:
 
 
 def _front(
-    doc: Document, pages: Sequence[_Page], titled: Sequence[_Span], flags: Sequence[bool | None]
+    doc: Document,
+    pages: Sequence[_Page],
+    titled: Sequence[_Span],
+    flags: Sequence[bool | None],
+    starts: Sequence[int],
 ) -> _Span | None:
-    """From the first page to the end of the contents (and the lists after it)."""
+    """From the first page to the end of the contents (and the lists after it); `starts`:
+    the pages a contents run may start on (`_contents_starts`)."""
     els = doc.elements
-    n_pages = len(pages)
-    limit = max(6, int(n_pages * FRONT_SEARCH_SHARE))
     end: int | None = None  # element index
     evidence: list[str] = []
     labels: list[str] = []
     body = _body_start(doc.elements)
     body_page = None if body is None else els[body].page_first
-    linked = _linked_pages(els, flags, pages[min(limit, n_pages) - 1].number)
     start_page = next(
-        (
-            k
-            for k in range(min(limit, n_pages))
-            if pages[k].listing
-            and (body_page is None or pages[k].number <= body_page)
-            and not _led_past(pages[k], linked)
-        ),
-        None,
+        (k for k in starts if body_page is None or pages[k].number <= body_page), None
     )
     if start_page is not None:
         last_page = _run(pages, start_page, +1)
@@ -384,7 +386,7 @@ def _front(
             end = body - 1  # citation style's examples, with their page references)
             if end < 0:  # it is the body's own: no contents
                 end, evidence, labels = None, [], []
-    last_front_page = pages[min(limit, n_pages) - 1].number
+    last_front_page = pages[_search_pages(pages) - 1].number
     for s in titled:
         if s.kind != "front_matter" or els[s.first].page_first > last_front_page:
             continue
@@ -426,7 +428,11 @@ def matter_entries(entries: Sequence[OutlineEntry]) -> list[bool]:
 
 
 def _chapters_after_contents(
-    doc: Document, pages: Sequence[_Page], titled: Sequence[_Span], flags: Sequence[bool | None]
+    doc: Document,
+    pages: Sequence[_Page],
+    titled: Sequence[_Span],
+    flags: Sequence[bool | None],
+    starts: Sequence[int],
 ) -> list[tuple[int, str, int]]:
     """(page, title, element index) of the chapters the outline places after the contents:
     its top-level entries listed after the contents entry (when the outline has none, those
@@ -446,9 +452,7 @@ def _chapters_after_contents(
     if any(named):
         after = entries[named.index(True) + 1 :]
     else:
-        limit = min(max(6, int(len(pages) * FRONT_SEARCH_SHARE)), len(pages))
-        linked = _linked_pages(doc.elements, flags, pages[limit - 1].number)
-        listed = [p.number for p in pages[:limit] if p.listing and not _led_past(p, linked)]
+        listed = [pages[k].number for k in starts]
         listed += [
             doc.elements[t.first].page_first
             for t in titled
@@ -688,12 +692,13 @@ def _find_matter(doc: Document) -> _Found:
     flags = [listing_line(e) for e in els]
     pages = _pages(doc, flags)
     titled = _titled(doc, flags)
+    starts = _contents_starts(els, pages, flags)
     spans: list[_Span] = []
-    front = _front(doc, pages, titled, flags)
+    front = _front(doc, pages, titled, flags, starts)
     if front is not None:
         spans.append(front)
     spans += _back(doc, pages, titled, flags)
-    found = _chapters_after_contents(doc, pages, titled, flags)
+    found = _chapters_after_contents(doc, pages, titled, flags, starts)
     chapters = [at for _, _, at in found]
     before = _before_first_chapter(doc, found)
     if before is not None:
