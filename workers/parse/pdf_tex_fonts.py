@@ -42,6 +42,8 @@ def page_decoders(
 def decode_text(text: dict[str, Any], decoders: dict[str, dict[int, str]]) -> None:
     """Rewrite in place the spans of `text` ("dict": their text; "rawdict": their
     characters) set in a font of `decoders`."""
+    if not decoders:  # nearly every page: no TeX bitmap font to read
+        return
     for span in _spans(text):
         table = decoders.get(span["font"])
         if table is None:
