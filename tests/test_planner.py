@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from irgen import (
     build_doc,
     caption,
+    code,
     documents,
     heading,
     image,
@@ -327,6 +328,14 @@ def test_chunk_titles() -> None:
     )
     doc3 = build_doc([image(""), table([["", ""]])])
     assert plan_from_boundaries(doc3, RULES, []).chunks[0].title == "Section 1"
+    # prose before code, and a code block's words without its fences (french_doc's
+    # sessions were "``` % This is french_doc.pdf …")
+    doc4 = build_doc([code("\\def\\x{1}"), para("Words that say what follows")])
+    assert plan_from_boundaries(doc4, RULES, []).chunks[0].title == "Words that say what follows"
+    doc5 = build_doc([code("% This is french_doc.pdf\n\\def\\y{" + "x" * 200 + "}")])
+    title = plan_from_boundaries(doc5, RULES, []).chunks[0].title
+    assert title.startswith("% This is french_doc.pdf \\def") and "`" not in title
+    assert len(title) <= 81
 
 
 def test_heuristic_is_deterministic() -> None:

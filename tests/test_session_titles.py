@@ -9,7 +9,7 @@ from quire.shared.plan import Boundary, PlanSettings
 from quire.workers.boundaries.matter import MatterRegion
 from quire.workers.boundaries.planner import plan_from_boundaries
 from quire.workers.boundaries.session_titles import TITLE_CHARS, heading_title
-from tests.irgen import build_doc, heading, para, words
+from tests.irgen import build_doc, code, heading, para, words
 
 RULES = PlanSettings()
 
@@ -147,3 +147,31 @@ def test_headings_read_as_titles() -> None:
     assert heading_title("# Chapitre1 Premiers pas") == "Premiers pas"
     assert heading_title("# 제1 장 문서 레이아웃") == "문서 레이아웃"
     assert heading_title("# Parte della vita") == "Parte della vita"  # a word, no label
+
+
+def test_a_session_without_headings_is_named_by_the_long_section_it_lies_in() -> None:
+    """apprendre-a-programmer-en-tex, fontname, xysource and 8 more manuals: a session
+    inside a chapter of over CONTINUED_MAX_PAGES pages, with no heading of its own, was
+    titled by its first words: "68 }", "``` l_____ Futura-BookOblique 118.3 …". The section
+    it lies in names it, however long; a contents heading holding the book does not."""
+    doc = build_doc(
+        [
+            heading("Dimensions et boites", 2, page=2),
+            para(words(300), page=2, page_last=40),
+            para("68 }", page=41),  # el-000003: a numbered line of code
+            para(words(300, 1), page=41, page_last=90),
+        ]
+    )
+    assert titles(doc, "el-000002") == ["Dimensions et boites", "Dimensions et boites (continued)"]
+    contents_only = build_doc(
+        [
+            heading("Contents", 1, page=1),
+            para(words(300), page=1, page_last=9),
+            code("\\def\\x{1}", page=10),
+            para("Compatibilité " + words(300, 1), page=10),
+        ]
+    )
+    assert (
+        titles(contents_only, "el-000002")[1]
+        == "Compatibilité " + " ".join(words(300, 1).split()[:7]) + "…"
+    )

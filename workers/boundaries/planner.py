@@ -51,6 +51,8 @@ from quire.workers.boundaries.matter_titles import book_language, reference_titl
 from quire.workers.boundaries.session_titles import study_titles
 
 TITLE_WORDS = 8
+TITLE_CHARS = 80
+_PROSE = ("paragraph", "list", "caption")  # a fallback title's words come from these first
 
 
 class _Index:
@@ -526,15 +528,20 @@ def sized_chunk(doc: Document, part: Sequence[Element], number: int, **fields: A
 
 
 def chunk_title(part: Sequence[Element], number: int) -> str:
-    """The first heading's text; else the first words of the first element with words;
-    else "Section N". (A study session is then titled by its headings: `study_titles`.)"""
+    """The first heading's text; else the first words of the first paragraph, list or
+    caption, else of any element with words (a code block's without its fences); else
+    "Section N". (A study session is then titled by its headings: `study_titles`.)"""
     for e in part:
         if e.type == "heading":
             text = plain_text(e)
             if text:
                 return text
-    for e in part:
-        words = plain_text(e).split()
+    prose = [e for e in part if e.type in _PROSE]
+    for e in [*prose, *(e for e in part if e.type not in _PROSE)]:
+        words = [w for w in plain_text(e).split() if not w.startswith("```")]
         if count_words(" ".join(words)):
-            return " ".join(words[:TITLE_WORDS]) + ("…" if len(words) > TITLE_WORDS else "")
+            title = " ".join(words[:TITLE_WORDS])
+            if len(title) > TITLE_CHARS:  # a line of code is one long "word"
+                return title[:TITLE_CHARS].rstrip() + "…"
+            return title + ("…" if len(words) > TITLE_WORDS else "")
     return f"Section {number}"

@@ -17,9 +17,11 @@
   more follow); a first heading longer than that alone is cut at a word;
 - Cyrillic that the PDF's fonts extracted as Latin-1 is shown as Cyrillic.
 
-A title depends on the session's own element range only, so splitting one session never
-renames another. A session with no heading inside or around it keeps the planner's title
-(its first words). Key terms are never part of a title.
+A session without a heading of its own is "X (continued)" after the innermost section it
+lies in, however long, else after the document's title heading. A title depends on the
+session's own element range only, so splitting one session never renames another. A
+session with no heading inside or around it keeps the planner's title (its first prose
+words). Key terms are never part of a title.
 """
 
 from __future__ import annotations
@@ -33,7 +35,11 @@ from dataclasses import dataclass
 from quire.shared.ir import Document
 from quire.shared.plan import ChunkPlan
 from quire.workers.boundaries.candidates import plain_text
-from quire.workers.boundaries.matter_titles import book_language, cyrillic_from_latin1
+from quire.workers.boundaries.matter_titles import (
+    book_language,
+    cyrillic_from_latin1,
+    title_matter,
+)
 
 TITLE_CHARS = 100
 CONTINUED_MAX_PAGES = 60
@@ -139,6 +145,15 @@ def _fit(prefix: str, sep: str, items: Sequence[str], marks: _Marks) -> str:
     return title
 
 
+def _enclosing(open_: Sequence[_Section], reference: Collection[int]) -> _Section | None:
+    """For a session without a heading of its own: the innermost section it lies in, of
+    any length, else the document's title heading (a part of 200 pages, "Dimensions et
+    boites (continued)", says more than the session's first words: "68 }", a code fence);
+    never a title of front or back matter that holds no session ("Contents (continued)")."""
+    named = [s for s in open_ if s.title and s.pos not in reference and not title_matter(s.title)]
+    return next((s for s in reversed(named) if not s.whole), named[0] if named else None)
+
+
 def session_title(
     outline: Outline, doc: Document, lo: int, hi: int, reference: Collection[int] = ()
 ) -> str:
@@ -162,6 +177,8 @@ def session_title(
         ),
         None,
     )
+    if chapter is None and not items:
+        chapter = _enclosing(open_, reference)
     if chapter is None:
         return _fit("", "", items, marks)
     sep = marks.colon if top is not None and top > chapter.level else marks.semicolon
