@@ -175,3 +175,28 @@ def test_a_session_without_headings_is_named_by_the_long_section_it_lies_in() ->
         titles(contents_only, "el-000002")[1]
         == "Compatibilité " + " ".join(words(300, 1).split()[:7]) + "…"
     )
+
+
+def test_a_bare_chapter_label_takes_its_title_from_the_line_after_it() -> None:
+    """tipaman-de, apprendre-a-programmer-en-tex, latex-via-exemplos, kotex: "Kapitel 3"
+    and "Anwendung" are two headings, "Chapitre4" a heading over its title set as text:
+    the sessions were "Kapitel 3; Anwendung" and "Chapitre4". A sentence or a numbered
+    section after the label names nothing."""
+    doc = build_doc(
+        [
+            heading("Kapitel 1", 2, page=1),
+            heading("Einleitung", 2, page=1),
+            para(words(300), page=1, page_last=6),
+            heading("Chapitre4", 2, page=7),  # el-000004
+            para("Une boucle « for »", page=7),
+            para(words(300, 1), page=7, page_last=13),
+            heading("Kapitel 5", 2, page=14),  # el-000007
+            para("Dieses Kapitel zeigt, wie man TIPA anpasst.", page=14),
+            para(words(300, 2), page=14, page_last=20),
+        ]
+    )
+    assert titles(doc, "el-000003", "el-000006") == [
+        "Einleitung",
+        "Une boucle « for »",
+        "Kapitel 5",
+    ]

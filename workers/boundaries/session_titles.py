@@ -15,6 +15,8 @@
   "The compsci LaTeX package (continued); Discussion" opened that manual's study text);
 - at most TITLE_CHARS characters, cut between headings, never inside one ("; …" says
   more follow); a first heading longer than that alone is cut at a word;
+- a heading that only numbers its chapter ("Kapitel 3", "Chapitre4") is titled by the
+  line after it, a heading or a short line of text ("Anwendung", "Une boucle « for »");
 - Cyrillic that the PDF's fonts extracted as Latin-1 is shown as Cyrillic.
 
 A session without a heading of its own is "X (continued)" after the innermost section it
@@ -32,7 +34,7 @@ import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from quire.shared.ir import Document
+from quire.shared.ir import Document, Element
 from quire.shared.plan import ChunkPlan
 from quire.workers.boundaries.candidates import plain_text
 from quire.workers.boundaries.matter_titles import (
@@ -43,6 +45,7 @@ from quire.workers.boundaries.matter_titles import (
 
 TITLE_CHARS = 100
 CONTINUED_MAX_PAGES = 60
+LABEL_TITLE_WORDS = 12  # a chapter's title after a bare "Kapitel 3" heading, at most
 MORE = "…"
 
 
@@ -86,6 +89,30 @@ def heading_title(text: str) -> str:
     return stripped or text.strip()
 
 
+def _bare_label(text: str) -> bool:
+    """A heading that only numbers its chapter: "Kapitel 3", "Chapitre4", "Part II"."""
+    text = " ".join(text.split())
+    return bool(_LEADING_NUMBER.match(text)) and not _LEADING_NUMBER.sub("", text).strip(" .:-–—")
+
+
+def _label_title(el: Element) -> str:
+    """The title a bare label's next element gives its chapter ("" when it gives none): an
+    unnumbered heading ("Kapitel 3" / "Anwendung"), or a short line of text set apart
+    ("Chapitre4" / "Une boucle « for »"; a title set in a monospace font is one line of
+    code), not a sentence."""
+    text = plain_text(el)
+    if el.type == "code":
+        lines = el.text.strip().splitlines()
+        text = lines[1].strip() if len(lines) == 3 else ""  # ```, the line, ```
+    elif el.type not in ("heading", "paragraph"):
+        return ""
+    if not text or _LEADING_NUMBER.match(text) or len(text.split()) > LABEL_TITLE_WORDS:
+        return ""
+    if el.type != "heading" and text.endswith("."):
+        return ""
+    return heading_title(text)
+
+
 @dataclass(frozen=True)
 class _Section:
     pos: int  # the heading's element position
@@ -112,6 +139,8 @@ class Outline:
         for k, (i, level) in enumerate(heads):
             end = next((j - 1 for j, lv in heads[k + 1 :] if lv <= level), len(els) - 1)
             title = heading_title(plain_text(els[i]))
+            if i + 1 < len(els) and _bare_label(plain_text(els[i])):
+                title = _label_title(els[i + 1]) or title
             span = max(e.page_last for e in els[i : end + 1]) - els[i].page_first + 1
             # the title page's headings (title, author) above all the rest: no chapter
             # ("Chapter 1" alone in an excerpt is one)
