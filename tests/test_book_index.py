@@ -6,6 +6,7 @@ mapped to pages, locators landing in the session that holds their page, and key 
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from quire.workers.analysis.book_terms import read_book_index, session_terms
 from quire.workers.analysis.key_phrases import _EN_STOP, PhraseIndex
 from quire.workers.analysis.page_labels import page_labels
 from quire.workers.analysis.session_terms import shown_entry
+from quire.workers.analysis.stop_languages import book_languages
 from quire.workers.parse import parse_document
 from tests.irgen import build_doc, heading, para
 
@@ -170,6 +172,30 @@ def test_key_phrases_are_never_stop_words_or_generic_verbs() -> None:
     assert not {"installs", "installed", "runs", "uses", "make", "works", "done"} & {
         w for t in found for w in t.casefold().split()
     }
+
+
+def test_a_german_books_key_phrases_hold_no_german_function_words() -> None:
+    """DEMO-TUDaPub and ArsClassica-de: "für die, der Titelseite, auf der, über die" were
+    a German manual's key terms. The function words of the language a book is written in
+    end a phrase; an English book is written in none of them."""
+    german = (
+        "Die Titelseite wird mit dem Befehl maketitle gesetzt, und die Titelseite zeigt "
+        "das Logo der Universität. Auf der Titelseite steht der Name der Abschlussarbeit; "
+        "für die Abschlussarbeit gibt es eine eigene Titelseite, über die man alles "
+        "einstellen kann. "
+    )
+    doc = build_doc(
+        [heading("1 Titelseite", 1), para(german * 4, 1), para("Ein anderes Thema.", 2)]
+    )
+    found = [t.term for t in PhraseIndex.of(doc.elements).top(0, 1)]
+    assert found and "Titelseite" in " ".join(found)
+    function_words = {"die", "der", "das", "auf", "für", "über", "mit", "dem", "und", "eine"}
+    for phrase in found:
+        words = phrase.casefold().split()
+        assert words[0] not in function_words and words[-1] not in function_words, phrase
+    english = Counter(("the package manager installs the shared libraries " * 20).split())
+    assert book_languages(english) == []
+    assert book_languages(Counter(german.casefold().split())) == ["de"]
 
 
 # --- corpus books in four scripts ----------------------------------------------------------

@@ -8,7 +8,8 @@ Chinese is cut by jieba; its words of two or more characters are candidates, as 
 adjacent ones. A stretch's phrases are ranked by tf-idf against the book's pages: the
 count in the stretch times log(pages / pages holding the phrase), longer phrases first on
 a tie. Stop words are per language (English below; Russian, Persian and Chinese from
-stopwordsiso and the scorer's lists), all applied at once: the scripts cannot collide.
+stopwordsiso and the scorer's lists), all applied at once: the scripts cannot collide;
+those of a Latin-script language only in a book written in it (stop_languages).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from itertools import pairwise
 from quire.shared.ir import Element
 from quire.shared.plan import KeyTerm
 from quire.shared.text import HAN
+from quire.workers.analysis.stop_languages import book_languages, stop_words_of
 from quire.workers.analysis.terms import ZH_STOP, jieba_words
 from quire.workers.boundaries.candidates import plain_text
 from quire.workers.boundaries.scoring import STOP_WORDS, stem
@@ -82,9 +84,11 @@ def _stop() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1 << 16)  # a book says the same words over and over
-def _is_content(word: str, verbs: frozenset[str] = frozenset()) -> bool:
+def _is_content(
+    word: str, verbs: frozenset[str] = frozenset(), stop: frozenset[str] = frozenset()
+) -> bool:
     folded = word.casefold()
-    if folded in _stop() or folded in verbs or not any(c.isalpha() for c in word):
+    if folded in _stop() or folded in verbs or folded in stop or not any(c.isalpha() for c in word):
         return False
     return not (len(folded) < 2 or (_LATIN.match(word) and len(folded) < 3))
 
@@ -119,6 +123,7 @@ class _Words:
     word decided once: a book says the same words over and over."""
 
     verbs: frozenset[str] = frozenset()
+    stop: frozenset[str] = frozenset()  # the book's own language's stop words (Latin script)
     facts: dict[str, _Word | None] = field(default_factory=dict)  # None: a boundary
 
     def runs(self, tokens: Iterable[str]) -> Iterator[list[_Word]]:
@@ -140,7 +145,7 @@ class _Words:
             yield run
 
     def _fact(self, word: str) -> _Word | None:
-        if not _is_content(word, self.verbs):
+        if not _is_content(word, self.verbs, self.stop):
             return None
         cjk = _HAN_RUN.fullmatch(word) is not None
         return (word, word.casefold(), cjk, cjk or _TECHNICAL.match(word) is not None)
@@ -181,6 +186,13 @@ def _phrases(tokens: Iterable[str], words: _Words) -> Iterator[tuple[str, str]]:
                 yield joiner.join(w[0] for w in gram), joiner.join(w[1] for w in gram)
 
 
+def _book_stop_words(token_lists: Iterable[list[str]]) -> frozenset[str]:
+    """The stop words of the Latin-script languages the book is written in (see
+    stop_languages)."""
+    counts = Counter(t.casefold() for tokens in token_lists for t in tokens if t[0].isalpha())
+    return frozenset().union(*(stop_words_of(lang) for lang in book_languages(counts)))
+
+
 def _stemmed(phrase: str) -> str:
     """ "home directories" -> "home directory": plurals compare equal."""
     return " ".join(stem(w) for w in phrase.casefold().split())
@@ -205,7 +217,7 @@ class PhraseIndex:
         seen_on: list[set[int]] = []
         texts = {pos: plain_text(e) for pos, e in enumerate(elements) if e.type in _PROSE}
         split = {pos: _TOKEN.findall(text) for pos, text in texts.items()}
-        words = _Words(_verbs_of(split.values()))
+        words = _Words(_verbs_of(split.values()), _book_stop_words(split.values()))
         for pos, text in texts.items():
             page = elements[pos].page_first
             if unicodedata.is_normalized("NFKC", text) and not _HAN_RUN.search(text):
