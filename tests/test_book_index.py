@@ -16,7 +16,13 @@ from index_samples import CHINESE, ENGLISH, RUSSIAN, Book, build_book
 import quire
 from quire.shared.ir import Document, RemovedText
 from quire.shared.manifest import load_manifest
-from quire.workers.analysis.book_index import split_entry
+from quire.workers.analysis.book_index import (
+    IndexLine,
+    IndexPage,
+    IndexSpan,
+    parse_index,
+    split_entry,
+)
 from quire.workers.analysis.book_terms import read_book_index, session_terms
 from quire.workers.analysis.key_phrases import _EN_STOP, PhraseIndex
 from quire.workers.analysis.page_labels import page_labels
@@ -260,3 +266,23 @@ def test_a_glossary_gives_its_terms_to_the_sessions_that_say_them() -> None:
     assert [(t.term, t.source) for t in first] == [("recycling rule", "glossary")]
     assert [t.term for t in terms.terms(2, 3)] == ["matrix product"]
     assert all(t.source == "phrase" for t in terms.terms(4, 5))  # says neither: key phrases
+
+
+def test_a_numbered_group_of_the_index_is_no_parent_of_its_entries() -> None:
+    """VisuelPSTricks groups its index as "1) Commandes", "3) Variables PsTricks": the
+    commands were key terms "1) Commandes (\\Cnode)" in 30 sessions."""
+
+    def line(text: str, x0: float, y0: float) -> IndexLine:
+        return IndexLine(x0, x0 + 120, y0, y0 + 10, 10.0, [IndexSpan(text)])
+
+    rows = [("Index", 50), ("1) Commandes", 50), ("\\Cnode, 37", 60), ("\\psarc, 5, 6", 60)]
+    rows += [("vectors", 50), ("arithmetic, 1", 60), ("3) Variables PsTricks", 50)]
+    rows += [("arcsep, 12", 60)]
+    page = IndexPage(9, 600, 800, [line(t, x, 100 + 12 * i) for i, (t, x) in enumerate(rows)])
+    assert [(e.display, [loc.first for loc in e.locators]) for e in parse_index([page])] == [
+        ("\\Cnode", ["37"]),
+        ("\\psarc", ["5", "6"]),
+        ("vectors", []),
+        ("vectors (arithmetic)", ["1"]),
+        ("arcsep", ["12"]),
+    ]

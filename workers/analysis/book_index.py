@@ -63,6 +63,7 @@ _SEE = re.compile(
     r"|(?:^|(?<=[,，;；(（]))\s*(?P<zh_see>见)\s*",
     re.IGNORECASE,
 )
+_NUMBERED_GROUP = re.compile(r"^(?:\d{1,2}|[A-Za-z]|[IVX]{1,4})[.)]\s+\w")  # "1) Commandes"
 _GROUP_WORDS = frozenset(
     [
         "symbols",
@@ -366,6 +367,9 @@ def parse_index(
         term, locators, see, also = split_entry(row.text)
         if not term:
             continue
+        if level == 0 and not (locators or see or also) and _NUMBERED_GROUP.match(term):
+            parent = None  # "1) Commandes": a numbered group of the index, whose entries
+            continue  # are terms of their own ("\\Cnode", not "1) Commandes (\\Cnode)")
         marked = (row.bold if bold_marks else set()) | (row.italic if italic_marks else set())
         entry = IndexEntry(
             term=term,
