@@ -453,3 +453,29 @@ def build_raised_folios(path: Path) -> Path:
             page.insert_text((W / 2, FOLIO_Y), str(n), fontsize=10)
     doc.save(path)
     return path
+
+
+JOURNAL_PAGES = 8
+JOURNAL_FOOTER = "Canadian Journal of Economics / Revue canadienne d'économique"
+JOURNAL_AUTHORS = "AMS AND BORIS VEYTSMAN"
+
+
+def build_journal_pages(path: Path) -> Path:
+    """A journal's wide margins: the running header stands at 12.5-13.3 % of the height,
+    set as the page number and the authors side by side on even pages (the number first,
+    so the authors are not the page's top block); an unnumbered footer at 83.5 %."""
+    doc = pymupdf.open()
+    for n in range(1, JOURNAL_PAGES + 1):
+        page = doc.new_page(width=612, height=792)
+        if n % 2:
+            page.insert_text((270, 104), f"SAMPLE PAPER {n}", fontsize=8)
+        else:
+            page.insert_text((243, 104.5), JOURNAL_AUTHORS, fontsize=8)
+        for i in range(24):
+            line = f"Lemma {n}.{i} bounds the group of order {n * 31 + i} by its {i}-th factor."
+            page.insert_text((119, 130 + 21 * i), line, fontsize=10)
+        page.insert_text((149, 668), JOURNAL_FOOTER, fontsize=8)
+        if not n % 2:  # drawn last, as TeX's output routine may: a block of its own
+            page.insert_text((119, 103.5), str(n), fontsize=8)
+    doc.save(path)
+    return path

@@ -15,6 +15,9 @@ from sweep_samples import (
     FOLIO_GAP,
     FOLIO_PAGES,
     GRAPHICS_HEADERS,
+    JOURNAL_AUTHORS,
+    JOURNAL_FOOTER,
+    JOURNAL_PAGES,
     NOTE,
     PICTURE_LABELS,
     PROSE_ABOVE,
@@ -30,6 +33,7 @@ from sweep_samples import (
     build_cjk_headers,
     build_clipped_figure,
     build_figures,
+    build_journal_pages,
     build_long_listing,
     build_raised_folios,
     build_section_headers,
@@ -172,6 +176,21 @@ def test_a_folio_above_the_bottom_band_is_removed_and_a_bare_number_in_the_text_
     ]
     bare = [(e.page_first, e.text) for e in doc.elements if e.text.isdigit()]
     assert bare == [(FOLIO_GAP, str(FOLIO_GAP))]
+
+
+def test_a_split_header_and_a_footer_set_high_are_removed(tmp_path: Path) -> None:
+    """aomsample's even pages set "18" and "AMS AND BORIS VEYTSMAN" side by side just
+    under the 13 % band, where only the page's top block was looked at (15 headers kept);
+    cjeguide's footer stands at 83.5 %, above the bottom band (18 kept)."""
+    doc = parse_document(build_journal_pages(tmp_path / "journal.pdf")).document
+    assert not [e for e in doc.elements if JOURNAL_AUTHORS in e.text or "Revue" in e.text]
+    pages = list(range(1, JOURNAL_PAGES + 1))
+    footers = [r.page for r in doc.removed if r.kind == "footer" and r.text == JOURNAL_FOOTER]
+    assert footers == pages
+    headers = [r.page for r in doc.removed if r.text in (JOURNAL_AUTHORS, f"SAMPLE PAPER {r.page}")]
+    assert headers == pages
+    text = " ".join(e.text for e in doc.elements)
+    assert all(f"Lemma {n}.{i} " in text for n in pages for i in (0, 23))  # the body stays
 
 
 def test_a_long_listing_is_cut_at_page_breaks(tmp_path: Path) -> None:

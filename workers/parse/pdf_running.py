@@ -1,12 +1,13 @@
 """Running headers, footers and page numbers: found by comparing a page with its neighbours.
 
 A block is a candidate when it is short and sits in the top or bottom band of its page
-(13 % of the height), or is the page's first text block within 18 % (headers set lower, as
-in latex-notes-zh-cn). The page's last block above the bottom band is one only as a bare
-page number (LaTeX's A4 pages set the folio at 83-87 % of the height, a small book page on
-A4 paper at 76 %): it is removed when it fits the numbering and a page within two has
-one at the same height; any other last block may be a footnote, whose opening number or
-repeated wording must not make it running text.
+(13 % of the height), or is in the page's first row of text within 18 % (headers set
+lower, as in latex-notes-zh-cn). The page's last block above the bottom band is one only
+as a bare page number (LaTeX's A4 pages set the folio at 83-87 % of the height, a small
+book page on A4 paper at 76 %): it is removed when it fits the numbering and a page within
+two has one at the same height; any other last block may be a footnote, whose opening
+number or repeated wording must not make it running text, unless it ends most pages
+within 18 %, the same wording at the same height (a footer set high).
 It is removed from the body when it is
 - a bare page number ("12", "xiv", "Page 3", "- 7 -", "۱۲") that fits the page's
   numbering where the document has one (a code line "457 {" at the top of a listing page
@@ -73,6 +74,7 @@ class _Candidate:
     first: str = ""  # key of the first of two lines ("milog.cls" over the section's title)
     code: bool = False  # monospace: running text only where it runs through the book
     number_only: bool = False  # the last block above the band: removed only as a folio
+    low: bool = False  # the last block within the outer band: removed only if throughout
 
 
 def _key(text: str) -> str:
@@ -130,7 +132,10 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
     if not text_blocks:
         return out
     prose = [i for i in text_blocks if page.blocks[i].kind == "text"] or text_blocks
-    first = min(prose, key=lambda i: _text_box(page.blocks[i])[1])  # its band is wider
+    # the blocks of the page's first row have the wider band (a header set as a page
+    # number and a title side by side: aomsample's "18 AMS AND BORIS VEYTSMAN")
+    top = _text_box(page.blocks[min(prose, key=lambda i: _text_box(page.blocks[i])[1])])
+    firsts = {i for i in prose if _text_box(page.blocks[i])[1] < top[3]}
     last = max(prose, key=lambda i: _text_box(page.blocks[i])[3])
     for i in text_blocks:
         b = page.blocks[i]
@@ -140,9 +145,10 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
         if len(text) > _MAX_CHARS:
             continue
         box = _text_box(b)
-        zone = _zone(page, box, i == first)
+        zone = _zone(page, box, i in firsts)
         folio = zone is None and i == last and bool(_PAGE_NUMBER.match(ascii_digits(text)))
-        if zone is not None or folio:
+        low = zone is None and i == last and not folio and box[1] >= page.height * (1 - _OUTER_BAND)
+        if zone is not None or folio or low:
             large = b.size > body_size * 1.15
             first_line = _key(b.lines[0]) if len(b.lines) == 2 else ""
             out.append(
@@ -158,6 +164,7 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
                     first_line,
                     b.kind == "code",
                     folio,
+                    low,
                 )
             )
     return out
@@ -222,6 +229,7 @@ def find_running_text(
     cands = {p.page: _candidates(p, body_size) for p in pages if p.skipped is None}
     offsets = _offsets(cands)
     throughout = _code_throughout(cands)
+    low_footers = _low_footers(cands)
     drop: set[tuple[int, int]] = set()
     removed: list[RemovedText] = []
     for pno in sorted(cands):
@@ -230,6 +238,8 @@ def find_running_text(
             kind: Literal["header", "footer", "page_number"] | None = None
             if c.number_only:
                 kind = "page_number" if _folio(c, cands, by_page, offsets) else None
+            elif c.low:
+                kind = "footer" if (c.key, round(c.y0)) in low_footers else None
             elif c.code:
                 kind = c.zone if (c.zone, c.first or c.key) in throughout else None
             elif c.large:  # a title, unless it is numbered or recurs like running text
@@ -269,6 +279,20 @@ def _folio(
         for q in (c.page - 1, c.page + 1, c.page - 2, c.page + 2)
         for o in cands.get(q, ())
     )
+
+
+def _low_footers(cands: dict[int, list[_Candidate]]) -> set[tuple[str, int]]:
+    """(key, height) of the lines that end `_CODE_SHARE` of the pages above the bottom
+    band, the same wording (digits aside) at the same height: a footer set high
+    (cjeguide's "Canadian Journal of Economics / Revue canadienne d'économique" at 83 %).
+    A footnote ends its page there too, but never the same one on most pages."""
+    pages: dict[tuple[str, int], set[int]] = {}
+    for pno, found in cands.items():
+        for c in found:
+            if c.low and sum(ch.isalpha() for ch in c.key) >= 2:
+                pages.setdefault((c.key, round(c.y0)), set()).add(pno)
+    least = max(_CODE_PAGES, _CODE_SHARE * len(cands))
+    return {key for key, on in pages.items() if len(on) >= least}
 
 
 def _code_throughout(cands: dict[int, list[_Candidate]]) -> set[tuple[Zone, str]]:
