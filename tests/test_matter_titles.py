@@ -46,6 +46,19 @@ def test_code_does_not_decide_the_language() -> None:
     assert book_language([*els, code]) == "zh"
 
 
+def test_the_headings_script_decides_over_commands_in_the_prose() -> None:
+    """The Persian Debian Handbook's prose holds more Latin letters (commands, package
+    names) than Persian: its titles read "(continued)" among Persian headings."""
+    prose = "برای نصب بسته از دستور apt-get install openssh-server sshd_config استفاده کنید"
+    heads = [
+        Element(id=f"el-h{i:05d}", type="heading", text=f"## پیکربندی شبکه و حساب کاربری {i}",
+                level=2, page_first=i, page_last=i)
+        for i in range(1, 30)
+    ]  # fmt: skip
+    assert book_language(_els(*[prose] * 200)) == "en"  # too few headings: the prose decides
+    assert book_language([*heads, *_els(*[prose] * 200)]) == "fa"
+
+
 def test_reference_titles() -> None:
     assert reference_title("title pages and contents", 1, 1, "en") == "Title pages and contents"
     assert reference_title("index", 2, 3, "en") == "Index, part 2 of 3"

@@ -373,6 +373,7 @@ _PERSIAN = re.compile(f"[{''.join(sorted(_PERSIAN_ONLY))}]")  # all in U+0600-U+
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
 _GREEK = re.compile("[\u0370-\u03ff\u1f00-\u1fff]")
 SAMPLE_CHARS = 200_000  # enough text to tell a book's script
+HEADING_LETTERS = 500  # enough headings to tell their script
 
 
 def _script_letters(elements: Sequence[Element]) -> Counter[str]:
@@ -402,8 +403,12 @@ def book_language(elements: Sequence[Element]) -> str:
     """The language a book's reference titles are written in, told by its script: "zh"
     (Han), "ja" (Han with kana), "ko" (Hangul), "fa" (Arabic script with Persian letters),
     "ru" (Cyrillic), "el" (Greek), else "en". Arabic-script books without Persian letters
-    stay "en": a Persian title would be wrong for them."""
-    letters = _script_letters(elements)
+    stay "en": a Persian title would be wrong for them. The titles stand among the book's
+    headings, so their script decides when they have HEADING_LETTERS letters (a Persian or
+    Japanese manual's prose can hold more Latin, its commands, than its own script)."""
+    letters = _script_letters([e for e in elements if e.type == "heading"])
+    if sum(letters.values()) < HEADING_LETTERS:
+        letters = _script_letters(elements)
     # a CJK character stands for about two Latin letters' worth of text
     cjk = 2 * (letters["han"] + letters["kana"])
     if 2 * letters["hangul"] > max(letters["latin"], cjk):
