@@ -286,3 +286,12 @@ def test_a_numbered_group_of_the_index_is_no_parent_of_its_entries() -> None:
         ("vectors (arithmetic)", ["1"]),
         ("arcsep", ["12"]),
     ]
+
+
+def test_a_persian_word_joined_by_a_zero_width_non_joiner_is_one_word() -> None:
+    """The Persian Debian Handbook's "نرم‌افزار آزاد" (free software) was the key term
+    "افزار آزاد": the tokenizer cut "نرم‌افزار" at its zero-width non-joiner."""
+    text = "نرم‌افزار آزاد را هر کسی می‌تواند تغییر دهد و نرم‌افزار آزاد را منتشر کند. " * 6
+    doc = build_doc([heading("۱ نرم‌افزار", 1), para(text, 1), para("موضوعی دیگر.", 2)])
+    found = [t.term for t in PhraseIndex.of(doc.elements).top(0, 1)]
+    assert "نرم‌افزار آزاد" in found and "افزار آزاد" not in found

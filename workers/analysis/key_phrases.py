@@ -63,7 +63,7 @@ already always never simply directly usually generally especially particularly a
 really quite fully easily currently typically normally otherwise still again
 """
 _EN_STOP = frozenset(_GENERIC.split()) | STOP_WORDS
-_TOKEN = re.compile(r"[^\W\d_][\w'’-]*[\w]|[^\W\d_]|\d[\w.]*|[^\w\s]", re.UNICODE)
+_TOKEN = re.compile(r"[^\W\d_][\w'’\u200c-]*[\w]|[^\W\d_]|\d[\w.]*|[^\w\s]", re.UNICODE)
 _HAN_RUN = re.compile(f"[{HAN}]+")
 _TECHNICAL = re.compile(r"^(?:[A-Z]{2,}[A-Za-z0-9_]*|\w*[a-z][A-Z]\w*|\w*_\w+|[A-Za-z]+\d\w*)$")
 _LATIN = re.compile(r"[A-Za-z]")
