@@ -295,3 +295,14 @@ def test_a_persian_word_joined_by_a_zero_width_non_joiner_is_one_word() -> None:
     doc = build_doc([heading("۱ نرم‌افزار", 1), para(text, 1), para("موضوعی دیگر.", 2)])
     found = [t.term for t in PhraseIndex.of(doc.elements).top(0, 1)]
     assert "نرم‌افزار آزاد" in found and "افزار آزاد" not in found
+
+
+def test_an_elided_article_is_a_word_of_its_own() -> None:
+    """fbook's key terms were "d’une commande", "qu’une pénalité", "compose d’un"."""
+    text = (
+        "Le nom d’une commande suit la barre oblique; qu’une pénalité soit infinie, "
+        "TEX compose d’un seul bloc le nom d’une commande et qu’une pénalité. "
+    ) * 5
+    doc = build_doc([heading("1 Commandes", 1), para(text, 1), para("Autre sujet.", 2)])
+    found = [t.term for t in PhraseIndex.of(doc.elements).top(0, 1)]
+    assert found and not [t for t in found if "’" in t], found

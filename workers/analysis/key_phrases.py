@@ -63,7 +63,10 @@ already always never simply directly usually generally especially particularly a
 really quite fully easily currently typically normally otherwise still again
 """
 _EN_STOP = frozenset(_GENERIC.split()) | STOP_WORDS
-_TOKEN = re.compile(r"[^\W\d_][\w'’\u200c-]*[\w]|[^\W\d_]|\d[\w.]*|[^\w\s]", re.UNICODE)
+# An elided article or preposition is a word of its own (French "d’une commande", Italian
+# "dell’input": "une commande", "input"); a zero-width non-joiner is inside a Persian word.
+_ELIDED = r"(?i:dell|all|dall|nell|sull|quell|qu|[dlnsjcmt])['’](?=[^\W\d_])"
+_TOKEN = re.compile(_ELIDED + r"|[^\W\d_][\w'’\u200c-]*[\w]|[^\W\d_]|\d[\w.]*|[^\w\s]", re.UNICODE)
 _HAN_RUN = re.compile(f"[{HAN}]+")
 _TECHNICAL = re.compile(r"^(?:[A-Z]{2,}[A-Za-z0-9_]*|\w*[a-z][A-Z]\w*|\w*_\w+|[A-Za-z]+\d\w*)$")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -90,6 +93,8 @@ def _is_content(
     folded = word.casefold()
     if folded in _stop() or folded in verbs or folded in stop or not any(c.isalpha() for c in word):
         return False
+    if folded.endswith(("'", "’")):
+        return False  # an elided article: "d’", "dell’"
     return not (len(folded) < 2 or (_LATIN.match(word) and len(folded) < 3))
 
 
