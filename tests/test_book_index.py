@@ -93,6 +93,14 @@ def test_chinese_and_russian_indexes(tmp_path: Path) -> None:
         ("atan2, 38", "atan2", [("38", None)]),  # a digit inside the term stays there
         ("۳۹ ،۳۷ ،سبک متنی", "سبک متنی", [("39", None), ("37", None)]),  # RTL, visual order
         ("mix civil", "mix civil", []),  # words that look roman are no locators
+        # paracol: a range after the first locator, and a line that goes on below
+        (
+            "\\footnote. . . . 10, 25, 33–37, 60",
+            "\\footnote",
+            [("10", None), ("25", None), ("33", "37"), ("60", None)],
+        ),
+        ("κc(δ). . . . . . . . 65,", "κc(δ)", [("65", None)]),
+        ("abkhaz (root language) . . . . §1; Table 1.2", "abkhaz (root language)", []),
     ],
 )
 def test_locators_are_split_from_the_term(

@@ -49,9 +49,9 @@ _LOCATOR = re.compile(
 )
 _SEPARATORS = re.compile(r"[,，、،;；]")
 # dot leaders before the locators; two dots will do there ("(option) . .22")
-_LEADERS = re.compile(
-    rf"(?:\s*[.·…]){{2,}}\s*(?={_ONE}(?:\s*{_DASH}\s*{_ONE})?(?:\s*[,،]\s*{_ONE})*\s*$)"
-)
+_RANGE = rf"{_ONE}(?:\s*{_DASH}\s*{_ONE})?"
+_LEADERS = re.compile(rf"(?:\s*[.·…]){{2,}}\s*(?={_RANGE}(?:\s*[,،]\s*{_RANGE})*\s*$)")
+_LEADER_RUN = re.compile(r"(?:\s*[.·…]){2,}")  # leaders before locators not read as such
 _SPACES = re.compile(r"\s+")
 _NUMBER_TOKEN = re.compile(rf"{_PREFIXED}|\d+|\b{_ROMAN}\b")
 # "see also" before "see": the longer marker wins. CJK markers need a separator before
@@ -306,7 +306,8 @@ def split_entry(text: str) -> tuple[str, list[tuple[str, str | None]], list[str]
 
     Locators are taken from the end of the line, or from its start when the line is a
     right-to-left one in visual order ("۴۵ ،term")."""
-    text = _LEADERS.sub(", ", _fold(text)).rstrip(" ,，、،;；")
+    # (a line that goes on below ends in a comma: the leaders come before its locators too)
+    text = _LEADERS.sub(", ", _fold(text).rstrip(" ,，、،;；")).rstrip(" ,，、،;；")
     see: list[str] = []
     also: list[str] = []
     m = _SEE.search(text)
@@ -328,6 +329,9 @@ def split_entry(text: str) -> tuple[str, list[tuple[str, str | None]], list[str]
     term = text[bounds[lo] + 1 : bounds[hi]].strip()
     if len(term) > 2 and not locators:
         term = term.rstrip(",،;").strip()
+    leader = _LEADER_RUN.search(term)
+    if leader and leader.start() > 0:  # "§3", "Table 1.2" after them: no term's words
+        term = term[: leader.start()]
     folded = [(ascii_digits(a), ascii_digits(b) if b else None) for a, b in locators]
     return _SPACES.sub(" ", term), folded, see, also
 
