@@ -29,6 +29,7 @@ from quire.workers.analysis.page_labels import page_labels
 from quire.workers.analysis.session_terms import shown_entry
 from quire.workers.analysis.stop_languages import book_languages
 from quire.workers.parse import parse_document
+from quire.workers.parse.pdf_index_lines import read_index_pages
 from tests.irgen import build_doc, heading, para
 
 
@@ -101,6 +102,11 @@ def test_chinese_and_russian_indexes(tmp_path: Path) -> None:
         ),
         ("κc(δ). . . . . . . . 65,", "κc(δ)", [("65", None)]),
         ("abkhaz (root language) . . . . §1; Table 1.2", "abkhaz (root language)", []),
+        # a TeX control word holds no digits: what follows it is its locators
+        ("\\@biblabel 725, 726", "\\@biblabel", [("725", None), ("726", None)]),
+        ("\\@oddhead. 780", "\\@oddhead", [("780", None)]),
+        ("\\@Masterstrue . 156", "\\@Masterstrue", [("156", None)]),  # a single leader
+        ("Windows 10, 45", "Windows 10", [("45", None)]),
     ],
 )
 def test_locators_are_split_from_the_term(
@@ -314,3 +320,38 @@ def test_an_elided_article_is_a_word_of_its_own() -> None:
     doc = build_doc([heading("1 Commandes", 1), para(text, 1), para("Autre sujet.", 2)])
     found = [t.term for t in PhraseIndex.of(doc.elements).top(0, 1)]
     assert found and not [t for t in found if "’" in t], found
+
+
+def test_an_index_that_sets_a_space_before_the_first_locator(tmp_path: Path) -> None:
+    """apprendre-a-programmer-en-tex sets "préprocesseur 10", "format 7, 8" (no comma, the
+    number right-aligned); its entries read "préprocesseur10" with no locator, and a
+    locator range ending a column's line joined the next column's entry to it."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=500, height=700)
+    page.insert_text((60, 80), "Index", fontsize=14)
+    left = [("préprocesseur", "10"), ("format", "7, 8"), ("\\floatsep . . .", "961-963")]
+    right = [("paragraphe", "18"), ("token", "3, 5"), ("\\lotmark . . .", "702")]
+    for i, ((lt, ln), (rt, rn)) in enumerate(zip(left, right, strict=True)):
+        y = 120 + 14 * i
+        x = 60.0
+        for term, number in ((lt, ln), (rt, rn)):  # the next column 10 pt after the first
+            page.insert_text((x, y), term, fontsize=10)
+            x += pymupdf.get_text_length(term, fontsize=10) + 8  # a gap, no space
+            page.insert_text((x, y), number, fontsize=10)
+            x = 170.0
+    path = tmp_path / "index.pdf"
+    doc.save(path)
+    lines = [ln.text for ln in read_index_pages(path, [1])[0].lines]
+    assert "préprocesseur 10" in lines and "\\floatsep . . . 961-963" in lines
+    entries = [(e.term, [loc.first for loc in e.locators]) for e in parse_index(
+        read_index_pages(path, [1]))]  # fmt: skip
+    assert entries == [
+        ("préprocesseur", ["10"]),
+        ("format", ["7", "8"]),
+        ("\\floatsep", ["961"]),
+        ("paragraphe", ["18"]),
+        ("token", ["3", "5"]),
+        ("\\lotmark", ["702"]),
+    ]

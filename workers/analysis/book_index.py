@@ -50,7 +50,11 @@ _LOCATOR = re.compile(
 _SEPARATORS = re.compile(r"[,，、،;；]")
 # dot leaders before the locators; two dots will do there ("(option) . .22")
 _RANGE = rf"{_ONE}(?:\s*{_DASH}\s*{_ONE})?"
-_LEADERS = re.compile(rf"(?:\s*[.·…]){{2,}}\s*(?={_RANGE}(?:\s*[,،]\s*{_RANGE})*\s*$)")
+_LIST_END = rf"(?={_RANGE}(?:\s*[,،]\s*{_RANGE})*\s*$)"  # the rest: locators only
+_LEADERS = re.compile(rf"(?:(?:\s*[.·…]){{2,}}|\s+\.)\s*{_LIST_END}")  # or " . 156"
+_SPACED = re.compile(rf"(?<=[^\s,،;])\s+{_LIST_END}")
+# a TeX control word holds no digits: "\@biblabel 725" is a term and its locator
+_CONTROL_WORD_SPACED = re.compile(rf"(\\[A-Za-z@]+)(?:\s*\.\s*|\s+){_LIST_END}")
 _LEADER_RUN = re.compile(r"(?:\s*[.·…]){2,}")  # leaders before locators not read as such
 _SPACES = re.compile(r"\s+")
 _NUMBER_TOKEN = re.compile(rf"{_PREFIXED}|\d+|\b{_ROMAN}\b")
@@ -301,11 +305,14 @@ def _locator_segment(segment: str) -> re.Match[str] | None:
     return m if m and segment.strip() else None
 
 
-def split_entry(text: str) -> tuple[str, list[tuple[str, str | None]], list[str], list[str]]:
+def split_entry(
+    text: str, spaced: bool = False
+) -> tuple[str, list[tuple[str, str | None]], list[str], list[str]]:
     """One logical index line -> (term, [(first, last)], see, see_also).
 
     Locators are taken from the end of the line, or from its start when the line is a
-    right-to-left one in visual order ("۴۵ ،term")."""
+    right-to-left one in visual order ("۴۵ ،term"); `spaced`: the index sets a space, not
+    a comma, between the term and its first locator ("format 7, 8")."""
     # (a line that goes on below ends in a comma: the leaders come before its locators too)
     text = _LEADERS.sub(", ", _fold(text).rstrip(" ,，、،;；")).rstrip(" ,，、،;；")
     see: list[str] = []
@@ -315,6 +322,9 @@ def split_entry(text: str) -> tuple[str, list[tuple[str, str | None]], list[str]
         targets = [t.strip(" .,;()（）") for t in re.split(r"[;；]", text[m.end() :])]
         (also if m.group("also") or m.group("zh_also") else see).extend(t for t in targets if t)
         text = text[: m.start()].rstrip(" ,;，；、،")
+    if spaced:
+        text = _SPACED.sub(", ", text, count=1)
+    text = _CONTROL_WORD_SPACED.sub(r"\1, ", text, count=1)
     cuts = [m.start() for m in _SEPARATORS.finditer(text)]
     bounds = [-1, *cuts, len(text)]  # segment k is text[bounds[k] + 1 : bounds[k + 1]]
     lo, hi = 0, len(bounds) - 1  # the segments left for the term
@@ -359,6 +369,19 @@ def _logical_lines(rows: Iterable[_Row]) -> list[tuple[int, _Row]]:
     return out
 
 
+def _spaced(texts: Iterable[str]) -> bool:
+    """Does the index set a space between a term and its first locator ("préprocesseur
+    10", "format 7, 8")? So it does when most lines with locators show one more that way
+    (a term ending in a number, "Windows 10, 45", is the exception, not the rule)."""
+    gained = found = 0
+    for text in texts:
+        plain = len(split_entry(text)[1])
+        more = len(split_entry(text, spaced=True)[1]) > plain
+        found += bool(plain) or more
+        gained += more
+    return gained * 2 > found
+
+
 def parse_index(
     pages: Sequence[IndexPage], skip: Mapping[int, Collection[str]] | None = None
 ) -> list[IndexEntry]:
@@ -367,8 +390,10 @@ def parse_index(
     bold_marks, italic_marks = _styles(pages).defining()
     entries: list[IndexEntry] = []
     parent: str | None = None
-    for level, row in _logical_lines(_rows(pages, skip or {})):
-        term, locators, see, also = split_entry(row.text)
+    lines = _logical_lines(_rows(pages, skip or {}))
+    spaced = _spaced(row.text for _, row in lines)
+    for level, row in lines:
+        term, locators, see, also = split_entry(row.text, spaced)
         if not term:
             continue
         if level == 0 and not (locators or see or also) and _NUMBERED_GROUP.match(term):

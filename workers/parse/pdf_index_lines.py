@@ -21,7 +21,8 @@ from quire.workers.parse.pdf_open import open_pdf_kept
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi|cmbx|cmb\d|-bd\b", re.IGNORECASE)
 _ITALIC = re.compile(r"italic|oblique|cmti|cmsl|cmmi|-it\b|ital", re.IGNORECASE)
 _BOLD_FLAG, _ITALIC_FLAG = 16, 2
-_ENDS_IN_NUMBER = re.compile(r"(?:^|[\s,.;،])(?:\d+|[ivxlcdm]+)\s*$")
+_WORD_SPACE = 0.15  # of the font size: a gap this wide between two pieces is a space
+_ENDS_IN_NUMBER = re.compile(r"(?:^|[\s,.;،–—-])(?:\d+|[ivxlcdm]+)\s*$")  # "…, 961–963"
 
 
 @functools.cache
@@ -79,7 +80,11 @@ def _page_lines(page: Any) -> list[IndexLine]:
             out.append(ln)
         else:
             prev = out[at]
-            out[at] = replace(prev, x1=max(prev.x1, ln.x1), spans=[*prev.spans, *ln.spans])
+            # a piece set apart by a word space or more is a word of its own ("format 7",
+            # a right-aligned locator, had read "format7")
+            spaced = ln.x0 - prev.x1 >= _WORD_SPACE * max(prev.size, ln.size)
+            space = [IndexSpan(" ")] if spaced and not prev.text.endswith(" ") else []
+            out[at] = replace(prev, x1=max(prev.x1, ln.x1), spans=[*prev.spans, *space, *ln.spans])
     return sorted(out, key=lambda ln: (ln.y0, ln.x0))
 
 
