@@ -479,3 +479,25 @@ def build_journal_pages(path: Path) -> Path:
             page.insert_text((119, 103.5), str(n), fontsize=8)
     doc.save(path)
     return path
+
+
+SYNOPSIS_PAGES = (2, 3, 4)
+
+
+def build_synopsis_labels(path: Path) -> Path:
+    """latex2e-fr: "Synopsis :" over a line of code at the foot of three pages in a row,
+    at 86.8-87.0 % of the height (inside the bottom band on one page, just above it on
+    the others): text, whichever way its neighbours stand."""
+    doc = pymupdf.open()
+    for n in range(1, 7):
+        page = doc.new_page(width=612, height=792)
+        for i in range(26):
+            page.insert_text(
+                (90, 90 + 22 * i), f"Texte {n}.{i} de l'environnement {i}.", fontsize=10
+            )
+        if n in SYNOPSIS_PAGES:
+            y = 700.0 if n == 3 else 698.5  # the label's top at 689.3 / 687.8
+            page.insert_text((90, y), "Synopsis :", fontsize=10)
+            page.insert_text((119, 714), f"\\\\begin{{env{n}}}", fontsize=10, fontname="cour")
+    doc.save(path)
+    return path

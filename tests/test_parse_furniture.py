@@ -24,6 +24,7 @@ from sweep_samples import (
     PROSE_BELOW,
     SECTION_HEADERS,
     SLIDE_TITLE,
+    SYNOPSIS_PAGES,
     TYPEWRITER_CHAPTERS,
     TYPEWRITER_CODE_FOOT,
     WARNING,
@@ -38,6 +39,7 @@ from sweep_samples import (
     build_raised_folios,
     build_section_headers,
     build_slide_titles,
+    build_synopsis_labels,
     build_typewriter_book,
     zh_break_end,
 )
@@ -191,6 +193,14 @@ def test_a_split_header_and_a_footer_set_high_are_removed(tmp_path: Path) -> Non
     assert headers == pages
     text = " ".join(e.text for e in doc.elements)
     assert all(f"Lemma {n}.{i} " in text for n in pages for i in (0, 23))  # the body stays
+
+
+def test_a_label_at_the_foot_of_some_pages_stays(tmp_path: Path) -> None:
+    """A last block above the bottom band is a candidate only as a footer of most pages:
+    it is no evidence that the same label inside the band on a neighbour is running."""
+    doc = parse_document(build_synopsis_labels(tmp_path / "synopsis.pdf")).document
+    kept = [e.page_first for e in doc.elements if e.text == "Synopsis :"]
+    assert kept == list(SYNOPSIS_PAGES) and not doc.removed
 
 
 def test_a_long_listing_is_cut_at_page_breaks(tmp_path: Path) -> None:

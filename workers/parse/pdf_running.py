@@ -42,6 +42,7 @@ from quire.workers.parse.pdf_types import PdfBlock, PdfPage
 
 _BAND = 0.13  # top/bottom share of the page height where running text lives
 _OUTER_BAND = 0.18  # ... for the page's first or last text block
+_TITLE_LETTERS = 4  # a title beside a page number in the first row has as many letters
 _MAX_CHARS = 160
 _MIN_OFFSET_PAGES = 3  # pages that must agree on a printed-number offset
 _SLOT = 1.0  # points: a header line at the height of its neighbours' running headers
@@ -132,10 +133,20 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
     if not text_blocks:
         return out
     prose = [i for i in text_blocks if page.blocks[i].kind == "text"] or text_blocks
-    # the blocks of the page's first row have the wider band (a header set as a page
-    # number and a title side by side: aomsample's "18 AMS AND BORIS VEYTSMAN")
-    top = _text_box(page.blocks[min(prose, key=lambda i: _text_box(page.blocks[i])[1])])
-    firsts = {i for i in prose if _text_box(page.blocks[i])[1] < top[3]}
+    # the top block has the wider band, and so has the rest of its row when it is a bare
+    # page number (a header set as the number and a title side by side: aomsample's
+    # "18   AMS AND BORIS VEYTSMAN"; an index's "L" and "M" or two columns' first lines
+    # side by side are no header)
+    first = min(prose, key=lambda i: _text_box(page.blocks[i])[1])
+    top = _text_box(page.blocks[first])
+    firsts = {first}
+    if " ".join(page.blocks[first].lines).strip().isdigit():
+        firsts |= {
+            i
+            for i in prose
+            if _text_box(page.blocks[i])[1] < top[3]
+            and sum(ch.isalpha() for ch in " ".join(page.blocks[i].lines)) >= _TITLE_LETTERS
+        }  # (a title: a score's "tr" over a staff beside the number is no header)
     last = max(prose, key=lambda i: _text_box(page.blocks[i])[3])
     for i in text_blocks:
         b = page.blocks[i]
@@ -303,7 +314,7 @@ def _code_throughout(cands: dict[int, list[_Candidate]]) -> set[tuple[Zone, str]
     pages: dict[tuple[Zone, str], set[int]] = {}
     for pno, found in cands.items():
         for c in found:
-            if c.code and sum(ch.isalpha() for ch in c.first or c.key) >= 2:
+            if c.code and not c.low and sum(ch.isalpha() for ch in c.first or c.key) >= 2:
                 pages.setdefault((c.zone, c.first or c.key), set()).add(pno)
     least = max(_CODE_PAGES, _CODE_SHARE * len(cands))
     return {key for key, on in pages.items() if len(on) >= least}
@@ -346,7 +357,7 @@ def _repeated(c: _Candidate, cands: dict[int, list[_Candidate]], pages: int = 1)
     for q in (c.page - 1, c.page + 1, c.page - 2, c.page + 2):
         if any(
             o.zone == c.zone
-            and not o.number_only
+            and not (o.number_only or o.low)  # (those are no evidence for others)
             and (o.key == c.key or (c.first and o.first == c.first))
             and abs(o.y0 - c.y0) <= 4
             for o in cands.get(q, ())
