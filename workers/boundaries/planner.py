@@ -51,7 +51,7 @@ from quire.workers.boundaries.matter_titles import book_language, reference_titl
 from quire.workers.boundaries.session_titles import study_titles
 
 TITLE_WORDS = 8
-TITLE_CHARS = 80
+FALLBACK_TITLE_CHARS = 80  # a first-words title (a session titled by headings: 100)
 _PROSE = ("paragraph", "list", "caption")  # a fallback title's words come from these first
 
 
@@ -541,7 +541,7 @@ def chunk_title(part: Sequence[Element], number: int) -> str:
         words = [w for w in plain_text(e).split() if not w.startswith("```")]
         if count_words(" ".join(words)):
             title = " ".join(words[:TITLE_WORDS])
-            if len(title) > TITLE_CHARS:  # a line of code is one long "word"
-                return title[:TITLE_CHARS].rstrip() + "…"
+            if len(title) > FALLBACK_TITLE_CHARS:  # a line of code is one long "word"
+                return title[:FALLBACK_TITLE_CHARS].rstrip() + "…"
             return title + ("…" if len(words) > TITLE_WORDS else "")
     return f"Section {number}"
