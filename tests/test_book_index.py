@@ -171,6 +171,12 @@ def test_a_book_with_an_index_gets_its_terms_end_to_end(tmp_path: Path) -> None:
         assert not any(t.term in c.title for t in c.key_terms), c.title
 
 
+def key_phrases(heading_text: str, text: str, other: str) -> list[str]:
+    """The key phrases of a one-section book's section (`other`: a second section)."""
+    doc = build_doc([heading(heading_text, 1), para(text, 1), para(other, 2)])
+    return [t.term for t in PhraseIndex.of(doc.elements).top(0, 1)]
+
+
 def test_key_phrases_are_never_stop_words_or_generic_verbs() -> None:
     text = (
         "The package manager installs the shared libraries and it runs the test suite. "
@@ -178,11 +184,7 @@ def test_key_phrases_are_never_stop_words_or_generic_verbs() -> None:
         "uses the BLAS_LIBS variable to find the shared libraries. We make sure that it "
         "works, then we use the package manager again and it is done. "
     )
-    doc = build_doc(
-        [heading("1 Installing", 1), para(text * 4, 1), para("Unrelated words about cooking.", 2)]
-    )
-    phrases = PhraseIndex.of(doc.elements).top(0, 1)
-    found = [t.term for t in phrases]
+    found = key_phrases("1 Installing", text * 4, "Unrelated words about cooking.")
     assert "shared libraries" in found and "package manager" in found
     assert any("BLAS_LIBS" in t for t in found)  # a name of the subject's own
     for phrase in found:
@@ -204,10 +206,7 @@ def test_a_german_books_key_phrases_hold_no_german_function_words() -> None:
         "für die Abschlussarbeit gibt es eine eigene Titelseite, über die man alles "
         "einstellen kann. "
     )
-    doc = build_doc(
-        [heading("1 Titelseite", 1), para(german * 4, 1), para("Ein anderes Thema.", 2)]
-    )
-    found = [t.term for t in PhraseIndex.of(doc.elements).top(0, 1)]
+    found = key_phrases("1 Titelseite", german * 4, "Ein anderes Thema.")
     assert found and "Titelseite" in " ".join(found)
     function_words = {"die", "der", "das", "auf", "für", "über", "mit", "dem", "und", "eine"}
     for phrase in found:
@@ -306,8 +305,7 @@ def test_a_persian_word_joined_by_a_zero_width_non_joiner_is_one_word() -> None:
     """The Persian Debian Handbook's "نرم‌افزار آزاد" (free software) was the key term
     "افزار آزاد": the tokenizer cut "نرم‌افزار" at its zero-width non-joiner."""
     text = "نرم‌افزار آزاد را هر کسی می‌تواند تغییر دهد و نرم‌افزار آزاد را منتشر کند. " * 6
-    doc = build_doc([heading("۱ نرم‌افزار", 1), para(text, 1), para("موضوعی دیگر.", 2)])
-    found = [t.term for t in PhraseIndex.of(doc.elements).top(0, 1)]
+    found = key_phrases("۱ نرم‌افزار", text, "موضوعی دیگر.")
     assert "نرم‌افزار آزاد" in found and "افزار آزاد" not in found
 
 
@@ -317,8 +315,7 @@ def test_an_elided_article_is_a_word_of_its_own() -> None:
         "Le nom d’une commande suit la barre oblique; qu’une pénalité soit infinie, "
         "TEX compose d’un seul bloc le nom d’une commande et qu’une pénalité. "
     ) * 5
-    doc = build_doc([heading("1 Commandes", 1), para(text, 1), para("Autre sujet.", 2)])
-    found = [t.term for t in PhraseIndex.of(doc.elements).top(0, 1)]
+    found = key_phrases("1 Commandes", text, "Autre sujet.")
     assert found and not [t for t in found if "’" in t], found
 
 
