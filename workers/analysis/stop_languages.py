@@ -14,32 +14,40 @@ from __future__ import annotations
 from collections import Counter
 from functools import cache
 
-LANGUAGE_SHARE = 0.03  # English manuals stay under 0.026; the sweep's French, German... over 0.035
+LANGUAGE_SHARE = 0.018  # of a book's words (RIVAL_SHARE: of the top language's share)
+RIVAL_SHARE = 0.5  # a second language as common as that (a bilingual manual) counts too
+# Each language's commonest function words that are no English or TeX word ("do", "per",
+# "en", "mit", "pro", "care", "fi" for \fi, "din" for DIN paper sizes are left out): an
+# English manual scores at most 1.5 % on any of them, the sweep's German, French... ones
+# 1.9-15 % (a French manual of mostly code and commands: 2.8 %).
 _SIGNATURES = {
-    "de": "der die das und ist nicht mit für auf den dem des ein eine einer wird werden sich "
-    "auch oder wenn bei",
+    "de": "der die das und ist nicht für auf dem des ein eine einer wird werden sich auch "
+    "oder wenn bei",
     "fr": "le la les des est pour dans une que qui sur avec pas sont du au aux ce cette peut être",
     "es": "el los las del que por para con una como es se al sus este esta puede más",
-    "it": "il della che per con una sono del gli nel alla delle questo questa può essere anche",
-    "pt": "os da das do dos que para com uma não em ao pelo pela você este esta pode",
-    "nl": "het een van en niet voor met zijn wordt ook door naar worden deze kan",
+    "it": "il della che con una sono del gli nel alla delle questo questa può essere anche",
+    "pt": "os da das dos que para uma não ao pelo pela você este esta pode",
+    "nl": "het een niet voor met zijn wordt ook door naar worden deze kan",
     "pl": "się nie jest oraz jak dla przez lub być może jego tym które który",
-    "cs": "je se na pro že jako nebo být jsou také které který tak při",
-    "ro": "și este care pentru sau sunt prin această din într poate fi",
-    "hu": "az és hogy nem egy ez meg van csak vagy mint",
-    "sv": "och att det som för med är på inte av till den har kan",
+    "cs": "je se že jako nebo být jsou také které který tak při",
+    "ro": "și este pentru sau sunt prin această într poate",
+    "hu": "az és hogy nem egy ez meg van csak vagy",
+    "sv": "och att det som för med är på inte av till har",
 }
 SIGNATURES = {lang: frozenset(words.split()) for lang, words in _SIGNATURES.items()}
 
 
 def book_languages(counts: Counter[str]) -> list[str]:
     """The signature languages whose function words make LANGUAGE_SHARE of the book's
-    (case-folded) word counts."""
+    (case-folded) word counts, and RIVAL_SHARE of the commonest one's (Spanish, Italian
+    and Portuguese share a few: one of them only, unless the book holds two)."""
     total = sum(counts.values())
+    shares = {lang: sum(counts[w] for w in words) for lang, words in SIGNATURES.items()}
+    top = max(shares.values(), default=0)
     return [
         lang
-        for lang, words in SIGNATURES.items()
-        if total and sum(counts[w] for w in words) >= LANGUAGE_SHARE * total
+        for lang, share in shares.items()
+        if total and share >= LANGUAGE_SHARE * total and share >= RIVAL_SHARE * top
     ]
 
 
