@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -292,32 +293,49 @@ def _folio(
     )
 
 
-def _low_footers(cands: dict[int, list[_Candidate]]) -> set[tuple[str, int]]:
+def _throughout(
+    cands: dict[int, list[_Candidate]], key: Callable[[_Candidate], Hashable | None]
+) -> set[Hashable]:
+    """The keys (`key`: a candidate's, None for none) found on `_CODE_SHARE` of the pages,
+    and on `_CODE_PAGES` at least."""
+    pages: dict[Hashable, set[int]] = {}
+    for pno, found in cands.items():
+        for c in found:
+            k = key(c)
+            if k is not None:
+                pages.setdefault(k, set()).add(pno)
+    least = max(_CODE_PAGES, _CODE_SHARE * len(cands))
+    return {k for k, on in pages.items() if len(on) >= least}
+
+
+def _low_footers(cands: dict[int, list[_Candidate]]) -> set[Hashable]:
     """(key, height) of the lines that end `_CODE_SHARE` of the pages above the bottom
     band, the same wording (digits aside) at the same height: a footer set high
     (cjeguide's "Canadian Journal of Economics / Revue canadienne d'économique" at 83 %).
     A footnote ends its page there too, but never the same one on most pages."""
-    pages: dict[tuple[str, int], set[int]] = {}
-    for pno, found in cands.items():
-        for c in found:
-            if c.low and sum(ch.isalpha() for ch in c.key) >= 2:
-                pages.setdefault((c.key, round(c.y0)), set()).add(pno)
-    least = max(_CODE_PAGES, _CODE_SHARE * len(cands))
-    return {key for key, on in pages.items() if len(on) >= least}
+    return _throughout(
+        cands,
+        lambda c: (
+            (c.key, round(c.y0)) if c.low and sum(ch.isalpha() for ch in c.key) >= 2 else None
+        ),
+    )
 
 
-def _code_throughout(cands: dict[int, list[_Candidate]]) -> set[tuple[Zone, str]]:
+def _code_throughout(cands: dict[int, list[_Candidate]]) -> set[Hashable]:
     """(zone, key) of the monospace lines at the top or bottom of most pages (a book set in
     typewriter type: "tkz-berge   AlterMundus" over the chapter's title). A code line that
     merely recurs at a page's edge ("% Else", a numbered listing line) is the book's text:
     it must stand on `_CODE_SHARE` of the pages, by its text or its first of two lines."""
-    pages: dict[tuple[Zone, str], set[int]] = {}
-    for pno, found in cands.items():
-        for c in found:
-            if c.code and not c.low and sum(ch.isalpha() for ch in c.first or c.key) >= 2:
-                pages.setdefault((c.zone, c.first or c.key), set()).add(pno)
-    least = max(_CODE_PAGES, _CODE_SHARE * len(cands))
-    return {key for key, on in pages.items() if len(on) >= least}
+
+    def key(c: _Candidate) -> Hashable | None:
+        text = c.first or c.key
+        return (
+            (c.zone, text)
+            if c.code and not c.low and sum(ch.isalpha() for ch in text) >= 2
+            else None
+        )
+
+    return _throughout(cands, key)
 
 
 def _in_running_slots(
