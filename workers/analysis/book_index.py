@@ -305,9 +305,10 @@ def _locator_segment(segment: str) -> re.Match[str] | None:
     return m if m and segment.strip() else None
 
 
-def split_entry(
-    text: str, spaced: bool = False
-) -> tuple[str, list[tuple[str, str | None]], list[str], list[str]]:
+_Split = tuple[str, list[tuple[str, str | None]], list[str], list[str]]
+
+
+def split_entry(text: str, spaced: bool = False) -> _Split:
     """One logical index line -> (term, [(first, last)], see, see_also).
 
     Locators are taken from the end of the line, or from its start when the line is a
@@ -369,15 +370,15 @@ def _logical_lines(rows: Iterable[_Row]) -> list[tuple[int, _Row]]:
     return out
 
 
-def _spaced(texts: Iterable[str]) -> bool:
+def _spaced(plain: Sequence[_Split], spaced: Sequence[_Split]) -> bool:
     """Does the index set a space between a term and its first locator ("préprocesseur
     10", "format 7, 8")? So it does when most lines with locators show one more that way
-    (a term ending in a number, "Windows 10, 45", is the exception, not the rule)."""
+    (a term ending in a number, "Windows 10, 45", is the exception, not the rule); the
+    lines as read each way."""
     gained = found = 0
-    for text in texts:
-        plain = len(split_entry(text)[1])
-        more = len(split_entry(text, spaced=True)[1]) > plain
-        found += bool(plain) or more
+    for a, b in zip(plain, spaced, strict=True):
+        more = len(b[1]) > len(a[1])
+        found += bool(a[1]) or more
         gained += more
     return gained * 2 > found
 
@@ -391,9 +392,10 @@ def parse_index(
     entries: list[IndexEntry] = []
     parent: str | None = None
     lines = _logical_lines(_rows(pages, skip or {}))
-    spaced = _spaced(row.text for _, row in lines)
-    for level, row in lines:
-        term, locators, see, also = split_entry(row.text, spaced)
+    plain = [split_entry(row.text) for _, row in lines]
+    spaced = [split_entry(row.text, spaced=True) for _, row in lines]
+    read = spaced if _spaced(plain, spaced) else plain
+    for (level, row), (term, locators, see, also) in zip(lines, read, strict=True):
         if not term:
             continue
         if level == 0 and not (locators or see or also) and _NUMBERED_GROUP.match(term):
