@@ -64,6 +64,23 @@ def working(pid: int) -> Callable[[Job], bool]:
     return lambda s: part_running(s) and bool(workers_of(pid))
 
 
+def frozen_mid_part(cwd: Path, proc: subprocess.Popen[bytes]) -> tuple[Job, list[int]]:
+    """Stop (SIGSTOP) the workers of `proc` while a part is out and unfinished, so that
+    what the test does next interrupts the run mid-part: a part that ended between the
+    poll and the signal would leave nothing to resume (as on a slow CI machine)."""
+    rt = store_of(cwd)
+    while True:
+        wait_for(rt, working(proc.pid), proc=proc)
+        workers = workers_of(proc.pid)
+        for worker in workers:
+            os.kill(worker, signal.SIGSTOP)
+        s = rt.repo.load(rt.revisions.list_docs()[0])
+        if part_running(s):
+            return s, workers
+        for worker in workers:
+            os.kill(worker, signal.SIGCONT)
+
+
 def status(cwd: Path) -> dict[str, object]:
     shown = quire(cwd, "status", "--json")
     assert shown.returncode == 0, shown.stderr
@@ -81,10 +98,11 @@ def test_after_kill_9_the_next_run_resumes_the_document(
     book: Path, undisturbed: dict[str, str], tmp_path: Path
 ) -> None:
     proc = quire_cmd(tmp_path, *run_args(book, "out"))
-    s = wait_for(store_of(tmp_path), working(proc.pid), proc=proc)
-    workers = workers_of(proc.pid)
+    s, workers = frozen_mid_part(tmp_path, proc)
     proc.kill()
     proc.wait()
+    for worker in workers:  # on their own now: they must notice
+        os.kill(worker, signal.SIGCONT)
     deadline = time.monotonic() + 10
     while any(alive(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -101,7 +119,7 @@ def test_after_ctrl_c_the_next_batch_resumes_the_document(
     book: Path, undisturbed: dict[str, str], tmp_path: Path
 ) -> None:
     proc = quire_cmd(tmp_path, *run_args(book, "out"), start_new_session=True)
-    wait_for(store_of(tmp_path), working(proc.pid), proc=proc)
+    frozen_mid_part(tmp_path, proc)  # the run kills them as it stops
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends its foreground group
     assert proc.wait(60) != 0
     assert status(tmp_path)["abandoned"] is True
@@ -143,8 +161,7 @@ def test_a_worker_killed_under_a_run_is_replaced_and_its_part_sent_again(
     book: Path, undisturbed: dict[str, str], tmp_path: Path
 ) -> None:
     proc = quire_cmd(tmp_path, *run_args(book, "out"))
-    wait_for(store_of(tmp_path), working(proc.pid), proc=proc)
-    for worker in workers_of(proc.pid):
+    for worker in frozen_mid_part(tmp_path, proc)[1]:
         os.kill(worker, signal.SIGKILL)
     _, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err.decode()
