@@ -22,6 +22,7 @@ from quire.workers.parse.pdf_footnotes import Note, NoteSet
 from quire.workers.parse.pdf_headings import CAPTION, Heading
 from quire.workers.parse.pdf_hyphens import JOIN, Vocabulary, is_break
 from quire.workers.parse.pdf_types import PdfBlock
+from quire.workers.parse.url_breaks import continues_url
 
 _SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
 _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
@@ -33,7 +34,7 @@ FIGURE = "figure"  # origin of a paragraph holding the text of a vector figure
 def join_lines(lines: list[str], *, title: bool = False, words: Vocabulary | None = None) -> str:
     """Lines of one paragraph -> one line of text. A hyphen at a line end that only breaks a
     word (as `words`, the document's vocabulary, decides) is taken out and marked with
-    JOIN; any other stays put.
+    JOIN; any other stays put. A web address broken across lines is joined whole.
 
     Chinese and Japanese are set without spaces: a line ending in a CJK character (or
     the next one opening with CJK punctuation) joins the next line directly, as the text
@@ -42,7 +43,9 @@ def join_lines(lines: list[str], *, title: bool = False, words: Vocabulary | Non
     out = ""
     for ln in lines:
         ln = unicodedata.normalize("NFC", ln)  # as the IR will be: "e\u0301-" is "é-"
-        if out and words is not None and words.breaks_word(out, ln):
+        if out and continues_url(out, ln):
+            out += ln  # a web address broken after "/", "." or "-" (no hyphen of TeX's)
+        elif out and words is not None and words.breaks_word(out, ln):
             out = out[:-1] + JOIN + ln
         else:
             out += ln if not out or _glued(out, ln, title) else " " + ln
