@@ -214,6 +214,39 @@ def test_a_wrapped_line_of_inline_code_stays_in_its_sentence(tmp_path: Path) -> 
     assert "R CMD build pkg" in els[2].text
 
 
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # Debian fonts-dejavu-core
+
+
+def test_a_numbered_listing_is_one_code_block(tmp_path: Path) -> None:
+    """A .dtx's listing: each line number is set small in a roman font, as a line of its
+    own or at the head of a short line ("15 \\else"), with docstrip guards ("⟨∗package⟩")
+    in roman type. The numbers voted the lines into prose, one paragraph per line."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_font(fontname="dv", fontfile=str(DEJAVU))  # has the guards' angle brackets
+    _justified(page, 90, ["The conditionals are set up first, and then the package ends."])
+    code = [
+        ("⟨∗package⟩", ""),
+        ("", "\\prg_new_conditional:Npnn \\platex_if_box_yoko:N"),
+        ("", "{ \\tex_ifybox:D #1"),
+        ("", "\\else"),
+        ("", "\\fi }"),
+        ("⟨/package⟩", ""),
+    ]
+    for k, (guard, line) in enumerate(code):
+        y = 120 + 11 * k
+        page.insert_text((72, y), str(548 + k), fontsize=5, fontname="helv")
+        if guard:
+            page.insert_text((84, y), guard, fontsize=9, fontname="dv")
+        if line:
+            page.insert_text((92 if len(line) > 8 else 84, y), line, fontsize=9, fontname="cour")
+    _justified(page, 200, ["Which closes the listing, and the prose of the manual goes on here."])
+    doc.save(tmp_path / "listing.pdf")
+    els = parse_document(tmp_path / "listing.pdf").document.elements
+    assert [e.type for e in els] == ["paragraph", "code", "paragraph"], [e.text for e in els]
+    assert "548 ⟨∗package⟩" in els[1].text and "551 \\else" in els[1].text
+
+
 def test_ruled_table(parsed: ParsedDocument) -> None:
     (table,) = _of(parsed.document, "table")
     assert table.rows == TABLE

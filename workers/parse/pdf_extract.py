@@ -76,6 +76,12 @@ _MARKER = re.compile(
     r"|\((?P<roman>[ivx]{1,5})\)\s+)"
 )
 
+# A listing's line number, with the docstrip guards a .dtx prints after it ("549",
+# "1158 ⟨platexrelease | trace⟩"): MuPDF often gives it as a line of its own, in a small
+# roman font. With a guard it is a line of the listing even alone ("10 ⟨∗plcore⟩").
+_LINE_NUMBER = re.compile(r"^\d{1,5}(?:\s*⟨[^⟩]*⟩)*$")
+_GUARDED = re.compile(r"^\d{1,5}(?:\s*⟨[^⟩]*⟩)+$")
+_NUMBERING = re.compile(r"\s*\d{1,5}(?:\s*⟨[^⟩]*⟩)*\s*")
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
 _LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
@@ -103,6 +109,23 @@ def _font_style(font: str) -> tuple[bool, bool]:
     return bool(_MONO_FONT.search(name)), bool(_BOLD_FONT.search(name))
 
 
+def _numbering(spans: list[dict[str, Any]]) -> int:
+    """How many leading spans only number their line ("15" before "\\else", "8 ⟨plcore⟩"
+    before "\\ExplSyntaxOn" in a listing, set small in a roman font) when code follows.
+    They do not vote on the line's style: a short numbered line of code read as prose."""
+    text = "".join(s["text"] for s in spans)
+    m = _NUMBERING.match(text)
+    if m is None or m.end() >= len(text.rstrip()):
+        return 0
+    at = n = 0
+    for span in spans:
+        at += len(span["text"])
+        if at > m.end():
+            break
+        n += 1
+    return n
+
+
 def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
     """The page's text lines, and how many Arabic presentation-form glyphs they had."""
     rows: list[Row] = []
@@ -114,13 +137,14 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
             parts: list[str] = []
             n = mono_n = bold_n = 0
             sizes: dict[float, int] = {}
-            for span in line["spans"]:
+            lead = _numbering(line["spans"])
+            for j, span in enumerate(line["spans"]):
                 t = span["text"]
                 if not t:
                     continue
                 parts.append(t)
                 k = len(t) - t.count(" ")
-                if k <= 0:
+                if k <= 0 or j < lead:
                     continue
                 mono, bold = _font_style(span["font"])
                 flags = span["flags"]
@@ -146,7 +170,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
             if COMPAT.search(text):
                 presentation += len(PRESENTATION.findall(text))
                 text = expand_glyphs(text)
-            mono = mono_n * 10 >= n * 8
+            mono = mono_n * 10 >= n * 8 or _GUARDED.match(text) is not None
             text = compose_accents(text, code=mono)
             x0, y0, x1, y1 = line["bbox"]
             dx, dy = line["dir"]
@@ -199,6 +223,12 @@ def _join(prev: Row, ln: Row) -> Row:
         sep = " " if spaced or gap >= 0.1 * prev.size else ""
     longer = prev if len(prev.text) >= len(ln.text) else ln
     weight = len(prev.text) + len(ln.text)
+    bold = (prev.bold * len(prev.text) + ln.bold * len(ln.text)) * 2 > weight
+    mono = prev.mono and ln.mono
+    if _LINE_NUMBER.match(prev.text) and not _LINE_NUMBER.match(ln.text):
+        # a line number takes the style of the line it numbers: voting, it made every
+        # numbered line of a listing a paragraph of its own
+        longer, bold, mono = ln, ln.bold, ln.mono
     return Row(
         text=prev.text + sep + ln.text,
         x0=min(prev.x0, ln.x0),
@@ -206,8 +236,8 @@ def _join(prev: Row, ln: Row) -> Row:
         x1=max(prev.x1, ln.x1),
         y1=max(prev.y1, ln.y1),
         size=longer.size,
-        bold=(prev.bold * len(prev.text) + ln.bold * len(ln.text)) * 2 > weight,
-        mono=prev.mono and ln.mono,
+        bold=bold,
+        mono=mono,
         rtl=leftward or longer.rtl,
         horizontal=True,
         space_around=(prev.space_around[0], ln.space_around[1]),
