@@ -247,6 +247,40 @@ def test_a_numbered_listing_is_one_code_block(tmp_path: Path) -> None:
     assert "548 ⟨∗package⟩" in els[1].text and "551 \\else" in els[1].text
 
 
+def test_a_japanese_paragraph_with_latin_words_is_one_paragraph(tmp_path: Path) -> None:
+    """jlreq sets Japanese at 10.95 pt beside 10 pt Latin: a line of mostly option names
+    and the next of mostly Japanese differ in their majority's size, which cut the
+    paragraph after every such line ("…副題を受" / "け付けられる…")."""
+    ja = pymupdf.Font("japan")
+    lines = [
+        [("final / landscape / openright / openany / leqno / fleqn ", 10.0), ("というよく", 10.95)],
+        [
+            ("あるオプションを受け付けます．また", 10.95),
+            ("disablejfam ", 10.0),
+            ("を渡します．", 10.95),
+        ],
+        [("\\section*[running head]{head}[sub] ", 10.0), ("というように副題を", 10.95)],
+        [("受け付けられるように拡張されています．", 10.95)],
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for k, pieces in enumerate(lines):
+        x = 72.0
+        for text, size in pieces:
+            font = "japan" if size > 10 else "helv"
+            page.insert_text((x, 100 + 17 * k), text, fontsize=size, fontname=font)
+            width = (
+                ja.text_length(text, size)
+                if size > 10
+                else pymupdf.get_text_length(text, "helv", size)
+            )
+            x += width
+    doc.save(tmp_path / "ja.pdf")
+    els = parse_document(tmp_path / "ja.pdf").document.elements
+    assert len(els) == 1, [e.text for e in els]
+    assert "よくあるオプション" in els[0].text and "副題を受け付けられる" in els[0].text
+
+
 def test_ruled_table(parsed: ParsedDocument) -> None:
     (table,) = _of(parsed.document, "table")
     assert table.rows == TABLE

@@ -3,8 +3,6 @@ hyphen) is joined whole; an address at a line end followed by a word keeps the s
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pymupdf
 import pytest
 

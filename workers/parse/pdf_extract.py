@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from quire.shared.ir import TextlessKind
+from quire.shared.text import HAN, KANA
 from quire.workers.parse.accents import compose_accents
 from quire.workers.parse.glyphs import COMPAT, PRESENTATION, expand_glyphs
 from quire.workers.parse.pdf_figures import (
@@ -82,6 +83,7 @@ _MARKER = re.compile(
 _LINE_NUMBER = re.compile(r"^\d{1,5}(?:\s*⟨[^⟩]*⟩)*$")
 _GUARDED = re.compile(r"^\d{1,5}(?:\s*⟨[^⟩]*⟩)+$")
 _NUMBERING = re.compile(r"\s*\d{1,5}(?:\s*⟨[^⟩]*⟩)*\s*")
+_CJK = re.compile(f"[{HAN}{KANA}]")
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
 _LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
@@ -137,6 +139,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
             parts: list[str] = []
             n = mono_n = bold_n = 0
             sizes: dict[float, int] = {}
+            cjk_sizes: dict[float, int] = {}
             lead = _numbering(line["spans"])
             for j, span in enumerate(line["spans"]):
                 t = span["text"]
@@ -154,6 +157,8 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                     bold_n += k
                 sz = round(span["size"] * 2) / 2
                 sizes[sz] = sizes.get(sz, 0) + k
+                if max(t) >= "\u3005" and (c := len(_CJK.findall(t))):
+                    cjk_sizes[sz] = cjk_sizes.get(sz, 0) + c
                 n += k
             marks = note_marks(line["spans"], len(sizes) > 1, rows[-1] if rows else None)
             if marks:  # raised footnote marks, wrapped for the merge to find them again
@@ -188,6 +193,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                     rtl=rtl_n > 0 and rtl_n * 2 > len(_LETTER.findall(text)) > 0,
                     horizontal=abs(dy) < 1e-3 and dx > 0,
                     space_around=(raw[:1].isspace(), raw[-1:].isspace()),
+                    cjk_size=max(cjk_sizes.items(), key=lambda kv: kv[1])[0] if cjk_sizes else 0,
                 )
             )
     return rows, presentation
@@ -241,6 +247,7 @@ def _join(prev: Row, ln: Row) -> Row:
         rtl=leftward or longer.rtl,
         horizontal=True,
         space_around=(prev.space_around[0], ln.space_around[1]),
+        cjk_size=longer.cjk_size or prev.cjk_size or ln.cjk_size,
     )
 
 
@@ -308,7 +315,10 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
         return True
     if b.x0 >= a.x1 + h and b.y0 < a.y1:  # side by side
         return True
-    if abs(a.size - b.size) > max(0.6, 0.08 * a.size):
+    if a.cjk_size and b.cjk_size:  # Japanese or Chinese: their own size decides
+        if abs(a.cjk_size - b.cjk_size) > max(0.6, 0.08 * a.cjk_size):
+            return True
+    elif abs(a.size - b.size) > max(0.6, 0.08 * a.size):
         return True
     gap = b.y0 - a.y1
     if a.mono:

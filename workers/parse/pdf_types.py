@@ -120,6 +120,10 @@ class Row:
     rtl: bool
     horizontal: bool
     space_around: tuple[bool, bool] = (False, False)  # the raw text began / ended with one
+    # the size of its Chinese and Japanese characters (0: none): they are often set larger
+    # or smaller than the Latin text among them (jlreq: 10.95 pt beside 10 pt), so the size
+    # of a mixed line's majority changes from line to line inside one paragraph
+    cjk_size: float = 0.0
 
     @property
     def h(self) -> float:
