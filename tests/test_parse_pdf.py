@@ -42,6 +42,7 @@ from quire.workers.parse import (
 )
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.pdf import fallback_page
+from quire.workers.parse.pdf_extract import _font_style
 from quire.workers.parse.pdf_open import open_pdf, open_pdf_kept, pymupdf_module
 from quire.workers.parse.pdf_tables import _cells_text
 
@@ -245,6 +246,15 @@ def test_a_numbered_listing_is_one_code_block(tmp_path: Path) -> None:
     els = parse_document(tmp_path / "listing.pdf").document.elements
     assert [e.type for e in els] == ["paragraph", "code", "paragraph"], [e.text for e in els]
     assert "548 ⟨∗package⟩" in els[1].text and "551 \\else" in els[1].text
+
+
+@pytest.mark.parametrize(
+    ("font", "mono"),
+    [("ABCDEF+t1xtt", True), ("XYZABC+GoMono", True), ("QRSTUV+CMTT9", True), ("t1xr", False)],
+)
+def test_typewriter_fonts_by_name(font: str, mono: bool) -> None:
+    """newtxtt's "t1xtt" carries no monospace flag: its numbered listings read as prose."""
+    assert _font_style(font)[0] is mono
 
 
 def test_a_japanese_paragraph_with_latin_words_is_one_paragraph(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ from quire.workers.parse.word_spaces import fix_word_spaces
 
 _MONO_FONT = re.compile(
     r"mono|courier|cmtt|cmsltt|cmitt|typewriter|consol|menlo|inconsolata|lmtt|sfmono|sftt"
-    r"|txtt|pcrr|nimbusmon|cousine|firacode|sourcecode|dejavusansm|liberationmono"
+    r"|txtt|t1xtt|pcrr|nimbusmon|cousine|firacode|sourcecode|dejavusansm|liberationmono"
     r"|lucidaconsole|lucidasanstypewriter|beramono|\btt\d",
     re.IGNORECASE,
 )
