@@ -174,14 +174,14 @@ def test_contents_lines_set_as_headings_are_text(tmp_path: Path) -> None:
     ]
 
 
-def _justified(page: pymupdf.Page, y: float, lines: list[str]) -> None:
-    """`lines` from baseline `y` down, 12 points apart, each set flush from x 72 to 520,
-    word by word (as TeX justifies)."""
+def _justified(page: pymupdf.Page, y: float, lines: list[str], left: float = 72) -> None:
+    """`lines` from baseline `y` down, 12 points apart, each set flush from x `left` to
+    520, word by word (as TeX justifies)."""
     for k, text in enumerate(lines):
         words = text.split()
         widths = [pymupdf.get_text_length(w, fontname="helv", fontsize=10) for w in words]
-        gap = (448 - sum(widths)) / (len(words) - 1)
-        x = 72.0
+        gap = (520 - left - sum(widths)) / (len(words) - 1)
+        x = left
         for w, width in zip(words, widths, strict=True):
             page.insert_text((x, y + 12 * k), w, fontsize=10, fontname="helv")
             x += width + gap
@@ -289,6 +289,41 @@ def test_a_japanese_paragraph_with_latin_words_is_one_paragraph(tmp_path: Path) 
     els = parse_document(tmp_path / "ja.pdf").document.elements
     assert len(els) == 1, [e.text for e in els]
     assert "よくあるオプション" in els[0].text and "副題を受け付けられる" in els[0].text
+
+
+def test_a_described_term_with_a_hanging_indent_is_one_paragraph(tmp_path: Path) -> None:
+    """A description list (biblatex's package list, a .dtx's macro descriptions): the term
+    and its text's first line set full width, the rest indented under it. Each item was
+    cut after its first line ("… biblatex will use its language sensitive quotation" /
+    "facilities to enclose …")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    intro = [
+        "The packages below are used by the style when they are available, and each of them",
+        "is loaded automatically when the preamble asks for it, so nothing needs to be done",
+        "by the author of a document beyond installing them with the rest of the system.",
+    ]
+    _justified(page, 100, intro)
+    items = [
+        [
+            "biber is the backend of the package used to transfer the data from the source",
+            "files to the code. It comes with the distribution and is also available from",
+        ],
+        [
+            "csquotes If this package is available, the style will use its language sensitive",
+            "facilities to enclose certain titles in quotation marks. If it is not there, the",
+        ],
+    ]
+    y = 150.0
+    for first, second in items:
+        _justified(page, y, [first])
+        _justified(page, y + 12, [second], left=100)
+        page.insert_text((100, y + 24), "style uses plain quotes.", fontsize=10, fontname="helv")
+        y += 44
+    doc.save(tmp_path / "described.pdf")
+    els = parse_document(tmp_path / "described.pdf").document.elements
+    assert [e.text.split()[0] for e in els] == ["The", "biber", "csquotes"], [e.text for e in els]
+    assert "language sensitive facilities to enclose" in els[2].text
 
 
 def test_ruled_table(parsed: ParsedDocument) -> None:

@@ -338,6 +338,8 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
         return abs(b.left - left) > 3
     if list_marker(a.text):
         return b.left < a.left - 3  # a hanging item continues to the right of its marker
+    if lay.ends and lay.full(a):
+        return False  # a full first line goes on: indented first line, or hanging indent
     return b.left > a.left + 3  # a label line followed by indented text
 
 
