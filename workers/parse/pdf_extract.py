@@ -80,9 +80,8 @@ _MARKER = re.compile(
 # A listing's line number, with the docstrip guards a .dtx prints after it ("549",
 # "1158 ⟨platexrelease | trace⟩"): MuPDF often gives it as a line of its own, in a small
 # roman font. With a guard it is a line of the listing even alone ("10 ⟨∗plcore⟩").
-_LINE_NUMBER = re.compile(r"^\d{1,5}(?:\s*⟨[^⟩]*⟩)*$")
-_GUARDED = re.compile(r"^\d{1,5}(?:\s*⟨[^⟩]*⟩)+$")
 _NUMBERING = re.compile(r"\s*\d{1,5}(?:\s*⟨[^⟩]*⟩)*\s*")
+_GUARDED = re.compile(r"\d{1,5}(?:\s*⟨[^⟩]*⟩)+")
 _CJK = re.compile(f"[{HAN}{KANA}]")
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -175,7 +174,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
             if COMPAT.search(text):
                 presentation += len(PRESENTATION.findall(text))
                 text = expand_glyphs(text)
-            mono = mono_n * 10 >= n * 8 or _GUARDED.match(text) is not None
+            mono = mono_n * 10 >= n * 8 or _GUARDED.fullmatch(text) is not None
             text = compose_accents(text, code=mono)
             x0, y0, x1, y1 = line["bbox"]
             dx, dy = line["dir"]
@@ -231,7 +230,7 @@ def _join(prev: Row, ln: Row) -> Row:
     weight = len(prev.text) + len(ln.text)
     bold = (prev.bold * len(prev.text) + ln.bold * len(ln.text)) * 2 > weight
     mono = prev.mono and ln.mono
-    if _LINE_NUMBER.match(prev.text) and not _LINE_NUMBER.match(ln.text):
+    if _NUMBERING.fullmatch(prev.text) and not _NUMBERING.fullmatch(ln.text):
         # a line number takes the style of the line it numbers: voting, it made every
         # numbered line of a listing a paragraph of its own
         longer, bold, mono = ln, ln.bold, ln.mono
