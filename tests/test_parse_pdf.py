@@ -230,22 +230,25 @@ def test_a_numbered_listing_is_one_code_block(tmp_path: Path) -> None:
         ("⟨∗package⟩", ""),
         ("", "\\prg_new_conditional:Npnn \\platex_if_box_yoko:N"),
         ("", "{ \\tex_ifybox:D #1"),
+        ("", ""),  # a blank line: its number alone
         ("", "\\else"),
         ("", "\\fi }"),
         ("⟨/package⟩", ""),
     ]
     for k, (guard, line) in enumerate(code):
         y = 120 + 11 * k
+        # achemso's numbers sit on the code's baseline, MuPDF lines of their own
         page.insert_text((72, y), str(548 + k), fontsize=5, fontname="helv")
         if guard:
             page.insert_text((84, y), guard, fontsize=9, fontname="dv")
         if line:
-            page.insert_text((92 if len(line) > 8 else 84, y), line, fontsize=9, fontname="cour")
+            page.insert_text((110 if len(line) > 8 else 100, y), line, fontsize=9, fontname="cour")
     _justified(page, 200, ["Which closes the listing, and the prose of the manual goes on here."])
     doc.save(tmp_path / "listing.pdf")
     els = parse_document(tmp_path / "listing.pdf").document.elements
     assert [e.type for e in els] == ["paragraph", "code", "paragraph"], [e.text for e in els]
-    assert "548 ⟨∗package⟩" in els[1].text and "551 \\else" in els[1].text
+    assert "548 ⟨∗package⟩" in els[1].text and "552 \\else" in els[1].text
+    assert "\n551\n" in els[1].text
 
 
 @pytest.mark.parametrize(

@@ -204,7 +204,9 @@ def _same_row(prev: Row, ln: Row) -> bool:
     Presentation مقدمة", comes as a separate MuPDF line placed left of or before it)?"""
     if not (prev.horizontal and ln.horizontal):
         return False
-    if abs(ln.y1 - prev.y1) > 0.3 * min(ln.h, prev.h):
+    # a listing's line number, set small, has its bottom above the code line's descenders
+    h = max(ln.h, prev.h) if _NUMBERING.fullmatch(prev.text) else min(ln.h, prev.h)
+    if abs(ln.y1 - prev.y1) > 0.3 * h:
         return False
     return ln.x0 >= prev.x1 - 1 or _leftward(prev, ln)
 
@@ -423,10 +425,27 @@ def _inline_code(items: list[Row | _Object], lay: _Layout) -> list[Row | _Object
     return out
 
 
+def _blank_listing_lines(items: list[Row | _Object]) -> list[Row | _Object]:
+    """`items` with a bare line number between numbered lines of code ("6525" between
+    "6524 …" and "6526 …": a blank line of the listing) read as a line of the listing."""
+    out = list(items)
+    for i, r in enumerate(out):
+        if not (isinstance(r, Row) and not r.mono and r.text.isdigit() and len(r.text) <= 5):
+            continue
+        n = int(r.text)
+        for j, step in ((i - 1, -1), (i + 1, 1)):
+            near = out[j] if 0 <= j < len(out) else None
+            if isinstance(near, Row) and near.mono and near.text.startswith(f"{n + step} "):
+                # the line's size and height, not its small number's
+                out[i] = replace(r, mono=True, size=near.size, y0=r.y1 - near.h)
+                break
+    return out
+
+
 def _segment(items: list[Row | _Object]) -> list[PdfBlock]:
     rows = [it for it in items if isinstance(it, Row)]
     lay = _page_layout(rows)
-    items = _inline_code(items, lay)
+    items = _inline_code(_blank_listing_lines(items), lay)
     blocks: list[PdfBlock] = []
     cur: list[Row] = []
     for it in items:
