@@ -80,8 +80,9 @@ _MARKER = re.compile(
 # A listing's line number, with the docstrip guards a .dtx prints after it ("549",
 # "1158 ⟨platexrelease | trace⟩"): MuPDF often gives it as a line of its own, in a small
 # roman font. With a guard it is a line of the listing even alone ("10 ⟨∗plcore⟩").
-_NUMBERING = re.compile(r"\s*\d{1,5}(?:\s*⟨[^⟩]*⟩)*\s*")
-_GUARDED = re.compile(r"\d{1,5}(?:\s*⟨[^⟩]*⟩)+")
+# (ASCII digits: a Persian index's "\textbf ،۱۰۴" comes number first, and is no listing)
+_NUMBERING = re.compile(r"\s*[0-9]{1,5}(?:\s*⟨[^⟩]*⟩)*\s*")
+_GUARDED = re.compile(r"[0-9]{1,5}(?:\s*⟨[^⟩]*⟩)+")
 _CJK = re.compile(f"[{HAN}{KANA}]")
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -139,6 +140,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
             n = mono_n = bold_n = 0
             sizes: dict[float, int] = {}
             cjk_sizes: dict[float, int] = {}
+            every_size: set[float] = set()  # a leading line number's too (a note's mark)
             lead = _numbering(line["spans"])
             for j, span in enumerate(line["spans"]):
                 t = span["text"]
@@ -146,7 +148,11 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                     continue
                 parts.append(t)
                 k = len(t) - t.count(" ")
-                if k <= 0 or j < lead:
+                if k <= 0:
+                    continue
+                sz = round(span["size"] * 2) / 2
+                every_size.add(sz)
+                if j < lead:
                     continue
                 mono, bold = _font_style(span["font"])
                 flags = span["flags"]
@@ -154,12 +160,11 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                     mono_n += k
                 if bold or flags & 16:
                     bold_n += k
-                sz = round(span["size"] * 2) / 2
                 sizes[sz] = sizes.get(sz, 0) + k
                 if max(t) >= "\u3005" and (c := len(_CJK.findall(t))):
                     cjk_sizes[sz] = cjk_sizes.get(sz, 0) + c
                 n += k
-            marks = note_marks(line["spans"], len(sizes) > 1, rows[-1] if rows else None)
+            marks = note_marks(line["spans"], len(every_size) > 1, rows[-1] if rows else None)
             if marks:  # raised footnote marks, wrapped for the merge to find them again
                 spans = line["spans"]
                 parts = [
@@ -430,7 +435,7 @@ def _blank_listing_lines(items: list[Row | _Object]) -> list[Row | _Object]:
     "6524 …" and "6526 …": a blank line of the listing) read as a line of the listing."""
     out = list(items)
     for i, r in enumerate(out):
-        if not (isinstance(r, Row) and not r.mono and r.text.isdigit() and len(r.text) <= 5):
+        if not (isinstance(r, Row) and not r.mono and r.text.isascii() and r.text.isdigit()):
             continue
         n = int(r.text)
         for j, step in ((i - 1, -1), (i + 1, 1)):
