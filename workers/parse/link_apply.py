@@ -117,22 +117,40 @@ def _link_items(items: list[str], group: list[Link], stats: LinkStats) -> list[s
 
 
 def _free(
-    compact: str, keep: list[int], needle: str, cursor: int, taken: list[tuple[int, int, str]]
+    text: str,
+    compact: str,
+    keep: list[int],
+    needle: str,
+    cursor: int,
+    taken: list[tuple[int, int, str]],
 ) -> tuple[int, int, int] | str:
     """(compact position, start, end) of the first occurrence of `needle` from `cursor`
-    (else from the start) that overlaps nothing taken; else "" when there is none, or the
-    target of the link the first occurrence lies in ("-" for a footnote mark)."""
+    (else from the start) that overlaps nothing taken, preferring one that cuts into no
+    word or number (a back-reference "2" after "2001." belongs to the second "2"); else
+    "" when there is none, or the target of the link the first occurrence lies in ("-" for
+    a footnote mark)."""
     clash = ""
+    inside: tuple[int, int, int] | None = None
     for start in (cursor, 0):
         pos = compact.find(needle, start) if needle else -1
         while pos >= 0:
             a, b = keep[pos], keep[pos + len(needle) - 1] + 1
             hit = next((t for x, y, t in taken if a < y and x < b), None)
             if hit is None:
-                return pos, a, b
-            clash = clash or hit or "-"
+                if not _cuts_word(text, a, b):
+                    return pos, a, b
+                inside = inside or (pos, a, b)
+            else:
+                clash = clash or hit or "-"
             pos = compact.find(needle, pos + 1)
-    return clash
+    return inside or clash
+
+
+def _cuts_word(text: str, a: int, b: int) -> bool:
+    """Whether text[a:b] begins or ends inside a word or number."""
+    return (a > 0 and text[a - 1].isalnum() and text[a].isalnum()) or (
+        b < len(text) and text[b].isalnum() and text[b - 1].isalnum()
+    )
 
 
 def _compact(text: str) -> str:
@@ -156,7 +174,7 @@ def _link_text(text: str, group: list[Link], stats: LinkStats, *, dedupe: bool) 
         if dedupe and any(t == link.target for _, _, t in spans):
             stats.hit()  # the entry already leads there
             continue
-        found = _free(compact, keep, needle, cursor, taken)
+        found = _free(text, compact, keep, needle, cursor, taken)
         if isinstance(found, str):
             if found == link.target:
                 stats.hit()  # a second box over text that already leads there

@@ -1,0 +1,29 @@
+"""Where a link's text is written: a PDF gives the text under each link box, and the same
+short text ("2", a back-reference to page 2) may stand earlier inside a word or number."""
+
+from __future__ import annotations
+
+from quire.shared.ir import make_element
+from quire.workers.parse.link_apply import Link, LinkStats, apply_links
+
+
+def _linked(text: str, *links: tuple[str, str]) -> str:
+    el = make_element("paragraph", text, 1, id="el-000001")
+    found = [Link(0, t, target, (k,)) for k, (t, target) in enumerate(links)]
+    return apply_links([el], found, LinkStats())[0].text
+
+
+def test_a_back_reference_is_not_written_into_a_year() -> None:
+    # sertodoc's bibliography: "Nöldeke, Theodor: 2001. … Eisenbrauns. 2" (cited on p. 2)
+    text = _linked(
+        "Nöldeke, Theodor: 2001. Compendious Syriac Grammar. Eisenbrauns. 2", ("2", "el-000006")
+    )
+    assert (
+        text == "Nöldeke, Theodor: 2001. Compendious Syriac Grammar. Eisenbrauns. [2](#el-000006)"
+    )
+
+
+def test_text_found_only_inside_a_word_is_still_linked() -> None:
+    # a box over part of a word (its first line's part of a name broken across lines)
+    text = _linked("the Fontspec package", ("Font", "el-000009"))
+    assert text == "the [Font](#el-000009)spec package"
