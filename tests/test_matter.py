@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from corpus import parsed
-from irgen import build_doc, bullets, caption, heading, pages_of_paragraphs, para, words
+from irgen import build_doc, bullets, caption, code, heading, pages_of_paragraphs, para, words
 
 from quire.shared.ir import Document, Element, OutlineEntry, RemovedText
 from quire.workers.boundaries.matter import (
@@ -122,6 +122,25 @@ def test_regions_of_a_small_book() -> None:
     assert kinds[references] == "study"
     assert kinds.count("study") == len(doc.elements) - kinds.count("front_matter") - (
         kinds.count("back_matter")
+    )
+
+
+def test_back_matter_is_in_the_second_half_of_the_pages_not_of_the_elements() -> None:
+    """achemso: its implementation is a few long code blocks, its change history and index
+    many short entries; the "Change History" title on page 17 of 20 came 20 % of the way
+    through the elements, and the back matter was study text."""
+    els = [heading("1 Introduction", 1, page=1), *pages_of_paragraphs(4)]
+    els += [heading("2 Implementation", 1, page=5)]
+    els += [code("\\def\\x{}\n" * 60, page=p) for p in range(5, 17)]
+    els += [heading("Change History", 1, page=17)]
+    els += [para(f"v1.{k}: fixed the spacing of the rule", page=17 + k // 40) for k in range(150)]
+    doc = build_doc(els)
+    (back,) = find_matter(doc)
+    assert (back.kind, back.label, back.page_first, back.page_last) == (
+        "back_matter",
+        "change history",
+        17,
+        20,
     )
 
 

@@ -79,7 +79,7 @@ MIN_LISTINGS = 2  # listing elements a listing page needs
 FRONT_SEARCH_SHARE = 0.2  # the contents must start within the first fifth of the document
 FRONT_MAX_SHARE = 0.3  # and front matter may not be more than this share of it
 LABEL_WORDS = 12  # above a chapter's heading on its page, more words than a label's are text
-BACK_SEARCH_SHARE = 0.5  # an index title counts in the second half only
+BACK_SEARCH_SHARE = 0.5  # an index title counts in the second half (of the pages) only
 REFERENCE_SHARE = 0.1  # of a bibliography's paragraphs at least must look like entries
 TINY_WORDS = WORDS_PER_PAGE // 2  # a region this small joins its neighbours
 EDGE_STEPS = 4  # how far a region edge may move to reach a safe cut
@@ -553,6 +553,14 @@ def _about_references(els: Sequence[Element], s: _Span) -> bool:
     return entries < REFERENCE_SHARE * len(text)
 
 
+def _in_second_half(els: Sequence[Element], i: int) -> bool:
+    """Whether element `i` stands in the second half of the document's pages. (Not of its
+    elements: an index is many small elements and a listing few large ones, so achemso's
+    index on page 58 of 68 began 29 % of the way through its elements.)"""
+    first, last = els[0].page_first, els[-1].page_last
+    return els[i].page_first - first >= BACK_SEARCH_SHARE * (last - first + 1)
+
+
 def _back(
     doc: Document, pages: Sequence[_Page], titled: Sequence[_Span], flags: Sequence[bool | None]
 ) -> list[_Span]:
@@ -562,7 +570,7 @@ def _back(
     els = doc.elements
     spans = []
     for s in titled:
-        if s.kind != "back_matter" or s.first < BACK_SEARCH_SHARE * len(els):
+        if s.kind != "back_matter" or not _in_second_half(els, s.first):
             continue
         listing = _listing_share(els, flags, s.first, s.last) >= LISTING_SHARE
         if listing or (s.top and not _about_references(els, s)):
