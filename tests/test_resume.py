@@ -79,6 +79,7 @@ def frozen_mid_part(cwd: Path, proc: subprocess.Popen[bytes]) -> tuple[Job, list
             return s, workers
         for worker in workers:
             os.kill(worker, signal.SIGCONT)
+        time.sleep(0.05)  # let them get on before the next look
 
 
 def status(cwd: Path) -> dict[str, object]:
