@@ -215,6 +215,28 @@ def test_a_wrapped_line_of_inline_code_stays_in_its_sentence(tmp_path: Path) -> 
     assert "R CMD build pkg" in els[2].text
 
 
+def test_a_web_address_broken_after_its_scheme_stays_in_its_sentence(tmp_path: Path) -> None:
+    """amsmath's guide: "… see [9] or [7] and https:" / "//www.ams.org/tex/author-info.html."
+    in typewriter; a line ending in a colon introduces a display, but not after "https"."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    prose = [
+        "These all have something to do with the contents of math formulas. For more",
+        "information on extra math symbols and math fonts, see the fonts guide and the",
+        "classes of the society (amsart, amsbook, and the others) see its pages and https:",
+        # "//www.ams.org/tex/author-info.html." in typewriter on the line between
+        "If you are a long time user of the system and have lots of mathematics in what",
+        "you write, then you may recognize solutions for some familiar problems in this",
+    ]
+    _justified(page, 100, prose[:3])
+    page.insert_text((72, 136), "//www.ams.org/tex/author-info.html.", fontsize=10, fontname="cour")
+    _justified(page, 160, prose[3:])
+    doc.save(tmp_path / "scheme.pdf")
+    els = parse_document(tmp_path / "scheme.pdf").document.elements
+    assert [e.type for e in els] == ["paragraph", "paragraph"], [e.text for e in els]
+    assert "and https://www.ams.org/tex/author-info.html." in els[0].text
+
+
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # Debian fonts-dejavu-core
 
 

@@ -53,6 +53,8 @@ def test_an_address_at_a_line_end_before_a_word_keeps_the_space(text: str) -> No
         ("at www.ctan.org/pkg.", "Then", False),  # a new sentence
         ("not an address/", "path/file", False),
         ("https://example.org/a_", "b.html", True),
+        ("see its pages and https:", "//www.ams.org/tex/author-info.html.", True),
+        ("the ratio 3:", "//comment", False),
     ],
 )
 def test_continues_url(before: str, after: str, joined: bool) -> None:

@@ -84,6 +84,7 @@ _MARKER = re.compile(
 _NUMBERING = re.compile(r"\s*[0-9]{1,5}(?:\s*⟨[^⟩]*⟩)*\s*")
 _GUARDED = re.compile(r"[0-9]{1,5}(?:\s*⟨[^⟩]*⟩)+")
 _CJK = re.compile(f"[{HAN}{KANA}]")
+_SCHEME = re.compile(r"\b(?:https?|ftp):$")  # a web address broken after its scheme
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
 _LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
@@ -420,7 +421,7 @@ def _inline_code(items: list[Row | _Object], lay: _Layout) -> list[Row | _Object
             and r.horizontal
             and not (p.rtl or r.rtl)
             and lay.full(p)
-            and not p.text.rstrip().endswith(":")
+            and not (p.text.rstrip().endswith(":") and not _SCHEME.search(p.text))
             and -2 * lay.body <= r.left - p.left <= 3
             and 0 < r.y1 - p.y1 <= 1.3 * lay.pitch
             and abs(r.size - p.size) <= max(0.6, 0.08 * p.size)

@@ -6,7 +6,8 @@ Pure: `continues_url(before, after)` decides from the two lines' text alone. An 
 ending in "/" goes on only when the next line's first word looks like more of one (a path,
 a file name, an anchor), since an address at the end of a sentence's line is often followed
 by an ordinary word ("…sourceforge.net/" / "to"); after ".", only in lower case (a new
-sentence starts with a capital, "…/lppl.txt)." is the sentence's own full stop).
+sentence starts with a capital, "…/lppl.txt)." is the sentence's own full stop). A line
+ending in a scheme ("https:") goes on with a line opening "//".
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ import re
 _ADDRESS = re.compile(r"(?:https?://|ftp://|www\.)[^\s<>\"'⟨⟩]*$", re.IGNORECASE)
 _GLUE = "-_~#?&=%:"  # an address never ends in these: the break is inside it
 _PIECE = re.compile(r"[/#?=_]|\.\w")  # a path, anchor, query or file name: "acquire.html"
+_SCHEME = re.compile(r"\b(?:https?|ftp):$", re.IGNORECASE)  # "https:" / "//www.ams.org/…"
 
 
 def continues_url(before: str, after: str) -> bool:
     """Whether `after` (the next line) goes on with the web address that ends `before`."""
+    if after.startswith("//") and _SCHEME.search(before[-8:]):
+        return True
     address = _ADDRESS.search(before[-400:])
     word = after.split(None, 1)[0] if after.strip() else ""
     if address is None or not word or after[:1].isspace():
