@@ -114,7 +114,9 @@ def heading_slug(title: str) -> str:
     """GitHub's anchor for a heading: lower case, punctuation and symbols dropped, spaces
     to hyphens ("3.2. The /usr hierarchy" -> "32-the-usr-hierarchy")."""
     kept = (c for c in title.lower() if c in " -_" or unicodedata.category(c)[0] in "LNM")
-    return "".join(kept).replace(" ", "-")
+    # composed: dropping "A:\u0301"'s colon leaves "a" + a combining accent, which the
+    # text it is written into (NFC) would compose, and the link would no longer match
+    return unicodedata.normalize("NFC", "".join(kept).replace(" ", "-"))
 
 
 class Slugger:

@@ -15,6 +15,7 @@ from writefix import Tiny, make_tiny
 
 from quire.shared.errors import InputError
 from quire.shared.ir import SkippedPage
+from quire.shared.links import Slugger, heading_slug
 from quire.shared.manifest import load_manifest
 from quire.shared.text import sha256_bytes
 from quire.workers.write import build_manifest, dump_manifest, save_files, write_all, write_chunk
@@ -338,3 +339,11 @@ def test_save_files_stays_inside_the_folder(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="outside"):
             save_files(tmp_path / "out", {bad: b"z"})
     assert not (tmp_path / "evil.md").exists()
+
+
+def test_a_heading_anchor_is_composed_like_the_text_it_is_written_into() -> None:
+    """Hypothesis drew a heading "A:\u0301": its colon dropped, the anchor was "a" and a
+    combining accent, the file's text (NFC) composed it, and verification found the link
+    altered."""
+    assert heading_slug("A:\u0301 1") == "\u00e1-1"
+    assert Slugger().slug("A:\u0301") == unicodedata.normalize("NFC", "a\u0301")
