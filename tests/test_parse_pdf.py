@@ -187,25 +187,37 @@ def _justified(page: pymupdf.Page, y: float, lines: list[str], left: float = 72)
             x += width + gap
 
 
+def _typewriter_between(
+    before: list[str], code: str, after: list[str]
+) -> tuple[pymupdf.Document, pymupdf.Page]:
+    """A page of justified lines with one typewriter line at their left edge between
+    `before` and `after`, where a wrapped sentence would put it."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _justified(page, 100, before)
+    page.insert_text((72, 136), code, fontsize=10, fontname="cour")
+    _justified(page, 160, after)
+    return doc, page
+
+
 def test_a_wrapped_line_of_inline_code_stays_in_its_sentence(tmp_path: Path) -> None:
     """The R manuals: a sentence whose line break falls before a typewriter word set that
     word alone on a line ("… the convention is to use file" / "inst/COPYRIGHTS."), and
     the monospace line became a code block that cut the sentence in two. A display (set
     apart and indented) stays code."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    prose = [
-        "An optional field can be used where the copyright holders are not the",
-        "authors of the package. If necessary this can refer to an installed file and",
-        "the convention that most packages follow for such a file is to use the file",
-        # "inst/COPYRIGHTS." in typewriter on the line between
-        "The optional date field gives the release date of the current version of",
-        "the package and it is strongly recommended to use the ISO date format for it",
-        "so that every tool that reads the file knows which day it is meant to name",
-    ]
-    _justified(page, 100, prose[:3])
-    page.insert_text((72, 136), "inst/COPYRIGHTS.", fontsize=10, fontname="cour")
-    _justified(page, 160, prose[3:])
+    doc, page = _typewriter_between(
+        [
+            "An optional field can be used where the copyright holders are not the",
+            "authors of the package. If necessary this can refer to an installed file and",
+            "the convention that most packages follow for such a file is to use the file",
+        ],
+        "inst/COPYRIGHTS.",
+        [
+            "The optional date field gives the release date of the current version of",
+            "the package and it is strongly recommended to use the ISO date format for it",
+            "so that every tool that reads the file knows which day it is meant to name",
+        ],
+    )
     page.insert_text((100, 220), "R CMD build pkg", fontsize=10, fontname="cour")
     _justified(page, 244, ["which builds the package from its sources and checks what it finds"])
     doc.save(tmp_path / "inline.pdf")
@@ -218,19 +230,18 @@ def test_a_wrapped_line_of_inline_code_stays_in_its_sentence(tmp_path: Path) -> 
 def test_a_web_address_broken_after_its_scheme_stays_in_its_sentence(tmp_path: Path) -> None:
     """amsmath's guide: "… see [9] or [7] and https:" / "//www.ams.org/tex/author-info.html."
     in typewriter; a line ending in a colon introduces a display, but not after "https"."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    prose = [
-        "These all have something to do with the contents of math formulas. For more",
-        "information on extra math symbols and math fonts, see the fonts guide and the",
-        "classes of the society (amsart, amsbook, and the others) see its pages and https:",
-        # "//www.ams.org/tex/author-info.html." in typewriter on the line between
-        "If you are a long time user of the system and have lots of mathematics in what",
-        "you write, then you may recognize solutions for some familiar problems in this",
-    ]
-    _justified(page, 100, prose[:3])
-    page.insert_text((72, 136), "//www.ams.org/tex/author-info.html.", fontsize=10, fontname="cour")
-    _justified(page, 160, prose[3:])
+    doc, _ = _typewriter_between(
+        [
+            "These all have something to do with the contents of math formulas. For more",
+            "information on extra math symbols and math fonts, see the fonts guide and the",
+            "classes of the society (amsart, amsbook, and the others) see its pages and https:",
+        ],
+        "//www.ams.org/tex/author-info.html.",
+        [
+            "If you are a long time user of the system and have lots of mathematics in what",
+            "you write, then you may recognize solutions for some familiar problems in this",
+        ],
+    )
     doc.save(tmp_path / "scheme.pdf")
     els = parse_document(tmp_path / "scheme.pdf").document.elements
     assert [e.type for e in els] == ["paragraph", "paragraph"], [e.text for e in els]
