@@ -56,6 +56,7 @@ from quire.workers.parse.pdf_tex_fonts import (
     words_decoder,
 )
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage, Row, round_box
+from quire.workers.parse.url_breaks import ends_in_scheme
 from quire.workers.parse.word_spaces import fix_word_spaces
 
 _MONO_FONT = re.compile(
@@ -84,7 +85,6 @@ _MARKER = re.compile(
 _NUMBERING = re.compile(r"\s*[0-9]{1,5}(?:\s*⟨[^⟩]*⟩)*\s*")
 _GUARDED = re.compile(r"[0-9]{1,5}(?:\s*⟨[^⟩]*⟩)+")
 _CJK = re.compile(f"[{HAN}{KANA}]")
-_SCHEME = re.compile(r"\b(?:https?|ftp):$")  # a web address broken after its scheme
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
 _LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
@@ -116,6 +116,9 @@ def _numbering(spans: list[dict[str, Any]]) -> int:
     """How many leading spans only number their line ("15" before "\\else", "8 ⟨plcore⟩"
     before "\\ExplSyntaxOn" in a listing, set small in a roman font) when code follows.
     They do not vote on the line's style: a short numbered line of code read as prose."""
+    first = spans[0]["text"].lstrip() if spans else ""
+    if first and not first[0].isdigit():
+        return 0  # most lines: no join of their spans
     text = "".join(s["text"] for s in spans)
     m = _NUMBERING.match(text)
     if m is None or m.end() >= len(text.rstrip()):
@@ -421,7 +424,7 @@ def _inline_code(items: list[Row | _Object], lay: _Layout) -> list[Row | _Object
             and r.horizontal
             and not (p.rtl or r.rtl)
             and lay.full(p)
-            and not (p.text.rstrip().endswith(":") and not _SCHEME.search(p.text))
+            and not (p.text.rstrip().endswith(":") and not ends_in_scheme(p.text))
             and -2 * lay.body <= r.left - p.left <= 3
             and 0 < r.y1 - p.y1 <= 1.3 * lay.pitch
             and abs(r.size - p.size) <= max(0.6, 0.08 * p.size)

@@ -21,9 +21,14 @@ _PIECE = re.compile(r"[/#?=_]|\.\w")  # a path, anchor, query or file name: "acq
 _SCHEME = re.compile(r"\b(?:https?|ftp):$", re.IGNORECASE)  # "https:" / "//www.ams.org/…"
 
 
+def ends_in_scheme(text: str) -> bool:
+    """Whether `text` ends in a web address's scheme ("… and https:")."""
+    return _SCHEME.search(text[-8:]) is not None
+
+
 def continues_url(before: str, after: str) -> bool:
     """Whether `after` (the next line) goes on with the web address that ends `before`."""
-    if after.startswith("//") and _SCHEME.search(before[-8:]):
+    if after.startswith("//") and ends_in_scheme(before):
         return True
     address = _ADDRESS.search(before[-400:])
     word = after.split(None, 1)[0] if after.strip() else ""
