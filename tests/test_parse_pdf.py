@@ -362,6 +362,33 @@ def test_a_described_term_with_a_hanging_indent_is_one_paragraph(tmp_path: Path)
     assert "language sensitive facilities to enclose" in els[2].text
 
 
+def test_a_font_with_broken_metrics_keeps_its_paragraph_whole(tmp_path: Path) -> None:
+    """oscola's Libertine declares an ascent of 454 and a descent of -2 (a 1,000-unit em):
+    MuPDF boxes its 11-pt lines 5 pt high, and the gap between two such boxes looked like
+    a paragraph break at every line."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_font(fontname="dv", fontfile=str(DEJAVU))
+    lines = [
+        "The style for the citation of legal authorities is intended to implement",
+        "more or less the standard in its third edition, and it does so for cases",
+        "and legislation of the jurisdictions most often cited in English work.",
+    ]
+    for k, line in enumerate(lines):
+        page.insert_text((72, 100 + 13.6 * k), line, fontname="dv", fontsize=11)
+    font = next(xref for xref, *_, name, _ in page.get_fonts() if name == "dv")
+    descendant = int(doc.xref_get_key(font, "DescendantFonts")[1].strip("[]").split()[0])
+    descriptor = int(doc.xref_get_key(descendant, "FontDescriptor")[1].split()[0])
+    doc.xref_set_key(descriptor, "Ascent", "454")
+    doc.xref_set_key(descriptor, "Descent", "-2")
+    doc.save(tmp_path / "thin.pdf")
+    with pymupdf.open(tmp_path / "thin.pdf") as check:  # the boxes are as thin as oscola's
+        box = check[0].get_text("dict")["blocks"][0]["lines"][0]["bbox"]
+        assert box[3] - box[1] < 6
+    els = parse_document(tmp_path / "thin.pdf").document.elements
+    assert [e.text for e in els] == [" ".join(lines)]
+
+
 def test_ruled_table(parsed: ParsedDocument) -> None:
     (table,) = _of(parsed.document, "table")
     assert table.rows == TABLE

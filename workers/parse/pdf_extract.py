@@ -185,7 +185,8 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                 text = expand_glyphs(text)
             mono = mono_n * 10 >= n * 8 or _GUARDED.fullmatch(text) is not None
             text = compose_accents(text, code=mono)
-            x0, y0, x1, y1 = line["bbox"]
+            size = max(sizes.items(), key=lambda kv: kv[1])[0]
+            x0, y0, x1, y1 = _line_box(line, size)
             dx, dy = line["dir"]
             rtl_n = len(_RTL.findall(text))
             rows.append(
@@ -195,7 +196,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                     y0=y0,
                     x1=x1,
                     y1=y1,
-                    size=max(sizes.items(), key=lambda kv: kv[1])[0],
+                    size=size,
                     bold=bold_n * 2 > n,
                     mono=mono,
                     rtl=rtl_n > 0 and rtl_n * 2 > len(_LETTER.findall(text)) > 0,
@@ -205,6 +206,17 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                 )
             )
     return rows, presentation
+
+
+def _line_box(line: dict[str, Any], size: float) -> tuple[float, float, float, float]:
+    """The line's box, or, where a font's metrics make it implausibly thin (oscola's 11-pt
+    text in boxes 5 pt high, from its baseline up), the box of a `size` font on the line's
+    baseline: every rule that compares gaps with line heights cut such text at every line."""
+    x0, y0, x1, y1 = line["bbox"]
+    if y1 - y0 >= 0.6 * size or line["dir"][1] != 0:
+        return x0, y0, x1, y1
+    base = max(s["origin"][1] for s in line["spans"])
+    return x0, min(y0, base - 0.8 * size), x1, max(y1, base + 0.2 * size)
 
 
 def _same_row(prev: Row, ln: Row) -> bool:
