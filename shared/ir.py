@@ -229,8 +229,9 @@ class RemovedText(_Model):
     """Text deliberately left out of the body: running headers/footers, page numbers."""
 
     page: int
-    # navigation and script: HTML chrome (nav bars, DocBook navheaders) and scripts
-    kind: Literal["header", "footer", "page_number", "navigation", "script"]
+    # navigation and script: HTML chrome (nav bars, DocBook navheaders) and scripts;
+    # line_number: a margin's line numbering (lineno), one entry per page, numbers joined
+    kind: Literal["header", "footer", "page_number", "line_number", "navigation", "script"]
     text: str
 
 

@@ -501,3 +501,61 @@ def build_synopsis_labels(path: Path) -> Path:
             page.insert_text((119, 714), f"\\\\begin{{env{n}}}", fontsize=10, fontname="cour")
     doc.save(path)
     return path
+
+
+# A journal's review copy (lineno, as in aomart's sample): every line numbered in the left
+# margin, small, the count running on across pages; then a page of numbered paragraphs
+# (a number beside each paragraph's first line only), whose numbers are text and stay.
+NUMBERED_LINES_PER_PAGE = 30  # the test expects 1-30 and 31-60
+NUMBERED_PARAGRAPHS = 4
+_WORDS = [
+    "graph",
+    "vertex",
+    "path",
+    "edge",
+    "tree",
+    "cycle",
+    "degree",
+    "matrix",
+    "spanning",
+    "count",
+    "walk",
+    "bound",
+]
+
+
+def prose_line(n: int) -> str:
+    """A line of prose without digits, different for every n."""
+    words = [_WORDS[(n * 7 + k * (n % 5 + 1)) % len(_WORDS)] for k in range(11)]
+    return f"The {' '.join(words)} and so on"
+
+
+def numbered_lines(pages: int = 2) -> list[str]:
+    """The prose lines of `build_line_numbered`'s numbered pages, in order."""
+    per = NUMBERED_LINES_PER_PAGE
+    return [prose_line(n) + ("." if (n - 1) % 6 == 5 else "") for n in range(1, pages * per + 1)]
+
+
+def build_line_numbered(path: Path, pages: int = 2) -> Path:
+    doc = pymupdf.open()
+    lines = numbered_lines(pages)
+    line = 0
+    for _ in range(pages):
+        page = doc.new_page(width=W, height=H)
+        for k in range(NUMBERED_LINES_PER_PAGE):
+            y = 90 + 13 * k
+            indent = 12 if k % 6 == 0 else 0  # a paragraph every six lines
+            page.insert_text((LEFT + indent, y), lines[line], fontsize=10, fontname="tiro")
+            line += 1
+            page.insert_text((LEFT - 18, y), str(line), fontsize=7, fontname="helv")
+    page = doc.new_page(width=W, height=H)
+    y = 90.0
+    for p in range(1, NUMBERED_PARAGRAPHS + 1):
+        page.insert_text((LEFT - 18, y), str(p), fontsize=7, fontname="helv")
+        for k in range(4 + p):  # paragraphs of different lengths
+            text = prose_line(100 * p + k) + ("." if k == 3 + p else "")
+            page.insert_text((LEFT + (12 if k == 0 else 0), y), text, fontsize=10, fontname="tiro")
+            y += 13
+        y += 8
+    doc.save(path)
+    return path

@@ -19,6 +19,7 @@ from sweep_samples import (
     JOURNAL_FOOTER,
     JOURNAL_PAGES,
     NOTE,
+    NUMBERED_PARAGRAPHS,
     PICTURE_LABELS,
     PROSE_ABOVE,
     PROSE_BELOW,
@@ -35,12 +36,14 @@ from sweep_samples import (
     build_clipped_figure,
     build_figures,
     build_journal_pages,
+    build_line_numbered,
     build_long_listing,
     build_raised_folios,
     build_section_headers,
     build_slide_titles,
     build_synopsis_labels,
     build_typewriter_book,
+    numbered_lines,
     zh_break_end,
 )
 
@@ -260,3 +263,18 @@ def test_ligatures_and_old_style_figures_in_table_cells_read_as_letters(tmp_path
         ["lyrics", "the macro is in effect"],
         ["color", "user defined"],
     ]
+
+
+def test_margin_line_numbers_are_removed_and_paragraph_numbers_kept(tmp_path: Path) -> None:
+    """A review copy numbers every line in its margin (lineno): each number was a paragraph
+    of its own between the lines of its paragraph, 1,272 of them in aomart's sample. A page
+    of numbered paragraphs (a number by each paragraph's first line) keeps its numbers."""
+    doc = parse_document(build_line_numbered(tmp_path / "lineno.pdf")).document
+    numbered = [e.text for e in doc.elements if e.page_first <= 2]
+    assert " ".join(numbered) == " ".join(numbered_lines())  # all there, nothing glued in
+    assert [(r.page, r.kind, r.text) for r in doc.removed] == [
+        (1, "line_number", " ".join(str(n) for n in range(1, 31))),
+        (2, "line_number", " ".join(str(n) for n in range(31, 61))),
+    ]
+    third = " ".join(e.text for e in doc.elements if e.page_first == 3).split()
+    assert [t for t in third if t.isdigit()] == [str(n) for n in range(1, NUMBERED_PARAGRAPHS + 1)]

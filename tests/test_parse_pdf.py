@@ -286,10 +286,17 @@ def test_a_numbered_listing_is_one_code_block(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("font", "mono"),
-    [("ABCDEF+t1xtt", True), ("XYZABC+GoMono", True), ("QRSTUV+CMTT9", True), ("t1xr", False)],
+    [
+        ("ABCDEF+t1xtt", True),
+        ("XYZABC+GoMono", True),
+        ("QRSTUV+CMTT9", True),
+        ("Iosevka-Slab", True),
+        ("t1xr", False),
+    ],
 )
 def test_typewriter_fonts_by_name(font: str, mono: bool) -> None:
-    """newtxtt's "t1xtt" carries no monospace flag: its numbered listings read as prose."""
+    """newtxtt's "t1xtt" and Iosevka (luatexja's listings) carry no monospace flag: their
+    numbered listings read as prose."""
     assert _font_style(font)[0] is mono
 
 

@@ -91,7 +91,7 @@ def _printed_numbers(removed: Sequence[RemovedText]) -> dict[int, str]:
         text = fold_label(r.text)
         if r.kind == "page_number" and _kind_value(text):
             sure.setdefault(r.page, text)
-        elif r.kind != "page_number":
+        elif r.kind in ("header", "footer"):
             found = [g for m in _EDGE_NUMBER.finditer(text) for g in m.groups() if g]
             maybe.setdefault(r.page, []).extend(n for n in found if _kind_value(n))
     guessed = Counter((_kind_value(n), p) for p, ns in maybe.items() for n in ns)

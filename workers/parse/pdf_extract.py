@@ -46,6 +46,8 @@ from quire.workers.parse.pdf_footnotes import (
     wrap_mark,
 )
 from quire.workers.parse.pdf_images import page_images
+from quire.workers.parse.pdf_line_numbers import margin_line_numbers
+from quire.workers.parse.pdf_line_numbers import value as line_number
 from quire.workers.parse.pdf_links import page_links
 from quire.workers.parse.pdf_open import text_flags
 from quire.workers.parse.pdf_tables import find_tables
@@ -62,7 +64,7 @@ from quire.workers.parse.word_spaces import fix_word_spaces
 _MONO_FONT = re.compile(
     r"mono|courier|cmtt|cmsltt|cmitt|typewriter|consol|menlo|inconsolata|lmtt|sfmono|sftt"
     r"|txtt|t1xtt|pcrr|nimbusmon|cousine|firacode|sourcecode|dejavusansm|liberationmono"
-    r"|lucidaconsole|lucidasanstypewriter|beramono|\btt\d",
+    r"|lucidaconsole|lucidasanstypewriter|beramono|iosevka|\btt\d",
     re.IGNORECASE,
 )
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|cmbx|cmb\d|bx\d+$|-bd|\bbd\b", re.I)
@@ -518,6 +520,8 @@ def extract_page(
     decode_text(text, decoders)
     lines, presentation = _raw_lines(text)
     lines = fix_word_spaces(lines, page, textpage, decoders)
+    lines, numbers = margin_line_numbers(lines)
+    result.line_numbers = [str(line_number(r)) for r in numbers]
     decode_words = words_decoder(decoders)
     counts = {"decorative": 0, "inline": 0, "oversized": 0}
     if not lines:

@@ -25,6 +25,7 @@ from quire.shared.ir import (
     Document,
     Element,
     ParserNote,
+    RemovedText,
     SkippedPage,
     describe_textless,
 )
@@ -118,6 +119,11 @@ def merge_pdf_ranges(
     size = body_size([PageBody(p.page, p.blocks) for p in pages])
     drop, removed = find_running_text(pages, size)
     removed = [r.model_copy(update={"text": unwrap_marks(r.text)}) for r in removed]
+    removed += [
+        RemovedText(page=p.page, kind="line_number", text=" ".join(p.line_numbers))
+        for p in pages
+        if p.line_numbers
+    ]
     # printed page numbers run past the physical count by the front matter at most
     max_page = 2 * meta.page_count + 20
     bodies = {p.page: _page_body(p, drop, max_page) for p in pages if not p.skipped}

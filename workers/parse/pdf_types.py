@@ -77,6 +77,7 @@ class PdfPage(BaseModel):
     inline_images: int = 0  # inline images (no xref) left out
     oversized_images: int = 0  # images over limits.MAX_IMAGE_PIXELS left out, undecoded
     links: list[PdfLink] = []  # internal links (to a place in this document)
+    line_numbers: list[str] = []  # a margin's line numbering, taken out of the text
 
 
 class PdfRangeResult(BaseModel):

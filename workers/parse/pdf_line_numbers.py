@@ -1,0 +1,109 @@
+"""Line numbers printed in a margin (the `lineno` package: a journal's review copy, a draft,
+a legal text): a column of bare numbers, one beside each line of text, counting the lines.
+They are furniture, not text: kept, they became a paragraph each ("1", "2", … 1,272 of them
+in aomart's sample article) or were glued into the sentences beside them.
+
+A column is line numbering only when it stands in a margin (no other text reaches into
+it), is set smaller than the text beside it, its numbers rise down the page a line apart
+per number (every fifth line numbered, 5, 10, 15, passes too), and most sit on the
+baselines of prose beside them. Numbered paragraphs (as far apart as their paragraphs are
+long), a numbered list (the text around it starts where its numbers do), a contents page's
+numbers (the size of its entries) and a listing's line numbers (beside monospace code,
+kept with it) fail these tests and stay, and so does a table's column of numbers
+(a font table's codes: they count faster than its lines)."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable, Sequence
+from itertools import pairwise
+
+from quire.workers.parse.pdf_footnotes import unwrap_marks
+from quire.workers.parse.pdf_types import Row
+
+_NUMBER = re.compile(r"[0-9]{1,5}")
+_CODE = re.compile(r"[\\{};]|^%")
+MIN_NUMBERS = 5
+
+
+def margin_line_numbers(rows: Sequence[Row]) -> tuple[list[Row], list[Row]]:
+    """(the page's rows without its line numbers, the line numbers taken out)."""
+    numbers = [r for r in rows if r.horizontal and value(r) is not None]
+    if len(numbers) < MIN_NUMBERS:
+        return list(rows), []
+    others = [r for r in rows if r.horizontal and value(r) is None]
+    taken: set[int] = set()
+    edges: tuple[Callable[[Row], float], ...] = (lambda r: r.x0, lambda r: r.x1)
+    for edge in edges:  # left-aligned or right-aligned numbers
+        for column in _columns(numbers, edge):
+            if not taken.intersection(map(id, column)) and _counts_lines(column, others):
+                taken.update(map(id, column))
+    if not taken:
+        return list(rows), []
+    return [r for r in rows if id(r) not in taken], [r for r in rows if id(r) in taken]
+
+
+def value(row: Row) -> int | None:
+    """The number a row is, if it is a bare one (read as a raised note mark or not: a
+    small number beside a line of text looks like one)."""
+    text = unwrap_marks(row.text)
+    return int(text) if _NUMBER.fullmatch(text) else None
+
+
+def _columns(numbers: list[Row], edge: Callable[[Row], float]) -> list[list[Row]]:
+    """The numbers grouped by a shared edge (within 1.5 pt), groups of MIN_NUMBERS or more."""
+    out: list[list[Row]] = []
+    group: list[Row] = []
+    for r in sorted(numbers, key=edge):
+        if group and edge(r) - edge(group[-1]) > 1.5:
+            out.append(group)
+            group = []
+        group.append(r)
+    out.append(group)
+    return [sorted(g, key=lambda r: r.y1) for g in out if len(g) >= MIN_NUMBERS]
+
+
+def _counts_lines(column: list[Row], others: list[Row]) -> bool:
+    steps = [((value(b) or 0) - (value(a) or 0), b.y1 - a.y1) for a, b in pairwise(column)]
+    if any(dv <= 0 for dv, _ in steps):
+        return False
+    # a line apart per number (per fifth line when every fifth is numbered): paragraph
+    # numbers stand as far apart as their paragraphs are long
+    pitches = [dy / dv for dv, dy in steps]
+    pitch = statistics.median(pitches)
+    if pitch <= 0 or sum(abs(p - pitch) <= 0.15 * pitch for p in pitches) < 0.8 * len(pitches):
+        return False
+    left, right = min(r.x0 for r in column), max(r.x1 for r in column)
+    if any(r.x0 < right and r.x1 > left for r in others):
+        return False  # text reaches into the column: numbers inside the text block
+    top, bottom = column[0].y1 - pitch, column[-1].y1 + pitch
+    beside = [r for r in others if top <= r.y1 <= bottom]
+    numbered = [b for b in beside if any(abs(r.y1 - b.y1) <= 0.5 * b.size for r in column)]
+    if not numbered or sum(_code(r) for r in numbered) * 2 >= len(numbered):
+        return False  # a listing's numbers (a .dtx's code lines, which its index cites)
+    if max(r.size for r in column) > 0.9 * statistics.median(r.size for r in numbered):
+        return False  # set as large as the text: a contents' chapter or page numbers
+    lines = _baselines(beside)
+    gaps = [b - a for a, b in pairwise(lines)]
+    if gaps and pitch < 0.5 * statistics.median(gaps):
+        return False  # counting faster than the lines: a table's column (a font's codes)
+    # most numbers stand on a line of text, or most lines have a number (a page of
+    # figures and displays has fewer lines than numbers)
+    level = sum(any(abs(r.y1 - b.y1) <= 0.5 * b.size for b in numbered) for r in column)
+    return level * 2 >= min(len(column), len(lines))
+
+
+def _code(row: Row) -> bool:
+    """Set in a typewriter face, or TeX or C-like (listings set in other faces: chhaya's
+    in Latin Modern Sans, fmtcount's in a Type 3 font)."""
+    return row.mono or _CODE.search(row.text) is not None
+
+
+def _baselines(rows: list[Row]) -> list[float]:
+    """The distinct lines the rows sit on (pieces of one line share its bottom)."""
+    out: list[float] = []
+    for r in sorted(rows, key=lambda r: r.y1):
+        if not out or r.y1 - out[-1] > 0.5 * r.size:
+            out.append(r.y1)
+    return out
