@@ -369,31 +369,81 @@ def test_a_described_term_with_a_hanging_indent_is_one_paragraph(tmp_path: Path)
     assert "language sensitive facilities to enclose" in els[2].text
 
 
+def test_a_label_line_ends_before_a_paragraph_on_a_page_mostly_of_code(tmp_path: Path) -> None:
+    """A .dtx page: more 8-pt code than 10-pt prose made 8 pt the page's body size, and
+    the prose lost its paragraph rules: an argument's one-line description ("<1> Song
+    artist.") ran into the indented paragraph after it, which was then cut after its
+    first line ("... the page break if" / "a parameter other than 'N' has been passed.")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for k in range(30):
+        code = f"\\def\\SB@macro{k}#1{{\\ifthenelse{{\\equal{{#1}}{{N}}}}{{}}{{\\newpage}}}}%"
+        page.insert_text((72, 60 + 9 * k), code, fontsize=8, fontname="cour")
+    y = 360.0
+    for label in ("<1> Song artist.", "<2> Song title and number."):
+        page.insert_text((110, y), label, fontsize=10, fontname="helv")  # as songbook sets it
+        _justified(page, y + 12, ["When we are in the compact mode we only execute the page"], 87)
+        _justified(page, y + 24, ["break if the song has asked for it with its optional argument,"])
+        page.insert_text((72, y + 36), "a parameter other than N has been passed.", fontsize=10)
+        y += 70
+    doc.save(tmp_path / "dtx.pdf")
+    els = parse_document(tmp_path / "dtx.pdf").document.elements
+    prose = [e.text for e in els if e.type != "code"]
+    body = "When we are in the compact mode we only execute the page break if the song has "
+    body += "asked for it with its optional argument, a parameter other than N has been passed."
+    assert prose == ["<1> Song artist.", body, "<2> Song title and number.", body], prose
+
+
+def _set_metrics(
+    doc: pymupdf.Document, page: pymupdf.Page, name: str, ascent: int, descent: int
+) -> None:
+    """Give the embedded font `name` the declared ascent and descent (of a 1,000-unit em)."""
+    font = next(xref for xref, *_, font_name, _ in page.get_fonts() if font_name == name)
+    descendant = int(doc.xref_get_key(font, "DescendantFonts")[1].strip("[]").split()[0])
+    descriptor = int(doc.xref_get_key(descendant, "FontDescriptor")[1].split()[0])
+    doc.xref_set_key(descriptor, "Ascent", str(ascent))
+    doc.xref_set_key(descriptor, "Descent", str(descent))
+
+
+LEGAL = [
+    "The style for the citation of legal authorities is intended to implement",
+    "more or less the standard in its third edition, and it does so for cases",
+    "and legislation of the jurisdictions most often cited in English work.",
+]
+
+
 def test_a_font_with_broken_metrics_keeps_its_paragraph_whole(tmp_path: Path) -> None:
-    """oscola's Libertine declares an ascent of 454 and a descent of -2 (a 1,000-unit em):
-    MuPDF boxes its 11-pt lines 5 pt high, and the gap between two such boxes looked like
-    a paragraph break at every line."""
+    """oscola's Libertine declares an ascent of 454 and a descent of -2: MuPDF boxes its
+    11-pt lines 5 pt high, and the gap between two such boxes looked like a paragraph
+    break at every line. Computer Modern's symbol font boxes its ⟨ ⟩ 20 pt high in 11.5-pt
+    text (texshade): the line's bottom went down past the line pitch and cut there."""
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_font(fontname="dv", fontfile=str(DEJAVU))
-    lines = [
-        "The style for the citation of legal authorities is intended to implement",
-        "more or less the standard in its third edition, and it does so for cases",
-        "and legislation of the jurisdictions most often cited in English work.",
-    ]
-    for k, line in enumerate(lines):
+    page.insert_font(fontname="sy", fontfile=str(DEJAVU.with_name("DejaVuSerif.ttf")))
+    for k, line in enumerate(LEGAL):
         page.insert_text((72, 100 + 13.6 * k), line, fontname="dv", fontsize=11)
-    font = next(xref for xref, *_, name, _ in page.get_fonts() if name == "dv")
-    descendant = int(doc.xref_get_key(font, "DescendantFonts")[1].strip("[]").split()[0])
-    descriptor = int(doc.xref_get_key(descendant, "FontDescriptor")[1].split()[0])
-    doc.xref_set_key(descriptor, "Ascent", "454")
-    doc.xref_set_key(descriptor, "Descent", "-2")
-    doc.save(tmp_path / "thin.pdf")
-    with pymupdf.open(tmp_path / "thin.pdf") as check:  # the boxes are as thin as oscola's
-        box = check[0].get_text("dict")["blocks"][0]["lines"][0]["bbox"]
-        assert box[3] - box[1] < 6
-    els = parse_document(tmp_path / "thin.pdf").document.elements
-    assert [e.text for e in els] == [" ".join(lines)]
+    y = 200.0
+    for k, line in enumerate(LEGAL):  # in Helvetica, with a mark in the tall font
+        head, mark, tail = line.partition("standard") if k == 1 else (line, "", "")
+        page.insert_text((72, y + 13.6 * k), head + mark, fontname="helv", fontsize=11)
+        if mark:
+            x = 72 + pymupdf.get_text_length(head + mark, "helv", 11)
+            page.insert_text((x, y + 13.6), "†", fontname="sy", fontsize=11)
+            x += 7
+            page.insert_text((x, y + 13.6), tail, fontname="helv", fontsize=11)
+    _set_metrics(doc, page, "dv", 454, -2)
+    _set_metrics(doc, page, "sy", 900, -900)
+    doc.save(tmp_path / "metrics.pdf")
+    with pymupdf.open(tmp_path / "metrics.pdf") as check:  # the boxes are as odd as theirs
+        spans = [
+            s for b in check[0].get_text("dict")["blocks"] for ln in b["lines"] for s in ln["spans"]
+        ]
+        assert spans[0]["bbox"][3] - spans[0]["bbox"][1] < 6
+        assert max(s["bbox"][3] - s["bbox"][1] for s in spans) > 18
+    els = parse_document(tmp_path / "metrics.pdf").document.elements
+    marked = " ".join(LEGAL).replace("standard", "standard†")
+    assert [e.text for e in els] == [" ".join(LEGAL), marked]
 
 
 def test_ruled_table(parsed: ParsedDocument) -> None:

@@ -211,14 +211,24 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
 
 
 def _line_box(line: dict[str, Any], size: float) -> tuple[float, float, float, float]:
-    """The line's box, or, where a font's metrics make it implausibly thin (oscola's 11-pt
-    text in boxes 5 pt high, from its baseline up), the box of a `size` font on the line's
-    baseline: every rule that compares gaps with line heights cut such text at every line."""
+    """The line's box, its height taken from the spans whose own box is plausible for
+    their size: a font's metrics can make a span's box far too tall (Computer Modern's
+    symbol font, CMSY, boxes its ⟨ ⟩ 20 pt high in 11.5-pt text) or too thin (oscola's
+    Libertine declares an ascent of 454 and a descent of -2: 5 pt for 11-pt text), and
+    every rule that compares gaps with line heights or baselines with the line pitch cut
+    the paragraph there. A line of thin spans only gets the box of a `size` font on its
+    baseline; a line of tall ones only (a script whose fonts are all tall) keeps its box."""
     x0, y0, x1, y1 = line["bbox"]
-    if y1 - y0 >= 0.6 * size or line["dir"][1] != 0:
+    if line["dir"][1] != 0:
         return x0, y0, x1, y1
-    base = max(s["origin"][1] for s in line["spans"])
-    return x0, min(y0, base - 0.8 * size), x1, max(y1, base + 0.2 * size)
+    spans = [s for s in line["spans"] if s["text"].strip()]
+    fits = [s for s in spans if 0.6 * s["size"] <= s["bbox"][3] - s["bbox"][1] <= 1.6 * s["size"]]
+    if fits and len(fits) < len(spans):
+        return x0, min(s["bbox"][1] for s in fits), x1, max(s["bbox"][3] for s in fits)
+    if not fits and y1 - y0 < 0.6 * size:
+        base = max(s["origin"][1] for s in line["spans"])
+        return x0, min(y0, base - 0.8 * size), x1, max(y1, base + 0.2 * size)
+    return x0, y0, x1, y1
 
 
 def _same_row(prev: Row, ln: Row) -> bool:
@@ -303,7 +313,9 @@ def _page_layout(rows: list[Row]) -> _Layout:
     if len(rows) < 3:
         return _Layout()
     sizes: dict[float, int] = {}
-    for r in rows:
+    # the prose's size: a .dtx page of 8-pt code beside 10-pt text had body 8, and its
+    # 10-pt paragraphs no line pitch or short last lines
+    for r in [r for r in rows if not r.mono] or rows:
         sizes[r.size] = sizes.get(r.size, 0) + len(r.text)
     body = max(sizes.items(), key=lambda kv: kv[1])[0]
     steps = [
