@@ -446,6 +446,27 @@ def test_a_font_with_broken_metrics_keeps_its_paragraph_whole(tmp_path: Path) ->
     assert [e.text for e in els] == [" ".join(LEGAL), marked]
 
 
+def test_a_sentence_across_a_column_break_is_one_paragraph(tmp_path: Path) -> None:
+    """Two columns: the first column's last paragraph goes on at the top of the second
+    (in lower case: its sentence is not over), as across a page break. It was cut there on
+    every page of a two-column article; a new paragraph opening a column stays apart."""
+    left = ["Counting the runs of a long document is what this part", "is about, and the count"]
+    right = ["grows with every line of the table.", "A new paragraph starts the next idea."]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for k in range(28):  # a full first column, its last paragraph left open
+        text = f"Line {k} of the earlier paragraph ends here."
+        page.insert_text((50, 80 + 12 * k), text, fontsize=9, fontname="helv")
+    for k, text in enumerate(left):
+        page.insert_text((60 - 10 * k, 440 + 12 * k), text, fontsize=9, fontname="helv")
+    page.insert_text((310, 80), right[0], fontsize=9, fontname="helv")
+    page.insert_text((320, 104), right[1], fontsize=9, fontname="helv")
+    doc.save(tmp_path / "columns.pdf")
+    texts = [e.text for e in parse_document(tmp_path / "columns.pdf").document.elements]
+    assert " ".join(left + right[:1]) in texts, texts
+    assert right[1] in texts
+
+
 def test_ruled_table(parsed: ParsedDocument) -> None:
     (table,) = _of(parsed.document, "table")
     assert table.rows == TABLE

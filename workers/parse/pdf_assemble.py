@@ -24,6 +24,7 @@ from quire.workers.parse.pdf_hyphens import JOIN, Vocabulary, is_break
 from quire.workers.parse.pdf_types import PdfBlock
 from quire.workers.parse.url_breaks import continues_url
 
+_MID_SENTENCE = re.compile(r"[^\W_][,;-]?$")  # a word, and a comma or a hyphen at most
 _SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
 _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
 _MAX_CAPTION_WORDS = 80
@@ -204,10 +205,10 @@ class Assembler:
         self.items = notes.place(self.items, make)
 
     def _open_paragraph(self, page: int) -> PendingElement | None:
-        """The paragraph the previous page ended inside: its last element, or the last one
-        before the footnotes (smaller text) at the foot of that page."""
+        """The paragraph page `page`'s text so far ended inside: its last element, or the
+        last one before the footnotes (smaller text) at the foot of that page."""
         for p in reversed(self.items):
-            if p.page_last != page - 1:
+            if p.page_last != page:
                 return None
             if p.type != "paragraph":
                 return None
@@ -233,7 +234,15 @@ class Assembler:
             PendingElement("list", page, page, items=items, list_kind=CONTENTS, rtl=block.rtl)
         )
 
-    def add(self, page: int, block: PdfBlock, heading: Heading | None, first_on_page: bool) -> None:
+    def add(
+        self,
+        page: int,
+        block: PdfBlock,
+        heading: Heading | None,
+        first_on_page: bool,
+        column_top: bool = False,
+    ) -> None:
+        """Add a body block; `column_top`: it opens a column of a page set in columns."""
         cur = self.cur
         # continues from the previous page: this is the page's first body block and the
         # element being built was the last thing on the page before, and it spans fewer
@@ -279,7 +288,7 @@ class Assembler:
         if item is not None:
             self._add_item(page, block, item, text, carry)
         elif not self._continue_item(page, block, text, carry) and not self._continue_paragraph(
-            page, block, text, first_on_page
+            page, block, text, first_on_page, column_top
         ):
             self.start(
                 PendingElement(
@@ -365,10 +374,17 @@ class Assembler:
         return True
 
     def _continue_paragraph(
-        self, page: int, block: PdfBlock, text: str, first_on_page: bool
+        self, page: int, block: PdfBlock, text: str, first_on_page: bool, column_top: bool
     ) -> bool:
-        """Whether `text` went on the paragraph the previous page ended inside."""
-        target = self._open_paragraph(page) if first_on_page else None
+        """Whether `text` went on the paragraph the previous page ended inside, or, when it
+        opens a column and its sentence goes on in lower case, the previous column."""
+        target = None
+        if first_on_page:
+            target = self._open_paragraph(page - 1)
+        elif column_top and text[:1].islower():
+            target = self._open_paragraph(page)
+            if target is not None and not _MID_SENTENCE.search(target.text):
+                target = None  # a rule's glyph or a label between the columns
         if (
             target is not None
             and abs(target.size - block.size) < 0.6

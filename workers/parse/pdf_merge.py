@@ -54,7 +54,7 @@ from quire.workers.parse.pdf_links import resolve as resolve_links
 from quire.workers.parse.pdf_open import PdfMeta, pdf_meta
 from quire.workers.parse.pdf_parser_notes import parser_notes, parser_uses
 from quire.workers.parse.pdf_running import body_blocks, find_running_text
-from quire.workers.parse.pdf_types import PdfPage, PdfRangeResult
+from quire.workers.parse.pdf_types import PdfBlock, PdfPage, PdfRangeResult
 from quire.workers.parse.xrefs import link_references
 
 
@@ -169,6 +169,7 @@ def _elements(
     for pno in sorted(bodies):
         pb = bodies[pno]
         first = next((i for i, b in enumerate(pb.blocks) if b.kind != "footnote"), -1)
+        prev: PdfBlock | None = None
         for i, block in enumerate(pb.blocks):
             if block.kind == "footnote":
                 trail.add(pno, block.bbox, asm.add_note(pno, block, notes))
@@ -176,8 +177,10 @@ def _elements(
             if pb.entry(block) and i not in pb.headings:
                 asm.add_entries(pno, block, pb.contents_max_page)
             else:
-                asm.add(pno, block, pb.headings.get(i), first_on_page=i == first)
+                top = prev is not None and _column_top(prev, block)
+                asm.add(pno, block, pb.headings.get(i), first_on_page=i == first, column_top=top)
             trail.add(pno, block.bbox, asm.cur)
+            prev = block
     tie_notes(pages, trail)
     asm.place_notes(notes)
     built = asm.elements()
@@ -187,6 +190,12 @@ def _elements(
         built, xref_notes = link_references(built, {p.page: p.label for p in pages if p.label})
     built = [settle_joins(e) for e in built]
     return built, link_notes(link_stats, built) + xref_notes
+
+
+def _column_top(prev: PdfBlock, block: PdfBlock) -> bool:
+    """Does `block` open the next column after `prev` (wholly right of it, beginning
+    above its end)?"""
+    return block.bbox[0] >= prev.bbox[2] - 2 and block.bbox[1] < prev.bbox[3]
 
 
 def _skipped_pages(pages: list[PdfPage]) -> list[SkippedPage]:
