@@ -505,7 +505,8 @@ def build_synopsis_labels(path: Path) -> Path:
 
 # A journal's review copy (lineno, as in aomart's sample): every line numbered in the left
 # margin, small, the count running on across pages; then a page of numbered paragraphs
-# (a number beside each paragraph's first line only), whose numbers are text and stay.
+# (a number beside each paragraph's first line only), whose numbers are text and stay, and
+# a page of a listing with its lines numbered, which keeps its numbers too.
 NUMBERED_LINES_PER_PAGE = 30  # the test expects 1-30 and 31-60
 NUMBERED_PARAGRAPHS = 4
 _WORDS = [
@@ -522,6 +523,9 @@ _WORDS = [
     "walk",
     "bound",
 ]
+
+
+LISTING = [f"\\RequirePackage{{{name}}}" for name in ("marathi", "glossaries", "xkeyval")] * 3
 
 
 def prose_line(n: int) -> str:
@@ -547,7 +551,9 @@ def build_line_numbered(path: Path, pages: int = 2) -> Path:
             indent = 12 if k % 6 == 0 else 0  # a paragraph every six lines
             page.insert_text((LEFT + indent, y), lines[line], fontsize=10, fontname="tiro")
             line += 1
-            page.insert_text((LEFT - 18, y), str(line), fontsize=7, fontname="helv")
+            number = str(line)  # set flush right, as lineno does: 1-9 and 10-60 share no x0
+            x = LEFT - 8 - pymupdf.get_text_length(number, "helv", 7)
+            page.insert_text((x, y), number, fontsize=7, fontname="helv")
     page = doc.new_page(width=W, height=H)
     y = 90.0
     for p in range(1, NUMBERED_PARAGRAPHS + 1):
@@ -557,5 +563,9 @@ def build_line_numbered(path: Path, pages: int = 2) -> Path:
             page.insert_text((LEFT + (12 if k == 0 else 0), y), text, fontsize=10, fontname="tiro")
             y += 13
         y += 8
+    page = doc.new_page(width=W, height=H)  # a listing in a proportional face (chhaya's)
+    for k, code in enumerate(LISTING):
+        page.insert_text((LEFT - 14, 90 + 11 * k), str(k + 1), fontsize=7, fontname="helv")
+        page.insert_text((LEFT, 90 + 11 * k), code, fontsize=9, fontname="helv")
     doc.save(path)
     return path

@@ -18,6 +18,7 @@ from sweep_samples import (
     JOURNAL_AUTHORS,
     JOURNAL_FOOTER,
     JOURNAL_PAGES,
+    LISTING,
     NOTE,
     NUMBERED_PARAGRAPHS,
     PICTURE_LABELS,
@@ -268,7 +269,8 @@ def test_ligatures_and_old_style_figures_in_table_cells_read_as_letters(tmp_path
 def test_margin_line_numbers_are_removed_and_paragraph_numbers_kept(tmp_path: Path) -> None:
     """A review copy numbers every line in its margin (lineno): each number was a paragraph
     of its own between the lines of its paragraph, 1,272 of them in aomart's sample. A page
-    of numbered paragraphs (a number by each paragraph's first line) keeps its numbers."""
+    of numbered paragraphs (a number by each paragraph's first line) and a numbered listing
+    keep their numbers."""
     doc = parse_document(build_line_numbered(tmp_path / "lineno.pdf")).document
     numbered = [e.text for e in doc.elements if e.page_first <= 2]
     assert " ".join(numbered) == " ".join(numbered_lines())  # all there, nothing glued in
@@ -278,3 +280,5 @@ def test_margin_line_numbers_are_removed_and_paragraph_numbers_kept(tmp_path: Pa
     ]
     third = " ".join(e.text for e in doc.elements if e.page_first == 3).split()
     assert [t for t in third if t.isdigit()] == [str(n) for n in range(1, NUMBERED_PARAGRAPHS + 1)]
+    listing = "\n".join(e.text for e in doc.elements if e.page_first == 4)
+    assert re.findall(r"\b\d\b", listing) == [str(n) for n in range(1, len(LISTING) + 1)]

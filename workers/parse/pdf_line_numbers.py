@@ -23,7 +23,7 @@ from quire.workers.parse.pdf_footnotes import unwrap_marks
 from quire.workers.parse.pdf_types import Row
 
 _NUMBER = re.compile(r"[0-9]{1,5}")
-_CODE = re.compile(r"[\\{};]|^%")
+_CODE = re.compile(r"[\\{};]|^%|%$")
 MIN_NUMBERS = 5
 
 
@@ -33,12 +33,16 @@ def margin_line_numbers(rows: Sequence[Row]) -> tuple[list[Row], list[Row]]:
     if len(numbers) < MIN_NUMBERS:
         return list(rows), []
     others = [r for r in rows if r.horizontal and value(r) is None]
-    taken: set[int] = set()
+    # left-aligned or right-aligned numbers, the longest column first: one judged whole
+    # is not judged again in parts (right-aligned 1-9 and 10-42 share no left edge)
     edges: tuple[Callable[[Row], float], ...] = (lambda r: r.x0, lambda r: r.x1)
-    for edge in edges:  # left-aligned or right-aligned numbers
-        for column in _columns(numbers, edge):
-            if not taken.intersection(map(id, column)) and _counts_lines(column, others):
-                taken.update(map(id, column))
+    columns = sorted((c for edge in edges for c in _columns(numbers, edge)), key=len, reverse=True)
+    taken: set[int] = set()
+    judged: set[int] = set()
+    for column in columns:
+        if judged.isdisjoint(map(id, column)) and _counts_lines(column, others):
+            taken.update(map(id, column))
+        judged.update(map(id, column))
     if not taken:
         return list(rows), []
     return [r for r in rows if id(r) not in taken], [r for r in rows if id(r) in taken]
@@ -80,7 +84,13 @@ def _counts_lines(column: list[Row], others: list[Row]) -> bool:
     top, bottom = column[0].y1 - pitch, column[-1].y1 + pitch
     beside = [r for r in others if top <= r.y1 <= bottom]
     numbered = [b for b in beside if any(abs(r.y1 - b.y1) <= 0.5 * b.size for r in column)]
-    if not numbered or sum(_code(r) for r in numbered) * 2 >= len(numbered):
+    lines_of = [[b for b in numbered if abs(r.y1 - b.y1) <= 0.5 * b.size] for r in column]
+    code = sum(
+        _code(" ".join(b.text for b in line), all(b.mono for b in line))
+        for line in lines_of
+        if line
+    )
+    if not numbered or code * 2 >= sum(map(bool, lines_of)):
         return False  # a listing's numbers (a .dtx's code lines, which its index cites)
     if max(r.size for r in column) > 0.9 * statistics.median(r.size for r in numbered):
         return False  # set as large as the text: a contents' chapter or page numbers
@@ -94,10 +104,11 @@ def _counts_lines(column: list[Row], others: list[Row]) -> bool:
     return level * 2 >= min(len(column), len(lines))
 
 
-def _code(row: Row) -> bool:
-    """Set in a typewriter face, or TeX or C-like (listings set in other faces: chhaya's
-    in Latin Modern Sans, fmtcount's in a Type 3 font)."""
-    return row.mono or _CODE.search(row.text) is not None
+def _code(text: str, mono: bool) -> bool:
+    """Is a numbered line code: set in a typewriter face, TeX or C-like, or data without a
+    letter (listings set in other faces: chhaya's in Latin Modern Sans, fmtcount's in a
+    Type 3 font)?"""
+    return mono or _CODE.search(text) is not None or not any(c.isalpha() for c in text)
 
 
 def _baselines(rows: list[Row]) -> list[float]:
