@@ -174,13 +174,15 @@ def test_contents_lines_set_as_headings_are_text(tmp_path: Path) -> None:
     ]
 
 
-def _justified(page: pymupdf.Page, y: float, lines: list[str], left: float = 72) -> None:
+def _justified(
+    page: pymupdf.Page, y: float, lines: list[str], left: float = 72, right: float = 520
+) -> None:
     """`lines` from baseline `y` down, 12 points apart, each set flush from x `left` to
-    520, word by word (as TeX justifies)."""
+    `right`, word by word (as TeX justifies)."""
     for k, text in enumerate(lines):
         words = text.split()
         widths = [pymupdf.get_text_length(w, fontname="helv", fontsize=10) for w in words]
-        gap = (520 - left - sum(widths)) / (len(words) - 1)
+        gap = (right - left - sum(widths)) / (len(words) - 1)
         x = left
         for w, width in zip(words, widths, strict=True):
             page.insert_text((x, y + 12 * k), w, fontsize=10, fontname="helv")
@@ -444,6 +446,31 @@ def test_a_font_with_broken_metrics_keeps_its_paragraph_whole(tmp_path: Path) ->
     els = parse_document(tmp_path / "metrics.pdf").document.elements
     marked = " ".join(LEGAL).replace("standard", "standard†")
     assert [e.text for e in els] == [" ".join(LEGAL), marked]
+
+
+def test_a_justified_passage_narrower_than_the_page_keeps_its_lines_together(
+    tmp_path: Path,
+) -> None:
+    """An indented, boxed passage set justified to its own right edge (it-lshort's "Se
+    LaTeX non sta posizionando gli oggetti flottanti come ci si" / "aspetterebbe, …"):
+    its full lines end short of the page's edge, and each was taken for a paragraph's
+    short last line."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    body = [
+        f"Line {k} of the body text is set across the whole measure of the page here."
+        for k in range(6)
+    ]
+    _justified(page, 100, body)
+    boxed = [
+        "If the floats are not placed where you would",
+        "expect them, it is often because one of them",
+    ]
+    _justified(page, 200, boxed, left=100, right=450)
+    page.insert_text((100, 224), "blocks the others.", fontsize=10, fontname="helv")
+    doc.save(tmp_path / "boxed.pdf")
+    texts = [e.text for e in parse_document(tmp_path / "boxed.pdf").document.elements]
+    assert texts[-1] == " ".join([*boxed, "blocks the others."]), texts
 
 
 def test_a_sentence_across_a_column_break_is_one_paragraph(tmp_path: Path) -> None:

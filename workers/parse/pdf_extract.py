@@ -367,7 +367,7 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
         return True
     if list_marker(b.text):
         return True
-    if lay.ends and a.size == lay.body and not lay.full(a):
+    if lay.ends and a.size == lay.body and not lay.full(a) and not _own_edge(cur, b):
         return True  # a justified paragraph's short last line
     if len(cur) >= 2:
         left = cur[1].left
@@ -377,6 +377,19 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
     if lay.ends and lay.full(a):
         return False  # a full first line goes on: indented first line, or hanging indent
     return b.left > a.left + 3  # a label line followed by indented text
+
+
+def _own_edge(cur: list[Row], b: Row) -> bool:
+    """Does the block's last row end at an edge of its own: where the row before it ends,
+    or where `b`, going on in lower case, ends? Lines of a narrower justified passage (a
+    framed or indented one) end short of the page's edges. (A table's rows end together
+    too, but rarely go on a sentence.)"""
+    a = cur[-1]
+    if len(a.text) < 30:
+        return False
+    if len(cur) >= 2 and abs(cur[-2].x1 - a.x1) <= 0.5:
+        return True
+    return abs(a.x1 - b.x1) <= 0.5 and b.text[:1].islower()
 
 
 def _code_lines(rows: list[Row]) -> list[str]:
