@@ -473,6 +473,20 @@ def test_a_justified_passage_narrower_than_the_page_keeps_its_lines_together(
     assert texts[-1] == " ".join([*boxed, "blocks the others."]), texts
 
 
+def test_a_word_broken_at_a_described_terms_line_end_keeps_its_sentence(tmp_path: Path) -> None:
+    """A macro's description (philosophersimprint): the term and the first line of its
+    text set full width, the rest indented. The indent after a first line read as a label
+    followed by its text, and cut a word in two ("… use this envi-" / "ronment. …")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    first = "\\jot This length is added between lines of eqnarray. People should not use this envi-"
+    page.insert_text((72, 100), first, fontsize=10, fontname="helv")
+    page.insert_text((100, 112), "ronment. Still, let us define it.", fontsize=10, fontname="helv")
+    doc.save(tmp_path / "term.pdf")
+    texts = [e.text for e in parse_document(tmp_path / "term.pdf").document.elements]
+    assert len(texts) == 1 and texts[0].endswith("ronment. Still, let us define it."), texts
+
+
 def test_a_sentence_across_a_column_break_is_one_paragraph(tmp_path: Path) -> None:
     """Two columns: the first column's last paragraph goes on at the top of the second
     (in lower case: its sentence is not over), as across a page break. It was cut there on

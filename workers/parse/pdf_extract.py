@@ -89,6 +89,7 @@ _GUARDED = re.compile(r"[0-9]{1,5}(?:\s*⟨[^⟩]*⟩)+")
 _CJK = re.compile(f"[{HAN}{KANA}]")
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
+_BROKEN_WORD = re.compile(r"[^\W\d_]-$")  # "envi-" / "ronment": the sentence goes on
 _LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
 
 
@@ -367,7 +368,9 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
         return True
     if list_marker(b.text):
         return True
-    if lay.ends and a.size == lay.body and not lay.full(a) and not _own_edge(cur, b):
+    if b.text[:1].islower() and (_BROKEN_WORD.search(a.text) or _same_end(a, b)):
+        return False  # a word broken at the line's end, or a narrower passage's next line
+    if lay.ends and a.size == lay.body and not lay.full(a) and not _own_edge(cur):
         return True  # a justified paragraph's short last line
     if len(cur) >= 2:
         left = cur[1].left
@@ -379,17 +382,16 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
     return b.left > a.left + 3  # a label line followed by indented text
 
 
-def _own_edge(cur: list[Row], b: Row) -> bool:
-    """Does the block's last row end at an edge of its own: where the row before it ends,
-    or where `b`, going on in lower case, ends? Lines of a narrower justified passage (a
-    framed or indented one) end short of the page's edges. (A table's rows end together
-    too, but rarely go on a sentence.)"""
-    a = cur[-1]
-    if len(a.text) < 30:
-        return False
-    if len(cur) >= 2 and abs(cur[-2].x1 - a.x1) <= 0.5:
-        return True
-    return abs(a.x1 - b.x1) <= 0.5 and b.text[:1].islower()
+def _same_end(a: Row, b: Row) -> bool:
+    """Do two rows end at the same x, the first a long one? Lines of a narrower justified
+    passage (a framed or indented one) end together short of the page's edges; a table's
+    rows end together too, but rarely go on a sentence in lower case."""
+    return len(a.text) >= 30 and abs(a.x1 - b.x1) <= 0.5
+
+
+def _own_edge(cur: list[Row]) -> bool:
+    """Does the block's last row end where the row before it does (an edge of its own)?"""
+    return len(cur) >= 2 and _same_end(cur[-1], cur[-2])
 
 
 def _code_lines(rows: list[Row]) -> list[str]:
