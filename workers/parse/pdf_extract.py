@@ -283,6 +283,7 @@ def _join(prev: Row, ln: Row) -> Row:
         horizontal=True,
         space_around=(prev.space_around[0], ln.space_around[1]),
         cjk_size=longer.cjk_size or prev.cjk_size or ln.cjk_size,
+        gap=max(prev.gap, ln.gap, gap),
     )
 
 
@@ -383,10 +384,14 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
 
 
 def _same_end(a: Row, b: Row) -> bool:
-    """Do two rows end at the same x, the first a long one? Lines of a narrower justified
-    passage (a framed or indented one) end together short of the page's edges; a table's
-    rows end together too, but rarely go on a sentence in lower case."""
-    return len(a.text) >= 30 and abs(a.x1 - b.x1) <= 0.5
+    """Do two rows of text end at the same x, the first a long one? Lines of a narrower
+    justified passage (a framed or indented one) end together short of the page's edges;
+    a table's rows end together too, but have wide gaps between their cells."""
+    return (
+        len(a.text) >= 30
+        and abs(a.x1 - b.x1) <= 0.5
+        and max(a.gap, b.gap) < 1.5 * max(a.size, b.size)
+    )
 
 
 def _own_edge(cur: list[Row]) -> bool:

@@ -125,6 +125,7 @@ class Row:
     # or smaller than the Latin text among them (jlreq: 10.95 pt beside 10 pt), so the size
     # of a mixed line's majority changes from line to line inside one paragraph
     cjk_size: float = 0.0
+    gap: float = 0.0  # the widest gap between the pieces joined into it (a table's columns)
 
     @property
     def h(self) -> float:
