@@ -463,11 +463,11 @@ def test_a_justified_passage_narrower_than_the_page_keeps_its_lines_together(
     ]
     _justified(page, 100, body)
     boxed = [
-        "If the floats are not placed where you would",
-        "expect them, it is often because one of them",
+        "If the floats are not placed where you would expect them in the text,",
+        "it is often because one of them holds up all of those that come later:",
     ]
     _justified(page, 200, boxed, left=100, right=450)
-    page.insert_text((100, 224), "blocks the others.", fontsize=10, fontname="helv")
+    page.insert_text((100, 224), "blocks the others.", fontsize=10, fontname="helv")  # short
     doc.save(tmp_path / "boxed.pdf")
     texts = [e.text for e in parse_document(tmp_path / "boxed.pdf").document.elements]
     assert texts[-1] == " ".join([*boxed, "blocks the others."]), texts
