@@ -336,6 +336,28 @@ def test_a_japanese_paragraph_with_latin_words_is_one_paragraph(tmp_path: Path) 
     assert "よくあるオプション" in els[0].text and "副題を受け付けられる" in els[0].text
 
 
+def test_line_pitch_is_measured_between_baselines(tmp_path: Path) -> None:
+    """pLaTeX's documentation: one line's bottom goes 5 pt deeper than its neighbours'
+    (a glyph of a font with a deep descent), and measured bottom to bottom the step looked
+    like a paragraph break ("…設定できる」" / "した。これに合わせて…")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_font(fontname="deep", fontfile=str(DEJAVU))
+    lines = [
+        "The series of a family can be set for each family since the release of that",
+        "year, and the same was added for the Japanese fonts in the next release of",
+        "the format, so that the bold series of a Japanese family follows its Latin",
+        "family in the documents that mix them, as the tables below show for each case.",
+    ]
+    for k, line in enumerate(lines):  # the third in a font whose box goes deep
+        font = "deep" if k == 2 else "helv"
+        page.insert_text((72, 100 + 12.8 * k), line, fontsize=9.5, fontname=font)
+    _set_metrics(doc, page, "deep", 900, -800)
+    doc.save(tmp_path / "deep.pdf")
+    texts = [e.text for e in parse_document(tmp_path / "deep.pdf").document.elements]
+    assert len(texts) == 1, texts
+
+
 def test_a_described_term_with_a_hanging_indent_is_one_paragraph(tmp_path: Path) -> None:
     """A description list (biblatex's package list, a .dtx's macro descriptions): the term
     and its text's first line set full width, the rest indented under it. Each item was

@@ -206,6 +206,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                     horizontal=abs(dy) < 1e-3 and dx > 0,
                     space_around=(raw[:1].isspace(), raw[-1:].isspace()),
                     cjk_size=max(cjk_sizes.items(), key=lambda kv: kv[1])[0] if cjk_sizes else 0,
+                    base=max(s["origin"][1] for s in line["spans"]),
                 )
             )
     return rows, presentation
@@ -284,6 +285,7 @@ def _join(prev: Row, ln: Row) -> Row:
         space_around=(prev.space_around[0], ln.space_around[1]),
         cjk_size=longer.cjk_size or prev.cjk_size or ln.cjk_size,
         gap=max(prev.gap, ln.gap, gap),
+        base=max(prev.base, ln.base),
     )
 
 
@@ -321,9 +323,9 @@ def _page_layout(rows: list[Row]) -> _Layout:
         sizes[r.size] = sizes.get(r.size, 0) + len(r.text)
     body = max(sizes.items(), key=lambda kv: kv[1])[0]
     steps = [
-        b.y1 - a.y1
+        b.baseline - a.baseline
         for a, b in itertools.pairwise(rows)
-        if a.size == body == b.size and not a.mono and 0 < b.y1 - a.y1 < 2.5 * body
+        if a.size == body == b.size and not a.mono and 0 < b.baseline - a.baseline < 2.5 * body
     ]
     # Justified text: many long lines end at the same x (one edge per column). Ragged
     # text has no such edge, and then line length says nothing.
@@ -365,7 +367,7 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
         return True
     if gap > 0.7 * h:
         return True
-    if lay.pitch and b.y1 - a.y1 > 1.3 * lay.pitch * max(1.0, a.size / lay.body):
+    if lay.pitch and b.baseline - a.baseline > 1.3 * lay.pitch * max(1.0, a.size / lay.body):
         return True
     if list_marker(b.text):
         return True
