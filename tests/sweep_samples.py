@@ -525,7 +525,10 @@ _WORDS = [
 ]
 
 
-LISTING = [f"\\RequirePackage{{{name}}}" for name in ("marathi", "glossaries", "xkeyval")] * 3
+# a listing of TeX (chhaya's) and of a CSV file (randomlist's), in a proportional face
+LISTING = [f"\\RequirePackage{{{name}}}" for name in ("marathi", "glossaries", "xkeyval")]
+LISTING += ["Name,FirstName,Result", "Aho,Alfred,A", "Babbage,Charles,A", "Chaitin,Gregory,B"]
+LISTING += ["Dijkstra,Edsger,A", "Eckert,John,B"]
 
 
 def prose_line(n: int) -> str:
@@ -563,7 +566,7 @@ def build_line_numbered(path: Path, pages: int = 2) -> Path:
             page.insert_text((LEFT + (12 if k == 0 else 0), y), text, fontsize=10, fontname="tiro")
             y += 13
         y += 8
-    page = doc.new_page(width=W, height=H)  # a listing in a proportional face (chhaya's)
+    page = doc.new_page(width=W, height=H)
     for k, code in enumerate(LISTING):
         page.insert_text((LEFT - 14, 90 + 11 * k), str(k + 1), fontsize=7, fontname="helv")
         page.insert_text((LEFT, 90 + 11 * k), code, fontsize=9, fontname="helv")

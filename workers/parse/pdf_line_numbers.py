@@ -23,7 +23,7 @@ from quire.workers.parse.pdf_footnotes import unwrap_marks
 from quire.workers.parse.pdf_types import Row
 
 _NUMBER = re.compile(r"[0-9]{1,5}")
-_CODE = re.compile(r"[\\{};]|^%|%$")
+_CODE = re.compile(r"[\\{};]|^%|%$|^[!-~]{12,}$")  # TeX or C-like, or ASCII without a space
 MIN_NUMBERS = 5
 
 
@@ -83,16 +83,16 @@ def _counts_lines(column: list[Row], others: list[Row]) -> bool:
         return False  # text reaches into the column: numbers inside the text block
     top, bottom = column[0].y1 - pitch, column[-1].y1 + pitch
     beside = [r for r in others if top <= r.y1 <= bottom]
-    numbered = [b for b in beside if any(abs(r.y1 - b.y1) <= 0.5 * b.size for r in column)]
-    lines_of = [[b for b in numbered if abs(r.y1 - b.y1) <= 0.5 * b.size] for r in column]
-    code = sum(
-        _code(" ".join(b.text for b in line), all(b.mono for b in line))
-        for line in lines_of
-        if line
-    )
-    if not numbered or code * 2 >= sum(map(bool, lines_of)):
+    # the text on each number's line
+    on_lines = [
+        line for r in column if (line := [b for b in beside if abs(r.y1 - b.y1) <= 0.5 * b.size])
+    ]
+    if not on_lines:
+        return False
+    code = sum(_code(" ".join(b.text for b in ln), all(b.mono for b in ln)) for ln in on_lines)
+    if code * 2 >= len(on_lines):
         return False  # a listing's numbers (a .dtx's code lines, which its index cites)
-    if max(r.size for r in column) > 0.9 * statistics.median(r.size for r in numbered):
+    if max(r.size for r in column) > 0.9 * statistics.median(b.size for ln in on_lines for b in ln):
         return False  # set as large as the text: a contents' chapter or page numbers
     lines = _baselines(beside)
     gaps = [b - a for a, b in pairwise(lines)]
@@ -100,14 +100,13 @@ def _counts_lines(column: list[Row], others: list[Row]) -> bool:
         return False  # counting faster than the lines: a table's column (a font's codes)
     # most numbers stand on a line of text, or most lines have a number (a page of
     # figures and displays has fewer lines than numbers)
-    level = sum(any(abs(r.y1 - b.y1) <= 0.5 * b.size for b in numbered) for r in column)
-    return level * 2 >= min(len(column), len(lines))
+    return len(on_lines) * 2 >= min(len(column), len(lines))
 
 
 def _code(text: str, mono: bool) -> bool:
-    """Is a numbered line code: set in a typewriter face, TeX or C-like, or data without a
-    letter (listings set in other faces: chhaya's in Latin Modern Sans, fmtcount's in a
-    Type 3 font)?"""
+    """Is a numbered line code: set in a typewriter face, TeX or C-like, data without a
+    letter or a space (a CSV file's lines) (listings set in other faces: chhaya's in Latin
+    Modern Sans, fmtcount's in a Type 3 font, randomlist's CSV in Computer Modern)?"""
     return mono or _CODE.search(text) is not None or not any(c.isalpha() for c in text)
 
 
