@@ -509,6 +509,24 @@ def test_a_word_broken_at_a_described_terms_line_end_keeps_its_sentence(tmp_path
     assert len(texts) == 1 and texts[0].endswith("ronment. Still, let us define it."), texts
 
 
+def test_a_double_spaced_thesis_keeps_its_paragraphs(tmp_path: Path) -> None:
+    """A thesis set double-spaced (ndsu's class): the gap between every two lines is wider
+    than a line, and each line was a paragraph of its own."""
+    words = "time is the clue to the discovery of the categories as we have already seen"
+    lines = [f"{words} and so on {k}" for k in range(7)]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for k, line in enumerate(lines):
+        y = 100 + 24 * k
+        if k in (3, 6):  # the short last lines
+            page.insert_text((72, y), line, fontsize=10, fontname="helv")
+        else:
+            _justified(page, y, [line], left=90 if k == 4 else 72)  # 4 opens a paragraph
+    doc.save(tmp_path / "thesis.pdf")
+    texts = [e.text for e in parse_document(tmp_path / "thesis.pdf").document.elements]
+    assert texts == [" ".join(lines[:4]), " ".join(lines[4:])], texts
+
+
 def test_a_sentence_across_a_column_break_is_one_paragraph(tmp_path: Path) -> None:
     """Two columns: the first column's last paragraph goes on at the top of the second
     (in lower case: its sentence is not over), as across a page break. It was cut there on

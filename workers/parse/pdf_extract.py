@@ -365,7 +365,7 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
         return gap > 2.2 * h
     if a.bold != b.bold:
         return True
-    if gap > 0.7 * h:
+    if gap > 0.7 * h and not _spaced_on(a, b, lay):
         return True
     if lay.pitch and b.baseline - a.baseline > 1.3 * lay.pitch * max(1.0, a.size / lay.body):
         return True
@@ -383,6 +383,15 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
     if lay.ends and lay.full(a):
         return False  # a full first line goes on: indented first line, or hanging indent
     return b.left > a.left + 3  # a label line followed by indented text
+
+
+def _spaced_on(a: Row, b: Row, lay: _Layout) -> bool:
+    """Does a full line go on at the page's own wide line pitch? A thesis set double-spaced
+    (ndsu's class) has a gap between every two lines wider than a line, and was cut into a
+    paragraph per line; a paragraph break there adds space to the pitch."""
+    return bool(
+        lay.ends and lay.pitch and lay.full(a) and b.baseline - a.baseline <= 1.1 * lay.pitch
+    )
 
 
 def _same_end(a: Row, b: Row) -> bool:
