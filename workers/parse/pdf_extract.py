@@ -47,7 +47,6 @@ from quire.workers.parse.pdf_footnotes import (
 )
 from quire.workers.parse.pdf_images import page_images
 from quire.workers.parse.pdf_line_numbers import margin_line_numbers
-from quire.workers.parse.pdf_line_numbers import value as line_number
 from quire.workers.parse.pdf_links import page_links
 from quire.workers.parse.pdf_open import text_flags
 from quire.workers.parse.pdf_tables import find_tables
@@ -189,7 +188,8 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
             mono = mono_n * 10 >= n * 8 or _GUARDED.fullmatch(text) is not None
             text = compose_accents(text, code=mono)
             size = max(sizes.items(), key=lambda kv: kv[1])[0]
-            x0, y0, x1, y1 = _line_box(line, size)
+            base = max(s["origin"][1] for s in line["spans"])
+            x0, y0, x1, y1 = _line_box(line, size, base)
             dx, dy = line["dir"]
             rtl_n = len(_RTL.findall(text))
             rows.append(
@@ -206,20 +206,21 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                     horizontal=abs(dy) < 1e-3 and dx > 0,
                     space_around=(raw[:1].isspace(), raw[-1:].isspace()),
                     cjk_size=max(cjk_sizes.items(), key=lambda kv: kv[1])[0] if cjk_sizes else 0,
-                    base=max(s["origin"][1] for s in line["spans"]),
+                    base=base,
                 )
             )
     return rows, presentation
 
 
-def _line_box(line: dict[str, Any], size: float) -> tuple[float, float, float, float]:
+def _line_box(line: dict[str, Any], size: float, base: float) -> tuple[float, float, float, float]:
     """The line's box, its height taken from the spans whose own box is plausible for
     their size: a font's metrics can make a span's box far too tall (Computer Modern's
     symbol font, CMSY, boxes its ⟨ ⟩ 20 pt high in 11.5-pt text) or too thin (oscola's
     Libertine declares an ascent of 454 and a descent of -2: 5 pt for 11-pt text), and
     every rule that compares gaps with line heights or baselines with the line pitch cut
     the paragraph there. A line of thin spans only gets the box of a `size` font on its
-    baseline; a line of tall ones only (a script whose fonts are all tall) keeps its box."""
+    baseline `base`; a line of tall ones only (a script whose fonts are all tall) keeps its
+    box."""
     x0, y0, x1, y1 = line["bbox"]
     if line["dir"][1] != 0:
         return x0, y0, x1, y1
@@ -228,7 +229,6 @@ def _line_box(line: dict[str, Any], size: float) -> tuple[float, float, float, f
     if fits and len(fits) < len(spans):
         return x0, min(s["bbox"][1] for s in fits), x1, max(s["bbox"][3] for s in fits)
     if not fits and y1 - y0 < 0.6 * size:
-        base = max(s["origin"][1] for s in line["spans"])
         return x0, min(y0, base - 0.8 * size), x1, max(y1, base + 0.2 * size)
     return x0, y0, x1, y1
 
@@ -563,8 +563,7 @@ def extract_page(
     decode_text(text, decoders)
     lines, presentation = _raw_lines(text)
     lines = fix_word_spaces(lines, page, textpage, decoders)
-    lines, numbers = margin_line_numbers(lines)
-    result.line_numbers = [str(line_number(r)) for r in numbers]
+    lines, result.line_numbers = margin_line_numbers(lines)
     decode_words = words_decoder(decoders)
     counts = {"decorative": 0, "inline": 0, "oversized": 0}
     if not lines:

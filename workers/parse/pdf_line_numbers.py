@@ -27,12 +27,17 @@ _CODE = re.compile(r"[\\{};]|^%|%$|^[!-~]{12,}$")  # TeX or C-like, or ASCII wit
 MIN_NUMBERS = 5
 
 
-def margin_line_numbers(rows: Sequence[Row]) -> tuple[list[Row], list[Row]]:
+def margin_line_numbers(rows: Sequence[Row]) -> tuple[list[Row], list[str]]:
     """(the page's rows without its line numbers, the line numbers taken out)."""
-    numbers = [r for r in rows if r.horizontal and value(r) is not None]
-    if len(numbers) < MIN_NUMBERS:
+    values: dict[int, int] = {}  # id(row) -> the bare number it is
+    for r in rows:
+        text = unwrap_marks(r.text)  # a small number beside a line reads as a note mark
+        if r.horizontal and _NUMBER.fullmatch(text):
+            values[id(r)] = int(text)
+    if len(values) < MIN_NUMBERS:
         return list(rows), []
-    others = [r for r in rows if r.horizontal and value(r) is None]
+    numbers = [r for r in rows if id(r) in values]
+    others = [r for r in rows if r.horizontal and id(r) not in values]
     # left-aligned or right-aligned numbers, the longest column first: one judged whole
     # is not judged again in parts (right-aligned 1-9 and 10-42 share no left edge)
     edges: tuple[Callable[[Row], float], ...] = (lambda r: r.x0, lambda r: r.x1)
@@ -40,19 +45,11 @@ def margin_line_numbers(rows: Sequence[Row]) -> tuple[list[Row], list[Row]]:
     taken: set[int] = set()
     judged: set[int] = set()
     for column in columns:
-        if judged.isdisjoint(map(id, column)) and _counts_lines(column, others):
+        if judged.isdisjoint(map(id, column)) and _counts_lines(column, values, others):
             taken.update(map(id, column))
         judged.update(map(id, column))
-    if not taken:
-        return list(rows), []
-    return [r for r in rows if id(r) not in taken], [r for r in rows if id(r) in taken]
-
-
-def value(row: Row) -> int | None:
-    """The number a row is, if it is a bare one (read as a raised note mark or not: a
-    small number beside a line of text looks like one)."""
-    text = unwrap_marks(row.text)
-    return int(text) if _NUMBER.fullmatch(text) else None
+    kept = [r for r in rows if id(r) not in taken]
+    return kept, [str(values[id(r)]) for r in rows if id(r) in taken]
 
 
 def _columns(numbers: list[Row], edge: Callable[[Row], float]) -> list[list[Row]]:
@@ -68,8 +65,8 @@ def _columns(numbers: list[Row], edge: Callable[[Row], float]) -> list[list[Row]
     return [sorted(g, key=lambda r: r.y1) for g in out if len(g) >= MIN_NUMBERS]
 
 
-def _counts_lines(column: list[Row], others: list[Row]) -> bool:
-    steps = [((value(b) or 0) - (value(a) or 0), b.y1 - a.y1) for a, b in pairwise(column)]
+def _counts_lines(column: list[Row], values: dict[int, int], others: list[Row]) -> bool:
+    steps = [(values[id(b)] - values[id(a)], b.y1 - a.y1) for a, b in pairwise(column)]
     if any(dv <= 0 for dv, _ in steps):
         return False
     # a line apart per number (per fifth line when every fifth is numbered): paragraph
