@@ -527,6 +527,33 @@ def test_a_double_spaced_thesis_keeps_its_paragraphs(tmp_path: Path) -> None:
     assert texts == [" ".join(lines[:4]), " ".join(lines[4:])], texts
 
 
+def test_a_note_in_the_margin_does_not_cut_the_paragraph_beside_it(tmp_path: Path) -> None:
+    """ltxdoc's \\DescribeMacro: the macro's name set small, in typewriter, in the left
+    margin beside the line that introduces it (numprint, makebst, marginfix). The
+    paragraph was cut in two at the note; it stays whole, the note follows it. A line in
+    the margin beside a paragraph that ends there stays where it stands."""
+    para = [
+        "Lengths can be printed using the length command with an optional unit and a",
+        "macro containing the length itself or a dimension, for instance the width of",
+        "the text block of the page you are reading at this very moment right now.",
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _justified(page, 100, para[:1], left=150)
+    # on the line it is attached to, written after it (as TeX does)
+    page.insert_text((80, 100), "\\lenprint", fontsize=9, fontname="cour")
+    _justified(page, 112, para[1:2], left=150)
+    page.insert_text((150, 124), para[2], fontsize=10, fontname="helv")
+    page.insert_text((150, 160), "A short paragraph.", fontsize=10, fontname="helv")
+    page.insert_text((80, 160), "\\apart", fontsize=9, fontname="cour")  # beside its end
+    page.insert_text((150, 184), "The next paragraph.", fontsize=10, fontname="helv")
+    doc.save(tmp_path / "margin.pdf")
+    texts = [e.text for e in parse_document(tmp_path / "margin.pdf").document.elements]
+    assert texts[0] == " ".join(para), texts
+    assert texts[1] == "```\n\\lenprint\n```", texts
+    assert texts[2:] == ["A short paragraph.", "```\n\\apart\n```", "The next paragraph."]
+
+
 def test_a_sentence_across_a_column_break_is_one_paragraph(tmp_path: Path) -> None:
     """Two columns: the first column's last paragraph goes on at the top of the second
     (in lower case: its sentence is not over), as across a page break. It was cut there on

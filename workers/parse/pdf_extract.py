@@ -514,20 +514,50 @@ def _segment(items: list[Row | _Object]) -> list[PdfBlock]:
     items = _inline_code(_blank_listing_lines(items), lay)
     blocks: list[PdfBlock] = []
     cur: list[Row] = []
-    for it in items:
+    held: list[Row] = []  # margin notes beside `cur`, to follow it
+
+    def close() -> None:
+        nonlocal cur, held
+        if cur:
+            blocks.append(_make_block(cur))
+        if held:
+            blocks.extend(_segment(list(held)))
+        cur, held = [], []
+
+    for i, it in enumerate(items):
         if isinstance(it, _Object):
-            if cur:
-                blocks.append(_make_block(cur))
-                cur = []
+            close()
             blocks.append(it.block)
             continue
+        if cur and _margin_note(cur, it, items[i + 1 :], lay):
+            held.append(it)
+            continue
         if cur and _breaks(cur, it, lay):
-            blocks.append(_make_block(cur))
-            cur = []
+            close()
         cur.append(it)
-    if cur:
-        blocks.append(_make_block(cur))
+    close()
     return blocks
+
+
+def _margin_note(cur: list[Row], r: Row, after: list[Row | _Object], lay: _Layout) -> bool:
+    """Is `r` a note in the margin beside the paragraph in `cur`, which goes on after it?
+    ltxdoc's \\DescribeMacro sets the macro's name in the left margin beside the line that
+    introduces it, and the paragraph was cut there in two (numprint, makebst, marginfix).
+    The note follows the paragraph, as a block of its own."""
+    a = cur[-1]
+    left, right = min(c.x0 for c in cur), max(c.x1 for c in cur)
+    gap = 0.5 * r.size
+    outside = r.x1 <= left - gap or r.x0 >= right + gap
+    if a.mono or not (outside and r.horizontal and r.x1 - r.x0 <= 0.35 * (right - left)):
+        return False
+    # the flow's next row: past the note's own further lines, in the paragraph's column
+    beside = (
+        it
+        for it in after
+        if not (isinstance(it, Row) and (it.x1 <= left - gap or it.x0 >= right + gap))
+    )
+    n = next(beside, None)
+    return isinstance(n, Row) and a.y0 - a.h <= r.y0 <= n.y0 + n.h and not _breaks(cur, n, lay)
 
 
 def _skip_reason(page: Any, images: list[PdfBlock]) -> tuple[TextlessKind, str]:
