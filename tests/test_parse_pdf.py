@@ -535,23 +535,33 @@ def test_a_note_in_the_margin_does_not_cut_the_paragraph_beside_it(tmp_path: Pat
     para = [
         "Lengths can be printed using the length command with an optional unit and a",
         "macro containing the length itself or a dimension, for instance the width of",
-        "the text block of the page you are reading at this very moment right now.",
+        "the text block of the page you are reading at this very moment, which is set",
+        "justified.",
     ]
     doc = pymupdf.open()
     page = doc.new_page()
     _justified(page, 100, para[:1], left=150)
     # on the line it is attached to, written after it (as TeX does)
     page.insert_text((80, 100), "\\lenprint", fontsize=9, fontname="cour")
-    _justified(page, 112, para[1:2], left=150)
-    page.insert_text((150, 124), para[2], fontsize=10, fontname="helv")
+    _justified(page, 112, para[1:3], left=150)
+    page.insert_text((150, 136), para[3], fontsize=10, fontname="helv")
     page.insert_text((150, 160), "A short paragraph.", fontsize=10, fontname="helv")
     page.insert_text((80, 160), "\\apart", fontsize=9, fontname="cour")  # beside its end
     page.insert_text((150, 184), "The next paragraph.", fontsize=10, fontname="helv")
+    # a key with its default set flush right (pgfkeys' manuals): the key's line stays
+    # apart from the description under it, its name in the margin between them
+    page.insert_text((150, 220), "{direction}", fontsize=10, fontname="helv")
+    default = "(initial: up)"
+    x = 520 - pymupdf.get_text_length(default, fontname="helv", fontsize=10)
+    page.insert_text((x, 220), default, fontsize=10, fontname="helv")
+    page.insert_text((80, 220), "/BT/grow", fontsize=9, fontname="cour")
+    _justified(page, 232, [para[0]], left=165)
     doc.save(tmp_path / "margin.pdf")
     texts = [e.text for e in parse_document(tmp_path / "margin.pdf").document.elements]
     assert texts[0] == " ".join(para), texts
     assert texts[1] == "```\n\\lenprint\n```", texts
-    assert texts[2:] == ["A short paragraph.", "```\n\\apart\n```", "The next paragraph."]
+    assert texts[2:5] == ["A short paragraph.", "```\n\\apart\n```", "The next paragraph."]
+    assert texts[5:] == ["{direction} (initial: up)", "```\n/BT/grow\n```", para[0]], texts
 
 
 def test_a_sentence_across_a_column_break_is_one_paragraph(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
+from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -301,6 +302,7 @@ class _Layout:
     body: float = 0.0  # most common font size
     pitch: float = 0.0  # usual baseline-to-baseline distance of body lines (0: unknown)
     ends: tuple[float, ...] = ()  # where justified lines end (x1; x0 for RTL lines)
+    start: float = 0.0  # where most left-to-right prose lines start (0: unknown)
 
     def full(self, row: Row) -> bool:
         """Does the row reach its column's edge (so the paragraph may go on)? Its column's
@@ -340,7 +342,9 @@ def _page_layout(rows: list[Row]) -> _Layout:
         for e, n in counts.items()
         if n + counts.get(e - 1, 0) + counts.get(e + 1, 0) >= need
     )
-    return _Layout(body, statistics.median(steps) if len(steps) >= 2 else 0.0, ends)
+    starts = Counter(round(r.x0) for r in prose if not r.rtl)
+    start = float(starts.most_common(1)[0][0]) if starts else 0.0
+    return _Layout(body, statistics.median(steps) if len(steps) >= 2 else 0.0, ends, start)
 
 
 def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
@@ -398,11 +402,7 @@ def _same_end(a: Row, b: Row) -> bool:
     """Do two rows of text end at the same x, the first a long one? Lines of a narrower
     justified passage (a framed or indented one) end together short of the page's edges;
     a table's rows end together too, but have wide gaps between their cells."""
-    return (
-        len(a.text) >= 30
-        and abs(a.x1 - b.x1) <= 0.5
-        and max(a.gap, b.gap) < 1.5 * max(a.size, b.size)
-    )
+    return len(a.text) >= 30 and abs(a.x1 - b.x1) <= 0.5 and not (_cells(a) or _cells(b))
 
 
 def _own_edge(cur: list[Row]) -> bool:
@@ -545,11 +545,17 @@ def _margin_note(cur: list[Row], r: Row, after: list[Row | _Object], lay: _Layou
     introduces it, and the paragraph was cut there in two (numprint, makebst, marginfix).
     The note follows the paragraph, as a block of its own."""
     a = cur[-1]
-    left, right = min(c.x0 for c in cur), max(c.x1 for c in cur)
     gap = 0.5 * r.size
-    outside = r.x1 <= left - gap or r.x0 >= right + gap
-    if a.mono or not (outside and r.horizontal and r.x1 - r.x0 <= 0.35 * (right - left)):
+    # the page's margins: left of where its prose starts, right of where it ends (a
+    # table's first column is beside its other cells, but inside the text block)
+    left = min([c.x0 for c in cur] + ([lay.start] if lay.start else []))
+    right = max([*(c.x1 for c in cur), *lay.ends])
+    if not ((lay.start and r.x1 <= left - gap) or (lay.ends and r.x0 >= right + gap)):
         return False
+    if a.mono or _cells(a) or not r.horizontal or r.x1 - r.x0 > 0.35 * (right - left):
+        return False
+    if not (lay.ends and lay.full(a) and len(a.text) >= 20):
+        return False  # a paragraph goes on after a full line of prose (not a symbol table's)
     # the flow's next row: past the note's own further lines, in the paragraph's column
     beside = (
         it
@@ -557,7 +563,18 @@ def _margin_note(cur: list[Row], r: Row, after: list[Row | _Object], lay: _Layou
         if not (isinstance(it, Row) and (it.x1 <= left - gap or it.x0 >= right + gap))
     )
     n = next(beside, None)
-    return isinstance(n, Row) and a.y0 - a.h <= r.y0 <= n.y0 + n.h and not _breaks(cur, n, lay)
+    return (
+        isinstance(n, Row)
+        and not _cells(n)
+        and a.y0 - a.h <= r.y0 <= n.y0 + n.h
+        and not _breaks(cur, n, lay)
+    )
+
+
+def _cells(r: Row) -> bool:
+    """Does the row bridge a gap wider than a word space: a table's cells, or a key and
+    its default set flush right (pgfkeys' manuals)?"""
+    return r.gap >= 1.5 * r.size
 
 
 def _skip_reason(page: Any, images: list[PdfBlock]) -> tuple[TextlessKind, str]:
