@@ -90,6 +90,7 @@ _CJK = re.compile(f"[{HAN}{KANA}]")
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
 _BROKEN_WORD = re.compile(r"[^\W\d_]-$")  # "envi-" / "ronment": the sentence goes on
+_GOES_ON = re.compile(r"[^\W\d_],?$")  # a line ending in a word or a comma
 _LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
 
 
@@ -377,7 +378,13 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
         return True
     if b.text[:1].islower() and (_BROKEN_WORD.search(a.text) or _same_end(a, b)):
         return False  # a word broken at the line's end, or a narrower passage's next line
-    if lay.ends and a.size == lay.body and not lay.full(a) and not _own_edge(cur):
+    if (
+        lay.ends
+        and a.size == lay.body
+        and not lay.full(a)
+        and not _own_edge(cur)
+        and not _ragged_on(a, b, lay)
+    ):
         return True  # a justified paragraph's short last line
     if len(cur) >= 2:
         left = cur[1].left
@@ -395,6 +402,21 @@ def _spaced_on(a: Row, b: Row, lay: _Layout) -> bool:
     paragraph per line; a paragraph break there adds space to the pitch."""
     return bool(
         lay.ends and lay.pitch and lay.full(a) and b.baseline - a.baseline <= 1.1 * lay.pitch
+    )
+
+
+def _ragged_on(a: Row, b: Row, lay: _Layout) -> bool:
+    """Does a sentence go on past a line that ends less than an em short of the edge? A
+    paragraph set ragged right on a justified page (tikz-network's) has lines ending a few
+    points either side of the edge, and each short one was taken for a last line; a
+    paragraph's real last line seldom ends that close, before a line in lower case."""
+    edges = [e for e in lay.ends if e >= a.x1 - 2.5]
+    return (
+        not a.rtl
+        and bool(edges)
+        and min(edges) - a.x1 <= a.size
+        and _GOES_ON.search(a.text) is not None
+        and b.text[:1].islower()
     )
 
 
