@@ -529,35 +529,49 @@ def test_a_double_spaced_thesis_keeps_its_paragraphs(tmp_path: Path) -> None:
 
 def test_a_paragraph_set_ragged_on_a_justified_page_keeps_its_lines(tmp_path: Path) -> None:
     """tikz-network: a paragraph set ragged right among justified ones, its lines ending a
-    few points either side of the page's edge; each line ending short was taken for a
-    paragraph's last line ("… Therefore, the same" / "rules and naming conventions …").
-    A last line ending near the edge with its sentence over still ends its paragraph."""
+    few points short of the page's edge; each was taken for a paragraph's last line ("…
+    Therefore, the same" / "rules and naming conventions …"). A line goes on when the next
+    line's first word would not have fit in the room left; a line ending near the edge
+    with its sentence over still ends its paragraph, and so does a description list's
+    item (its key set apart from its text) before the next key (changes.ngerman)."""
     doc = pymupdf.open()
     page = doc.new_page()
     body = [
         f"Line {k} of the body text is set across the whole measure of the page." for k in range(4)
     ]
-    _justified(page, 100, body[:3])
+    _justified(page, 100, body[:3], right=400)
     page.insert_text((72, 136), "Its short last line.", fontsize=10, fontname="helv")
-    ragged = [
-        ("Only the identifier is mandatory for a vertex, and it corresponds", 521),
-        ("to the Name argument of a single vertex command. Therefore, the same", 512),
-        ("rules and naming conventions apply as for the name argument, that is", 515),
-        ("no mathematical expressions and no spaces; and the value must be", 523),
-        ("unique.", 0),
+    _justified(
+        page,
+        160,
+        ["Only the identifier is mandatory for a vertex and it corresponds to the"],
+        right=400,
+    )
+    ragged = [  # at their own width: 2, 6 and 20 points short of the edge
+        "Name argument of a single vertex command. Therefore, exactly the same",
+        "rules and naming conventions apply as for the Name argument, that is to",
+        "say no mathematical expressions and no blank spaces; and the value",
+        "must be unique.",
     ]
-    for k, (line, end) in enumerate(ragged):
-        if end:
-            _justified(page, 160 + 12 * k, [line], right=end)
-        else:
-            page.insert_text((72, 160 + 12 * k), line, fontsize=10, fontname="helv")
-    over = "A paragraph whose last line ends close to the page edge is over."
-    _justified(page, 240, [over], right=514)
-    _justified(page, 252, body[3:])
+    for k, line in enumerate(ragged, 1):
+        page.insert_text((72, 160 + 12 * k), line, fontsize=10, fontname="helv")
+    over = "A paragraph whose last line ends close to the edge is over."
+    _justified(page, 240, [over], right=395)
+    _justified(page, 252, body[3:], right=400)
+    page.insert_text((72, 280), "summary", fontsize=10, fontname="helv")
+    page.insert_text((150, 280), "gives the number of changes grouped by their author", fontsize=10)
+    item = "compactsummary like summary, but changes counted zero are left out"
+    page.insert_text((72, 292), item, fontsize=10, fontname="helv")
     doc.save(tmp_path / "ragged.pdf")
     texts = [e.text for e in parse_document(tmp_path / "ragged.pdf").document.elements]
-    assert " ".join(line for line, _ in ragged) in texts, texts
-    assert texts[-2:] == [over, body[3]], texts
+    first = "Only the identifier is mandatory for a vertex and it corresponds to the"
+    assert texts[1] == " ".join([first, *ragged]), texts
+    assert texts[2:] == [
+        over,
+        body[3],
+        "summary gives the number of changes grouped by their author",
+        item,
+    ], texts
 
 
 def test_a_note_in_the_margin_does_not_cut_the_paragraph_beside_it(tmp_path: Path) -> None:

@@ -406,18 +406,19 @@ def _spaced_on(a: Row, b: Row, lay: _Layout) -> bool:
 
 
 def _ragged_on(a: Row, b: Row, lay: _Layout) -> bool:
-    """Does a sentence go on past a line that ends less than an em short of the edge? A
-    paragraph set ragged right on a justified page (tikz-network's) has lines ending a few
-    points either side of the edge, and each short one was taken for a last line; a
-    paragraph's real last line seldom ends that close, before a line in lower case."""
+    """Did the next line's first word not fit in the room left at the end of this one, and
+    does the sentence go on? Then the line ended because the word did not fit, not
+    because its paragraph did. A paragraph set ragged right (tikz-network's, a ragged
+    thesis's) ends its lines up to a few ems short of the edge, and each was taken for a
+    paragraph's short last line ("… Therefore, the same" / "rules and naming …")."""
     edges = [e for e in lay.ends if e >= a.x1 - 2.5]
-    return (
-        not a.rtl
-        and bool(edges)
-        and min(edges) - a.x1 <= a.size
-        and _GOES_ON.search(a.text) is not None
-        and b.text[:1].islower()
-    )
+    word = b.text.split(maxsplit=1)[0] if b.text.strip() else ""
+    if a.rtl or not edges or not word[:1].islower() or not _GOES_ON.search(a.text):
+        return False
+    if _cells(a) or _cells(b):
+        return False  # a description list's key, set apart from its text, opens an item
+    per_char = (b.x1 - b.x0) / max(len(b.text), 1)
+    return min(edges) - a.x1 < (len(word) + 1) * per_char
 
 
 def _same_end(a: Row, b: Row) -> bool:
