@@ -568,24 +568,21 @@ def _margin_note(cur: list[Row], r: Row, after: list[Row | _Object], lay: _Layou
     introduces it, and the paragraph was cut there in two (numprint, makebst, marginfix).
     The note follows the paragraph, as a block of its own."""
     a = cur[-1]
-    gap = 0.5 * r.size
+    if not (lay.ends and lay.full(a) and len(a.text) >= 20) or a.mono or _cells(a):
+        return False  # a paragraph goes on after a full line of prose (not a table's row)
     # the page's margins: left of where its prose starts, right of where it ends (a
-    # table's first column is beside its other cells, but inside the text block)
-    left = min([c.x0 for c in cur] + ([lay.start] if lay.start else []))
-    right = max([*(c.x1 for c in cur), *lay.ends])
-    if not ((lay.start and r.x1 <= left - gap) or (lay.ends and r.x0 >= right + gap)):
+    # table's first column stands beside its other cells, but inside the text block)
+    left = min(lay.start, *(c.x0 for c in cur))
+    right = max(*lay.ends, *(c.x1 for c in cur))
+    gap = 0.5 * r.size
+
+    def outside(row: Row) -> bool:
+        return row.x1 <= left - gap or row.x0 >= right + gap
+
+    if not (outside(r) and r.horizontal and r.x1 - r.x0 <= 0.35 * (right - left)):
         return False
-    if a.mono or _cells(a) or not r.horizontal or r.x1 - r.x0 > 0.35 * (right - left):
-        return False
-    if not (lay.ends and lay.full(a) and len(a.text) >= 20):
-        return False  # a paragraph goes on after a full line of prose (not a symbol table's)
     # the flow's next row: past the note's own further lines, in the paragraph's column
-    beside = (
-        it
-        for it in after
-        if not (isinstance(it, Row) and (it.x1 <= left - gap or it.x0 >= right + gap))
-    )
-    n = next(beside, None)
+    n = next((it for it in after if not (isinstance(it, Row) and outside(it))), None)
     return (
         isinstance(n, Row)
         and not _cells(n)
