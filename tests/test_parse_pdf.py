@@ -42,9 +42,10 @@ from quire.workers.parse import (
 )
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.pdf import fallback_page
-from quire.workers.parse.pdf_extract import _font_style
+from quire.workers.parse.pdf_extract import _font_style, _page_layout
 from quire.workers.parse.pdf_open import open_pdf, open_pdf_kept, pymupdf_module
 from quire.workers.parse.pdf_tables import _cells_text
+from quire.workers.parse.pdf_types import Row
 
 
 @pytest.fixture(scope="module")
@@ -525,6 +526,25 @@ def test_a_double_spaced_thesis_keeps_its_paragraphs(tmp_path: Path) -> None:
     doc.save(tmp_path / "thesis.pdf")
     texts = [e.text for e in parse_document(tmp_path / "thesis.pdf").document.elements]
     assert texts == [" ".join(lines[:4]), " ".join(lines[4:])], texts
+
+
+def test_stacked_symbols_do_not_set_the_pages_line_pitch() -> None:
+    """mathtest: the pieces of extensible delimiters, glyphs standing 3.6 pt above one
+    another at 12 pt, gave their page a line pitch of 3.6 pt, and every line of the page's
+    prose then broke from the next ("… Control sequences \\oldxxx just invoke former" /
+    "symbols when they exist, …"). Rows closer than 0.8 of their size are parts of one
+    line; the pitch is the prose's."""
+
+    def row(text: str, x0: float, base: float) -> Row:
+        x1 = x0 + 6 * len(text)
+        return Row(text, x0, base - 9, x1, base + 3, 12.0, False, False, False, True, base=base)
+
+    pieces = [row("'", 173, 100 + 3.6 * k) for k in range(12)]
+    prose = [
+        row(f"Line {k} of the prose on this page, set in twelve point type.", 72, 200 + 14 * k)
+        for k in range(5)
+    ]
+    assert _page_layout(pieces + prose).pitch == 14
 
 
 def test_a_paragraph_set_ragged_on_a_justified_page_keeps_its_lines(tmp_path: Path) -> None:
