@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -34,7 +35,9 @@ from web_server import WebServer, wait_stopped
 from quire.orchestrator.local import run_documents
 from quire.shared.config import RunSettings
 from quire.shared.job import Job
+from quire.shared.revisions.sqlite import SqliteRevisionStore
 from quire.workers.execute import submit
+from quire.workers.runtime import Runtime
 
 pytestmark = pytest.mark.xdist_group("resume")  # one undisturbed run for them all
 
@@ -75,11 +78,27 @@ def frozen_mid_part(cwd: Path, proc: subprocess.Popen[bytes]) -> tuple[Job, list
         for worker in workers:
             os.kill(worker, signal.SIGSTOP)
         s = rt.repo.load(rt.revisions.list_docs()[0])
-        if part_running(s):
+        if part_running(s) and _write_lock_free(rt):
             return s, workers
         for worker in workers:
             os.kill(worker, signal.SIGCONT)
         time.sleep(0.05)  # let them get on before the next look
+
+
+def _write_lock_free(rt: Runtime) -> bool:
+    """Does no stopped worker hold the revision database's write lock? The run's own next
+    commit would wait for it through SQLite's busy timeout, deaf to the Ctrl-C the test
+    sends, and past the test's wait for the run to stop (a real Ctrl-C stops no worker)."""
+    assert isinstance(rt.revisions, SqliteRevisionStore)
+    conn = sqlite3.connect(rt.revisions.path, timeout=0.1, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        conn.close()
 
 
 def status(cwd: Path) -> dict[str, object]:
