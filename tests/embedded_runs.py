@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pipeline_utils import ROOT, SAMPLE_PDF
 
 from quire.shared.config import Environment
@@ -21,7 +23,9 @@ from quire.shared.job import Job
 from quire.workers.parse.pdf_open import pymupdf_module
 from quire.workers.runtime import Runtime
 
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+# PYTHONFAULTHANDLER: a command a test gives up on is sent SIGABRT and prints every thread's
+# stack, so a hang is reported with where it hung (`stopped_within`)
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}
 
 
 def readme_python(*, processes: int | None = None) -> str:
@@ -58,6 +62,17 @@ def quire_cmd(cwd: Path, *args: str, **popen: Any) -> subprocess.Popen[bytes]:
         stderr=subprocess.PIPE,
         **popen,
     )
+
+
+def stopped_within(proc: subprocess.Popen[bytes], seconds: float) -> tuple[bytes, bytes]:
+    """The output of `proc` once it ends (read as it comes: a full pipe would stall it), or
+    a failure with the stack of each of its threads if it is still going after `seconds`."""
+    try:
+        return proc.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        _, err = proc.communicate()
+        pytest.fail(f"still running after {seconds} s; its threads:\n{err.decode()[-6000:]}")
 
 
 def quire(cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:

@@ -25,6 +25,7 @@ from embedded_runs import (
     quire,
     quire_cmd,
     small_book,
+    stopped_within,
     store_of,
     wait_for,
     workers_of,
@@ -141,7 +142,8 @@ def test_after_ctrl_c_the_next_batch_resumes_the_document(
     proc = quire_cmd(tmp_path, *run_args(book, "out"), start_new_session=True)
     frozen_mid_part(tmp_path, proc)  # the run kills them as it stops
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends its foreground group
-    assert proc.wait(60) != 0
+    _, err = stopped_within(proc, 60)
+    assert proc.returncode != 0, err.decode()
     assert status(tmp_path)["abandoned"] is True
     batch = quire(tmp_path, "batch", str(book), "--out", "batch", "--output-format", "both")
     assert batch.returncode == 0, batch.stderr
@@ -183,7 +185,7 @@ def test_a_worker_killed_under_a_run_is_replaced_and_its_part_sent_again(
     proc = quire_cmd(tmp_path, *run_args(book, "out"))
     for worker in frozen_mid_part(tmp_path, proc)[1]:
         os.kill(worker, signal.SIGKILL)
-    _, err = proc.communicate(timeout=600)
+    _, err = stopped_within(proc, 600)
     assert proc.returncode == 0, err.decode()
     assert "killed by signal 9" in err.decode() and "sending it again" in err.decode()
     assert folder_hashes(tmp_path / "out") == undisturbed
