@@ -139,7 +139,9 @@ def oracle_honoured(doc: Document, rules: PlanSettings | None = None) -> tuple[i
 
 def _matter_bounds(doc: Document) -> tuple[set[int], set[int]]:
     """(pages a session must start on: 1, the end, the edges of front and back matter;
-    the first pages of front and back matter)."""
+    the first pages of front and back matter). Matter that ends on the page it begins on
+    (title and contents above the first chapter) is no stretch of its own: the pages from
+    there on are study text, with its minimum, not reference pages without one."""
     els = doc.elements
     n = doc.page_count
     pos = {e.id: i for i, e in enumerate(els)}
@@ -147,8 +149,10 @@ def _matter_bounds(doc: Document) -> tuple[set[int], set[int]]:
     for r in find_matter(doc):
         last = pos[r.last_id]
         a = els[pos[r.first_id]].page_first
-        fixed |= {a, els[last + 1].page_first if last + 1 < len(els) else n + 1}
-        reference.add(a)
+        b = els[last + 1].page_first if last + 1 < len(els) else n + 1
+        fixed |= {a, b}
+        if b > a:
+            reference.add(a)
     return fixed, reference
 
 
