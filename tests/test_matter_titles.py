@@ -170,6 +170,16 @@ def test_reference_titles_in_more_scripts() -> None:
         ("Index général", "index"),
         ("Aineregister", "index"),  # Estonian
         ("Abbreviations", "glossary"),  # a list of them after the version log
+        # licences reprinted whole: by their name, or titled so, in the sweep's scripts
+        ("GNU Free Documentation License", "license"),
+        ("Dodatek B GNU GENERAL PUBLIC LICENSE", "license"),
+        ("A The LATEX Project Public License (v 1.3c)", "license"),
+        ("C The SIL Open Font License, v1.1", "license"),
+        ("Licenses", "license"),
+        ("Traduction de la licence", "license"),
+        ("Lizenz", "license"),
+        ("Лицензия", "license"),
+        ("许可证", "license"),
     ],
 )
 def test_change_histories_and_named_indexes_are_back_matter(title: str, label: str) -> None:
@@ -198,7 +208,16 @@ def test_listings_and_letter_spaced_titles(title: str, reading: tuple[str, str])
 
 @pytest.mark.parametrize(
     "title",
-    ["listofitems package", "Listing 3", "Lists", "插图", "I Introduction", "Changes in v2"],
+    [
+        "listofitems package",
+        "Listing 3",
+        "Lists",
+        "插图",
+        "I Introduction",
+        "Changes in v2",
+        "License and requirements",  # an introduction's section on it
+        "Choosing a public license for your package",
+    ],
 )
 def test_titles_that_only_look_like_matter(title: str) -> None:
     assert title_matters(title) == []

@@ -250,6 +250,26 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "ja": ("更新履歴", "変更履歴"),
         },
     ),
+    # the full text of a licence a manual reprints as an appendix (texinfo's GNU FDL, a
+    # package's LPPL, lshort's GPL): legal text, to look up, not to study; a short
+    # "License" section in an introduction stands in the first half and stays study text
+    "license": (
+        _BACK,
+        {
+            "en": ("License", "Licence", "Licenses", "Licences", "License agreement"),
+            "de": ("Lizenz", "Lizenzen", "Lizenzbedingungen"),
+            "fr": ("Licence", "Traduction de la licence"),
+            "es": ("Licencia",),
+            "it": ("Licenza",),
+            "pt": ("Licença",),
+            "pl": ("Licencja",),
+            "cs": ("Licence",),
+            "ru": ("Лицензия",),
+            "zh": ("许可证", "许可协议"),
+            "ja": ("ライセンス",),
+            "ko": ("라이선스", "라이센스"),
+        },
+    ),
 }
 
 # ---------------------------------------------------------------------------------------
@@ -272,6 +292,9 @@ _NUMBERING = re.compile(
     r"|[\d.]{1,8}|[a-z](?:\.\d+)+|[ivxlc]{1,6}\.?(?=\s)|[a-z]\.?(?=\s))[\s:.\-–—]*",
     re.IGNORECASE,
 )
+# a licence by its name, folded: "GNU General Public License", "GNU Free Documentation
+# License", "The LaTeX Project Public License (v 1.3c)", "SIL Open Font License, v1.1"
+_LICENSE_NAME = re.compile(r"(?:public|documentation|font)licen[cs]e(?:v[\da-z]{1,4})?$")
 _NOT_LETTER = re.compile(r"[\W_]+", re.UNICODE)
 # "I N H A LT S V E R Z E I C H N I S": a letter-spaced title (its "I " is no numbering)
 _LETTER_SPACED = re.compile(r"(?:\w{1,2} ){3,}\w{1,2}")
@@ -330,6 +353,8 @@ def title_matters(text: str) -> list[tuple[MatterKind, str]]:
             return sorted(_READINGS[key], key=lambda r: r[0] != _FRONT)
         if _INDEX_SUFFIX.search(key) or _INDEX_PREFIX.match(key):
             return [(_BACK, "index")]
+        if _LICENSE_NAME.search(key):
+            return [(_BACK, "license")]
         if _LISTING_WORDS.match(variant) or _LISTING_SUFFIX.search(key):
             return [(_FRONT, "lists")]
     return []
