@@ -173,6 +173,7 @@ def test_reference_titles_in_more_scripts() -> None:
         # licences reprinted whole: by their name, or titled so, in the sweep's scripts
         ("GNU Free Documentation License", "license"),
         ("Dodatek B GNU GENERAL PUBLIC LICENSE", "license"),
+        ("GNU General Public License, version 2", "license"),  # its outline entry
         ("A The LATEX Project Public License (v 1.3c)", "license"),
         ("C The SIL Open Font License, v1.1", "license"),
         ("Licenses", "license"),

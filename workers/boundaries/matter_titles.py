@@ -293,8 +293,11 @@ _NUMBERING = re.compile(
     re.IGNORECASE,
 )
 # a licence by its name, folded: "GNU General Public License", "GNU Free Documentation
-# License", "The LaTeX Project Public License (v 1.3c)", "SIL Open Font License, v1.1"
-_LICENSE_NAME = re.compile(r"(?:public|documentation|font)licen[cs]e(?:v[\da-z]{1,4})?$")
+# License", "The LaTeX Project Public License (v 1.3c)", "SIL Open Font License, v1.1",
+# "GNU General Public License, version 2"
+_LICENSE_NAME = re.compile(
+    r"(?:public|documentation|font)licen[cs]e(?:v[\da-z]{1,4}|version[\da-z]{0,4})?$"
+)
 _NOT_LETTER = re.compile(r"[\W_]+", re.UNICODE)
 # "I N H A LT S V E R Z E I C H N I S": a letter-spaced title (its "I " is no numbering)
 _LETTER_SPACED = re.compile(r"(?:\w{1,2} ){3,}\w{1,2}")
