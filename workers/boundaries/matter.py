@@ -1,9 +1,9 @@
 """Front and back matter: the parts of a book that are for looking things up, not for study.
 
-Title pages, contents and lists of figures or tables (front matter), indexes, bibliographies
-and glossaries (back matter) become reference sessions of their own: the planner cuts at
-their edges, the manifest marks them `front_matter` / `back_matter`, and they are left out
-of study time and never given a study focus.
+Title pages, contents and lists of figures or tables (front matter), indexes, bibliographies,
+glossaries, change histories and reprinted licences (back matter) become reference sessions
+of their own: the planner cuts at their edges, the manifest marks them `front_matter` /
+`back_matter`, and they are left out of study time and never given a study focus.
 
 Recognised from the IR alone, in any script:
 
