@@ -15,6 +15,7 @@ from index_samples import CHINESE, ENGLISH, RUSSIAN, Book, build_book
 
 import quire
 from quire.shared.ir import Document, RemovedText
+from quire.shared.languages import book_languages
 from quire.shared.manifest import load_manifest
 from quire.workers.analysis.book_index import (
     IndexLine,
@@ -27,7 +28,6 @@ from quire.workers.analysis.book_terms import read_book_index, session_terms
 from quire.workers.analysis.key_phrases import _EN_STOP, PhraseIndex
 from quire.workers.analysis.page_labels import page_labels
 from quire.workers.analysis.session_terms import shown_entry
-from quire.workers.analysis.stop_languages import book_languages
 from quire.workers.parse import parse_document
 from quire.workers.parse.pdf_index_lines import read_index_pages
 from tests.irgen import build_doc, heading, para

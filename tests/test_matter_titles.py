@@ -1,4 +1,5 @@
-"""Reference-session titles in the book's language, told by its script."""
+"""Reference-session titles in the book's language, told by its script (and within the
+Latin script by its function words)."""
 
 from __future__ import annotations
 
@@ -147,6 +148,42 @@ def test_reference_titles_in_more_scripts() -> None:
     assert reference_title("title pages and contents", 1, 1, "ko") == "표지 및 차례"
     assert reference_title("bibliography", 1, 1, "el") == "Βιβλιογραφία"
     assert reference_title("index", 2, 3, "ko") == "찾아보기 (2/3)"
+
+
+FRENCH = "Cette commande permet de changer la taille des caractères dans le texte. " * 40
+GERMAN = "Die Befehle werden in der Präambel des Dokuments geladen und sind nicht optional. " * 40
+POLISH = "Polecenie jest używane przez pakiet, który nie może być ładowany dwa razy. " * 40
+ENGLISH = "The package loads the fonts that the document class asks for at the start. "
+
+
+@pytest.mark.parametrize(
+    ("texts", "language"),
+    [
+        ([FRENCH], "fr"),
+        ([GERMAN], "de"),
+        ([POLISH], "pl"),
+        # an English manual quoting a French sentence stays English
+        ([ENGLISH * 40, "« Cette commande est pour les utilisateurs de la classe. »"], "en"),
+        # a bilingual manual: neither language's titles would fit half of it
+        ([FRENCH, GERMAN], "en"),
+    ],
+)
+def test_a_latin_script_books_language_from_its_function_words(
+    texts: list[str], language: str
+) -> None:
+    assert book_language(_els(*texts)) == language
+
+
+def test_reference_titles_in_latin_script_languages() -> None:
+    assert reference_title("title pages and contents", 1, 1, "fr") == (
+        "Page de titre et table des matières"
+    )
+    # German nouns keep their capital
+    assert reference_title("bibliography and index", 1, 1, "de") == (
+        "Literaturverzeichnis und Register"
+    )
+    assert reference_title("index", 2, 3, "pl") == "Skorowidz, część 2 z 3"
+    assert reference_title("contents", 1, 2, "es") == "Índice general, parte 1 de 2"
 
 
 @pytest.mark.parametrize(

@@ -80,6 +80,19 @@ def test_continuation_marks_in_the_books_language() -> None:
         ]
     )
     assert titles(zh, "el-000002") == ["数学公式", "数学公式（续）：公式编号"]
+    fr = build_doc(
+        [
+            heading("3 Les tableaux", 1, page=1),
+            para("Un tableau est composé de lignes et de colonnes dans le texte. " * 60,
+                 page=1, page_last=6),
+            para("La largeur des colonnes est calculée pour chaque tableau. " * 60,
+                 page=7, page_last=12),
+            heading("3.1 Cellules fusionnées", 2, page=12),
+            para("Une cellule peut occuper plusieurs colonnes avec cette commande. " * 30,
+                 page=12, page_last=13),
+        ]
+    )  # fmt: skip
+    assert titles(fr, "el-000002") == ["Les tableaux", "Les tableaux (suite) : Cellules fusionnées"]
 
 
 def test_the_title_pages_heading_is_no_chapter_to_continue() -> None:

@@ -9,7 +9,7 @@ adjacent ones. A stretch's phrases are ranked by tf-idf against the book's pages
 count in the stretch times log(pages / pages holding the phrase), longer phrases first on
 a tie. Stop words are per language (English below; Russian, Persian and Chinese from
 stopwordsiso and the scorer's lists), all applied at once: the scripts cannot collide;
-those of a Latin-script language only in a book written in it (stop_languages).
+those of a Latin-script language only in a book written in it (quire.shared.languages).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from functools import cache, lru_cache
 from itertools import pairwise
 
 from quire.shared.ir import Element
+from quire.shared.languages import book_languages, stop_words_of
 from quire.shared.plan import KeyTerm
 from quire.shared.text import HAN
-from quire.workers.analysis.stop_languages import book_languages, stop_words_of
 from quire.workers.analysis.terms import ZH_STOP, jieba_words
 from quire.workers.boundaries.candidates import plain_text
 from quire.workers.boundaries.scoring import STOP_WORDS, stem
@@ -193,7 +193,7 @@ def _phrases(tokens: Iterable[str], words: _Words) -> Iterator[tuple[str, str]]:
 
 def _book_stop_words(token_lists: Iterable[list[str]]) -> frozenset[str]:
     """The stop words of the Latin-script languages the book is written in (see
-    stop_languages)."""
+    quire.shared.languages)."""
     counts = Counter(t.casefold() for tokens in token_lists for t in tokens if t[0].isalpha())
     return frozenset().union(*(stop_words_of(lang) for lang in book_languages(counts)))
 

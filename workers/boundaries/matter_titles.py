@@ -9,8 +9,10 @@
   gives every reading, and the region's place in the book decides;
 - naming (`reference_title`): a reference session is titled by what it holds in the
   book's language, as its study sessions are by their headings: a Chinese book gets
-  "封面与目录", a Korean one "차례" (the first title of the language). The language is told by
-  the script (`book_language`); Latin-script books keep the English titles.
+  "封面与目录", a Korean one "차례", a German one "Literaturverzeichnis und Register" (the
+  first title of the language). The language is told by the script, and within the Latin
+  script by its function words (`book_language`); a Latin-script book in none of the
+  languages named here, or in two, keeps the English titles.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from quire.shared.ir import Element
+from quire.shared.languages import book_languages
 from quire.shared.text import HAN, KANA
 
 MatterKind = Literal["front_matter", "back_matter"]
@@ -38,6 +41,13 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "en": ("Title pages", "Title page"),
             "de": ("Titelseite", "Titelblatt"),
             "fr": ("Page de titre",),
+            "es": ("Portada",),
+            "it": ("Frontespizio",),
+            "pt": ("Folha de rosto",),
+            "nl": ("Titelpagina",),
+            "pl": ("Strona tytułowa",),
+            "cs": ("Titulní strana",),
+            "sv": ("Titelsida",),
             "ru": ("Титульные страницы", "Титульный лист"),
             "zh": ("封面", "标题页"),
             "ja": ("扉",),
@@ -377,6 +387,7 @@ def title_matter(text: str) -> tuple[MatterKind, str] | None:
 class _Language:
     join: str  # between two labels: "contents and list of figures"
     part: str  # "{title}, part {i} of {n}"
+    lower: bool = True  # a title after the first in lower case (German nouns keep theirs)
 
 
 _ENGLISH = _Language(" and ", "{title}, part {i} of {n}")
@@ -387,6 +398,15 @@ _LANGUAGES = {
     "fa": _Language(" و ", "{title}، بخش {i} از {n}"),
     "ru": _Language(" и ", "{title}, часть {i} из {n}"),
     "el": _Language(" και ", "{title}, μέρος {i} από {n}"),
+    "de": _Language(" und ", "{title}, Teil {i} von {n}", lower=False),
+    "fr": _Language(" et ", "{title}, partie {i} sur {n}"),
+    "es": _Language(" y ", "{title}, parte {i} de {n}"),
+    "it": _Language(" e ", "{title}, parte {i} di {n}"),
+    "pt": _Language(" e ", "{title}, parte {i} de {n}"),
+    "nl": _Language(" en ", "{title}, deel {i} van {n}"),
+    "pl": _Language(" i ", "{title}, część {i} z {n}"),
+    "cs": _Language(" a ", "{title}, část {i} z {n}"),
+    "sv": _Language(" och ", "{title}, del {i} av {n}"),
 }
 
 _HAN = re.compile(f"[{HAN}]")
@@ -401,6 +421,7 @@ _PERSIAN = re.compile(f"[{''.join(sorted(_PERSIAN_ONLY))}]")  # all in U+0600-U+
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
 _GREEK = re.compile("[\u0370-\u03ff\u1f00-\u1fff]")
 SAMPLE_CHARS = 200_000  # enough text to tell a book's script
+_WORD = re.compile(r"[^\W\d_]+")
 HEADING_LETTERS = 500  # enough headings to tell their script
 
 
@@ -450,7 +471,24 @@ def book_language(elements: Sequence[Element]) -> str:
         return "ru"
     if letters["greek"] > letters["latin"]:
         return "el"
-    return "en"
+    return _latin_language(elements)
+
+
+def _latin_language(elements: Sequence[Element]) -> str:
+    """A Latin-script book's language told by its function words (quire.shared.languages):
+    one of those named here, else "en" (English, or a bilingual manual: one language's
+    titles would be wrong for half of it)."""
+    words: Counter[str] = Counter()
+    taken = 0
+    for e in elements:
+        if e.type not in ("paragraph", "list"):
+            continue
+        taken += len(e.text)
+        words.update(_WORD.findall(e.text.casefold()))
+        if taken > SAMPLE_CHARS:
+            break
+    found = book_languages(words)
+    return found[0] if len(found) == 1 and found[0] in _LANGUAGES else "en"
 
 
 def reference_title(label: str, part: int, parts: int, language: str) -> str:
@@ -462,7 +500,7 @@ def reference_title(label: str, part: int, parts: int, language: str) -> str:
     if language not in _LANGUAGES or not all(names):
         lang, pieces = _ENGLISH, labels  # a label without a title in that language
     else:
-        pieces = [n[0].lower() for n in names if n]
+        pieces = [n[0].lower() if lang.lower else n[0] for n in names if n]
     title = unicodedata.normalize("NFC", lang.join.join(pieces))
     title = title[:1].upper() + title[1:]
     return lang.part.format(title=title, i=part, n=parts) if parts > 1 else title

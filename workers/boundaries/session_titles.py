@@ -7,7 +7,7 @@
   ("3.8.", "Chapter 2", "Capítulo 2", "第二章", "제1 장", a Persian "۱ . ۲" at the end), in order;
 - when the session starts inside a chapter that began in an earlier session, that
   chapter first, marked "(continued)" in the book's language ("（续）", "(продолжение)",
-  "(ادامه)"): the outermost section open at the session's start that spans at most
+  "(ادامه)", "(Fortsetzung)"): the outermost section open at the session's start that spans at most
   CONTINUED_MAX_PAGES pages (a longer one is a part of the book, not a chapter) and is
   no heading of the title page (unnumbered, on the first page, holding all that follows
   it: "The feyn font (continued): Examples; Installation" was every session of a short
@@ -62,6 +62,15 @@ _MARKS = {
     "ja": _Marks("（続き）", "：", "；"),
     "ru": _Marks(" (продолжение)", ": ", "; "),
     "fa": _Marks(" (ادامه)", ": ", "؛ "),
+    "de": _Marks(" (Fortsetzung)", ": ", "; "),
+    "fr": _Marks(" (suite)", " : ", " ; "),
+    "es": _Marks(" (continuación)", ": ", "; "),
+    "it": _Marks(" (continua)", ": ", "; "),
+    "pt": _Marks(" (continuação)", ": ", "; "),
+    "nl": _Marks(" (vervolg)", ": ", "; "),
+    "pl": _Marks(" (ciąg dalszy)", ": ", "; "),
+    "cs": _Marks(" (pokračování)", ": ", "; "),
+    "sv": _Marks(" (forts.)", ": ", "; "),
 }
 
 _LEADING_NUMBER = re.compile(

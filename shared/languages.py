@@ -1,6 +1,9 @@
 """Which Latin-script languages a book is written in, told by its function words, and
 their stop words.
 
+Two readers: the key-phrase finder (stop words) and the naming of reference sessions
+(`matter_titles.book_language`: "Bibliographie" in a French book).
+
 The key-phrase finder's stop words are English, Russian, Persian and Chinese, applied to
 every book at once (those scripts cannot collide). Latin-script languages do collide
 ("die", "hat", "sin", "come" are words of English technical text), so their stop words
