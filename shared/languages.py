@@ -33,11 +33,18 @@ _SIGNATURES = {
     "nl": "het een niet voor met zijn wordt ook door naar worden deze kan",
     "pl": "się nie jest oraz jak dla przez lub być może jego tym które który",
     "cs": "je se že jako nebo být jsou také které který tak při",
+    # Slovak, so that a Slovak book is not read as Czech (no titles of its own: English)
+    "sk": "sa je že ako alebo byť sú tiež ktoré ktorý ktorá pre aj",
     "ro": "și este pentru sau sunt prin această într poate",
     "hu": "az és hogy nem egy ez meg van csak vagy",
     "sv": "och att det som för med är på inte av till har",
 }
 SIGNATURES = {lang: frozenset(words.split()) for lang, words in _SIGNATURES.items()}
+# English's commonest function words, none of them a word of the languages above: a rival
+# to tell an English manual with long samples of another language (a lorem-ipsum package's
+# Italian, a carol book's French verses) from a book in that language ("to" and "by" are
+# Polish and Czech, "are" Romanian); no stop words (the key phrases have English ones)
+ENGLISH = frozenset(["the", "of", "and", "that", "with", "this", "which", "from"])
 
 
 def book_languages(counts: Counter[str]) -> list[str]:

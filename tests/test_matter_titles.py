@@ -154,6 +154,8 @@ FRENCH = "Cette commande permet de changer la taille des caractères dans le tex
 GERMAN = "Die Befehle werden in der Präambel des Dokuments geladen und sind nicht optional. " * 40
 POLISH = "Polecenie jest używane przez pakiet, który nie może być ładowany dwa razy. " * 40
 ENGLISH = "The package loads the fonts that the document class asks for at the start. "
+ITALIAN = "Il testo della pagina che si vede con una prova del pacchetto è questo. "
+LINKED = "See [the command](#el-000027) and [its options](#el-000031) in this section. "
 
 
 @pytest.mark.parametrize(
@@ -166,6 +168,11 @@ ENGLISH = "The package loads the fonts that the document class asks for at the s
         ([ENGLISH * 40, "« Cette commande est pour les utilisateurs de la classe. »"], "en"),
         # a bilingual manual: neither language's titles would fit half of it
         ([FRENCH, GERMAN], "en"),
+        # an English manual of a lorem-ipsum package, its Italian samples as long as its text
+        ([ENGLISH * 20, ITALIAN * 20], "en"),
+        ([ITALIAN * 20], "it"),
+        # link targets are no words ("el" is Spanish)
+        ([LINKED * 40], "en"),
     ],
 )
 def test_a_latin_script_books_language_from_its_function_words(

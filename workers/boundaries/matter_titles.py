@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from quire.shared.ir import Element
-from quire.shared.languages import book_languages
+from quire.shared.languages import ENGLISH, RIVAL_SHARE, SIGNATURES, book_languages
+from quire.shared.links import plain
 from quire.shared.text import HAN, KANA
 
 MatterKind = Literal["front_matter", "back_matter"]
@@ -476,19 +477,27 @@ def book_language(elements: Sequence[Element]) -> str:
 
 def _latin_language(elements: Sequence[Element]) -> str:
     """A Latin-script book's language told by its function words (quire.shared.languages):
-    one of those named here, else "en" (English, or a bilingual manual: one language's
-    titles would be wrong for half of it)."""
+    one of those named here, else "en": English, or a bilingual manual (one language's
+    titles would be wrong for half of it), English's own function words being a rival too
+    (an English manual of Italian lorem ipsum, or of French verses, stays English). Links
+    count as their text: their targets ("#el-000027") are no words of the book ("el" made
+    English manuals Spanish)."""
     words: Counter[str] = Counter()
     taken = 0
     for e in elements:
         if e.type not in ("paragraph", "list"):
             continue
-        taken += len(e.text)
-        words.update(_WORD.findall(e.text.casefold()))
+        text = plain(e.text)
+        taken += len(text)
+        words.update(_WORD.findall(text.casefold()))
         if taken > SAMPLE_CHARS:
             break
     found = book_languages(words)
-    return found[0] if len(found) == 1 and found[0] in _LANGUAGES else "en"
+    if len(found) != 1 or found[0] not in _LANGUAGES:
+        return "en"
+    english = sum(words[w] for w in ENGLISH)
+    own = sum(words[w] for w in SIGNATURES[found[0]])
+    return "en" if english >= RIVAL_SHARE * own else found[0]
 
 
 def reference_title(label: str, part: int, parts: int, language: str) -> str:
