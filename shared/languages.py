@@ -1,8 +1,9 @@
 """Which Latin-script languages a book is written in, told by its function words, and
 their stop words.
 
-Two readers: the key-phrase finder (stop words) and the naming of reference sessions
-(`matter_titles.book_language`: "Bibliographie" in a French book).
+Two readers: the key-phrase finder (stop words, `book_languages`) and the naming of
+reference sessions (`sole_language`, read by `matter_titles.book_language`:
+"Bibliographie" in a French book).
 
 The key-phrase finder's stop words are English, Russian, Persian and Chinese, applied to
 every book at once (those scripts cannot collide). Latin-script languages do collide
@@ -59,6 +60,17 @@ def book_languages(counts: Counter[str]) -> list[str]:
         for lang, share in shares.items()
         if total and share >= LANGUAGE_SHARE * total and share >= RIVAL_SHARE * top
     ]
+
+
+def sole_language(counts: Counter[str]) -> str | None:
+    """The one signature language a book is written in; None for an English book, a
+    bilingual one, or one where ENGLISH's words make RIVAL_SHARE of that language's (an
+    English manual of Italian lorem ipsum)."""
+    found = book_languages(counts)
+    if len(found) != 1:
+        return None
+    own = sum(counts[w] for w in SIGNATURES[found[0]])
+    return None if sum(counts[w] for w in ENGLISH) >= RIVAL_SHARE * own else found[0]
 
 
 @cache

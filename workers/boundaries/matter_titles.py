@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from quire.shared.ir import Element
-from quire.shared.languages import ENGLISH, RIVAL_SHARE, SIGNATURES, book_languages
+from quire.shared.languages import sole_language
 from quire.shared.links import plain
 from quire.shared.text import HAN, KANA
 
@@ -421,8 +421,8 @@ _ARABIC = re.compile("[\u0600-\u06ff]")
 _PERSIAN = re.compile(f"[{''.join(sorted(_PERSIAN_ONLY))}]")  # all in U+0600-U+06FF
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
 _GREEK = re.compile("[\u0370-\u03ff\u1f00-\u1fff]")
+_WORD = re.compile(r"[^\W\d_]+")  # a Latin-script book's words, for its function words
 SAMPLE_CHARS = 200_000  # enough text to tell a book's script
-_WORD = re.compile(r"[^\W\d_]+")
 HEADING_LETTERS = 500  # enough headings to tell their script
 
 
@@ -476,10 +476,8 @@ def book_language(elements: Sequence[Element]) -> str:
 
 
 def _latin_language(elements: Sequence[Element]) -> str:
-    """A Latin-script book's language told by its function words (quire.shared.languages):
-    one of those named here, else "en": English, or a bilingual manual (one language's
-    titles would be wrong for half of it), English's own function words being a rival too
-    (an English manual of Italian lorem ipsum, or of French verses, stays English). Links
+    """A Latin-script book's language told by its function words
+    (`quire.shared.languages.sole_language`) when it is one named here, else "en". Links
     count as their text: their targets ("#el-000027") are no words of the book ("el" made
     English manuals Spanish)."""
     words: Counter[str] = Counter()
@@ -492,12 +490,8 @@ def _latin_language(elements: Sequence[Element]) -> str:
         words.update(_WORD.findall(text.casefold()))
         if taken > SAMPLE_CHARS:
             break
-    found = book_languages(words)
-    if len(found) != 1 or found[0] not in _LANGUAGES:
-        return "en"
-    english = sum(words[w] for w in ENGLISH)
-    own = sum(words[w] for w in SIGNATURES[found[0]])
-    return "en" if english >= RIVAL_SHARE * own else found[0]
+    lang = sole_language(words)
+    return lang if lang in _LANGUAGES else "en"
 
 
 def reference_title(label: str, part: int, parts: int, language: str) -> str:

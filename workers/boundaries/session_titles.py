@@ -7,12 +7,13 @@
   ("3.8.", "Chapter 2", "Capítulo 2", "第二章", "제1 장", a Persian "۱ . ۲" at the end), in order;
 - when the session starts inside a chapter that began in an earlier session, that
   chapter first, marked "(continued)" in the book's language ("（续）", "(продолжение)",
-  "(ادامه)", "(Fortsetzung)"): the outermost section open at the session's start that spans at most
-  CONTINUED_MAX_PAGES pages (a longer one is a part of the book, not a chapter) and is
-  no heading of the title page (unnumbered, on the first page, holding all that follows
-  it: "The feyn font (continued): Examples; Installation" was every session of a short
-  manual), nor one of the front or back matter (a title heading the contents follow:
-  "The compsci LaTeX package (continued); Discussion" opened that manual's study text);
+  "(ادامه)", "(Fortsetzung)"): the outermost section open at the session's start that
+  spans at most CONTINUED_MAX_PAGES pages (a longer one is a part of the book, not a
+  chapter) and is no heading of the title page (unnumbered, on the first page, holding
+  all that follows it: "The feyn font (continued): Examples; Installation" was every
+  session of a short manual), nor one of the front or back matter (a title heading the
+  contents follow: "The compsci LaTeX package (continued); Discussion" opened that
+  manual's study text);
 - at most TITLE_CHARS characters, cut between headings, never inside one ("; …" says
   more follow); a first heading longer than that alone is cut at a word;
 - a heading that only numbers its chapter ("Kapitel 3", "Chapitre4") is titled by the
