@@ -259,7 +259,7 @@ def test_text_inside_wrappers_fields_math_and_tracked_changes(tmp_path: Path) ->
     )
     d.element.body.insert(1, etree.fromstring(xml))
     doc = parse_docx(_save(d, tmp_path)).document
-    assert [e.text for e in doc.elements] == ["First.", "control inserted page 7 and x=1"]
+    assert [e.text for e in doc.elements] == ["First.", "control inserted page 7 and $x=1$"]
 
 
 def test_elements_in_document_order(tmp_path: Path) -> None:

@@ -29,8 +29,9 @@ Rules (what each Word construct becomes):
   is right-to-left (w:bidi, own or via its style) or its first strong letter is
   right-to-left. An untranslated English paragraph in a right-to-left document is not
   flagged: its content reads left to right. Text is kept in logical (XML) order.
-- Empty paragraphs are ignored and do not break a list or code run. Math (m:oMath) keeps its
-  linear text inside the paragraph. Headers, footers and comments are left out.
+- Empty paragraphs are ignored and do not break a list or code run. An equation (m:oMath)
+  is LaTeX in its paragraph, `$…$`, a display equation (m:oMathPara) `$$…$$` (omml).
+  Headers, footers and comments are left out.
 - Footnotes and endnotes become footnote elements after the block holding their
   reference, internal hyperlinks (to a bookmark) links to the element the bookmark starts
   (docx_notes).

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from quire.workers.parse import omml
 from quire.workers.parse.docx_styles import StyleSheet, is_mono_font, w, wval
 
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -20,7 +21,6 @@ A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
 WP_NS = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
 V_NS = "urn:schemas-microsoft-com:vml"
 O_NS = "urn:schemas-microsoft-com:office:office"
-M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 
 P, R, T, TBL, TR, TC = (w(t) for t in ("p", "r", "t", "tbl", "tr", "tc"))
@@ -33,8 +33,7 @@ BLIP = f"{{{A_NS}}}blip"
 DOC_PR = f"{{{WP_NS}}}docPr"
 IMAGEDATA = f"{{{V_NS}}}imagedata"
 SHAPE = f"{{{V_NS}}}shape"
-M_T = f"{{{M_NS}}}t"
-MATH = frozenset({f"{{{M_NS}}}oMath", f"{{{M_NS}}}oMathPara"})
+MATH = frozenset({omml.OMATH, omml.OMATH_PARA})
 # Inline wrappers whose children are read as if they were the paragraph's own.
 _CONTAINERS = frozenset(
     w(t) for t in ("hyperlink", "ins", "smartTag", "customXml", "fldSimple", "moveTo", "dir", "bdo")
@@ -139,8 +138,8 @@ class ContentReader:
                 choice = child.find(CHOICE)  # the Fallback repeats the same content
                 if choice is not None:
                     self._walk(choice, st)
-            elif tag in MATH:
-                st.parts.append("".join(t.text or "" for t in child.iter(M_T)))
+            elif tag in MATH:  # an equation, as Markdown math in LaTeX
+                st.parts.append(omml.markdown(child))
             # Everything else (pPr, bookmarks, w:del, w:moveFrom, comments) carries no text.
 
     def _run(self, run: etree._Element, container: etree._Element, st: _State) -> None:
