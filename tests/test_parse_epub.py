@@ -186,6 +186,18 @@ def test_epub2_ncx_and_epub3_nav_make_the_same_book() -> None:
     ]
 
 
+def test_a_chapter_the_spine_names_again_by_a_place_inside_it_is_read_once() -> None:
+    """SiSU's EPUBs (Debian's live-manual) list "the-basics.xhtml#o163" and two dozen
+    more places of each chapter in the spine: read each time, a 60-page book became 900."""
+    again = ["ch2.xhtml#s2-1", "ch3.xhtml#s3-1", "ch2.xhtml#ch2"]
+    data = epub_bytes(sample_chapters(3), nav=sample_nav(3), spine_extra=again)
+    doc = parse_epub_bytes(data, "places.epub").document
+    once = parse_epub_bytes(epub_bytes(sample_chapters(3), nav=sample_nav(3)), "b.epub").document
+    assert [e.text for e in doc.elements] == [e.text for e in once.elements]
+    assert doc.page_count == once.page_count
+    assert any("3 spine items name a chapter already read" in n.message for n in doc.notes)
+
+
 def test_font_obfuscation_is_not_drm() -> None:
     enc = (
         b'<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '

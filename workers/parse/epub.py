@@ -9,9 +9,12 @@ OPF's few elements need; the checks below must come before any parser sees a par
   hides nothing of the text), Adobe's rights.xml or Apple's sinf.xml: DRM, refused
   (`drm`) with the scheme named;
 - META-INF/container.xml names the package; its spine gives the chapters in reading
-  order (non-linear items too, where they stand: nothing is dropped); a spine item the
-  archive lacks, or a chapter that is not well-formed XML, fails the document (`corrupt`)
-  naming it: a book with a chapter missing is not a book to cut;
+  order (non-linear items too, where they stand: nothing is dropped; a chapter that
+  several spine items name, by places inside it, is read once, at the first); a spine
+  item the archive lacks fails the document (`corrupt`) naming it: a book with a chapter
+  missing is not a book to cut. A chapter that is not well-formed XML (an unescaped "<" in an e-mail
+  address, an undeclared "epub:" prefix: e-readers show such books) is read by the HTML
+  parser, as a browser reads it, with a warning naming it;
 - the navigation: EPUB 3's nav document (epub:type="toc"), else EPUB 2's NCX (navMap);
   its page-list is kept with the removed page numbers; the book's language is the
   package's first dc:language.
@@ -33,6 +36,7 @@ from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.docx_package import check_sizes
 from quire.workers.parse.html_book import Book, NavEntry, build
 from quire.workers.parse.html_content import collapse
+from quire.workers.parse.html_input import read_as_html
 from quire.workers.parse.html_refs import EPUB_NS, local, member, resolve
 from quire.workers.parse.xml_guard import refuse_entities
 
@@ -86,6 +90,7 @@ def parse_epub_bytes(data: bytes, source: str) -> ParsedDocument:
     if not spine:
         raise CorruptDocumentError(f"the package {opf_name} has an empty spine", source=source)
     chapters = []
+    again: list[str] = []  # spine items naming a chapter already read (by a fragment of it)
     for idref, linear in spine:
         item = items.get(idref)
         if item is None:
@@ -102,11 +107,22 @@ def parse_epub_bytes(data: bytes, source: str) -> ParsedDocument:
                 ParserNote(kind="warning", message=f"spine item {href} is {media}: left out")
             )
             continue
-        chapters.append((href, _xml(parts, href, source, chapter=True)))
+        if any(href == read for read, _ in chapters):
+            again.append(idref)
+            continue
+        chapters.append((href, _chapter(parts, href, source, notes)))
         if not linear:
             notes.append(
                 ParserNote(kind="info", message=f"non-linear spine item {href} read in place")
             )
+    if again:
+        notes.append(
+            ParserNote(
+                kind="warning",
+                message=f"{len(again)} spine items name a chapter already read (e.g. "
+                f"{again[0]}, a place inside it): each chapter is read once",
+            )
+        )
     nav, page_list = _nav(items, parts, toc_id, notes)
     language = _language(opf)
 
@@ -176,18 +192,35 @@ def _parser() -> etree.XMLParser:
     )
 
 
-def _xml(parts: dict[str, bytes], name: str, source: str, chapter: bool = False) -> etree._Element:
+def _xml(parts: dict[str, bytes], name: str, source: str) -> etree._Element:
     data = parts.get(name)
     if data is None:
         raise CorruptDocumentError(f"{name} is missing from the archive", source=source)
     try:
         return etree.fromstring(data, parser=_parser())
     except etree.XMLSyntaxError as exc:
-        what = "chapter" if chapter else "part"
         raise CorruptDocumentError(
-            f"{what} {name} is not well-formed XML ({' '.join(str(exc).split())[:160]})",
+            f"part {name} is not well-formed XML ({' '.join(str(exc).split())[:160]})",
             source=source,
         ) from exc
+
+
+def _chapter(
+    parts: dict[str, bytes], name: str, source: str, notes: list[ParserNote]
+) -> etree._Element:
+    data = parts.get(name)
+    if data is None:
+        raise CorruptDocumentError(f"{name} is missing from the archive", source=source)
+    try:
+        return etree.fromstring(data, parser=_parser())
+    except etree.XMLSyntaxError as exc:
+        why = " ".join(str(exc).split())[:160]
+        message = f"chapter {name} is not well-formed XML ({why}): read as HTML, as e-readers do"
+        notes.append(ParserNote(kind="warning", message=message))
+    try:
+        return read_as_html(data, name)
+    except CorruptDocumentError as exc:
+        raise CorruptDocumentError(str(exc), source=source) from exc
 
 
 def _package_name(parts: dict[str, bytes], source: str) -> str:

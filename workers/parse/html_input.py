@@ -256,6 +256,12 @@ def parse_markup(data: bytes, name: str) -> etree._Element:
             )
         except etree.XMLSyntaxError:
             pass
+    return read_as_html(data, name)
+
+
+def read_as_html(data: bytes, name: str) -> etree._Element:
+    """`data` read by lxml's HTML parser, as a browser or an e-reader reads markup that
+    is not well-formed (an unescaped "<" in text, an undeclared "epub:" prefix)."""
     try:  # bytes that are UTF-8 are read as UTF-8 (lxml would guess Latin-1 without a meta)
         data.decode("utf-8")
         encoding: str | None = "utf-8"
