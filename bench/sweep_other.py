@@ -1,10 +1,12 @@
 """The sweep's second sample (`bench_sweep.py --other`): books that other tools than pdfTeX
 made, from Debian documentation packages the corpus does not use: DocBook (dblatex PDF,
 Publican HTML in English and Persian), Sphinx (PDF and HTML folders), doxygen, Texinfo,
-yodl, two EPUBs and an Ada standard. Fetched like the TeX Live sample
-(`sweep_docs.ensure_package`) and prepared under `other/` in the same cache: a gzipped
-PDF unpacked, every book under a name of its own (`<package>--<file>`), an HTML book as a
-link to its folder (its index.html states the chapter order)."""
+yodl, Apache FOP, Microsoft Word, Apple Pages, OpenOffice.org, pod2pdf and dvips, EPUBs
+(pandoc, SiSU, DocBook), Word documents (equations, a novel) and an Ada standard.
+Fetched like the TeX Live sample (`sweep_docs.ensure_package`) and prepared under
+`other/` in the same cache: a gzipped PDF unpacked, every book under a name of its own
+(`<package>--<file>`), an HTML book as a link to its folder (its index.html states the
+chapter order)."""
 
 from __future__ import annotations
 
@@ -21,27 +23,43 @@ OTHER: dict[str, list[str]] = {
         f"auto-multiple-choice.{lang}.pdf" for lang in ["en", "fr", "ja"]
     ],
     "c++-annotations-pdf": ["cplusplus.pdf"],
+    # Microsoft Word (PDFWriter, Quartz) and Apple Pages
+    "clips-doc": ["basic_programming_guide.pdf.gz", "users_guide.pdf.gz"],
+    "context-modules": ["handlecsv.epub"],  # pandoc's undeclared "epub:" prefix
+    "debian-history": ["project-history.en.epub"],
+    "debian-paketmanagement-buch": ["*.epub"],
     "debian-handbook": [
         "usr/share/doc/debian-handbook/html/en-US",
         "usr/share/doc/debian-handbook/html/fa-IR",
     ],
     "docbook-xsl-doc-pdf": ["reference.pdf.gz"],
+    "debmake-doc": ["debmake-doc.en.epub"],
     "eyes17-manuals-en": ["eyes17.epub", "eyes17.pdf.gz"],
     "eyes17-manuals-es": ["eyes17.epub", "eyes17.pdf.gz"],
+    # Word documents: equations (OMML) and a novel's chapter
+    "fonts-texgyre-math": ["test-word-texgyre_pagella_math.docx"],
     "gle-graphics-manual": ["gle-manual.pdf"],
+    "gnucash-docs": ["gnucash-guide-en.pdf.gz"],  # DocBook through Apache FOP
+    "jmeter-help": ["jmeter_tutorial.pdf"],  # OpenOffice.org Writer
     "gri-pdf-doc": ["gri.pdf.gz"],
     "lilypond-doc-pdf": [
         f"{m}.pdf" for m in ["contributor", "essay", "extending", "music-glossary"]
     ],
     "lilypond-doc-pdf-de": ["learning.de.pdf"],
     "lilypond-doc-pdf-fr": ["usage.fr.pdf", "web.fr.pdf"],
+    # SiSU's EPUBs: places inside chapters in the spine, an unescaped "<" in the metadata
+    "live-manual-epub": ["live-manual.en.epub", "live-manual.ja.epub"],
     "live-manual-pdf": ["live-manual.portrait.en.a4.pdf.gz"],
+    "mma": ["mma.pdf"],  # dvips and Ghostscript
     "ocrmypdf-doc": ["usr/share/doc/ocrmypdf/html"],
     "pikepdf-doc": ["usr/share/doc/python3-pikepdf/html"],
+    "parallel": ["parallel_tutorial.pdf.gz"],  # pod2pdf
+    "python3-pattern": ["carroll-lookingglass.docx"],
     "r-doc-pdf": [f"usr/share/R/doc/manual/R-{m}.pdf" for m in ("admin", "exts", "ints")],
     "siscone-doc-pdf": ["refman.pdf.gz"],
     "ubuntu-packaging-guide-pdf": ["ubuntu-packaging-guide.pdf.gz"],
     "why3-doc-pdf": ["manual.pdf"],
+    "xorg-docs": ["icccm.pdf.gz"],  # DocBook through Apache FOP
 }
 
 

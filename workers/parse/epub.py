@@ -89,7 +89,7 @@ def parse_epub_bytes(data: bytes, source: str) -> ParsedDocument:
     items, spine, toc_id = _manifest_and_spine(opf, opf_name)
     if not spine:
         raise CorruptDocumentError(f"the package {opf_name} has an empty spine", source=source)
-    chapters = []
+    chapters: list[tuple[str, etree._Element]] = []
     again: list[str] = []  # spine items naming a chapter already read (by a fragment of it)
     for idref, linear in spine:
         item = items.get(idref)

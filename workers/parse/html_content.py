@@ -39,6 +39,7 @@ from lxml import etree
 
 from quire.shared import markdown as md
 from quire.shared.ir import ElementType
+from quire.workers.parse import mathml
 from quire.workers.parse.docx_content import LINK_CLOSE, LINK_OPEN, LINK_TEXT
 from quire.workers.parse.html_images import ImageLoader
 from quire.workers.parse.html_notes import NoteMap, note_ref
@@ -464,9 +465,8 @@ class ChapterReader:
                 if src:
                     self._hits.append((src, ""))
             return ""
-        if tag == "math":
-            alt = el.get("alttext")
-            return alt if alt else " ".join("".join(el.itertext()).split())
+        if tag == "math":  # an equation, as Markdown math in LaTeX
+            return mathml.markdown(el)
         if tag == "a":
             ref = self.notes.refs.get(el)
             if ref is not None:

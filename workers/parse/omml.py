@@ -12,85 +12,22 @@ eleven equations of TeX Gyre's Word test document.)
 
 from __future__ import annotations
 
-import re
-
 from lxml import etree
+
+from quire.workers.parse.latex_math import (
+    ACCENTS,
+    ARROWS,
+    FUNCTIONS,
+    NARY,
+    delimiter,
+    escape,
+    group,
+    operator,
+)
 
 M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 OMATH, OMATH_PARA = f"{{{M_NS}}}oMath", f"{{{M_NS}}}oMathPara"
-
-# Characters LaTeX reads as syntax, as text in math mode.
-_ESCAPES = {
-    "\\": r"\backslash ",
-    "{": r"\{",
-    "}": r"\}",
-    "#": r"\#",
-    "%": r"\%",
-    "&": r"\&",
-    "$": r"\$",
-    "_": r"\_",
-    "^": r"\hat{}",
-    "~": r"\sim ",
-}
-_NARY = {
-    "∑": r"\sum",
-    "∏": r"\prod",
-    "∐": r"\coprod",
-    "∫": r"\int",
-    "∬": r"\iint",
-    "∭": r"\iiint",
-    "∮": r"\oint",
-    "∯": r"\oiint",
-    "∰": r"\oiiint",
-    "⋃": r"\bigcup",
-    "⋂": r"\bigcap",
-    "⋁": r"\bigvee",
-    "⋀": r"\bigwedge",
-    "⨁": r"\bigoplus",
-    "⨂": r"\bigotimes",
-    "⨀": r"\bigodot",
-    "⨄": r"\biguplus",
-    "⨆": r"\bigsqcup",
-}
-_ACCENTS = {
-    "\u0302": r"\hat",
-    "\u030c": r"\check",
-    "\u0303": r"\tilde",
-    "\u0301": r"\acute",
-    "\u0300": r"\grave",
-    "\u0306": r"\breve",
-    "\u0307": r"\dot",
-    "\u0308": r"\ddot",
-    "\u20db": r"\dddot",
-    "\u0304": r"\bar",
-    "\u0305": r"\overline",
-    "\u20d7": r"\vec",
-    "\u20d6": r"\overleftarrow",
-    "\u20e1": r"\overleftrightarrow",
-}
-_DELIMITERS = {
-    "{": r"\{",
-    "}": r"\}",
-    "\u27e8": r"\langle",  # ⟨, and the two older angle brackets Word also uses
-    "\u2329": r"\langle",
-    "\u3008": r"\langle",
-    "\u27e9": r"\rangle",
-    "\u232a": r"\rangle",
-    "\u3009": r"\rangle",
-    "‖": r"\|",
-    "⌊": r"\lfloor",
-    "⌋": r"\rfloor",
-    "⌈": r"\lceil",
-    "⌉": r"\rceil",
-    "": ".",  # no delimiter on this side
-}
-_ARROWS = {"→": "rightarrow", "←": "leftarrow", "↔": "leftrightarrow"}
-# Operator names LaTeX has a command for (\sin, \lim); others become \operatorname{…}.
-_FUNCTION_NAMES = """arccos arcsin arctan arg cos cosh cot coth csc deg det dim exp gcd hom
-inf ker lg lim liminf limsup ln log max min Pr sec sin sinh sup tan tanh"""
-_FUNCTIONS = frozenset(_FUNCTION_NAMES.split())
-_COMMAND = re.compile(r"\\[A-Za-z]+")
 
 
 def _tag(name: str) -> str:
@@ -110,30 +47,6 @@ def _props(el: etree._Element) -> etree._Element | None:
     return next((c for c in el if isinstance(c.tag, str) and c.tag.endswith("Pr")), None)
 
 
-def _escape(text: str) -> str:
-    return "".join(_ESCAPES.get(ch, ch) for ch in text)
-
-
-def _group(text: str) -> str:
-    """`text` as one LaTeX argument: braces unless a single character or command."""
-    return text if len(text) == 1 or _COMMAND.fullmatch(text) else f"{{{text}}}"
-
-
-def _operator(name: str) -> str:
-    """A function's name (`sin`, `lim`, `Res`) as LaTeX's operator for it."""
-    if name in _FUNCTIONS:
-        return "\\" + name
-    if name.isalpha() and len(name) > 1:
-        return rf"\operatorname{{{name}}}"
-    return name
-
-
-def _delimiter(ch: str) -> str:
-    """A delimiter for \\left or \\right; a command ends with a space ("\\langle a")."""
-    out = _DELIMITERS.get(ch, ch)
-    return f"{out} " if out[1:].isalpha() else out
-
-
 class _Writer:
     def __call__(self, el: etree._Element) -> str:
         tag = etree.QName(el).localname if isinstance(el.tag, str) else ""
@@ -142,7 +55,7 @@ class _Writer:
             return str(method(el))
         if el.tag == f"{{{W_NS}}}r":  # ordinary text inside an equation
             text = "".join(t.text or "" for t in el.iter(f"{{{W_NS}}}t"))
-            return rf"\text{{{_escape(text)}}}" if text.strip() else text
+            return rf"\text{{{escape(text)}}}" if text.strip() else text
         return self.children(el)
 
     def children(self, el: etree._Element | None) -> str:
@@ -159,8 +72,8 @@ class _Writer:
         text = "".join(t.text or "" for t in el.iter(_tag("t")))
         props = el.find(_tag("rPr"))
         if props is not None and props.find(_tag("nor")) is not None and text.strip():
-            return rf"\text{{{_escape(text)}}}"  # "normal text" inside an equation
-        return _escape(text)
+            return rf"\text{{{escape(text)}}}"  # "normal text" inside an equation
+        return escape(text)
 
     # -- structures ------------------------------------------------------------------------
 
@@ -170,22 +83,22 @@ class _Writer:
         if kind == "noBar":
             return rf"\genfrac{{}}{{}}{{0pt}}{{}}{{{num}}}{{{den}}}"
         if kind in ("lin", "skw"):
-            return f"{_group(num)}/{_group(den)}"
+            return f"{group(num)}/{group(den)}"
         return rf"\frac{{{num}}}{{{den}}}"
 
     def _sSup(self, el: etree._Element) -> str:
-        return f"{_group(self.arg(el, 'e'))}^{{{self.arg(el, 'sup')}}}"
+        return f"{group(self.arg(el, 'e'))}^{{{self.arg(el, 'sup')}}}"
 
     def _sSub(self, el: etree._Element) -> str:
-        return f"{_group(self.arg(el, 'e'))}_{{{self.arg(el, 'sub')}}}"
+        return f"{group(self.arg(el, 'e'))}_{{{self.arg(el, 'sub')}}}"
 
     def _sSubSup(self, el: etree._Element) -> str:
         base, sub, sup = self.arg(el, "e"), self.arg(el, "sub"), self.arg(el, "sup")
-        return f"{_group(base)}_{{{sub}}}^{{{sup}}}"
+        return f"{group(base)}_{{{sub}}}^{{{sup}}}"
 
     def _sPre(self, el: etree._Element) -> str:
         sub, sup, base = self.arg(el, "sub"), self.arg(el, "sup"), self.arg(el, "e")
-        return f"{{}}_{{{sub}}}^{{{sup}}}{_group(base)}"
+        return f"{{}}_{{{sub}}}^{{{sup}}}{group(base)}"
 
     def _rad(self, el: etree._Element) -> str:
         degree, body = self.arg(el, "deg"), self.arg(el, "e")
@@ -197,7 +110,7 @@ class _Writer:
     def _nary(self, el: etree._Element) -> str:
         props = _props(el)
         ch = _val(props, "chr")
-        out = _NARY.get(ch or "∫", ch or "∫")
+        out = NARY.get(ch or "∫", ch or "∫")
         sub, sup = self.arg(el, "sub"), self.arg(el, "sup")
         if sub and _val(props, "subHide") in (None, "0", "off", "false"):
             out += f"_{{{sub}}}"
@@ -209,17 +122,17 @@ class _Writer:
         props = _props(el)
         begin, end, sep = (_val(props, p) for p in ("begChr", "endChr", "sepChr"))
         parts = [self.children(e).strip() for e in el.findall(_tag("e"))]
-        middle = f" {_delimiter('|' if sep is None else sep)} ".join(parts)
-        left = _delimiter("(" if begin is None else begin)
-        right = _delimiter(")" if end is None else end)
+        middle = f" {delimiter('|' if sep is None else sep)} ".join(parts)
+        left = delimiter("(" if begin is None else begin)
+        right = delimiter(")" if end is None else end)
         return rf"\left{left}{middle}\right{right}"
 
     def _func(self, el: etree._Element) -> str:
-        return f"{_operator(self.arg(el, 'fName'))} {self.arg(el, 'e')}"
+        return f"{operator(self.arg(el, 'fName'))} {self.arg(el, 'e')}"
 
     def _limLow(self, el: etree._Element) -> str:
         base, limit = self.arg(el, "e"), self.arg(el, "lim")
-        if base in _FUNCTIONS:  # lim, max, sup… take their limits below
+        if base in FUNCTIONS:  # lim, max, sup… take their limits below
             return rf"\{base}_{{{limit}}}"
         return rf"\underset{{{limit}}}{{{base}}}"
 
@@ -229,9 +142,9 @@ class _Writer:
     def _acc(self, el: etree._Element) -> str:
         ch = _val(_props(el), "chr")
         body = self.arg(el, "e")
-        command = _ACCENTS.get("\u0302" if ch is None else ch)
+        command = ACCENTS.get("\u0302" if ch is None else ch)
         if command is None:
-            return rf"\overset{{{_escape(ch or '')}}}{{{body}}}"
+            return rf"\overset{{{escape(ch or '')}}}{{{body}}}"
         return f"{command}{{{body}}}"
 
     def _bar(self, el: etree._Element) -> str:
@@ -247,9 +160,9 @@ class _Writer:
             return rf"\underbrace{{{body}}}"
         if ch == "\u23de":
             return rf"\overbrace{{{body}}}"
-        if ch in _ARROWS:
-            return rf"\{'over' if top else 'under'}{_ARROWS[ch]}{{{body}}}"
-        return rf"\{'overset' if top else 'underset'}{{{_escape(ch)}}}{{{body}}}"
+        if ch in ARROWS:
+            return rf"\{'over' if top else 'under'}{ARROWS[ch]}{{{body}}}"
+        return rf"\{'overset' if top else 'underset'}{{{escape(ch)}}}{{{body}}}"
 
     def _borderBox(self, el: etree._Element) -> str:
         return rf"\boxed{{{self.arg(el, 'e')}}}"
