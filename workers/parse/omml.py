@@ -43,6 +43,11 @@ def _val(el: etree._Element | None, prop: str) -> str | None:
     return None if found is None else found.get(_tag("val"), "")
 
 
+def _on(props: etree._Element | None, name: str) -> bool:
+    """An on/off property (m:degHide, m:subHide): on when present, unless "0" or "off"."""
+    return _val(props, name) not in (None, "0", "off", "false")
+
+
 def _props(el: etree._Element) -> etree._Element | None:
     return next((c for c in el if isinstance(c.tag, str) and c.tag.endswith("Pr")), None)
 
@@ -102,8 +107,7 @@ class _Writer:
 
     def _rad(self, el: etree._Element) -> str:
         degree, body = self.arg(el, "deg"), self.arg(el, "e")
-        hidden = _val(_props(el), "degHide") not in (None, "0", "off", "false")
-        if degree and not hidden:
+        if degree and not _on(_props(el), "degHide"):
             return rf"\sqrt[{degree}]{{{body}}}"
         return rf"\sqrt{{{body}}}"
 
@@ -112,9 +116,9 @@ class _Writer:
         ch = _val(props, "chr")
         out = NARY.get(ch or "∫", ch or "∫")
         sub, sup = self.arg(el, "sub"), self.arg(el, "sup")
-        if sub and _val(props, "subHide") in (None, "0", "off", "false"):
+        if sub and not _on(props, "subHide"):
             out += f"_{{{sub}}}"
-        if sup and _val(props, "supHide") in (None, "0", "off", "false"):
+        if sup and not _on(props, "supHide"):
             out += f"^{{{sup}}}"
         return f"{out} {self.arg(el, 'e')}".rstrip()
 
