@@ -4,12 +4,15 @@ book's own TeX when it has one, and an EPUB whose equations reach the IR as `$�
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from epub_samples import chapter, epub_bytes
 from lxml import etree
 
+from quire.workers.parse import parse_document
 from quire.workers.parse.epub import parse_epub_bytes
-from quire.workers.parse.mathml import latex, markdown
+from quire.workers.parse.mathml import delimited_tex, latex, markdown
 
 MML = "http://www.w3.org/1998/Math/MathML"
 
@@ -80,3 +83,26 @@ def test_epub_equations_reach_the_ir_as_markdown_math() -> None:
     texts = [e.text for e in parse_epub_bytes(data, "math.epub").document.elements]
     assert "A circle is $x^{2}+y^{2}=r^{2}$, centred at the origin." in texts
     assert r"$$\frac{a}{b}$$" in texts, texts
+
+
+def test_mathjax_tex_of_a_sphinx_page_is_markdown_math(tmp_path: Path) -> None:
+    """Sphinx writes TeX for MathJax: `\\(…\\)` in a span, `\\[…\\]` in a div; read as
+    text, Markdown shows "(E=mc^2)" (its backslashes escape the parentheses)."""
+    page = tmp_path / "energy.html"
+    page.write_text(
+        "<html><body><h1>Energy</h1>"
+        '<p>Mass is energy: <span class="math notranslate nohighlight">\\(E=mc^2\\)</span>, '
+        "as Einstein wrote in his paper of that year.</p>"
+        '<div class="math notranslate nohighlight">\\[\\int_0^1 x\\,dx = \\frac{1}{2}\\]</div>'
+        '<p>A <span class="math">plain</span> span of class math is text.</p>'
+        "</body></html>",
+        encoding="utf-8",
+    )
+    texts = [e.text for e in parse_document(page).document.elements]
+    assert texts == [
+        "# Energy",
+        "Mass is energy: $E=mc^2$, as Einstein wrote in his paper of that year.",
+        r"$$\int_0^1 x\,dx = \frac{1}{2}$$",
+        "A plain span of class math is text.",
+    ]
+    assert delimited_tex(r"\(a\) or \(b\)") is None  # two equations are no one

@@ -246,6 +246,8 @@ class ChapterReader:
             self._emit_images()
         elif tag == "hr":
             return
+        elif (tex := _page_tex(el)) is not None:  # a display equation of Sphinx's
+            self._add("paragraph", tex)
         else:  # p, div, section ... and any unknown element used as a block
             self._container(el, "paragraph")
 
@@ -467,6 +469,8 @@ class ChapterReader:
             return ""
         if tag == "math":  # an equation, as Markdown math in LaTeX
             return mathml.markdown(el)
+        if (tex := _page_tex(el)) is not None:  # MathJax's TeX (Sphinx): the same dialect
+            return tex
         if tag == "a":
             ref = self.notes.refs.get(el)
             if ref is not None:
@@ -565,3 +569,11 @@ def _int(value: str | None, default: int) -> int:
         return int((value or "").strip())
     except ValueError:
         return default
+
+
+def _page_tex(el: etree._Element) -> str | None:
+    """The Markdown math of an element of class `math` holding TeX for MathJax or KaTeX
+    (Sphinx writes `\\(…\\)` in a span, `\\[…\\]` in a div); None for any other."""
+    if "math" not in (el.get("class") or "").split() or len(el):
+        return None
+    return mathml.delimited_tex(el.text or "")

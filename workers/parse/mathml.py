@@ -1,5 +1,7 @@
-"""MathML equations of an EPUB or HTML book as LaTeX, the Markdown math dialect Quire
-writes (`$…$`, `$$…$$` for display="block"), like Word's equations (omml).
+r"""MathML equations of an EPUB or HTML book as LaTeX, the Markdown math dialect Quire
+writes (`$…$`, `$$…$$` for display="block"), like Word's equations (omml); and the TeX
+that MathJax and KaTeX pages (Sphinx's `math` spans and divs) hold between `\(…\)` or
+`\[…\]`, in the same dialect.
 
 The book's own TeX wins when it has one (an `annotation` of encoding application/x-tex, as
 pandoc and LaTeXML write, or the `alttext` attribute); else the presentation markup is
@@ -207,3 +209,19 @@ def markdown(math: etree._Element) -> str:
         return ""
     block = math.get("display") == "block" or math.get("mode") == "display"
     return f"$${body}$$" if block else f"${body}$"
+
+
+_DELIMITED = re.compile(r"\\\((.+)\\\)|\\\[(.+)\\\]|\$\$(.+)\$\$", re.DOTALL)
+
+
+def delimited_tex(text: str) -> str | None:
+    """The Markdown math of TeX a page writes for MathJax or KaTeX: `\\(…\\)` as `$…$`,
+    `\\[…\\]` and `$$…$$` as `$$…$$`; None for any other text."""
+    found = _DELIMITED.fullmatch(text.strip())
+    if found is None:
+        return None
+    inline, display, dollars = found.groups()
+    body = " ".join((inline or display or dollars).split())
+    if not body or "\\(" in body or "\\)" in body:  # "\\(a\\) or \\(b\\)": two equations
+        return None
+    return f"${body}$" if inline is not None else f"$${body}$$"
