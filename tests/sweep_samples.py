@@ -4,7 +4,6 @@ inside vector figures, a table drawn cell by cell that is read as a figure."""
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import Any
 
@@ -578,8 +577,9 @@ def build_line_numbered(path: Path, pages: int = 2) -> Path:
 
 
 # GnuCash's guide (DocBook through Apache FOP): a table drawn cell by cell whose
-# description column holds paragraphs; a cell of over 250 characters makes it no table for
-# the finder, so its text is read as a figure's, where "specifi-" / "er." broke a word.
+# description column holds paragraphs ("specifi-" / "er." breaks a word in one): a
+# described table. With its description column first (`described=False`), a cell of over
+# 250 characters makes it no table for the finder, and its text is read as a figure's.
 FOP_PROSE = "A specifier names the font; every specifier is a string that gtk accepts."
 FOP_ROWS = [
     ("Name", "Type", ["Description"]),
@@ -599,23 +599,28 @@ FOP_ROWS = [
         ],
     ),
     ("Align_n", "string", ["One of left, center or right."]),
+    ("Text_n", "string", ["The text to print, for an item", "of the type TEXT."]),
 ]
 
 
-def build_fop_table(path: Path) -> Path:
+def build_fop_table(path: Path, described: bool = True) -> Path:
     doc = pymupdf.open()
     page = doc.new_page(width=W, height=H)
     page.insert_text((LEFT, 80), "Check Formats", fontsize=16, fontname="hebo")
     page.insert_text((LEFT, 110), FOP_PROSE, fontsize=11, fontname="helv")
     shape = page.new_shape()
-    xs, y = [LEFT, 172.0, 272.0, 500.0], 140.0
-    for name, kind, lines in FOP_ROWS:
+    # the (x0, x1) of the name, type and description columns
+    name, kind, text = [(LEFT, 172), (172, 272), (272, 500)]
+    if not described:
+        text, name, kind = [(LEFT, 300), (300, 400), (400, 500)]
+    y = 140.0
+    for label, type_, lines in FOP_ROWS:
         bottom = y + 8 + 13 * len(lines)
-        for x0, x1 in itertools.pairwise(xs):  # each cell drawn on its own, as FOP does
+        for x0, x1 in (name, kind, text):  # each cell drawn on its own, as FOP does
             shape.draw_rect(pymupdf.Rect(x0, y, x1, bottom))
-        page.insert_text((xs[0] + 4, y + 14), name, fontsize=10, fontname="helv")
-        page.insert_text((xs[1] + 4, y + 14), kind, fontsize=10, fontname="helv")
-        _lines(page, y + 14, lines, size=10, x=xs[2] + 4)
+        page.insert_text((name[0] + 4, y + 14), label, fontsize=10, fontname="helv")
+        page.insert_text((kind[0] + 4, y + 14), type_, fontsize=10, fontname="helv")
+        _lines(page, y + 14, lines, size=10, x=text[0] + 4)
         y = bottom
     shape.finish(color=(0, 0, 0), width=0.5)
     shape.commit()

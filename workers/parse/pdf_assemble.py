@@ -20,7 +20,7 @@ from quire.workers.parse.pdf_contents import entry_items
 from quire.workers.parse.pdf_extract import list_marker
 from quire.workers.parse.pdf_footnotes import Note, NoteSet
 from quire.workers.parse.pdf_headings import CAPTION, Heading
-from quire.workers.parse.pdf_hyphens import JOIN, Vocabulary, is_break
+from quire.workers.parse.pdf_hyphens import JOIN, Vocabulary, is_break, join_cell_breaks
 from quire.workers.parse.pdf_types import PdfBlock
 from quire.workers.parse.url_breaks import continues_url
 
@@ -276,7 +276,10 @@ class Assembler:
             self.start(PendingElement("paragraph", page, page, text=text, origin=FIGURE, size=-1.0))
             return
         if block.kind == "table":
-            self.start(PendingElement("table", page, page, rows=block.rows))
+            rows = block.rows
+            if rows and self.words is not None:  # words a cell's line ends broke
+                rows = [[join_cell_breaks(c, self.words) for c in r] for r in rows]
+            self.start(PendingElement("table", page, page, rows=rows))
             return
         if block.kind == "code":
             self._add_code(page, block, carry)

@@ -76,6 +76,23 @@ class Vocabulary:
         return not (len(last_part) >= 2 and self.counts[last_part] and self.counts[rest])
 
 
+_CELL_BREAK = re.compile(r"(?<=[^\W\d_])- (?=[^\W\d_])")
+
+
+def join_cell_breaks(text: str, words: Vocabulary) -> str:
+    """A table cell's text, whose words the finder joined with spaces ("font specifi- er."),
+    with each line-end break the vocabulary calls a broken word joined ("specifier."); a
+    compound or a suspended hyphen ("pre- and post-") stays as the cell reads."""
+    if "- " not in text:
+        return text
+    out, last = [], 0
+    for m in _CELL_BREAK.finditer(text):
+        if words.breaks_word(text[: m.start() + 1], text[m.end() :]):
+            out.append(text[last : m.start()])
+            last = m.end()
+    return "".join(out) + text[last:]
+
+
 def take_joins(text: str) -> tuple[str, list[int]]:
     """`text` without its JOIN marks, and the offsets where they stood (in the result)."""
     if JOIN not in text:

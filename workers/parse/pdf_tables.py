@@ -130,10 +130,20 @@ def find_tables(
 
 def _plausible(rows: list[list[str]]) -> bool:
     """Reject "tables" that are really framed or coloured boxes (e.g. slides drawn as
-    vector graphics): mostly empty cells, or a cell holding a whole paragraph."""
+    vector graphics): mostly empty cells, or a cell holding a whole paragraph, unless it
+    is a described table's description."""
     cells = [c for r in rows for c in r]
     empty = sum(1 for c in cells if not c)
-    return empty * 2 <= len(cells) and max(len(c) for c in cells) <= 250
+    return empty * 2 <= len(cells) and (max(len(c) for c in cells) <= 250 or _described(rows))
+
+
+def _described(rows: list[list[str]]) -> bool:
+    """A table of names and their descriptions (GnuCash's and SISCone's manuals, through
+    Apache FOP and doxygen): three rows or more, at most eight columns, every long cell in
+    the last column and every other cell short. A framed box or a slide has its long text
+    anywhere, a layout demo two rows, a periodic table eighteen columns."""
+    width = max(len(r) for r in rows)
+    return len(rows) >= 3 and 2 <= width <= 8 and all(len(c) <= 60 for r in rows for c in r[:-1])
 
 
 def _cells_text(
