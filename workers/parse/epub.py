@@ -12,9 +12,9 @@ OPF's few elements need; the checks below must come before any parser sees a par
   order (non-linear items too, where they stand: nothing is dropped; a chapter that
   several spine items name, by places inside it, is read once, at the first); a spine
   item the archive lacks fails the document (`corrupt`) naming it: a book with a chapter
-  missing is not a book to cut. A chapter that is not well-formed XML (an unescaped "<" in an e-mail
-  address, an undeclared "epub:" prefix: e-readers show such books) is read by the HTML
-  parser, as a browser reads it, with a warning naming it;
+  missing is not a book to cut. A chapter that is not well-formed XML (an unescaped "<"
+  in an e-mail address, an undeclared "epub:" prefix: e-readers show such books) is read
+  by the HTML parser, as a browser reads it, with a warning naming it;
 - the navigation: EPUB 3's nav document (epub:type="toc"), else EPUB 2's NCX (navMap);
   its page-list is kept with the removed page numbers; the book's language is the
   package's first dc:language.

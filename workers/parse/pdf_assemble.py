@@ -271,7 +271,7 @@ class Assembler:
             self.start(PendingElement("image", page, page, image=block.image))
             return
         if block.figure:  # labels of a drawing: one paragraph, never a title or an item
-            # (a framed table's prose cells too: a word they break is joined as in prose)
+            # (or a table the finder refused: a word its lines break is joined as in prose)
             text = join_lines(block.lines, words=self.words)
             self.start(PendingElement("paragraph", page, page, text=text, origin=FIGURE, size=-1.0))
             return
