@@ -214,7 +214,8 @@ def test_a_described_table_is_a_table_with_its_broken_words_joined(tmp_path: Pat
     assert "accepts as a font specifier. If this field" in table.rows[1][2]
 
 
-def test_a_cell_keeps_a_suspended_hyphen() -> None:
+def test_a_cell_keeps_a_suspended_hyphen_and_its_prefixes() -> None:
     words = Vocabulary(Counter({"specifier": 3, "and": 40, "post-processing": 2}))
     cell = "pre- and post-processing of a font specifi- er"
     assert join_cell_breaks(cell, words) == "pre- and post-processing of a font specifier"
+    assert join_cell_breaks("jñ- jh- ñ-", words) == "jñ- jh- ñ-"  # no word: no join
