@@ -218,4 +218,6 @@ def test_a_cell_keeps_a_suspended_hyphen_and_its_prefixes() -> None:
     words = Vocabulary(Counter({"specifier": 3, "and": 40, "post-processing": 2}))
     cell = "pre- and post-processing of a font specifi- er"
     assert join_cell_breaks(cell, words) == "pre- and post-processing of a font specifier"
-    assert join_cell_breaks("jñ- jh- ñ-", words) == "jñ- jh- ñ-"  # no word: no join
+    assert join_cell_breaks("jñ- jh- ñ-", words) == "jñ- jh- ñ-"  # prefixes, no break
+    # a word the document writes nowhere else is judged as in prose: a broken word
+    assert join_cell_breaks("the jour- nal of record", words) == "the journal of record"

@@ -57,9 +57,8 @@ class Vocabulary:
                 broken = ends_in_break
         return cls(counts)
 
-    def breaks_word(self, before: str, after: str, *, guess: bool = True) -> bool:
-        """Does the hyphen ending `before` only break a word that `after` finishes? Without
-        `guess`, only when the document writes the joined word elsewhere."""
+    def breaks_word(self, before: str, after: str) -> bool:
+        """Does the hyphen ending `before` only break a word that `after` finishes?"""
         if not is_break(before, after):
             return False
         tail = _TAIL.search(before[-80:].replace(JOIN, ""))
@@ -69,8 +68,8 @@ class Vocabulary:
         first, rest = tail.group(1), head.group()
         joined = self.counts[(first + rest).casefold()]
         hyphenated = self.counts[f"{first}-{rest}".casefold()]
-        if joined or hyphenated or not guess:
-            return joined > 0 and joined >= hyphenated
+        if joined or hyphenated:
+            return joined >= hyphenated
         last_part, rest = first.rsplit("-", 1)[-1].casefold(), rest.casefold()
         if rest in self.common:
             return False
@@ -82,15 +81,17 @@ _CELL_BREAK = re.compile(r"(?<=[^\W\d_])- (?=[^\W\d_])")
 
 def join_cell_breaks(text: str, words: Vocabulary) -> str:
     """A table cell's text, whose words the finder joined with spaces ("font specifi- er."),
-    with each break whose joined word the document writes elsewhere joined ("specifier.").
-    Any other stays as the cell reads: a compound, a suspended hyphen ("pre- and post-"),
-    a list of prefixes ("jñ- jh-" in a transliteration table: nothing says where its lines
-    broke, so nothing is guessed)."""
+    with each line-end break the vocabulary calls a broken word joined ("specifier."); a
+    compound, a suspended hyphen ("pre- and post-") or a list of prefixes ("jñ- jh-" in a
+    transliteration table: the word after ends in a hyphen too) stays as the cell reads."""
     if "- " not in text:
         return text
     out, last = [], 0
     for m in _CELL_BREAK.finditer(text):
-        if words.breaks_word(text[: m.start() + 1], text[m.end() :], guess=False):
+        after = text[m.end() :]
+        if after.split(maxsplit=1)[0].endswith("-"):
+            continue
+        if words.breaks_word(text[: m.start() + 1], after):
             out.append(text[last : m.start()])
             last = m.end()
     return "".join(out) + text[last:]
