@@ -192,30 +192,36 @@ def _parser() -> etree.XMLParser:
     )
 
 
-def _xml(parts: dict[str, bytes], name: str, source: str) -> etree._Element:
+def _member(parts: dict[str, bytes], name: str, source: str) -> bytes:
     data = parts.get(name)
     if data is None:
         raise CorruptDocumentError(f"{name} is missing from the archive", source=source)
+    return data
+
+
+def _why(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:160]
+
+
+def _xml(parts: dict[str, bytes], name: str, source: str) -> etree._Element:
+    data = _member(parts, name, source)
     try:
         return etree.fromstring(data, parser=_parser())
     except etree.XMLSyntaxError as exc:
-        raise CorruptDocumentError(
-            f"part {name} is not well-formed XML ({' '.join(str(exc).split())[:160]})",
-            source=source,
-        ) from exc
+        message = f"part {name} is not well-formed XML ({_why(exc)})"
+        raise CorruptDocumentError(message, source=source) from exc
 
 
 def _chapter(
     parts: dict[str, bytes], name: str, source: str, notes: list[ParserNote]
 ) -> etree._Element:
-    data = parts.get(name)
-    if data is None:
-        raise CorruptDocumentError(f"{name} is missing from the archive", source=source)
+    data = _member(parts, name, source)
     try:
         return etree.fromstring(data, parser=_parser())
     except etree.XMLSyntaxError as exc:
-        why = " ".join(str(exc).split())[:160]
-        message = f"chapter {name} is not well-formed XML ({why}): read as HTML, as e-readers do"
+        message = (
+            f"chapter {name} is not well-formed XML ({_why(exc)}): read as HTML, as e-readers do"
+        )
         notes.append(ParserNote(kind="warning", message=message))
     try:
         return read_as_html(data, name)

@@ -46,6 +46,13 @@ def _text(el: etree._Element) -> str:
     return " ".join("".join(el.itertext()).split())
 
 
+def _mark(el: etree._Element) -> str:
+    """The operator set above or below the base (munder, mover): "^", "¯", "→"; "" for
+    anything else (a limit, an expression)."""
+    kids = _kids(el)
+    return _text(kids[1]) if len(kids) > 1 and _local(kids[1]) == "mo" else ""
+
+
 class _Writer:
     def __call__(self, el: etree._Element) -> str:
         method = getattr(self, f"_{_local(el)}", None)
@@ -112,9 +119,8 @@ class _Writer:
         return f"{group(base)}_{{{sub}}}^{{{sup}}}"
 
     def _munder(self, el: etree._Element) -> str:
-        kids = _kids(el)
         base, under = self.args(el)[:2]
-        mark = _text(kids[1]) if len(kids) > 1 and _local(kids[1]) == "mo" else ""
+        mark = _mark(el)
         if mark in _UNDER:
             return f"{_UNDER[mark]}{{{base}}}"
         if _is_operator(base):
@@ -122,9 +128,8 @@ class _Writer:
         return rf"\underset{{{under}}}{{{base}}}"
 
     def _mover(self, el: etree._Element) -> str:
-        kids = _kids(el)
         base, over = self.args(el)[:2]
-        mark = _text(kids[1]) if len(kids) > 1 and _local(kids[1]) == "mo" else ""
+        mark = _mark(el)
         command = _OVER.get(mark) or ACCENTS.get(mark)
         if command is not None:
             return f"{command}{{{base}}}"
