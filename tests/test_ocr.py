@@ -111,14 +111,56 @@ def test_a_page_filling_image_with_little_text_is_read(
     stamped = tmp_path / "stamped.pdf"
     with p.open(path) as doc:
         doc[1].insert_text((290, 820), "2", fontsize=9)  # a page number over the scan
+        doc[1].insert_text((72, 30), "Kinematics lecture notes, autumn edition", fontsize=9)  # a header
         doc.save(stamped)
     native = parse_document(stamped).document  # the scan as an image, the stamp as text
     assert recall(known[2], page_text(native, 2)) == 0
     assert 2 not in {s.page for s in native.skipped_pages}
     doc = parse_document(stamped, ocr=AUTO).document
     first = next(o for o in doc.ocr_pages if o.page == 2)
-    assert first.reason == "page-filling image with little text (1 characters)"
-    assert recall(known[2], page_text(doc, 2)) > 0.95
+    assert first.reason == "page-filling image with little text (41 characters)"
+    assert recall(known[2], page_text(doc, 2)) > 0.95  # a scan: its text, not figure text
+    assert not any(e.type == "image" for e in doc.elements if e.page_first == 2)
+
+
+def _slide(path: Path, rotate: int) -> Path:
+    """A slide as presentation software exports one: a picture filling most of the page
+    (a diagram whose labels are pixels) and the slide's words in the text layer beside it;
+    `rotate`: the page shown turned, as landscape slides are often stored."""
+    p = pymupdf_module()
+    with p.open() as art:  # the diagram, drawn and then flattened to an image
+        page = art.new_page(width=500, height=300)
+        page.draw_rect(p.Rect(20, 20, 480, 280), color=(0, 0, 0), width=2)
+        page.insert_text((60, 160), "CHLOROPLAST MEMBRANE", fontsize=30)
+        picture = page.get_pixmap(dpi=200, colorspace=p.csGRAY, alpha=False).tobytes("png")
+    with p.open() as doc:
+        page = doc.new_page(width=720, height=540)
+        page.insert_image(p.Rect(60, 150, 660, 510), stream=picture)
+        page.insert_text((60, 80), "Photosynthesis in Grötker's leaf", fontsize=24)
+        page.insert_text((60, 120), "Light reactions happen here", fontsize=16)
+        page.set_rotation(rotate)
+        doc.save(path)
+    return path
+
+
+@pytest.mark.parametrize("rotate", [0, 90])
+def test_a_slide_over_a_picture_keeps_its_text_layer_and_reads_the_picture(
+    tmp_path: Path, rotate: int
+) -> None:
+    """A page-filling picture under a short text layer (a slide, a title page over cover
+    art, a screenshot and its caption) is no scan: the text layer stays exact and whole
+    (OCR would misread "Grötker's"), and OCR adds only the picture's own words, as one
+    figure-text paragraph (never a heading), where the text layer has none."""
+    doc = parse_document(_slide(tmp_path / "slide.pdf", rotate), ocr=AUTO).document
+    texts = [e.text for e in doc.elements]
+    assert "Photosynthesis in Grötker's leaf" in " ".join(texts)
+    assert sum("Photosynthesis" in t for t in texts) == 1  # the title is not read twice
+    assert "Light reactions happen here" in " ".join(texts)
+    figure = [e for e in doc.elements if "CHLOROPLAST" in e.text]
+    assert len(figure) == 1 and figure[0].type == "paragraph"
+    assert recall("CHLOROPLAST MEMBRANE", figure[0].text) == 1
+    assert any(e.type == "image" for e in doc.elements)  # the picture stays a picture
+    assert doc.ocr_pages[0].reason.startswith("page-filling image with little text")
 
 
 def test_ocr_results_are_cached_by_page_content(

@@ -6,7 +6,9 @@ The decision, per page, after native extraction (`ocr_reason`):
   outlines), and a page-filling image with little text (a scan with a stamped page number);
 - force: every page that is not blank (e.g. a garbled text layer).
 Blank and unreadable pages are never OCR'd. An OCR'd page's text blocks replace the native
-ones; smaller images on it stay. When OCR finds no text, the page keeps its native blocks,
+ones (smaller images on it stay), except on a page-filling image with a text layer: that layer
+is exact and stays whole, and OCR adds only what lies where it has no text
+(`_add_to_text_layer`). When OCR finds no text, the page keeps its native blocks,
 or is recorded as a page without text, "OCR found no text".
 
 The engine is chosen per language set (`ocr_engines`). When no engine reads the languages,
@@ -31,16 +33,22 @@ from quire.shared.errors import OcrUnavailableError
 from quire.shared.ir import OcrPage
 from quire.shared.text import sha256_bytes
 from quire.workers.parse.pdf_open import pymupdf_module
+from quire.workers.parse.pdf_parser_notes import LOW_OCR_CONFIDENCE
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage
 
 if TYPE_CHECKING:  # the engines are imported when a page needs OCR, not by every parse
-    from quire.workers.parse.ocr import OcrText
+    from quire.workers.parse.ocr import OcrLine, OcrText
     from quire.workers.parse.ocr_engines import Engine
 
 LITTLE_TEXT_CHARS = 200  # fewer text characters than this on a page-filling image: OCR it
 FILLING = 0.5  # share of the page an image must cover to be "page-filling"
+COVERED = 0.25  # an OCR line this much under a text-layer block repeats it: dropped
+MARGIN = 0.08  # top and bottom share of a page where running headers and stamps stand
+BODY_LETTERS = 20  # a text layer with this many letters between the margins is the page's
+SCAN_COVER = 0.9  # a scan fills the page; a picture that covers less is no scan
 MIN_DPI, MAX_DPI, DEFAULT_DPI = 150, 400, 300
 CACHE_FORMAT = 1  # raise when what `recognize` makes of an engine's output changes
+Box = tuple[float, float, float, float]
 _RTL = set(range(0x0590, 0x0900)) | set(range(0xFB1D, 0xFE00)) | set(range(0xFE70, 0xFF00))
 
 
@@ -207,29 +215,17 @@ def apply_ocr(
             result.skipped_ocr = "no_text"
             result.skipped += f"; OCR ({settings.lang}) found no text"
         return result, hit
-    area = page.rect.width * page.rect.height or 1.0
-    kept = [
-        b
-        for b in result.blocks
-        if b.kind == "image" and (b.bbox[2] - b.bbox[0]) * (b.bbox[3] - b.bbox[1]) < FILLING * area
-    ]
+    if result.skipped is None and settings.mode == "auto":  # a text layer, however little
+        return _add_to_text_layer(page, result, engine, reason, text, dpi), hit
+    kept = [b for b in result.blocks if b.kind == "image" and not _fills(page, b)]
     blocks = sorted([*text_blocks(text, dpi), *kept], key=lambda b: (b.bbox[1], b.bbox[0]))
-    ocr = OcrPage(
-        page=result.page,
-        engine=engine.name,
-        languages=settings.lang,
-        confidence=text.mean_confidence,
-        words=len(text.confidences),
-        dpi=dpi,
-        reason=reason,
-    )
     page_result = result.model_copy(
         update={
             "blocks": blocks,
             "skipped": None,
             "skipped_kind": None,
             "skipped_ocr": None,
-            "ocr": ocr,
+            "ocr": _record(result, engine, text, dpi, reason),
             "parser": engine.parser,
             "parser_reason": f"OCR: {reason}",
             # the text layer's quality flags do not apply to OCR'd text
@@ -239,3 +235,117 @@ def apply_ocr(
         }
     )
     return page_result, hit
+
+
+def _record(result: PdfPage, engine: Engine, text: OcrText, dpi: int, reason: str) -> OcrPage:
+    return OcrPage(
+        page=result.page,
+        engine=engine.name,
+        languages=engine.lang,
+        confidence=text.mean_confidence,
+        words=len(text.confidences),
+        dpi=dpi,
+        reason=reason,
+    )
+
+
+def _fills(page: Any, block: PdfBlock) -> bool:
+    """Whether `block` covers FILLING of the page or more."""
+    area = page.rect.width * page.rect.height or 1.0
+    return (block.bbox[2] - block.bbox[0]) * (block.bbox[3] - block.bbox[1]) >= FILLING * area
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """The share of box `a` that box `b` covers."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    area = (a[2] - a[0]) * (a[3] - a[1])
+    return w * h / area if w > 0 and h > 0 and area > 0 else 0.0
+
+
+def _body_letters(page: Any, blocks: list[PdfBlock]) -> int:
+    """Letters of the text layer between the page's margins (a running header, a page
+    number or a download stamp in the top or bottom MARGIN does not count)."""
+    top, bottom = page.rect.height * MARGIN, page.rect.height * (1 - MARGIN)
+    return sum(
+        c.isalpha()
+        for b in blocks
+        if b.kind in ("text", "code") and top < (b.bbox[1] + b.bbox[3]) / 2 < bottom
+        for ln in b.lines
+        for c in ln
+    )
+
+
+def _add_to_text_layer(
+    page: Any, result: PdfPage, engine: Engine, reason: str, text: OcrText, dpi: int
+) -> PdfPage:
+    """A page-filling image on a page with a text layer: the text layer is exact, so it is
+    kept whole, and OCR adds only the lines that lie where it has no text. Where the image
+    leaves the page's edges free or the text layer has words of its own between the
+    margins (a slide over a background picture, a screenshot and its caption, a title page
+    over cover art), the image is a picture and what OCR reads in it is its text: one
+    figure-text paragraph, never a heading or an item, as a drawing's labels are, of the
+    lines read with some confidence (cover art read as letters is not). Otherwise (a scan
+    with a stamped page number or running header) what OCR reads is the page's text."""
+    native = [b.bbox for b in result.blocks if b.kind in ("text", "code", "table", "footnote")]
+    picture = (
+        _image_cover(page)[0] < SCAN_COVER or _body_letters(page, result.blocks) >= BODY_LETTERS
+    )
+
+    def new(ln: OcrLine) -> bool:
+        sure = not picture or statistics.fmean(ln.confidences or [0.0]) >= LOW_OCR_CONFIDENCE
+        return sure and not any(_overlap(_layer_box(page, ln, dpi), n) >= COVERED for n in native)
+
+    paragraphs = [kept for para in text.paragraphs if (kept := [ln for ln in para if new(ln)])]
+    if not paragraphs:
+        return result
+    if picture:
+        added = [_figure_block(page, [ln for para in paragraphs for ln in para], dpi)]
+        blocks = list(result.blocks)
+    else:  # the scan is read: its image is not kept beside its text
+        added = text_blocks(text.model_copy(update={"paragraphs": paragraphs}), dpi)
+        blocks = [b for b in result.blocks if not (b.kind == "image" and _fills(page, b))]
+    for block in added:  # each where it stands: before the first block that starts below it
+        at = next((i for i, b in enumerate(blocks) if b.bbox[1] > block.bbox[1]), len(blocks))
+        blocks.insert(at, block)
+    return result.model_copy(
+        update={
+            "blocks": blocks,
+            "ocr": _record(result, engine, text, dpi, reason),
+            "parser": engine.parser,
+            "parser_reason": f"OCR: {reason}, added to the text layer",
+        }
+    )
+
+
+def _layer_box(page: Any, line: OcrLine, dpi: int) -> Box:
+    """An OCR'd line's box in the text layer's coordinates: points, and on a rotated page
+    unrotated (the pixels are of the page as shown)."""
+    scale = 72 / dpi
+    x0, y0, x1, y1 = (v * scale for v in line.bbox)
+    r = pymupdf_module().Rect(x0, y0, x1, y1) * page.derotation_matrix
+    return (round(r.x0, 2), round(r.y0, 2), round(r.x1, 2), round(r.y1, 2))
+
+
+def _top_left(placed: tuple[Box, str]) -> tuple[float, float]:
+    return placed[0][1], placed[0][0]
+
+
+def _figure_block(page: Any, lines: list[OcrLine], dpi: int) -> PdfBlock:
+    """OCR'd lines as the text of one picture, top to bottom."""
+    placed = sorted(((_layer_box(page, ln, dpi), ln.text) for ln in lines), key=_top_left)
+    boxes = [b for b, _ in placed]
+    return PdfBlock(
+        kind="text",
+        bbox=(
+            min(b[0] for b in boxes),
+            min(b[1] for b in boxes),
+            max(b[2] for b in boxes),
+            max(b[3] for b in boxes),
+        ),
+        lines=[t for _, t in placed],
+        line_x0=[b[0] for b in boxes],
+        line_y=[(b[1], b[3]) for b in boxes],
+        size=round(statistics.median(ln.row_height for ln in lines) * 72 / dpi * 2) / 2,
+        figure=True,
+    )
