@@ -348,6 +348,25 @@ def test_a_sliver_before_a_confirmed_change_joins_the_matter() -> None:
     assert absorb_slivers(doc, [front], mandatory=[end + 30])[0] == front
 
 
+def test_a_chapter_of_few_words_is_no_sliver() -> None:
+    """dynare's Beamer slides: the title page and an outline slide, then the four slides
+    of "1 Overview" (a few words each: under half a page of words in all) before a
+    confirmed change at "2 Syntax". The front matter grew over the Overview as if it
+    were a sliver; it is a chapter the outline places after the contents, which matter
+    never holds."""
+    els = [para("The Dynare Macro Processor"), para("Villemot and Bastani")]
+    els += [para("Outline", page=2), para("1 Overview", page=2), para("2 Syntax", page=2)]
+    els += [heading("1 Overview", 1, page=3), para(words(20, seed=1), page=3)]
+    els += [para(words(25, seed=k), page=k) for k in (4, 5, 6)]
+    syntax = len(els)
+    els += [heading("2 Syntax", 1, page=7), *pages_of_paragraphs(6, first_page=7)]
+    outline = [OutlineEntry(level=1, title=t, page=p) for t, p in (("Overview", 3), ("Syntax", 7))]
+    doc = build_doc(els).model_copy(update={"outline": outline})
+    (front,) = find_matter(doc)
+    assert (front.page_first, front.page_last) == (1, 2)
+    assert absorb_slivers(doc, [front], mandatory=[syntax - 1]) == [front]
+
+
 # --- corpus books in four languages -------------------------------------------------------
 
 Regions = Callable[[str], list[MatterRegion]]

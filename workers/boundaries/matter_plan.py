@@ -24,25 +24,31 @@ def absorb_slivers(
     (a confirmed topic change after element index `m` for m in `mandatory`), another
     region or the document's edge: under half a page of words ("Chapter 1" alone before
     the chapter's heading, a blank-page remark) cannot be a session, and the cuts on both
-    of its sides must stay."""
+    of its sides must stay. A stretch that holds the heading of a chapter the outline
+    places after the contents is no sliver, however few its words (slides): matter never
+    holds a chapter."""
     els = doc.elements
     pos = {e.id: i for i, e in enumerate(els)}
     spans = [[pos[r.first_id], pos[r.last_id]] for r in regions]
     stops = sorted(set(mandatory))
+    chapters = {page for page, _ in chapters_after_contents(doc)}
 
-    def words(a: int, b: int) -> int:
-        return sum(e.word_count for e in els[a : b + 1])
+    def sliver(a: int, b: int) -> bool:
+        part = els[a : b + 1]
+        return sum(e.word_count for e in part) < TINY_WORDS and not any(
+            e.type == "heading" and e.page_first in chapters for e in part
+        )
 
     for k, span in enumerate(spans):
         limit = spans[k + 1][0] - 1 if k + 1 < len(spans) else len(els) - 1
         after = next((m for m in stops if m > span[1]), limit)
         end = min(after, limit)
-        if end > span[1] and words(span[1] + 1, end) < TINY_WORDS:
+        if end > span[1] and sliver(span[1] + 1, end):
             span[1] = end
         floor = spans[k - 1][1] + 1 if k else 0
         before = max((m + 1 for m in stops if m + 1 < span[0]), default=floor)
         start = max(before, floor)
-        if start < span[0] and words(start, span[0] - 1) < TINY_WORDS:
+        if start < span[0] and sliver(start, span[0] - 1):
             span[0] = start
     return [
         r.model_copy(update=_region_update(doc, a, b))
