@@ -975,6 +975,30 @@ def test_an_outline_without_accents_still_names_its_chapters(tmp_path: Path) -> 
     ]
 
 
+def test_a_slide_decks_section_outline_heads_only_the_section_it_opens(
+    tmp_path: Path,
+) -> None:
+    """Beamer opens each section with a slide listing all sections (the current one
+    highlighted) and points the section's bookmark at it; "1 Intro" above "2 Basics" was
+    taken for the label of "Basics", as "Chapter 2" would be ("# 1 Intro 2 Basics" opened
+    the section, the packaging tutorial's Japanese deck named its sessions so)."""
+    sections = ["Intro", "Basics", "Tools"]
+    doc = pymupdf.open()
+    for n, current in enumerate(sections, 1):
+        page = doc.new_page(width=360, height=270)
+        page.insert_text((12, 20), "Outline", fontsize=14)
+        for k, title in enumerate(sections, 1):
+            grey = None if k == n else (0.5, 0.5, 0.5)
+            page.insert_text((12, 30 + 26 * k), f"{k} {title}", fontsize=10, color=grey)
+        slide = doc.new_page(width=360, height=270)
+        for k in range(8):
+            slide.insert_text((12, 40 + 14 * k), f"A point about {current.lower()} {k}.")
+    doc.set_toc([[1, title, 2 * n - 1] for n, title in enumerate(sections, 1)])
+    doc.save(tmp_path / "deck.pdf")
+    ir = parse_document(tmp_path / "deck.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == ["# 1 Intro", "# 2 Basics", "# 3 Tools"]
+
+
 def test_a_chapter_label_above_its_title_opens_the_chapter(tmp_path: Path) -> None:
     """ "Chapter 1" on a line of its own above the title (LaTeX's book and report classes,
     and their "Capítulo", "Rozdział", "제1 장"...) was a paragraph of its own and so closed

@@ -181,6 +181,7 @@ def match_outline(
 ) -> list[int]:
     """Mark outline headings in `bodies`; returns the indexes of unmatched entries."""
     unmatched: list[int] = []
+    titles = {t for o in outline if (t := norm_title(o.title))}
     for n, entry in enumerate(outline):
         pb = bodies.get(entry.page)
         title_n = norm_title(entry.title)
@@ -215,6 +216,8 @@ def match_outline(
                 lines += nxt.lines[:2]  # a title wrapped onto a line the grouping split off
             normed = [norm_title(ln) for ln in lines]  # norm(a + " " + b) == norm(a) + norm(b)
             for k in range(1, len(lines) + 1):
+                if k > 1 and _names_another(normed[k - 2], title_n, titles):
+                    break  # a line above the title is no label of it when it is another's
                 joined = k > len(b.lines)
                 s = _score(title_n, "".join(normed[:k]), len(b.lines) == 1)
                 if s < (0.9 if code else 0.8):
@@ -243,6 +246,15 @@ def match_outline(
         else:  # garbled or missing text: the styled block right under the target point
             pb.headings[pos] = Heading(level, "outline-position")
     return unmatched
+
+
+def _names_another(line_n: str, title_n: str, titles: set[str]) -> bool:
+    """Whether a normalised line is another outline entry's title under its number: a
+    slide deck's section outline lists every section above and below the one it opens
+    ("1 Introduction" / "2 Building packages"), and "1 Introduction" is no label of the
+    second as "Chapter 2" would be."""
+    title = line_n.lstrip("0123456789")
+    return title != line_n and title != title_n and title in titles
 
 
 def _below_target(pb: PageBody, y: float, body: float) -> int | None:
