@@ -241,6 +241,14 @@ def test_old_style_figures_read_as_digits() -> None:
     assert expand_glyphs("\ufb01le \uf730.\uf735") == "file 0.5"  # beside a ligature
 
 
+def test_a_soft_hyphen_drawn_on_the_page_reads_as_a_hyphen() -> None:
+    """OpenOffice exports its hyphen glyph as U+00AD: Faust's slides said "real\u00adtime",
+    which a browser shows as "realtime" and a search for "real-time" misses. In a PDF the
+    glyph is drawn, so it is a hyphen; at a line end, a break like any other."""
+    assert expand_glyphs("for real\u00adtime signals") == "for real-time signals"
+    assert expand_glyphs("hand\u00ad") == "hand-"
+
+
 def test_ligatures_and_old_style_figures_in_table_cells_read_as_letters(tmp_path: Path) -> None:
     """A ruled table's cells read as the text rows do (the sweep: 73 lines of tables in 23
     manuals kept "eﬀect", "deﬁned" and private-use digits, so search missed them)."""

@@ -2,7 +2,10 @@
 letters: Latin ligatures ("ﬁ"), Arabic presentation forms (NFKC gives their letters) and
 Adobe's private-use old-style figures ("zerooldstyle" U+F730 .. "nineoldstyle" U+F739 in
 the Adobe Glyph List, which NFKC keeps: the sweep met 12,753 in 18 manuals, numprint's
-numbers, bgteubner-cm's headings).
+numbers, bgteubner-cm's headings), and the soft hyphen U+00AD: in a PDF it is a glyph drawn
+on the page, a hyphen the reader sees (OpenOffice's export maps its hyphen so: Faust's
+slides said "real\u00adtime", which a browser shows as "realtime" and a search for
+"real-time" misses); at a line end it is then a break like any other.
 
 Text rows, table cells and link texts all go through `expand_glyphs`, so a word reads the
 same wherever the page sets it ("eﬀect" in a table cell is "effect", as in the text).
@@ -14,11 +17,11 @@ import re
 import unicodedata
 
 PRESENTATION = re.compile(r"[\ufb50-\ufdff\ufe70-\ufeff]")
-COMPAT = re.compile(r"[\ufb00-\ufb06\ufb50-\ufdff\ufe70-\ufefe\uf730-\uf739]+")
-_OLDSTYLE = str.maketrans({0xF730 + i: str(i) for i in range(10)})
+COMPAT = re.compile(r"[\u00ad\ufb00-\ufb06\ufb50-\ufdff\ufe70-\ufefe\uf730-\uf739]+")
+_OLDSTYLE = str.maketrans({0xAD: "-"} | {0xF730 + i: str(i) for i in range(10)})
 
 
 def expand_glyphs(text: str) -> str:
     """Latin ligatures (ﬁ) and Arabic presentation forms -> their letters (NFKC), old-style
-    figures -> digits."""
+    figures -> digits, soft hyphens -> hyphens."""
     return COMPAT.sub(lambda m: unicodedata.normalize("NFKC", m.group()).translate(_OLDSTYLE), text)
