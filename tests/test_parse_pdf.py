@@ -294,12 +294,17 @@ def test_a_numbered_listing_is_one_code_block(tmp_path: Path) -> None:
         ("XYZABC+GoMono", True),
         ("QRSTUV+CMTT9", True),
         ("Iosevka-Slab", True),
+        ("ABCDEF+TT10", True),
         ("t1xr", False),
+        ("HLPCA+TT476t00", False),
+        ("TFNFTN+TT4B6t00", False),
     ],
 )
 def test_typewriter_fonts_by_name(font: str, mono: bool) -> None:
     """newtxtt's "t1xtt" and Iosevka (luatexja's listings) carry no monospace flag: their
-    numbered listings read as prose."""
+    numbered listings read as prose. Windows' PostScript driver names the TrueType fonts
+    it sends "TT" + a number + "t00" (SasView's tutorials, through Ghostscript): no
+    typewriter type, and the tutorial's prose was code."""
     assert _font_style(font)[0] is mono
 
 

@@ -64,7 +64,8 @@ from quire.workers.parse.word_spaces import fix_word_spaces
 _MONO_FONT = re.compile(
     r"mono|courier|cmtt|cmsltt|cmitt|typewriter|consol|menlo|inconsolata|lmtt|sfmono|sftt"
     r"|txtt|t1xtt|pcrr|nimbusmon|cousine|firacode|sourcecode|dejavusansm|liberationmono"
-    r"|lucidaconsole|lucidasanstypewriter|beramono|iosevka|\btt\d",
+    r"|lucidaconsole|lucidasanstypewriter|beramono|iosevka"
+    r"|\btt\d(?![0-9a-f]*t\d\d\b)",  # not Windows' PostScript driver's "TT476t00"
     re.IGNORECASE,
 )
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|cmbx|cmb\d|bx\d+$|-bd|\bbd\b", re.I)
