@@ -238,6 +238,12 @@ def test_snippets_are_short_and_face_the_cut() -> None:
     assert "\n" not in c.left_snippet
 
 
+def test_a_snippet_of_an_image_names_it() -> None:
+    """A cut before a figure read "cut before '' on p. 11" (SasView's tutorial)."""
+    doc = build_doc([para(words(200)), image("", page=2), para(words(200), page=2)])
+    assert safe_candidates(doc)[0].right_snippet == "[image]"
+
+
 def test_scores_are_taken_from_the_mapping() -> None:
     doc = build_doc([para("a"), para("b"), para("c")])
     cands = safe_candidates(doc, scores={"el-000002": 0.7})

@@ -124,7 +124,7 @@ def _plain_text(kind: str, text: str) -> str:
 
 
 def snippet(el: Element, tail: bool = False, limit: int = SNIPPET_CHARS) -> str:
-    text = plain_text(el)
+    text = plain_text(el) or f"[{el.type}]"  # an image: "cut before '[image]'", not "''"
     if len(text) <= limit:
         return text
     return "…" + text[-(limit - 1) :].lstrip() if tail else text[: limit - 1].rstrip() + "…"
