@@ -353,18 +353,37 @@ def test_a_chapter_of_few_words_is_no_sliver() -> None:
     of "1 Overview" (a few words each: under half a page of words in all) before a
     confirmed change at "2 Syntax". The front matter grew over the Overview as if it
     were a sliver; it is a chapter the outline places after the contents, which matter
-    never holds."""
+    never holds. A part title alone on its page before the glossary ("3 Annexes", after
+    a confirmed change) still joins the glossary."""
     els = [para("The Dynare Macro Processor"), para("Villemot and Bastani")]
     els += [para("Outline", page=2), para("1 Overview", page=2), para("2 Syntax", page=2)]
     els += [heading("1 Overview", 1, page=3), para(words(20, seed=1), page=3)]
     els += [para(words(25, seed=k), page=k) for k in (4, 5, 6)]
     syntax = len(els)
     els += [heading("2 Syntax", 1, page=7), *pages_of_paragraphs(6, first_page=7)]
-    outline = [OutlineEntry(level=1, title=t, page=p) for t, p in (("Overview", 3), ("Syntax", 7))]
+    annexes = len(els)
+    els += [heading("3 Annexes", 1, page=13), heading("Glossary", 2, page=14)]
+    els += [para(f"term {k} {words(8, seed=k)}", page=14 + k // 20) for k in range(60)]
+    outline = [
+        OutlineEntry(level=1, title=t, page=p)
+        for t, p in (("Overview", 3), ("Syntax", 7), ("Annexes", 13))
+    ]
     doc = build_doc(els).model_copy(update={"outline": outline})
     (front,) = find_matter(doc)
     assert (front.page_first, front.page_last) == (1, 2)
-    assert absorb_slivers(doc, [front], mandatory=[syntax - 1]) == [front]
+    glossary = doc.elements[annexes + 1 :]
+    back = MatterRegion(
+        kind="back_matter",
+        label="glossary",
+        first_id=glossary[0].id,
+        last_id=glossary[-1].id,
+        page_first=14,
+        page_last=16,
+        evidence=["heading 'Glossary'"],
+    )
+    grown = absorb_slivers(doc, [front, back], mandatory=[syntax - 1, annexes - 1])
+    assert grown[0] == front
+    assert grown[1].first_id == doc.elements[annexes].id  # "3 Annexes" joins the glossary
 
 
 # --- corpus books in four languages -------------------------------------------------------

@@ -24,9 +24,10 @@ def absorb_slivers(
     (a confirmed topic change after element index `m` for m in `mandatory`), another
     region or the document's edge: under half a page of words ("Chapter 1" alone before
     the chapter's heading, a blank-page remark) cannot be a session, and the cuts on both
-    of its sides must stay. A stretch that holds the heading of a chapter the outline
-    places after the contents is no sliver, however few its words (slides): matter never
-    holds a chapter."""
+    of its sides must stay. A chapter the outline places after the contents, with pages
+    of its own (its heading and three pages or more), is no sliver however few its words
+    (slides): matter never holds a chapter. (A part title alone on its page before the
+    glossary, "IV Annexes", still is.)"""
     els = doc.elements
     pos = {e.id: i for i, e in enumerate(els)}
     spans = [[pos[r.first_id], pos[r.last_id]] for r in regions]
@@ -35,8 +36,9 @@ def absorb_slivers(
 
     def sliver(a: int, b: int) -> bool:
         part = els[a : b + 1]
-        return sum(e.word_count for e in part) < TINY_WORDS and not any(
-            e.type == "heading" and e.page_first in chapters for e in part
+        pages = part[-1].page_last - part[0].page_first + 1
+        return sum(e.word_count for e in part) < TINY_WORDS and not (
+            pages >= 3 and any(e.type == "heading" and e.page_first in chapters for e in part)
         )
 
     for k, span in enumerate(spans):
