@@ -1,8 +1,9 @@
 """The sweep's second sample (`bench_sweep.py --other`): books that other tools than pdfTeX
 made, from Debian documentation packages the corpus does not use: DocBook (dblatex PDF,
 Publican HTML in English and Persian), Sphinx (PDF and HTML folders), doxygen, Texinfo,
-yodl, Apache FOP, Microsoft Word, Apple Pages, OpenOffice.org, pod2pdf and dvips, EPUBs
-(pandoc, SiSU, DocBook), Word documents (equations, a novel) and an Ada standard.
+yodl, Apache FOP, Microsoft Word, Apple Pages, OpenOffice.org, pod2pdf and dvips, dvipdfm,
+groff, Windows' PostScript driver, slides (Beamer, Impress, Distiller), EPUBs (pandoc, SiSU,
+DocBook), Word documents (equations, a novel) and an Ada standard.
 Fetched like the TeX Live sample (`sweep_docs.ensure_package`) and prepared under
 `other/` in the same cache: a gzipped PDF unpacked, every book under a name of its own
 (`<package>--<file>`), an HTML book as a link to its folder (its index.html states the
@@ -22,10 +23,12 @@ OTHER: dict[str, list[str]] = {
     "auto-multiple-choice-doc-pdf": [
         f"auto-multiple-choice.{lang}.pdf" for lang in ["en", "fr", "ja"]
     ],
+    "axiom-doc": ["bookvol2.pdf.gz"],  # dvipdfm
     "c++-annotations-pdf": ["cplusplus.pdf"],
     # Microsoft Word (PDFWriter, Quartz) and Apple Pages
     "clips-doc": ["basic_programming_guide.pdf.gz", "users_guide.pdf.gz"],
     "context-modules": ["handlecsv.epub"],  # pandoc's undeclared "epub:" prefix
+    "db5.3-doc": ["BerkeleyDB-Core-C-GSG.pdf.gz"],  # Apache FOP 0.95
     "debian-history": ["project-history.en.epub"],
     "debian-paketmanagement-buch": ["*.epub"],
     "debian-handbook": [
@@ -34,14 +37,19 @@ OTHER: dict[str, list[str]] = {
     ],
     "docbook-xsl-doc-pdf": ["reference.pdf.gz"],
     "debmake-doc": ["debmake-doc.en.epub"],
+    "dynare-doc": ["macroprocessor.pdf.gz"],  # Beamer slides
+    "erlang-doc": ["et-1.6.5.pdf"],  # Apache FOP 2.8: a screenshot and its caption
     "eyes17-manuals-en": ["eyes17.epub", "eyes17.pdf.gz"],
     "eyes17-manuals-es": ["eyes17.epub", "eyes17.pdf.gz"],
+    "faust-common": ["faust-den-haag-april-2006-v6.pdf.gz"],  # OpenOffice.org Impress
     # Word documents: equations (OMML) and a novel's chapter
     "fonts-texgyre-math": ["test-word-texgyre_pagella_math.docx"],
     "gle-graphics-manual": ["gle-manual.pdf"],
     "gnucash-docs": ["gnucash-guide-en.pdf.gz"],  # DocBook through Apache FOP
-    "jmeter-help": ["jmeter_tutorial.pdf"],  # OpenOffice.org Writer
+    "graphviz-doc": ["gvpr.1.pdf.gz", "dottyguide.pdf.gz"],  # groff; Distiller (1997)
     "gri-pdf-doc": ["gri.pdf.gz"],
+    "jmeter-help": ["jmeter_tutorial.pdf"],  # OpenOffice.org Writer
+    "libsystemc-doc": ["SLIDES.pdf"],  # Distiller: slides over a background picture
     "lilypond-doc-pdf": [
         f"{m}.pdf" for m in ["contributor", "essay", "extending", "music-glossary"]
     ],
@@ -52,11 +60,14 @@ OTHER: dict[str, list[str]] = {
     "live-manual-pdf": ["live-manual.portrait.en.a4.pdf.gz"],
     "mma": ["mma.pdf"],  # dvips and Ghostscript
     "ocrmypdf-doc": ["usr/share/doc/ocrmypdf/html"],
-    "pikepdf-doc": ["usr/share/doc/python3-pikepdf/html"],
+    "packaging-tutorial": ["packaging-tutorial.pdf", "packaging-tutorial.ja.pdf"],  # Beamer
     "parallel": ["parallel_tutorial.pdf.gz"],  # pod2pdf
+    "pikepdf-doc": ["usr/share/doc/python3-pikepdf/html"],
     "python3-pattern": ["carroll-lookingglass.docx"],
     "r-doc-pdf": [f"usr/share/R/doc/manual/R-{m}.pdf" for m in ("admin", "exts", "ints")],
+    "sasview-doc": ["correlation_function_analysis_in_sasview_v5.pdf.gz"],  # PScript5
     "siscone-doc-pdf": ["refman.pdf.gz"],
+    "therion-doc": ["thbook.pdf"],  # a title page over cover art
     "ubuntu-packaging-guide-pdf": ["ubuntu-packaging-guide.pdf.gz"],
     "why3-doc-pdf": ["manual.pdf"],
     "xorg-docs": ["icccm.pdf.gz"],  # DocBook through Apache FOP
