@@ -111,7 +111,8 @@ def test_a_page_filling_image_with_little_text_is_read(
     stamped = tmp_path / "stamped.pdf"
     with p.open(path) as doc:
         doc[1].insert_text((290, 820), "2", fontsize=9)  # a page number over the scan
-        doc[1].insert_text((72, 30), "Kinematics lecture notes, autumn edition", fontsize=9)  # a header
+        header = "Kinematics lecture notes, autumn edition"  # a running header, in the margin
+        doc[1].insert_text((72, 30), header, fontsize=9)
         doc.save(stamped)
     native = parse_document(stamped).document  # the scan as an image, the stamp as text
     assert recall(known[2], page_text(native, 2)) == 0
