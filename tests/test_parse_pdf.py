@@ -1004,6 +1004,29 @@ def test_a_slide_decks_section_outline_heads_only_the_section_it_opens(
     assert [e.text for e in _of(ir, "heading")] == ["# 1 Intro", "# 2 Basics", "# 3 Tools"]
 
 
+def test_the_outline_title_is_the_heading_its_bookmark_points_at(tmp_path: Path) -> None:
+    """Erlang's FOP manuals list their tools ("cover", "cprof", ...) at the top of the page
+    whose foot opens the section "1.1 cover"; the bookmark points at the section, but the
+    list line matched the title exactly and became the heading, the section a paragraph."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Tools User's Guide", fontsize=18)
+    y = 110.0
+    for tool in ["cover", "cprof", "eprof", "fprof"]:
+        page.insert_text((72, y), tool, fontsize=10)
+        page.insert_text((90, y + 12), f"A tool of the kit, named {tool}.", fontsize=10)
+        y += 30
+    page.insert_text((72, 500), "1.1  cover", fontsize=15)
+    for k in range(6):
+        page.insert_text((72, 530 + 14 * k), f"The module cover counts lines, part {k}.")
+    point = {"kind": pymupdf.LINK_GOTO, "page": 0, "to": pymupdf.Point(72, 488)}
+    doc.set_toc([[1, "Tools User's Guide", 1], [2, "cover", 1, point]])
+    doc.save(tmp_path / "tools.pdf")
+    ir = parse_document(tmp_path / "tools.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == ["# Tools User's Guide", "## 1.1 cover"]
+    assert "cover" in [e.text for e in _of(ir, "paragraph")]
+
+
 def test_a_chapter_label_above_its_title_opens_the_chapter(tmp_path: Path) -> None:
     """ "Chapter 1" on a line of its own above the title (LaTeX's book and report classes,
     and their "Capítulo", "Rozdział", "제1 장"...) was a paragraph of its own and so closed

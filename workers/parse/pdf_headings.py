@@ -198,9 +198,10 @@ def match_outline(
             # right at the entry's target point)
             if b.kind not in ("text", "code") or i in pb.headings or pb.entry(b):
                 continue
-            dist = 0.0
+            dist, above = 0.0, False
             if y is not None:  # headings sit just below their target point
-                dist = abs(b.bbox[1] - y) + (200.0 if b.bbox[1] < y - 30 else 0.0)
+                above = b.bbox[1] < y - 30
+                dist = abs(b.bbox[1] - y) + (200.0 if above else 0.0)
             code = b.kind == "code"
             if code and (y is None or dist > 40):  # a code line naming the entry is no title
                 continue
@@ -222,7 +223,10 @@ def match_outline(
                 s = _score(title_n, "".join(normed[:k]), len(b.lines) == 1)
                 if s < (0.9 if code else 0.8):
                     continue
-                cls = 2 if s >= 1.0 else 1 if s >= 0.9 else 0
+                # a match well above the target point ranks below any at or under it: the
+                # list line "cover" at the page's top is not the section "1.1 cover" that
+                # the bookmark points at (Erlang's FOP manuals)
+                cls = (2 if s >= 1.0 else 1 if s >= 0.9 else 0) - (3 if above else 0)
                 cand = (cls, -dist, i, "join" if joined else action, k)
                 if best is None or cand[:2] > best[:2]:
                     best = cand
