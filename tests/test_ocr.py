@@ -161,7 +161,9 @@ def test_a_slide_over_a_picture_keeps_its_text_layer_and_reads_the_picture(
     assert len(figure) == 1 and figure[0].type == "paragraph"
     assert recall("CHLOROPLAST MEMBRANE", figure[0].text) == 1
     assert any(e.type == "image" for e in doc.elements)  # the picture stays a picture
-    assert doc.ocr_pages[0].reason.startswith("page-filling image with little text")
+    ocr = doc.ocr_pages[0]  # the record says what OCR added: the picture's two words
+    assert ocr.reason.startswith("page-filling image with little text")
+    assert ocr.words == 2 and ocr.confidence >= 70
 
 
 def test_ocr_results_are_cached_by_page_content(

@@ -238,6 +238,7 @@ def apply_ocr(
 
 
 def _record(result: PdfPage, engine: Engine, text: OcrText, dpi: int, reason: str) -> OcrPage:
+    """What OCR put on the page: its words and their mean confidence."""
     return OcrPage(
         page=result.page,
         engine=engine.name,
@@ -299,11 +300,12 @@ def _add_to_text_layer(
     paragraphs = [kept for para in text.paragraphs if (kept := [ln for ln in para if new(ln)])]
     if not paragraphs:
         return result
+    text = text.model_copy(update={"paragraphs": paragraphs})  # what OCR adds
     if picture:
         added = [_figure_block(page, [ln for para in paragraphs for ln in para], dpi)]
         blocks = list(result.blocks)
     else:  # the scan is read: its image is not kept beside its text
-        added = text_blocks(text.model_copy(update={"paragraphs": paragraphs}), dpi)
+        added = text_blocks(text, dpi)
         blocks = [b for b in result.blocks if not (b.kind == "image" and _fills(page, b))]
     for block in added:  # each where it stands: before the first block that starts below it
         at = next((i for i, b in enumerate(blocks) if b.bbox[1] > block.bbox[1]), len(blocks))
