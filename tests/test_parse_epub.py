@@ -263,6 +263,46 @@ def test_an_index_pages_contents_and_not_its_prose_orders_the_chapters(tmp_path:
     assert [o.title for o in doc.outline] == ["Tutorial", "Topics", "Pages", "Api"]
 
 
+def test_an_mdbook_is_read_in_its_sidebars_order_once(tmp_path: Path) -> None:
+    """mdBook (the Rust books) puts the table of contents in a sidebar on every page, its
+    text links to a few later pages, its menu bar links "print.html" (the whole book on one
+    page), and its index.html is a copy of the first chapter. The book was read from
+    index.html, then print.html, then the pages the text links to: the embedded Rust book
+    came out 118 pages long, its last 42 a second copy."""
+    book = tmp_path / "book"
+    (book / "intro").mkdir(parents=True)
+    chapters = {
+        "intro/index": "Introduction",
+        "intro/install": "Installation",
+        "start": "Getting started",
+        "peripherals": "Peripherals",
+        "glossary": "Glossary",
+    }
+    see = "See <a href='{up}glossary.html'>the glossary</a>, <a href='{up}start.html'>start</a>."
+
+    def page(name: str, up: str) -> str:
+        sidebar = "".join(f"<li><a href='{up}{n}.html'>{t}</a></li>" for n, t in chapters.items())
+        body = see.format(up=up) if name == "intro/index" else ""
+        return (
+            f"<html><body><nav id='sidebar' class='sidebar'><ol class='chapter'>{sidebar}</ol>"
+            "</nav><div id='menu-bar' class='menu-bar'><h1 class='menu-title'>The Book</h1>"
+            f"<a href='{up}print.html' title='Print this book'>Print</a></div>"
+            f"<main><h1>{chapters[name]}</h1><p>{LOREM} {body}</p></main></body></html>"
+        )
+
+    for name in chapters:
+        (book / f"{name}.html").write_text(page(name, "../" * name.count("/")), "utf-8")
+    (book / "index.html").write_text(page("intro/index", ""), encoding="utf-8")
+    whole = "".join(f"<h1>{t}</h1><p>{LOREM}</p>" for t in chapters.values())
+    (book / "print.html").write_text(f"<html><body><main>{whole}</main></body></html>", "utf-8")
+    doc = parse_document(book).document
+    headings = [e.text for e in doc.elements if e.type == "heading"]
+    assert headings == [f"# {t}" for t in chapters.values()]  # each once, in the sidebar's order
+    assert [o.title for o in doc.outline] == list(chapters.values())
+    assert not any("The Book" in e.text for e in doc.elements)  # the menu bar is chrome
+    assert any("index.html repeats intro/index.html" in n.message for n in doc.notes)
+
+
 def test_one_html_file_brings_its_images(tmp_path: Path) -> None:
     (tmp_path / "img").mkdir()
     (tmp_path / "img" / "dot.png").write_bytes(PNG_1X1)

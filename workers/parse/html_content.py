@@ -92,6 +92,7 @@ _CHROME_CLASSES = frozenset(
     {"navheader", "navfooter", "navigation", "breadcrumb", "breadcrumbs", "skip-link", "navbar"}
     | {"docnav"}  # Publican's Prev / Up / Home / Next (Red Hat's and Debian's handbooks)
     | {"headerlink"}  # Sphinx's and MkDocs' "¶" permalink inside every heading
+    | {"menu-bar"}  # mdBook's: the book's title, search, theme and print buttons
 )
 _CHROME_TYPES = frozenset({"toc", "landmarks", "page-list"})
 _CAPTION_CLASS = re.compile(r"\bcaption\b", re.I)

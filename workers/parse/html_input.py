@@ -140,7 +140,10 @@ def _manifest(text: str, files: dict[str, Path], source: str) -> list[str]:
 
 
 def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | None]) -> list[str]:
-    """The index, then the HTML files its links lead to, depth first in link order."""
+    """The index, then the HTML files its links lead to, depth first in link order. When
+    the index's navigation lists more pages than its text links to (mdBook's sidebar is
+    the book's table of contents; its text links to a few pages, and its menu bar to the
+    whole book on one page), the navigation's order comes first."""
     order: list[str] = []
     stack = [index]
     seen = {index}
@@ -154,16 +157,47 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
             root = parse_markup(data, name)
         except InputError:  # the parser reports it, with the document
             continue
-        nxt = []
-        for a in sorted(_content_links(root), key=lambda a: not _entry_link(a)):
-            target = member(name, a.get("href") or "")
-            if target is None or target not in names or target in seen:
-                continue
-            if target.lower().endswith(HTML_SUFFIXES):
-                seen.add(target)
-                nxt.append(target)
+        links = sorted(_content_links(root), key=lambda a: not _entry_link(a))
+        targets = _pages(name, links, names)
+        if name == index and (listed := _listed(root, name, names)):
+            targets = listed + [t for t in targets if t not in listed]
+        nxt = [t for t in targets if t not in seen]
+        seen.update(nxt)
         stack += reversed(nxt)
     return order
+
+
+def _pages(name: str, links: list[etree._Element], names: set[str]) -> list[str]:
+    """The book's HTML pages that links in page `name` lead to, once each, in order."""
+    out: list[str] = []
+    for a in links:
+        target = member(name, a.get("href") or "")
+        page = target in names and target != name and target not in out
+        if page and target is not None and target.lower().endswith(HTML_SUFFIXES):
+            out.append(target)
+    return out
+
+
+def _listed(root: etree._Element, name: str, names: set[str]) -> list[str]:
+    """The pages the navigation of index page `name` lists, when they are more than its
+    text links to (mdBook's sidebar: the book's table of contents); else none."""
+    listed = _pages(name, _navigation_links(root), names)
+    return listed if len(listed) > len(_pages(name, _content_links(root), names)) else []
+
+
+def _navigation_links(root: etree._Element) -> list[etree._Element]:
+    """The links in lists inside the page's navigation elements, in order."""
+    out = []
+    for nav in root.iter():
+        if not isinstance(nav.tag, str) or not is_chrome(nav):
+            continue
+        if any(is_chrome(x) for x in nav.iterancestors()):
+            continue  # counted with the navigation around it
+        for a in nav.iter():
+            listed = any(local(x.tag) in ("ol", "ul") for x in a.iterancestors())
+            if isinstance(a.tag, str) and local(a.tag) == "a" and a.get("href") and listed:
+                out.append(a)
+    return out
 
 
 def _content_links(root: etree._Element) -> list[etree._Element]:
@@ -319,6 +353,7 @@ def parse_html_bundle(data: bytes, source: str) -> ParsedDocument:
             exc.source = source
             raise
     nav = index_entries(index, dict(roots)) if index else []
+    roots = _once(roots, index, notes)
     first = roots[0][1]
     language = first.get("lang") or first.get("{http://www.w3.org/XML/1998/namespace}lang")
 
@@ -339,6 +374,32 @@ def parse_html_bundle(data: bytes, source: str) -> ParsedDocument:
     return build(book)
 
 
+def _once(
+    roots: list[tuple[str, etree._Element]], index: str | None, notes: list[ParserNote]
+) -> list[tuple[str, etree._Element]]:
+    """The chapters, each text once: mdBook's index.html is a copy of the book's first
+    chapter (the index gives way to the chapter its contents list), and a page that
+    repeats an earlier one is left out; each with a note."""
+    text = {name: collapse(text_except(root, is_chrome)) for name, root in roots}
+    drop: dict[str, str] = {}  # a chapter left out -> the one it repeats
+    if index is not None and text.get(index):
+        twin = next((n for n, _ in roots if n != index and text[n] == text[index]), None)
+        if twin is not None:
+            drop[index] = twin
+    kept: dict[str, str] = {}
+    for name, _ in roots:
+        if name not in drop and text[name]:
+            if text[name] in kept:
+                drop[name] = kept[text[name]]
+            else:
+                kept[text[name]] = name
+    notes += [
+        ParserNote(kind="info", message=f"{name} repeats {twin}: read once, there")
+        for name, twin in drop.items()
+    ]
+    return [(n, r) for n, r in roots if n not in drop]
+
+
 def index_entries(index: str, roots: dict[str, etree._Element]) -> list[NavEntry]:
     """The index page's links to other chapters, their list nesting as their level."""
     root = roots.get(index)
@@ -346,6 +407,8 @@ def index_entries(index: str, roots: dict[str, etree._Element]) -> list[NavEntry
         return []
     out = []
     links = _content_links(root)
+    if _listed(root, index, set(roots)):  # its navigation lists the book
+        links = _navigation_links(root)
     entries = [a for a in links if _entry_link(a)]  # its contents, when it has one
     for a in entries if len(entries) >= 2 else links:
         target = resolve(index, a.get("href") or "")
