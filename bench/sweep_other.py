@@ -2,8 +2,8 @@
 made, from Debian documentation packages the corpus does not use: DocBook (dblatex PDF,
 Publican HTML in English and Persian), Sphinx (PDF and HTML folders), doxygen, Texinfo,
 yodl, Apache FOP, Microsoft Word, Apple Pages, OpenOffice.org, pod2pdf and dvips, dvipdfm,
-groff, Windows' PostScript driver, slides (Beamer, Impress, Distiller), EPUBs (pandoc, SiSU,
-DocBook), Word documents (equations, a novel) and an Ada standard.
+groff, Windows' PostScript driver, slides (Beamer, Impress, Distiller), mdBook and AsciiDoc
+HTML, EPUBs (pandoc, SiSU, DocBook), Word documents (equations, a novel) and an Ada standard.
 Fetched like the TeX Live sample (`sweep_docs.ensure_package`) and prepared under
 `other/` in the same cache: a gzipped PDF unpacked, every book under a name of its own
 (`<package>--<file>`), an HTML book as a link to its folder (its index.html states the
@@ -44,6 +44,7 @@ OTHER: dict[str, list[str]] = {
     "faust-common": ["faust-den-haag-april-2006-v6.pdf.gz"],  # OpenOffice.org Impress
     # Word documents: equations (OMML) and a novel's chapter
     "fonts-texgyre-math": ["test-word-texgyre_pagella_math.docx"],
+    "git-doc": ["user-manual.html"],  # AsciiDoc's DocBook XSL, one HTML file
     "gle-graphics-manual": ["gle-manual.pdf"],
     "gnucash-docs": ["gnucash-guide-en.pdf.gz"],  # DocBook through Apache FOP
     "graphviz-doc": ["gvpr.1.pdf.gz", "dottyguide.pdf.gz"],  # groff; Distiller (1997)
@@ -65,6 +66,10 @@ OTHER: dict[str, list[str]] = {
     "pikepdf-doc": ["usr/share/doc/python3-pikepdf/html"],
     "python3-pattern": ["carroll-lookingglass.docx"],
     "r-doc-pdf": [f"usr/share/R/doc/manual/R-{m}.pdf" for m in ("admin", "exts", "ints")],
+    "rust-doc": [  # mdBook folders: a sidebar of contents, print.html, a copied first page
+        "usr/share/doc/rust-doc/html/book",
+        "usr/share/doc/rust-doc/html/embedded-book",
+    ],
     "sasview-doc": ["correlation_function_analysis_in_sasview_v5.pdf.gz"],  # PScript5
     "siscone-doc-pdf": ["refman.pdf.gz"],
     "therion-doc": ["thbook.pdf"],  # a title page over cover art
