@@ -1,7 +1,8 @@
 """Sweep: hundreds of real documents Quire was never tuned on, through one `quire batch`.
 
     python3 bench/bench_sweep.py [--limit N] [--cache DIR] [--work DIR] [--table FILE]
-                                 [--max-doc-pages 1000] [--run-sample K] [--other]
+                                 [--max-doc-pages 1000] [--run-sample K]
+                                 [--other | --folder DIR]
                                  [--plan-only --work DIR [--docs NAME ...]]
 
 Documents: a fixed sample of at least 300 PDFs of 15 pages or more from Debian TeX Live
@@ -27,6 +28,10 @@ the worst ten documents on each metric are printed at the end.
 Publican, Sphinx, doxygen, Texinfo and others, as PDF, EPUB and HTML folders, up to 2,000
 pages): the same batch and figures, the source-line figures (headers, page numbers,
 hyphens, accents) for its PDFs only.
+
+--folder DIR sweeps the books in a folder of one's own instead (PDF, EPUB, DOCX, HTML files
+and HTML folders; "<package>--<name>" names the package), for a new sample before it joins
+sweep_other.py.
 
 --plan-only runs no batch: it plans the documents again from their IRs (a previous run's
 WORK/out, else one parse cached in WORK/ir) and prints the plan figures per document and
@@ -250,6 +255,22 @@ def collect(docs: list[SweepDoc], report_path: Path, work: Path) -> list[Row]:
 # --- printing ----------------------------------------------------------------------------
 
 
+def from_folder(folder: Path) -> list[SweepDoc]:
+    """The books in `folder`, by name: a PDF with its page count (0 for the other formats,
+    known once parsed); "<package>--<name>" names the package."""
+    import pymupdf
+
+    docs = []
+    for path in sorted(folder.iterdir()):
+        pages = 0
+        if path.suffix.lower() == ".pdf":
+            with pymupdf.open(path) as pdf:
+                pages = pdf.page_count
+        package = path.name.split("--", 1)[0] if "--" in path.name else folder.name
+        docs.append(SweepDoc(package, path, pages))
+    return docs
+
+
 def write_table(rows: list[Row], path: Path) -> None:
     cols = [k for k in asdict(rows[0]) if k != "examples"] + ["examples"]
     lines = ["\t".join(cols)]
@@ -365,8 +386,11 @@ def main() -> None:
     ap.add_argument("--plan-only", action="store_true", help="plan again from IRs, no batch")
     ap.add_argument("--docs", nargs="*", help="only documents whose file name contains one")
     ap.add_argument("--other", action="store_true", help="the second sample (sweep_other.py)")
+    ap.add_argument("--folder", type=Path, help="the books in this folder instead")
     args = ap.parse_args()
-    if args.other:
+    if args.folder:
+        docs = from_folder(args.folder)
+    elif args.other:
         docs = select_other(args.cache.expanduser())
     else:
         if not (CORPUS / "MANIFEST.md").is_file():
