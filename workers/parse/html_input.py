@@ -159,7 +159,7 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
             continue
         links = sorted(_content_links(root), key=lambda a: not _entry_link(a))
         targets = _pages(name, links, names)
-        if name == index and (listed := _listed(root, name, names)):
+        if name == index and (listed := _listed(root, name, names, targets)):
             targets = listed + [t for t in targets if t not in listed]
         nxt = [t for t in targets if t not in seen]
         seen.update(nxt)
@@ -172,17 +172,19 @@ def _pages(name: str, links: list[etree._Element], names: set[str]) -> list[str]
     out: list[str] = []
     for a in links:
         target = member(name, a.get("href") or "")
-        page = target in names and target != name and target not in out
-        if page and target is not None and target.lower().endswith(HTML_SUFFIXES):
+        if target is None or target == name or target in out or target not in names:
+            continue
+        if target.lower().endswith(HTML_SUFFIXES):
             out.append(target)
     return out
 
 
-def _listed(root: etree._Element, name: str, names: set[str]) -> list[str]:
-    """The pages the navigation of index page `name` lists, when they are more than its
-    text links to (mdBook's sidebar: the book's table of contents); else none."""
+def _listed(root: etree._Element, name: str, names: set[str], text: list[str]) -> list[str]:
+    """The pages the navigation of index page `name` lists, when they are more than the
+    pages its text links to (`text`; mdBook's sidebar: the book's table of contents); else
+    none."""
     listed = _pages(name, _navigation_links(root), names)
-    return listed if len(listed) > len(_pages(name, _content_links(root), names)) else []
+    return listed if len(listed) > len(text) else []
 
 
 def _navigation_links(root: etree._Element) -> list[etree._Element]:
@@ -407,7 +409,7 @@ def index_entries(index: str, roots: dict[str, etree._Element]) -> list[NavEntry
         return []
     out = []
     links = _content_links(root)
-    if _listed(root, index, set(roots)):  # its navigation lists the book
+    if _listed(root, index, set(roots), _pages(index, links, set(roots))):  # a sidebar
         links = _navigation_links(root)
     entries = [a for a in links if _entry_link(a)]  # its contents, when it has one
     for a in entries if len(entries) >= 2 else links:

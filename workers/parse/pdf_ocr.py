@@ -32,6 +32,7 @@ from quire.shared.config import OcrMode
 from quire.shared.errors import OcrUnavailableError
 from quire.shared.ir import OcrPage
 from quire.shared.text import sha256_bytes
+from quire.workers.parse.pdf_figures import Box
 from quire.workers.parse.pdf_open import pymupdf_module
 from quire.workers.parse.pdf_parser_notes import LOW_OCR_CONFIDENCE
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage
@@ -48,7 +49,6 @@ BODY_LETTERS = 20  # a text layer with this many letters between the margins is 
 SCAN_COVER = 0.9  # a scan fills the page; a picture that covers less is no scan
 MIN_DPI, MAX_DPI, DEFAULT_DPI = 150, 400, 300
 CACHE_FORMAT = 1  # raise when what `recognize` makes of an engine's output changes
-Box = tuple[float, float, float, float]
 _RTL = set(range(0x0590, 0x0900)) | set(range(0xFB1D, 0xFE00)) | set(range(0xFE70, 0xFF00))
 
 
