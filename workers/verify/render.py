@@ -18,6 +18,7 @@ out to workers; within a batch the source document is opened once and source ren
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -32,12 +33,16 @@ from quire.workers.verify.findings import Findings
 if TYPE_CHECKING:
     import pymupdf
 
-# numpy (optional) speeds up pixel diffs; they only run on pages that are not byte-identical
-np: Any
-try:
-    np = importlib.import_module("numpy")
-except ImportError:  # pragma: no cover - pure Python fallback
-    np = None
+
+@functools.cache
+def _numpy() -> Any:
+    """numpy (optional) speeds up pixel diffs; they only run on pages that are not
+    byte-identical, so it is imported then (~0.1 s a Markdown-only run need not pay)."""
+    try:
+        return importlib.import_module("numpy")
+    except ImportError:  # pragma: no cover - pure Python fallback
+        return None
+
 
 DEFAULT_DPI = 36
 DIFF_LEVEL = 48
@@ -90,6 +95,7 @@ def diff_fraction(a: bytes, b: bytes, level: int = DIFF_LEVEL) -> float:
     """Fraction of pixels whose grey values differ by more than `level` (same-size inputs)."""
     if not a:
         return 0.0
+    np = _numpy()
     if np is not None:
         x = np.frombuffer(a, dtype=np.uint8).astype(np.int16)
         y = np.frombuffer(b, dtype=np.uint8).astype(np.int16)
