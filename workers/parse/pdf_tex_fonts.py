@@ -1,4 +1,5 @@
-"""A page's TeX bitmap fonts read as text (`tex_encodings` says why and how).
+"""A page's TeX bitmap fonts read as text (`tex_encodings` says why and how), and its
+ZapfDingbats as symbols (`dingbats`).
 
 Only pages whose text holds a code such a font would give (a control character, or a
 Latin-1 letter T1 reads otherwise) look at their fonts; a font's decision is cached by its
@@ -11,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from quire.workers.parse.dingbats import dingbats_decoder, is_dingbats
 from quire.workers.parse.tex_encodings import decoder, font_encoding, low_codes
 
 FontCache = dict[int, dict[int, str] | None]  # font xref -> its decoder (None: leave it)
@@ -23,19 +25,23 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d*)?|-?\.\d+")
 def page_decoders(
     doc: Any, page: Any, text: dict[str, Any], cache: FontCache
 ) -> dict[str, dict[int, str]]:
-    """Decoders by font name for the TeX bitmap fonts of `page` whose encoding is known,
-    when its `text` ("dict" or "rawdict") holds a code they would misread; else none."""
-    if not any(_SUSPECT.search(_span_text(s)) for s in _spans(text)):
+    """Decoders by font name for the TeX bitmap fonts of `page` whose encoding is known
+    and for its ZapfDingbats, when its `text` ("dict" or "rawdict") holds a code they
+    would misread or a span in ZapfDingbats; else none."""
+    spans = _spans(text)
+    if not any(is_dingbats(s["font"]) or _SUSPECT.search(_span_text(s)) for s in spans):
         return {}
     out: dict[str, dict[int, str]] = {}
     for xref, _ext, kind, name, *_ in page.get_fonts():
-        if kind != "Type3" or xref <= 0:
+        dingbats = kind == "Type1" and is_dingbats(name)
+        if xref <= 0 or not (kind == "Type3" or dingbats):
             continue
         if xref not in cache:
-            cache[xref] = _font_decoder(doc, xref)
+            cache[xref] = _dingbats_decoder(doc, xref) if dingbats else _font_decoder(doc, xref)
         table = cache[xref]
         if table is not None:
-            out[name] = table
+            # a span names its font without the subset prefix
+            out[name.split("+")[-1] if dingbats else name] = table
     return out
 
 
@@ -58,7 +64,11 @@ def decode_text(text: dict[str, Any], decoders: dict[str, dict[int, str]]) -> No
 def words_decoder(decoders: dict[str, dict[int, str]]) -> Callable[[str], str]:
     """For text read without its fonts (a page's words: table cells, link texts): the
     control characters the page's TeX fonts agree on, or no change when they differ."""
-    tables = {tuple(sorted(low_codes(t).items())) for t in decoders.values()}
+    tables = {
+        tuple(sorted(low_codes(t).items()))
+        for name, t in decoders.items()
+        if not is_dingbats(name)  # symbols: no letter of a word is set in them
+    }
     if len(tables) != 1:
         return str
     low = dict(tables.pop())
@@ -88,6 +98,13 @@ def _font_decoder(doc: Any, xref: int) -> dict[int, str] | None:
     widths = _widths(doc, xref)
     found = font_encoding(widths)
     return decoder(found, widths) if found else None
+
+
+def _dingbats_decoder(doc: Any, xref: int) -> dict[int, str] | None:
+    """The decoder of the ZapfDingbats font `xref` unless a ToUnicode map reads it."""
+    if doc.xref_get_key(xref, "ToUnicode")[0] != "null":
+        return None
+    return dingbats_decoder({c for c, w in _widths(doc, xref).items() if w > 0})
 
 
 def _widths(doc: Any, xref: int) -> dict[int, float]:
