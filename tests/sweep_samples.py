@@ -396,6 +396,39 @@ def build_slide_titles(path: Path, slides: int = 5) -> Path:
     return path
 
 
+# ConTeXt's slide manuals (metafun-s): a ring of filled bars frames every slide (title bar,
+# side bars, footer bar), the running header "Page N" and the section's name sit in the
+# title bar, and the text under it has short lines ("This time we used the path:").
+FRAMED_SECTIONS = ["Paths"] * 3 + ["Transformations"] * 3
+FRAMED_SHORT = "This time we used the path:"
+
+
+def build_framed_slides(path: Path) -> Path:
+    doc = pymupdf.open()
+    for n, section in enumerate(FRAMED_SECTIONS, 1):
+        page = doc.new_page(width=SLIDE_W, height=SLIDE_H)
+        chrome = page.new_shape()
+        for x0, y0, x1, y1 in [
+            (0, 0, SLIDE_W, 27),
+            (0, SLIDE_H - 24, SLIDE_W, SLIDE_H),
+            (0, 0, 37, SLIDE_H),
+            (SLIDE_W - 33, 0, SLIDE_W, SLIDE_H),
+        ]:  # each bar a path of its own, drawn as ConTeXt does: four lines
+            chrome.draw_polyline([(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)])
+            chrome.finish(fill=(0.6, 0.6, 0.6), color=None, closePath=True)
+        chrome.commit()
+        page.insert_text((SLIDE_W - 180, 12), f"Page {n}", fontsize=10, fontname="helv")
+        page.insert_text((SLIDE_W - 120, 12), section, fontsize=10, fontname="helv")
+        lines = [
+            f"Slide {n} explains the {k}th way to draw a path with control points."
+            for k in range(4)
+        ]
+        y = _lines(page, 70, lines, size=8, x=50)
+        page.insert_text((50, y + 20), FRAMED_SHORT, fontsize=8, fontname="helv")
+    doc.save(path)
+    return path
+
+
 # A manual set in typewriter type (tkz-berge, NamedGraphs): its chapter titles are
 # monospace lines at the outline's target points, and a two-line monospace footer, "tkz-berge
 # AlterMundus" over the chapter's title, stands at the foot of every page. A code line of

@@ -14,6 +14,8 @@ from sweep_samples import (
     CAPTIONED,
     FOLIO_GAP,
     FOLIO_PAGES,
+    FRAMED_SECTIONS,
+    FRAMED_SHORT,
     GRAPHICS_HEADERS,
     JOURNAL_AUTHORS,
     JOURNAL_FOOTER,
@@ -36,6 +38,7 @@ from sweep_samples import (
     build_cjk_headers,
     build_clipped_figure,
     build_figures,
+    build_framed_slides,
     build_journal_pages,
     build_line_numbered,
     build_long_listing,
@@ -114,6 +117,18 @@ def test_a_title_taken_into_figure_text_is_judged_where_it_stands(tmp_path: Path
     assert [e.text for e in doc.elements if SLIDE_TITLE in e.text] == []
     removed = [(r.page, r.kind, r.text) for r in doc.removed]
     assert removed == [(n, "header", SLIDE_TITLE) for n in range(1, 6)]
+
+
+def test_a_slides_frame_of_bars_is_no_figure(tmp_path: Path) -> None:
+    """metafun-s: bars along the four edges of every slide touch and ring the page; taken
+    as one figure, its short lines (the "Page 16 Paths" header, "This time we used the
+    path:") became figure text, and the header, inside that block, was never removed."""
+    doc = parse_document(build_framed_slides(tmp_path / "framed.pdf")).document
+    removed = [(r.page, r.kind, r.text) for r in doc.removed]
+    assert removed == [(n, "header", f"Page {n} {s}") for n, s in enumerate(FRAMED_SECTIONS, 1)]
+    assert not [e for e in doc.elements if e.origin == "figure"]
+    short = [e.text for e in doc.elements if e.text == FRAMED_SHORT]
+    assert len(short) == len(FRAMED_SECTIONS)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,8 @@ only a frame around one large letter (a thesis template's sample figure, whose 3
 was read as the document's top heading) or a placeholder box. The short text rows inside a
 figure (with a small margin for tick labels set just outside the axes) are its text;
 long rows stay prose, so a page border or a box around a whole page of text takes none.
+Few-item paths running from edge to edge of the page, across and down (a slide's title,
+side and footer bars), are chrome, like the page's background, and no part of any figure.
 
 A path is measured where it shows: its box cut to the clip paths it is drawn in (a
 `\\clip`ped TikZ grid is drawn far beyond its window; at full size it would join the page's
@@ -33,6 +35,7 @@ MIN_SIDE = 24.0  # points: smaller regions are rules, bullets, underlines
 FRAME_SHARE = 0.6  # a path covering this share of its region's area ...
 FRAME_ITEMS = 8  # ... with at most this many items (4 sides, 4 rounded corners) frames it
 TOUCH = 3.0  # points: paths this close belong to one region
+EDGE = 1.0  # points: a path this close to two opposite edges of the page spans it
 ROW_BUDGET = 100_000  # (path, grid row) pairs a page may cost before the grid coarsens
 MARGIN = 10.0  # points around a figure where its tick and axis labels sit
 ROUNDS = 2  # the figure grows by the labels it took, once: the axis title is beyond them
@@ -106,6 +109,10 @@ def figure_regions(
         if box[0] <= box[2] and box[1] <= box[3] and _area(box) < 0.9 * page_area:
             boxes.append(box)  # (a page background tells nothing)
             items.append(len(path.get("items") or ()))
+    chrome = _page_frame(boxes, items, page)
+    if chrome:
+        boxes = [b for k, b in enumerate(boxes) if k not in chrome]
+        items = [n for k, n in enumerate(items) if k not in chrome]
     groups: dict[int, list[int]] = {}
     for k, root in enumerate(_components(boxes)):
         groups.setdefault(root, []).append(k)
@@ -121,6 +128,17 @@ def figure_regions(
         if shapes >= MIN_SHAPES or any(_captions(box, c) for c in captions):
             out.append(box)
     return sorted(out, key=lambda b: (b[1], b[0]))
+
+
+def _page_frame(boxes: list[Box], items: list[int], page: Box) -> set[int]:
+    """The few-item paths that run from edge to edge of the page, when some run across and
+    some down: a slide's title, side and footer bars, which touch and so ring the page. As
+    one "figure" they took its running header and every short line of its text. (A bar
+    across alone, a drawn header banner, is kept: its text is its figure's.)"""
+    few = [(k, b) for k, b in enumerate(boxes) if items[k] <= FRAME_ITEMS]
+    across = {k for k, b in few if b[0] <= page[0] + EDGE and b[2] >= page[2] - EDGE}
+    down = {k for k, b in few if b[1] <= page[1] + EDGE and b[3] >= page[3] - EDGE}
+    return across | down if across and down else set()
 
 
 def _captions(box: Box, caption: Box) -> bool:
