@@ -429,6 +429,25 @@ def build_framed_slides(path: Path) -> Path:
     return path
 
 
+# groff's mom (slide-demo.pdf): a three-part header set as one line, its parts apart by
+# runs of spaces, 171 characters in all (173 in the demo).
+PADDED_HEADER = "Header left" + " " * 62 + "Creating slides with mom" + " " * 62 + "Header right"
+
+
+def build_padded_headers(path: Path, pages: int = 6) -> Path:
+    doc = pymupdf.open()
+    for n in range(1, pages + 1):
+        page = doc.new_page(width=W, height=H)
+        page.insert_text((36, 40), PADDED_HEADER, fontsize=6, fontname="helv")
+        _lines(
+            page,
+            100,
+            [f"Slide {n} shows point {k} of the talk, set as a paragraph." for k in range(20)],
+        )
+    doc.save(path)
+    return path
+
+
 # A manual set in typewriter type (tkz-berge, NamedGraphs): its chapter titles are
 # monospace lines at the outline's target points, and a two-line monospace footer, "tkz-berge
 # AlterMundus" over the chapter's title, stands at the foot of every page. A code line of

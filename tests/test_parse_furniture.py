@@ -23,6 +23,7 @@ from sweep_samples import (
     LISTING,
     NOTE,
     NUMBERED_PARAGRAPHS,
+    PADDED_HEADER,
     PICTURE_LABELS,
     PROSE_ABOVE,
     PROSE_BELOW,
@@ -42,6 +43,7 @@ from sweep_samples import (
     build_journal_pages,
     build_line_numbered,
     build_long_listing,
+    build_padded_headers,
     build_raised_folios,
     build_section_headers,
     build_slide_titles,
@@ -129,6 +131,14 @@ def test_a_slides_frame_of_bars_is_no_figure(tmp_path: Path) -> None:
     assert not [e for e in doc.elements if e.origin == "figure"]
     short = [e.text for e in doc.elements if e.text == FRAMED_SHORT]
     assert len(short) == len(FRAMED_SECTIONS)
+
+
+def test_a_header_padded_with_spaces_is_short(tmp_path: Path) -> None:
+    """groff's three-part header is one line whose parts are set apart by runs of spaces:
+    173 characters, 69 without the runs; it was too long to be a running header."""
+    doc = parse_document(build_padded_headers(tmp_path / "padded.pdf")).document
+    assert not [e for e in doc.elements if "Header left" in e.text]
+    assert [(r.page, r.text) for r in doc.removed] == [(n, PADDED_HEADER) for n in range(1, 7)]
 
 
 @pytest.fixture(scope="module")

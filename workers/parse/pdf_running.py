@@ -154,7 +154,7 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
         if len(b.lines) > 2:
             continue
         text = " ".join(b.lines)
-        if len(text) > _MAX_CHARS:
+        if len(" ".join(text.split())) > _MAX_CHARS:  # (groff pads a header with spaces)
             continue
         box = _text_box(b)
         zone = _zone(page, box, i in firsts)
