@@ -42,6 +42,7 @@ from quire.workers.parse import (
 )
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.pdf import fallback_page
+from quire.workers.parse.pdf_assemble import join_lines
 from quire.workers.parse.pdf_extract import _font_style, _page_layout
 from quire.workers.parse.pdf_open import open_pdf, open_pdf_kept, pymupdf_module
 from quire.workers.parse.pdf_tables import _cells_text
@@ -138,6 +139,26 @@ def test_a_word_on_a_crossing_of_rulings_is_in_one_cell_only() -> None:
     rows = _cells_text(words, [list(r) for r in cells])
     assert " ".join(c for r in rows for c in r).split() == ["alpha", "x", "beta", "y"]
     assert rows[1][1] == "beta y"
+
+
+def test_chinese_and_japanese_wrapped_in_a_cell_or_a_title_join_without_a_space() -> None:
+    """Debian's installation guide in Japanese: "デフォルトのx86 マ" over "シン" in a table
+    cell was "マ シン" (44 times), and a heading wrapped before its last character was
+    "…インストールの自動 化". A chapter label over its title keeps its space."""
+    cell = [[(0, 0, 200, 40)]]
+    words = [
+        (5, 5, 90, 15, "デフォルトのx86", 0, 0, 0),
+        (95, 5, 105, 15, "マ", 0, 0, 1),
+        (5, 20, 30, 30, "シン", 0, 1, 0),
+    ]
+    assert _cells_text(words, [list(r) for r in cell]) == [["デフォルトのx86 マシン"]]
+    latin = [(5, 5, 40, 15, "Marvell", 0, 0, 0), (5, 20, 40, 30, "Kirkwood", 0, 1, 0)]
+    assert _cells_text(latin, [list(r) for r in cell]) == [["Marvell Kirkwood"]]
+    assert join_lines(["preseed を利用したインストールの自動", "化"], title=True) == (
+        "preseed を利用したインストールの自動化"
+    )
+    assert join_lines(["第二章", "用LATEX 排版文字"], title=True) == "第二章 用LATEX 排版文字"
+    assert join_lines(["第一部分", "基础"], title=True) == "第一部分 基础"
 
 
 def test_contents_lines_set_as_headings_are_text(tmp_path: Path) -> None:

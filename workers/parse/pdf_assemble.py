@@ -27,6 +27,10 @@ from quire.workers.parse.url_breaks import continues_url
 _MID_SENTENCE = re.compile(r"[^\W_][,;-]?$")  # a word, and a comma or a hyphen at most
 _SENTENCE_END = re.compile(r"[.!?:;。！？…][\"'”’»)\]]*$")
 _STRONG = "•◦▪▫‣⁃∙●○■□►▸➢✓✔·"
+# a chapter's label on a title's first line ("第二章", "第 3 节", "付録 A")
+_CJK_LABEL = re.compile(
+    r"^(?:第\s*[\dIVX一二三四五六七八九十百]+\s*(?:[章篇节節]|部分?)|付録\s*\w)$"
+)
 _MAX_CAPTION_WORDS = 80
 CONTENTS = "contents"  # list kind of the entries of a contents or index page
 FIGURE = "figure"  # origin of a paragraph holding the text of a vector figure
@@ -39,8 +43,9 @@ def join_lines(lines: list[str], *, title: bool = False, words: Vocabulary | Non
 
     Chinese and Japanese are set without spaces: a line ending in a CJK character (or
     the next one opening with CJK punctuation) joins the next line directly, as the text
-    layer does inside a line (CJK then Latin: no space; Latin then CJK: a space). The lines
-    of a `title` are parts ("第二章" over "用LATEX 排版文字") and keep a space."""
+    layer does inside a line (CJK then Latin: no space; Latin then CJK: a space). A
+    `title` keeps a space after its label ("第二章" over "用LATEX 排版文字") and before
+    Latin, and joins CJK to CJK directly ("自动" over "化")."""
     out = ""
     for ln in lines:
         ln = unicodedata.normalize("NFC", ln)  # as the IR will be: "e\u0301-" is "é-"
@@ -54,12 +59,15 @@ def join_lines(lines: list[str], *, title: bool = False, words: Vocabulary | Non
 
 
 def _glued(before: str, after: str, title: bool) -> bool:
-    """Join without a space: a word hyphenated at the line end, or CJK prose."""
+    """Join without a space: a word hyphenated at the line end, or CJK text (in a title
+    only when the line before is no chapter label)."""
     if is_break(before, after):
         return True
     if is_cjk(after[:1]) and not after[:1].isalpha():
         return True  # CJK punctuation never follows a space
-    return not title and is_cjk(before[-1])
+    if title:  # a title wrapped in the middle of a word: "インストールの自動" over "化"
+        return is_cjk(before[-1]) and is_cjk(after[:1]) and not _CJK_LABEL.match(before)
+    return is_cjk(before[-1])
 
 
 @dataclass

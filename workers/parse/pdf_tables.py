@@ -11,6 +11,7 @@ import bisect
 from collections.abc import Callable
 from typing import Any
 
+from quire.shared.text import is_cjk
 from quire.workers.parse.accents import compose_accents
 from quire.workers.parse.glyphs import expand_glyphs
 from quire.workers.parse.pdf_open import text_flags
@@ -154,7 +155,7 @@ def _cells_text(
     slack of several cells goes to one only, the nearest (a diagram's label "x" on the
     crossing of two rulings was in all four of its cells)."""
     cells = [(i, j, c) for i, row in enumerate(cell_rows) for j, c in enumerate(row) if c]
-    parts: dict[tuple[int, int], list[str]] = {}
+    parts: dict[tuple[int, int], list[Any]] = {}
     for w in words:
         x, y = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
         near = [
@@ -164,12 +165,23 @@ def _cells_text(
         ]
         if near:
             _, i, j = min(near)
-            parts.setdefault((i, j), []).append(w[4])
+            parts.setdefault((i, j), []).append(w)
     # as in the text rows: "eﬀect" -> "effect", "Par´ametro" -> "Parámetro"
     return [
         [
-            compose_accents(expand_glyphs(decode(" ".join(parts.get((i, j), [])))))
+            compose_accents(expand_glyphs(decode(_joined(parts.get((i, j), [])))))
             for j in range(len(row))
         ]
         for i, row in enumerate(cell_rows)
     ]
+
+
+def _joined(words: list[Any]) -> str:
+    """A cell's words, a space between them, but none where a line of Chinese or Japanese
+    wraps ("マ" at a line end, "シン" opening the next: "マシン")."""
+    out = ""
+    for before, w in zip([None, *words], words, strict=False):
+        wrapped = before is not None and w[1] > (before[1] + before[3]) / 2  # a line below
+        glued = wrapped and is_cjk(out[-1:]) and is_cjk(w[4][:1])
+        out += w[4] if not out or glued else " " + w[4]
+    return out
