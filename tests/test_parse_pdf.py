@@ -161,6 +161,36 @@ def test_chinese_and_japanese_wrapped_in_a_cell_or_a_title_join_without_a_space(
     assert join_lines(["第一部分", "基础"], title=True) == "第一部分 基础"
 
 
+def test_bold_pieces_of_an_equation_are_no_headings(tmp_path: Path) -> None:
+    """Simbody's theory manual: Word set its equations' matrices in bold at the body's
+    size, one to three letters at a time ("G", "W GM", "DμT"); 136 of them were headings,
+    and session titles read "Equations of motion (continued): DμT; M G T DμS"."""
+    doc = pymupdf.open()
+    for n in range(2):
+        page = doc.new_page()
+        opening = f"Chapter {n + 1} opens with a paragraph of prose before its sections."
+        page.insert_text((72, 100), opening, fontsize=12, fontname="tiro")
+        y = 200.0
+        for title, pieces in [
+            (f"Impact Handler {n + 1}", ["G", "W GM", "DμT"]),
+            ("FAQ", ["M G c"]),
+        ]:
+            page.insert_text((72, y), title, fontsize=12, fontname="tibo")
+            y += 20
+            for k in range(6):
+                line = f"Step {k} of the method in chapter {n + 1}, as the equation shows."
+                page.insert_text((72, y), line, fontsize=12, fontname="tiro")
+                y += 15
+            for piece in pieces:
+                page.insert_text((250, y), piece, fontsize=12, fontname="tibo")
+                y += 18
+    path = tmp_path / "equations.pdf"
+    doc.save(path)
+    parsed = parse_document(path).document
+    titles = [e.text.lstrip("# ") for e in parsed.elements if e.type == "heading"]
+    assert titles == ["Impact Handler 1", "FAQ", "Impact Handler 2", "FAQ"]
+
+
 def test_contents_lines_set_as_headings_are_text(tmp_path: Path) -> None:
     """arrayjobx, curve2e, teubner-doc and 14 more manuals: the contents under the title
     (too little of its page to be a contents page) was set in bold and read as headings

@@ -24,6 +24,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from quire.shared.ir import OutlineEntry
+from quire.shared.text import is_cjk
 from quire.workers.parse.pdf_contents import is_entry_block
 from quire.workers.parse.pdf_extract import list_marker
 from quire.workers.parse.pdf_types import PdfBlock
@@ -304,7 +305,21 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
         and len(text.split()) <= 10
         and not text[0].islower()
         and text[-1] not in ".)"
+        and not _symbols(text)
     )
+
+
+def _symbols(text: str) -> bool:
+    """Letters one to three at a time, no word: a piece of an equation set in bold ("W GM
+    G T DμS", Word's equations in Simbody's theory manual), not a title."""
+    longest = 1 if text[:1].isdigit() else 3  # a numbered title may be short: "3.1 FAQ"
+    words = [w for w in re.split(r"[\W\d_]+", text) if w]
+    return bool(words) and all(len(w) <= longest and not _word(w) for w in words)
+
+
+def _word(w: str) -> bool:
+    """Chinese or Japanese, or an acronym of three capitals ("FAQ", "API")."""
+    return is_cjk(w[0]) or (len(w) == 3 and w.isascii() and w.isupper())
 
 
 # A chapter's label on its own line above the title: "Chapter 1", "Capítulo 3", "Part II",
