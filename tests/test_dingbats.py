@@ -67,6 +67,9 @@ def test_a_single_digit_glyph_is_told_from_its_namesake_by_the_widths(tmp_path: 
     star = dingbats_pdf(tmp_path / "s.pdf", [("Star", b"\x46")], widths=True)
     assert "Star ✦" in _text(star)
     assert dingbats_decoder()[33] == "✦"  # no widths: the two-digit glyph
+    # a space and ✥ (/a32, code 69) both come out as " ": a space unless the widths say ✥
+    assert 32 not in dingbats_decoder() and 32 not in dingbats_decoder({192, 193})
+    assert dingbats_decoder({69})[32] == "✥"
 
 
 def test_the_encoding_places_every_glyph_once() -> None:

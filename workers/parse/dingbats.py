@@ -9,7 +9,8 @@ manuals. The font's built-in encoding (below, by code) says which symbol each na
 
 Nine single-digit glyphs give their code, which is also the number of another glyph
 (✁ `/a1` at code 33 and ✦ `/a33` both come out as "!"); the codes the font draws (its
-widths) tell them apart, else the two-digit glyph is taken.
+widths) tell them apart, else the two-digit glyph is taken. A space is a space unless the
+widths say it is ✥ (`/a32`).
 """
 
 from __future__ import annotations
@@ -67,4 +68,6 @@ def dingbats_decoder(drawn: Collection[int] = ()) -> dict[int, str]:
         # `/a1`…`/a9` give their code: theirs only when the glyph numbered so is not drawn
         if name < 10 and code in drawn and code_of[code] not in drawn:
             table[code] = symbol
+    if code_of[32] not in drawn or 32 in drawn:
+        del table[32]  # the font's space gives a space too: ✥ (`/a32`) only when sure
     return table
