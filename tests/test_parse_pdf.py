@@ -44,6 +44,7 @@ from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.pdf import fallback_page
 from quire.workers.parse.pdf_assemble import join_lines
 from quire.workers.parse.pdf_extract import _font_style, _page_layout
+from quire.workers.parse.pdf_headings import _symbols
 from quire.workers.parse.pdf_open import open_pdf, open_pdf_kept, pymupdf_module
 from quire.workers.parse.pdf_tables import _cells_text
 from quire.workers.parse.pdf_types import Row
@@ -189,6 +190,8 @@ def test_bold_pieces_of_an_equation_are_no_headings(tmp_path: Path) -> None:
     parsed = parse_document(path).document
     titles = [e.text.lstrip("# ") for e in parsed.elements if e.type == "heading"]
     assert titles == ["Impact Handler 1", "FAQ", "Impact Handler 2", "FAQ"]
+    # a Korean title's words are two or three syllables long (oblivoir's "글꼴의 이름")
+    assert not _symbols("글꼴의 이름") and not _symbols("概要") and _symbols("1 v ω")
 
 
 def test_contents_lines_set_as_headings_are_text(tmp_path: Path) -> None:

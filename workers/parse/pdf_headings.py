@@ -309,6 +309,9 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
     )
 
 
+_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+
+
 def _symbols(text: str) -> bool:
     """Letters one to three at a time, no word: a piece of an equation set in bold ("W GM
     G T DμS", Word's equations in Simbody's theory manual), not a title."""
@@ -318,8 +321,13 @@ def _symbols(text: str) -> bool:
 
 
 def _word(w: str) -> bool:
-    """Chinese or Japanese, or an acronym of three capitals ("FAQ", "API")."""
-    return is_cjk(w[0]) or (len(w) == 3 and w.isascii() and w.isupper())
+    """Chinese, Japanese or Korean (a Hangul word has two or three syllables: "글꼴의
+    이름"), or an acronym of three capitals ("FAQ", "API")."""
+    return (
+        is_cjk(w[0])
+        or _HANGUL.match(w) is not None
+        or (len(w) == 3 and w.isascii() and w.isupper())
+    )
 
 
 # A chapter's label on its own line above the title: "Chapter 1", "Capítulo 3", "Part II",
