@@ -162,10 +162,15 @@ def test_chinese_and_japanese_wrapped_in_a_cell_or_a_title_join_without_a_space(
     assert join_lines(["第一部分", "基础"], title=True) == "第一部分 基础"
 
 
+SPECIMEN = "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz"
+
+
 def test_bold_pieces_of_an_equation_are_no_headings(tmp_path: Path) -> None:
     """Simbody's theory manual: Word set its equations' matrices in bold at the body's
     size, one to three letters at a time ("G", "W GM", "DμT"); 136 of them were headings,
-    and session titles read "Equations of motion (continued): DμT; M G T DμS"."""
+    and session titles read "Equations of motion (continued): DμT; M G T DμS". Nor is a
+    font's specimen, the alphabet set large (TeX for the Impatient's session title
+    "Concepts (suite) : ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz")."""
     doc = pymupdf.open()
     for n in range(2):
         page = doc.new_page()
@@ -185,11 +190,13 @@ def test_bold_pieces_of_an_equation_are_no_headings(tmp_path: Path) -> None:
             for piece in pieces:
                 page.insert_text((250, y), piece, fontsize=12, fontname="tibo")
                 y += 18
+        page.insert_text((72, y + 10), SPECIMEN, fontsize=14, fontname="tibo")
     path = tmp_path / "equations.pdf"
     doc.save(path)
     parsed = parse_document(path).document
     titles = [e.text.lstrip("# ") for e in parsed.elements if e.type == "heading"]
     assert titles == ["Impact Handler 1", "FAQ", "Impact Handler 2", "FAQ"]
+    assert [e.type for e in parsed.elements if e.text == SPECIMEN] == ["paragraph"] * 2
     # a Korean title's words are two or three syllables long (oblivoir's "글꼴의 이름")
     assert not _symbols("글꼴의 이름") and not _symbols("概要") and _symbols("1 v ω")
 

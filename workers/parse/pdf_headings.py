@@ -292,7 +292,7 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
     if b.kind != "text" or b.figure or len(b.lines) > 3:
         return False
     text = " ".join(b.lines)
-    if len(text) > 120 or list_marker(text) or CAPTION.match(text):
+    if len(text) > 120 or list_marker(text) or CAPTION.match(text) or _SPECIMEN.search(text):
         return False
     if text.rstrip()[-1:] in ",;" or not any(ch.isalpha() for ch in text):
         return False
@@ -309,6 +309,8 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
     )
 
 
+# a font's specimen: "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz" set in the font
+_SPECIMEN = re.compile(r"abcdefg|0123456789", re.IGNORECASE)
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 
 
