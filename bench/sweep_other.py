@@ -2,8 +2,9 @@
 made, from Debian documentation packages the corpus does not use: DocBook (dblatex PDF,
 Publican HTML in English and Persian), Sphinx (PDF and HTML folders), doxygen, Texinfo,
 yodl, Apache FOP, Microsoft Word, Apple Pages, OpenOffice.org, pod2pdf and dvips, dvipdfm,
-groff, Windows' PostScript driver, slides (Beamer, Impress, Distiller), mdBook and AsciiDoc
-HTML, EPUBs (pandoc, SiSU, DocBook), Word documents (equations, a novel) and an Ada standard.
+groff, Windows' PostScript driver, slides (Beamer, Impress, Distiller, ConTeXt, gropdf),
+mdBook and AsciiDoc HTML, EPUBs (pandoc, SiSU, DocBook), Word documents (equations, a
+novel) and an Ada standard.
 Fetched like the TeX Live sample (`sweep_docs.ensure_package`) and prepared under
 `other/` in the same cache: a gzipped PDF unpacked, every book under a name of its own
 (`<package>--<file>`), an HTML book as a link to its folder (its index.html states the
@@ -27,6 +28,7 @@ OTHER: dict[str, list[str]] = {
     "c++-annotations-pdf": ["cplusplus.pdf"],
     # Microsoft Word (PDFWriter, Quartz) and Apple Pages
     "clips-doc": ["basic_programming_guide.pdf.gz", "users_guide.pdf.gz"],
+    "context": ["metafun-s.pdf"],  # ConTeXt slides: a frame of bars rings every slide
     "context-modules": ["handlecsv.epub"],  # pandoc's undeclared "epub:" prefix
     "db5.3-doc": ["BerkeleyDB-Core-C-GSG.pdf.gz"],  # Apache FOP 0.95
     "debian-history": ["project-history.en.epub"],
@@ -48,7 +50,9 @@ OTHER: dict[str, list[str]] = {
     "gle-graphics-manual": ["gle-manual.pdf"],
     "gnucash-docs": ["gnucash-guide-en.pdf.gz"],  # DocBook through Apache FOP
     "graphviz-doc": ["gvpr.1.pdf.gz", "dottyguide.pdf.gz"],  # groff; Distiller (1997)
+    "groff": ["slide-demo.pdf.gz"],  # gropdf's mom slides: a header padded with spaces
     "gri-pdf-doc": ["gri.pdf.gz"],
+    "installation-guide-amd64": ["install.ja.pdf.gz"],  # dblatex, xdvipdfmx: Japanese tables
     "jmeter-help": ["jmeter_tutorial.pdf"],  # OpenOffice.org Writer
     "libsystemc-doc": ["SLIDES.pdf"],  # Distiller: slides over a background picture
     "lilypond-doc-pdf": [
@@ -71,6 +75,7 @@ OTHER: dict[str, list[str]] = {
         "usr/share/doc/rust-doc/html/embedded-book",
     ],
     "sasview-doc": ["correlation_function_analysis_in_sasview_v5.pdf.gz"],  # PScript5
+    "simbody-doc": ["SimbodyTheoryManual.pdf"],  # Word through Quartz: bold equations
     "siscone-doc-pdf": ["refman.pdf.gz"],
     "therion-doc": ["thbook.pdf"],  # a title page over cover art
     "ubuntu-packaging-guide-pdf": ["ubuntu-packaging-guide.pdf.gz"],
