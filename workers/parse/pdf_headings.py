@@ -296,6 +296,8 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
         return False
     if text.rstrip()[-1:] in ",;" or not any(ch.isalpha() for ch in text):
         return False
+    if b.ocr and (len(text.split()) > _OCR_TITLE_WORDS or text[0].islower()):
+        return False  # a scan's line heights are guesses: a paragraph's first line is no title
     if b.size >= body * 1.15:
         return True
     return (
@@ -311,6 +313,7 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
 
 # a font's specimen: "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz" set in the font
 _SPECIMEN = re.compile(r"abcdefg|0123456789", re.IGNORECASE)
+_OCR_TITLE_WORDS = 10  # a title read by OCR has at most this many words
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 
 

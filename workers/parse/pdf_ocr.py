@@ -169,6 +169,7 @@ def text_blocks(text: OcrText, dpi: int) -> list[PdfBlock]:
                 ],
                 size=round(size * 2) / 2,
                 rtl=rtl,
+                ocr=True,
             )
         )
     return blocks

@@ -32,6 +32,7 @@ Runs in the merge step over all pages, so it does not depend on how pages were s
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from collections.abc import Callable, Hashable
@@ -49,6 +50,9 @@ _MIN_OFFSET_PAGES = 3  # pages that must agree on a printed-number offset
 _SLOT = 1.0  # points: a header line at the height of its neighbours' running headers
 _CODE_SHARE = 0.6  # of the pages: a monospace line there is a running header or footer
 _CODE_PAGES = 5  # ... and on this many at least
+_OCR_SLOT = 12.0  # points: a scanned page's header moves with the page on the scanner
+_OCR_PART = 8  # letters two OCR readings of one header share in one piece at least ...
+_OCR_SAME = 0.9  # ... most of the shorter one, or a similarity ("Part Three"/"Part Four": 0.8)
 _PAGE_NUMBER = re.compile(
     r"^[\W_]*(?:page\s+)?(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:of|/)\s*\d{1,5})?[\W_]*$",
     re.IGNORECASE,
@@ -77,6 +81,7 @@ class _Candidate:
     code: bool = False  # monospace: running text only where it runs through the book
     number_only: bool = False  # the last block above the band: removed only as a folio
     low: bool = False  # the last block within the outer band: removed only if throughout
+    ocr: bool = False  # read by OCR: the same header may be misread differently per page
 
 
 def _key(text: str) -> str:
@@ -177,6 +182,7 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
                     b.kind == "code",
                     folio,
                     low,
+                    page.ocr is not None,
                 )
             )
     return out
@@ -376,12 +382,27 @@ def _repeated(c: _Candidate, cands: dict[int, list[_Candidate]], pages: int = 1)
         if any(
             o.zone == c.zone
             and not (o.number_only or o.low)  # (those are no evidence for others)
-            and (o.key == c.key or (c.first and o.first == c.first))
-            and abs(o.y0 - c.y0) <= 4
+            and (o.key == c.key or (c.first and o.first == c.first) or _misread(c, o))
+            and abs(o.y0 - c.y0) <= (_OCR_SLOT if c.ocr and o.ocr else 4)
             for o in cands.get(q, ())
         ):
             found += 1
     return found >= pages
+
+
+def _misread(c: _Candidate, o: _Candidate) -> bool:
+    """Two OCR readings of one header: "The Lure of the Temptr", "ure of the Temptress",
+    "The Lure of the emptre" (a scanned page's header is cut or misread differently on
+    every page); a part's title and the next part's ("Part Three - Who on Earth am I?",
+    "Part Four - Where on Earth am I?") are not."""
+    if not (c.ocr and o.ocr):
+        return False
+    a, b = ("".join(ch for ch in x.key if ch.isalnum() or ch == "#") for x in (c, o))
+    same = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    common = same.find_longest_match().size  # "ureofthetemp" of "lureofthetemp"/"ureofthetemptr"
+    return (common >= _OCR_PART and common >= _OCR_SAME * min(len(a), len(b))) or (
+        same.ratio() >= _OCR_SAME
+    )
 
 
 def body_blocks(page: PdfPage, drop: set[tuple[int, int]]) -> list[PdfBlock]:

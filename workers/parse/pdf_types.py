@@ -32,6 +32,7 @@ class PdfBlock(BaseModel):
     bold: bool = False  # most characters bold
     rtl: bool = False  # mostly right-to-left letters
     figure: bool = False  # text of a vector figure (labels, ticks): never a heading or list
+    ocr: bool = False  # read by OCR from a scan: its size is its lines' height, a guess
     # figure text: top and bottom of each line (the block's box is the figure's, not its text's)
     line_y: list[tuple[float, float]] = []
     rows: list[list[str]] | None = None  # table
