@@ -4,7 +4,7 @@ Publican HTML in English and Persian), Sphinx (PDF and HTML folders), doxygen, T
 yodl, Apache FOP, Microsoft Word, Apple Pages, OpenOffice.org, pod2pdf and dvips, dvipdfm,
 groff, Windows' PostScript driver, slides (Beamer, Impress, Distiller, ConTeXt, gropdf),
 mdBook and AsciiDoc HTML, EPUBs (pandoc, SiSU, DocBook), Word documents (equations, a
-novel) and an Ada standard.
+novel), a scanned game manual and an Ada standard.
 Fetched like the TeX Live sample (`sweep_docs.ensure_package`) and prepared under
 `other/` in the same cache: a gzipped PDF unpacked, every book under a name of its own
 (`<package>--<file>`), an HTML book as a link to its folder (its index.html states the
@@ -63,6 +63,7 @@ OTHER: dict[str, list[str]] = {
     # SiSU's EPUBs: places inside chapters in the spine, an unescaped "<" in the metadata
     "live-manual-epub": ["live-manual.en.epub", "live-manual.ja.epub"],
     "live-manual-pdf": ["live-manual.portrait.en.a4.pdf.gz"],
+    "lure-of-the-temptress": ["Manual.pdf"],  # a game's manual scanned: OCR, its header misread
     "mma": ["mma.pdf"],  # dvips and Ghostscript
     "ocrmypdf-doc": ["usr/share/doc/ocrmypdf/html"],
     "packaging-tutorial": ["packaging-tutorial.pdf", "packaging-tutorial.ja.pdf"],  # Beamer
