@@ -13,6 +13,8 @@ from typing import Any
 
 import pymupdf
 
+from quire.workers.parse import parse_document
+
 HEADER = "Quire Sample Manual"
 W, H = 595.0, 842.0
 LEFT = 72.0
@@ -67,6 +69,22 @@ def _lines(
 def _furniture(page: Any, n: int) -> None:
     page.insert_text((LEFT, 40), HEADER, fontsize=9, fontname="helv")
     page.insert_text((W / 2 - 5, H - 30), str(n), fontsize=9, fontname="helv")
+
+
+def save_with_contents(doc: Any, page: Any, ops: list[str], path: Path) -> Path:
+    """Give `page` the content stream `ops` (raw PDF operators, for fonts PyMuPDF's own text
+    insertion cannot set) and save `doc` to `path`."""
+    contents = doc.get_new_xref()
+    doc.update_object(contents, "<<>>")
+    doc.update_stream(contents, "\n".join(ops).encode())
+    doc.xref_set_key(page.xref, "Contents", f"{contents} 0 R")
+    doc.save(path)
+    return path
+
+
+def parsed_text(path: Path) -> str:
+    """The text of every element of the parsed document, one space apart."""
+    return " ".join(e.text or "" for e in parse_document(path).document.elements)
 
 
 def png_bytes(width: int = 64, height: int = 48) -> bytes:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+from pdf_samples import parsed_text, save_with_contents
 
-from quire.workers.parse import parse_document
 from quire.workers.parse.dingbats import ENCODING, dingbats_decoder, is_dingbats
 from quire.workers.parse.pdf_tex_fonts import words_decoder
 from quire.workers.parse.tex_encodings import T1
@@ -37,15 +37,7 @@ def dingbats_pdf(path: Path, lines: list[tuple[str, bytes]], widths: bool = Fals
     for i, (text, codes) in enumerate(lines):
         symbols = "".join(f"\\{c:03o}" for c in codes)
         ops.append(f"BT /F1 11 Tf 40 {250 - 16 * i} Td ({text} ) Tj /Z 11 Tf ({symbols}) Tj ET")
-    contents = new("<<>>")
-    doc.update_stream(contents, "\n".join(ops).encode())
-    doc.xref_set_key(page.xref, "Contents", f"{contents} 0 R")
-    doc.save(path)
-    return path
-
-
-def _text(path: Path) -> str:
-    return " ".join(e.text or "" for e in parse_document(path).document.elements)
+    return save_with_contents(doc, page, ops, path)
 
 
 def test_check_marks_pointing_hands_and_arrows_read_as_symbols(tmp_path: Path) -> None:
@@ -55,7 +47,7 @@ def test_check_marks_pointing_hands_and_arrows_read_as_symbols(tmp_path: Path) -
     )
     raw = pymupdf.open(pdf)[0].get_text()
     assert "\x14" in raw and "\x0c" in raw  # what MuPDF makes of /a20 and /a12
-    text = _text(pdf)
+    text = parsed_text(pdf)
     assert "Done ✔" in text and "Failed ✗" in text and "Tip ☞" in text and "Next ➥→" in text
     assert not any(ord(c) < 32 for c in text)
 
@@ -63,9 +55,9 @@ def test_check_marks_pointing_hands_and_arrows_read_as_symbols(tmp_path: Path) -
 def test_a_single_digit_glyph_is_told_from_its_namesake_by_the_widths(tmp_path: Path) -> None:
     # code 33 draws /a1 (scissors ✁), and MuPDF gives "!" for it as it does for /a33 (✦)
     with_widths = dingbats_pdf(tmp_path / "w.pdf", [("Cut here", b"\x21")], widths=True)
-    assert "Cut here ✁" in _text(with_widths)
+    assert "Cut here ✁" in parsed_text(with_widths)
     star = dingbats_pdf(tmp_path / "s.pdf", [("Star", b"\x46")], widths=True)
-    assert "Star ✦" in _text(star)
+    assert "Star ✦" in parsed_text(star)
     assert dingbats_decoder()[33] == "✦"  # no widths: the two-digit glyph
     # a space and ✥ (/a32, code 69) both come out as " ": a space unless the widths say ✥
     assert 32 not in dingbats_decoder() and 32 not in dingbats_decoder({192, 193})

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+from pdf_samples import parsed_text, save_with_contents
 
-from quire.workers.parse import parse_document
 from quire.workers.parse.pdf_tex_fonts import words_decoder
 from quire.workers.parse.tex_encodings import T1, decoder, font_encoding
 
@@ -55,15 +55,7 @@ def tex_bitmap_pdf(path: Path, lines: list[str], widths: dict[int, int]) -> Path
         return "".join(escaped)
 
     ops = [f"BT /F1 10 Tf 40 {250 - 14 * i} Td ({literal(t)}) Tj ET" for i, t in enumerate(lines)]
-    contents = new("<<>>")
-    doc.update_stream(contents, "\n".join(ops).encode())
-    doc.xref_set_key(page.xref, "Contents", f"{contents} 0 R")
-    doc.save(path)
-    return path
-
-
-def _text(path: Path) -> str:
-    return " ".join(e.text or "" for e in parse_document(path).document.elements)
+    return save_with_contents(doc, page, ops, path)
 
 
 def test_a_t1_bitmap_fonts_ligatures_quotes_dashes_and_accents_read_as_text(
@@ -75,12 +67,12 @@ def test_a_t1_bitmap_fonts_ligatures_quotes_dashes_and_accents_read_as_text(
         T1_WIDTHS,
     )
     assert pymupdf.open(pdf)[0].get_text().startswith("the de\x1cnition")  # MuPDF's codes
-    assert _text(pdf) == "the definition of an effect “quoted” – the pāli canon"
+    assert parsed_text(pdf) == "the definition of an effect “quoted” – the pāli canon"
 
 
 def test_an_ot1_bitmap_font_reads_its_own_ligature_codes(tmp_path: Path) -> None:
     pdf = tex_bitmap_pdf(tmp_path / "ot1.pdf", ["the de\x0cnition of an e\x0bect"], OT1_WIDTHS)
-    assert _text(pdf) == "the definition of an effect"
+    assert parsed_text(pdf) == "the definition of an effect"
 
 
 def test_a_math_fonts_greek_is_no_ligature() -> None:
