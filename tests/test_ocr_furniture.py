@@ -21,9 +21,10 @@ HEADERS = [
 BODY = "Talking to the other characters works in much the same way as the rest of the game. "
 
 
-def _scanned(n: int, header: str, y: float) -> PdfPage:
-    body = PdfBlock(kind="text", bbox=(60, 120, 540, 700), lines=[BODY * 2] * 12, size=10.5)
-    top = PdfBlock(kind="text", bbox=(200, y, 400, y + 14), lines=[header], size=11.5)
+def _scanned(n: int, header: str, y: float, ocr: bool = True) -> PdfPage:
+    lines = [BODY * 2] * 12
+    body = PdfBlock(kind="text", bbox=(60, 120, 540, 700), lines=lines, size=10.5, ocr=ocr)
+    top = PdfBlock(kind="text", bbox=(200, y, 400, y + 14), lines=[header], size=11.5, ocr=ocr)
     ocr = OcrPage(
         page=n, engine="tesseract", languages="eng", confidence=80, words=300, dpi=300, reason=""
     )
@@ -42,9 +43,14 @@ def test_two_parts_titles_alike_are_not_one_misread_header() -> None:
     titles = ["PART THREE - WHO ON EARTH AM I?", "PART FOUR - WHERE ON EARTH AM I?"]
     pages = [_scanned(n, t, 40) for n, t in enumerate(titles, 1)]
     assert find_running_text(pages, 10.5) == (set(), [])
-    # from a text layer, headers match exactly (digits aside): two readings are two texts
-    pair = [_scanned(n, h, 40).model_copy(update={"ocr": None}) for n, h in [(1, HEADERS[0])]]
-    pair += [_scanned(2, HEADERS[1], 40).model_copy(update={"ocr": None})]
+    # a footer quoted in the last page's closing sentence is no reading of it
+    footer = "<elsarticle@stmdocs.in>"
+    closing = f"Bugs and comments shall be mailed to {footer}. Contact: {footer[1:-1]}"
+    pages = [_scanned(n, t, 40) for n, t in enumerate([footer, footer, closing], 1)]
+    assert [r.page for r in find_running_text(pages, 10.5)[1]] == [1, 2]
+    # text a page's text layer has (OCR or not elsewhere on the page) matches exactly,
+    # digits aside: two readings are two texts
+    pair = [_scanned(n, h, 40, ocr=False) for n, h in enumerate(HEADERS[:2], 1)]
     assert find_running_text(pair, 10.5) == (set(), [])
 
 

@@ -53,6 +53,7 @@ _CODE_PAGES = 5  # ... and on this many at least
 _OCR_SLOT = 12.0  # points: a scanned page's header moves with the page on the scanner
 _OCR_PART = 8  # letters two OCR readings of one header share in one piece at least ...
 _OCR_SAME = 0.9  # ... most of the shorter one, or a similarity ("Part Three"/"Part Four": 0.8)
+_OCR_LONGER = 2.5  # a footer quoted in a sentence ("… mailed to <elsarticle@…>") is no reading
 _PAGE_NUMBER = re.compile(
     r"^[\W_]*(?:page\s+)?(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:of|/)\s*\d{1,5})?[\W_]*$",
     re.IGNORECASE,
@@ -81,7 +82,7 @@ class _Candidate:
     code: bool = False  # monospace: running text only where it runs through the book
     number_only: bool = False  # the last block above the band: removed only as a folio
     low: bool = False  # the last block within the outer band: removed only if throughout
-    ocr: bool = False  # read by OCR: the same header may be misread differently per page
+    ocr: bool = False  # read by OCR from a scan: one header may be misread differently per page
 
 
 def _key(text: str) -> str:
@@ -182,7 +183,7 @@ def _candidates(page: PdfPage, body_size: float) -> list[_Candidate]:
                     b.kind == "code",
                     folio,
                     low,
-                    page.ocr is not None,
+                    b.ocr,
                 )
             )
     return out
@@ -400,9 +401,9 @@ def _misread(c: _Candidate, o: _Candidate) -> bool:
     a, b = ("".join(ch for ch in x.key if ch.isalnum() or ch == "#") for x in (c, o))
     same = difflib.SequenceMatcher(None, a, b, autojunk=False)
     common = same.find_longest_match().size  # "ureofthetemp" of "lureofthetemp"/"ureofthetemptr"
-    return (common >= _OCR_PART and common >= _OCR_SAME * min(len(a), len(b))) or (
-        same.ratio() >= _OCR_SAME
-    )
+    short, long = sorted((len(a), len(b)))
+    part = common >= _OCR_PART and common >= _OCR_SAME * short and long <= _OCR_LONGER * short
+    return part or same.ratio() >= _OCR_SAME
 
 
 def body_blocks(page: PdfPage, drop: set[tuple[int, int]]) -> list[PdfBlock]:
