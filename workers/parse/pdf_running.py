@@ -20,6 +20,9 @@ It is removed from the body when it is
 - the same text (digits ignored) at about the same height on a page within two pages
   (p±1 for one-sided layouts, p±2 for alternating left/right headers).
 So a line that repeats with a changing number is running text in any script or direction.
+On a scan, OCR cuts or misreads one header differently on every page ("The Lure of the
+Temptr", "ure of the Temptr"): there two readings that share most of the shorter one, or
+are nearly alike, count as the same text, a little higher or lower on the page.
 A candidate set larger than the body text (often misjudged: code or figure labels can be
 the commonest text) is a title unless it is a page number that fits the numbering, carries
 the page's number and recurs ("第14 节 代码实现 47"), or recurs on two pages within two
