@@ -1,5 +1,6 @@
-"""A page's TeX bitmap fonts read as text (`tex_encodings` says why and how), and its
-ZapfDingbats as symbols (`dingbats`).
+"""A page's TeX bitmap fonts read as text (`tex_encodings` says why and how), its
+ZapfDingbats as symbols (`dingbats`), and Word's Symbol and Wingdings fonts as their
+characters (`symbol_pua`).
 
 Only pages whose text holds a code such a font would give (a control character, or a
 Latin-1 letter T1 reads otherwise) look at their fonts; a font's decision is cached by its
@@ -13,11 +14,12 @@ from collections.abc import Callable
 from typing import Any
 
 from quire.workers.parse.dingbats import dingbats_decoder, is_dingbats
+from quire.workers.parse.symbol_pua import pua_decoder
 from quire.workers.parse.tex_encodings import decoder, font_encoding, low_codes
 
 FontCache = dict[int, dict[int, str] | None]  # font xref -> its decoder (None: leave it)
 
-_SUSPECT = re.compile(r"[\x00-\x1f\x7f-\xbf\xd7\xdf\xf7\xff]")
+_SUSPECT = re.compile(r"[\x00-\x1f\x7f-\xbf\xd7\xdf\xf7\xff\uf020-\uf0ff]")
 _UNNAMED = re.compile(r"/(?!a\d+\b|\.notdef\b|Type\b|Encoding\b|Differences\b)\w")
 _NUMBER = re.compile(r"-?\d+(?:\.\d*)?|-?\.\d+")
 
@@ -34,6 +36,9 @@ def page_decoders(
     out: dict[str, dict[int, str]] = {}
     for xref, _ext, kind, name, *_ in page.get_fonts():
         dingbats = kind == "Type1" and is_dingbats(name)
+        symbols = pua_decoder(name)  # Word's Symbol and Wingdings
+        if symbols is not None:
+            out[name.split("+")[-1]] = symbols
         if xref <= 0 or not (kind == "Type3" or dingbats):
             continue
         if xref not in cache:
