@@ -27,26 +27,27 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d*)?|-?\.\d+")
 def page_decoders(
     doc: Any, page: Any, text: dict[str, Any], cache: FontCache
 ) -> dict[str, dict[int, str]]:
-    """Decoders by font name for the TeX bitmap fonts of `page` whose encoding is known
-    and for its ZapfDingbats, when its `text` ("dict" or "rawdict") holds a code they
-    would misread or a span in ZapfDingbats; else none."""
+    """Decoders by font name for the TeX bitmap fonts of `page` whose encoding is known,
+    its ZapfDingbats and its Word Symbol and Wingdings fonts, when its `text` ("dict" or
+    "rawdict") holds a code they would misread or a span in ZapfDingbats; else none."""
     spans = _spans(text)
-    if not any(is_dingbats(s["font"]) or _SUSPECT.search(_span_text(s)) for s in spans):
+    dingbats_spans = any(is_dingbats(f) for f in {s["font"] for s in spans})  # per font
+    if not dingbats_spans and not any(_SUSPECT.search(_span_text(s)) for s in spans):
         return {}
     out: dict[str, dict[int, str]] = {}
     for xref, _ext, kind, name, *_ in page.get_fonts():
+        plain = name.split("+")[-1]  # as a span names it: without the subset prefix
         dingbats = kind == "Type1" and is_dingbats(name)
         symbols = pua_decoder(name)  # Word's Symbol and Wingdings
         if symbols is not None:
-            out[name.split("+")[-1]] = symbols
+            out[plain] = symbols
         if xref <= 0 or not (kind == "Type3" or dingbats):
             continue
         if xref not in cache:
             cache[xref] = _dingbats_decoder(doc, xref) if dingbats else _font_decoder(doc, xref)
         table = cache[xref]
         if table is not None:
-            # a span names its font without the subset prefix
-            out[name.split("+")[-1] if dingbats else name] = table
+            out[plain if dingbats else name] = table
     return out
 
 
