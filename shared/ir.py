@@ -76,6 +76,10 @@ class Element(PageRange, _Model):
     # footnote: the element whose text holds its reference ("[^label]") and the printed mark
     ref_id: str | None = None
     mark: str | None = None
+    # page space the element takes beyond its words, as a share of a page, where the source
+    # says (DOCX): a picture's drawn height, the rest of a page left blank by a page break
+    # after it; estimated pages (page_basis "words") count it as the words that would fill it
+    page_share: float | None = Field(default=None, ge=0)
     word_count: int = 0
     content_hash: str = ""
 
@@ -274,6 +278,13 @@ class Document(_Model):
 
 
 WORDS_PER_PAGE = 400
+
+
+def layout_words(e: Element) -> int:
+    """The words an element counts for where pages are estimated: its own, and the words
+    that would fill the space it takes beyond them (a manual's screenshots are half its
+    pages)."""
+    return e.word_count + round((e.page_share or 0.0) * WORDS_PER_PAGE)
 
 
 def dump_ir(doc: Document) -> bytes:

@@ -20,7 +20,15 @@ from typing import Literal
 from hypothesis import strategies as st
 
 from quire.shared import markdown
-from quire.shared.ir import Document, Element, ElementType, ImageRef, assign_ids, make_element
+from quire.shared.ir import (
+    Document,
+    Element,
+    ElementType,
+    ImageRef,
+    assign_ids,
+    layout_words,
+    make_element,
+)
 from quire.shared.plan import (
     REVIEW_ROLES,
     Candidate,
@@ -258,10 +266,11 @@ def outcomes_for(draw: st.DrawFn, candidates: Sequence[Candidate]) -> dict[str, 
 
 
 def chunk_span_pages(doc: Document, first: int, last: int) -> float:
-    """Pages of elements first..last: PDF page span, or words / 400 for DOCX."""
+    """Pages of elements first..last: PDF page span, or words / 400 for DOCX (pictures
+    as the words that would fill them)."""
     part = doc.elements[first : last + 1]
     if doc.page_basis == "words":
-        return sum(e.word_count for e in part) / 400
+        return sum(layout_words(e) for e in part) / 400
     return float(max(e.page_last for e in part) - min(e.page_first for e in part) + 1)
 
 

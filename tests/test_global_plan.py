@@ -20,7 +20,7 @@ from irgen import (
     plan_violations,
 )
 
-from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.ir import WORDS_PER_PAGE, Document, Element, layout_words
 from quire.shared.plan import Candidate, PlanSettings, ReviewOutcome
 from quire.workers.boundaries.candidates import safe_candidates
 from quire.workers.boundaries.decisions import Decision, check_reason
@@ -82,7 +82,7 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
     def milli(a: int, b: int) -> int:
         part = els[a : b + 1]
         if doc.page_basis == "words":
-            return sum(e.word_count for e in part) * 1000 // WORDS_PER_PAGE
+            return sum(layout_words(e) for e in part) * 1000 // WORDS_PER_PAGE
         return (max(e.page_last for e in part) - min(e.page_first for e in part) + 1) * 1000
 
     lo_m, hi_m = round(s.min_pages * 1000), round(s.max_pages * 1000)
@@ -90,7 +90,7 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
     # a closing runt is allowed cheaply only among RUNT_AMONG typical sessions of study text
     study_els = [els[i] for i in study_at]
     if doc.page_basis == "words":
-        study_pages = sum(e.word_count for e in study_els) / WORDS_PER_PAGE
+        study_pages = sum(layout_words(e) for e in study_els) / WORDS_PER_PAGE
     else:
         study_pages = len({p for e in study_els for p in range(e.page_first, e.page_last + 1)})
     many = study_pages >= RUNT_AMONG * (s.min_pages + s.max_pages) / 2

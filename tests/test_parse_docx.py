@@ -17,9 +17,10 @@ from lxml import etree
 
 from quire.shared import markdown as md
 from quire.shared.errors import CorruptDocumentError, EmptyDocumentError, UnsupportedFormatError
-from quire.shared.ir import WORDS_PER_PAGE, Element, dump_ir, load_ir
+from quire.shared.ir import WORDS_PER_PAGE, Element, dump_ir, layout_words, load_ir
 from quire.shared.text import sha256_bytes
 from quire.workers.parse.docx import parse_docx
+from quire.workers.parse.docx_content import _vml_height
 from quire.workers.parse.pdf_open import pymupdf_module
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -284,6 +285,42 @@ def test_pages_estimated_from_words(tmp_path: Path) -> None:
     assert doc.page_count == 3 and doc.page_basis == "words" and doc.source_format == "docx"
     assert [(u.first_page, u.last_page, u.parser) for u in doc.parsers] == [(1, 3, "python-docx")]
     assert doc.doc_id == sha256_bytes((tmp_path / "t.docx").read_bytes())
+
+
+def test_pictures_and_page_breaks_count_in_estimated_pages(tmp_path: Path) -> None:
+    """A manual's screenshots and its chapters that Word starts on a new page take pages
+    that hold no words: the estimate counts a picture as the words that would fill the
+    height it is drawn at, and a page break as the rest of its page left blank."""
+    d = docx.Document()  # US Letter, 1-inch margins: a text area 9 inches high
+    d.add_paragraph(" ".join(["alpha"] * 200))
+    d.add_picture(io.BytesIO(_png((0, 0, 255))), height=docx.shared.Inches(4.5))  # half
+    d.add_paragraph(" ".join(["beta"] * 100))
+    d.add_page_break()  # Word's own: an empty paragraph holding w:br w:type="page"
+    d.add_paragraph(" ".join(["gamma"] * 100))
+    chapter = d.add_paragraph("Chapter two", style="Heading 1")
+    _ppr_child(chapter, "w:pageBreakBefore")
+    d.add_paragraph(" ".join(["delta"] * 100))
+    d.add_section()  # a new section starts on a new page
+    d.add_paragraph(" ".join(["epsilon"] * 100))
+    d.add_picture(io.BytesIO(_png((0, 255, 0))), height=docx.shared.Inches(18))  # at most a page
+    doc = parse_docx(_save(d, tmp_path)).document
+    got = [(e.type, e.text.split()[0][:5], e.page_first, e.page_share) for e in doc.elements]
+    image_words = doc.elements[1].word_count  # "![](images/….png)" counts 3
+    assert got == [
+        ("paragraph", "alpha", 1, None),
+        ("image", "![](i", 1, 0.5),
+        # 100 words on page 2 (after the picture's 3), then a page break
+        ("paragraph", "beta", 2, (WORDS_PER_PAGE - 100 - image_words) / WORDS_PER_PAGE),
+        ("paragraph", "gamma", 3, 0.75),  # the heading starts a page
+        ("heading", "#", 4, None),
+        ("paragraph", "delta", 4, (WORDS_PER_PAGE - 102) / WORDS_PER_PAGE),  # section ends
+        ("paragraph", "epsil", 5, None),
+        ("image", "![](i", 5, 1.0),  # 18 inches drawn: a page at most
+    ]
+    assert doc.page_count == 6
+    assert sum(layout_words(e) for e in doc.elements) == 4 * WORDS_PER_PAGE + 100 + 403
+    assert _vml_height("position:absolute;width:415pt;height:233.25pt") == 233.25 * 12700
+    assert _vml_height("width:2in; height: 1.5in") == 1.5 * 914400
 
 
 def test_ir_round_trip_is_byte_identical(tmp_path: Path) -> None:

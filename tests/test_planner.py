@@ -299,6 +299,20 @@ def test_docx_sizes_are_words_over_400() -> None:
     assert all(5 <= c.pages <= 12 for c in p.chunks[:-1])
 
 
+def test_docx_pictures_take_the_pages_they_are_drawn_on() -> None:
+    """A screenshot manual in DOCX: 200 words and a half-page picture per page. Counted by
+    words alone, 30 such pages would be 15 and its sessions twice too long."""
+    els: list[Element] = []
+    for i in range(30):
+        els.append(para(words(200, seed=i)))
+        els.append(image(f"screenshot {i}").model_copy(update={"page_share": 0.5}))
+    doc = build_doc(els, basis="words")
+    p = plan(doc)
+    assert sum(c.pages for c in p.chunks) == pytest.approx(30 + 30 * els[1].word_count / 400)
+    assert all(5 <= c.pages <= 12 for c in p.chunks[:-1]) and len(p.chunks) >= 3
+    assert all(c.words <= 12 * 200 + 30 for c in p.chunks)  # 12 pages hold 12 x 200 words
+
+
 def test_tiny_and_empty_documents() -> None:
     empty = build_doc([])
     assert plan(empty).chunks == []

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from quire.shared.ir import WORDS_PER_PAGE, Document
+from quire.shared.ir import WORDS_PER_PAGE, Document, layout_words
 from quire.shared.pages import PageRange
 from quire.shared.plan import Candidate, ChunkKind, ChunkPlan, KeyTerm, Plan
 from quire.workers.analysis.book_terms import BookIndexData, session_terms
@@ -166,7 +166,7 @@ def internal_cuts(
         e = els[lo + j]
         pre_lo[j] = min(pre_lo[j - 1], e.page_first) if j else e.page_first
         pre_hi[j] = max(pre_hi[j - 1], e.page_last) if j else e.page_last
-        cum[j + 1] = cum[j] + e.word_count
+        cum[j + 1] = cum[j] + layout_words(e)
     for j in range(n - 1, -1, -1):
         e = els[lo + j]
         suf_lo[j] = min(suf_lo[j + 1], e.page_first) if j < n - 1 else e.page_first

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.ir import WORDS_PER_PAGE, Document, Element, layout_words
 from quire.shared.links import plain
 from quire.shared.plan import Candidate
 
@@ -57,15 +57,17 @@ def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> li
     first_page = els[0].page_first
     out: list[Candidate] = []
     cum_words = 0
+    laid_out = 0  # words and the space pictures take (`layout_words`)
     last_page = first_page  # a footnote may be printed before the text it follows ends
     highest = 0  # the highest top-level number seen so far
     for i in range(len(els) - 1):
         left, right = els[i], els[i + 1]
         cum_words += left.word_count
+        laid_out += layout_words(left)
         last_page = max(last_page, left.page_last)
         if not is_safe_gap(left, right):
             continue
-        cum_pages = cum_words / WORDS_PER_PAGE if words_basis else float(last_page - first_page + 1)
+        cum_pages = laid_out / WORDS_PER_PAGE if words_basis else float(last_page - first_page + 1)
         numbering = parse_numbering(right)
         if numbering and numbering.isdigit():
             number = int(numbering)

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from quire.shared.ir import WORDS_PER_PAGE, Document
+from quire.shared.ir import WORDS_PER_PAGE, Document, layout_words
 from quire.shared.plan import Candidate, ReviewOutcome, ReviewRole
 from quire.workers.boundaries.candidates import numbering_depth, plain_text
 from quire.workers.boundaries.matter import fold_title, matter_entries
@@ -193,7 +193,7 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
         at: list[float] = []
         for e in els:
             at.append(e.page_first if doc.page_basis != "words" else words / WORDS_PER_PAGE)
-            words += e.word_count
+            words += layout_words(e)
         starts = [(at[i], i) for i in headings if (els[i].level or 1) == top_level]
     out: set[int] = set()
     previous: float | None = None

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from quire.shared.ir import WORDS_PER_PAGE, Document
+from quire.shared.ir import WORDS_PER_PAGE, Document, layout_words
 from quire.shared.plan import (
     Alternative,
     Boundary,
@@ -126,12 +126,14 @@ class GlobalPlanner:
         lo = np.empty(k + 1, np.int64)
         hi = np.empty(k + 1, np.int64)
         words = np.zeros(k + 2, np.int64)
+        laid_out = np.zeros(k + 2, np.int64)  # `layout_words`: estimated pages' measure
         for b, (a, z) in enumerate(zip(starts, ends, strict=True)):
             part = els[a : z + 1]
             lo[b] = min(e.page_first for e in part)
             hi[b] = max(e.page_last for e in part)
             words[b + 1] = words[b] + sum(e.word_count for e in part)
-        self.lo, self.hi, self.cum_words = lo, hi, words
+            laid_out[b + 1] = laid_out[b] + sum(layout_words(e) for e in part)
+        self.lo, self.hi, self.cum_words, self.cum_layout = lo, hi, words, laid_out
         self.words_basis = doc.page_basis == "words"
         self.kind = np.array([_KIND_CODE[kinds[a]] for a in starts], np.int64)
         major = major_starts(doc, settings.min_pages)
@@ -184,7 +186,7 @@ class GlobalPlanner:
     def _pages_forward(self, start: int, last: int) -> Ints:
         """Milli-pages of the sessions start..e for e in start..last."""
         if self.words_basis:
-            w = self.cum_words[start + 1 : last + 2] - self.cum_words[start]
+            w = self.cum_layout[start + 1 : last + 2] - self.cum_layout[start]
             return (w * UNIT) // WORDS_PER_PAGE
         hi = np.maximum.accumulate(self.hi[start : last + 1])
         lo = np.minimum.accumulate(self.lo[start : last + 1])
@@ -193,7 +195,7 @@ class GlobalPlanner:
     def _pages_backward(self, first: int, end: int) -> Ints:
         """Milli-pages of the sessions s..end for s in first..end."""
         if self.words_basis:
-            w = self.cum_words[end + 1] - self.cum_words[first : end + 1]
+            w = self.cum_layout[end + 1] - self.cum_layout[first : end + 1]
             return (w * UNIT) // WORDS_PER_PAGE
         hi = np.maximum.accumulate(self.hi[first : end + 1][::-1])[::-1]
         lo = np.minimum.accumulate(self.lo[first : end + 1][::-1])[::-1]
@@ -268,7 +270,7 @@ class GlobalPlanner:
         between the minimum and the preferred maximum) or more."""
         study = [e for e, kind in zip(self.doc.elements, kinds, strict=True) if kind == "study"]
         if self.words_basis:
-            pages = sum(e.word_count for e in study) / WORDS_PER_PAGE
+            pages = sum(layout_words(e) for e in study) / WORDS_PER_PAGE
         else:
             pages = len({p for e in study for p in range(e.page_first, e.page_last + 1)})
         typical = (self.settings.min_pages + self.settings.max_pages) / 2
@@ -297,7 +299,7 @@ class GlobalPlanner:
             lo, hi, b = int(self.lo[m]), int(self.hi[m]), m
             while b > 0 and not must[b - 1] and self.kind[b] == 0:
                 if self.words_basis:
-                    milli = (self.cum_words[m + 1] - self.cum_words[b]) * UNIT // WORDS_PER_PAGE
+                    milli = (self.cum_layout[m + 1] - self.cum_layout[b]) * UNIT // WORDS_PER_PAGE
                 else:
                     lo, hi = min(lo, int(self.lo[b])), max(hi, int(self.hi[b]))
                     milli = (hi - lo + 1) * UNIT

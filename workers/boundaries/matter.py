@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from quire.shared.ir import WORDS_PER_PAGE, Document, Element, OutlineEntry
+from quire.shared.ir import WORDS_PER_PAGE, Document, Element, OutlineEntry, layout_words
 from quire.shared.links import plain
 from quire.shared.plan import ChunkKind
 from quire.workers.boundaries.candidates import is_safe_gap, plain_text
@@ -172,7 +172,7 @@ def _pages(doc: Document, flags: Sequence[bool | None]) -> list[_Page]:
     words = 0
     for i, e in enumerate(doc.elements):
         number = e.page_first if doc.page_basis != "words" else 1 + words // WORDS_PER_PAGE
-        words += e.word_count
+        words += layout_words(e)
         if not pages or pages[-1].number != number:
             pages.append(_Page(number, i, i))
         page = pages[-1]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from quire.shared.ir import WORDS_PER_PAGE, Document
+from quire.shared.ir import WORDS_PER_PAGE, Document, layout_words
 from quire.shared.plan import MIN_PAGES, Candidate, ReviewOutcome
 from quire.workers.boundaries.matter import (
     TINY_WORDS,
@@ -95,7 +95,7 @@ def close_back_stretches(
         if any(stretch[0].page_first <= p <= stretch[-1].page_last for p in chapters):
             continue
         if doc.page_basis == "words":
-            pages = sum(e.word_count for e in stretch) / WORDS_PER_PAGE
+            pages = sum(layout_words(e) for e in stretch) / WORDS_PER_PAGE
         else:
             pages = max(e.page_last for e in stretch) - min(e.page_first for e in stretch) + 1
         if pages < min_pages:

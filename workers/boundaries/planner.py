@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from quire.shared.errors import ValidationFailedError
-from quire.shared.ir import WORDS_PER_PAGE, Document, Element
+from quire.shared.ir import WORDS_PER_PAGE, Document, Element, layout_words
 from quire.shared.plan import (
     Boundary,
     Candidate,
@@ -76,8 +76,10 @@ class _Index:
         self.pos = {e.id: i for i, e in enumerate(self.els)}
         self.words_basis = doc.page_basis == "words"
         self.cum_words = [0]
+        self.cum_layout = [0]  # `layout_words`: what estimated pages are measured in
         for e in self.els:
             self.cum_words.append(self.cum_words[-1] + e.word_count)
+            self.cum_layout.append(self.cum_layout[-1] + layout_words(e))
         cands = sorted(
             (c for c in candidates if c.after_id in self.pos), key=lambda c: self.pos[c.after_id]
         )
@@ -126,7 +128,7 @@ class _Index:
     def remaining_pages(self, first: int) -> float:
         """Size in pages from element `first` to the end of the document."""
         if self.words_basis:
-            return (self.cum_words[-1] - self.cum_words[first]) / WORDS_PER_PAGE
+            return (self.cum_layout[-1] - self.cum_layout[first]) / WORDS_PER_PAGE
         return float(self.tail_hi[first] - self.tail_lo[first] + 1)
 
     def start_of(self, boundaries: Sequence[Boundary]) -> int:
@@ -221,7 +223,7 @@ def _window(ix: _Index, start: int, first_k: int) -> tuple[list[ContextCandidate
         c = ix.cands[k]
         at = ix.cand_pos[k]
         if words_basis:
-            pages = (ix.cum_words[at + 1] - ix.cum_words[start]) / WORDS_PER_PAGE
+            pages = (ix.cum_layout[at + 1] - ix.cum_layout[start]) / WORDS_PER_PAGE
         else:  # running min/max of the page span, without rescanning the window
             for e in ix.els[scanned : at + 1]:
                 lo_page = min(lo_page, e.page_first)
@@ -512,9 +514,10 @@ def sized_chunk(doc: Document, part: Sequence[Element], number: int, **fields: A
     words = sum(e.word_count for e in part)
     page_first = min(e.page_first for e in part)
     page_last = max(e.page_last for e in part)
-    pages = (
-        words / WORDS_PER_PAGE if doc.page_basis == "words" else float(page_last - page_first + 1)
-    )
+    if doc.page_basis == "words":
+        pages = sum(layout_words(e) for e in part) / WORDS_PER_PAGE
+    else:
+        pages = float(page_last - page_first + 1)
     return ChunkPlan(
         number=number,
         first_id=part[0].id,

@@ -32,7 +32,7 @@ import math
 from collections import deque
 from collections.abc import Sequence
 
-from quire.shared.ir import WORDS_PER_PAGE, Document
+from quire.shared.ir import WORDS_PER_PAGE, Document, layout_words
 from quire.shared.plan import Candidate, ReviewTask
 from quire.workers.boundaries.candidates import numbering_depth, plain_text
 from quire.workers.boundaries.tokens import Vocabulary, stop_words
@@ -299,5 +299,5 @@ def document_pages(doc: Document) -> float:
     if not doc.elements:
         return 0.0
     if doc.page_basis == "words":
-        return sum(e.word_count for e in doc.elements) / WORDS_PER_PAGE
+        return sum(layout_words(e) for e in doc.elements) / WORDS_PER_PAGE
     return float(doc.elements[-1].page_last - doc.elements[0].page_first + 1)

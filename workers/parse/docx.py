@@ -38,7 +38,8 @@ Rules (what each Word construct becomes):
 - Pages are estimated at WORDS_PER_PAGE words: an element starting after `before` words
   and ending after `after` words has page_first = before // 400 + 1 and page_last =
   max(page_first, (after - 1) // 400 + 1), so an element ending exactly on a page boundary
-  does not spill onto the next page.
+  does not spill onto the next page. A picture counts as the words that would fill the
+  height it is drawn at (its page_share of the text area, `layout_words`).
 """
 
 from __future__ import annotations
@@ -67,10 +68,11 @@ from quire.shared.ir import (
     ParserUse,
     assign_ids,
     element_id,
+    layout_words,
     make_element,
 )
 from quire.shared.layout import Layout
-from quire.shared.text import count_words, normalize, sha256_bytes
+from quire.shared.text import sha256_bytes
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.docx_content import (
     BOOKMARK,
@@ -107,7 +109,7 @@ def parse_docx(path: Path) -> ParsedDocument:
         builder.bookmark_blocks(),
         lambda kind, text, fields: _Block(kind, text, fields),  # type: ignore[arg-type]
     )
-    elements = _paginate(settled.blocks)
+    elements = _paginate(settled.blocks, builder.page_breaks)
     elements = link_unlinked(elements, settled.notes)
     if not any(e.type != "image" and e.word_count for e in elements):
         raise EmptyDocumentError("document has no text", source=path.name)
@@ -198,8 +200,10 @@ class _Builder:
         self.group: _ListGroup | _CodeGroup | None = None
         self.counters: dict[str, dict[int, int]] = {}
         self._image_cache: dict[str, ImageRef | None] = {}
+        self.text_height = _text_height(document)
         self.seq = 0  # the body child being read
         self.bookmarks: list[tuple[int, str]] = []  # (seq, name) where a bookmark starts
+        self.page_breaks: set[int] = set()  # a new page starts with body child seq
 
     def run(self) -> None:
         body = self.doc.element.body
@@ -208,6 +212,9 @@ class _Builder:
         for child in flatten(body):
             self.seq += 1
             if child.tag == P:
+                before, after = _page_breaks(child, self.sheet)
+                self.page_breaks |= {self.seq} if before else set()
+                self.page_breaks |= {self.seq + 1} if after else set()
                 self._paragraph(child)
             elif child.tag == TBL:
                 self._flush()
@@ -354,7 +361,11 @@ class _Builder:
         for hit in hits:
             ref = self._image(hit.rel_id)
             if ref is not None:
-                self._add("image", md.image(ref.file, hit.alt), image=ref, seq=seq)
+                share = None
+                if hit.height_emu:
+                    share = round(min(1.0, hit.height_emu / self.text_height), 3)
+                text = md.image(ref.file, hit.alt)
+                self._add("image", text, image=ref, page_share=share, seq=seq)
 
     def _image(self, rel_id: str) -> ImageRef | None:
         if rel_id in self._image_cache:
@@ -420,18 +431,63 @@ def _nest(entries: list[_ListEntry]) -> list[str]:
     return items
 
 
-def _paginate(blocks: list[_Block]) -> list[Element]:
-    elements = []
+def _text_height(document: DocxDocument) -> int:
+    """The height in EMU of the last section's text area (page less its top and bottom
+    margins): what a drawing's height is a share of. US Letter with 1-inch margins when
+    the document does not say."""
+    section = document.sections[-1] if len(document.sections) else None
+    page = section.page_height if section is not None else None
+    top = section.top_margin if section is not None else None
+    bottom = section.bottom_margin if section is not None else None
+    if page and top is not None and bottom is not None and page - top - bottom > 0:
+        return int(page - top - bottom)
+    return 9 * 914400
+
+
+def _page_breaks(p: etree._Element, sheet: StyleSheet) -> tuple[bool, bool]:
+    """Whether Word starts a new page before the paragraph, and after it: w:pageBreakBefore
+    (its own or its style's), a page break (w:br w:type="page") before or after its text,
+    the end of a section that starts the next on a new page."""
+    ppr = p.find(w("pPr"))
+    own = on_off(ppr.find(w("pageBreakBefore"))) if ppr is not None else None
+    before = own if own is not None else sheet.para(pstyle(p)).page_break_before
+    after = False
+    text = False
+    for el in p.iter(w("t"), w("br")):
+        if el.tag == w("t"):
+            text = text or bool((el.text or "").strip())
+        elif el.get(w("type")) == "page":
+            before, after = (before, True) if text else (True, after)
+    sect = ppr.find(w("sectPr")) if ppr is not None else None
+    if sect is not None and wval(sect.find(w("type"))) not in ("continuous", "nextColumn"):
+        after = True
+    return before, after
+
+
+def _paginate(blocks: list[_Block], page_breaks: set[int]) -> list[Element]:
+    """Elements with estimated pages; a block that Word starts on a new page starts one
+    here too, the rest of the page before it left blank (the previous element's share)."""
+    elements: list[Element] = []
     words = 0
+    breaks, k = sorted(page_breaks), 0
     position = {id(b): k for k, b in enumerate(blocks)}
     for block in blocks:
+        new_page = False
+        while k < len(breaks) and breaks[k] <= block.seq:
+            new_page, k = True, k + 1
+        if new_page and elements and words % WORDS_PER_PAGE:
+            prev = elements[-1]
+            blank = (WORDS_PER_PAGE - words % WORDS_PER_PAGE) / WORDS_PER_PAGE
+            elements[-1] = prev.model_copy(update={"page_share": (prev.page_share or 0) + blank})
+            words += layout_words(elements[-1]) - layout_words(prev)
         first = words // WORDS_PER_PAGE + 1
-        words += count_words(normalize(block.text))
-        last = max(first, (words - 1) // WORDS_PER_PAGE + 1)
         fields = dict(block.fields)
         if "ref_block" in fields:  # a footnote: the id of the block with its reference
             fields["ref_id"] = element_id(position[id(fields.pop("ref_block"))] + 1)
-        elements.append(make_element(block.type, block.text, first, last, **fields))
+        element = make_element(block.type, block.text, first, **fields)
+        words += layout_words(element)
+        last = max(first, (words - 1) // WORDS_PER_PAGE + 1)
+        elements.append(element.model_copy(update={"page_last": last}))
     return assign_ids(elements)
 
 

@@ -8,6 +8,7 @@ and notes every picture (DrawingML or VML) it passes, in order.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -31,6 +32,7 @@ ALTERNATE = f"{{{MC_NS}}}AlternateContent"
 CHOICE = f"{{{MC_NS}}}Choice"
 BLIP = f"{{{A_NS}}}blip"
 DOC_PR = f"{{{WP_NS}}}docPr"
+EXTENT = f"{{{WP_NS}}}extent"
 IMAGEDATA = f"{{{V_NS}}}imagedata"
 SHAPE = f"{{{V_NS}}}shape"
 MATH = frozenset({omml.OMATH, omml.OMATH_PARA})
@@ -46,6 +48,7 @@ _PICTURES = frozenset({w("drawing"), w("pict"), w("object")})
 class ImageHit:
     rel_id: str
     alt: str
+    height_emu: int | None = None  # the height it is drawn at (DrawingML's wp:extent)
 
 
 # Placeholders in read text (Unicode non-characters, which no document holds), settled
@@ -186,18 +189,23 @@ class ContentReader:
         doc_pr = next(pic.iter(DOC_PR), None)
         if doc_pr is not None:
             alt = doc_pr.get("descr") or doc_pr.get("title") or ""
+        extent = next(pic.iter(EXTENT), None)
+        cy = extent.get("cy", "") if extent is not None else ""
+        height = int(cy) if cy.isdigit() else None
         boxes: list[etree._Element] = []
         for el in _outside_boxes(pic, boxes):
             if el.tag == BLIP:
                 rel_id = el.get(f"{{{R_NS}}}embed")
                 if rel_id:
-                    st.images.append(ImageHit(rel_id, alt))
+                    st.images.append(ImageHit(rel_id, alt, height))
             elif el.tag == IMAGEDATA:
                 rel_id = el.get(f"{{{R_NS}}}id")
                 if rel_id:
-                    parent = el.getparent()
-                    vml_alt = parent.get("alt") if parent is not None else None
-                    st.images.append(ImageHit(rel_id, vml_alt or el.get(f"{{{O_NS}}}title") or ""))
+                    shape = el.getparent()
+                    vml_alt = shape.get("alt") if shape is not None else None
+                    title = vml_alt or el.get(f"{{{O_NS}}}title") or ""
+                    drawn = _vml_height(shape.get("style", "")) if shape is not None else None
+                    st.images.append(ImageHit(rel_id, title, drawn))
         for box in boxes:
             for p in box.iter(P):
                 if p.getparent() is not None and _in_box(p, box):
@@ -205,6 +213,16 @@ class ContentReader:
                     if inner.text.strip():
                         st.parts.append("\n" + inner.text)
                     st.images += inner.images
+
+
+_VML_HEIGHT = re.compile(r"(?:^|;)\s*height\s*:\s*(\d+(?:\.\d*)?)\s*(pt|in|cm|mm|px)?", re.I)
+_EMU_PER = {"pt": 12700, "in": 914400, "cm": 360000, "mm": 36000, "px": 9525}
+
+
+def _vml_height(style: str) -> int | None:
+    """The height in EMU a VML shape's style draws it at ("width:415pt;height:233.25pt")."""
+    m = _VML_HEIGHT.search(style)
+    return None if m is None else round(float(m[1]) * _EMU_PER[(m[2] or "px").lower()])
 
 
 def _outside_boxes(el: etree._Element, boxes: list[etree._Element]) -> Iterator[etree._Element]:

@@ -81,6 +81,7 @@ class _Style:
     ilvl: int | None
     bidi: bool | None
     font: str | None
+    page_break: bool | None  # w:pageBreakBefore
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class ParaStyle:
     num_id: str | None
     ilvl: int | None
     font: str | None
+    page_break_before: bool = False
 
 
 @dataclass
@@ -136,6 +138,7 @@ class StyleSheet:
                 ilvl=_int(ilvl),
                 bidi=on_off(ppr.find(w("bidi"))) if ppr is not None else None,
                 font=_fonts(el.find(w("rPr"))),
+                page_break=on_off(ppr.find(w("pageBreakBefore"))) if ppr is not None else None,
             )
             sheet.styles[sid] = style
             if el.get(w("default")) in ("1", "true", "on"):
@@ -190,6 +193,9 @@ class StyleSheet:
             num_id=num_style.num_id if num_style else None,
             ilvl=num_style.ilvl if num_style else None,
             font=next((s.font for s in chain if s.font), self.default_font),
+            page_break_before=next(
+                (s.page_break for s in chain if s.page_break is not None), False
+            ),
         )
         self._para_cache[style_id] = resolved
         return resolved
