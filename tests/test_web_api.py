@@ -641,7 +641,7 @@ def test_a_docx_has_sessions_but_no_page_images(api: httpx.Client, runtime: Runt
     assert 'class="split single"' in session.text and 'class="el"' in session.text
     assert re.search(r'text differs here</p>\s*<div class="el" id="' + first, session.text)
     page = api.get(f"/documents/{doc['doc_id']}", headers={"accept": "text/html"})
-    assert page.status_code == 200 and "(words / 400)" in page.text
+    assert page.status_code == 200 and "(estimated: 400 words a page)" in page.text
 
 
 def test_an_epub_and_an_html_file_go_through_the_workspace(api: httpx.Client) -> None:

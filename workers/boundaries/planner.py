@@ -7,7 +7,8 @@ agent (CLI `boundary-context` / `commit-boundary`, MCP) and the previous greedy 
 planner (any `Decider`). Unattended runs use `plan_globally` below. Each context
 an agent reads carries the global plan's choice for that boundary as its recommendation.
 
-Sizes are pages: for PDFs the span of physical pages a chunk touches, for DOCX words / 400.
+Sizes are pages: for PDFs the span of physical pages a chunk touches, for DOCX words / 400
+(a picture counts as the words that would fill the space it is drawn in).
 The window offered for one chunk runs from its first element up to the hard cap, and stops
 at the first confirmed topic change (which is never crossed). If even the first safe cut
 lies beyond the hard cap, the stretch before it cannot be divided and is offered alone:
