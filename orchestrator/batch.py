@@ -118,10 +118,21 @@ def _out_name(name: str) -> str:
 
 
 def _out_names(items: Sequence[tuple[SourceItem, str | None]]) -> list[str]:
+    """Each document's folder: its file's stem; where stems collide, the stem and the file's
+    type when that tells them apart ("manual-pdf", "manual-docx"), else the stem and the
+    start of the document id."""
     stems = [_out_name(src.name) for src, _ in items]
+    typed = [
+        f"{stem}-{_out_name(Path(src.name).suffix.lstrip('.').lower() or 'file')}"
+        for stem, (src, _) in zip(stems, items, strict=True)
+    ]
+    names = [
+        stem if stems.count(stem) == 1 else typed[k] if typed.count(typed[k]) == 1 else None
+        for k, stem in enumerate(stems)
+    ]
     return [
-        stem if stems.count(stem) == 1 else f"{stem}-{(doc_id or 'unread')[:8]}"
-        for stem, (_, doc_id) in zip(stems, items, strict=True)
+        name if name and names.count(name) == 1 else f"{stem}-{(doc_id or 'unread')[:8]}"
+        for name, stem, (_, doc_id) in zip(names, stems, items, strict=True)
     ]
 
 

@@ -138,6 +138,32 @@ def test_batch_isolates_failures_and_resubmits_without_work(local_env: Path) -> 
     assert "octave-refcard-a4.pdf" in status.output and "encrypted" in status.output
 
 
+def test_books_of_one_name_get_folders_named_by_their_type(local_env: Path) -> None:
+    """A book as PDF and as DOCX in one folder are told apart by type ("guide-pdf",
+    "guide-docx"); two PDFs of one name from two folders by their document ids."""
+    tmp = local_env
+    (tmp / "a").mkdir()
+    (tmp / "b").mkdir()
+    shutil.copy(CORPUS / "latex-news-22.pdf", tmp / "a" / "guide.pdf")
+    shutil.copy(CORPUS / "python-hashlib.docx", tmp / "a" / "guide.docx")
+    shutil.copy(CORPUS / "octave-refcard-a4.pdf", tmp / "b" / "guide.pdf")
+    result = quire("batch", str(tmp / "a"), "--out", str(tmp / "one"))
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp / "one").iterdir() if p.is_dir()) == [
+        "guide-docx",
+        "guide-pdf",
+    ]
+    out = tmp / "two"
+    result = quire(
+        "batch", str(tmp / "a" / "guide.pdf"), str(tmp / "b" / "guide.pdf"), "--out", str(out)
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "batch-report.json").read_text())
+    folders = sorted(p.name for p in out.iterdir() if p.is_dir())
+    assert folders == sorted(f"guide-{d['doc_id'][:8]}" for d in report["documents"])
+    assert all((out / f / "manifest.json").is_file() for f in folders)
+
+
 def test_batch_limits_refuse_clearly_and_rerun_admits(local_env: Path) -> None:
     folder = shelf(local_env, ["latex-news-22.pdf", "octave-refcard-a4.pdf"])
     big = folder / "latex-news-22.pdf"
