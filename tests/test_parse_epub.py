@@ -319,6 +319,28 @@ def test_one_html_file_brings_its_images(tmp_path: Path) -> None:
     assert any("outside the book" in n.message for n in parsed.document.notes)
 
 
+def test_pictures_count_in_estimated_pages(tmp_path: Path) -> None:
+    """A lab manual's screenshots: without a page-list, a picture counts as the words that
+    would fill it at 96 pixels an inch, scaled to a 6.5 x 9 inch text area."""
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "wide.png").write_bytes(png_bytes(1248, 864))  # half: scaled down
+    (tmp_path / "img" / "tall.png").write_bytes(png_bytes(300, 2000))  # a page at most
+    (tmp_path / "img" / "icon.png").write_bytes(png_bytes(32, 32))
+    words = " ".join(["word"] * 100)
+    page = tmp_path / "page.html"
+    page.write_text(
+        f"<html><body><h1>Title</h1><p>{words}</p><p><img src='img/wide.png' alt='w'></p>"
+        f"<p><img src='img/tall.png' alt='t'></p><p><img src='img/icon.png' alt='i'> {words}"
+        "</p></body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(page).document
+    shares = [e.page_share for e in doc.elements if e.type == "image"]
+    assert shares == [0.5, 1.0, round(32 / 864, 3)]
+    assert doc.page_basis == "words" and doc.page_count == 3  # 1 + 5 words, 1.5 pages
+    assert doc.elements[-1].page_first == 3
+
+
 @pytest.mark.parametrize("version", [3, 2])
 def test_page_list_pages_are_the_printed_editions(
     version: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

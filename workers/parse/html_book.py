@@ -28,6 +28,7 @@ from quire.shared.ir import (
     WORDS_PER_PAGE,
     Document,
     Element,
+    ImageRef,
     OutlineEntry,
     ParserNote,
     ParserUse,
@@ -35,15 +36,15 @@ from quire.shared.ir import (
     SourceFormat,
     assign_ids,
     element_id,
+    layout_words,
     make_element,
 )
 from quire.shared.links import heading_title
-from quire.shared.text import count_words, normalize
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.docx_notes import settle
 from quire.workers.parse.html_content import Block, ChapterReader, collapse
 from quire.workers.parse.html_furniture import running_blocks
-from quire.workers.parse.html_images import ImageLoader
+from quire.workers.parse.html_images import ImageLoader, page_share
 from quire.workers.parse.html_notes import find_notes
 from quire.workers.parse.xrefs import link_unlinked
 
@@ -224,24 +225,29 @@ def _print_pages(reader: ChapterReader, page_list: list[str]) -> dict[int, tuple
 
 def _paginate(blocks: list[Block], printed: dict[int, tuple[int, int]]) -> list[Element]:
     """Elements with pages: by the page-list (`printed`; a footnote is on its reference's
-    last page) or estimated from the words before them."""
+    last page) or estimated from the words before them, a picture counted as the words
+    that would fill the space it takes (`page_share`)."""
     elements = []
     words = 0
     last = 1
     position = {id(b): k for k, b in enumerate(blocks)}
     for block in blocks:
-        if printed:
-            first, last = printed.get(id(block), (last, last))
-        else:
-            first = words // WORDS_PER_PAGE + 1
-            words += count_words(normalize(block.text))
-            last = max(first, (words - 1) // WORDS_PER_PAGE + 1)
         fields: dict[str, Any] = dict(block.fields)
         if "ref_block" in fields:  # a footnote: the id of the block with its reference
             fields["ref_id"] = element_id(position[id(fields.pop("ref_block"))] + 1)
         if not fields.get("rtl"):
             fields.pop("rtl", None)
-        elements.append(make_element(block.type, block.text, first, last, **fields))
+        if printed:
+            first, last = printed.get(id(block), (last, last))
+            elements.append(make_element(block.type, block.text, first, last, **fields))
+            continue
+        image = fields.get("image")
+        share = page_share(image) if isinstance(image, ImageRef) else None
+        first = words // WORDS_PER_PAGE + 1
+        element = make_element(block.type, block.text, first, page_share=share, **fields)
+        words += layout_words(element)
+        last = max(first, (words - 1) // WORDS_PER_PAGE + 1)
+        elements.append(element.model_copy(update={"page_last": last}))
     return assign_ids(elements)
 
 

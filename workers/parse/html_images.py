@@ -21,6 +21,20 @@ _DATA_URI = re.compile(r"data:image/([a-z0-9.+-]+)?(;base64)?,(.*)", re.I | re.S
 _MIME_EXT = {"jpeg": "jpg", "svg+xml": "svg"}
 
 
+# A picture shown at 96 pixels an inch, scaled down to fit a text area 6.5 inches wide
+# and 9 high (US Letter with 1-inch margins): the share of a page an estimate counts it as
+_TEXT_WIDTH_PX, _TEXT_HEIGHT_PX = 6.5 * 96, 9 * 96
+
+
+def page_share(ref: ImageRef) -> float | None:
+    """The share of a page's text height the picture fills, from its pixel size (None
+    when the size is unknown: SVG, a damaged image)."""
+    if not (ref.width and ref.height):
+        return None
+    shown = ref.height * min(1.0, _TEXT_WIDTH_PX / ref.width)
+    return round(min(1.0, shown / _TEXT_HEIGHT_PX), 3)
+
+
 class ImageLoader:
     """`read(member)` gives a member's bytes or None when the book lacks it."""
 
