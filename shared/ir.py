@@ -280,11 +280,18 @@ class Document(_Model):
 WORDS_PER_PAGE = 400
 
 
+# A line of code takes a line of the page whatever its words: 50 lines to 400 words
+CODE_LINE_WORDS = 8
+
+
 def layout_words(e: Element) -> int:
-    """The words an element counts for where pages are estimated: its own, and the words
-    that would fill the space it takes beyond them (a manual's screenshots are half its
-    pages)."""
-    return e.word_count + round((e.page_share or 0.0) * WORDS_PER_PAGE)
+    """The words an element counts for where pages are estimated: its own, or for code its
+    lines (a manual's listings are short lines), and the words that would fill the space
+    it takes beyond them (a manual's screenshots are half its pages)."""
+    words = e.word_count
+    if e.type == "code":  # a fenced block: the fences are two of its lines
+        words = max(words, CODE_LINE_WORDS * (e.text.count("\n") - 1))
+    return words + round((e.page_share or 0.0) * WORDS_PER_PAGE)
 
 
 def dump_ir(doc: Document) -> bytes:

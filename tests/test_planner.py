@@ -25,7 +25,7 @@ from irgen import (
 )
 
 from quire.shared.errors import ValidationFailedError
-from quire.shared.ir import Document, Element
+from quire.shared.ir import CODE_LINE_WORDS, Document, Element, layout_words
 from quire.shared.plan import Boundary, Candidate, Plan, PlanSettings, ReviewOutcome
 from quire.workers.boundaries.candidates import safe_candidates
 from quire.workers.boundaries.decisions import (
@@ -311,6 +311,13 @@ def test_docx_pictures_take_the_pages_they_are_drawn_on() -> None:
     assert sum(c.pages for c in p.chunks) == pytest.approx(30 + 30 * els[1].word_count / 400)
     assert all(5 <= c.pages <= 12 for c in p.chunks[:-1]) and len(p.chunks) >= 3
     assert all(c.words <= 12 * 200 + 30 for c in p.chunks)  # 12 pages hold 12 x 200 words
+
+
+def test_a_listing_takes_a_line_of_the_page_for_each_of_its_lines() -> None:
+    listing = code("\n".join(["x = 1"] * 50))  # 50 short lines: a page, not 101 words
+    assert listing.word_count < 400 and layout_words(listing) == 50 * CODE_LINE_WORDS == 400
+    prose = para(words(150))
+    assert layout_words(prose) == 150
 
 
 def test_tiny_and_empty_documents() -> None:
