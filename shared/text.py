@@ -34,11 +34,33 @@ HAN_CHARS_PER_WORD = 1.5
 # characters per English word; with about a third kanji, kana at 2.5 per word give that.
 KANA_CHARS_PER_WORD = 2.5
 
+
+def _mark_ranges() -> str:
+    """A character class body of the combining marks (Mn, Mc, Me) of the alphabets below
+    U+2000 and the combining blocks. Python's `\\w` holds no marks, so a Malayalam,
+    Hindi, Thai or vowelled Arabic word would fall apart at its vowel signs and viramas
+    ("ഉപകരണം" into "ഉപകരണ" and nothing)."""
+    spans = [(0x0300, 0x1FFF), (0x20D0, 0x20FF), (0xA670, 0xABFF), (0xFE00, 0xFE2F)]
+    found = [
+        c for lo, hi in spans for c in range(lo, hi + 1) if unicodedata.category(chr(c))[0] == "M"
+    ]
+    runs: list[list[int]] = []
+    for c in found:
+        if runs and c == runs[-1][1] + 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in runs)
+
+
+# Combining marks, to join `\w` in word patterns: rf"(?:\w|[{MARKS}])+"
+MARKS = _mark_ranges()
+
 _HAN = re.compile(f"[{HAN}]")
 _KANA = re.compile(f"[{KANA}]")
 _CJK_LETTER = re.compile(f"[{HAN}{KANA}]")
 _CJK_ANY = re.compile(f"[{HAN}{KANA}{CJK_PUNCT}]")
-_WORD = re.compile(rf"[^\W{HAN}{KANA}]+")
+_WORD = re.compile(rf"(?:[^\W{HAN}{KANA}]|[{MARKS}])+")
 _JOINERS = str.maketrans("", "", "\u200c\u200d")  # ZWNJ / ZWJ sit inside words
 
 

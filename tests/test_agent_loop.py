@@ -16,6 +16,7 @@ from quire.orchestrator import agent
 from quire.orchestrator.local import run_documents
 from quire.shared.config import RunSettings
 from quire.shared.errors import ConflictError, ValidationFailedError
+from quire.shared.plan import PlanSettings
 from quire.workers import steps
 from quire.workers.boundaries.decisions import BoundaryContext, HeuristicDecider
 from quire.workers.boundaries.planner import plan_globally
@@ -211,7 +212,9 @@ def _body(md: bytes) -> bytes:
 
 def test_split_only_repair_keeps_unaffected_chunks(tmp_path: Path) -> None:
     rt = local_runtime(tmp_path)
-    s = submit(rt, CORPUS / "python-logging-howto-cookbook.docx", RunSettings())
+    # sessions of up to 16 pages, so that some are long enough to split in two
+    wide = PlanSettings(max_pages=16, soft_max_pages=17)
+    s = submit(rt, CORPUS / "python-logging-howto-cookbook.docx", RunSettings(plan=wide))
     run_documents(rt, [s.doc_id])
     before = _files(rt, s.doc_id)
     analyses_before = {k: rt.store.get(k) for k in rt.store.list(f"docs/{s.doc_id}/work/analysis/")}

@@ -25,9 +25,11 @@ from quire.shared.plan import PlanSettings
 from quire.shared.text import HAN_CHARS_PER_WORD, count_words, is_cjk
 from quire.workers.analysis.context import AnalysisContext, build_contexts
 from quire.workers.analysis.heuristic import heuristic_analysis, latin_chunk
+from quire.workers.analysis.key_phrases import candidates
 from quire.workers.analysis.terms import words
 from quire.workers.boundaries.candidates import parse_numbering, plain_text, safe_candidates
 from quire.workers.boundaries.planner import plan_from_boundaries
+from quire.workers.boundaries.tokens import Vocabulary
 from quire.workers.parse import parse_document
 from quire.workers.parse.docx import parse_docx
 from tests.analysisfix import sample_doc
@@ -89,6 +91,11 @@ def test_japanese_lines_join_without_a_space(tmp_path: Path) -> None:
         ("字", 1),  # any CJK text counts at least one
         ("نصب‌شده است", 2),  # a ZWNJ does not split a Persian word
         ("，。", 0),  # punctuation alone is no word
+        # vowel signs and viramas are inside words (Python's \\w holds no combining marks)
+        ("ഉപകരണം സോഫ്റ്റ്‌വെയർ ഇൻസ്റ്റാലേഷൻ", 3),  # Malayalam, a ZWNJ inside a word
+        ("हिन्दी भाषा में", 3),  # Hindi
+        ("মাতৃভাষা বাংলা", 2),  # Bengali
+        ("مُحَمَّدٌ رَسُولُ", 2),  # vowelled Arabic
     ],
 )
 def test_word_counts_count_cjk_characters_at_their_rate(text: str, words: int) -> None:
@@ -159,6 +166,17 @@ def test_key_terms_of_chinese_are_words_not_sentences() -> None:
     assert all(len(w) <= 4 for w in got if is_cjk(w[0]))
     assert "使用" not in got  # a function word
     assert words("設定ファイルを無駄に書き換えない") == ["設定", "ファイル", "無駄"]
+
+
+def test_indic_words_stay_whole_in_terms_and_topic_tokens() -> None:
+    """A Malayalam lab manual's key terms were fragments ("കൾ എഴ") cut at vowel signs."""
+    text = "ഓസിലോസ്കോപ്പ് ഉപയോഗിച്ച് വോൾട്ടേജ് അളക്കുക. ഓസിലോസ്കോപ്പ് സ്ക്രീനിൽ തരംഗം കാണാം."
+    words_of_text = set(text.replace(".", "").split())
+    found = list(candidates(text))
+    assert "ഓസിലോസ്കോപ്പ് ഉപയോഗിച്ച്" in found and "സ്ക്രീനിൽ തരംഗം" in found
+    assert all(set(term.split()) <= words_of_text for term in found)  # whole words only
+    tokens = Vocabulary().token_ids("हिन्दी भाषा में पाठ")  # 4 words, none cut apart
+    assert len(tokens) == 4
 
 
 def first_context(doc: Document) -> AnalysisContext:

@@ -120,7 +120,9 @@ def test_persian_docx_words_and_pages() -> None:
     # whitespace-separated words, as MANIFEST.md counts them (~24 pages at 400 a page)
     spaced = sum(len(e.text.split()) for e in doc.elements if e.type != "image")
     assert abs(words - spaced) <= 0.1 * spaced
-    assert 22 <= doc.page_count <= 27
+    assert 22 <= words / 400 <= 27
+    # with its 23 installer screenshots, as many pages as LibreOffice renders (40)
+    assert 36 <= doc.page_count <= 44
 
 
 def test_chinese_book_end_to_end(tmp_path: Path) -> None:

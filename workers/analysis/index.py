@@ -272,7 +272,7 @@ def heuristic_index(context: IndexContext) -> StudyIndex:
     pages = (
         f"pages {context.pages_label} of {context.page_count}"
         if context.page_basis != "words"
-        else f"about {context.total_words / 400:.0f} pages of 400 words"
+        else f"about {context.page_count} pages (estimated at 400 words a page)"
     )
     overview = (
         f"{context.source_name} in {context.chunk_count} study sessions covering "

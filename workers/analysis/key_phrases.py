@@ -28,7 +28,7 @@ from itertools import pairwise
 from quire.shared.ir import Element
 from quire.shared.languages import book_languages, stop_words_of
 from quire.shared.plan import KeyTerm
-from quire.shared.text import HAN
+from quire.shared.text import HAN, MARKS
 from quire.workers.analysis.terms import ZH_STOP, jieba_words
 from quire.workers.boundaries.candidates import plain_text
 from quire.workers.boundaries.scoring import STOP_WORDS, stem
@@ -66,7 +66,9 @@ _EN_STOP = frozenset(_GENERIC.split()) | STOP_WORDS
 # An elided article or preposition is a word of its own (French "d’une commande", Italian
 # "dell’input": "une commande", "input"); a zero-width non-joiner is inside a Persian word.
 _ELIDED = r"(?i:dell|all|dall|nell|sull|quell|qu|[dlnsjcmt])['’](?=[^\W\d_])"
-_TOKEN = re.compile(_ELIDED + r"|[^\W\d_][\w'’\u200c-]*[\w]|[^\W\d_]|\d[\w.]*|[^\w\s]", re.UNICODE)
+_TOKEN = re.compile(
+    _ELIDED + rf"|[^\W\d_][\w{MARKS}'’\u200c\u200d-]*[\w{MARKS}]|[^\W\d_]|\d[\w.]*|[^\w\s]"
+)
 _HAN_RUN = re.compile(f"[{HAN}]+")
 _TECHNICAL = re.compile(r"^(?:[A-Z]{2,}[A-Za-z0-9_]*|\w*[a-z][A-Z]\w*|\w*_\w+|[A-Za-z]+\d\w*)$")
 _LATIN = re.compile(r"[A-Za-z]")

@@ -20,9 +20,12 @@ import unicodedata
 from functools import cache
 from itertools import pairwise
 
+from quire.shared.text import MARKS
+
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-# A CJK run, or an alphabetic word of 2+ letters (no digits, no underscore, no CJK).
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W\d_{_CJK}]{{2,}}")
+# A CJK run, or an alphabetic word of 2+ letters (no digits, no underscore, no CJK; with
+# its vowel signs and viramas).
+_TOKEN = re.compile(rf"[{_CJK}]+|(?:[^\W\d_{_CJK}]|[{MARKS}]){{2,}}")
 _CJK_START = re.compile(f"[{_CJK}]")
 _PRESENTATION_FORMS = re.compile("[\ufb50-\ufdff\ufe70-\ufeff]")
 

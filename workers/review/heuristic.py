@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from quire.shared.ir import Element
 from quire.shared.plan import MIN_PAGES, ReviewRole, ReviewTask, ReviewVote
+from quire.shared.text import MARKS
 from quire.workers.boundaries.scoring import LEXICAL_WEIGHT
 from quire.workers.review.prompts import ReviewAnswer, side_elements, validate_answer
 
@@ -38,7 +39,7 @@ MIN_SESSION_PAGES = MIN_PAGES
 MINOR_CAP = 0.45  # without a major heading no role confirms a new topic (see heuristic_vote)
 ABSTAIN = 0.4  # confidence of a vote that does not count (combine: below 0.5)
 
-_WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
+_WORD = re.compile(rf"(?:[^\W\d_]|[{MARKS}]){{3,}}")
 _STOP_WORDS = """
 the and for are but not you all any can had her was one our out has him his how its may
 new now see two way who did get let put say she too use this that with have from they will
