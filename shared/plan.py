@@ -51,6 +51,7 @@ class ReviewTask(_Model):
     left_ids: list[str]
     right_ids: list[str]
     score: float
+    words_basis: bool = False  # the document's pages are estimated from its words
 
 
 class ReviewVote(_Model):

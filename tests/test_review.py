@@ -536,3 +536,32 @@ def test_heuristic_never_calls_a_clean_switch_without_a_heading_continuity() -> 
     assert all("ends with ':'" in v.reason for v in votes)
     assert all(v.verdict == "new_topic" for v in votes)
     assert combine(task.after_id, votes).decision == "uncertain"  # not confirmed: no heading
+
+
+def test_a_short_chapter_of_estimated_pages_is_no_major_division() -> None:
+    """In a DOCX or EPUB a 3.4-page chapter may touch 5 estimated pages: the heuristic
+    reviewers measured its span, confirmed both its edges as changes, and the plan had to
+    cut a 3.4-page session (the Debian Developer's Reference, three times)."""
+    from quire.shared.ir import WORDS_PER_PAGE, Element, layout_words
+    from quire.workers.review.heuristic import major_starts
+
+    def para(n: int) -> Element:
+        return make_element("paragraph", " ".join(["text"] * n), 1)
+
+    parts: list[Element] = []
+    for title, paragraphs in (("One", [443] * 8), ("Two", [340] * 4), ("Three", [400] * 8)):
+        parts.append(make_element("heading", f"# {title}", 1, level=1))
+        parts += [para(n) for n in paragraphs]
+    words, paged = 0, []
+    for e in parts:  # paged as the DOCX parser pages them
+        first = words // WORDS_PER_PAGE + 1
+        words += layout_words(e)
+        paged.append(
+            e.model_copy(update={"page_first": first, "page_last": (words - 1) // 400 + 1})
+        )
+    elements = {e.id: e for e in assign_ids(paged)}
+    two, three = (e.id for e in elements.values() if e.text in ("# Two", "# Three"))
+    two_pages = [e for e in elements.values() if e.type == "paragraph"][8:12]
+    assert two_pages[-1].page_last - elements[two].page_first + 1 == 5  # touches 5 pages
+    assert {two, three} <= major_starts(elements)  # as page spans: both edges major
+    assert not {two, three} & major_starts(elements, words_basis=True)  # 3.4 pages: none

@@ -290,6 +290,7 @@ def review_tasks(
                 left_ids=left[::-1],
                 right_ids=right,
                 score=c.score,
+                words_basis=doc.page_basis == "words",
             )
         )
     return tasks

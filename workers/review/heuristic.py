@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import accumulate
 from dataclasses import dataclass
 
-from quire.shared.ir import Element
+from quire.shared.ir import WORDS_PER_PAGE, Element, layout_words
 from quire.shared.plan import MIN_PAGES, ReviewRole, ReviewTask, ReviewVote
 from quire.shared.text import MARKS
 from quire.workers.boundaries.scoring import LEXICAL_WEIGHT
@@ -63,25 +64,35 @@ def _heading_title(element: Element) -> str:
     return title if len(title) <= 60 else title[:57] + "..."
 
 
-_MAJOR_CACHE: dict[int, tuple[dict[str, Element], frozenset[str]]] = {}
+_MAJOR_CACHE: dict[tuple[int, bool], tuple[dict[str, Element], frozenset[str]]] = {}
 
 
-def _pages(first: Element, last: Element) -> int:
-    return last.page_last - first.page_first + 1
-
-
-def major_starts(elements: dict[str, Element]) -> frozenset[str]:
+def major_starts(elements: dict[str, Element], words_basis: bool = False) -> frozenset[str]:
     """Ids of the headings that start a major division worth confirming: at the major
     level (the deepest whose headings are no more frequent than one per MIN_SESSION_PAGES
     pages), with at least MIN_SESSION_PAGES pages on each side up to the neighbouring major
-    headings. Short chapters are left for the size rules to group, never forced apart."""
-    cached = _MAJOR_CACHE.get(id(elements))
+    headings. Short chapters are left for the size rules to group, never forced apart.
+    Pages are the span a stretch touches, or estimated (`words_basis`) as the planner
+    measures them: a 3.4-page chapter touches 5 estimated pages."""
+    key = (id(elements), words_basis)
+    cached = _MAJOR_CACHE.get(key)
     if cached is not None and cached[0] is elements:
         return cached[1]
     order = list(elements.values())
-    pages = max((e.page_last for e in order), default=1)
+    if words_basis:
+        cum = list(accumulate((layout_words(e) for e in order), initial=0))
+        pages = cum[-1] / WORDS_PER_PAGE
+
+        def size(a: int, b: int) -> float:  # elements a..b-1
+            return (cum[b] - cum[a]) / WORDS_PER_PAGE
+    else:
+        pages = max((e.page_last for e in order), default=1)
+
+        def size(a: int, b: int) -> float:
+            return order[b - 1].page_last - order[a].page_first + 1
+
     levels = Counter(e.level for e in order if e.type == "heading" and e.level)
-    budget = max(2, pages // MIN_SESSION_PAGES)
+    budget = max(2, int(pages // MIN_SESSION_PAGES))
     major, total = 0, 0
     for level in sorted(levels):
         total += levels[level]
@@ -93,12 +104,12 @@ def major_starts(elements: dict[str, Element]) -> frozenset[str]:
     starts = frozenset(
         order[h].id
         for k, h in enumerate(heads, 1)
-        if _pages(order[bounds[k - 1]], order[h - 1]) >= MIN_SESSION_PAGES
-        and _pages(order[h], order[bounds[k + 1] - 1]) >= MIN_SESSION_PAGES
-        and h > 0
+        if h > 0
+        and size(bounds[k - 1], h) >= MIN_SESSION_PAGES
+        and size(h, bounds[k + 1]) >= MIN_SESSION_PAGES
     )
     _MAJOR_CACHE.clear()  # one document at a time; never keep a stale one alive
-    _MAJOR_CACHE[id(elements)] = (elements, starts)
+    _MAJOR_CACHE[key] = (elements, starts)
     return starts
 
 
@@ -130,7 +141,7 @@ class Signals:
             overlap=round(overlap, 4),
             shared_terms=tuple(top),
             ends_with_colon=last_text.endswith(":"),
-            major=first is not None and first.id in major_starts(elements),
+            major=first is not None and first.id in major_starts(elements, task.words_basis),
         )
 
     def heading_strength(self) -> float:
