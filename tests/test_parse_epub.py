@@ -445,6 +445,39 @@ def test_an_html_books_contents_of_links_is_front_matter(tmp_path: Path) -> None
     assert regions[0].label.endswith("contents")
 
 
+def test_contents_set_as_headings_are_entries_and_front_matter(tmp_path: Path) -> None:
+    """SiSU's EPUBs (Debian's Live Systems Manual) open with a contents page whose every
+    entry is an <h1>-<h6> linking to its chapter: they were 200 headings and an 8-page
+    first study session. Headings that link back to one contents page (texi2html) stay
+    headings."""
+    from quire.workers.boundaries.matter import find_matter
+
+    entries, chapters = [], []
+    for k in range(1, 7):
+        entries.append(f"<h1 class='toc'>Part {k}</h1>")
+        entries.append(f"<h4 class='toc'><a href='c{k}.xhtml'>{k}. Chapter {k}</a></h4>")
+        entries += [
+            f"<h5 class='toc'><a href='c{k}.xhtml#s{j}'>{k}.{j} Section {j}</a></h5>"
+            for j in range(1, 13)
+        ]
+        sections = "".join(
+            f"<h2 id='s{j}'><a href='index.xhtml#t{k}'>{k}.{j} Section {j}</a></h2>"
+            f"<p>{LOREM * 4}</p>"
+            for j in range(1, 13)
+        )
+        chapters.append((f"c{k}.xhtml", chapter(f"C{k}", f"<h1>{k}. Chapter {k}</h1>{sections}")))
+    contents = ("index.xhtml", chapter("Contents", "<p>The Manual</p>" + "".join(entries)))
+    doc = parse_epub_bytes(epub_bytes([contents, *chapters]), "sisu.epub").document
+    headings = [e.text for e in doc.elements if e.type == "heading"]
+    assert len(headings) == 6 * 13  # the chapters' own, each section's linking back included
+    assert headings[:3] == ["# 1. Chapter 1", "## 1.1 Section 1", "## 1.2 Section 2"]
+    regions = find_matter(doc)
+    assert [r.kind for r in regions][:1] == ["front_matter"], regions
+    ids = {e.id: i for i, e in enumerate(doc.elements)}
+    first = next(i for i, e in enumerate(doc.elements) if e.text == "# 1. Chapter 1")
+    assert ids[regions[0].last_id] == first - 1
+
+
 FOOTER = "© Copyright 2001-2026, the authors. Last updated on 7 October. Created using Sphinx."
 
 

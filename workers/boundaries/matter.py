@@ -120,6 +120,8 @@ def listing_line(el: Element) -> bool | None:
         ]
         yes, no = votes.count(True), votes.count(False)
         return None if yes == no == 0 else yes >= no
+    if el.type == "paragraph" and _LINK_ITEM.match(el.text.strip()):
+        return True  # a contents entry set as a paragraph (or a heading) of its own
     return _listing_text(plain_text(el), heading=el.type == "heading")
 
 

@@ -43,7 +43,7 @@ from quire.workers.parse import mathml
 from quire.workers.parse.docx_content import LINK_CLOSE, LINK_OPEN, LINK_TEXT
 from quire.workers.parse.html_images import ImageLoader
 from quire.workers.parse.html_notes import NoteMap, note_ref
-from quire.workers.parse.html_refs import EPUB_NS, XLINK_NS, local, resolve
+from quire.workers.parse.html_refs import EPUB_NS, XLINK_NS, local, member, resolve
 from quire.workers.parse.list_runs import list_runs
 
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
@@ -162,6 +162,29 @@ def image_sources(el: etree._Element) -> list[str]:
     ]
 
 
+CONTENTS_ENTRIES = 5  # headings that link to other chapters before a page is contents
+CONTENTS_TARGETS = 3  # ... to this many chapters at least
+
+
+def contents_page(name: str, body: etree._Element) -> bool:
+    """Whether chapter `name` is a table of contents set as headings (SiSU's EPUBs: every
+    entry an <h1>-<h6> linking to its chapter): most of its headings are a link to another
+    chapter, and they lead to several. A chapter whose headings all link back to the
+    contents (texi2html) leads to one."""
+    headings = [el for el in body.iter() if isinstance(el.tag, str) and local(el.tag) in HEADINGS]
+    targets: list[str] = []
+    for heading in headings:
+        links = [a for a in heading.iter() if isinstance(a.tag, str) and local(a.tag) == "a"]
+        target = member(name, links[0].get("href") or "") if len(links) == 1 else None
+        if target is not None and target != name:
+            targets.append(target)
+    return (
+        len(targets) >= CONTENTS_ENTRIES
+        and 2 * len(targets) >= len(headings)
+        and len(set(targets)) >= CONTENTS_TARGETS
+    )
+
+
 def collapse(text: str) -> str:
     """Whitespace as a browser shows it: runs are one space; none across a line break
     between CJK characters."""
@@ -197,6 +220,7 @@ class ChapterReader:
         self.page_marks: list[tuple[int, str, str, bool]] = []
         self.name = ""
         self._hits: list[tuple[str, str]] = []  # (src, alt) of images not yet emitted
+        self._contents_page = False
 
     # -- chapters and blocks -------------------------------------------------------------
 
@@ -204,6 +228,7 @@ class ChapterReader:
         self.name = name
         self.anchors.append((len(self.blocks), name))
         body = next((el for el in root.iter() if local(el.tag) == "body"), root)
+        self._contents_page = contents_page(name, body)
         self._block(body)
         self._emit_images()
 
@@ -224,7 +249,9 @@ class ChapterReader:
             self._page_mark(el, inside=False)
             return
         self._anchor(el)
-        if tag in HEADINGS:
+        if tag in HEADINGS and self._contents_page:  # its entries are no headings here
+            self._container(el, "paragraph")
+        elif tag in HEADINGS:
             text = collapse(self._inline_children(el))
             if text:
                 self._add(
