@@ -280,6 +280,15 @@ def stage_fraction(state: str, parts_done: int, parts_total: int) -> float:
     return done
 
 
+def _as_item(p: DocProgress, item: BatchItem) -> DocProgress:
+    """A document's progress as the batch item that names it: a file with the same bytes
+    as another is that document, and its failure says so rather than name the other."""
+    update: dict[str, str | None] = {"name": item.name, "origin": item.origin}
+    if p.error and p.name != item.name:
+        update["error"] = f"the same bytes as {p.name}, which failed: {p.error}"
+    return p.model_copy(update=update)
+
+
 class ProgressReader:
     """Reads documents' progress; caches what cannot change any more (stopped documents,
     DOCX page estimates) so polling a big batch stays cheap."""
@@ -332,13 +341,11 @@ class ProgressReader:
                 error=item.error,
             )
         if item.doc_id in self._final:
-            return self._final[item.doc_id].model_copy(
-                update={"name": item.name, "origin": item.origin}
-            )
+            return _as_item(self._final[item.doc_id], item)
         s = self.rt.repo.load(item.doc_id)
         pages = s.page_count if s.source_format == "pdf" else self._docx_pages(s)
         p = DocProgress(
-            name=item.name,
+            name=s.source_name,  # the file it was read from (`_as_item` names the item)
             origin=item.origin,
             doc_id=s.doc_id,
             state=s.state,
@@ -352,7 +359,7 @@ class ProgressReader:
             p.seconds = round(self.rt.repo.processing_seconds(s), 2)
             if s.state != "awaiting_decision":
                 self._final[s.doc_id] = p
-        return p
+        return _as_item(p, item)
 
     def report(self, record: BatchRecord) -> BatchReport:
         docs = [self.progress(i) for i in record.items]

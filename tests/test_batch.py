@@ -164,6 +164,24 @@ def test_books_of_one_name_get_folders_named_by_their_type(local_env: Path) -> N
     assert all((out / f / "manifest.json").is_file() for f in folders)
 
 
+def test_a_file_with_another_files_bytes_says_so_when_it_fails(local_env: Path) -> None:
+    """Two names, one document (its id is its bytes): the failure of the one read names
+    that file, and the other's row says it has the same bytes instead of naming a file
+    that is not its own (a program shipped as 'loader.docx' and 'loader.pdf')."""
+    tmp = local_env
+    (tmp / "in").mkdir()
+    data = (CORPUS / "r-data-truncated.pdf").read_bytes()
+    (tmp / "in" / "a-broken.pdf").write_bytes(data)
+    (tmp / "in" / "b-broken.pdf").write_bytes(data)
+    result = quire("batch", str(tmp / "in"), "--out", str(tmp / "out"))
+    assert result.exit_code == 1, result.output
+    docs = report_of(tmp / "out" / "batch-report.json")
+    first, second = docs["a-broken.pdf"], docs["b-broken.pdf"]
+    assert first["doc_id"] == second["doc_id"] and first["error_code"] == "corrupt"
+    assert "a-broken.pdf" in first["error"] and "b-broken.pdf" not in first["error"]
+    assert second["error"].startswith("the same bytes as a-broken.pdf, which failed: ")
+
+
 def test_batch_limits_refuse_clearly_and_rerun_admits(local_env: Path) -> None:
     folder = shelf(local_env, ["latex-news-22.pdf", "octave-refcard-a4.pdf"])
     big = folder / "latex-news-22.pdf"
