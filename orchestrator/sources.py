@@ -110,7 +110,9 @@ def _file_item(path: Path) -> SourceItem:
 
 
 def _book_item(folder: Path) -> SourceItem:
-    return SourceItem(origin=str(folder), name=f"{folder.name}.htmlz", size=-1, path=folder)
+    from quire.workers.parse.html_input import book_name
+
+    return SourceItem(origin=str(folder), name=book_name(folder), size=-1, path=folder)
 
 
 def _expand_path(path: Path) -> tuple[list[SourceItem], list[str]]:

@@ -366,3 +366,24 @@ def test_quire_run_takes_a_folder_of_html_chapters(local_env: Path) -> None:
     (empty / "a.html").write_text("<p>a</p>")
     loose = quire("run", "--input", str(empty), "--out", str(local_env / "loose-out"))
     assert loose.exit_code != 0 and "states no order" in loose.output
+
+
+def test_a_folder_named_html_is_its_packages_book_and_a_linked_index_counts_once(
+    local_env: Path,
+) -> None:
+    """Debian ships its manuals as usr/share/doc/PACKAGE/html: three books in a batch were
+    all "html.htmlz". Its FAQ links index.html to index.en.html, which read as two index
+    pages and so no book at all (its 34 chapter files skipped one by one)."""
+    shelf_ = local_env / "doc"
+    guide = shelf_ / "maint-guide" / "html"
+    shutil.copytree(Path(__file__).parent / "data" / "maint-guide-html", guide)
+    faq = shelf_ / "faq"
+    shutil.copytree(Path(__file__).parent / "data" / "maint-guide-html", faq)
+    index = next(p for p in faq.iterdir() if p.name.startswith("index"))
+    index.rename(faq / "index.en.html")
+    (faq / "index.html").symlink_to("index.en.html")
+    result = quire("batch", str(shelf_), "--out", str(local_env / "out"))
+    assert result.exit_code == 0, result.output
+    docs = report_of(local_env / "out" / "batch-report.json")
+    assert sorted(docs) == ["faq.htmlz", "maint-guide.htmlz"]
+    assert "skipping" not in result.output

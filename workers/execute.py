@@ -134,12 +134,13 @@ def submit(
     uploaded bytes), so no password ever reaches a worker, a task message or a job.
 
     A folder is an HTML book (html_input): it is submitted as its bundle,
-    `<folder>.htmlz`; a folder that states no order for its chapters raises InputError."""
+    `<folder>.htmlz` (`book_name`); a folder that states no order for its chapters raises
+    InputError."""
     if path.is_dir():
-        from quire.workers.parse.html_input import bundle_folder
+        from quire.workers.parse.html_input import book_name, bundle_folder
 
         return submit_bytes(
-            rt, bundle_folder(path), f"{path.name}.htmlz", settings, actor=actor, rerun=rerun
+            rt, bundle_folder(path), book_name(path), settings, actor=actor, rerun=rerun
         )
     return submit_bytes(
         rt,

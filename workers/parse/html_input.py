@@ -58,8 +58,23 @@ def parse_html(path: Path) -> ParsedDocument:
     return parse_html_bundle(bundle_path(path), _shown_name(path))
 
 
+# Folders named for what they hold rather than for their book: such a book takes the name
+# of the folder it sits in ("python-requests-doc/html" is python-requests-doc.htmlz)
+_GENERIC_FOLDERS = frozenset(
+    {"html", "htm", "xhtml", "doc", "docs", "book", "build", "_build", "out", "output", "site"}
+)
+
+
+def book_name(folder: Path) -> str:
+    """The file name a folder of HTML chapters is known by: its own, or its parent's when
+    its own is generic ("html"), as the .htmlz it is bundled into."""
+    folder = Path(folder)
+    generic = folder.name.lower() in _GENERIC_FOLDERS and folder.resolve().parent.name
+    return f"{folder.resolve().parent.name if generic else folder.name}.htmlz"
+
+
 def _shown_name(path: Path) -> str:
-    return path.name if not path.is_dir() else f"{path.name}.htmlz"
+    return path.name if not path.is_dir() else book_name(path)
 
 
 def bundle_path(path: Path) -> bytes:
@@ -85,9 +100,19 @@ def states_order(folder: Path) -> bool:
     """Whether a folder is an HTML book: it has a manifest.txt or one index page."""
     if (folder / MANIFEST).is_file():
         return True
-    return (
-        len([p for p in folder.iterdir() if p.is_file() and _INDEX.fullmatch(p.name.lower())]) == 1
-    )
+    return len(_index_pages([p for p in folder.iterdir() if p.is_file()])) == 1
+
+
+def _index_pages(files: list[Path]) -> list[Path]:
+    """The folder's index pages, a page and its symbolic links once (Debian's FAQ links
+    index.html to index.en.html): the real file where it is among them."""
+    pages = sorted((p for p in files if _INDEX.fullmatch(p.name.lower())), key=lambda p: p.name)
+    by_target: dict[Path, Path] = {}
+    for page in pages:
+        target = page.resolve()
+        if target not in by_target or not page.is_symlink():
+            by_target[target] = page
+    return sorted(by_target.values(), key=lambda p: p.name)
 
 
 def bundle_folder(folder: Path) -> bytes:
@@ -110,7 +135,8 @@ def bundle_folder(folder: Path) -> bytes:
         chapters = _manifest(files[MANIFEST].read_text(encoding="utf-8-sig"), files, folder.name)
         index = None
     else:
-        found = sorted(n for n in files if "/" not in n and _INDEX.fullmatch(n.lower()))
+        top = [files[n] for n in files if "/" not in n]
+        found = [p.relative_to(folder).as_posix() for p in _index_pages(top)]
         if len(found) != 1:
             raise InputError(
                 f"the folder states no order for its chapters: it needs {MANIFEST} (one "
