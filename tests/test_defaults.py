@@ -72,6 +72,32 @@ def test_the_defaults_make_the_stored_defaults(monkeypatch: pytest.MonkeyPatch) 
     assert (chosen.plan.min_pages, chosen.plan.max_pages) == (5, 12)
 
 
+def test_settings_read_quire_variables_as_their_types(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each field not given is read from QUIRE_<FIELD> (any case), its text parsed as the
+    field's type; an empty variable is unset; what is given wins; a bad value names the
+    variable."""
+    from pydantic import ValidationError
+
+    from quire.shared.errors import SettingsError
+    from quire.shared.settings import load_settings
+
+    monkeypatch.setenv("QUIRE_MAX_DOC_PAGES", "250")
+    monkeypatch.setenv("quire_strict_backend", "true")
+    monkeypatch.setenv("QUIRE_STATE_DIR", "/tmp/elsewhere")
+    monkeypatch.setenv("QUIRE_API_TOKEN", "t" * 24)
+    monkeypatch.setenv("QUIRE_OCR", "")
+    s = Settings(max_doc_pages=9)
+    assert s.max_doc_pages == 9 and s.strict_backend is True and s.ocr == "auto"
+    assert s.state_dir == Path("/tmp/elsewhere") and s.api_token is not None
+    assert s.api_token.get_secret_value() == "t" * 24 and "t" * 24 not in repr(s)
+    assert Settings().max_doc_pages == 250
+    monkeypatch.setenv("QUIRE_MAX_DOC_PAGES", "many")
+    with pytest.raises(ValidationError):
+        Settings()
+    with pytest.raises(SettingsError, match="QUIRE_MAX_DOC_PAGES"):
+        load_settings()
+
+
 def test_quire_parse_reads_scanned_pages_like_quire_parse(tmp_path: Path) -> None:
     """`quire.parse` OCRs by default, as the command does (it used to default to off)."""
     scanned = tmp_path / "scanned.pdf"

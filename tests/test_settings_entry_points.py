@@ -2,7 +2,7 @@
 
 Every module under shared/, workers/ and orchestrator/ is parsed (ast, not imported) and
 any call of `load_settings()` or of a `from_env()` without arguments, any construction of
-`Settings` / `Environment` (pydantic-settings models: they read the environment for every
+`Settings` / `Environment` (models that read the environment for every
 field not given), and any read of a `QUIRE_`-prefixed variable through `os.environ` /
 `os.getenv`, fails the test unless the module is in ALLOWED. Everything below an entry
 point is handed the settings it needs (`Runtime.env`, arguments), so a value is read once
