@@ -3,8 +3,9 @@ made, from Debian documentation packages the corpus does not use: DocBook (dblat
 Publican HTML in English and Persian), Sphinx (PDF and HTML folders), doxygen, Texinfo,
 yodl, Apache FOP, Microsoft Word, Apple Pages, OpenOffice.org, pod2pdf and dvips, dvipdfm,
 groff, Windows' PostScript driver, slides (Beamer, Impress, Distiller, ConTeXt, gropdf),
-mdBook and AsciiDoc HTML, EPUBs (pandoc, SiSU, DocBook), Word documents (equations, a
-novel), a scanned game manual and an Ada standard.
+mdBook and AsciiDoc HTML, EPUBs (pandoc, SiSU, DocBook; screenshots, Malayalam), Word
+documents (equations, a novel, a screenshot manual), a scanned game manual and an Ada
+standard.
 Fetched like the TeX Live sample (`sweep_docs.ensure_package`) and prepared under
 `other/` in the same cache: a gzipped PDF unpacked, every book under a name of its own
 (`<package>--<file>`), an HTML book as a link to its folder (its index.html states the
@@ -31,6 +32,8 @@ OTHER: dict[str, list[str]] = {
     "context": ["metafun-s.pdf"],  # ConTeXt slides: a frame of bars rings every slide
     "context-modules": ["handlecsv.epub"],  # pandoc's undeclared "epub:" prefix
     "db5.3-doc": ["BerkeleyDB-Core-C-GSG.pdf.gz"],  # Apache FOP 0.95
+    "debian-edu-doc-en": ["debian-edu-bookworm-manual.epub"],  # 68 screenshots
+    "debian-faq": ["usr/share/doc/debian/FAQ"],  # index.html a link to index.en.html
     "debian-history": ["project-history.en.epub"],
     "debian-paketmanagement-buch": ["*.epub"],
     "debian-handbook": [
@@ -43,6 +46,7 @@ OTHER: dict[str, list[str]] = {
     "erlang-doc": ["et-1.6.5.pdf"],  # Apache FOP 2.8: a screenshot and its caption
     "eyes17-manuals-en": ["eyes17.epub", "eyes17.pdf.gz"],
     "eyes17-manuals-es": ["eyes17.epub", "eyes17.pdf.gz"],
+    "eyes17-manuals-ml": ["eyes17.epub"],  # Malayalam: vowel signs and viramas inside words
     "faust-common": ["faust-den-haag-april-2006-v6.pdf.gz"],  # OpenOffice.org Impress
     # Word documents: equations (OMML) and a novel's chapter
     "fonts-texgyre-math": ["test-word-texgyre_pagella_math.docx"],
@@ -69,6 +73,10 @@ OTHER: dict[str, list[str]] = {
     "packaging-tutorial": ["packaging-tutorial.pdf", "packaging-tutorial.ja.pdf"],  # Beamer
     "parallel": ["parallel_tutorial.pdf.gz"],  # pod2pdf
     "pikepdf-doc": ["usr/share/doc/python3-pikepdf/html"],
+    # Word 2010 and its PDF by LibreOffice: screenshots are half the pages, chapters start
+    # with page breaks
+    "previsat": ["PreviSat_en.docx", "PreviSat_en.pdf"],
+    "python-requests-doc": ["usr/share/doc/python-requests-doc/html"],  # Sphinx, "html"
     "python3-pattern": ["carroll-lookingglass.docx"],
     "r-doc-pdf": [f"usr/share/R/doc/manual/R-{m}.pdf" for m in ("admin", "exts", "ints")],
     "rust-doc": [  # mdBook folders: a sidebar of contents, print.html, a copied first page
@@ -96,8 +104,8 @@ def _find(root: Path, spec: str) -> Path:
 
 
 def _prepared(cache: Path, package: str, source: Path) -> Path:
-    """The book under `other/`: `<package>--<name>` (an EPUB's stem marked, so a PDF and an
-    EPUB of one name keep their own output folders)."""
+    """The book under `other/`: `<package>--<name>` (an EPUB's or a DOCX's stem marked, so
+    a PDF and an EPUB or DOCX of one name keep their own output folders)."""
     folder = cache / "other"
     folder.mkdir(parents=True, exist_ok=True)
     if source.is_dir():
@@ -106,8 +114,9 @@ def _prepared(cache: Path, package: str, source: Path) -> Path:
             target.symlink_to(source.resolve(), target_is_directory=True)
         return target
     name = source.name.removesuffix(".gz")
-    if name.endswith(".epub"):
-        name = name.removesuffix(".epub") + "-epub.epub"
+    for kind in ("epub", "docx"):
+        if name.endswith(f".{kind}"):
+            name = name.removesuffix(f".{kind}") + f"-{kind}.{kind}"
     target = folder / f"{package}--{name}"
     if not target.exists():
         partial = target.with_name(target.name + ".partial")
