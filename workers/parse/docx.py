@@ -39,7 +39,10 @@ Rules (what each Word construct becomes):
   and ending after `after` words has page_first = before // 400 + 1 and page_last =
   max(page_first, (after - 1) // 400 + 1), so an element ending exactly on a page boundary
   does not spill onto the next page. A picture counts as the words that would fill the
-  height it is drawn at (its page_share of the text area, `layout_words`).
+  height it is drawn at (its page_share of the text area, `layout_words`), a listing's
+  lines as 8 words each, and where Word starts a new page (a page break, a paragraph set
+  to start one, a section's end) the rest of the last page counts as blank (the share of
+  the element before it).
 """
 
 from __future__ import annotations
