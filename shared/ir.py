@@ -76,9 +76,10 @@ class Element(PageRange, _Model):
     # footnote: the element whose text holds its reference ("[^label]") and the printed mark
     ref_id: str | None = None
     mark: str | None = None
-    # page space the element takes beyond its words, as a share of a page, where the source
-    # says (DOCX): a picture's drawn height, the rest of a page left blank by a page break
-    # after it; estimated pages (page_basis "words") count it as the words that would fill it
+    # page space the element takes beyond its words, as a share of a page: a picture's
+    # drawn height (DOCX) or its pixels (EPUB, HTML), the rest of a page a DOCX page break
+    # after it leaves blank; estimated pages (page_basis "words") count it as the words that
+    # would fill it (`layout_words`)
     page_share: float | None = Field(default=None, ge=0)
     word_count: int = 0
     content_hash: str = ""

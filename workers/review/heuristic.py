@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import accumulate
 from dataclasses import dataclass
+from itertools import accumulate
 
 from quire.shared.ir import WORDS_PER_PAGE, Element, layout_words
 from quire.shared.plan import MIN_PAGES, ReviewRole, ReviewTask, ReviewVote
