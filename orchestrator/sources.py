@@ -14,9 +14,10 @@ from __future__ import annotations
 import functools
 import glob
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from quire.shared.errors import QuireError
@@ -62,6 +63,25 @@ class SourceItem:
             return self.path.read_bytes()
         assert self._read is not None
         return self._read()
+
+
+SKIPPED_SHOWN = 10  # skipped files named one per line; the rest counted by type
+
+
+def skipped_lines(skipped: Sequence[str]) -> list[str]:
+    """What `quire batch` says of the files a folder held beside its documents: each of the
+    first few by name, the rest counted by type (a shelf of HTML manuals printed 71 lines,
+    one per stylesheet and chapter file)."""
+    lines = [
+        f"skipping {origin}: not a .pdf, .docx, .epub or .htmlz"
+        for origin in skipped[:SKIPPED_SHOWN]
+    ]
+    rest = skipped[SKIPPED_SHOWN:]
+    if rest:
+        kinds = Counter(PurePosixPath(o).suffix.lower() or "no extension" for o in rest)
+        counted = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common())
+        lines.append(f"skipping {len(rest)} more files that are not documents ({counted})")
+    return lines
 
 
 def is_document_name(name: str) -> bool:

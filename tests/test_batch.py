@@ -387,3 +387,18 @@ def test_a_folder_named_html_is_its_packages_book_and_a_linked_index_counts_once
     docs = report_of(local_env / "out" / "batch-report.json")
     assert sorted(docs) == ["faq.htmlz", "maint-guide.htmlz"]
     assert "skipping" not in result.output
+
+
+def test_a_folders_other_files_are_named_a_few_and_counted(local_env: Path) -> None:
+    """A shelf of HTML manuals printed one line per stylesheet and chapter file (71): the
+    first ten are named, the rest counted by type."""
+    folder = shelf(local_env, ["latex-news-22.pdf"])
+    for k in range(8):
+        (folder / f"style{k}.css").write_text("p {}")
+    for k in range(6):
+        (folder / f"notes{k}.txt").write_text("notes")
+    result = quire("batch", str(folder), "--out", str(local_env / "out"))
+    assert result.exit_code == 0, result.output
+    named = [line for line in result.output.splitlines() if line.startswith(f"skipping {folder}")]
+    assert len(named) == 10
+    assert "skipping 4 more files that are not documents (.css 4)" in result.output  # sorted

@@ -78,7 +78,7 @@ def batch(
     from quire.orchestrator import batch as batches
     from quire.orchestrator import batch_run
     from quire.orchestrator.passwords import Passwords
-    from quire.orchestrator.sources import expand_sources
+    from quire.orchestrator.sources import expand_sources, skipped_lines
     from quire.workers.llm import check_installed
 
     env = current_settings()
@@ -92,8 +92,8 @@ def batch(
     items, skipped = expand_sources(sources, s3_endpoint_url=env.s3_endpoint_url)
     if not items:
         raise QuireError("no documents found in " + " ".join(sources))
-    for origin in skipped:
-        err.print(f"skipping {origin}: not a .pdf, .docx, .epub or .htmlz", highlight=False)
+    for line in skipped_lines(skipped):
+        err.print(line, highlight=False)
     err.print(f"submitting {len(items)} documents...", highlight=False)
     record = batches.create_batch(
         rt, items, settings, out_dir=out_dir, skipped=skipped, rerun=rerun, passwords=passwords
