@@ -27,7 +27,7 @@ from typing import Literal
 from quire.shared.ir import Element
 from quire.shared.languages import sole_language
 from quire.shared.links import plain
-from quire.shared.text import HAN, KANA
+from quire.shared.text import HAN, HANGUL, KANA
 
 MatterKind = Literal["front_matter", "back_matter"]
 
@@ -412,7 +412,7 @@ _LANGUAGES = {
 
 _HAN = re.compile(f"[{HAN}]")
 _KANA = re.compile(f"[{KANA}]")
-_HANGUL = re.compile("[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+_HANGUL = re.compile(f"[{HANGUL}]")
 _PERSIAN_ONLY = frozenset("پچژگ")
 # the scripts book_language counts, by regular expression (a loop over characters in
 # Python took half a second a book)

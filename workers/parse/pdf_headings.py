@@ -24,7 +24,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from quire.shared.ir import OutlineEntry
-from quire.shared.text import is_cjk
+from quire.shared.text import HANGUL, is_cjk
 from quire.workers.parse.pdf_contents import is_entry_block
 from quire.workers.parse.pdf_extract import list_marker
 from quire.workers.parse.pdf_types import PdfBlock
@@ -314,7 +314,7 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
 # a font's specimen: "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz" set in the font
 _SPECIMEN = re.compile(r"abcdefg|0123456789", re.IGNORECASE)
 _OCR_TITLE_WORDS = 10  # a title read by OCR has at most this many words
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+_HANGUL = re.compile(f"[{HANGUL}]")
 
 
 def _symbols(text: str) -> bool:
