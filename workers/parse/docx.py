@@ -83,6 +83,7 @@ from quire.workers.parse.docx_content import (
     ContentReader,
     ImageHit,
     P,
+    T,
     flatten,
     pstyle,
 )
@@ -447,6 +448,9 @@ def _text_height(document: DocxDocument) -> int:
     return 9 * 914400
 
 
+_BR, _BR_TYPE = w("br"), w("type")
+
+
 def _page_breaks(p: etree._Element, sheet: StyleSheet) -> tuple[bool, bool]:
     """Whether Word starts a new page before the paragraph, and after it: w:pageBreakBefore
     (its own or its style's), a page break (w:br w:type="page") before or after its text,
@@ -456,10 +460,10 @@ def _page_breaks(p: etree._Element, sheet: StyleSheet) -> tuple[bool, bool]:
     before = own if own is not None else sheet.para(pstyle(p)).page_break_before
     after = False
     text = False
-    for el in p.iter(w("t"), w("br")):
-        if el.tag == w("t"):
+    for el in p.iter(T, _BR):
+        if el.tag == T:
             text = text or bool((el.text or "").strip())
-        elif el.get(w("type")) == "page":
+        elif el.get(_BR_TYPE) == "page":
             before, after = (before, True) if text else (True, after)
     sect = ppr.find(w("sectPr")) if ppr is not None else None
     if sect is not None and wval(sect.find(w("type"))) not in ("continuous", "nextColumn"):

@@ -69,8 +69,8 @@ def book_name(folder: Path) -> str:
     """The file name a folder of HTML chapters is known by: its own, or its parent's when
     its own is generic ("html"), as the .htmlz it is bundled into."""
     folder = Path(folder)
-    generic = folder.name.lower() in _GENERIC_FOLDERS and folder.resolve().parent.name
-    return f"{folder.resolve().parent.name if generic else folder.name}.htmlz"
+    parent = folder.resolve().parent.name
+    return f"{parent if folder.name.lower() in _GENERIC_FOLDERS and parent else folder.name}.htmlz"
 
 
 def _shown_name(path: Path) -> str:
