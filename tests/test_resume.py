@@ -34,6 +34,7 @@ from pipeline_utils import local_runtime
 from web_server import WebServer, wait_stopped
 
 from quire.orchestrator.local import run_documents
+from quire.shared import keys
 from quire.shared.config import RunSettings
 from quire.shared.job import Job
 from quire.shared.revisions.sqlite import SqliteRevisionStore
@@ -79,7 +80,7 @@ def frozen_mid_part(cwd: Path, proc: subprocess.Popen[bytes]) -> tuple[Job, list
         for worker in workers:
             os.kill(worker, signal.SIGSTOP)
         s = rt.repo.load(rt.revisions.list_docs()[0])
-        if part_running(s) and _write_lock_free(rt):
+        if part_running(s) and _write_lock_free(rt) and not _commit_half_made(rt, s):
             return s, workers
         for worker in workers:
             os.kill(worker, signal.SIGCONT)
@@ -100,6 +101,13 @@ def _write_lock_free(rt: Runtime) -> bool:
         return False
     finally:
         conn.close()
+
+
+def _commit_half_made(rt: Runtime, s: Job) -> bool:
+    """Has a stopped worker written its next revision (say, its part done) but not yet
+    moved the index to it? Then the part has in fact finished: the next run rolls the index
+    forward and finds nothing to resume."""
+    return rt.store.exists(keys.revision(s.doc_id, s.revision + 1))
 
 
 def status(cwd: Path) -> dict[str, object]:
@@ -133,7 +141,8 @@ def test_after_kill_9_the_next_run_resumes_the_document(
     again = quire(tmp_path, *run_args(book, "out2"))
     assert again.returncode == 0, again.stderr
     assert folder_hashes(tmp_path / "out2") == undisturbed
-    assert "resumed: the run driving it died" in whys(tmp_path)
+    said = whys(tmp_path)
+    assert "resumed: the run driving it died" in said, said
 
 
 def test_after_ctrl_c_the_next_batch_resumes_the_document(
@@ -148,7 +157,8 @@ def test_after_ctrl_c_the_next_batch_resumes_the_document(
     batch = quire(tmp_path, "batch", str(book), "--out", "batch", "--output-format", "both")
     assert batch.returncode == 0, batch.stderr
     assert folder_hashes(tmp_path / "batch" / "book") == undisturbed
-    assert "resumed: the run driving it stopped" in whys(tmp_path)
+    said = whys(tmp_path)
+    assert "resumed: the run driving it stopped" in said, said
 
 
 def test_after_an_exception_in_the_caller_serve_resumes_the_document(
