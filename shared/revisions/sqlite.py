@@ -88,11 +88,8 @@ class SqliteRevisionStore(RevisionStore):
         """`fn` inside one write transaction, taken before anything is read."""
         conn = self._conn()
         with self._write_lock:
-            try:
+            try:  # BEGIN inside: a Ctrl-C just after it must not leave the transaction open
                 conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise TransientError(f"revision database busy: {exc}") from exc
-            try:
                 result = fn(conn)
                 conn.execute("COMMIT")
                 return result
