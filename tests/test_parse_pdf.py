@@ -1118,3 +1118,36 @@ def test_a_chapter_label_above_its_title_opens_the_chapter(tmp_path: Path) -> No
         "## 2.1 Details",
     ]
     assert "3" in [e.text for e in _of(ir, "paragraph")]
+
+
+_PROSE = (
+    "Kerberos keeps the keys of every principal in its database, and the tickets it "
+    "grants let a user prove who she is to a service without sending a password. "
+)
+
+
+def test_sphinx_chapter_label_in_two_lines_opens_the_chapter(tmp_path: Path) -> None:
+    """Sphinx's PDFs set "CHAPTER" over the number in words ("THREE") above the title, as
+    two lines: they were two paragraphs that closed the session before (and were glued to
+    a list running on from the page before)."""
+    doc = pymupdf.open()
+    chapters = [("ONE", "INSTALLATION"), ("TWO", "USAGE"), ("TWENTY-TWO", "REALMS")]
+    toc = []
+    for word, title in chapters:
+        page = doc.new_page()
+        toc.append([1, title, page.number + 1])
+        page.insert_text((480, 100), "CHAPTER", fontsize=10, fontname="hebo")
+        page.insert_text((450, 125), word, fontsize=14, fontname="hebo")
+        page.insert_text((280, 180), title, fontsize=14, fontname="hebo")
+        page.insert_textbox((72, 210, 520, 700), _PROSE * 3, fontsize=10)
+        for _ in range(3):  # pages of text between chapters: their tops differ
+            doc.new_page().insert_textbox((72, 80, 520, 700), _PROSE * 5, fontsize=10)
+    doc.set_toc(toc)
+    doc.save(tmp_path / "sphinx.pdf")
+    ir = parse_document(tmp_path / "sphinx.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == [
+        "# CHAPTER ONE INSTALLATION",
+        "# CHAPTER TWO USAGE",
+        "# CHAPTER TWENTY-TWO REALMS",
+    ]
+    assert not any(e.text in ("CHAPTER", "ONE", "TWO") for e in ir.elements)

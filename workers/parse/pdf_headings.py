@@ -336,13 +336,52 @@ def _word(w: str) -> bool:
 
 
 # A chapter's label on its own line above the title: "Chapter 1", "Capítulo 3", "Part II",
-# "Appendix A", "Chapitre1", "Chương 2", "第1章", "第I 部", "제1 장", or a bare number
-# set large ("2", "—1—"). Left a paragraph of its own, it ended the session before.
+# "Appendix A", "Chapitre1", "Chương 2", "第1章", "第I 部", "제1 장", a bare number set
+# large ("2", "—1—"), or Sphinx's "CHAPTER" over "THREE" (two lines, the number in words).
+# Left a paragraph of its own, it ended the session before.
+_NUMBER_WORD = (
+    r"(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]?(?:one|two|three|"
+    r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+)
 _LABEL = re.compile(
-    r"^(?:[^\W\d_]{2,}\.?(?:\s*\d{1,3}|\s+(?:[IVXLC]{1,6}|[A-Z]))|(?P<bare>\d{1,3}|[IVXLC]{1,6}))\.?$"
+    r"^(?:[^\W\d_]{2,}\.?(?:\s*\d{1,3}|\s+(?:[IVXLC]{1,6}|[A-Z]|" + _NUMBER_WORD + r"))"
+    r"|(?P<bare>\d{1,3}|[IVXLC]{1,6}))\.?$"
     r"|^第\s*[\dIVX一二三四五六七八九十百]+\s*[章部篇节]$|^제\s*\d+\s*[장부편]$"
 )
 _LABEL_GAP = 3.0  # the label's bottom at most this many of its sizes above the title
+
+
+def _one_line(pb: PageBody, j: int) -> str | None:
+    """Block `j`'s text where it could be (part of) a label: one line of text, no heading,
+    no figure, no contents entry."""
+    b = pb.blocks[j]
+    if b.kind != "text" or b.figure or len(b.lines) > 1 or j in pb.headings or pb.entry(b):
+        return None
+    return b.lines[0].strip().strip("—–-").strip()
+
+
+def _label_above(pb: PageBody, i: int, body: float) -> int | None:
+    """The first block of the chapter label standing right above heading block `i`: the
+    block before it, or the two before it read as one line ("CHAPTER" over "THREE")."""
+    head = pb.blocks[i]
+    if head.kind != "text" or _LABEL.match(head.lines[0].strip()) is not None:
+        return None
+    below = head
+    text = ""
+    for j in (i - 1, i - 2):
+        line = _one_line(pb, j) if j >= 0 else None
+        if line is None:
+            return None
+        b = pb.blocks[j]
+        if not 0 <= below.bbox[1] - b.bbox[3] <= _LABEL_GAP * b.size:
+            return None
+        text = f"{line} {text}".strip()
+        m = _LABEL.match(text)
+        if m is not None and b.size >= body * (1.2 if m.group("bare") else 1.0):
+            return j
+        below = b
+    return None
 
 
 def attach_labels(bodies: dict[int, PageBody], body: float) -> None:
@@ -352,39 +391,26 @@ def attach_labels(bodies: dict[int, PageBody], body: float) -> None:
     number counts only when set well above the body size (not a page or line number)."""
     for pb in bodies.values():
         for i in sorted(pb.headings, reverse=True):  # later blocks first: indexes hold
-            j = i - 1
-            if j < 0 or j in pb.headings:
+            j = _label_above(pb, i, body)
+            if j is None:
                 continue
-            label, head = pb.blocks[j], pb.blocks[i]
-            text = " ".join(label.lines).strip().strip("—–-").strip()
-            m = _LABEL.match(text)
-            if (
-                m is None
-                or label.kind != "text"
-                or label.figure
-                or head.kind != "text"
-                or len(label.lines) > 1
-                or pb.entry(label)
-                or label.size < body * (1.2 if m.group("bare") else 1.0)
-                or not 0 <= head.bbox[1] - label.bbox[3] <= _LABEL_GAP * label.size
-                or _LABEL.match(head.lines[0].strip()) is not None
-            ):
-                continue
+            label, head = pb.blocks[j:i], pb.blocks[i]
             pb.blocks[j : i + 1] = [
                 head.model_copy(
                     update={
-                        "lines": label.lines + head.lines,
-                        "line_x0": label.line_x0 + head.line_x0,
+                        "lines": [line for b in label for line in b.lines] + head.lines,
+                        "line_x0": [x for b in label for x in b.line_x0] + head.line_x0,
                         "bbox": (
-                            min(label.bbox[0], head.bbox[0]),
-                            label.bbox[1],
-                            max(label.bbox[2], head.bbox[2]),
+                            min(b.bbox[0] for b in (*label, head)),
+                            label[0].bbox[1],
+                            max(b.bbox[2] for b in (*label, head)),
                             head.bbox[3],
                         ),
                     }
                 )
             ]
-            pb.headings = {(k - 1 if k > j else k): h for k, h in pb.headings.items()}
+            gone = i - j
+            pb.headings = {(k - gone if k > j else k): h for k, h in pb.headings.items()}
 
 
 def font_headings(bodies: list[PageBody], body: float) -> None:
