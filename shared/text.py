@@ -26,6 +26,13 @@ KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 HANGUL = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f"
 # CJK punctuation and full-width forms: no space is set around them either.
 CJK_PUNCT = "\u3000-\u3004\u3008-\u303f\uff00-\uff65\ufe30-\ufe4f"
+# A chapter number in English words, as Sphinx's PDFs set it under "CHAPTER" ("THREE",
+# "TWENTY-TWO"): a regular expression to put inside others, any case
+NUMBER_WORD = (
+    r"(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]?(?:one|two|three|"
+    r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+)
 # Chinese: 1.5 characters carry about one English word. Measured on the corpus, the densest
 # pages of lshort-zh-cn hold 700-870 Han characters (+ 50-80 Latin words), those of the
 # English R and LaTeX manuals 530-680 words: 1.3-1.6 characters per word of page space;

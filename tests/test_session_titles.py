@@ -213,3 +213,19 @@ def test_a_bare_chapter_label_takes_its_title_from_the_line_after_it() -> None:
         "Une boucle « for »",
         "Kapitel 5",
     ]
+
+
+def test_a_chapter_number_in_words_is_no_part_of_the_title() -> None:
+    """Sphinx's PDFs head a chapter "CHAPTER THREE" over its title: the session is titled
+    by the title, as "Chapter 3 Introduction" is; "Chapter One" alone over a sentence keeps
+    its name."""
+    doc = build_doc(
+        [
+            heading("CHAPTER THREE REALM CONFIGURATION DECISIONS", 1, page=1),
+            para(words(300), page=1, page_last=6),
+            heading("Chapter Twenty-One", 1, page=7),  # el-000003
+            para("It was a bright cold day in April, and the clocks were striking.", page=7),
+            para(words(300, 1), page=7, page_last=13),
+        ]
+    )
+    assert titles(doc, "el-000002") == ["REALM CONFIGURATION DECISIONS", "Chapter Twenty-One"]

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from quire.shared.ir import Document, Element
 from quire.shared.plan import ChunkPlan
+from quire.shared.text import NUMBER_WORD
 from quire.workers.boundaries.candidates import plain_text
 from quire.workers.boundaries.matter_titles import (
     book_language,
@@ -78,7 +79,8 @@ _LEADING_NUMBER = re.compile(
     r"^(?:(?:chapter|part|appendix|annex|section|lesson|unit|глава|часть|приложение|раздел"
     r"|capítulo|capitolo|chapitre|kapitel|kapitola|hoofdstuk|rozdział|teil|partie|parte"
     r"|anhang|annexe|apéndice|apêndice|appendice|chương|phần"
-    r"|فصل|بخش|پیوست)(?:\s*\d{1,3}|\s+(?:[A-Z]\b|[IVXLC]{1,6}\b))(?:\.\d+)*[.:]?\s*"
+    r"|فصل|بخش|پیوست)(?:\s*\d{1,3}|\s+(?:[A-Z]\b|[IVXLC]{1,6}\b|" + NUMBER_WORD + r"\b))"
+    r"(?:\.\d+)*[.:]?\s*"
     r"|第\s*[\dIVX一二三四五六七八九十百]+\s*[章节部篇]\s*|附录\s*[A-Z\d]{1,3}\s*|제\s*\d+\s*[장부편]\s*"
     r"|(?:\d{1,3}|[A-Z](?=\.\d))(?:\s?\.\s?\d{1,3})*\.?\s+)",
     re.IGNORECASE,

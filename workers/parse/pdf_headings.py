@@ -24,7 +24,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from quire.shared.ir import OutlineEntry
-from quire.shared.text import HANGUL, is_cjk
+from quire.shared.text import HANGUL, NUMBER_WORD, is_cjk
 from quire.workers.parse.pdf_contents import is_entry_block
 from quire.workers.parse.pdf_extract import list_marker
 from quire.workers.parse.pdf_types import PdfBlock
@@ -339,13 +339,8 @@ def _word(w: str) -> bool:
 # "Appendix A", "Chapitre1", "Chương 2", "第1章", "第I 部", "제1 장", a bare number set
 # large ("2", "—1—"), or Sphinx's "CHAPTER" over "THREE" (two lines, the number in words).
 # Left a paragraph of its own, it ended the session before.
-_NUMBER_WORD = (
-    r"(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]?(?:one|two|three|"
-    r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
-)
 _LABEL = re.compile(
-    r"^(?:[^\W\d_]{2,}\.?(?:\s*\d{1,3}|\s+(?:[IVXLC]{1,6}|[A-Z]|" + _NUMBER_WORD + r"))"
+    r"^(?:[^\W\d_]{2,}\.?(?:\s*\d{1,3}|\s+(?:[IVXLC]{1,6}|[A-Z]|" + NUMBER_WORD + r"))"
     r"|(?P<bare>\d{1,3}|[IVXLC]{1,6}))\.?$"
     r"|^第\s*[\dIVX一二三四五六七八九十百]+\s*[章部篇节]$|^제\s*\d+\s*[장부편]$"
 )
