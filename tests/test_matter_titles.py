@@ -208,6 +208,11 @@ def test_reference_titles_in_latin_script_languages() -> None:
         # French and Latin indexes by their subject ("Index des commandes")
         ("Index des concepts", "index"),
         ("Index du code", "index"),
+        # Spanish, Portuguese and Italian ones (LilyPond's "B Índice de LilyPond" was a
+        # chapter the index session held)
+        ("B Indice de LilyPond", "index"),
+        ("Índice de funciones", "index"),
+        ("Indice dei comandi", "index"),
         # met in the sweep, each once: the chapter they held or split was reference
         ("5 Important Changes", "change history"),  # biblatex-sbl's version log
         ("Versionsprotokoll", "change history"),
@@ -242,6 +247,11 @@ def test_change_histories_and_named_indexes_are_back_matter(title: str, label: s
         ("插图清单", ("front_matter", "list of figures")),
         ("表格清单", ("front_matter", "list of tables")),
         ("算法清单", ("front_matter", "lists")),
+        # "Índice de ..." names an index unless the table reads it otherwise
+        ("Índice de contenidos", ("front_matter", "contents")),
+        ("Indice dei contenuti", ("front_matter", "contents")),
+        ("Índice de ilustraciones", ("front_matter", "list of figures")),
+        ("Indice delle tabelle", ("front_matter", "list of tables")),
         # a letter-spaced title is read whole: its "I " is no roman numbering
         ("I N H A LT S V E R Z E I C H N I S", ("front_matter", "contents")),
         ("B I B L I O G R A P H Y", ("back_matter", "bibliography")),

@@ -63,9 +63,9 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "en": ("Contents", "Table of contents"),
             "de": ("Inhaltsverzeichnis", "Inhalt"),
             "fr": ("Table des matières", "Sommaire"),
-            "es": ("Índice general", "Índice", "Contenido", "Contenidos"),
-            "it": ("Indice", "Sommario", "Indice generale"),
-            "pt": ("Sumário", "Índice", "Conteúdo"),
+            "es": ("Índice general", "Índice", "Contenido", "Contenidos", "Índice de contenidos"),
+            "it": ("Indice", "Sommario", "Indice generale", "Indice dei contenuti"),
+            "pt": ("Sumário", "Índice", "Conteúdo", "Índice de conteúdos"),
             "ca": ("Sumari",),  # not "Índex": folded, it is the English "Index"
             "nl": ("Inhoudsopgave", "Inhoud"),
             "pl": ("Spis treści",),
@@ -95,8 +95,8 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "en": ("List of figures", "List of illustrations"),
             "de": ("Abbildungsverzeichnis",),
             "fr": ("Table des figures", "Liste des figures"),
-            "es": ("Índice de figuras", "Lista de figuras"),
-            "it": ("Elenco delle figure",),
+            "es": ("Índice de figuras", "Índice de ilustraciones", "Lista de figuras"),
+            "it": ("Elenco delle figure", "Indice delle figure"),
             "pt": ("Lista de figuras",),
             "pl": ("Spis rysunków",),
             "cs": ("Seznam obrázků",),
@@ -115,7 +115,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "de": ("Tabellenverzeichnis",),
             "fr": ("Liste des tableaux",),
             "es": ("Índice de cuadros", "Índice de tablas", "Lista de tablas"),
-            "it": ("Elenco delle tabelle",),
+            "it": ("Elenco delle tabelle", "Indice delle tabelle"),
             "pt": ("Lista de tabelas",),
             "pl": ("Spis tabel",),
             "cs": ("Seznam tabulek",),
@@ -288,7 +288,9 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
 
 # "Function and variable index", "Concept index", "Index of commands"
 _INDEX_SUFFIX = re.compile(r"(?:index|indices|указатель|索引)$")
-_INDEX_PREFIX = re.compile(r"^index(?:of|to|des|du)")  # "Index des commandes"
+# "Index des commandes", "Índice de LilyPond", "Indice dei comandi" (after the table,
+# which reads "Índice de figuras" as a list of figures)
+_INDEX_PREFIX = re.compile(r"^(?:index(?:of|to|des|du)|indice(?:de|dei|delle|degli|del|di))")
 # other listings a book's front matter gathers: "List of Exercises", "Table des
 # avertissements", "Anhangsverzeichnis", "算法清单" (Verzeichnisse the table names
 # otherwise, a bibliography or an index, are found first), labelled "lists"; no title
