@@ -225,6 +225,16 @@ def test_reference_titles_in_latin_script_languages() -> None:
         ("GNU General Public License, version 2", "license"),  # its outline entry
         ("A The LATEX Project Public License (v 1.3c)", "license"),
         ("C The SIL Open Font License, v1.1", "license"),
+        # the GNU GPL's title in the translations of Debian's installation guide
+        ("Licencia Pública General GNU", "license"),
+        ("Llicència Pública General de GNU", "license"),
+        ("Licenza Pubblica Generica GNU", "license"),
+        ("Licența publică generală GNU", "license"),
+        ("GNU General Public License (Allgemeine Öffentliche GNU-Lizenz, GNU GPL)", "license"),
+        ("GNU General Public License — GNU Algemene Publieke Licentie", "license"),
+        ("Giấy phép Công cộng GNU", "license"),
+        ("GNU 通用公共授权", "license"),
+        ("GNU 일반 공중 사용 허가서", "license"),
         ("Licenses", "license"),
         ("Traduction de la licence", "license"),
         ("Lizenz", "license"),
@@ -272,6 +282,8 @@ def test_listings_and_letter_spaced_titles(title: str, reading: tuple[str, str])
         "Changes in v2",
         "License and requirements",  # an introduction's section on it
         "Choosing a public license for your package",
+        "Choosing a GNU license for your package",
+        "GNU Emacs",
     ],
 )
 def test_titles_that_only_look_like_matter(title: str) -> None:

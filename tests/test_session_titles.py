@@ -80,6 +80,25 @@ def test_continuation_marks_in_the_books_language() -> None:
         ]
     )
     assert titles(zh, "el-000002") == ["数学公式", "数学公式（续）：公式编号"]
+    ko = build_doc(  # Debian's installation guide in Korean had "(continued)"
+        [
+            heading("제6 장 데비안 설치 프로그램 사용하기", 1, page=1),
+            para(
+                "설치 프로그램은 여러 개의 구성 요소로 이루어져 있습니다. " * 60,
+                page=1,
+                page_last=6,
+            ),
+            para(
+                "파티션하기는 디스크를 여러 부분으로 나누는 일입니다. " * 60, page=7, page_last=12
+            ),
+            heading("6.1 파티션하기", 2, page=12),
+            para("마운트 위치를 정합니다. " * 30, page=12, page_last=13),
+        ]
+    )
+    assert titles(ko, "el-000002") == [
+        "데비안 설치 프로그램 사용하기",
+        "데비안 설치 프로그램 사용하기 (계속): 파티션하기",
+    ]
     fr = build_doc(
         [
             heading("3 Les tableaux", 1, page=1),
@@ -160,6 +179,12 @@ def test_headings_read_as_titles() -> None:
     assert heading_title("# Chapitre1 Premiers pas") == "Premiers pas"
     assert heading_title("# 제1 장 문서 레이아웃") == "문서 레이아웃"
     assert heading_title("# Parte della vita") == "Parte della vita"  # a word, no label
+    # appendix labels in the languages of Debian's installation guide
+    for label in ["Příloha A", "부록 A", "付録A", "Bijlage A", "Bilaga A", "Bilag A",
+                  "Dodatek A", "Apèndix A", "Anexa A", "Anexo A", "Lampiran A",
+                  "Phụ lục A", "Függelék A", "Liite A", "Παράρτημα Α"]:  # fmt: skip
+        assert heading_title(f"# {label} Howto") == "Howto", label
+    assert heading_title("# Anexo técnico") == "Anexo técnico"  # a word, no label
 
 
 def test_a_session_without_headings_is_named_by_the_long_section_it_lies_in() -> None:

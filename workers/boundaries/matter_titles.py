@@ -343,6 +343,23 @@ def _readings() -> dict[str, list[tuple[MatterKind, str]]]:
 
 
 _READINGS = _readings()  # folded title -> every (kind, label) it may name, front first
+# a GNU licence in translation, folded, "GNU" at either end: "Licencia Pública General GNU",
+# "GNU 通用公共授权", "GNU 일반 공중 사용 허가서", "Giấy phép Công cộng GNU", "GNU ... GNU-Lizenz"
+_LICENSE_WORDS = (
+    "лиценз",
+    "허가서",
+    "라이선스",
+    "라이센스",
+    "授权",
+    "许可",
+    "ライセンス",
+    "giấy phép",
+)
+_GNU_LICENSE = re.compile("licen[cstz]|lizenz|" + "|".join(map(fold_title, _LICENSE_WORDS)))
+
+
+def _gnu_license(key: str) -> bool:
+    return (key.startswith("gnu") or key.endswith("gnu")) and bool(_GNU_LICENSE.search(key))
 
 
 def cyrillic_from_latin1(text: str) -> str | None:
@@ -369,7 +386,7 @@ def title_matters(text: str) -> list[tuple[MatterKind, str]]:
             return sorted(_READINGS[key], key=lambda r: r[0] != _FRONT)
         if _INDEX_SUFFIX.search(key) or _INDEX_PREFIX.match(key):
             return [(_BACK, "index")]
-        if _LICENSE_NAME.search(key):
+        if _LICENSE_NAME.search(key) or _gnu_license(key):
             return [(_BACK, "license")]
         if _LISTING_WORDS.match(variant) or _LISTING_SUFFIX.search(key):
             return [(_FRONT, "lists")]

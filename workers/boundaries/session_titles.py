@@ -64,6 +64,8 @@ _MARKS = {
     "ja": _Marks("（続き）", "：", "；"),
     "ru": _Marks(" (продолжение)", ": ", "; "),
     "fa": _Marks(" (ادامه)", ": ", "؛ "),
+    "ko": _Marks(" (계속)", ": ", "; "),
+    "el": _Marks(" (συνέχεια)", ": ", "; "),
     "de": _Marks(" (Fortsetzung)", ": ", "; "),
     "fr": _Marks(" (suite)", " : ", " ; "),
     "es": _Marks(" (continuación)", ": ", "; "),
@@ -79,9 +81,12 @@ _LEADING_NUMBER = re.compile(
     r"^(?:(?:chapter|part|appendix|annex|section|lesson|unit|глава|часть|приложение|раздел"
     r"|capítulo|capitolo|chapitre|kapitel|kapitola|hoofdstuk|rozdział|teil|partie|parte"
     r"|anhang|annexe|apéndice|apêndice|appendice|chương|phần"
-    r"|فصل|بخش|پیوست)(?:\s*\d{1,3}|\s+(?:[A-Z]\b|[IVXLC]{1,6}\b|" + NUMBER_WORD + r"\b))"
+    r"|příloha|bijlage|bilaga|bilag|dodatek|apèndix|anexa|anexo|függelék|liite|lampiran"
+    r"|phụ lục|παράρτημα|κεφάλαιο"
+    r"|فصل|بخش|پیوست)(?:\s*\d{1,3}|\s+(?:[A-ZΑ-Ω]\b|[IVXLC]{1,6}\b|" + NUMBER_WORD + r"\b))"
     r"(?:\.\d+)*[.:]?\s*"
-    r"|第\s*[\dIVX一二三四五六七八九十百]+\s*[章节部篇]\s*|附录\s*[A-Z\d]{1,3}\s*|제\s*\d+\s*[장부편]\s*"
+    r"|第\s*[\dIVX一二三四五六七八九十百]+\s*[章节部篇]\s*|(?:附录|付録|부록)\s*[A-Z\d]{1,3}\s*"
+    r"|제\s*\d+\s*[장부편]\s*"
     r"|(?:\d{1,3}|[A-Z](?=\.\d))(?:\s?\.\s?\d{1,3})*\.?\s+)",
     re.IGNORECASE,
 )
