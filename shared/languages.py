@@ -38,7 +38,9 @@ _SIGNATURES = {
     "sk": "sa je že ako alebo byť sú tiež ktoré ktorý ktorá pre aj",
     "ro": "și este pentru sau sunt prin această într poate",
     "hu": "az és hogy nem egy ez meg van csak vagy",
-    "sv": "och att det som för med är på inte av till har",
+    # Swedish and Danish apart: the words they share ("det som med på har") are in neither
+    "sv": "och att för är inte av till ett också vid",
+    "da": "og af ikke er hvis skal være også kun bliver",
 }
 SIGNATURES = {lang: frozenset(words.split()) for lang, words in _SIGNATURES.items()}
 # English's commonest function words, none of them a word of the languages above: a rival

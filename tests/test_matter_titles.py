@@ -155,6 +155,9 @@ GERMAN = "Die Befehle werden in der Präambel des Dokuments geladen und sind nic
 POLISH = "Polecenie jest używane przez pakiet, który nie może być ładowany dwa razy. " * 40
 ENGLISH = "The package loads the fonts that the document class asks for at the start. "
 ITALIAN = "Il testo della pagina che si vede con una prova del pacchetto è questo. "
+# Debian's installation guide in Danish was read as Swedish (they share "det som med på har")
+DANISH = "Det er ikke svært at installere systemet, og hvis det fejler, skal man også have hjælp. "
+SWEDISH = "Det är inte svårt att installera systemet, och det finns också hjälp till den som vill. "
 LINKED = "See [the command](#el-000027) and [its options](#el-000031) in this section. "
 
 
@@ -164,6 +167,8 @@ LINKED = "See [the command](#el-000027) and [its options](#el-000031) in this se
         ([FRENCH], "fr"),
         ([GERMAN], "de"),
         ([POLISH], "pl"),
+        ([DANISH * 40], "da"),
+        ([SWEDISH * 40], "sv"),
         # an English manual quoting a French sentence stays English
         ([ENGLISH * 40, "« Cette commande est pour les utilisateurs de la classe. »"], "en"),
         # a bilingual manual: neither language's titles would fit half of it
@@ -191,6 +196,7 @@ def test_reference_titles_in_latin_script_languages() -> None:
     )
     assert reference_title("index", 2, 3, "pl") == "Skorowidz, część 2 z 3"
     assert reference_title("contents", 1, 2, "es") == "Índice general, parte 1 de 2"
+    assert reference_title("title pages and contents", 1, 1, "da") == "Titelblad og indhold"
 
 
 @pytest.mark.parametrize(

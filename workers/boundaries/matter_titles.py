@@ -49,6 +49,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "pl": ("Strona tytułowa",),
             "cs": ("Titulní strana",),
             "sv": ("Titelsida",),
+            "da": ("Titelblad",),
             "ru": ("Титульные страницы", "Титульный лист"),
             "zh": ("封面", "标题页"),
             "ja": ("扉",),
@@ -200,6 +201,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "fi": ("Lähteet", "Kirjallisuutta"),
             "et": ("Kirjandus",),
             "sv": ("Litteratur", "Referenser"),
+            "da": ("Litteratur", "Litteraturliste", "Bibliografi"),
             "tr": ("Kaynakça",),
             "vi": ("Tài liệu tham khảo",),
             "ru": ("Литература", "Список литературы", "Библиография"),
@@ -279,6 +281,8 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "zh": ("许可证", "许可协议"),
             "ja": ("ライセンス",),
             "ko": ("라이선스", "라이센스"),
+            "sv": ("Licens",),
+            "da": ("Licens",),
         },
     ),
 }
@@ -427,6 +431,7 @@ _LANGUAGES = {
     "pl": _Language(" i ", "{title}, część {i} z {n}"),
     "cs": _Language(" a ", "{title}, část {i} z {n}"),
     "sv": _Language(" och ", "{title}, del {i} av {n}"),
+    "da": _Language(" og ", "{title}, del {i} af {n}"),
 }
 
 _HAN = re.compile(f"[{HAN}]")

@@ -75,6 +75,7 @@ _MARKS = {
     "pl": _Marks(" (ciąg dalszy)", ": ", "; "),
     "cs": _Marks(" (pokračování)", ": ", "; "),
     "sv": _Marks(" (forts.)", ": ", "; "),
+    "da": _Marks(" (fortsat)", ": ", "; "),
 }
 
 _LEADING_NUMBER = re.compile(
