@@ -32,6 +32,7 @@ from quire.workers.boundaries.global_plan import (
     EXTENDED_PER_PAGE,
     FINISH,
     INFEASIBLE,
+    REFERENCE_SHORT_PER_PAGE,
     RUNT,
     RUNT_AMONG,
     RUNT_PER_PAGE,
@@ -154,6 +155,8 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
             TINY_WORDS
         ):
             size += TINY_REFERENCE
+        if kinds[first] != "study" and pages < lo_m:
+            size += REFERENCE_SHORT_PER_PAGE * (lo_m - pages) // 1000
         total += SESSION + size - (values[k] if k is not None else 0)
     return total
 
@@ -463,3 +466,26 @@ def test_headings_inside_front_matter_earn_no_session() -> None:
         ("study", 8, 15),
         ("study", 16, 23),
     ]
+
+
+def test_a_back_matter_region_too_long_for_one_session_leaves_no_sliver() -> None:
+    # latex2e-es: its two indexes (13 pages with the page they share) were sessions of 1
+    # and 12 pages, every split of the region costing the same; now no part is under the
+    # minimum where the region allows
+    els = [*chapter("1 Introducción", 1, 10), *chapter("2 Órdenes", 11, 10)]
+    els += [heading("Índice de Conceptos", 1, page=21), *pages_of_paragraphs(15, first_page=21)]
+    doc = build_doc(els)
+    back = [e for e in doc.elements if e.page_first >= 21]
+    region = MatterRegion(
+        kind="back_matter",
+        label="index",
+        first_id=back[0].id,
+        last_id=back[-1].id,
+        page_first=21,
+        page_last=35,
+        evidence=["generated"],
+    )
+    planner = GlobalPlanner(doc, scored(doc), {}, RULES, matter=[region])
+    p = plan_from_boundaries(doc, RULES, planner.boundaries(), matter=planner.matter)
+    index = [c.page_last - c.page_first + 1 for c in p.chunks if c.kind == "back_matter"]
+    assert len(index) == 2 and min(index) >= RULES.min_pages, index

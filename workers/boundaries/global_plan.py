@@ -22,7 +22,8 @@ and more per missing page, except:
   `RUNT` like any other, unless it is a chapter of its own (a major start) at most a page
   short: a 4-page last chapter keeps its session (12 + 4), as the runt rule allows;
 - reference sessions (no minimum, but under half a page of words they are
-  `TINY_REFERENCE`: join a neighbour).
+  `TINY_REFERENCE`: join a neighbour; a little per page under the minimum, so that a
+  region too long for one session leaves no sliver).
 Hard rules, as for every decider (`decisions.validate_decision`):
 
 - a confirmed topic change and the edges of front and back matter are always cut;
@@ -77,6 +78,9 @@ CLOSING_RUNT = 4000  # one that closes its stretch of study text (worth it for a
 CLOSING_RUNT_PER_PAGE = 300  # ... and per missing page (plus RUNT if it could have joined)
 RUNT_AMONG = 10  # ... in study text of this many typical sessions or more (else RUNT)
 TINY_REFERENCE = 20_000  # a reference session of under half a page of words
+REFERENCE_SHORT_PER_PAGE = 200  # per page a reference session is under the minimum: an
+# index too long for one session is split with no sliver (5 + 8 pages, not 1 + 12); where
+# a region is short itself, every plan pays the same
 TINY_WORDS = WORDS_PER_PAGE // 2
 INFEASIBLE = 1 << 50
 UNIT = 1000  # cost and milli-page units
@@ -215,6 +219,7 @@ class GlobalPlanner:
         size = np.where(study & (short > 0), np.where(whole, 0, runt), size)
         words = self.cum_words[end + 1] - self.cum_words[start]
         size = np.where(~study & (words < TINY_WORDS), size + TINY_REFERENCE, size)
+        size = np.where(study, size, size + REFERENCE_SHORT_PER_PAGE * short // UNIT)
         cost = SESSION + size - self.value[end]
         return np.where(self._allowed(start, end, pages), cost, INFEASIBLE)
 
