@@ -185,6 +185,8 @@ def test_headings_read_as_titles() -> None:
                   "Phụ lục A", "Függelék A", "Liite A", "Παράρτημα Α"]:  # fmt: skip
         assert heading_title(f"# {label} Howto") == "Howto", label
     assert heading_title("# Anexo técnico") == "Anexo técnico"  # a word, no label
+    assert heading_title("# Luku 1 Asiat, jotka tulisi tietää") == "Asiat, jotka tulisi tietää"
+    assert heading_title("# Bölüm 2 Metin dizgisi") == "Metin dizgisi"
 
 
 def test_a_session_without_headings_is_named_by_the_long_section_it_lies_in() -> None:

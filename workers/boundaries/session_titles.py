@@ -83,7 +83,7 @@ _LEADING_NUMBER = re.compile(
     r"|capítulo|capitolo|chapitre|kapitel|kapitola|hoofdstuk|rozdział|teil|partie|parte"
     r"|anhang|annexe|apéndice|apêndice|appendice|chương|phần"
     r"|příloha|bijlage|bilaga|bilag|dodatek|apèndix|anexa|anexo|függelék|liite|lampiran"
-    r"|phụ lục|παράρτημα|κεφάλαιο"
+    r"|phụ lục|παράρτημα|κεφάλαιο|luku|bölüm|capitolul|bab"
     r"|فصل|بخش|پیوست)(?:\s*\d{1,3}|\s+(?:[A-ZΑ-Ω]\b|[IVXLC]{1,6}\b|" + NUMBER_WORD + r"\b))"
     r"(?:\.\d+)*[.:]?\s*"
     r"|第\s*[\dIVX一二三四五六七八九十百]+\s*[章节部篇]\s*|(?:附录|付録|부록)\s*[A-Z\d]{1,3}\s*"
