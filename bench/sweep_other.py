@@ -4,8 +4,8 @@ Publican HTML in English and Persian), Sphinx (PDF and HTML folders), doxygen, T
 yodl, Apache FOP, Microsoft Word, Apple Pages, OpenOffice.org, pod2pdf and dvips, dvipdfm,
 groff, Windows' PostScript driver, slides (Beamer, Impress, Distiller, ConTeXt, gropdf),
 mdBook and AsciiDoc HTML, EPUBs (pandoc, SiSU, DocBook; screenshots, Malayalam), Word
-documents (equations, a novel, a screenshot manual), a scanned game manual and an Ada
-standard.
+documents (equations, a novel, a screenshot manual), a scanned game manual, an Ada
+standard, and Debian's installation guide in Danish, Spanish, Korean and Vietnamese.
 Fetched like the TeX Live sample (`sweep_docs.ensure_package`) and prepared under
 `other/` in the same cache: a gzipped PDF unpacked, every book under a name of its own
 (`<package>--<file>`), an HTML book as a link to its folder (its index.html states the
@@ -57,19 +57,24 @@ OTHER: dict[str, list[str]] = {
     "groff": ["slide-demo.pdf.gz"],  # gropdf's mom slides: a header padded with spaces
     "gri-pdf-doc": ["gri.pdf.gz"],
     "installation-guide-amd64": ["install.ja.pdf.gz"],  # dblatex, xdvipdfmx: Japanese tables
+    # the GNU GPL's title translated; appendix labels; Danish read as Swedish
+    "installation-guide-arm64": [f"install.{lang}.pdf.gz" for lang in ("da", "es", "ko", "vi")],
     "jmeter-help": ["jmeter_tutorial.pdf"],  # OpenOffice.org Writer
+    "krb5-doc": ["admin.pdf.gz", "user.pdf.gz"],  # Sphinx: "CHAPTER" over "THREE" above the title
     "libsystemc-doc": ["SLIDES.pdf"],  # Distiller: slides over a background picture
     "lilypond-doc-pdf": [
         f"{m}.pdf" for m in ["contributor", "essay", "extending", "music-glossary"]
     ],
     "lilypond-doc-pdf-de": ["learning.de.pdf"],
     "lilypond-doc-pdf-fr": ["usage.fr.pdf", "web.fr.pdf"],
+    "lilypond-doc-pdf-es": ["essay.es.pdf"],  # "B Índice de LilyPond"
     # SiSU's EPUBs: places inside chapters in the spine, an unescaped "<" in the metadata
     "live-manual-epub": ["live-manual.en.epub", "live-manual.ja.epub"],
     "live-manual-pdf": ["live-manual.portrait.en.a4.pdf.gz"],
     "lure-of-the-temptress": ["Manual.pdf"],  # a game's manual scanned: OCR, its header misread
     "mma": ["mma.pdf"],  # dvips and Ghostscript
     "ocrmypdf-doc": ["usr/share/doc/ocrmypdf/html"],
+    "octave-doc": ["liboctave.pdf"],  # Texinfo: three empty chapters before the index
     "packaging-tutorial": ["packaging-tutorial.pdf", "packaging-tutorial.ja.pdf"],  # Beamer
     "parallel": ["parallel_tutorial.pdf.gz"],  # pod2pdf
     "pikepdf-doc": ["usr/share/doc/python3-pikepdf/html"],
