@@ -243,6 +243,7 @@ def test_reference_titles_in_latin_script_languages() -> None:
         ("GNU 일반 공중 사용 허가서", "license"),
         ("Licenses", "license"),
         ("Traduction de la licence", "license"),
+        ("Traducción de la licencia", "license"),  # latex2e-es, before its indexes
         ("Lizenz", "license"),
         ("Лицензия", "license"),
         ("许可证", "license"),

@@ -272,7 +272,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "en": ("License", "Licence", "Licenses", "Licences", "License agreement"),
             "de": ("Lizenz", "Lizenzen", "Lizenzbedingungen"),
             "fr": ("Licence", "Traduction de la licence"),
-            "es": ("Licencia",),
+            "es": ("Licencia", "Traducción de la licencia"),
             "it": ("Licenza",),
             "pt": ("Licença",),
             "pl": ("Licencja",),
