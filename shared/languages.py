@@ -41,6 +41,7 @@ _SIGNATURES = {
     # Swedish and Danish apart: the words they share ("det som med på har") are in neither
     "sv": "och att för är inte av till ett också vid",
     "da": "og af ikke er hvis skal være også kun bliver",
+    "vi": "và của là có được cho các trong không những này với",
 }
 SIGNATURES = {lang: frozenset(words.split()) for lang, words in _SIGNATURES.items()}
 # English's commonest function words, none of them a word of the languages above: a rival

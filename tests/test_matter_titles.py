@@ -158,6 +158,8 @@ ITALIAN = "Il testo della pagina che si vede con una prova del pacchetto è ques
 # Debian's installation guide in Danish was read as Swedish (they share "det som med på har")
 DANISH = "Det er ikke svært at installere systemet, og hvis det fejler, skal man også have hjælp. "
 SWEDISH = "Det är inte svårt att installera systemet, och det finns också hjälp till den som vill. "
+VIETNAMESE = "Bạn có thể cài đặt hệ thống này với các gói được chọn trong danh sách của nó. "
+ROMANIAN = "Sistemul este instalat pentru toți utilizatorii prin această metodă sau alta. "
 LINKED = "See [the command](#el-000027) and [its options](#el-000031) in this section. "
 
 
@@ -169,6 +171,8 @@ LINKED = "See [the command](#el-000027) and [its options](#el-000031) in this se
         ([POLISH], "pl"),
         ([DANISH * 40], "da"),
         ([SWEDISH * 40], "sv"),
+        ([VIETNAMESE * 40], "vi"),
+        ([ROMANIAN * 40], "ro"),
         # an English manual quoting a French sentence stays English
         ([ENGLISH * 40, "« Cette commande est pour les utilisateurs de la classe. »"], "en"),
         # a bilingual manual: neither language's titles would fit half of it
@@ -197,6 +201,8 @@ def test_reference_titles_in_latin_script_languages() -> None:
     assert reference_title("index", 2, 3, "pl") == "Skorowidz, część 2 z 3"
     assert reference_title("contents", 1, 2, "es") == "Índice general, parte 1 de 2"
     assert reference_title("title pages and contents", 1, 1, "da") == "Titelblad og indhold"
+    assert reference_title("title pages and contents", 1, 1, "vi") == "Trang bìa và mục lục"
+    assert reference_title("license and index", 1, 2, "ro") == "Licență și index, partea 1 din 2"
 
 
 @pytest.mark.parametrize(

@@ -50,6 +50,8 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "cs": ("Titulní strana",),
             "sv": ("Titelsida",),
             "da": ("Titelblad",),
+            "ro": ("Pagina de titlu",),
+            "vi": ("Trang bìa",),
             "ru": ("Титульные страницы", "Титульный лист"),
             "zh": ("封面", "标题页"),
             "ja": ("扉",),
@@ -171,6 +173,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "da": ("Stikordsregister",),
             "tr": ("Dizin",),
             "vi": ("Chỉ mục",),
+            "ro": ("Index",),
             "ru": (
                 "Предметный указатель",
                 "Указатель",
@@ -204,6 +207,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "da": ("Litteratur", "Litteraturliste", "Bibliografi"),
             "tr": ("Kaynakça",),
             "vi": ("Tài liệu tham khảo",),
+            "ro": ("Bibliografie",),
             "ru": ("Литература", "Список литературы", "Библиография"),
             "el": ("Βιβλιογραφία",),
             "he": ("ביבליוגרפיה", "מקורות"),
@@ -283,6 +287,8 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "ko": ("라이선스", "라이센스"),
             "sv": ("Licens",),
             "da": ("Licens",),
+            "ro": ("Licență",),
+            "vi": ("Giấy phép",),
         },
     ),
 }
@@ -432,6 +438,8 @@ _LANGUAGES = {
     "cs": _Language(" a ", "{title}, část {i} z {n}"),
     "sv": _Language(" och ", "{title}, del {i} av {n}"),
     "da": _Language(" og ", "{title}, del {i} af {n}"),
+    "ro": _Language(" și ", "{title}, partea {i} din {n}"),
+    "vi": _Language(" và ", "{title}, phần {i}/{n}"),
 }
 
 _HAN = re.compile(f"[{HAN}]")

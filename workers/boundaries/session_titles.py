@@ -76,6 +76,8 @@ _MARKS = {
     "cs": _Marks(" (pokračování)", ": ", "; "),
     "sv": _Marks(" (forts.)", ": ", "; "),
     "da": _Marks(" (fortsat)", ": ", "; "),
+    "ro": _Marks(" (continuare)", ": ", "; "),
+    "vi": _Marks(" (tiếp theo)", ": ", "; "),
 }
 
 _LEADING_NUMBER = re.compile(
