@@ -42,6 +42,7 @@ from quire.workers.boundaries.global_plan import (
     GlobalPlanner,
 )
 from quire.workers.boundaries.matter import MatterRegion, element_kinds
+from quire.workers.boundaries.matter_titles import MatterKind
 from quire.workers.boundaries.planner import (
     apply_decision,
     boundary_context,
@@ -51,6 +52,21 @@ from quire.workers.boundaries.planner import (
 from quire.workers.boundaries.scoring import score_candidates
 
 RULES = PlanSettings()
+
+
+def region(kind: MatterKind, label: str, part: Sequence[Element]) -> MatterRegion:
+    """A front or back matter region holding the consecutive elements `part`."""
+    return MatterRegion(
+        kind=kind,
+        label=label,
+        first_id=part[0].id,
+        last_id=part[-1].id,
+        page_first=part[0].page_first,
+        page_last=max(e.page_last for e in part),
+        evidence=["generated"],
+    )
+
+
 SMALL = PlanSettings(min_pages=2, max_pages=4, soft_max_pages=5, hard_max_pages=7)
 
 
@@ -182,15 +198,7 @@ def small_problems(
         b = draw(st.integers(a, len(doc.elements) - 2))
         part = doc.elements[a : b + 1]
         regions.append(
-            MatterRegion(
-                kind=draw(st.sampled_from(["front_matter", "back_matter"])),
-                label="contents",
-                first_id=part[0].id,
-                last_id=part[-1].id,
-                page_first=part[0].page_first,
-                page_last=max(e.page_last for e in part),
-                evidence=["generated"],
-            )
+            region(draw(st.sampled_from(["front_matter", "back_matter"])), "contents", part)
         )
     return doc, cands, outcomes, regions
 
@@ -443,17 +451,10 @@ def test_headings_inside_front_matter_earn_no_session() -> None:
     ]
     doc = build_doc(els)
     front = [e for e in doc.elements if e.page_last <= 7]
-    region = MatterRegion(
-        kind="front_matter",
-        label="title pages and contents",
-        first_id=front[0].id,
-        last_id=front[-1].id,
-        page_first=1,
-        page_last=7,
-        evidence=["generated"],
-    )
     cands = scored(doc)
-    planner = GlobalPlanner(doc, cands, {}, RULES, matter=[region])
+    front_matter = region("front_matter", "title pages and contents", front)
+    assert (front_matter.page_first, front_matter.page_last) == (1, 7)
+    planner = GlobalPlanner(doc, cands, {}, RULES, matter=[front_matter])
     dedication = next(ev for ev in planner.evidence if ev.snippet.startswith("Dedication"))
     assert dedication.inside_reference and dedication.value == PAGE_BREAK_VALUE
     assert dedication.signals() == [
@@ -475,17 +476,9 @@ def test_a_back_matter_region_too_long_for_one_session_leaves_no_sliver() -> Non
     els = [*chapter("1 Introducción", 1, 10), *chapter("2 Órdenes", 11, 10)]
     els += [heading("Índice de Conceptos", 1, page=21), *pages_of_paragraphs(15, first_page=21)]
     doc = build_doc(els)
-    back = [e for e in doc.elements if e.page_first >= 21]
-    region = MatterRegion(
-        kind="back_matter",
-        label="index",
-        first_id=back[0].id,
-        last_id=back[-1].id,
-        page_first=21,
-        page_last=35,
-        evidence=["generated"],
-    )
-    planner = GlobalPlanner(doc, scored(doc), {}, RULES, matter=[region])
+    index = region("back_matter", "index", [e for e in doc.elements if e.page_first >= 21])
+    assert (index.page_first, index.page_last) == (21, 35)
+    planner = GlobalPlanner(doc, scored(doc), {}, RULES, matter=[index])
     p = plan_from_boundaries(doc, RULES, planner.boundaries(), matter=planner.matter)
-    index = [c.page_last - c.page_first + 1 for c in p.chunks if c.kind == "back_matter"]
-    assert len(index) == 2 and min(index) >= RULES.min_pages, index
+    parts = [c.page_last - c.page_first + 1 for c in p.chunks if c.kind == "back_matter"]
+    assert len(parts) == 2 and min(parts) >= RULES.min_pages, parts
