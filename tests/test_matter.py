@@ -522,6 +522,30 @@ def test_a_contents_run_ends_where_the_numbered_chapters_begin() -> None:
     assert (front.kind, front.last_id) == ("front_matter", doc.elements[first - 1].id)
 
 
+def test_a_title_block_above_the_chapters_is_not_their_level() -> None:
+    """A Texinfo manual as one HTML page, made a DOCX by pandoc (bash's reference
+    manual): the title twice and the top node's "Bash Features" as level-1 headings, the
+    chapters and appendices at level 2. The title block was the top level, the appendices
+    were not top-level parts, and the licence and the indexes were study sessions."""
+    els = [
+        heading("Bash Reference Manual", 1, page=1),
+        heading("Bash Reference Manual", 1, page=1),
+        para("This text is a brief description of the features of Bash.", page=1),
+        heading("Bash Features", 1, page=1),
+    ]
+    for n in range(1, 6):
+        els += [heading(f"{n} Chapter {n}", 2, page=2 + 8 * (n - 1))]
+        els += pages_of_paragraphs(8, first_page=2 + 8 * (n - 1))
+    els += [heading("Appendix C GNU Free Documentation License", 2, page=42)]
+    els += pages_of_paragraphs(3, first_page=42)
+    els += [heading("Appendix D Indexes", 2, page=45)]
+    els += [heading("D.1 Index of Shell Builtin Commands", 3, page=45)]
+    els += [para(f"builtin{k}: Bourne Shell Builtins", page=45 + k // 40) for k in range(120)]
+    doc = build_doc(els, basis="words", name="bashref.docx")
+    back = [(r.label, r.page_first, r.page_last) for r in find_matter(doc)]
+    assert back == [("license and index", 42, 47)]
+
+
 def test_a_chapter_titled_like_matter_after_the_first_chapters_is_study_text() -> None:
     """practicalreports' manual: its chapter "7 Figures" (how to include figures) was
     read as a list of figures, front matter ran from the title to it, and past the front

@@ -144,6 +144,20 @@ def test_a_title_with_two_readings_gives_both_front_first() -> None:
     assert title_matters("Index") == [("back_matter", "index")]  # never the contents
 
 
+@pytest.mark.parametrize(
+    "title",
+    ["General Index: F – L", "PO Mode Index: Q – Y", "Index A–C", "Index — S", "Indexes"],
+)
+def test_an_index_page_of_letters_is_an_index(title: str) -> None:
+    # a Texinfo HTML index splits into pages of letters (gettext's "General Index: M – P")
+    assert title_matters(title) == [("back_matter", "index")]
+
+
+@pytest.mark.parametrize("title", ["Appendix A", "Part I", "Vitamin A", "Chapter 2 – B"])
+def test_a_title_ending_in_a_letter_is_no_index(title: str) -> None:
+    assert title_matters(title) == []
+
+
 def test_reference_titles_in_more_scripts() -> None:
     assert reference_title("title pages and contents", 1, 1, "ko") == "표지 및 차례"
     assert reference_title("bibliography", 1, 1, "el") == "Βιβλιογραφία"

@@ -220,9 +220,18 @@ class _Span:
 
 
 def _top_level(els: Sequence[Element]) -> int:
-    """The headings' top level: the highest that two share (a lone title above it is none)."""
-    levels = Counter(e.level or 1 for e in els if e.type == "heading")
-    return min((lv for lv, k in levels.items() if k >= 2), default=min(levels, default=1))
+    """The headings' top level: the highest that two share, and not a title block (a lone
+    title above it is none; nor are the titles a Texinfo HTML page opens with, "Bash
+    Reference Manual" twice and the top node's "Bash Features", when every heading of
+    their level comes before the first of a deeper one: its chapters are the level below)."""
+    heads = [e.level or 1 for e in els if e.type == "heading"]
+    levels = Counter(heads)
+    shared = sorted(lv for lv, k in levels.items() if k >= 2)
+    for lv in shared[:-1]:
+        first_deeper = next(i for i, h in enumerate(heads) if h > lv)
+        if lv in heads[first_deeper:]:
+            return lv
+    return shared[-1] if shared else min(levels, default=1)
 
 
 def _body_start(els: Sequence[Element]) -> int | None:

@@ -297,9 +297,11 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
 # Recognition
 
 # "Function and variable index", "Concept index", "Index of commands"
-_INDEX_SUFFIX = re.compile(r"(?:index|indices|указатель|索引)$")
+_INDEX_SUFFIX = re.compile(r"(?:index|indexes|indices|указатель|索引)$")
 # "Index des commandes", "Índice de LilyPond", "Indice dei comandi" (after the table,
 # which reads "Índice de figuras" as a list of figures)
+# an index's page of letters, as a Texinfo HTML index splits it: "General Index: F – L"
+_LETTER_RANGE = re.compile(r"(?<=\w)[\s:,.—–-]+[^\W\d_](?:\s*[–—-]\s*[^\W\d_])?\s*$")
 _INDEX_PREFIX = re.compile(r"^(?:index(?:of|to|des|du)|indice(?:de|dei|delle|degli|del|di))")
 # other listings a book's front matter gathers: "List of Exercises", "Table des
 # avertissements", "Anhangsverzeichnis", "算法清单" (Verzeichnisse the table names
@@ -388,6 +390,9 @@ def title_matters(text: str) -> list[tuple[MatterKind, str]]:
     first ("Índice": contents, then index); [] for any other title."""
     if _SUBSECTION.match(text):
         return []
+    letters = _LETTER_RANGE.search(text)
+    if letters and (_BACK, "index") in title_matters(text[: letters.start()]):
+        return [(_BACK, "index")]
     for variant in (text, cyrillic_from_latin1(text.lstrip("# ").strip())):
         key = fold_title(variant) if variant else ""
         if not variant or not key:
