@@ -196,6 +196,22 @@ def test_key_phrases_are_never_stop_words_or_generic_verbs() -> None:
     }
 
 
+def test_key_phrases_end_at_a_verb_after_a_pronoun_and_not_in_a_participle() -> None:
+    """bash's reference manual had "name refers", "compspec generates", "last command
+    executed" and "list printed" among its key terms: a word a subject pronoun stands
+    before is a verb ("it generates"), and a phrase does not end in a past participle (one
+    before its noun stays: "shared library")."""
+    text = (
+        "The compspec generates the list of matches and it generates the list again when "
+        "the last command executed fails. The directory list printed by dirs shows the "
+        "shared library path; it generates a shared library for the compspec. "
+    )
+    found = key_phrases("1 Completion", text * 4, "Unrelated words about cooking.")
+    assert "shared library path" in found or "shared library" in found, found
+    assert not [t for t in found if t.casefold().split()[-1] in {"executed", "printed"}], found
+    assert not [t for t in found if "generates" in t.casefold().split()], found
+
+
 def test_a_german_books_key_phrases_hold_no_german_function_words() -> None:
     """DEMO-TUDaPub and ArsClassica-de: "für die, der Titelseite, auf der, über die" were
     a German manual's key terms. The function words of the language a book is written in

@@ -40,6 +40,11 @@ VERB_SHARE = 0.2  # of a word's uses followed by an article: then it is a verb
 _DETERMINERS = frozenset(
     ["the", "a", "an", "its", "their", "this", "these", "those", "his", "her", "our", "your"]
 )
+# a word after a subject pronoun is a verb ("it refers to", "if it exists")
+_SUBJECTS = frozenset(["it", "he", "she", "they", "we", "who"])
+# a phrase does not end in a past participle ("last command executed", "list printed"); a
+# participle before its noun stays ("shared library"), as do "speed" and "seed"
+_PARTICIPLE = re.compile(r"^[^\W\d_]{3,}(?<!e)ed$")
 _PROSE = frozenset({"heading", "paragraph", "list", "table", "caption"})
 # Words that say nothing of a subject in any technical book: verbs of doing and saying,
 # and the furniture of books and manuals.
@@ -102,8 +107,9 @@ def _is_content(
 
 def verb_like(texts: Iterable[str]) -> frozenset[str]:
     """English words the book uses as verbs: those often followed by an article or a
-    possessive ("selects the rows", "returns a list"), which a noun rarely is. No tagger
-    needed, and no phrase then runs across a verb ("subscripts selects rows")."""
+    possessive ("selects the rows", "returns a list"), which a noun rarely is, or often
+    after a subject pronoun ("it refers to"), which a noun never is. No tagger needed, and
+    no phrase then runs across a verb ("subscripts selects rows", "name refers")."""
     return _verbs_of(_TOKEN.findall(text) for text in texts)
 
 
@@ -115,6 +121,7 @@ def _verbs_of(token_lists: Iterable[list[str]]) -> frozenset[str]:
         folded = [t.casefold() for t in tokens]
         seen.update(folded[:-1])  # every word followed by another
         before.update(a for a, b in pairwise(folded) if b in _DETERMINERS)
+        before.update(b for a, b in pairwise(folded) if a in _SUBJECTS)
     return frozenset(
         w for w, n in before.items() if n >= 2 and n >= VERB_SHARE * seen[w] and w.isalpha()
     )
@@ -188,6 +195,8 @@ def _phrases(tokens: Iterable[str], words: _Words) -> Iterator[tuple[str, str]]:
                 if run[j][1] in keys:
                     break  # a repeated word: this gram and every longer one are no phrase
                 keys.add(run[j][1])
+                if _PARTICIPLE.match(run[j][1]):
+                    continue
                 gram = run[i : j + 1]
                 joiner = "" if all(w[2] for w in gram) else " "
                 yield joiner.join(w[0] for w in gram), joiner.join(w[1] for w in gram)
