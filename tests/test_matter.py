@@ -546,6 +546,32 @@ def test_a_title_block_above_the_chapters_is_not_their_level() -> None:
     assert back == [("license and index", 42, 47)]
 
 
+def test_a_contents_without_page_numbers_is_front_matter() -> None:
+    """Debian's reference manual in Chinese, its HTML pages made one DOCX: the contents
+    lists each section by number and title, with no page numbers and no links, and its
+    list of tables each table by its caption without "表" ("1.4. “ls -l”输出的…"); 13
+    estimated pages of them were a study session. A chapter's own list of its sections
+    (DocBook's, under the chapter's heading) is study text."""
+    sections = [(n, k) for n in range(1, 6) for k in range(1, 9)]
+    els = [heading("Debian 参考手册", 1, page=1), para("目录", page=1)]
+    els += [para(f"{n}. 第{n}章的标题", page=1) for n in range(1, 6)]
+    els += [para(f"{n}.{k}. 小节{n}{k}的标题", page=1) for n, k in sections]
+    els += [para("表格清单", page=1)]
+    els += [para(f"{n}.{k}. 表格{n}{k}的说明", page=1) for n, k in sections]
+    for n in range(1, 6):
+        els += [heading(f"第 {n} 章 第{n}章的标题", 1, page=1)]
+        els += [para(f"{n}.{k}. 小节{n}{k}的标题", page=1) for k in range(1, 9)]
+        for k in range(1, 9):
+            els += [heading(f"{n}.{k}. 小节{n}{k}的标题", 2, page=1)]
+            els += [para(f"表 {n}.{k}. 表格{n}{k}的说明", page=1)]
+            els += [para(words(120, seed=10 * n + k), page=1)]
+    doc = build_doc(els, basis="words", name="reference.zh-cn.docx")
+    (front,) = find_matter(doc)
+    first_chapter = next(e.id for e in doc.elements if e.text.startswith("# 第 1 章"))
+    assert front.kind == "front_matter" and front.first_id == doc.elements[0].id
+    assert doc.elements[[e.id for e in doc.elements].index(first_chapter) - 1].id == front.last_id
+
+
 def test_a_chapter_titled_like_matter_after_the_first_chapters_is_study_text() -> None:
     """practicalreports' manual: its chapter "7 Figures" (how to include figures) was
     read as a list of figures, front matter ran from the title to it, and past the front

@@ -68,6 +68,9 @@ _CHAPTER_NUMBER = re.compile(
 # contents list, whose entries carry links where a printed one carries page numbers
 _LINK_ITEM = re.compile(r"^\[(?:\\.|[^\]\\])*\]\(#el-\d{6,}\):?$")
 _LINK_TARGET = re.compile(r"\]\(#(el-\d{6,})\)")
+# a caption's label before its number: "Table 1.4.", "Abbildung 2", "表1.15", "图 3"
+_CAPTION_LABEL = re.compile(r"^[^\W\d_]{1,10}\s?(?=\d)")
+_NUMBER_DOT = re.compile(r"^(\d+(?:\.\d+)*)\.(?=\s|$)")
 _LETTER_GROUP = re.compile(r"^(?:\w|\W)(?:\s+\w)?$", re.UNICODE)  # "A", "B C", "%"
 _ROMAN = re.compile(r"^(?:[ivxlcdm]{1,7})$", re.IGNORECASE)
 # what marks a bibliography entry: a label "[4]" / "[Knu84]", a year, a web address
@@ -123,6 +126,48 @@ def listing_line(el: Element) -> bool | None:
     if el.type == "paragraph" and _LINK_ITEM.match(el.text.strip()):
         return True  # a contents entry set as a paragraph (or a heading) of its own
     return _listing_text(plain_text(el), heading=el.type == "heading")
+
+
+def _title_key(text: str) -> str:
+    """A title as a contents line and its heading or caption both give it: "1.4. Title"
+    and "1.4 Title" alike."""
+    return _NUMBER_DOT.sub(r"\1", " ".join(text.lstrip("#").split()).casefold(), count=1)
+
+
+def _titles_ahead(flags: Sequence[bool | None], els: Sequence[Element]) -> list[bool | None]:
+    """`flags`, with the lines that repeat a title further on marked as listing lines: a
+    contents without page numbers (an HTML page's, made a DOCX: "1.1. 控制台基础" and 300
+    more lines before the chapters) was 13 pages of study text. A title is a heading's, or
+    a numbered caption's without its label (the list of tables' "1.4. “ls -l”输出的…" is
+    "表 1.4. “ls -l”输出的…" under its table). The contents ends at the first heading
+    after its first line: a chapter's own list of its sections (DocBook's) is none."""
+    ahead: dict[str, list[int]] = {}  # title -> the positions it stands at, ascending
+    for i, e in enumerate(els):
+        if e.type == "heading":
+            ahead.setdefault(_title_key(plain_text(e)), []).append(i)
+        elif e.type == "paragraph" and len(e.text) <= LISTING_LINE_CHARS:
+            label = _CAPTION_LABEL.match(plain_text(e))
+            if label:
+                ahead.setdefault(_title_key(plain_text(e)[label.end() :]), []).append(i)
+
+    def repeats(text: str, i: int) -> bool:
+        at = ahead.get(_title_key(text), []) if len(text) <= LISTING_LINE_CHARS else []
+        return bisect.bisect_right(at, i) < len(at)
+
+    out = list(flags)
+    started = False
+    for i, e in enumerate(els):
+        if e.type == "heading" and started:
+            break
+        if flags[i] is True or e.type not in ("paragraph", "list"):
+            continue
+        if e.type == "list" and e.items:
+            votes = [repeats(plain(item), i) for item in e.items]
+            if votes.count(True) > len(votes) // 2:
+                out[i] = started = True
+        elif repeats(plain_text(e), i):
+            out[i] = started = True
+    return out
 
 
 def listing_lines(el: Element) -> int:
@@ -374,8 +419,7 @@ def _front(
         end = pages[last_page].last
         lines = sum(p.listings for p in pages[start_page : last_page + 1])
         evidence.append(
-            f"{lines} contents lines with page numbers on pages "
-            f"{pages[start_page].number}-{pages[last_page].number}"
+            f"{lines} contents lines on pages {pages[start_page].number}-{pages[last_page].number}"
         )
         labels.append("contents")
         # The body may begin on the contents' last page: then stop at its last listing line.
@@ -385,12 +429,14 @@ def _front(
             end = listed[-1]
         # A contents list may run on to the page where the body begins (an HTML book's, whose
         # pages are word counts): the lists of contents lines that follow are the contents',
-        # and so is a caption above one (Sphinx's "API", "Reference" over its contents parts).
+        # and so is a caption above one (Sphinx's "API", "Reference" over its contents parts);
+        # where pages are word counts, so are contents lines set as paragraphs of their own.
+        runs_on = ("list", "paragraph") if doc.page_basis == "words" else ("list",)
         while True:
             nxt = end + 1
             if nxt < len(els) and els[nxt].type == "caption":
                 nxt += 1
-            if nxt >= len(els) or not flags[nxt] or els[nxt].type != "list":
+            if nxt >= len(els) or flags[nxt] is not True or els[nxt].type not in runs_on:
                 break
             end = nxt
         if body is not None and end >= body:  # the run went on over the body's pages (a
@@ -708,7 +754,7 @@ def _find_matter(doc: Document) -> _Found:
     els = doc.elements
     if not els:
         return [], []
-    flags = [listing_line(e) for e in els]
+    flags = _titles_ahead([listing_line(e) for e in els], els)
     pages = _pages(doc, flags)
     titled = _titled(doc, flags)
     starts = _contents_starts(els, pages, flags)
