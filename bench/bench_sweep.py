@@ -2,7 +2,7 @@
 
     python3 bench/bench_sweep.py [--limit N] [--cache DIR] [--work DIR] [--table FILE]
                                  [--max-doc-pages 1000] [--run-sample K]
-                                 [--other | --folder DIR]
+                                 [--other | --converted | --folder DIR]
                                  [--plan-only --work DIR [--docs NAME ...]]
 
 Documents: a fixed sample of at least 300 PDFs of 15 pages or more from Debian TeX Live
@@ -28,6 +28,9 @@ the worst ten documents on each metric are printed at the end.
 Publican, Sphinx, doxygen, Texinfo and others, as PDF, EPUB and HTML folders, up to 2,000
 pages): the same batch and figures, the source-line figures (headers, page numbers,
 hyphens, accents) for its PDFs only.
+
+--converted sweeps the third sample (bench/sweep_converted.py: 13 Word documents that pandoc
+makes of Debian's HTML and reStructuredText manuals in six languages; needs pandoc).
 
 --folder DIR sweeps the books in a folder of one's own instead (PDF, EPUB, DOCX, HTML files
 and HTML folders; "<package>--<name>" names the package), for a new sample before it joins
@@ -60,6 +63,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
 
 from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 from fault_stack import descendants, rss_kib  # noqa: E402
+from sweep_converted import select_converted  # noqa: E402
 from sweep_docs import DEFAULT_CACHE, SweepDoc, select  # noqa: E402
 from sweep_metrics import (  # noqa: E402
     accents_apart,
@@ -386,12 +390,15 @@ def main() -> None:
     ap.add_argument("--plan-only", action="store_true", help="plan again from IRs, no batch")
     ap.add_argument("--docs", nargs="*", help="only documents whose file name contains one")
     ap.add_argument("--other", action="store_true", help="the second sample (sweep_other.py)")
+    ap.add_argument("--converted", action="store_true", help="the third sample (pandoc DOCX)")
     ap.add_argument("--folder", type=Path, help="the books in this folder instead")
     args = ap.parse_args()
     if args.folder:
         docs = from_folder(args.folder)
     elif args.other:
         docs = select_other(args.cache.expanduser())
+    elif args.converted:
+        docs = select_converted(args.cache.expanduser())
     else:
         if not (CORPUS / "MANIFEST.md").is_file():
             # the sample leaves out the corpus's documents: without it, it is another one
