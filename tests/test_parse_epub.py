@@ -186,6 +186,34 @@ def test_epub2_ncx_and_epub3_nav_make_the_same_book() -> None:
     ]
 
 
+def test_a_flat_navigation_over_sections_leaves_the_headings_their_levels() -> None:
+    """pandoc's EPUB of Debian's reference manual lists its 13 chapters and 430 sections
+    in one flat list: every heading became a chapter (level 1), and sessions of 5 pages
+    were cut at any section (26 of 47 "chapter starts"). A flat list over chapters and
+    their sections says nothing of the structure; the headings' own levels stand. A flat
+    list of chapters stays chapters, even where one chapter's heading is set a level
+    lower."""
+    chapters = sample_chapters(3)
+    flat = [(1, title, href) for _, title, href in sample_nav(3)]
+    doc = parse_epub_bytes(epub_bytes(chapters, nav=flat), "flat.epub").document
+    nested = parse_epub_bytes(epub_bytes(chapters, nav=sample_nav(3)), "nested.epub").document
+    levels = [e.level for e in doc.elements if e.type == "heading"]
+    assert levels == [e.level for e in nested.elements if e.type == "heading"] == [1, 2] * 3
+    assert [(o.level, o.title) for o in doc.outline] == [
+        (lv, f"Chapter {k}. Topic {k}" if lv == 1 else f"{k}.1. Section")
+        for k in (1, 2, 3)
+        for lv in (1, 2)
+    ]
+    # chapters only, one of them an h2: still the chapters
+    odd = [(n, x.replace("<h1", "<h2").replace("</h1>", "</h2>")) for n, x in chapters[2:]]
+    only = [(1, title, href) for lv, title, href in sample_nav(3) if lv == 1]
+    doc = parse_epub_bytes(epub_bytes(chapters[:2] + odd, nav=only), "odd.epub").document
+    assert [o.level for o in doc.outline] == [1, 1, 1]
+    assert [e.text for e in doc.elements if e.type == "heading" and e.level == 1] == [
+        f"# Chapter {k}. Topic {k}" for k in (1, 2, 3)
+    ]
+
+
 def test_a_chapter_the_spine_names_again_by_a_place_inside_it_is_read_once() -> None:
     """SiSU's EPUBs (Debian's live-manual) list "the-basics.xhtml#o163" and two dozen
     more places of each chapter in the spine: read each time, a 60-page book became 900."""

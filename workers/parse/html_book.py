@@ -89,7 +89,8 @@ def build(book: Book) -> ParsedDocument:
         marks=notes.marks,
     )
     blocks = settled.blocks
-    nav_notes = _apply_nav(blocks, book.nav, anchors)
+    nav = [] if _flat_over_sections(book.nav, anchors) else book.nav
+    nav_notes = _apply_nav(blocks, nav, anchors)
     printed = _print_pages(reader, book.page_list)
     elements = _paginate(blocks, printed)
     elements = link_unlinked(elements, settled.notes)
@@ -103,7 +104,7 @@ def build(book: Book) -> ParsedDocument:
         k = _settled_index(reader.blocks, blocks, position, r.position)
         page = elements[k].page_first if k < len(elements) else page_count
         removed.append(RemovedText(page=page, kind=r.kind, text=r.text))
-    outline = _outline(book.nav, anchors, position, elements)
+    outline = _outline(nav, anchors, position, elements)
     document = Document(
         doc_id=book.doc_id,
         source_name=book.source_name,
@@ -138,6 +139,24 @@ def _settled_index(
 ) -> int:
     """Where the block read at `at` (before notes were placed) stands after settling."""
     return position[id(read[at])] if at < len(read) else len(settled)
+
+
+def _flat_over_sections(nav: Sequence[NavEntry], anchors: dict[str, Block]) -> bool:
+    """Is the navigation one flat list over headings of several levels, most of them
+    sections (pandoc's EPUB of a DocBook manual: 444 entries at one level, for 13 chapters
+    and their sections)? It says nothing of the book's structure then; the headings do.
+    (A flat list of chapters with a few headings set a level lower is still chapters.)"""
+    if len({e.level for e in nav}) != 1:
+        return False
+    levels = [
+        int(b.fields.get("level") or 1)
+        for e in nav
+        if (b := anchors.get(e.target) or anchors.get(e.target.split("#", 1)[0])) is not None
+        and b.type == "heading"
+    ]
+    top = min(levels, default=0)
+    chapters = levels.count(top)
+    return chapters >= 2 and len(levels) - chapters >= chapters
 
 
 def _apply_nav(
