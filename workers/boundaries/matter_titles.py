@@ -300,9 +300,9 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
 _INDEX_SUFFIX = re.compile(r"(?:index|indexes|indices|указатель|索引)$")
 # "Index des commandes", "Índice de LilyPond", "Indice dei comandi" (after the table,
 # which reads "Índice de figuras" as a list of figures)
+_INDEX_PREFIX = re.compile(r"^(?:index(?:of|to|des|du)|indice(?:de|dei|delle|degli|del|di))")
 # an index's page of letters, as a Texinfo HTML index splits it: "General Index: F – L"
 _LETTER_RANGE = re.compile(r"(?<=\w)[\s:,.—–-]+[^\W\d_](?:\s*[–—-]\s*[^\W\d_])?\s*$")
-_INDEX_PREFIX = re.compile(r"^(?:index(?:of|to|des|du)|indice(?:de|dei|delle|degli|del|di))")
 # other listings a book's front matter gathers: "List of Exercises", "Table des
 # avertissements", "Anhangsverzeichnis", "算法清单" (Verzeichnisse the table names
 # otherwise, a bibliography or an index, are found first), labelled "lists"; no title

@@ -141,6 +141,11 @@ def _settled_index(
     return position[id(read[at])] if at < len(read) else len(settled)
 
 
+def _target(anchors: dict[str, Block], entry: NavEntry) -> Block | None:
+    """The block a navigation entry leads to (its file's first, for a place not found)."""
+    return anchors.get(entry.target) or anchors.get(entry.target.split("#", 1)[0])
+
+
 def _flat_over_sections(nav: Sequence[NavEntry], anchors: dict[str, Block]) -> bool:
     """Is the navigation one flat list over headings of several levels, most of them
     sections (pandoc's EPUB of a DocBook manual: 444 entries at one level, for 13 chapters
@@ -151,8 +156,7 @@ def _flat_over_sections(nav: Sequence[NavEntry], anchors: dict[str, Block]) -> b
     levels = [
         int(b.fields.get("level") or 1)
         for e in nav
-        if (b := anchors.get(e.target) or anchors.get(e.target.split("#", 1)[0])) is not None
-        and b.type == "heading"
+        if (b := _target(anchors, e)) is not None and b.type == "heading"
     ]
     top = min(levels, default=0)
     chapters = levels.count(top)
@@ -170,7 +174,7 @@ def _apply_nav(
     found: dict[int, int] = {}  # id(block) -> nav level
     missed = 0
     for entry in nav:
-        block = anchors.get(entry.target) or anchors.get(entry.target.split("#", 1)[0])
+        block = _target(anchors, entry)
         if block is None:
             missed += 1
             continue
@@ -280,7 +284,7 @@ def _outline(
     if nav:
         top = min(e.level for e in nav)
         for entry in nav:
-            block = anchors.get(entry.target) or anchors.get(entry.target.split("#", 1)[0])
+            block = _target(anchors, entry)
             page = elements[position[id(block)]].page_first if block is not None else 0
             out.append(OutlineEntry(level=entry.level - top + 1, title=entry.title, page=page))
         return out
