@@ -79,7 +79,10 @@ def cut_problems(doc: Document, chunks: list[RagChunk], max_chars: int) -> list[
             problems.append(f"{prev.id}: ends_at {prev.ends_at}, next starts_at {c.starts_at}")
         if not c.continuation:
             last = by_id[prev.element_ids[-1]]
-            only_headings = all(by_id[i].type == "heading" for i in prev.element_ids)
+            # (an empty element is invisible: a chunk of headings may hold one)
+            only_headings = all(
+                by_id[i].type == "heading" or not by_id[i].text for i in prev.element_ids
+            )
             if prev.session == c.session and last.type == "heading" and not only_headings:
                 problems.append(f"{prev.id} ends with a heading")
             continue

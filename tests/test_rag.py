@@ -412,6 +412,22 @@ def test_quire_rag_refuses_a_cap_below_the_minimum(tmp_path: Path) -> None:
     assert not (out / RAG_CHUNKS_FILE).exists()
 
 
+def test_an_empty_paragraph_after_a_heading_does_not_hide_it_at_a_chunks_end() -> None:
+    """Found by the property below: "# Untitled", an empty paragraph, then a run of
+    headings and a long one that cannot all join it. The chunker cut after the empty
+    paragraph, which left the heading last in its chunk (an empty element is invisible),
+    and the test's own check counted the empty paragraph as text in a chunk of headings."""
+    for second in (1, 2):  # the second heading of the run at level 1, then 2
+        els = [para("as follows:") for _ in range(14)] + [para(""), heading("Untitled")]
+        els += [para(""), heading("Untitled", second), *[heading("Untitled")] * 3]
+        els += [heading(words(60, seed=3)), para("as follows:"), para("as follows:")]
+        doc = build_doc(els)
+        plan = plan_for(doc, [(1, len(doc.elements), "Session 0")])
+        chunks = rag_chunks(doc, plan, max_chars=333, algorithm="hierarchical")
+        assert verify_rag(doc, plan, chunks, 333) == []
+        assert cut_problems(doc, chunks, 333) == []
+
+
 # --- properties over generated documents ---------------------------------------------------
 
 

@@ -218,7 +218,7 @@ def pack(atoms: list[Atom], max_chars: int, algorithm: Algorithm) -> list[tuple[
                 # heading at the chunk's end if one does (the heading goes with the run).
                 best = max(atoms[k].strength for k in range(s + 1, e + 1))
                 ties = [k for k in range(s + 1, e + 1) if atoms[k].strength == best]
-                end = max([k for k in ties if not _heading(atoms[k - 1])] or ties)
+                end = max([k for k in ties if not _ends_with_heading(atoms, k)] or ties)
         out.append((s, end))
         s = end
     return out
@@ -227,6 +227,15 @@ def pack(atoms: list[Atom], max_chars: int, algorithm: Algorithm) -> list[tuple[
 def _heading(atom: Atom) -> bool:
     """Is the atom a whole heading?"""
     return atom.first and atom.last and atom.cut == "section"
+
+
+def _ends_with_heading(atoms: Sequence[Atom], k: int) -> bool:
+    """Would a chunk ending before atom k end with a whole heading? Empty elements after
+    it do not count: they are invisible ("# Untitled", an empty paragraph, then a cut)."""
+    j = k - 1
+    while j > 0 and not atoms[j].text:
+        j -= 1
+    return _heading(atoms[j])
 
 
 def _crumb(el: Element) -> str:
