@@ -567,9 +567,9 @@ def test_a_contents_without_page_numbers_is_front_matter() -> None:
             els += [para(words(120, seed=10 * n + k), page=1)]
     doc = build_doc(els, basis="words", name="reference.zh-cn.docx")
     (front,) = find_matter(doc)
-    first_chapter = next(e.id for e in doc.elements if e.text.startswith("# 第 1 章"))
+    chapter = next(k for k, e in enumerate(doc.elements) if e.text.startswith("# 第 1 章"))
     assert front.kind == "front_matter" and front.first_id == doc.elements[0].id
-    assert doc.elements[[e.id for e in doc.elements].index(first_chapter) - 1].id == front.last_id
+    assert front.last_id == doc.elements[chapter - 1].id
 
 
 def test_a_chapter_titled_like_matter_after_the_first_chapters_is_study_text() -> None:

@@ -146,9 +146,10 @@ def _titles_ahead(flags: Sequence[bool | None], els: Sequence[Element]) -> list[
         if e.type == "heading":
             ahead.setdefault(_title_key(plain_text(e)), []).append(i)
         elif e.type == "paragraph" and len(e.text) <= LISTING_LINE_CHARS:
-            label = _CAPTION_LABEL.match(plain_text(e))
+            text = plain_text(e)
+            label = _CAPTION_LABEL.match(text)
             if label:
-                ahead.setdefault(_title_key(plain_text(e)[label.end() :]), []).append(i)
+                ahead.setdefault(_title_key(text[label.end() :]), []).append(i)
 
     def repeats(text: str, i: int) -> bool:
         at = ahead.get(_title_key(text), []) if len(text) <= LISTING_LINE_CHARS else []
