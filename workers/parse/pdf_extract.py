@@ -690,8 +690,10 @@ def extract_page(
     result.links = page_links(doc, page, textpage, lambda t: expand_glyphs(decode_words(t)))
 
     text = "\n".join(ln.text for ln in lines)
-    letters = len(_LETTER.findall(text))
-    result.garbled = letters >= 40 and len(_LATIN1_SUPP.findall(text)) > 0.25 * letters
+    # (garbled needs over 10 Latin-1 letters: most pages' letters are never counted)
+    latin1 = len(_LATIN1_SUPP.findall(text))
+    letters = len(_LETTER.findall(text)) if latin1 > 10 else 0
+    result.garbled = letters >= 40 and latin1 > 0.25 * letters
     result.presentation_forms = presentation >= 20
     fffd = text.count("\ufffd")
     result.unmapped = fffd >= 10 and fffd > 0.1 * len(text)

@@ -208,8 +208,26 @@ def _reason(role: ReviewRole, s: Signals, new_topic: bool, abstains: bool = Fals
     return "; ".join(parts) + f" -> {verdict}"
 
 
-def heuristic_vote(task: ReviewTask, role: ReviewRole, elements: dict[str, Element]) -> ReviewVote:
+# The signals of the tasks voted on lately: the three roles of a task share them (their
+# words counted once, not three times). Keyed by the task object, kept with it so that a
+# recycled id cannot match; a review's tasks are voted on in order, so a few suffice.
+_SIGNALS: dict[int, tuple[ReviewTask, dict[str, Element], Signals]] = {}
+_SIGNALS_KEPT = 32
+
+
+def _signals(task: ReviewTask, elements: dict[str, Element]) -> Signals:
+    kept = _SIGNALS.get(id(task))
+    if kept is not None and kept[0] is task and kept[1] is elements:
+        return kept[2]
     signals = Signals.of(task, elements)
+    if len(_SIGNALS) >= _SIGNALS_KEPT:
+        _SIGNALS.clear()
+    _SIGNALS[id(task)] = (task, elements, signals)
+    return signals
+
+
+def heuristic_vote(task: ReviewTask, role: ReviewRole, elements: dict[str, Element]) -> ReviewVote:
+    signals = _signals(task, elements)
     p = _p_new_topic(role, signals)
     capped = not signals.major and role != "continuity"
     # Where the signals say "new topic" but no major heading starts here, the cap keeps the
