@@ -69,6 +69,17 @@ def test_incremental_cohesion_equals_direct_computation() -> None:
         assert got[g] == pytest.approx(dot / norm if norm else 0.0, abs=1e-9)
 
 
+def test_cohesion_of_an_element_repeating_one_word_more_often_than_two_windows_hold() -> None:
+    """gammu's general index is one table naming one word 1,521 times: its tokens enter the
+    right window together, and their count outgrew the table of square roots (an IndexError
+    failed the document at scoring)."""
+    els = [para(words(80, topic=0, seed=1)), para("modem " * 400), para(words(80, topic=1))]
+    doc = build_doc(els)
+    got, positions = cohesion_curve(doc, window=50)
+    assert len(got) == len(positions) == 2
+    assert all(0.0 <= c <= 1.0 + 1e-9 for c in got)
+
+
 def test_idf_weighs_down_terms_found_all_through_the_document() -> None:
     stream = [0, 1, 0, 2] * 300  # term 0 in every block, 1 and 2 in every block too
     stream += [3] * 10  # term 3 in one block only

@@ -90,7 +90,11 @@ def _cohesion(
     """The sums (dot product, squared norms) are updated as tokens enter and leave the
     windows: each token does so once per window, so the cost is O(tokens)."""
     size = len(idf)
-    roots = [math.sqrt(c) for c in range(2 * window + 2)]
+    # A count reaches the window plus the longest element (whose tokens enter the right
+    # window before they cross the gap): a 600-token window met a table repeating one
+    # word 1,521 times in gammu's manual (its general index, one table).
+    longest = max((e - s for s, e in zip([0, *ends], ends, strict=False)), default=0)
+    roots = [math.sqrt(c) for c in range(longest + 2 * window + 2)]
     left = [0] * size
     right = [0] * size
     dot = nl2 = nr2 = 0.0
