@@ -304,6 +304,36 @@ def test_heuristic_votes_on_a_book_about_todo_lists_validate() -> None:
         assert "'todo'" in vote.reason
 
 
+@pytest.mark.parametrize(
+    "title",
+    [
+        "(<class 'numba.core.types.containers.BaseTuple'>, '__hash__')",  # numba's manual
+        "The 'x' <option> of {name}: TODO",
+        "'<'",
+    ],
+)
+def test_heuristic_votes_quoting_a_heading_with_quotes_and_brackets_validate(title: str) -> None:
+    """A heading quoted in the reason may hold quotes itself: paired wrongly, they left
+    "<class >" outside every quote, a "template placeholder" that failed numba's manual."""
+    els = assign_ids(
+        [
+            make_element("paragraph", "Types describe the values a compiled function handles.", 1),
+            make_element("heading", title, 2, level=2),
+            make_element("paragraph", "Hashing a tuple combines the hashes of its members.", 2),
+        ]
+    )
+    by_id = {e.id: e for e in els}
+    task = ReviewTask(
+        doc_id="d",
+        after_id=els[0].id,
+        left_ids=[els[0].id],
+        right_ids=[els[1].id, els[2].id],
+        score=0.8,
+    )
+    for role in REVIEW_ROLES:
+        assert "heading '" in heuristic_vote(task, role, by_id).reason
+
+
 # --- combine -----------------------------------------------------------------------------
 
 

@@ -64,6 +64,14 @@ def _heading_title(element: Element) -> str:
     return title if len(title) <= 60 else title[:57] + "..."
 
 
+def _quoted(text: str) -> str:
+    """Book text in single quotes, its own straight quotes made typographic: the validator
+    sets quoted text aside (`prompts.generic_reason`), and a quote inside it paired wrongly
+    (numba's heading "(<class 'numba.core.types…'>, '__hash__')" left "<class >" unquoted,
+    a "template placeholder" that failed the document)."""
+    return "'" + text.replace("'", "’") + "'"
+
+
 _MAJOR_CACHE: dict[tuple[int, bool], tuple[dict[str, Element], frozenset[str]]] = {}
 
 
@@ -187,7 +195,8 @@ def _reason(role: ReviewRole, s: Signals, new_topic: bool, abstains: bool = Fals
     parts = [f"heuristic baseline ({role})"]
     if s.heading_level is not None:
         rank = "major" if s.major else "minor"
-        parts.append(f"{rank} heading '{s.heading_title}' (level {s.heading_level}) starts here")
+        title = _quoted(s.heading_title)
+        parts.append(f"{rank} heading {title} (level {s.heading_level}) starts here")
     else:
         parts.append("no heading starts here")
     parts.append(f"change-point score {s.score:.2f}")
@@ -198,7 +207,7 @@ def _reason(role: ReviewRole, s: Signals, new_topic: bool, abstains: bool = Fals
         bound = OVERLAP_LOW if relation == "<" else OVERLAP_HIGH
         parts.append(f"lexical overlap {s.overlap:.3f} {relation} {bound}")
     if s.shared_terms:  # quoted: the book's words ("todo", "xxx") are evidence, not a template
-        parts.append("shared terms: " + ", ".join(f"'{t}'" for t in s.shared_terms))
+        parts.append("shared terms: " + ", ".join(map(_quoted, s.shared_terms)))
     if s.ends_with_colon:
         parts.append("text before the cut ends with ':'")
     if abstains:
