@@ -437,6 +437,60 @@ def test_endnotes_in_their_own_file_and_office_back_links_are_tied_to_their_refe
     ]
 
 
+def test_sphinx_footnotes_in_a_definition_list_are_notes_and_their_marks_stay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docutils writes a footnote as `<dl class="footnote">`: a term with its label and
+    back-link, a definition with its text. Cython's manual refers to three from a table: the
+    marks vanished (the notes read as empty) and left two spaces in the Markdown rows, so
+    verification failed the document; in a paragraph the mark vanished unseen."""
+    ref = '<a class="footnote-reference brackets" href="#id{n}" id="r{n}">{n}</a>'
+    note = (
+        '<dt class="label" id="id{n}"><span class="brackets">'
+        '<a class="fn-backref" href="#r{n}">{n}</a></span></dt><dd><p>{text}</p></dd>'
+    )
+    prose = " ".join(["Automatic conversions work for the basic numeric and string types."] * 30)
+    page = tmp_path / "types.html"
+    page.write_text(
+        "<html><body><h1>Types</h1><p>" + prose + "</p>"
+        "<table><thead><tr><th>C types</th><th>To Python types</th></tr></thead><tbody>"
+        f"<tr><td>char*</td><td><p>str/bytes {ref.format(n=3)}</p></td></tr>"
+        f"<tr><td>C array</td><td><p>list {ref.format(n=5)}</p></td></tr></tbody></table>"
+        f"<p>Unions convert too{ref.format(n=4)} with care.</p>"
+        '<dl class="footnote brackets">'
+        + note.format(n=3, text="To/from str for Python 2, bytes for Python 3.")
+        + note.format(n=4, text="A union of an int and a char* is refused.")
+        + note.format(n=5, text="Other than signed/unsigned char[].")
+        + "</dl><p>More text follows here.</p></body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(page).document
+    table = next(e for e in doc.elements if e.type == "table")
+    assert table.rows is not None and table.rows[1:] == [
+        ["char*", "str/bytes [^3]"],
+        ["C array", "list [^5]"],
+    ]
+    texts = [e.text for e in doc.elements if e.type != "table"][2:]
+    assert texts == [
+        "[^3]: To/from str for Python 2, bytes for Python 3.",
+        "[^5]: Other than signed/unsigned char[].",
+        "Unions convert too[^4] with care.",
+        "[^4]: A union of an int and a char* is refused.",
+        "More text follows here.",
+    ]
+    monkeypatch.chdir(tmp_path)
+    result = quire.split(page, tmp_path / "out", processes=1)
+    assert result.verification is not None and result.verification.passed
+    # a reference whose note has no text keeps the mark the book prints
+    empty = tmp_path / "empty.html"
+    empty.write_text(
+        f"<html><body><h1>T</h1><p>A claim{ref.format(n=7)} stands.</p>"
+        '<p id="id7"></p></body></html>',
+        encoding="utf-8",
+    )
+    assert [e.text for e in parse_document(empty).document.elements] == ["# T", "A claim7 stands."]
+
+
 def test_an_html_books_contents_of_links_is_front_matter(tmp_path: Path) -> None:
     """A contents list carries links where a printed one carries page numbers: the index
     page of a folder (title, then a list of links to every section) is front matter, and

@@ -25,6 +25,7 @@ from docx.document import Document as DocxDocument
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from lxml import etree
 
+from quire.shared import markdown
 from quire.shared.ir import ParserNote, element_id
 from quire.shared.links import footnote_def, footnote_ref, ir_link, note_label
 from quire.workers.parse.docx_content import (
@@ -121,7 +122,9 @@ class _Labels:
     def ref(self, m: re.Match[str]) -> str:
         key = m.group(1) + m.group(2)
         if key not in self.notes:
-            return ""  # a reference to a note the part does not have
+            # a reference to a note the part does not have, or an empty one: the mark the
+            # book prints stays as text (Word's numbered references print none)
+            return self.marks.get(key, "")
         if key not in self.labels:
             self.counters[m.group(1)] += 1
             n = self.counters[m.group(1)]
@@ -229,3 +232,6 @@ def _rewrite(block: Any, change: Callable[[str], str]) -> None:
         fields["items"] = [change(t) for t in fields["items"]]
     if fields.get("rows"):
         fields["rows"] = [[change(c) for c in row] for row in fields["rows"]]
+        # the table drawn again from its cells: a reference that leaves no text left two
+        # spaces in the Markdown row, which then differed from the row the cells make
+        block.text = markdown.table(fields["rows"])

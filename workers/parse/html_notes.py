@@ -94,7 +94,10 @@ def find_notes(chapters: Sequence[tuple[str, etree._Element]]) -> NoteMap:
         if target is None:
             continue
         note = _note_block(target)
-        if note is None or _inside(a, note) or any(local(x.tag) in _HEADINGS for x in note.iter()):
+        if note is None or _inside(a, note):
+            continue
+        parts = [note, *_definitions(note)]
+        if any(local(x.tag) in _HEADINGS for part in parts for x in part.iter()):
             continue
         explicit = _is_ref(a) or bool((_types(target) | _types(note)) & _NOTE_TYPES)
         if note not in back:
@@ -111,9 +114,11 @@ def find_notes(chapters: Sequence[tuple[str, etree._Element]]) -> NoteMap:
             continue
         if not explicit and order[note] < order[a]:  # the back-link itself, read backwards
             continue
-        if not explicit and len("".join(note.itertext())) > MAX_NOTE_CHARS:
+        if not explicit and sum(len("".join(x.itertext())) for x in parts) > MAX_NOTE_CHARS:
             continue
         if note not in out.notes:
+            for dd in parts[1:]:  # the note's text joins its label, and leaves the list
+                note.append(dd)
             n = len(out.notes) + 1
             out.notes[note] = f"f{n}"
             out.elements[f"f{n}"] = note
@@ -130,6 +135,22 @@ def find_notes(chapters: Sequence[tuple[str, etree._Element]]) -> NoteMap:
     for a in list(out.refs):  # a reference inside a note is plain text there
         if any(x in out.notes for x in a.iterancestors()):
             del out.refs[a]
+    return out
+
+
+def _definitions(note: etree._Element) -> list[etree._Element]:
+    """The `dd` elements after a `dt` note, up to the next term: docutils (Sphinx) writes a
+    footnote as a term holding its label and back-link and a definition holding its text,
+    `<dl class="footnote"><dt id="id3">…</dt><dd><p>text</p></dd>`."""
+    if local(note.tag) != "dt":
+        return []
+    out = []
+    for sibling in note.itersiblings():
+        if not isinstance(sibling.tag, str):
+            continue
+        if local(sibling.tag) != "dd":
+            break
+        out.append(sibling)
     return out
 
 
