@@ -491,6 +491,25 @@ def test_sphinx_footnotes_in_a_definition_list_are_notes_and_their_marks_stay(
     assert [e.text for e in parse_document(empty).document.elements] == ["# T", "A claim7 stands."]
 
 
+def test_image_syntax_shown_in_a_listing_is_text_not_an_image(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pelican's manual shows Markdown in listings (`![Photo]({attach}photo.jpg)`): the
+    verifier took each for an image link to a missing file and failed the document."""
+    page = tmp_path / "content.html"
+    page.write_text(
+        "<html><body><h1>Writing content</h1><p>A post links its files:</p><pre>"
+        "Title: Test Post\n\n![Photo]({attach}photo.jpg)\n![Alt Text](images/han.jpg)\n"
+        "</pre><p>Site generation copies them.</p></body></html>",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    result = quire.split(page, tmp_path / "out", processes=1)
+    assert result.verification is not None and result.verification.passed
+    text = "\n".join(p.read_text() for p in (tmp_path / "out").glob("01-*.md"))
+    assert "![Photo]({attach}photo.jpg)" in text and "![Alt Text](images/han.jpg)" in text
+
+
 def test_an_html_books_contents_of_links_is_front_matter(tmp_path: Path) -> None:
     """A contents list carries links where a printed one carries page numbers: the index
     page of a folder (title, then a list of links to every section) is front matter, and

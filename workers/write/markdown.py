@@ -87,6 +87,13 @@ def render_chunk_markdown(
 IMAGE_LINK = re.compile(r"!\[[^\]\n]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 
 
+# A fenced code block (`markdown.code`): what it holds is shown as text, never an image.
+_FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?(?:^\1[`~]*[ \t]*$|\Z)", re.M | re.S)
+
+
 def image_links(text: str) -> list[str]:
-    """Targets of Markdown image links in `text`, in order."""
+    """Targets of Markdown image links in `text`, in order, outside fenced code (Pelican's
+    manual shows `![Photo]({attach}photo.jpg)` in a listing: no image of the book)."""
+    if "```" in text or "~~~" in text:
+        text = _FENCED.sub("", text)
     return IMAGE_LINK.findall(text)
