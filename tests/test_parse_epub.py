@@ -667,6 +667,33 @@ def test_a_publican_books_banner_logos_and_page_links_are_removed(tmp_path: Path
     assert sum(kind == "navigation" for kind, _ in removed) == 10
 
 
+def test_a_site_themes_chrome_around_the_main_content_is_removed(tmp_path: Path) -> None:
+    """Furo (kitty's manual) puts its whole navigation tree in an `aside` with no role, and
+    labels "Hide navigation sidebar" for screen readers beside the page: the first study
+    session was titled by those labels, and each page's tree doubled the book's pages. A
+    page that marks its one main content keeps only that; the rest is navigation."""
+    tree = "<ul>" + "".join(f"<li><a href='#s{k}'>Section {k}</a></li>" for k in range(40))
+    page = tmp_path / "furo.html"
+    page.write_text(
+        "<html><body><label for='nav'><div class='visually-hidden'>Hide navigation sidebar"
+        "</div></label><div class='page'><aside class='sidebar-drawer'><form role='search'>"
+        "<input placeholder='Search'/></form>" + tree + "</ul></aside><div class='main'>"
+        "<a href='#' class='back-to-top'>Back to top</a><article role='main'><h1>kitty</h1>"
+        f"<p>{LOREM}</p><section id='s1'><h2>Fast</h2><p>{LOREM}</p></section></article>"
+        "</div></div></body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(page).document
+    assert [e.text for e in doc.elements] == ["# kitty", LOREM.strip(), "## Fast", LOREM.strip()]
+    removed = [r.text for r in doc.removed if r.kind == "navigation"]
+    assert "Hide navigation sidebar" in removed and "Back to top" in removed
+    # without a main, or with two, every block is read as before
+    two = page.read_text().replace("<aside ", "<main><p>Other</p></main><aside ")
+    page.write_text(two, encoding="utf-8")
+    texts = [e.text for e in parse_document(page).document.elements]
+    assert "Hide navigation sidebar" in texts[0] and "Other" in texts
+
+
 def test_a_long_list_is_cut_into_lists_of_a_few_pages() -> None:
     # the Python reference's "standard type hierarchy": a 13-page definition list was one
     # element, so the plan could not end a session inside it and left a 3-page one before

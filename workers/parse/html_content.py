@@ -139,6 +139,29 @@ def is_chrome(el: etree._Element) -> bool:
     return bool(classes(el) & _CHROME_CLASSES or epub_types(el) & _CHROME_TYPES)
 
 
+def outside_main(body: etree._Element) -> set[etree._Element]:
+    """The elements around a page's one main content (`<main>`, or `role="main"`), which
+    are its site's chrome: Furo's sidebar (the whole navigation tree, with "Hide navigation
+    sidebar" labels for screen readers), search forms, theme buttons. None when the page
+    marks no main, or more than one."""
+    mains = [
+        el
+        for el in body.iter()
+        if isinstance(el.tag, str)
+        and (local(el.tag) == "main" or "main" in (el.get("role") or "").split())
+    ]
+    outer = [m for m in mains if not any(a in mains for a in m.iterancestors())]
+    if len(outer) != 1:
+        return set()
+    out: set[etree._Element] = set()
+    node = outer[0]
+    while node is not body and node.getparent() is not None:
+        out |= {x for x in node.itersiblings(preceding=True) if isinstance(x.tag, str)}
+        out |= {x for x in node.itersiblings() if isinstance(x.tag, str)}
+        node = node.getparent()
+    return out
+
+
 def text_except(el: etree._Element, skip: Callable[[etree._Element], bool]) -> str:
     """The text of `el` but for the elements inside it that `skip` leaves out (their tails,
     which stand after them, stay)."""
@@ -221,6 +244,7 @@ class ChapterReader:
         self.name = ""
         self._hits: list[tuple[str, str]] = []  # (src, alt) of images not yet emitted
         self._contents_page = False
+        self._outside: set[etree._Element] = set()  # the chapter's blocks around its main
 
     # -- chapters and blocks -------------------------------------------------------------
 
@@ -229,6 +253,7 @@ class ChapterReader:
         self.anchors.append((len(self.blocks), name))
         body = next((el for el in root.iter() if local(el.tag) == "body"), root)
         self._contents_page = contents_page(name, body)
+        self._outside = outside_main(body)
         self._block(body)
         self._emit_images()
 
@@ -239,7 +264,7 @@ class ChapterReader:
         if tag in _SCRIPTS:
             self._remove(el, "script")
             return
-        if is_chrome(el):
+        if is_chrome(el) or el in self._outside:
             self._remove(el, "navigation")
             return
         if el in self.running:
@@ -456,7 +481,7 @@ class ChapterReader:
         if tag in _SCRIPTS:
             self._remove(el, "script")
             return True
-        if is_chrome(el):
+        if is_chrome(el) or el in self._outside:
             self._remove(el, "navigation")
             return True
         if el in self.running:
