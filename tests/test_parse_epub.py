@@ -291,6 +291,42 @@ def test_an_index_pages_contents_and_not_its_prose_orders_the_chapters(tmp_path:
     assert [o.title for o in doc.outline] == ["Tutorial", "Topics", "Pages", "Api"]
 
 
+def test_a_page_is_read_where_its_contents_entry_stands_not_where_prose_mentions_it(
+    tmp_path: Path,
+) -> None:
+    """beets' guide names the chroma plugin in its prose, and the plugin's page was read
+    inside the guide, its Plugins chapter three chapters later; the plugins' own list gives
+    each entry as a title and its description ("Chroma: identify files by sound")."""
+    book = tmp_path / "book"
+    (book / "guides").mkdir(parents=True)
+    (book / "plugins").mkdir()
+
+    def page(name: str, body: str) -> None:
+        (book / name).write_text(f"<html><body>{body}</body></html>", encoding="utf-8")
+
+    page(
+        "index.html",
+        "<h1>beets</h1><ul><li><a href='guides/index.html'>Guides</a></li>"
+        "<li><a href='plugins/index.html'>Plugins</a></li></ul>",
+    )
+    page("guides/index.html", "<h1>Guides</h1><ul><li><a href='tagger.html'>Tagger</a></li></ul>")
+    page(
+        "guides/tagger.html",
+        f"<h2>Tagger</h2><p>{LOREM} The <a href='../plugins/"
+        "chroma.html'>chroma plugin</a> fingerprints files.</p>",
+    )
+    page(
+        "plugins/index.html",
+        "<h1>Plugins</h1><ul><li><a href='chroma.html'>Chroma</a>: "
+        "identify files by sound</li><li><a href='web.html'>Web</a> – a browser view</li></ul>",
+    )
+    page("plugins/chroma.html", f"<h2>Chroma</h2><p>{LOREM}</p>")
+    page("plugins/web.html", f"<h2>Web</h2><p>{LOREM}</p>")
+    doc = parse_document(book).document
+    headings = [e.text for e in doc.elements if e.type == "heading"]
+    assert headings[1:] == ["# Guides", "## Tagger", "# Plugins", "## Chroma", "## Web"]
+
+
 def test_an_mdbook_is_read_in_its_sidebars_order_once(tmp_path: Path) -> None:
     """mdBook (the Rust books) puts the table of contents in a sidebar on every page, its
     text links to a few later pages, its menu bar links "print.html" (the whole book on one

@@ -166,28 +166,51 @@ def _manifest(text: str, files: dict[str, Path], source: str) -> list[str]:
 
 
 def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | None]) -> list[str]:
-    """The index, then the HTML files its links lead to, depth first in link order. When
+    """The index, then the HTML files its links lead to, depth first in link order, a
+    page's contents entries before its prose links. A page that contents entries reach
+    is read where its entry stands, never earlier where prose mentions it (beets' guide
+    links to the plugin it names, and the plugin's page was read inside the guide). When
     the index's navigation lists more pages than its text links to (mdBook's sidebar is
     the book's table of contents; its text links to a few pages, and its menu bar to the
     whole book on one page), the navigation's order comes first."""
+    links: dict[str, tuple[list[str], list[str]]] = {}  # page -> (entry, prose) targets
+
+    def targets(name: str) -> tuple[list[str], list[str]]:
+        if name not in links:
+            links[name] = ([], [])
+            data = read(name)
+            try:
+                root = parse_markup(data, name) if data is not None else None
+            except InputError:  # the parser reports it, with the document
+                root = None
+            if root is not None:
+                found = _content_links(root)
+                entries = _pages(name, [a for a in found if _entry_link(a)], names)
+                prose = _pages(name, found, names)
+                if name == index and (listed := _listed(root, name, names, prose)):
+                    entries = listed + [t for t in entries if t not in listed]
+                links[name] = (entries, [t for t in prose if t not in entries])
+        return links[name]
+
+    # the pages the contents entries reach, and then the order with prose links as well
+    reached = _depth_first(index, lambda name: targets(name)[0])
+
+    def follow(name: str) -> list[str]:
+        entries, prose = targets(name)
+        by_entry = entries if name in reached else [t for t in entries if t not in reached]
+        return by_entry + [t for t in prose if t not in reached]
+
+    return _depth_first(index, follow)
+
+
+def _depth_first(start: str, follow: Callable[[str], list[str]]) -> list[str]:
     order: list[str] = []
-    stack = [index]
-    seen = {index}
+    stack = [start]
+    seen = {start}
     while stack:
         name = stack.pop()
         order.append(name)
-        data = read(name)
-        if data is None:
-            continue
-        try:
-            root = parse_markup(data, name)
-        except InputError:  # the parser reports it, with the document
-            continue
-        links = sorted(_content_links(root), key=lambda a: not _entry_link(a))
-        targets = _pages(name, links, names)
-        if name == index and (listed := _listed(root, name, names, targets)):
-            targets = listed + [t for t in targets if t not in listed]
-        nxt = [t for t in targets if t not in seen]
+        nxt = [t for t in follow(name) if t not in seen]
         seen.update(nxt)
         stack += reversed(nxt)
     return order
@@ -242,6 +265,9 @@ def _content_links(root: etree._Element) -> list[etree._Element]:
     return out
 
 
+_DESCRIBED = re.compile(r"\s*[:–—]|\s+-\s")  # a title, then its description
+
+
 def _entry_link(a: etree._Element) -> bool:
     """Is the link a whole entry of a list, its item's own text (nested lists aside): a
     contents entry, not a link in prose ("[Copy pages] from one PDF into another" on
@@ -249,8 +275,13 @@ def _entry_link(a: etree._Element) -> bool:
     item = next((x for x in a.iterancestors() if local(x.tag) in ("li", "dt")), None)
     if item is None:
         return False
-    own = text_except(item, lambda x: local(x.tag) in _LISTS)  # nested lists aside
-    return collapse(own) == collapse("".join(a.itertext()))
+    own = collapse(text_except(item, lambda x: local(x.tag) in _LISTS))  # nested lists aside
+    title = collapse("".join(a.itertext()))
+    # or the entry's title before its description ("Chromaprint/Acoustid Plugin: Use
+    # acoustic fingerprinting…", beets' list of plugins)
+    return own == title or (
+        own.startswith(title) and _DESCRIBED.match(own[len(title) :]) is not None
+    )
 
 
 def _bundle(folder: Path, chapters: list[str], index: str | None, given: dict[str, bytes]) -> bytes:
