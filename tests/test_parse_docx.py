@@ -161,6 +161,21 @@ def test_table_with_merged_cells(tmp_path: Path) -> None:
     assert tbl.text.count("wide") == 1 and "tall \\| pipe" in tbl.text
 
 
+def test_a_long_table_is_cut_into_tables_of_a_few_pages(tmp_path: Path) -> None:
+    """A table of many pages is several tables, in order, each with its rows whole: one
+    element no cut may enter left the sessions around it oversized (HTML's alike)."""
+    d = docx.Document()
+    table = d.add_table(rows=80, cols=2)
+    for r, row in enumerate(table.rows):
+        row.cells[0].text = f"entry {r}"
+        row.cells[1].text = " ".join(["term"] * 25)
+    doc = parse_docx(_save(d, tmp_path)).document
+    tables = _of_type(doc.elements, "table")
+    assert len(tables) == 2 and all(t.word_count <= 3 * WORDS_PER_PAGE for t in tables)
+    assert [r[0] for t in tables for r in t.rows or []] == [f"entry {r}" for r in range(80)]
+    assert all(t.text == md.table(t.rows or []) for t in tables)
+
+
 def test_embedded_image(tmp_path: Path) -> None:
     png = _png((200, 30, 30))
     d = docx.Document()

@@ -26,7 +26,7 @@ from plan_metrics import honoured, oracle_honoured
 
 import quire
 from quire.shared.errors import InputError
-from quire.shared.ir import Document, load_ir
+from quire.shared.ir import Document, layout_words, load_ir
 from quire.workers.boundaries.evidence import major_starts
 from quire.workers.parse import parse_document
 from quire.workers.parse.epub import parse_epub_bytes
@@ -746,3 +746,35 @@ def test_a_long_list_is_cut_into_lists_of_a_few_pages() -> None:
     numbered = [e for e in lists if e.ordered]
     assert [e.start for e in numbered] == [3, 15, 27]  # numbering goes on
     assert sum(len(e.items) for e in numbered) == 30
+
+
+def test_a_long_listing_and_a_long_table_are_cut_into_a_few_pages_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gammu's manual lists a phone protocol's frames in one 17-page `pre`, and Sphinx's
+    general index is one table: elements no cut may enter, so the sessions around them ran
+    to 17 pages, with a one-page session before each (a heading and a sentence)."""
+    frames = [f"0x{k:02x}: frame {k} sets value {k} of the ringtone block" for k in range(240)]
+    frames[100] = frames[200] = ""  # stanzas
+    rows = "".join(
+        f"<tr><td>entry {k}</td><td>{' '.join(['term'] * 20)}</td></tr>" for k in range(90)
+    )
+    page = tmp_path / "protocol.html"
+    page.write_text(
+        f"<html><body><h1>Nokia 6510</h1><p>{LOREM}</p><pre>" + "\n".join(frames) + "</pre>"
+        "<h1>Index</h1><table><tr><th>Entry</th><th>Pages</th></tr>" + rows + "</table>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(page).document
+    codes = [e for e in doc.elements if e.type == "code"]
+    assert len(codes) == 3 and all(layout_words(e) <= MAX_LIST_WORDS for e in codes)
+    assert codes[0].text.splitlines()[-2] == frames[99]  # cut after the blank line
+    lines = [x for c in codes for x in c.text.splitlines()[1:-1] if x]
+    assert lines == [f for f in frames if f]
+    tables = [e for e in doc.elements if e.type == "table"]
+    assert len(tables) == 2 and sum(len(t.rows or []) for t in tables) == 91
+    assert all(t.word_count <= MAX_LIST_WORDS for t in tables)
+    monkeypatch.chdir(tmp_path)
+    result = quire.split(page, tmp_path / "out", processes=1)
+    assert result.verification is not None and result.verification.passed

@@ -91,7 +91,7 @@ from quire.workers.parse.docx_notes import read_notes, settle
 from quire.workers.parse.docx_package import open_docx
 from quire.workers.parse.docx_styles import Numbering, StyleSheet, on_off, w, wval
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
-from quire.workers.parse.list_runs import list_runs
+from quire.workers.parse.list_runs import code_runs, list_runs, row_runs
 from quire.workers.parse.xrefs import link_unlinked
 
 PARSER = "python-docx"
@@ -343,8 +343,9 @@ class _Builder:
                 lines.pop()
             while lines and not lines[0].strip():
                 lines.pop(0)
-            if lines:
-                self._add("code", md.code("\n".join(lines)), origin=group.origin, seq=group.seq)
+            for run in code_runs(lines) if lines else []:  # a long listing: a few pages each
+                body = "\n".join(run).strip("\n")
+                self._add("code", md.code(body), origin=group.origin, seq=group.seq)
             self._add_images(group.images, group.seq)
 
     # -- tables and images --------------------------------------------------------------
@@ -358,7 +359,8 @@ class _Builder:
             tbl_pr = tbl.find(w("tblPr"))
             bidi = bool(tbl_pr is not None and on_off(tbl_pr.find(w("bidiVisual"))))
             rtl = _is_rtl(" ".join(c for r in rows for c in r), bidi)
-            self._add("table", md.table(rows), rows=rows, rtl=rtl)
+            for run in row_runs(rows):  # a long table: a few pages each
+                self._add("table", md.table(run), rows=run, rtl=rtl)
         self._add_images(images)
 
     def _add_images(self, hits: list[ImageHit], seq: int | None = None) -> None:

@@ -44,7 +44,7 @@ from quire.workers.parse.docx_content import LINK_CLOSE, LINK_OPEN, LINK_TEXT
 from quire.workers.parse.html_images import ImageLoader
 from quire.workers.parse.html_notes import NoteMap, note_ref
 from quire.workers.parse.html_refs import EPUB_NS, XLINK_NS, local, member, resolve
-from quire.workers.parse.list_runs import list_runs
+from quire.workers.parse.list_runs import code_runs, list_runs, row_runs
 
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _CONTAINERS = frozenset(
@@ -340,12 +340,13 @@ class ChapterReader:
         while lines and not lines[0].strip():
             lines.pop(0)
         if lines:
-            body = "\n".join(lines)
             found = _CODE_CLASS.search(
                 " ".join((x.get("class") or "") for x in (el, *el.iter("{*}code", "code")))
             )
             language = found.group(1).lower() if found else None
-            self._add("code", md.code(body), language=language, origin="html")
+            for run in code_runs(lines):  # a long listing: a few pages each
+                body = "\n".join(run).strip("\n")
+                self._add("code", md.code(body), language=language, origin="html")
         self._emit_images()
 
     def _list(self, el: etree._Element) -> None:
@@ -437,8 +438,9 @@ class ChapterReader:
         if rows:
             width = max(len(r) for r in rows)
             rows = [r + [""] * (width - len(r)) for r in rows]
-            text = " ".join(c for r in rows for c in r)
-            self._add("table", md.table(rows), rows=rows, rtl=self._rtl(el, text))
+            rtl = self._rtl(el, " ".join(c for r in rows for c in r))
+            for run in row_runs(rows):  # a long table: a few pages each
+                self._add("table", md.table(run), rows=run, rtl=rtl)
         self._emit_images()
 
     # -- inline content ------------------------------------------------------------------
