@@ -327,6 +327,45 @@ def test_a_page_is_read_where_its_contents_entry_stands_not_where_prose_mentions
     assert headings[1:] == ["# Guides", "## Tagger", "# Plugins", "## Chroma", "## Web"]
 
 
+@pytest.mark.parametrize("sidebar", ["<div class='sphinxsidebar'>{}</div>", "<aside>{}</aside>"])
+def test_a_sidebar_listing_the_chapters_does_not_order_the_book(
+    tmp_path: Path, sidebar: str
+) -> None:
+    """borgbackup's theme sets Sphinx's sidebar (the chapters) before the page's own
+    contents (the chapters and their pages), with no navigation role: the chapters came
+    first and every nested page after the last chapter. A sidebar of a page that marks its
+    main content is no contents either."""
+    book = tmp_path / "book"
+    book.mkdir()
+    chapters = {"usage": ["init", "create"], "faq": []}
+    for name, pages in chapters.items():
+        for sub in [name, *pages]:
+            (book / f"{sub}.html").write_text(
+                f"<html><body><h1>{sub.title()}</h1><p>{LOREM}</p></body></html>",
+                encoding="utf-8",
+            )
+    top = "<ul>" + "".join(f"<li><a href='{n}.html'>{n.title()}</a></li>" for n in chapters)
+    tree = "<ul>" + "".join(
+        f"<li><a href='{n}.html'>{n.title()}</a><ul>"
+        + "".join(f"<li><a href='{p}.html'>{p.title()}</a></li>" for p in pages)
+        + "</ul></li>"
+        for n, pages in chapters.items()
+    )
+    main = "<div role='main'>" if "aside" in sidebar else "<div>"
+    (book / "index.html").write_text(
+        "<html><body>"
+        + sidebar.format(top + "</ul>")
+        + main
+        + f"<h1>Borg</h1><p>{LOREM}</p>"
+        + tree
+        + "</ul></div></body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(book).document
+    headings = [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"]
+    assert headings[1:] == ["Usage", "Init", "Create", "Faq"]
+
+
 def test_an_mdbook_is_read_in_its_sidebars_order_once(tmp_path: Path) -> None:
     """mdBook (the Rust books) puts the table of contents in a sidebar on every page, its
     text links to a few later pages, its menu bar links "print.html" (the whole book on one

@@ -92,6 +92,9 @@ _CHROME_CLASSES = frozenset(
     {"navheader", "navfooter", "navigation", "breadcrumb", "breadcrumbs", "skip-link", "navbar"}
     | {"docnav"}  # Publican's Prev / Up / Home / Next (Red Hat's and Debian's handbooks)
     | {"headerlink"}  # Sphinx's and MkDocs' "¶" permalink inside every heading
+    # Sphinx's sidebar, also in themes that give it no navigation role (borgbackup's
+    # guzzle: its global contents led the chapter order, every nested page after them)
+    | {"sphinxsidebar"}
     | {"menu-bar"}  # mdBook's: the book's title, search, theme and print buttons
 )
 _CHROME_TYPES = frozenset({"toc", "landmarks", "page-list"})

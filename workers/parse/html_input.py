@@ -39,7 +39,7 @@ from quire.shared.text import sha256_bytes
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.docx_package import check_sizes
 from quire.workers.parse.html_book import Book, NavEntry, build
-from quire.workers.parse.html_content import collapse, is_chrome, text_except
+from quire.workers.parse.html_content import collapse, is_chrome, outside_main, text_except
 from quire.workers.parse.html_refs import XLINK_NS, local, member, resolve
 from quire.workers.parse.xml_guard import declares_entities, refuse_entities
 
@@ -252,8 +252,12 @@ def _navigation_links(root: etree._Element) -> list[etree._Element]:
 
 
 def _content_links(root: etree._Element) -> list[etree._Element]:
+    """The page's links outside its chrome: its navigation, and what stands around its one
+    main content (borgbackup's sidebar lists every page of the book on each page, and the
+    usage chapter's pages came after the last chapter)."""
     out = []
-    chrome: set[etree._Element] = set()
+    body = next((el for el in root.iter() if local(el.tag) == "body"), root)
+    chrome: set[etree._Element] = outside_main(body)
     for el in root.iter():
         if not isinstance(el.tag, str):
             continue
