@@ -294,9 +294,11 @@ def test_an_index_pages_contents_and_not_its_prose_orders_the_chapters(tmp_path:
 def test_a_page_is_read_where_its_contents_entry_stands_not_where_prose_mentions_it(
     tmp_path: Path,
 ) -> None:
-    """beets' guide names the chroma plugin in its prose, and the plugin's page was read
-    inside the guide, its Plugins chapter three chapters later; the plugins' own list gives
-    each entry as a title and its description ("Chroma: identify files by sound")."""
+    """beets' guide names the chroma plugin in its prose, and lists the web plugin among
+    its tips: each plugin's page was read inside the guide, its Plugins chapter three
+    chapters later. A page belongs to its own folder's index when that lists it (the
+    plugins' list gives each entry as a title and its description, "Chroma: identify
+    files by sound")."""
     book = tmp_path / "book"
     (book / "guides").mkdir(parents=True)
     (book / "plugins").mkdir()
@@ -313,7 +315,8 @@ def test_a_page_is_read_where_its_contents_entry_stands_not_where_prose_mentions
     page(
         "guides/tagger.html",
         f"<h2>Tagger</h2><p>{LOREM} The <a href='../plugins/"
-        "chroma.html'>chroma plugin</a> fingerprints files.</p>",
+        "chroma.html'>chroma plugin</a> fingerprints files.</p><p>Tips:</p><ul><li>"
+        "<a href='../plugins/web.html'>Web</a>: browse the library</li></ul>",
     )
     page(
         "plugins/index.html",
@@ -359,6 +362,15 @@ def test_a_sidebar_listing_the_chapters_does_not_order_the_book(
         + f"<h1>Borg</h1><p>{LOREM}</p>"
         + tree
         + "</ul></div></body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(book).document
+    headings = [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"]
+    assert headings[1:] == ["Usage", "Init", "Create", "Faq"]
+    # Furo: the index's own contents hidden, the sidebar lists the book (and is read)
+    (book / "index.html").write_text(
+        "<html><body>" + sidebar.format(tree + "</ul>") + main + f"<h1>Borg</h1><p>{LOREM}"
+        "</p></div></body></html>",
         encoding="utf-8",
     )
     doc = parse_document(book).document

@@ -192,15 +192,47 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
                 links[name] = (entries, [t for t in prose if t not in entries])
         return links[name]
 
-    # the pages the contents entries reach, and then the order with prose links as well
+    # the pages the contents entries reach, each under the fullest contents that lists it
+    # before it is read, and then the order with prose links as well
     reached = _depth_first(index, lambda name: targets(name)[0])
+    children = _contents_tree(reached, lambda name: targets(name)[0])
 
     def follow(name: str) -> list[str]:
         entries, prose = targets(name)
-        by_entry = entries if name in reached else [t for t in entries if t not in reached]
-        return by_entry + [t for t in prose if t not in reached]
+        by_entry = children[name] if name in children else [t for t in entries if t not in children]
+        return by_entry + [t for t in prose if t not in children]
 
     return _depth_first(index, follow)
+
+
+def _contents_tree(order: list[str], entries: Callable[[str], list[str]]) -> dict[str, list[str]]:
+    """Each page's children among the pages it lists. A page belongs to the index page of
+    its own folder when that lists it, else to the page whose entries reached it first
+    (`order`): gammu's quick start lists the SMS daemon's pages before the daemon's own
+    index does, and beets' guide three plugins before the plugins' index."""
+    rank = {name: k for k, name in enumerate(order)}
+    first: dict[str, str] = {}  # the lister whose entries reached each page
+    listed: dict[str, list[str]] = {}
+    for name in order:
+        for target in entries(name):
+            listed.setdefault(target, []).append(name)
+            if rank[target] > rank[name]:
+                first.setdefault(target, name)
+    parent = dict(first)
+    for target, listers in listed.items():
+        folder = target.rpartition("/")[0]
+        own = [x for x in listers if x != target and x.rpartition("/")[0] == folder]
+        own = [x for x in own if _INDEX.search(x.rpartition("/")[2])]
+        if own and not _INDEX.search(target.rpartition("/")[2]):
+            parent[target] = own[0]
+    for target in list(parent):  # a page whose parents lead back to it: the first lister
+        seen, node = {target}, parent[target]
+        while node in parent and node not in seen:
+            seen.add(node)
+            node = parent[node]
+        if node in seen:
+            parent[target] = first[target]
+    return {name: [t for t in entries(name) if parent.get(t) == name] for name in order}
 
 
 def _depth_first(start: str, follow: Callable[[str], list[str]]) -> list[str]:
@@ -237,12 +269,20 @@ def _listed(root: etree._Element, name: str, names: set[str], text: list[str]) -
 
 
 def _navigation_links(root: etree._Element) -> list[etree._Element]:
-    """The links in lists inside the page's navigation elements, in order."""
+    """The links in lists inside the page's navigation elements (and what stands around
+    its one main content: Furo's sidebar holds the book's contents when the index page's
+    own are hidden), in order."""
+    body = next((el for el in root.iter() if local(el.tag) == "body"), root)
+    around = outside_main(body)
+
+    def nav_like(el: etree._Element) -> bool:
+        return is_chrome(el) or el in around
+
     out = []
     for nav in root.iter():
-        if not isinstance(nav.tag, str) or not is_chrome(nav):
+        if not isinstance(nav.tag, str) or not nav_like(nav):
             continue
-        if any(is_chrome(x) for x in nav.iterancestors()):
+        if any(nav_like(x) for x in nav.iterancestors()):
             continue  # counted with the navigation around it
         for a in nav.iter():
             listed = any(local(x.tag) in ("ol", "ul") for x in a.iterancestors())
