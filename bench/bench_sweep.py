@@ -2,7 +2,7 @@
 
     python3 bench/bench_sweep.py [--limit N] [--cache DIR] [--work DIR] [--table FILE]
                                  [--max-doc-pages 1000] [--run-sample K]
-                                 [--other | --converted | --folder DIR]
+                                 [--other | --converted | --sites | --folder DIR]
                                  [--plan-only --work DIR [--docs NAME ...]]
 
 Documents: a fixed sample of at least 300 PDFs of 15 pages or more from Debian TeX Live
@@ -31,6 +31,9 @@ hyphens, accents) for its PDFs only.
 
 --converted sweeps the third sample (bench/sweep_converted.py: 13 Word documents that pandoc
 makes of Debian's HTML and reStructuredText manuals in six languages; needs pandoc).
+
+--sites sweeps the fourth sample (bench/sweep_sites.py: 25 documentation sites, the HTML
+folders Sphinx makes in its themes, in four languages).
 
 --folder DIR sweeps the books in a folder of one's own instead (PDF, EPUB, DOCX, HTML files
 and HTML folders; "<package>--<name>" names the package), for a new sample before it joins
@@ -80,6 +83,7 @@ from sweep_metrics import (  # noqa: E402
     read_source,
 )
 from sweep_other import select_other  # noqa: E402
+from sweep_sites import select_sites  # noqa: E402
 
 from quire.shared.ir import load_ir  # noqa: E402
 from quire.shared.manifest import load_manifest  # noqa: E402
@@ -391,6 +395,7 @@ def main() -> None:
     ap.add_argument("--docs", nargs="*", help="only documents whose file name contains one")
     ap.add_argument("--other", action="store_true", help="the second sample (sweep_other.py)")
     ap.add_argument("--converted", action="store_true", help="the third sample (pandoc DOCX)")
+    ap.add_argument("--sites", action="store_true", help="the fourth sample (Sphinx sites)")
     ap.add_argument("--folder", type=Path, help="the books in this folder instead")
     args = ap.parse_args()
     if args.folder:
@@ -399,6 +404,8 @@ def main() -> None:
         docs = select_other(args.cache.expanduser())
     elif args.converted:
         docs = select_converted(args.cache.expanduser())
+    elif args.sites:
+        docs = select_sites(args.cache.expanduser())
     else:
         if not (CORPUS / "MANIFEST.md").is_file():
             # the sample leaves out the corpus's documents: without it, it is another one
