@@ -1,7 +1,7 @@
 """The sweep's fourth sample (`bench_sweep.py --sites`): documentation sites as projects
 publish them, the HTML folders Sphinx makes in its themes (classic, alabaster, Read the
-Docs, Furo, guzzle...), from 25 Debian packages the other samples do not use, in English,
-Japanese, Russian and Brazilian Portuguese. What they met first: docutils footnotes in a
+Docs, Furo, guzzle...), from 24 Debian packages the other samples do not use, in English,
+Japanese and Brazilian Portuguese. What they met first: docutils footnotes in a
 definition list, Furo's sidebar around the main content, a sidebar and a guide's list of
 plugins leading the chapter order, 17-page listings, a general index as one table, a
 heading quoting `<class '…'>`, image syntax shown in a listing. Fetched like the other
