@@ -367,15 +367,19 @@ def test_a_sidebar_listing_the_chapters_does_not_order_the_book(
     doc = parse_document(book).document
     headings = [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"]
     assert headings[1:] == ["Usage", "Init", "Create", "Faq"]
-    # Furo: the index's own contents hidden, the sidebar lists the book (and is read)
+    # Furo: the index's own contents hidden, the sidebar lists the book (and is read), an
+    # entry with pages below it carries a control to expand them, named for screen readers
+    toggle = "<input type='checkbox'/><label><div class='visually-hidden'>Toggle child pages"
+    furo = tree.replace("</a><ul><li>", f"</a>{toggle}</div></label><ul><li>")
     (book / "index.html").write_text(
-        "<html><body>" + sidebar.format(tree + "</ul>") + main + f"<h1>Borg</h1><p>{LOREM}"
+        "<html><body>" + sidebar.format(furo + "</ul>") + main + f"<h1>Borg</h1><p>{LOREM}"
         "</p></div></body></html>",
         encoding="utf-8",
     )
     doc = parse_document(book).document
     headings = [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"]
     assert headings[1:] == ["Usage", "Init", "Create", "Faq"]
+    assert [(o.level, o.title) for o in doc.outline][:2] == [(1, "Usage"), (2, "Init")]
 
 
 def test_an_mdbook_is_read_in_its_sidebars_order_once(tmp_path: Path) -> None:

@@ -39,7 +39,13 @@ from quire.shared.text import sha256_bytes
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.docx_package import check_sizes
 from quire.workers.parse.html_book import Book, NavEntry, build
-from quire.workers.parse.html_content import collapse, is_chrome, outside_main, text_except
+from quire.workers.parse.html_content import (
+    classes,
+    collapse,
+    is_chrome,
+    outside_main,
+    text_except,
+)
 from quire.workers.parse.html_refs import XLINK_NS, local, member, resolve
 from quire.workers.parse.xml_guard import declares_entities, refuse_entities
 
@@ -309,6 +315,17 @@ def _content_links(root: etree._Element) -> list[etree._Element]:
     return out
 
 
+_CONTROLS = frozenset({"label", "button", "input", "select", "textarea"})
+_HIDDEN = frozenset({"visually-hidden", "sr-only", "screen-reader-text"})
+
+
+def _aside_entry(el: etree._Element) -> bool:
+    """What an entry's own text leaves out: its nested lists, and the controls a theme
+    adds to expand them (Furo: "Toggle child pages in navigation", for screen readers)."""
+    tag = local(el.tag)
+    return tag in _LISTS or tag in _CONTROLS or bool(_HIDDEN & classes(el))
+
+
 _DESCRIBED = re.compile(r"\s*[:–—]|\s+-\s")  # a title, then its description
 
 
@@ -319,7 +336,7 @@ def _entry_link(a: etree._Element) -> bool:
     item = next((x for x in a.iterancestors() if local(x.tag) in ("li", "dt")), None)
     if item is None:
         return False
-    own = collapse(text_except(item, lambda x: local(x.tag) in _LISTS))  # nested lists aside
+    own = collapse(text_except(item, _aside_entry))
     title = collapse("".join(a.itertext()))
     # or the entry's title before its description ("Chromaprint/Acoustid Plugin: Use
     # acoustic fingerprinting…", beets' list of plugins)
