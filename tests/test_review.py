@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from quire.shared.errors import BackendError
-from quire.shared.ir import assign_ids, make_element
+from quire.shared.ir import Element, assign_ids, make_element
 from quire.shared.plan import REVIEW_ROLES, ReviewFailure, ReviewRole, ReviewTask, ReviewVote
 from quire.shared.settings import load_settings
 from quire.workers.llm import make_backend
@@ -281,22 +281,30 @@ def test_heuristic_sees_continuity() -> None:
     assert combine(CONTINUE.after_id, votes).decision == "continuity"
 
 
-def test_heuristic_votes_on_a_book_about_todo_lists_validate() -> None:
-    """The book's own words ("todo", "xxx") shared across a cut are quoted evidence, never
-    taken for a template placeholder (coop-writing.pdf's reviews crashed on "todo")."""
-    els = assign_ids(
-        [
-            make_element("paragraph", "Each todo note marks xxx text; a todo macro lists them.", 1),
-            make_element("paragraph", "The todo macro takes options; every xxx marker shows.", 2),
-            make_element("paragraph", "A todo list collects the xxx notes with their options.", 3),
-        ]
-    )
-    by_id = {e.id: e for e in els}
+def _cut_after_first(
+    elements: list[Element], score: float
+) -> tuple[ReviewTask, dict[str, Element]]:
+    """A review of the cut after the first of `elements` (the rest on its right)."""
+    els = assign_ids(elements)
     task = ReviewTask(
         doc_id="d",
         after_id=els[0].id,
         left_ids=[els[0].id],
-        right_ids=[els[1].id, els[2].id],
+        right_ids=[e.id for e in els[1:]],
+        score=score,
+    )
+    return task, {e.id: e for e in els}
+
+
+def test_heuristic_votes_on_a_book_about_todo_lists_validate() -> None:
+    """The book's own words ("todo", "xxx") shared across a cut are quoted evidence, never
+    taken for a template placeholder (coop-writing.pdf's reviews crashed on "todo")."""
+    task, by_id = _cut_after_first(
+        [
+            make_element("paragraph", "Each todo note marks xxx text; a todo macro lists them.", 1),
+            make_element("paragraph", "The todo macro takes options; every xxx marker shows.", 2),
+            make_element("paragraph", "A todo list collects the xxx notes with their options.", 3),
+        ],
         score=0.5,
     )
     for role in REVIEW_ROLES:
@@ -315,19 +323,12 @@ def test_heuristic_votes_on_a_book_about_todo_lists_validate() -> None:
 def test_heuristic_votes_quoting_a_heading_with_quotes_and_brackets_validate(title: str) -> None:
     """A heading quoted in the reason may hold quotes itself: paired wrongly, they left
     "<class >" outside every quote, a "template placeholder" that failed numba's manual."""
-    els = assign_ids(
+    task, by_id = _cut_after_first(
         [
             make_element("paragraph", "Types describe the values a compiled function handles.", 1),
             make_element("heading", title, 2, level=2),
             make_element("paragraph", "Hashing a tuple combines the hashes of its members.", 2),
-        ]
-    )
-    by_id = {e.id: e for e in els}
-    task = ReviewTask(
-        doc_id="d",
-        after_id=els[0].id,
-        left_ids=[els[0].id],
-        right_ids=[els[1].id, els[2].id],
+        ],
         score=0.8,
     )
     for role in REVIEW_ROLES:
@@ -572,7 +573,7 @@ def test_a_short_chapter_of_estimated_pages_is_no_major_division() -> None:
     """In a DOCX or EPUB a 3.4-page chapter may touch 5 estimated pages: the heuristic
     reviewers measured its span, confirmed both its edges as changes, and the plan had to
     cut a 3.4-page session (the Debian Developer's Reference, three times)."""
-    from quire.shared.ir import WORDS_PER_PAGE, Element, layout_words
+    from quire.shared.ir import WORDS_PER_PAGE, layout_words
     from quire.workers.review.heuristic import major_starts
 
     def para(n: int) -> Element:
