@@ -382,6 +382,26 @@ def test_a_sidebar_listing_the_chapters_does_not_order_the_book(
     assert [(o.level, o.title) for o in doc.outline][:2] == [(1, "Usage"), (2, "Init")]
 
 
+def test_pages_no_link_reaches_are_named_in_a_warning(tmp_path: Path) -> None:
+    """A folder's pages that no link of the book reaches are not read (Sphinx's search
+    page, but also borgbackup's introduction): the reader is told which."""
+    book = tmp_path / "book"
+    book.mkdir()
+    (book / "index.html").write_text(
+        f"<html><body><h1>Book</h1><p>{LOREM}</p><ul><li><a href='one.html'>One</a></li>"
+        "</ul></body></html>",
+        encoding="utf-8",
+    )
+    for name in ("one", "introduction", "search"):
+        (book / f"{name}.html").write_text(
+            f"<html><body><h1>{name}</h1><p>{LOREM}</p></body></html>", encoding="utf-8"
+        )
+    doc = parse_document(book).document
+    [warning] = [n.message for n in doc.notes if n.kind == "warning"]
+    assert warning.startswith("2 HTML pages that no link of the book reaches were not read: ")
+    assert "introduction.html, search.html" in warning
+
+
 def test_an_mdbook_is_read_in_its_sidebars_order_once(tmp_path: Path) -> None:
     """mdBook (the Rust books) puts the table of contents in a sidebar on every page, its
     text links to a few later pages, its menu bar links "print.html" (the whole book on one

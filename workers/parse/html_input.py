@@ -23,7 +23,7 @@ import io
 import json
 import re
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
 from lxml import etree, html
@@ -56,6 +56,7 @@ HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".xht")
 _INDEX = re.compile(r"index(?:\.[A-Za-z_-]{2,10})?\.(?:html?|xhtml)$")
 _LISTS = ("ol", "ul", "dl")
 MAX_BUNDLE_FILES = 20_000
+UNREAD_SHOWN = 8  # pages a note on the unread ones names
 
 
 def parse_html(path: Path) -> ParsedDocument:
@@ -99,7 +100,7 @@ def bundle_bytes(data: bytes, name: str) -> bytes:
     if data.startswith(b"PK\x03\x04"):
         return data
     name = PurePosixPath(name.replace("\\", "/")).name or "index.html"
-    return _write_zip({name: data, META: _meta([name], None)})
+    return _write_zip({name: data, META: _meta([name], None, [])})
 
 
 def states_order(folder: Path) -> bool:
@@ -152,7 +153,28 @@ def bundle_folder(folder: Path) -> bytes:
             )
         index = found[0]
         chapters = order_chapters(index, set(files), read)
-    return _bundle(folder, chapters, index, {})
+    return _bundle(folder, chapters, index, {}, unread=_unread(files, chapters))
+
+
+def _unread(names: Iterable[str], chapters: list[str]) -> list[str]:
+    """The folder's HTML pages that are no chapter: no link of the book reaches them."""
+    read = set(chapters)
+    return sorted(n for n in names if n.lower().endswith(HTML_SUFFIXES) and n not in read)
+
+
+def unread_note(unread: list[str]) -> list[ParserNote]:
+    """What a reader should know of the pages left out (Sphinx's search and index pages,
+    and any page only a search would find)."""
+    if not unread:
+        return []
+    shown = ", ".join(unread[:UNREAD_SHOWN]) + (", …" if len(unread) > UNREAD_SHOWN else "")
+    return [
+        ParserNote(
+            kind="warning",
+            message=f"{len(unread)} HTML pages that no link of the book reaches were not "
+            f"read: {shown} (a {MANIFEST} listing the chapters, one per line, reads them)",
+        )
+    ]
 
 
 def _manifest(text: str, files: dict[str, Path], source: str) -> list[str]:
@@ -345,7 +367,13 @@ def _entry_link(a: etree._Element) -> bool:
     )
 
 
-def _bundle(folder: Path, chapters: list[str], index: str | None, given: dict[str, bytes]) -> bytes:
+def _bundle(
+    folder: Path,
+    chapters: list[str],
+    index: str | None,
+    given: dict[str, bytes],
+    unread: list[str] | None = None,
+) -> bytes:
     members: dict[str, bytes] = {}
     for name in chapters:
         data = given.get(name)
@@ -361,7 +389,7 @@ def _bundle(folder: Path, chapters: list[str], index: str | None, given: dict[st
             target = member(name, src)
             if target and target not in members and (folder / target).is_file():
                 members[target] = (folder / target).read_bytes()
-    members[META] = _meta(chapters, index)
+    members[META] = _meta(chapters, index, unread or [])
     return _write_zip(members)
 
 
@@ -378,8 +406,9 @@ def _image_sources(root: etree._Element) -> list[str]:
     return out
 
 
-def _meta(chapters: list[str], index: str | None) -> bytes:
-    return json.dumps({"chapters": chapters, "index": index}, ensure_ascii=False).encode()
+def _meta(chapters: list[str], index: str | None, unread: list[str]) -> bytes:
+    meta = {"chapters": chapters, "index": index, "unread": unread}
+    return json.dumps(meta, ensure_ascii=False).encode()
 
 
 def _write_zip(members: dict[str, bytes]) -> bytes:
@@ -452,6 +481,7 @@ def parse_html_bundle(data: bytes, source: str) -> ParsedDocument:
             meta = json.loads(archive.read(META))
             chapters = [str(c) for c in meta["chapters"]]
             index = meta.get("index")
+            notes += unread_note([str(n) for n in meta.get("unread", [])])
         except (ValueError, KeyError, TypeError) as exc:
             raise CorruptDocumentError(f"{META} is unreadable ({exc})", source=source) from exc
     else:  # an .htmlz: index.html at its root
@@ -460,6 +490,7 @@ def parse_html_bundle(data: bytes, source: str) -> ParsedDocument:
             raise CorruptDocumentError("the HTML bundle has no index.html", source=source)
         index = found[0]
         chapters = order_chapters(index, names, lambda n: markup.get(n))
+        notes += unread_note(_unread(markup, chapters))
     missing = [c for c in chapters if c not in markup]
     if missing:
         raise CorruptDocumentError(
