@@ -382,24 +382,35 @@ def test_a_sidebar_listing_the_chapters_does_not_order_the_book(
     assert [(o.level, o.title) for o in doc.outline][:2] == [(1, "Usage"), (2, "Init")]
 
 
-def test_pages_no_link_reaches_are_named_in_a_warning(tmp_path: Path) -> None:
-    """A folder's pages that no link of the book reaches are not read (Sphinx's search
-    page, but also borgbackup's introduction): the reader is told which."""
+def test_pages_no_link_reaches_and_a_search_page_are_named_in_a_warning(
+    tmp_path: Path,
+) -> None:
+    """A folder's pages that no link of the book reaches are not read (borgbackup's
+    introduction, linked only from a single-page copy), nor is a site's search page, which
+    the index links ("Search Page": Sphinx's notice to activate JavaScript was mypy's last
+    chapter). The reader is told which."""
     book = tmp_path / "book"
     book.mkdir()
     (book / "index.html").write_text(
         f"<html><body><h1>Book</h1><p>{LOREM}</p><ul><li><a href='one.html'>One</a></li>"
-        "</ul></body></html>",
+        "<li><a href='search.html'>Search Page</a></li></ul></body></html>",
         encoding="utf-8",
     )
-    for name in ("one", "introduction", "search"):
+    for name in ("one", "introduction"):
         (book / f"{name}.html").write_text(
             f"<html><body><h1>{name}</h1><p>{LOREM}</p></body></html>", encoding="utf-8"
         )
+    (book / "search.html").write_text(
+        "<html><body><div role='main'><h1>Search</h1><noscript><p>Please activate JavaScript "
+        "to enable the search functionality.</p></noscript><form><input name='q'/></form>"
+        "<div id='search-results'></div></div><aside>" + LOREM * 3 + "</aside></body></html>",
+        encoding="utf-8",
+    )
     doc = parse_document(book).document
     [warning] = [n.message for n in doc.notes if n.kind == "warning"]
-    assert warning.startswith("2 HTML pages that no link of the book reaches were not read: ")
+    assert warning.startswith("2 HTML pages not read (no link of the book leads there, or a ")
     assert "introduction.html, search.html" in warning
+    assert not [e for e in doc.elements if "JavaScript" in e.text or e.text == "# Search"]
 
 
 def test_an_mdbook_is_read_in_its_sidebars_order_once(tmp_path: Path) -> None:

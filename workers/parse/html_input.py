@@ -157,7 +157,8 @@ def bundle_folder(folder: Path) -> bytes:
 
 
 def _unread(names: Iterable[str], chapters: list[str]) -> list[str]:
-    """The folder's HTML pages that are no chapter: no link of the book reaches them."""
+    """The folder's HTML pages that are no chapter: no link of the book reaches them, or
+    they are a site's search page."""
     read = set(chapters)
     return sorted(n for n in names if n.lower().endswith(HTML_SUFFIXES) and n not in read)
 
@@ -171,8 +172,9 @@ def unread_note(unread: list[str]) -> list[ParserNote]:
     return [
         ParserNote(
             kind="warning",
-            message=f"{len(unread)} HTML pages that no link of the book reaches were not "
-            f"read: {shown} (a {MANIFEST} listing the chapters, one per line, reads them)",
+            message=f"{len(unread)} HTML page{'s' if len(unread) > 1 else ''} not read (no "
+            f"link of the book leads there, or a site's search page): {shown} (a {MANIFEST} "
+            "listing the chapters, one per line, reads what it names)",
         )
     ]
 
@@ -202,6 +204,7 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
     the book's table of contents; its text links to a few pages, and its menu bar to the
     whole book on one page), the navigation's order comes first."""
     links: dict[str, tuple[list[str], list[str]]] = {}  # page -> (entry, prose) targets
+    searches: set[str] = set()  # a site's search pages: a form and a notice, no text
 
     def targets(name: str) -> tuple[list[str], list[str]]:
         if name not in links:
@@ -211,6 +214,8 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
                 root = parse_markup(data, name) if data is not None else None
             except InputError:  # the parser reports it, with the document
                 root = None
+            if root is not None and name != index and _search_page(root):
+                searches.add(name)
             if root is not None:
                 found = _content_links(root)
                 entries = _pages(name, [a for a in found if _entry_link(a)], names)
@@ -220,8 +225,8 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
                 links[name] = (entries, [t for t in prose if t not in entries])
         return links[name]
 
-    # the pages the contents entries reach, each under the fullest contents that lists it
-    # before it is read, and then the order with prose links as well
+    # the pages the contents entries reach, each under its lister (`_contents_tree`), and
+    # then the order with prose links as well; a site's search page is no chapter
     reached = _depth_first(index, lambda name: targets(name)[0])
     children = _contents_tree(reached, lambda name: targets(name)[0])
 
@@ -230,7 +235,26 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
         by_entry = children[name] if name in children else [t for t in entries if t not in children]
         return by_entry + [t for t in prose if t not in children]
 
-    return _depth_first(index, follow)
+    return [n for n in _depth_first(index, follow) if n == index or n not in searches]
+
+
+_SEARCH_RESULTS = re.compile(r"search[-_]?results", re.IGNORECASE)
+SEARCH_PAGE_WORDS = 40  # a search page's own text: a title, a notice, a hint
+
+
+def _search_page(root: etree._Element) -> bool:
+    """A site's search page (Sphinx's search.html: "Please activate JavaScript to enable
+    the search functionality", a form, an empty results box): no chapter of the book."""
+    box = any(
+        isinstance(el.tag, str) and _SEARCH_RESULTS.search(f"{el.get('id')} {el.get('class')}")
+        for el in root.iter()
+    )
+    if not box:
+        return False
+    body = next((el for el in root.iter() if local(el.tag) == "body"), root)
+    around = outside_main(body)
+    text = text_except(body, lambda x: x in around or local(x.tag) in ("script", "style"))
+    return len(collapse(text).split()) <= SEARCH_PAGE_WORDS
 
 
 def _contents_tree(order: list[str], entries: Callable[[str], list[str]]) -> dict[str, list[str]]:
