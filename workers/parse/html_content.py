@@ -142,6 +142,10 @@ def is_chrome(el: etree._Element) -> bool:
     return bool(classes(el) & _CHROME_CLASSES or epub_types(el) & _CHROME_TYPES)
 
 
+def body_of(root: etree._Element) -> etree._Element:
+    return next((el for el in root.iter() if local(el.tag) == "body"), root)
+
+
 def outside_main(body: etree._Element) -> set[etree._Element]:
     """The elements around a page's one main content (`<main>`, or `role="main"`), which
     are its site's chrome: Furo's sidebar (the whole navigation tree, with "Hide navigation
@@ -254,7 +258,7 @@ class ChapterReader:
     def chapter(self, name: str, root: etree._Element) -> None:
         self.name = name
         self.anchors.append((len(self.blocks), name))
-        body = next((el for el in root.iter() if local(el.tag) == "body"), root)
+        body = body_of(root)
         self._contents_page = contents_page(name, body)
         self._outside = outside_main(body)
         self._block(body)

@@ -40,6 +40,7 @@ from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.docx_package import check_sizes
 from quire.workers.parse.html_book import Book, NavEntry, build
 from quire.workers.parse.html_content import (
+    body_of,
     classes,
     collapse,
     is_chrome,
@@ -251,7 +252,7 @@ def _search_page(root: etree._Element) -> bool:
     )
     if not box:
         return False
-    body = next((el for el in root.iter() if local(el.tag) == "body"), root)
+    body = body_of(root)
     around = outside_main(body)
     text = text_except(body, lambda x: x in around or local(x.tag) in ("script", "style"))
     return len(collapse(text).split()) <= SEARCH_PAGE_WORDS
@@ -324,8 +325,7 @@ def _navigation_links(root: etree._Element) -> list[etree._Element]:
     """The links in lists inside the page's navigation elements (and what stands around
     its one main content: Furo's sidebar holds the book's contents when the index page's
     own are hidden), in order."""
-    body = next((el for el in root.iter() if local(el.tag) == "body"), root)
-    around = outside_main(body)
+    around = outside_main(body_of(root))
 
     def nav_like(el: etree._Element) -> bool:
         return is_chrome(el) or el in around
@@ -348,8 +348,7 @@ def _content_links(root: etree._Element) -> list[etree._Element]:
     main content (borgbackup's sidebar lists every page of the book on each page, and the
     usage chapter's pages came after the last chapter)."""
     out = []
-    body = next((el for el in root.iter() if local(el.tag) == "body"), root)
-    chrome: set[etree._Element] = outside_main(body)
+    chrome: set[etree._Element] = outside_main(body_of(root))
     for el in root.iter():
         if not isinstance(el.tag, str):
             continue
