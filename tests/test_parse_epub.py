@@ -382,6 +382,34 @@ def test_a_sidebar_listing_the_chapters_does_not_order_the_book(
     assert [(o.level, o.title) for o in doc.outline][:2] == [(1, "Usage"), (2, "Init")]
 
 
+def test_a_sidebar_listing_chapters_the_text_never_links_orders_the_book(tmp_path: Path) -> None:
+    """fontforge's index links the general index and a dozen pages it mentions in its
+    text, its sidebar the eight chapters: 149 of its 260 pages were not read. A bar
+    linking only Sphinx's general index leads nothing (Debian Policy, FRR)."""
+    book = tmp_path / "book"
+    book.mkdir()
+    for name in ("tutorial", "menus", "appendices", "genindex"):
+        (book / f"{name}.html").write_text(
+            f"<html><body><h1>{name.title()}</h1><p>{LOREM}</p></body></html>", encoding="utf-8"
+        )
+    sidebar = "".join(
+        f"<li><a href='{n}.html'>{n.title()}</a></li>" for n in ("tutorial", "appendices")
+    )
+    text = "".join(f"<a href='{n}.html'>{n}</a> " for n in ("menus", "tutorial", "genindex"))
+    index = book / "index.html"
+    index.write_text(
+        "<html><body><div class='related' role='navigation'><ul><li><a href='genindex.html'>"
+        f"index</a></li></ul></div><div class='sphinxsidebar'><ul>{sidebar}</ul></div>"
+        f"<div class='body'><h1>FontForge</h1><p>{LOREM} See {text}.</p></div></body></html>",
+        encoding="utf-8",
+    )
+    chapters = [e.text for e in parse_document(book).document.elements if e.type == "heading"]
+    assert chapters[1:3] == ["# Tutorial", "# Appendices"] and "## Menus" in chapters
+    index.write_text(index.read_text().replace(sidebar, ""), encoding="utf-8")
+    chapters = [e.text for e in parse_document(book).document.elements if e.type == "heading"]
+    assert chapters[1:] == ["# Menus", "# Tutorial", "# Genindex"]  # the text's order
+
+
 def test_pages_no_link_reaches_and_a_search_page_are_named_in_a_warning(
     tmp_path: Path,
 ) -> None:

@@ -313,12 +313,18 @@ def _pages(name: str, links: list[etree._Element], names: set[str]) -> list[str]
     return out
 
 
+_GENERATED = re.compile(r"(?:^|/)(?:genindex|\w*modindex|search)\.html?$")  # Sphinx's
+
+
 def _listed(root: etree._Element, name: str, names: set[str], text: list[str]) -> list[str]:
     """The pages the navigation of index page `name` lists, when they are more than the
-    pages its text links to (`text`; mdBook's sidebar: the book's table of contents); else
-    none."""
-    listed = _pages(name, _navigation_links(root), names)
-    return listed if len(listed) > len(text) else []
+    pages its text links to (`text`; mdBook's sidebar: the book's table of contents), or
+    when the text links to none of some (fontforge's sidebar lists its eight chapters, its
+    text the general index and twenty pages it mentions); else none. Sphinx's general
+    index, module index and search page lead no order (a bar that links them is no
+    contents: Debian Policy's, FRR's)."""
+    listed = [p for p in _pages(name, _navigation_links(root), names) if not _GENERATED.search(p)]
+    return listed if len(listed) > len(text) or set(listed) - set(text) else []
 
 
 def _navigation_links(root: etree._Element) -> list[etree._Element]:
