@@ -330,6 +330,34 @@ def test_a_page_is_read_where_its_contents_entry_stands_not_where_prose_mentions
     assert headings[1:] == ["# Guides", "## Tagger", "# Plugins", "## Chroma", "## Web"]
 
 
+def test_the_books_own_contents_order_its_pages_before_a_folders_index(tmp_path: Path) -> None:
+    """The Embedded Rust Book's table of contents (mdBook's sidebar) puts the HAL checklist
+    first; the HAL chapter's own page lists it last. The book's contents decide. Every
+    mdBook page has a search box beside its main content: a short page is no search page."""
+    book = tmp_path / "book"
+    (book / "hal").mkdir(parents=True)
+    pages = ["hal/index", "hal/checklist", "hal/naming"]
+    for name in pages:
+        title = name.split("/")[1].title()
+        own = ""
+        if name == "hal/index":
+            own = "<ul><li><a href='naming.html'>Naming</a></li><li><a href='checklist.html'>"
+            own += "Checklist</a></li></ul>"
+        search = "<div id='search-wrapper'><input type='search'/><ul id='searchresults'></ul></div>"
+        (book / f"{name}.html").write_text(
+            f"<html><body>{search}<main><h1>{title}</h1><p>{LOREM}</p>{own}</main></body></html>",
+            encoding="utf-8",
+        )
+    toc = "".join(f"<li><a href='{n}.html'>{n}</a></li>" for n in pages)
+    (book / "index.html").write_text(
+        f"<html><body><nav><ol>{toc}</ol></nav><h1>Embedded</h1><p>{LOREM}</p></body></html>",
+        encoding="utf-8",
+    )
+    headings = [e.text.lstrip("# ") for e in parse_document(book).document.elements]
+    headings = [h for h in headings if h in ("Index", "Checklist", "Naming")]
+    assert headings == ["Index", "Checklist", "Naming"]
+
+
 @pytest.mark.parametrize("sidebar", ["<div class='sphinxsidebar'>{}</div>", "<aside>{}</aside>"])
 def test_a_sidebar_listing_the_chapters_does_not_order_the_book(
     tmp_path: Path, sidebar: str

@@ -246,23 +246,27 @@ SEARCH_PAGE_WORDS = 40  # a search page's own text: a title, a notice, a hint
 def _search_page(root: etree._Element) -> bool:
     """A site's search page (Sphinx's search.html: "Please activate JavaScript to enable
     the search functionality", a form, an empty results box): no chapter of the book."""
+    body = body_of(root)
+    around = outside_main(body)  # (mdBook has a search box on every page, beside its main)
+    skip = {x for el in around for x in el.iter()}
     box = any(
-        isinstance(el.tag, str) and _SEARCH_RESULTS.search(f"{el.get('id')} {el.get('class')}")
-        for el in root.iter()
+        isinstance(el.tag, str)
+        and el not in skip
+        and _SEARCH_RESULTS.search(f"{el.get('id')} {el.get('class')}")
+        for el in body.iter()
     )
     if not box:
         return False
-    body = body_of(root)
-    around = outside_main(body)
     text = text_except(body, lambda x: x in around or local(x.tag) in ("script", "style"))
     return len(collapse(text).split()) <= SEARCH_PAGE_WORDS
 
 
 def _contents_tree(order: list[str], entries: Callable[[str], list[str]]) -> dict[str, list[str]]:
-    """Each page's children among the pages it lists. A page belongs to the index page of
-    its own folder when that lists it, else to the page whose entries reached it first
-    (`order`): gammu's quick start lists the SMS daemon's pages before the daemon's own
-    index does, and beets' guide three plugins before the plugins' index."""
+    """Each page's children among the pages it lists. A page belongs to the page whose
+    entries reached it first (`order`), or, when that is not the book's index, to the index
+    page of its own folder if that lists it: gammu's quick start lists the SMS daemon's
+    pages before the daemon's own index does, and beets' guide three plugins before the
+    plugins' index."""
     rank = {name: k for k, name in enumerate(order)}
     first: dict[str, str] = {}  # the lister whose entries reached each page
     listed: dict[str, list[str]] = {}
@@ -273,6 +277,8 @@ def _contents_tree(order: list[str], entries: Callable[[str], list[str]]) -> dic
                 first.setdefault(target, name)
     parent = dict(first)
     for target, listers in listed.items():
+        if first.get(target) == order[0]:
+            continue  # the book's index (an mdBook's sidebar) states the book's order
         folder = target.rpartition("/")[0]
         own = [x for x in listers if x != target and x.rpartition("/")[0] == folder]
         own = [x for x in own if _INDEX.search(x.rpartition("/")[2])]
