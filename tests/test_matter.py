@@ -305,6 +305,29 @@ def test_a_contents_list_running_on_to_the_first_page_of_the_body_is_front_matte
     assert (front.kind, front.page_first, front.last_id) == ("front_matter", 1, "el-000006")
 
 
+def test_a_chapters_own_list_of_sections_after_a_long_introduction_is_no_contents() -> None:
+    """fontforge's site opens with 27 pages of introduction on its index page; its
+    Tutorial's own list of sections (links) on p. 28 was taken for the book's contents,
+    and the introduction became "Title pages and contents". A few pages of foreword before
+    a contents are still front matter."""
+
+    def book(intro_pages: int) -> list[Element]:
+        els = [heading("FontForge Documentation", 1)]
+        els += pages_of_paragraphs(intro_pages, first_page=1)
+        page = intro_pages + 1
+        entries = [f"[1.{k}. Step {k}](#el-{900000 + k:06d})" for k in range(12)]
+        els += [heading("Tutorial", 1, page=page), bullets(entries, page=page)]
+        for n in range(1, 31):  # a long book: p. 28 is within its first fifth
+            first = page + 1 + 5 * (n - 1)
+            els += [heading(f"{n}. Part {n}", 2, page=first)]
+            els += pages_of_paragraphs(5, first_page=first)
+        return els
+
+    assert find_matter(build_doc(book(27))) == []
+    (front,) = find_matter(build_doc(book(3)))
+    assert (front.kind, front.page_first) == ("front_matter", 1)
+
+
 def test_a_listing_after_the_first_numbered_chapter_is_no_contents() -> None:
     """feyn's font manual: a glyph table on page 3 ("a 97", "b 98") read as contents lines
     after "1 Description" (page 2), and the front matter held the description; the Ada

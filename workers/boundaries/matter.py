@@ -80,6 +80,7 @@ LISTING_LINE_CHARS = 100  # a listing line is short: a title or term and its pag
 LISTING_SHARE = 0.5  # of a page's text, for the page to count as a listing page
 MIN_LISTINGS = 2  # listing elements a listing page needs
 FRONT_SEARCH_SHARE = 0.2  # the contents must start within the first fifth of the document
+MAX_PROSE_BEFORE_CONTENTS = 12  # body pages before a contents (a foreword, a preface)
 FRONT_MAX_SHARE = 0.3  # and front matter may not be more than this share of it
 LABEL_WORDS = 12  # above a chapter's heading on its page, more words than a label's are text
 BACK_SEARCH_SHARE = 0.5  # an index title counts in the second half (of the pages) only
@@ -314,7 +315,9 @@ def _contents_starts(
     """The listing pages (indexes into `pages`) a contents run may start on: in the first
     pages, and not after the page that a contents set as links before it already leads to
     (tikz-among-us' on its title page leads to page 3; the numbered code lines of its
-    examples from page 5 on are the body's, not a contents)."""
+    examples from page 5 on are the body's, not a contents), nor after more body pages than
+    a foreword takes (fontforge's site opens with 27 pages of introduction; its Tutorial's
+    own list of sections, on p. 28, made them all front matter)."""
     limit = _search_pages(pages)
     last_page = pages[limit - 1].number if limit else 0
     page_of = {e.id: e.page_first for e in els}
@@ -325,12 +328,17 @@ def _contents_starts(
         if flag and "](#el-" in e.text:
             targets = [page_of[t] for t in _LINK_TARGET.findall(e.text) if t in page_of]
             linked += [(e.page_first, target) for target in targets]
-    return [
-        k
-        for k in range(limit)
-        if pages[k].listing
-        and not any(src < pages[k].number and dst < pages[k].number for src, dst in linked)
-    ]
+    out = []
+    prose = 0  # pages of body text before page k
+    for k in range(limit):
+        if (
+            pages[k].listing
+            and prose <= MAX_PROSE_BEFORE_CONTENTS
+            and not any(src < pages[k].number and dst < pages[k].number for src, dst in linked)
+        ):
+            out.append(k)
+        prose += not pages[k].listing and pages[k].body_chars > 0
+    return out
 
 
 def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
