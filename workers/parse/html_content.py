@@ -151,12 +151,9 @@ def outside_main(body: etree._Element) -> set[etree._Element]:
     are its site's chrome: Furo's sidebar (the whole navigation tree, with "Hide navigation
     sidebar" labels for screen readers), search forms, theme buttons. None when the page
     marks no main, or more than one."""
-    mains = [
-        el
-        for el in body.iter()
-        if isinstance(el.tag, str)
-        and (local(el.tag) == "main" or "main" in (el.get("role") or "").split())
-    ]
+    mains = body.xpath(
+        './/*[local-name()="main" or contains(concat(" ", normalize-space(@role), " "), " main ")]'
+    )
     outer = [m for m in mains if not any(a in mains for a in m.iterancestors())]
     if len(outer) != 1:
         return set()

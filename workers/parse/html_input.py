@@ -215,10 +215,11 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
                 root = parse_markup(data, name) if data is not None else None
             except InputError:  # the parser reports it, with the document
                 root = None
-            if root is not None and name != index and _search_page(root):
+            around = outside_main(body_of(root)) if root is not None else set()
+            if root is not None and name != index and _search_page(root, around):
                 searches.add(name)
             if root is not None:
-                found = _content_links(root)
+                found = _content_links(root, around)
                 entries = _pages(name, [a for a in found if _entry_link(a)], names)
                 prose = _pages(name, found, names)
                 if name == index and (listed := _listed(root, name, names, prose)):
@@ -243,17 +244,17 @@ _SEARCH_RESULTS = re.compile(r"search[-_]?results", re.IGNORECASE)
 SEARCH_PAGE_WORDS = 40  # a search page's own text: a title, a notice, a hint
 
 
-def _search_page(root: etree._Element) -> bool:
+def _search_page(root: etree._Element, around: set[etree._Element]) -> bool:
     """A site's search page (Sphinx's search.html: "Please activate JavaScript to enable
-    the search functionality", a form, an empty results box): no chapter of the book."""
+    the search functionality", a form, an empty results box in its main content; mdBook
+    has a search box on every page, beside its main): no chapter of the book. `around`:
+    what stands around the page's main content (`outside_main`)."""
     body = body_of(root)
-    around = outside_main(body)  # (mdBook has a search box on every page, beside its main)
-    skip = {x for el in around for x in el.iter()}
     box = any(
-        isinstance(el.tag, str)
-        and el not in skip
-        and _SEARCH_RESULTS.search(f"{el.get('id')} {el.get('class')}")
-        for el in body.iter()
+        _SEARCH_RESULTS.search(f"{el.get('id')} {el.get('class')}")
+        and not any(a in around for a in el.iterancestors())
+        for el in body.iter("*")
+        if el not in around
     )
     if not box:
         return False
@@ -279,10 +280,11 @@ def _contents_tree(order: list[str], entries: Callable[[str], list[str]]) -> dic
     for target, listers in listed.items():
         if first.get(target) == order[0]:
             continue  # the book's index (an mdBook's sidebar) states the book's order
-        folder = target.rpartition("/")[0]
-        own = [x for x in listers if x != target and x.rpartition("/")[0] == folder]
-        own = [x for x in own if _INDEX.search(x.rpartition("/")[2])]
-        if own and not _INDEX.search(target.rpartition("/")[2]):
+        folder, _, page = target.rpartition("/")
+        if _INDEX.search(page):
+            continue  # a folder's index belongs to the folder above
+        own = [x for x in listers if x.rpartition("/")[0] == folder and _INDEX.search(x)]
+        if own:
             parent[target] = own[0]
     for target in list(parent):  # a page whose parents lead back to it: the first lister
         seen, node = {target}, parent[target]
@@ -355,12 +357,14 @@ def _navigation_links(root: etree._Element) -> list[etree._Element]:
     return out
 
 
-def _content_links(root: etree._Element) -> list[etree._Element]:
+def _content_links(
+    root: etree._Element, around: set[etree._Element] | None = None
+) -> list[etree._Element]:
     """The page's links outside its chrome: its navigation, and what stands around its one
-    main content (borgbackup's sidebar lists every page of the book on each page, and the
-    usage chapter's pages came after the last chapter)."""
+    main content (`around`, when the caller has it; borgbackup's sidebar lists every page
+    of the book on each page, and the usage chapter's pages came after the last chapter)."""
     out = []
-    chrome: set[etree._Element] = outside_main(body_of(root))
+    chrome = set(outside_main(body_of(root)) if around is None else around)
     for el in root.iter():
         if not isinstance(el.tag, str):
             continue
