@@ -1088,6 +1088,63 @@ def test_the_outline_title_is_the_heading_its_bookmark_points_at(tmp_path: Path)
     assert "cover" in [e.text for e in _of(ir, "paragraph")]
 
 
+def test_a_numbered_title_at_the_target_beats_an_exact_line_further_down(tmp_path: Path) -> None:
+    """latex2e-fr's chapter "13 Compteurs" sits at its bookmark's target point; further down
+    the wrapped title of section 13.1 ends on a line "compteurs", which matched the entry
+    "Compteurs" exactly and became the chapter's heading (the chapter title a paragraph,
+    the section title cut in two). apa6's "3.3 Maketitle" lost so to the command
+    "\\maketitle" set just under it. At the target point the title under its number wins;
+    a line that only ends with the title does not: a running header over a thesis chapter
+    (CQU-Example), an index line "hbox commands:" beside the letter "S" (GS1)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 96), "13 Compteurs", fontsize=17, fontname="hebo")
+    for k in range(4):
+        page.insert_text((72, 130 + 14 * k), f"Tout ce que LaTeX numérote, ligne {k}.")
+    page.insert_text(
+        (72, 230), "13.1 \\alph \\Alph \\arabic: Taper des", fontsize=14, fontname="hebo"
+    )
+    page.insert_text((72, 256), "compteurs", fontsize=14, fontname="hebo")
+    for k in range(4):
+        page.insert_text((72, 280 + 14 * k), f"Toutes ces commandes, ligne {k}.")
+    page.insert_text((72, 360), "13.2 Maketitle", fontsize=14, fontname="hebo")
+    page.insert_text((72, 380), "\\maketitle", fontsize=10, fontname="cour")
+    for k in range(4):
+        page.insert_text((72, 400 + 14 * k), f"The command formats the title, line {k}.")
+    page = doc.new_page()
+    page.insert_text((72, 40), "Thesis 2024 14 Conclusion", fontsize=9)
+    page.insert_text((72, 90), "14 Conclusion", fontsize=17, fontname="hebo")
+    for k in range(4):
+        page.insert_text((72, 120 + 14 * k), f"What the thesis found, line {k}.")
+    page.insert_text((72, 300), "hbox commands:", fontsize=10)
+    page.insert_text((320, 350), "S", fontsize=14, fontname="hebo")
+    for k in range(4):
+        page.insert_text((320, 370 + 14 * k), f"\\setup{k} . . . . . {k + 3}")
+    at = pymupdf.Point
+
+    def entry(level: int, title: str, page: int, y: float) -> list[object]:
+        return [level, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(72, y)}]
+
+    doc.set_toc(
+        [
+            entry(1, "Compteurs", 1, 80),
+            entry(2, "\\alph \\Alph \\arabic: Taper des compteurs", 1, 216),
+            entry(2, "Maketitle", 1, 346),
+            entry(1, "14 Conclusion", 2, 34),
+            entry(2, "S", 2, 290),
+        ]
+    )
+    doc.save(tmp_path / "fr.pdf")
+    ir = parse_document(tmp_path / "fr.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == [
+        "# 13 Compteurs",
+        "## 13.1 \\alph \\Alph \\arabic: Taper des compteurs",
+        "## 13.2 Maketitle",
+        "# 14 Conclusion",
+        "## S",
+    ]
+
+
 def test_a_chapter_label_above_its_title_opens_the_chapter(tmp_path: Path) -> None:
     """ "Chapter 1" on a line of its own above the title (LaTeX's book and report classes,
     and their "Capítulo", "Rozdział", "제1 장"...) was a paragraph of its own and so closed

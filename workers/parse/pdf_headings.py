@@ -62,6 +62,7 @@ class PageBody:
 
 
 _NON_ALNUM = re.compile(r"[\W_]+")
+AT_TARGET = 40.0  # points from an outline entry's target point to its title's top, at most
 
 
 def norm_title(text: str) -> str:
@@ -100,6 +101,19 @@ def _score(title_n: str, cand_n: str, one_line: bool = False) -> float:
             if ratio >= 0.85:
                 return 0.85 * ratio
     return 0.0
+
+
+# a section number as `norm_title` leaves it: "13", "411" (4.1.1), "a6" (A.6), "e", "iv"
+_SECTION_NUMBER = re.compile(r"[a-z]?\d{0,6}|[ivxlc]{1,6}\d{0,4}")
+
+
+def _numbered(title_n: str, candidate_n: str) -> bool:
+    """Whether a normalised line is the title, alone or under a section number: not a
+    running header that ends with it ("重庆大学硕士学位论文 4 结论" for "4 结论"), nor
+    a line that ends with a letter group's title ("hbox commands:" for "S")."""
+    return candidate_n.endswith(title_n) and bool(
+        _SECTION_NUMBER.fullmatch(candidate_n[: len(candidate_n) - len(title_n)])
+    )
 
 
 def _split(pb: PageBody, index: int, k: int) -> None:
@@ -204,7 +218,7 @@ def match_outline(
                 above = b.bbox[1] < y - 30
                 dist = abs(b.bbox[1] - y) + (200.0 if above else 0.0)
             code = b.kind == "code"
-            if code and (y is None or dist > 40):  # a code line naming the entry is no title
+            if code and (y is None or dist > AT_TARGET):  # a code line naming the entry is no title
                 continue
             lines, action = list(b.lines[: 2 if code else 3]), "split"
             nxt = pb.blocks[i + 1] if i + 1 < len(pb.blocks) else None
@@ -221,17 +235,24 @@ def match_outline(
                 if k > 1 and _names_another(normed[k - 2], title_n, titles):
                     break  # a line above the title is no label of it when it is another's
                 joined = k > len(b.lines)
-                s = _score(title_n, "".join(normed[:k]), len(b.lines) == 1)
+                candidate = "".join(normed[:k])
+                s = _score(title_n, candidate, len(b.lines) == 1)
                 if s < (0.9 if code else 0.8):
                     continue
                 # a match well above the target point ranks below any at or under it: the
                 # list line "cover" at the page's top is not the section "1.1 cover" that
-                # the bookmark points at (Erlang's FOP manuals)
+                # the bookmark points at (Erlang's FOP manuals); and the title, alone or
+                # under its section number, at the target point ranks above the rest, the
+                # nearest first: "13 Compteurs" there beats the line "compteurs" ending
+                # section 13.1's wrapped title further down (latex2e-fr), "3.3 Maketitle"
+                # the command "\maketitle" set under it (apa6)
                 cls = (2 if s >= 1.0 else 1 if s >= 0.9 else 0) - (3 if above else 0)
+                if y is not None and dist <= AT_TARGET and _numbered(title_n, candidate):
+                    cls = 3
                 cand = (cls, -dist, i, "join" if joined else action, k)
                 if best is None or cand[:2] > best[:2]:
                     best = cand
-            if y is not None and dist <= 40 and best is None and not code:
+            if y is not None and dist <= AT_TARGET and best is None and not code:
                 cut = _prefix_end(b.lines[0], title_n)
                 if cut is not None:
                     best = (-1, -dist, i, "run-in", cut)
