@@ -440,6 +440,27 @@ def test_a_top_level_heading_low_on_the_page_is_not_taken_for_an_unnamed_entry()
     assert at - 1 in major_starts(doc, RULES.min_pages)
 
 
+def estimated_pages_manual(*, outline: bool) -> Document:
+    """An HTML-like book of estimated pages: chapters at 0.9, 5.7 and 11.7 pages' worth of
+    words, on (estimated) pages 1, 6 and 12."""
+    els: list[Element] = [para(words(360), page=1)]
+    for title, first, body in [("One", 1, 1920), ("Two", 6, 2400), ("Three", 12, 2000)]:
+        els.append(heading(title, 1, page=first))
+        els += [para(words(240, seed=k), page=first + k * 240 // 400) for k in range(body // 240)]
+    doc = build_doc(els, basis="words")
+    return with_outline(doc, ("One", 1), ("Two", 6), ("Three", 12)) if outline else doc
+
+
+@pytest.mark.parametrize("outline", [True, False])
+def test_a_chapter_five_estimated_pages_on_is_a_chapter_start(outline: bool) -> None:
+    # python-bs4-ptbr: "Saída" 4.8 pages' worth of words after the chapter before it is five
+    # pages on, as the book's outline and the sweep's chapter-start figure count it; the
+    # planner counted words, took it for no chapter, and its session began pages before it
+    doc = estimated_pages_manual(outline=outline)
+    starts = {doc.elements[i].text for i in major_starts(doc, RULES.min_pages)}
+    assert starts == {"# One", "# Two", "# Three"}
+
+
 def test_an_outline_entry_finds_its_heading_spelt_with_a_typo() -> None:
     # oscola: "Scotish Cases" under the entry "Scottish Cases", after the end of the
     # previous chapter's example (a quarter page of it) at the top of the page

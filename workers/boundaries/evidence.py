@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from quire.shared.ir import WORDS_PER_PAGE, Document, layout_words
+from quire.shared.ir import WORDS_PER_PAGE, Document
 from quire.shared.plan import Candidate, ReviewOutcome, ReviewRole
 from quire.workers.boundaries.candidates import numbering_depth, plain_text
 from quire.workers.boundaries.matter import fold_title, matter_entries
@@ -166,14 +166,16 @@ class CutEvidence:
 
 
 def major_starts(doc: Document, min_pages: float) -> set[int]:
-    """Indexes of the elements that begin a major start: top-level outline entries (a PDF
-    with an outline; not those naming front or back matter, `matter.matter_entries`) or
+    """Indexes of the elements that begin a major start: top-level outline entries (not
+    those naming front or back matter, `matter.matter_entries`) or, without an outline,
     top-level headings, each at least `min_pages` after the previous one counted (the first
-    counts), as the sweep's chapter-start figure counts a book's chapters."""
+    counts), as the sweep's chapter-start figure counts a book's chapters. Pages are whole
+    pages, estimated ones too (an HTML book's chapter at 33.7 is five pages after one at
+    28.9, as its outline and that figure count them)."""
     els = doc.elements
     starts: list[tuple[float, int]] = []  # (page, element index)
     entries = [o for o in doc.outline if o.page >= 1]
-    if doc.page_basis != "words" and entries:
+    if entries:
         top = min(o.level for o in entries)
         top_level = min((e.level or 1 for e in els if e.type == "heading"), default=1)
         on_page: dict[int, list[int]] = {}
@@ -189,12 +191,8 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
     else:
         headings = [i for i, e in enumerate(els) if e.type == "heading"]
         top_level = min((els[i].level or 1 for i in headings), default=1)
-        words = 0
-        at: list[float] = []
-        for e in els:
-            at.append(e.page_first if doc.page_basis != "words" else words / WORDS_PER_PAGE)
-            words += layout_words(e)
-        starts = [(at[i], i) for i in headings if (els[i].level or 1) == top_level]
+        chapters = [i for i in headings if (els[i].level or 1) == top_level]
+        starts = [(float(els[i].page_first), i) for i in chapters]
     out: set[int] = set()
     previous: float | None = None
     for page, i in starts:
