@@ -461,6 +461,18 @@ def test_a_chapter_five_estimated_pages_on_is_a_chapter_start(outline: bool) -> 
     assert starts == {"# One", "# Two", "# Three"}
 
 
+def test_an_estimated_page_books_chapters_are_its_top_headings_under_a_title_entry() -> None:
+    # debian-edu's manual: its outline nests 28 chapters under one entry, the book's title,
+    # and counted by the outline the whole book was one chapter (sessions of 14 pages)
+    doc = estimated_pages_manual(outline=False)
+    nested = [OutlineEntry(level=1, title="One", page=1)] + [
+        OutlineEntry(level=2, title=t, page=p) for t, p in [("Two", 6), ("Three", 12)]
+    ]
+    doc = doc.model_copy(update={"outline": nested})
+    starts = {doc.elements[i].text for i in major_starts(doc, RULES.min_pages)}
+    assert starts == {"# One", "# Two", "# Three"}
+
+
 def test_an_outline_entry_finds_its_heading_spelt_with_a_typo() -> None:
     # oscola: "Scotish Cases" under the entry "Scottish Cases", after the end of the
     # previous chapter's example (a quarter page of it) at the top of the page

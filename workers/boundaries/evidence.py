@@ -166,16 +166,18 @@ class CutEvidence:
 
 
 def major_starts(doc: Document, min_pages: float) -> set[int]:
-    """Indexes of the elements that begin a major start: top-level outline entries (not
-    those naming front or back matter, `matter.matter_entries`) or, without an outline,
+    """Indexes of the elements that begin a major start: top-level outline entries (a PDF
+    with an outline; not those naming front or back matter, `matter.matter_entries`) or
     top-level headings, each at least `min_pages` after the previous one counted (the first
     counts), as the sweep's chapter-start figure counts a book's chapters. Pages are whole
-    pages, estimated ones too (an HTML book's chapter at 33.7 is five pages after one at
-    28.9, as its outline and that figure count them)."""
+    pages, estimated ones too: an HTML book's chapter at 33.7 pages' worth of words is five
+    pages after one at 28.9, as its outline and that figure count them. (An estimated-page
+    book's outline is its headings, nested under one title entry at times: debian-edu's
+    manual has 28 chapters at its headings' top level, one entry at its outline's.)"""
     els = doc.elements
     starts: list[tuple[float, int]] = []  # (page, element index)
     entries = [o for o in doc.outline if o.page >= 1]
-    if entries:
+    if doc.page_basis != "words" and entries:
         top = min(o.level for o in entries)
         top_level = min((e.level or 1 for e in els if e.type == "heading"), default=1)
         on_page: dict[int, list[int]] = {}
