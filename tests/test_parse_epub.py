@@ -25,6 +25,7 @@ from pdf_samples import png_bytes
 from plan_metrics import honoured, oracle_honoured
 
 import quire
+from quire.orchestrator.sources import is_html_book
 from quire.shared.errors import InputError
 from quire.shared.ir import Document, layout_words, load_ir
 from quire.workers.boundaries.evidence import major_starts
@@ -289,6 +290,31 @@ def test_an_index_pages_contents_and_not_its_prose_orders_the_chapters(tmp_path:
     chapters = [e.text for e in doc.elements if e.type == "heading" and e.level == 1]
     assert chapters == ["# Tutorial", "# Topics", "# Pages", "# Api"]
     assert [o.title for o in doc.outline] == ["Tutorial", "Topics", "Pages", "Api"]
+
+
+@pytest.mark.parametrize("layout", ["makeinfo", "texi2html"])
+def test_a_texinfo_manuals_folder_is_one_book(tmp_path: Path, layout: str) -> None:
+    """Texinfo's HTML: makeinfo writes the book's index of terms to Index.html beside the
+    top page index.html (asymptote), and texi2html names the top page after the manual,
+    with no index.html (maxima.html before maxima_1.html ... maxima_383.html). Both were
+    taken for folders of loose files, skipped one by one: the manual was lost."""
+    book = tmp_path / "manual"
+    book.mkdir()
+    top = "index.html" if layout == "makeinfo" else "manual.html"
+    nodes = ["Tutorial", "Drawing", "Index"] if layout == "makeinfo" else ["1", "2", "3"]
+    files = [f"{n}.html" if layout == "makeinfo" else f"manual_{n}.html" for n in nodes]
+    for name, node in zip(files, nodes, strict=True):
+        (book / name).write_text(
+            f"<html><body><h1>{node}</h1><p>{LOREM}</p></body></html>", encoding="utf-8"
+        )
+    menu = "".join(f"<li><a href='{f}'>{n}</a></li>" for f, n in zip(files, nodes, strict=True))
+    (book / top).write_text(
+        f"<html><body><h1>The manual</h1><ul>{menu}</ul></body></html>", encoding="utf-8"
+    )
+    assert is_html_book(book)
+    doc = parse_document(book).document
+    chapters = [e.text for e in doc.elements if e.type == "heading" and e.level == 1]
+    assert chapters == [f"# {n}" for n in nodes]
 
 
 def test_a_page_is_read_where_its_contents_entry_stands_not_where_prose_mentions_it(

@@ -104,6 +104,29 @@ def bundle_bytes(data: bytes, name: str) -> bytes:
     return _write_zip({name: data, META: _meta([name], None, [])})
 
 
+def index_names(names: Iterable[str]) -> list[str]:
+    """The index pages among a folder's file names: index.html (or index.en.html...); a
+    capitalised Index.html beside one is no index page but a Texinfo node, the book's index
+    of terms (asymptote). Without any, the top page that HeVeA and texi2html name after the
+    book, where most pages are named after it: maxima.html before maxima_1.html ...
+    maxima_383.html."""
+    pages = sorted(n for n in names if n.lower().endswith(HTML_SUFFIXES))
+    found = [n for n in pages if _INDEX.fullmatch(n.lower())]
+    if found:
+        lower = [n for n in found if _INDEX.fullmatch(n)]
+        return lower or found
+    stems = {n: n.rpartition(".")[0] for n in pages}
+    return [
+        n
+        for n, stem in stems.items()
+        if 2 * sum(1 for m in pages if m != n and _named_after(m, stem)) > len(pages) - 1
+    ]
+
+
+def _named_after(name: str, stem: str) -> bool:
+    return name.startswith(stem) and name[len(stem)] in "_-0123456789"
+
+
 def states_order(folder: Path) -> bool:
     """Whether a folder is an HTML book: it has a manifest.txt or one index page."""
     if (folder / MANIFEST).is_file():
@@ -112,9 +135,10 @@ def states_order(folder: Path) -> bool:
 
 
 def _index_pages(files: list[Path]) -> list[Path]:
-    """The folder's index pages, a page and its symbolic links once (Debian's FAQ links
-    index.html to index.en.html): the real file where it is among them."""
-    pages = sorted((p for p in files if _INDEX.fullmatch(p.name.lower())), key=lambda p: p.name)
+    """The folder's index pages (`index_names`), a page and its symbolic links once
+    (Debian's FAQ links index.html to index.en.html): the real file where it is among them."""
+    named = set(index_names([p.name for p in files]))
+    pages = sorted((p for p in files if p.name in named), key=lambda p: p.name)
     by_target: dict[Path, Path] = {}
     for page in pages:
         target = page.resolve()
@@ -524,7 +548,7 @@ def parse_html_bundle(data: bytes, source: str) -> ParsedDocument:
         except (ValueError, KeyError, TypeError) as exc:
             raise CorruptDocumentError(f"{META} is unreadable ({exc})", source=source) from exc
     else:  # an .htmlz: index.html at its root
-        found = sorted(n for n in names if "/" not in n and _INDEX.fullmatch(n.lower()))
+        found = index_names(n for n in names if "/" not in n)
         if not found:
             raise CorruptDocumentError("the HTML bundle has no index.html", source=source)
         index = found[0]
