@@ -317,6 +317,43 @@ def test_a_texinfo_manuals_folder_is_one_book(tmp_path: Path, layout: str) -> No
     assert chapters == [f"# {n}" for n in nodes]
 
 
+def test_the_contents_page_a_texinfo_page_declares_orders_the_book(tmp_path: Path) -> None:
+    """texi2html's first page is the first chapter, and a page's lists of cross-references
+    (its categories) led the order before its "Next" link (maxima's manual was read 2.1,
+    4.3, 4, 5, 8.1, 8, 9, 14.2 ...). Its `rel="contents"` link names the page whose
+    entries list the chapters in the book's order."""
+    book = tmp_path / "manual"
+    book.mkdir()
+    head = "<link href='manual_toc.html#SEC_Contents' rel='contents' title='Contents'>"
+    titles = ["Introduction", "Data Types", "Operators", "Plotting"]
+    pages = ["manual.html", "manual_1.html", "manual_2.html", "manual_3.html"]
+    for k, (page, title) in enumerate(zip(pages, titles, strict=True)):
+        nxt = pages[k + 1] if k + 1 < len(pages) else "manual_toc.html"
+        later = pages[-1] if k < 2 else pages[0]
+        (book / page).write_text(
+            f"<html><head>{head}</head><body><div class='header'><p>Next: "
+            f"<a href='{nxt}' rel='next'>next</a></p></div><h2>{k + 1} {title}</h2>"
+            f"<p>{LOREM}</p><p>Categories:</p><ul><li><a href='{later}'>Later</a></li></ul>"
+            "</body></html>",
+            encoding="utf-8",
+        )
+    entries = "".join(f"<li><a href='{p}'>{t}</a></li>" for p, t in zip(pages, titles, strict=True))
+    (book / "manual_toc.html").write_text(
+        f"<html><body><h1>The manual</h1><h2>Table of Contents</h2><ul>{entries}</ul>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(book).document
+    chapters = [e.text for e in doc.elements if e.type == "heading" and e.text.startswith("## ")]
+    assert chapters == [
+        "## 1 Introduction",
+        "## Table of Contents",
+        "## 2 Data Types",
+        "## 3 Operators",
+        "## 4 Plotting",
+    ]
+
+
 def test_a_page_is_read_where_its_contents_entry_stands_not_where_prose_mentions_it(
     tmp_path: Path,
 ) -> None:

@@ -227,7 +227,8 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
     links to the plugin it names, and the plugin's page was read inside the guide). When
     the index's navigation lists more pages than its text links to (mdBook's sidebar is
     the book's table of contents; its text links to a few pages, and its menu bar to the
-    whole book on one page), the navigation's order comes first."""
+    whole book on one page), the navigation's order comes first; and before it, the order
+    of the contents page the index declares (`_declared`: Texinfo's)."""
     links: dict[str, tuple[list[str], list[str]]] = {}  # page -> (entry, prose) targets
     searches: set[str] = set()  # a site's search pages: a form and a notice, no text
 
@@ -246,7 +247,10 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
                 found = _content_links(root, around)
                 entries = _pages(name, [a for a in found if _entry_link(a)], names)
                 prose = _pages(name, found, names)
-                if name == index and (listed := _listed(root, name, names, prose)):
+                if name == index and (
+                    listed := _declared(root, name, names, read)
+                    or _listed(root, name, names, prose)
+                ):
                     entries = listed + [t for t in entries if t not in listed]
                 links[name] = (entries, [t for t in prose if t not in entries])
         return links[name]
@@ -346,6 +350,30 @@ def _pages(name: str, links: list[etree._Element], names: set[str]) -> list[str]
 
 
 _GENERATED = re.compile(r"(?:^|/)(?:genindex|\w*modindex|search)\.html?$")  # Sphinx's
+
+
+def _declared(
+    root: etree._Element, name: str, names: set[str], read: Callable[[str], bytes | None]
+) -> list[str]:
+    """The contents page that index page `name` declares (`rel="contents"`, a Texinfo
+    page's link to its table of contents), then the pages its entries list, in their
+    order; else none. texi2html's first page is the first chapter, its "Next" link and
+    cross-references led the order, and maxima's manual was read 2.1, 4.3, 4, 5, 8.1, 8,
+    9, 14.2 ..."""
+    declared = [
+        el.get("href") or ""
+        for el in root.iter("link", "a")
+        if {"contents", "toc"} & set((el.get("rel") or "").lower().split())
+    ]
+    contents = next((t for h in declared if (t := member(name, h)) in names and t != name), None)
+    if contents is None or (data := read(contents)) is None:
+        return []
+    try:
+        found = _content_links(parse_markup(data, contents))
+        listed = _pages(contents, [a for a in found if _entry_link(a)], names)
+    except InputError:  # the parser reports it, with the document
+        return []
+    return [contents, *(t for t in listed if t != name)]
 
 
 def _listed(root: etree._Element, name: str, names: set[str], text: list[str]) -> list[str]:
