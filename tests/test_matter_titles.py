@@ -68,7 +68,7 @@ def test_reference_titles() -> None:
     assert reference_title("bibliography and index", 1, 1, "fa") == "کتاب‌نامه و نمایه"
     assert reference_title("contents", 2, 2, "ru") == "Оглавление, часть 2 из 2"
     # a label the table does not know keeps the whole title in English
-    assert reference_title("contents and colophon", 1, 1, "zh") == "Contents and colophon"
+    assert reference_title("contents and errata", 1, 1, "zh") == "Contents and errata"
 
 
 # --- the one table of titles ---------------------------------------------------------------

@@ -267,6 +267,28 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "ja": ("更新履歴", "変更履歴"),
         },
     ),
+    # the production notes on a book's last page (sbcl's manual: "Colophon" after its
+    # index was a chapter of its own to count)
+    "colophon": (
+        _BACK,
+        {
+            "en": ("Colophon",),
+            "de": ("Kolophon",),
+            "fr": ("Colophon", "Achevé d'imprimer"),
+            "es": ("Colofón",),
+            "it": ("Colophon",),
+            "pt": ("Colofão", "Cólofon"),
+            "nl": ("Colofon",),
+            "pl": ("Kolofon",),
+            "cs": ("Tiráž",),
+            "sv": ("Kolofon",),
+            "da": ("Kolofon",),
+            "ru": ("Выходные данные",),
+            "zh": ("版权页", "版本记录"),
+            "ja": ("奥付",),
+            "ko": ("판권",),
+        },
+    ),
     # the full text of a licence a manual reprints as an appendix (texinfo's GNU FDL, a
     # package's LPPL, lshort's GPL): legal text, to look up, not to study; a short
     # "License" section in an introduction stands in the first half and stays study text
