@@ -108,10 +108,11 @@ def _find(root: Path, spec: str) -> Path:
     return found[0]
 
 
-def _prepared(cache: Path, package: str, source: Path) -> Path:
-    """The book under `other/`: `<package>--<name>` (an EPUB's or a DOCX's stem marked, so
-    a PDF and an EPUB or DOCX of one name keep their own output folders)."""
-    folder = cache / "other"
+def _prepared(cache: Path, package: str, source: Path, under: str) -> Path:
+    """The book under `under/` in the cache: `<package>--<name>` (an EPUB's, a DOCX's or
+    an HTML file's stem marked, so a PDF and an EPUB, DOCX or HTML file of one name keep
+    their own output folders)."""
+    folder = cache / under
     folder.mkdir(parents=True, exist_ok=True)
     if source.is_dir():
         target = folder / f"{package}--{source.name}"
@@ -119,7 +120,7 @@ def _prepared(cache: Path, package: str, source: Path) -> Path:
             target.symlink_to(source.resolve(), target_is_directory=True)
         return target
     name = source.name.removesuffix(".gz")
-    for kind in ("epub", "docx"):
+    for kind in ("epub", "docx", "html"):
         if name.endswith(f".{kind}"):
             name = name.removesuffix(f".{kind}") + f"-{kind}.{kind}"
     target = folder / f"{package}--{name}"
@@ -135,11 +136,19 @@ def _prepared(cache: Path, package: str, source: Path) -> Path:
 def select_other(cache: Path, *, max_pages: int = 2000) -> list[SweepDoc]:
     """The second sample, packages in table order; PDFs of 15 to `max_pages` pages (an
     HTML or EPUB book's pages are known once parsed: 0 here)."""
+    return select_books(cache, OTHER, "other", max_pages=max_pages)
+
+
+def select_books(
+    cache: Path, table: dict[str, list[str]], under: str, *, max_pages: int = 2000
+) -> list[SweepDoc]:
+    """The books of `table` (package -> paths or file names in it), prepared under
+    `under/` in the cache, in table order; PDFs of 15 to `max_pages` pages."""
     docs: list[SweepDoc] = []
-    for package, specs in OTHER.items():
+    for package, specs in table.items():
         root = ensure_package(cache, package)
         for spec in specs:
-            path = _prepared(cache, package, _find(root, spec))
+            path = _prepared(cache, package, _find(root, spec), under)
             if path.suffix != ".pdf":
                 docs.append(SweepDoc(package, path, 0))
                 continue
