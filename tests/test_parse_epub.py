@@ -849,6 +849,36 @@ def test_a_footer_repeated_in_most_chapters_is_removed_as_a_running_footer() -> 
     assert sum("Copyright" in e.text for e in two.elements) == 2
 
 
+def test_a_sites_name_heading_atop_every_page_is_a_running_header(tmp_path: Path) -> None:
+    # exim's specification: every chapter page opens with the site's name as a heading, all
+    # one link (`<h1><a href="http://www.exim.org">Exim Internet Mailer</a></h1>`); it made
+    # every page a chapter of that name and titled all 90 sessions "Exim Internet Mailer".
+    # A chapter's own title, a link to its page, stays.
+    book = tmp_path / "spec"
+    book.mkdir()
+    banner = "<h1 id='header'><a href='http://www.example.org'>Example Mailer</a></h1>"
+    titles = ["Introduction", "Routers", "Transports", "Logging"]
+    for k, title in enumerate(titles, 1):
+        (book / f"ch{k}.html").write_text(
+            f"<html><body>{banner}<div id='content'><h2><a href='ch{k}.html'>Chapter {k} - "
+            f"{title}</a></h2><p>{LOREM}</p></div></body></html>",
+            encoding="utf-8",
+        )
+    entries = "".join(f"<li><a href='ch{k}.html'>{t}</a></li>" for k, t in enumerate(titles, 1))
+    (book / "index.html").write_text(
+        f"<html><body><h1>The specification</h1><ul>{entries}</ul></body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(book).document
+    headings = [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"]
+    assert headings == ["The specification"] + [
+        f"Chapter {k} - {t}" for k, t in enumerate(titles, 1)
+    ]
+    assert [(r.kind, r.text) for r in doc.removed if "Mailer" in r.text] == [
+        ("header", "Example Mailer")
+    ] * 4
+
+
 def test_a_footer_whose_page_buttons_differ_is_removed_in_every_chapter() -> None:
     """pikepdf's Sphinx footer holds "Previous" and "Next" buttons: the first chapter has
     no "Previous", the last no "Next", and their footers stayed in the text; ocrmypdf's

@@ -20,7 +20,8 @@ from quire.workers.parse.html_content import (
 )
 from quire.workers.parse.html_refs import local
 
-# blocks that can hold a running header or footer (not headings, lists, tables or notes)
+# blocks that can hold a running header or footer (not headings, but a banner's, lists,
+# tables or notes)
 _HOLDERS = frozenset({"div", "p", "footer", "header", "address", "section"})
 MIN_CHARS = 40  # shorter repeats are labels ("Note", "Example"), not furniture
 MAX_CHARS = 2000
@@ -81,9 +82,21 @@ def _blocks(root: etree._Element) -> list[tuple[etree._Element, str, bool | None
     first = next((i for i, el in enumerate(elements) if local(el.tag) in HEADINGS), None)
     out = []
     for i, el in enumerate(elements):
-        if local(el.tag) in _HOLDERS and not _in_flow(el) and (key := _key(el)) is not None:
+        holder = local(el.tag) in _HOLDERS or _banner(el)
+        if holder and not _in_flow(el) and (key := _key(el)) is not None:
             out.append((el, key, None if first is None else i > first))
     return out
+
+
+def _banner(el: etree._Element) -> bool:
+    """A heading that is all one link: a site's name atop every page (exim's specification:
+    `<h1><a href="http://www.exim.org">Exim Internet Mailer</a></h1>`, which titled all
+    its sessions). A chapter's own title can be a link too (to its page), but no repeat."""
+    if local(el.tag) not in HEADINGS:
+        return False
+    links = [a for a in el.iter() if isinstance(a.tag, str) and local(a.tag) == "a"]
+    text = collapse("".join(el.itertext()))
+    return len(links) == 1 and bool(text) and collapse("".join(links[0].itertext())) == text
 
 
 def _key(el: etree._Element) -> str | None:
@@ -105,5 +118,5 @@ def _key(el: etree._Element) -> str | None:
 def _in_flow(el: etree._Element) -> bool:
     parent = el.getparent()
     return parent is not None and any(
-        isinstance(c.tag, str) and local(c.tag) in HEADINGS for c in parent
+        c is not el and isinstance(c.tag, str) and local(c.tag) in HEADINGS for c in parent
     )
