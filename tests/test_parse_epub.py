@@ -879,6 +879,44 @@ def test_a_sites_name_heading_atop_every_page_is_a_running_header(tmp_path: Path
     ] * 4
 
 
+def test_a_texinfo_button_bar_neither_orders_the_book_nor_enters_its_outline(
+    tmp_path: Path,
+) -> None:
+    # zsh's manual (texi2any): a bar of buttons "<<  <  Up  >  >>  Top Contents Index ?"
+    # atop and under every page; its Index button led the order into the indexes right
+    # after the first chapter, and its buttons were four chapters of the outline
+    book = tmp_path / "zsh"
+    book.mkdir()
+    pages = ["Manual.html", "Intro.html", "Grammar.html", "Concept-Index.html"]
+    titles = ["1 The Manual", "2 Introduction", "3 Shell Grammar", "Concept Index"]
+
+    def bar(k: int) -> str:
+        nxt = pages[min(k + 1, len(pages) - 1)]
+        cells = [(nxt, " &gt; "), ("index.html", "Top"), ("toc.html", "Contents")]
+        cells += [("Concept-Index.html", "Index"), ("about.html", " ? ")]
+        tds = "".join(f"<td>[<a href='{h}'>{t}</a>]</td>" for h, t in cells)
+        return f"<table class='header'><tr>{tds}</tr></table>"
+
+    for k, (page, title) in enumerate(zip(pages, titles, strict=True)):
+        (book / page).write_text(
+            f"<html><body>{bar(k)}<h2>{title}</h2><p>{LOREM}</p>{bar(k)}</body></html>",
+            encoding="utf-8",
+        )
+    entries = "".join(f"<li><a href='{p}'>{t}</a></li>" for p, t in zip(pages, titles, strict=True))
+    for name, title in [("toc.html", "Table of Contents"), ("about.html", "About")]:
+        (book / name).write_text(
+            f"<html><body><h1>{title}</h1><ul>{entries}</ul></body></html>", encoding="utf-8"
+        )
+    (book / "index.html").write_text(
+        f"<html><body>{bar(-1)}<h1>The Z Shell Manual</h1><ul>{entries}</ul></body></html>",
+        encoding="utf-8",
+    )
+    doc = parse_document(book).document
+    headings = [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"]
+    assert headings == ["The Z Shell Manual", *titles]
+    assert [o.title for o in doc.outline] == titles
+
+
 def test_a_footer_whose_page_buttons_differ_is_removed_in_every_chapter() -> None:
     """pikepdf's Sphinx footer holds "Previous" and "Next" buttons: the first chapter has
     no "Previous", the last no "Next", and their footers stayed in the text; ocrmypdf's

@@ -139,7 +139,28 @@ def is_chrome(el: etree._Element) -> bool:
     tag = local(el.tag)
     if tag == "nav" or "navigation" in (el.get("role") or "").split():
         return True
-    return bool(classes(el) & _CHROME_CLASSES or epub_types(el) & _CHROME_TYPES)
+    found = classes(el)
+    if found & _BAR_CLASSES and _link_bar(el):
+        return True
+    return bool(found & _CHROME_CLASSES or epub_types(el) & _CHROME_TYPES)
+
+
+# texi2html's and texi2any's button bar atop and under every page, `<table class="header">`
+# of "<<", "<", "Up", ">", ">>", "Top", "Contents", "Index", "?" (zsh's manual): its Index
+# button led the chapter order into the indexes, and the bar made four outline entries
+_BAR_CLASSES = frozenset({"header", "footer", "nav-panel"})
+MIN_BAR_LINKS = 3
+_WORD_CHARS = re.compile(r"[^\W_]")
+
+
+def _link_bar(el: etree._Element) -> bool:
+    """Whether an element holds links, three or more, and no word outside them (brackets
+    and bars aside): a bar of buttons."""
+    links = [a for a in el.iter() if isinstance(a.tag, str) and local(a.tag) == "a"]
+    if len(links) < MIN_BAR_LINKS:
+        return False
+    inside = "".join(t for a in links for t in a.itertext())
+    return len(_WORD_CHARS.findall("".join(el.itertext()))) == len(_WORD_CHARS.findall(inside))
 
 
 def body_of(root: etree._Element) -> etree._Element:
