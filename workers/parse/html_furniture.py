@@ -20,8 +20,8 @@ from quire.workers.parse.html_content import (
 )
 from quire.workers.parse.html_refs import local
 
-# blocks that can hold a running header or footer (not headings, but a banner's, lists,
-# tables or notes)
+# blocks that can hold a running header or footer (not lists, tables or notes; a heading
+# only as a site's banner, `_banner`)
 _HOLDERS = frozenset({"div", "p", "footer", "header", "address", "section"})
 MIN_CHARS = 40  # shorter repeats are labels ("Note", "Example"), not furniture
 MAX_CHARS = 2000
