@@ -321,7 +321,9 @@ def test_the_contents_page_a_texinfo_page_declares_orders_the_book(tmp_path: Pat
     """texi2html's first page is the first chapter, and a page's lists of cross-references
     (its categories) led the order before its "Next" link (maxima's manual was read 2.1,
     4.3, 4, 5, 8.1, 8, 9, 14.2 ...). Its `rel="contents"` link names the page whose
-    entries list the chapters in the book's order."""
+    entries list the chapters in the book's order; that page, whose "Next" is the first
+    chapter, is the book's top page: its title and contents come first, and its entries
+    are the outline (the first chapter's own links made it: "Next", "Index", "?")."""
     book = tmp_path / "manual"
     book.mkdir()
     head = "<link href='manual_toc.html#SEC_Contents' rel='contents' title='Contents'>"
@@ -339,19 +341,16 @@ def test_the_contents_page_a_texinfo_page_declares_orders_the_book(tmp_path: Pat
         )
     entries = "".join(f"<li><a href='{p}'>{t}</a></li>" for p, t in zip(pages, titles, strict=True))
     (book / "manual_toc.html").write_text(
-        f"<html><body><h1>The manual</h1><h2>Table of Contents</h2><ul>{entries}</ul>"
-        "</body></html>",
+        "<html><head><link href='manual.html' rel='next'></head><body><h1>The manual</h1>"
+        f"<h2>Table of Contents</h2><ul>{entries}</ul></body></html>",
         encoding="utf-8",
     )
     doc = parse_document(book).document
-    chapters = [e.text for e in doc.elements if e.type == "heading" and e.text.startswith("## ")]
-    assert chapters == [
-        "## 1 Introduction",
-        "## Table of Contents",
-        "## 2 Data Types",
-        "## 3 Operators",
-        "## 4 Plotting",
+    headings = [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"]
+    assert headings == ["The manual", "Table of Contents"] + [
+        f"{k} {t}" for k, t in enumerate(titles, 1)
     ]
+    assert [o.title for o in doc.outline] == titles
 
 
 def test_a_page_is_read_where_its_contents_entry_stands_not_where_prose_mentions_it(

@@ -178,6 +178,7 @@ def bundle_folder(folder: Path) -> bytes:
             )
         index = found[0]
         chapters = order_chapters(index, set(files), read)
+        index = chapters[0]  # the book's top page (texi2html's: its contents page)
     return _bundle(folder, chapters, index, {}, unread=_unread(files, chapters))
 
 
@@ -231,6 +232,7 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
     of the contents page the index declares (`_declared`: Texinfo's)."""
     links: dict[str, tuple[list[str], list[str]]] = {}  # page -> (entry, prose) targets
     searches: set[str] = set()  # a site's search pages: a form and a notice, no text
+    top: list[str] = []  # the declared contents page when it is the book's top page
 
     def targets(name: str) -> tuple[list[str], list[str]]:
         if name not in links:
@@ -247,10 +249,9 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
                 found = _content_links(root, around)
                 entries = _pages(name, [a for a in found if _entry_link(a)], names)
                 prose = _pages(name, found, names)
-                if name == index and (
-                    listed := _declared(root, name, names, read)
-                    or _listed(root, name, names, prose)
-                ):
+                if name == index:
+                    listed, top[:] = _declared(root, name, names, read)
+                    listed = listed or _listed(root, name, names, prose)
                     entries = listed + [t for t in entries if t not in listed]
                 links[name] = (entries, [t for t in prose if t not in entries])
         return links[name]
@@ -265,7 +266,8 @@ def order_chapters(index: str, names: set[str], read: Callable[[str], bytes | No
         by_entry = children[name] if name in children else [t for t in entries if t not in children]
         return by_entry + [t for t in prose if t not in children]
 
-    return [n for n in _depth_first(index, follow) if n == index or n not in searches]
+    order = [n for n in _depth_first(index, follow) if n == index or n not in searches]
+    return [*top, *(n for n in order if n not in top)]
 
 
 _SEARCH_RESULTS = re.compile(r"search[-_]?results", re.IGNORECASE)
@@ -354,12 +356,13 @@ _GENERATED = re.compile(r"(?:^|/)(?:genindex|\w*modindex|search)\.html?$")  # Sp
 
 def _declared(
     root: etree._Element, name: str, names: set[str], read: Callable[[str], bytes | None]
-) -> list[str]:
+) -> tuple[list[str], list[str]]:
     """The contents page that index page `name` declares (`rel="contents"`, a Texinfo
     page's link to its table of contents), then the pages its entries list, in their
     order; else none. texi2html's first page is the first chapter, its "Next" link and
     cross-references led the order, and maxima's manual was read 2.1, 4.3, 4, 5, 8.1, 8,
-    9, 14.2 ..."""
+    9, 14.2 ... And that contents page alone when it is the book's top page, whose "Next"
+    is the index page (maxima's title and contents before its first chapter)."""
     declared = [
         el.get("href") or ""
         for el in root.iter("link", "a")
@@ -367,13 +370,23 @@ def _declared(
     ]
     contents = next((t for h in declared if (t := member(name, h)) in names and t != name), None)
     if contents is None or (data := read(contents)) is None:
-        return []
+        return [], []
     try:
-        found = _content_links(parse_markup(data, contents))
-        listed = _pages(contents, [a for a in found if _entry_link(a)], names)
+        page = parse_markup(data, contents)
     except InputError:  # the parser reports it, with the document
-        return []
-    return [contents, *(t for t in listed if t != name)]
+        return [], []
+    found = _content_links(page)
+    listed = _pages(contents, [a for a in found if _entry_link(a)], names)
+    top = [contents] if _next_page(page, contents) == name else []
+    return [contents, *(t for t in listed if t != name)], top
+
+
+def _next_page(root: etree._Element, name: str) -> str | None:
+    """The page a page's `rel="next"` link names."""
+    for el in root.iter("link", "a"):
+        if "next" in (el.get("rel") or "").lower().split():
+            return member(name, el.get("href") or "")
+    return None
 
 
 def _listed(root: etree._Element, name: str, names: set[str], text: list[str]) -> list[str]:
@@ -581,6 +594,7 @@ def parse_html_bundle(data: bytes, source: str) -> ParsedDocument:
             raise CorruptDocumentError("the HTML bundle has no index.html", source=source)
         index = found[0]
         chapters = order_chapters(index, names, lambda n: markup.get(n))
+        index = chapters[0]
         notes += unread_note(_unread(markup, chapters))
     missing = [c for c in chapters if c not in markup]
     if missing:
