@@ -473,6 +473,20 @@ def test_an_estimated_page_books_chapters_are_its_top_headings_under_a_title_ent
     assert starts == {"# One", "# Two", "# Three"}
 
 
+def test_an_estimated_page_books_lone_title_heading_stands_over_its_chapters() -> None:
+    # maxima's HTML manual: one h1, "Maxima 5.46.0 Manual", over 96 chapters set as h2;
+    # counted at the top level the book had one chapter, and 12 of 64 chapter starts fell
+    # inside sessions where the naive splitter honoured them all
+    doc = estimated_pages_manual(outline=False)
+    titled = [heading("The Manual", 1, page=1)] + [
+        heading(e.text.lstrip("# "), 2, page=e.page_first) if e.type == "heading" else e
+        for e in doc.elements
+    ]
+    doc = build_doc(titled, basis="words")
+    starts = {doc.elements[i].text for i in major_starts(doc, RULES.min_pages)}
+    assert starts == {"## One", "## Two", "## Three"}
+
+
 def test_an_outline_entry_finds_its_heading_spelt_with_a_typo() -> None:
     # oscola: "Scotish Cases" under the entry "Scottish Cases", after the end of the
     # previous chapter's example (a quarter page of it) at the top of the page

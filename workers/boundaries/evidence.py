@@ -28,6 +28,7 @@ a preface a session or more after the title page still begins one.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -173,7 +174,10 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
     pages, estimated ones too: an HTML book's chapter at 33.7 pages' worth of words is five
     pages after one at 28.9, as its outline and that figure count them. (An estimated-page
     book's outline is its headings, nested under one title entry at times: debian-edu's
-    manual has 28 chapters at its headings' top level, one entry at its outline's.)"""
+    manual has 28 chapters at its headings' top level, one entry at its outline's.) There,
+    a lone heading above all the others is the book's title, and its chapters are the level
+    under it (maxima's HTML manual: "Maxima 5.46.0 Manual" over 96 chapters); a PDF's
+    levels, read from font sizes without an outline, are not so sure."""
     els = doc.elements
     starts: list[tuple[float, int]] = []  # (page, element index)
     entries = [o for o in doc.outline if o.page >= 1]
@@ -192,7 +196,10 @@ def major_starts(doc: Document, min_pages: float) -> set[int]:
             starts.append((float(o.page), _entry_element(doc, on_page[o.page], o.title, top_level)))
     else:
         headings = [i for i, e in enumerate(els) if e.type == "heading"]
-        top_level = min((els[i].level or 1 for i in headings), default=1)
+        levels = Counter(els[i].level or 1 for i in headings)
+        top_level = min(levels, default=1)
+        if doc.page_basis == "words" and levels[top_level] == 1 and len(levels) > 1:
+            top_level = min(level for level in levels if level > top_level)  # under the title
         chapters = [i for i in headings if (els[i].level or 1) == top_level]
         starts = [(float(els[i].page_first), i) for i in chapters]
     out: set[int] = set()
