@@ -153,13 +153,22 @@ MIN_BAR_LINKS = 3
 _WORD_CHARS = re.compile(r"[^\W_]")
 
 
+def links_in(el: etree._Element) -> list[etree._Element]:
+    """The `<a>` elements inside an element (itself included), in order."""
+    return [a for a in el.iter() if isinstance(a.tag, str) and local(a.tag) == "a"]
+
+
+def links_text(links: list[etree._Element]) -> str:
+    return "".join(t for a in links for t in a.itertext())
+
+
 def _link_bar(el: etree._Element) -> bool:
     """Whether an element holds links, three or more, and no word outside them (brackets
     and bars aside): a bar of buttons."""
-    links = [a for a in el.iter() if isinstance(a.tag, str) and local(a.tag) == "a"]
+    links = links_in(el)
     if len(links) < MIN_BAR_LINKS:
         return False
-    inside = "".join(t for a in links for t in a.itertext())
+    inside = links_text(links)
     return len(_WORD_CHARS.findall("".join(el.itertext()))) == len(_WORD_CHARS.findall(inside))
 
 
@@ -222,7 +231,7 @@ def contents_page(name: str, body: etree._Element) -> bool:
     headings = [el for el in body.iter() if isinstance(el.tag, str) and local(el.tag) in HEADINGS]
     targets: list[str] = []
     for heading in headings:
-        links = [a for a in heading.iter() if isinstance(a.tag, str) and local(a.tag) == "a"]
+        links = links_in(heading)
         target = member(name, links[0].get("href") or "") if len(links) == 1 else None
         if target is not None and target != name:
             targets.append(target)

@@ -16,6 +16,8 @@ from quire.workers.parse.html_content import (
     collapse,
     image_sources,
     is_chrome,
+    links_in,
+    links_text,
     text_except,
 )
 from quire.workers.parse.html_refs import local
@@ -94,9 +96,9 @@ def _banner(el: etree._Element) -> bool:
     its sessions). A chapter's own title can be a link too (to its page), but no repeat."""
     if local(el.tag) not in HEADINGS:
         return False
-    links = [a for a in el.iter() if isinstance(a.tag, str) and local(a.tag) == "a"]
+    links = links_in(el)
     text = collapse("".join(el.itertext()))
-    return len(links) == 1 and bool(text) and collapse("".join(links[0].itertext())) == text
+    return len(links) == 1 and bool(text) and collapse(links_text(links)) == text
 
 
 def _key(el: etree._Element) -> str | None:
@@ -109,8 +111,7 @@ def _key(el: etree._Element) -> str | None:
     if MIN_CHARS <= len(text) <= MAX_CHARS:
         return text
     if 0 < len(text) < MIN_CHARS:
-        links = (a for a in el.iter() if isinstance(a.tag, str) and local(a.tag) == "a")
-        return text if collapse("".join(t for a in links for t in a.itertext())) == text else None
+        return text if collapse(links_text(links_in(el))) == text else None
     images = image_sources(el)
     return " ".join(f"<img {src}>" for src in images) if images and not text else None
 

@@ -363,12 +363,8 @@ def _declared(
     cross-references led the order, and maxima's manual was read 2.1, 4.3, 4, 5, 8.1, 8,
     9, 14.2 ... And that contents page alone when it is the book's top page, whose "Next"
     is the index page (maxima's title and contents before its first chapter)."""
-    declared = [
-        el.get("href") or ""
-        for el in root.iter("link", "a")
-        if {"contents", "toc"} & set((el.get("rel") or "").lower().split())
-    ]
-    contents = next((t for h in declared if (t := member(name, h)) in names and t != name), None)
+    declared = _rel_targets(root, name, {"contents", "toc"})
+    contents = next((t for t in declared if t in names and t != name), None)
     if contents is None or (data := read(contents)) is None:
         return [], []
     try:
@@ -377,16 +373,19 @@ def _declared(
         return [], []
     found = _content_links(page)
     listed = _pages(contents, [a for a in found if _entry_link(a)], names)
-    top = [contents] if _next_page(page, contents) == name else []
+    top = [contents] if _rel_targets(page, contents, {"next"})[:1] == [name] else []
     return [contents, *(t for t in listed if t != name)], top
 
 
-def _next_page(root: etree._Element, name: str) -> str | None:
-    """The page a page's `rel="next"` link names."""
-    for el in root.iter("link", "a"):
-        if "next" in (el.get("rel") or "").lower().split():
-            return member(name, el.get("href") or "")
-    return None
+def _rel_targets(root: etree._Element, name: str, rels: set[str]) -> list[str]:
+    """The members that page `name`'s `<link>` and `<a>` elements of a relation in `rels`
+    (`rel="contents"`, `rel="next"`) name, in order."""
+    return [
+        t
+        for el in root.iter("link", "a")
+        if rels & set((el.get("rel") or "").lower().split())
+        and (t := member(name, el.get("href") or "")) is not None
+    ]
 
 
 def _listed(root: etree._Element, name: str, names: set[str], text: list[str]) -> list[str]:
