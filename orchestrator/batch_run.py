@@ -206,7 +206,7 @@ def run_batch(
     """Drive the batch's documents until each has stopped (embedded), or poke the
     orchestrator and follow them (distributed); export as they complete; return the
     final report."""
-    console = console or Console(stderr=True)
+    console = console or Console(stderr=True, markup=False, emoji=False)
     out_dir = Path(record.out_dir) if record.out_dir else None
     display = Live(console=console, refresh_per_second=4) if live else contextlib.nullcontext()
     with display as view:
@@ -258,8 +258,8 @@ def finish_batch(
     """Run or follow the batch to its end, print the summary, write `batch-report.json`
     (to `report_path`, else into the output folder, else the working folder). Returns the
     exit code: 0 only when every document completed with verification passed."""
-    out = out or Console()
-    err = err or Console(stderr=True)
+    out = out or Console(markup=False, emoji=False)
+    err = err or Console(stderr=True, markup=False, emoji=False)
     report = run_batch(rt, record, processes=processes, console=err, live=live, timeout=timeout)
     _wide(out).print(summary_table(report))
     if report_path is None:
@@ -296,4 +296,4 @@ def _wide(console: Console) -> Console:
     """Logs and pipes get full lines: wrapped names and reasons help nobody there."""
     if console.is_terminal:
         return console
-    return Console(file=console.file, width=max(console.width, 200))
+    return Console(file=console.file, width=max(console.width, 200), markup=False, emoji=False)

@@ -33,7 +33,7 @@ def process_documents(
 ) -> None:
     """Drive documents until each has stopped, showing their progress: in this process, or
     through the workers when a broker is configured (see `dispatch`)."""
-    with watch(console or Console(stderr=True)) as show:
+    with watch(console or Console(stderr=True, markup=False, emoji=False)) as show:
 
         def tick() -> None:
             for d in doc_ids:

@@ -199,6 +199,23 @@ def test_progress_lines_without_a_terminal_and_json_logs(tmp_path: Path) -> None
     assert len(parts[0]["doc_id"]) == 64
 
 
+def test_a_file_name_is_printed_as_it_is(tmp_path: Path) -> None:
+    """Names are the user's text, not console markup: ":fire:" is no emoji, "[bold]" no style."""
+    import pymupdf
+
+    name = "notes:fire: [bold]week 1.pdf"
+    with pymupdf.open() as doc:
+        doc.new_page().insert_text((72, 72), "A single page of notes about sorting.")
+        doc.save(tmp_path / name)
+    done = quire(tmp_path, "run", "--input", name, "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    assert f"{name}: 1 chunks, verification passed" in done.stderr
+    batch = quire(tmp_path, "batch", name, "--out", str(tmp_path / "many"))
+    assert batch.returncode == 0, batch.stderr
+    assert "\U0001f525" not in batch.stdout + batch.stderr
+    assert name in batch.stdout + batch.stderr
+
+
 def test_status_export_and_version_manners(tmp_path: Path) -> None:
     version = quire(tmp_path, "--version")
     assert version.returncode == 0 and version.stdout.startswith("quire, version ")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from quire.shared.errors import NotInstalledError, QuireError, SettingsError
 from quire.shared.settings import Settings, load_settings
@@ -21,9 +21,16 @@ from quire.shared.settings import Settings, load_settings
 if TYPE_CHECKING:
     from quire.workers.runtime import Runtime
 
-err = Console(stderr=True, soft_wrap=True)
-out = Console()
+# No markup and no emoji codes: what these print holds the user's own text (a file named
+# "notes:fire: [bold]week 1.pdf" is printed as it is); colour comes from `flagged`.
+err = Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
+out = Console(markup=False, emoji=False)
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def flagged(label: str, rest: str, style: str = "red") -> Text:
+    """`label` in `style`, then `rest` as it is."""
+    return Text.assemble((label, style), " ", rest)
 
 
 def require_extra(extra: str, *modules: str) -> None:
@@ -44,9 +51,7 @@ def clean_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except QuireError as exc:
-            err.print(
-                f"[red]quire: error ({exc.code}):[/red] {escape(str(exc))}", highlight=False
-            )  # escaped: "pip install 'quire[web]'" is not markup
+            err.print(flagged(f"quire: error ({exc.code}):", str(exc)))
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
@@ -77,7 +82,7 @@ def main(ctx: click.Context, verbose: bool) -> None:
     try:  # every QUIRE_* setting is checked once, here, before any command runs
         settings = load_settings()
     except SettingsError as exc:
-        err.print(f"[red]quire: error ({exc.code}):[/red] {exc}", highlight=False)
+        err.print(flagged(f"quire: error ({exc.code}):", str(exc)))
         sys.exit(2)
     ctx.obj = settings  # the one settings object every command passes down
     configure_logging(logging.INFO if verbose else logging.WARNING, settings.log_format)

@@ -11,6 +11,7 @@ from quire.orchestrator.cli.app import (
     clean_errors,
     current_settings,
     err,
+    flagged,
     force_option,
     main,
     runtime,
@@ -105,7 +106,7 @@ def run(
                 inline_small=True,
             )
     except DocumentFailedError as exc:
-        err.print(f"[red]quire: failed ({exc.code}):[/red] {exc}", highlight=False)
+        err.print(flagged(f"quire: failed ({exc.code}):", str(exc)))
         sys.exit(1)
     if result.state == "awaiting_decision":
         err.print(
@@ -204,10 +205,8 @@ def verify(out_dir: Path, source: Path | None) -> None:
 
     report = verify_folder(current_settings(), out_dir, source)
     for f in report.findings[:50]:
-        err.print(
-            f"[red]{f.kind}[/red] chunk={f.chunk} {f.element_id or ''}{f.page or ''}: {f.message}",
-            highlight=False,
-        )
+        where = f"{f.element_id or ''}{f.page or ''}"
+        err.print(flagged(f.kind, f"chunk={f.chunk} {where}: {f.message}"), highlight=False)
     err.print(
         f"verification {'passed' if report.passed else 'FAILED'}: {len(report.findings)} findings",
         highlight=False,
@@ -263,7 +262,7 @@ def rag(
         env=env,
     )
     for f in build.failures[:20]:
-        err.print(f"[red]enrichment failed[/red] {f.chunk_id}: {f.error}", highlight=False)
+        err.print(flagged("enrichment failed", f"{f.chunk_id}: {f.error}"), highlight=False)
     enriched = (
         f", enriched by {name}: {build.calls} calls, {build.cache_hits} cached, "
         f"{len(build.failures)} failed"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
 from quire.orchestrator.cli.app import F, current_settings, err
 from quire.shared.config import DEFAULTS, ENV_DEFAULTS, RunChoices, RunSettings
@@ -32,7 +31,7 @@ def _check_engine(settings: RunSettings) -> None:
         raise OcrUnavailableError(f"no OCR engine reads {settings.ocr_lang}: {needs}")
     if needs:
         err.print(
-            f"quire: warning: no OCR engine reads {settings.ocr_lang} ({escape(needs)}); "
+            f"quire: warning: no OCR engine reads {settings.ocr_lang} ({needs}); "
             "pages that need OCR will be listed without text",
             highlight=False,
         )

@@ -6,10 +6,17 @@ import time
 from typing import Any
 
 import click
-from rich.markup import escape
 from rich.table import Table
 
-from quire.orchestrator.cli.app import clean_errors, current_settings, emit, main, out, runtime
+from quire.orchestrator.cli.app import (
+    clean_errors,
+    current_settings,
+    emit,
+    flagged,
+    main,
+    out,
+    runtime,
+)
 from quire.orchestrator.service import resolve_doc
 
 
@@ -63,10 +70,9 @@ def status(ident: str | None, as_json: bool) -> None:
         )
         return
     state = _state(rt, cur, explain=True)
+    error = f" ({cur.error_code}: {cur.error})" if cur.error else ""
     out.print(
-        f"[bold]{escape(cur.source_name)}[/bold] {cur.doc_id}\nstate: {escape(state)}"
-        + (f" ({cur.error_code}: {escape(cur.error)})" if cur.error else ""),
-        highlight=False,
+        flagged(cur.source_name, f"{cur.doc_id}\nstate: {state}{error}", "bold"), highlight=False
     )
     table = Table("rev", "when (UTC)", "state", "who", "why")
     for s in history:

@@ -82,7 +82,7 @@ def drive(rt: Runtime, doc_id: str, timeout_s: float, processes: int | None) -> 
             rt,
             [doc_id],
             processes=processes,
-            console=Console(stderr=True, quiet=True),
+            console=Console(stderr=True, quiet=True, markup=False, emoji=False),
             timeout=timeout_s,
         )
     except TimeoutError:
