@@ -253,6 +253,11 @@ class OutlineEntry(_Model):
     page: int  # 1-based; 0 when the entry points nowhere
 
 
+# A PDF bookmark added before the page break that starts its chapter points at the end of
+# the page before: its title may open one of this many pages after the entry's page.
+TITLE_PAGES_AFTER_ENTRY = 2
+
+
 class Document(_Model):
     ir_version: int = IR_VERSION
     doc_id: str  # sha256 of the source bytes

@@ -444,8 +444,9 @@ def test_english_r_intro(regions: Regions) -> None:
 def test_persian_lshort(regions: Regions) -> None:
     found = regions("lshort-persian.pdf")
     # contents (فهرست مطالب, pp. 7-14) after the translator's preface and the preface;
-    # back: کتاب‌نامه (bibliography, p. 129) and نمایه (index, pp. 133-147)
-    assert pages(found) == [("front_matter", 1, 14), ("back_matter", 129, 147)]
+    # back: کتاب‌نامه (bibliography, p. 131: its bookmark points at p. 129, where section
+    # 6.7 stands, before a blank page) and نمایه (index, pp. 133-147)
+    assert pages(found) == [("front_matter", 1, 14), ("back_matter", 131, 147)]
     assert found[1].label == "bibliography and index"
 
 
@@ -666,3 +667,47 @@ def test_numbered_code_lines_after_a_linked_contents_are_no_contents() -> None:
         "el-000007",
     ]
     assert not any(r.kind == "front_matter" and r.page_last > 2 for r in find_matter(doc))
+
+
+def _book_closing_with(back: list[Element], first_page: int) -> Document:
+    """Three parts of 10 pages (level 1), chapters under them (level 2), and `back` after
+    the last chapter, from `first_page` on."""
+    els: list[Element] = []
+    for n in range(3):
+        els += [heading(f"Part {n + 1}", 1, page=1 + 10 * n)]
+        els += [heading(f"{n + 1}.1 Chapter", 2, page=1 + 10 * n)]
+        els += pages_of_paragraphs(10, first_page=1 + 10 * n)
+    return build_doc([*els, *back])
+
+
+def test_a_closing_bibliography_under_the_last_part_is_back_matter() -> None:
+    """maximabook: "Bibliography" (level 2, under part III) closes the book with 22 pages
+    of references, read as study text titled "Installing, Resources, Misc (continued)". A
+    closing section that lists references is back matter; one that is prose is not."""
+    refs = [heading("Bibliography", 2, page=31)]
+    refs += [
+        para(
+            f"[Ab{k:02d}] A. Author and B. Author. {words(12, seed=k)}. Proceedings of the "
+            f"conference on symbolic computation, {1980 + k}.",
+            page=31 + k // 30,
+        )
+        for k in range(90)
+    ]
+    doc = _book_closing_with(refs, 31)
+    back = [(r.label, r.page_first, r.page_last) for r in find_matter(doc)]
+    assert back == [("bibliography", 31, 33)]
+    prose = [heading("Bibliography", 2, page=31), *pages_of_paragraphs(3, first_page=31)]
+    assert find_matter(_book_closing_with(prose, 31)) == []
+
+
+def test_a_matter_title_opening_the_page_after_its_bookmark_starts_the_matter() -> None:
+    """asymptote's Chinese manual: the bookmark "索引" points at p. 30, where the last
+    section ends; the index's title opens p. 31. The back matter begins at the title, not
+    at the top of the bookmark's page."""
+    index = [heading("索引", 1, page=31)]
+    index += [para(f"term{k}, {k + 4}, {k + 12}", page=31 + k // 60) for k in range(120)]
+    doc = _book_closing_with(index, 31)
+    doc.outline = [OutlineEntry(level=1, title=f"Part {n + 1}", page=1 + 10 * n) for n in range(3)]
+    doc.outline.append(OutlineEntry(level=1, title="索引", page=30))
+    (back,) = find_matter(doc)
+    assert (back.label, back.page_first) == ("index", 31)

@@ -1145,6 +1145,47 @@ def test_a_numbered_title_at_the_target_beats_an_exact_line_further_down(tmp_pat
     ]
 
 
+def test_a_title_that_opens_a_page_after_its_bookmark_is_its_heading(tmp_path: Path) -> None:
+    """A bookmark added before the page break that starts its chapter points at the end of
+    the page before: maximabook's "Index" and "Bibliography" both point at p. 131 and open
+    pp. 132 and 133 (the index fills the page between). The title opening one of the next
+    two pages is the heading; a mention lower on a page, or three pages on, is not."""
+    doc = pymupdf.open()
+    pages = [
+        ("7 Installing", "Run make and then make install, step {k}."),
+        ("Index", "Compiling, {k}"),
+        ("Bibliography", "[Ab{k}] A. Author. A Book, volume {k}."),
+        ("Notes on terms", "Glossary"),
+        ("Colophon", "Set in Times, line {k}."),
+    ]
+    for title, line in pages:
+        page = doc.new_page()
+        page.insert_text((72, 90), title, fontsize=17, fontname="hebo")
+        for k in range(6):
+            page.insert_text((72, 130 + 14 * k), line.format(k=k + 3))
+    at = pymupdf.Point
+
+    def entry(title: str, page: int, y: float) -> list[object]:
+        return [1, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(72, y)}]
+
+    doc.set_toc(
+        [
+            entry("Installing", 1, 80),
+            entry("Index", 1, 700),
+            entry("Bibliography", 1, 700),
+            entry("Glossary", 3, 700),
+            entry("Colophon", 1, 700),
+        ]
+    )
+    doc.save(tmp_path / "book.pdf")
+    ir = parse_document(tmp_path / "book.pdf").document
+    assert [(e.text, e.page_first) for e in _of(ir, "heading")] == [
+        ("# 7 Installing", 1),
+        ("# Index", 2),
+        ("# Bibliography", 3),
+    ]
+
+
 def test_a_chapter_label_above_its_title_opens_the_chapter(tmp_path: Path) -> None:
     """ "Chapter 1" on a line of its own above the title (LaTeX's book and report classes,
     and their "Capítulo", "Rozdział", "제1 장"...) was a paragraph of its own and so closed

@@ -41,7 +41,14 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from quire.shared.ir import WORDS_PER_PAGE, Document, Element, OutlineEntry, layout_words
+from quire.shared.ir import (
+    TITLE_PAGES_AFTER_ENTRY,
+    WORDS_PER_PAGE,
+    Document,
+    Element,
+    OutlineEntry,
+    layout_words,
+)
 from quire.shared.links import plain
 from quire.shared.plan import ChunkKind
 from quire.workers.boundaries.candidates import is_safe_gap, plain_text
@@ -370,10 +377,16 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
             if any(s.first <= start <= s.last for s in spans):
                 continue
             labels = {label for _, label in readings}
-            # a heading named so on its page has its span already, from the heading on
-            # (from the page's top, ctex-faq's "References" took questions 88 and 89): the
-            # entry only says how high it stands
-            named = [s for s in spans if page_of[s.first] == o.page and s.label in labels]
+            # a heading named so on its page, or opening one just after it, has its span
+            # already, from the heading on (from the page's top, ctex-faq's "References"
+            # took questions 88 and 89; asymptote-zh's "索引" the end of section 5.15 on the
+            # page its bookmark points at): the entry only says how high it stands
+            named = [
+                s
+                for s in spans
+                if o.page <= page_of[s.first] <= o.page + TITLE_PAGES_AFTER_ENTRY
+                and s.label in labels
+            ]
             for s in named:
                 s.top = s.top or o.level <= outline_top
             if named:
@@ -614,9 +627,18 @@ def _about_references(els: Sequence[Element], s: _Span) -> bool:
     part = els[s.first : s.last + 1]
     if sum(1 for e in part if e.type == "heading") < 2:  # its title and a subsection
         return False
+    return _entry_share(part) < REFERENCE_SHARE
+
+
+def _lists_references(els: Sequence[Element], s: _Span) -> bool:
+    """A bibliography most of whose paragraphs are entries."""
+    return s.label == "bibliography" and _entry_share(els[s.first : s.last + 1]) >= 0.5
+
+
+def _entry_share(part: Sequence[Element]) -> float:
+    """The share of a part's text elements that look like reference entries."""
     text = [plain_text(e) for e in part if e.type not in ("heading", "image", "code")]
-    entries = sum(1 for t in text if _REFERENCE_ENTRY.search(t))
-    return entries < REFERENCE_SHARE * len(text)
+    return sum(1 for t in text if _REFERENCE_ENTRY.search(t)) / max(len(text), 1)
 
 
 def _in_second_half(els: Sequence[Element], i: int) -> bool:
@@ -631,15 +653,18 @@ def _back(
     doc: Document, pages: Sequence[_Page], titled: Sequence[_Span], flags: Sequence[bool | None]
 ) -> list[_Span]:
     """The closing listing run (an index without a title), and titled back matter in the
-    second half: top-level parts, or deeper ones that are mostly listing lines (a section
-    *about* bibliographies, or a help page named "Rdindex", is study text)."""
+    second half: top-level parts, or deeper ones that are mostly listing lines, or that
+    close the document listing references (maximabook's "Bibliography" under its last
+    part; a section *about* bibliographies, a chapter's own references followed by more
+    chapters, or a help page named "Rdindex", is study text)."""
     els = doc.elements
     spans = []
     for s in titled:
         if s.kind != "back_matter" or not _in_second_half(els, s.first):
             continue
         listing = _listing_share(els, flags, s.first, s.last) >= LISTING_SHARE
-        if listing or (s.top and not _about_references(els, s)):
+        closing = s.last == len(els) - 1 and _lists_references(els, s)
+        if listing or closing or (s.top and not _about_references(els, s)):
             spans.append(s)
     first_page = _run(pages, len(pages) - 1, -1)
     if first_page is not None:
