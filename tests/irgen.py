@@ -38,6 +38,7 @@ from quire.shared.plan import (
     ReviewRole,
     ReviewVote,
 )
+from quire.workers.boundaries.candidates import is_safe_gap
 
 # Three disjoint vocabularies, so generated text can change topic measurably.
 _LETTERS = "bcdfghjklmnprstvz"
@@ -284,7 +285,7 @@ def plan_violations(
 
     - the chunks cover the document: every element in exactly one chunk, in order;
     - every cut is a safe candidate (so no chunk ends with a heading, except a final chunk
-      when the document itself ends with one);
+      when the document itself ends with one, or an empty section done on its page);
     - a chunk over the hard cap is one indivisible run: no safe candidate inside it;
     - a chunk over the soft maximum with a candidate inside it has a continuity review
       (same_topic from two different roles) on a candidate inside it past the preferred
@@ -331,8 +332,13 @@ def plan_violations(
             if not supported:
                 problems.append(f"chunk {n}: {pages:g} pages without continuity reviews")
         is_last = n == len(plan.chunks)
-        if els[last].type == "heading" and not (is_last and last == len(els) - 1):
-            problems.append(f"chunk {n} ends with a heading")
+        ends_doc = is_last and last == len(els) - 1
+        if (
+            els[last].type == "heading"
+            and not ends_doc
+            and not is_safe_gap(els[last], els[last + 1])
+        ):
+            problems.append(f"chunk {n} ends with a heading")  # (an empty section may)
         if not is_last:
             b = plan.boundaries[n - 1]
             if b.after_id != ch.last_id:

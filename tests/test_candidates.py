@@ -67,6 +67,26 @@ def test_never_directly_after_a_heading() -> None:
     assert cut_after(doc) == [0, 2]
 
 
+def test_an_empty_section_alone_on_its_page_may_end_a_chunk() -> None:
+    """liboctave's last chapters are stubs, a heading a page ("13 Error Handling" to
+    "15 Bugs"), before the index: a cut after one is safe when the next heading, as high or
+    higher, opens a later page. A title in two lines, or a section's first subsection,
+    is not."""
+    doc = build_doc(
+        [
+            para("the end of chapter 12", page=1),
+            heading("13 Error Handling", 1, page=2),
+            heading("14 Installation", 1, page=3),
+            heading("Part II", 1, page=4),
+            heading("Methods", 1, page=4),
+            heading("15 Bugs", 1, page=5),
+            heading("15.1 Reporting", 2, page=6),
+            para("how to report one", page=6),
+        ]
+    )
+    assert cut_after(doc) == [0, 1, 2, 4]
+
+
 def test_heading_at_the_very_end_has_nothing_after_it() -> None:
     doc = build_doc([para("a"), heading("Appendix", 1)])
     assert cut_after(doc) == [0]
@@ -272,7 +292,9 @@ def test_candidates_are_exactly_the_safe_gaps(doc: Document) -> None:
         i = index[c.after_id]
         assert c.before_id == els[i + 1].id
         left, right = els[i], els[i + 1]
-        assert left.type != "heading"
+        if left.type == "heading":  # only an empty section, done: the next as high, a page on
+            assert right.type == "heading" and right.page_first > left.page_last
+            assert (right.level or 1) <= (left.level or 1)
         assert not (
             left.type == "paragraph"
             and left.text.rstrip().endswith(":")

@@ -698,6 +698,14 @@ def test_a_closing_bibliography_under_the_last_part_is_back_matter() -> None:
     assert back == [("bibliography", 31, 33)]
     prose = [heading("Bibliography", 2, page=31), *pages_of_paragraphs(3, first_page=31)]
     assert find_matter(_book_closing_with(prose, 31)) == []
+    # Toptesi: only a bookmark "Bibliografia" names it, pointing at the page where a chapter
+    # of code opens; the references close its last page. The chapter is no back matter.
+    listing = [heading("4 The package's code", 2, page=31)]
+    listing += [code("\\def\\x{}\n" * 40, page=p) for p in (31, 32, 33)]
+    doc = _book_closing_with([*listing, *refs[1:4]], 31)
+    doc.outline = [OutlineEntry(level=1, title=f"Part {n + 1}", page=1 + 10 * n) for n in range(3)]
+    doc.outline.append(OutlineEntry(level=2, title="Bibliography", page=31))
+    assert find_matter(doc) == []
 
 
 def test_a_matter_title_opening_the_page_after_its_bookmark_starts_the_matter() -> None:

@@ -95,13 +95,28 @@ def safe_candidates(doc: Document, scores: dict[str, float] | None = None) -> li
 
 def is_safe_gap(left: Element, right: Element) -> bool:
     """May a chunk end after `left` when `right` follows it?"""
-    if left.type == "heading" or right.type == "footnote":
+    if left.type == "heading":
+        return _empty_section(left, right)
+    if right.type == "footnote":
         return False  # a footnote follows the element holding its reference
     if left.type == "caption" and right.type in _CAPTIONED:
         return False
     if right.type == "caption" and left.type in _CAPTIONED:
         return False
     return not (left.type == "paragraph" and right.type in _INTRODUCED and introduces(left))
+
+
+def _empty_section(head: Element, right: Element) -> bool:
+    """A heading is no chunk's last element, unless its section is empty and done: the next
+    heading, as high or higher, opens a later page (liboctave's stub chapters, "13 Error
+    Handling" to "15 Bugs", a page each before the index: the back matter could only begin
+    above them). A title set in two lines, or a chapter's label above its title, shares its
+    page."""
+    return (
+        right.type == "heading"
+        and (right.level or 1) <= (head.level or 1)
+        and right.page_first > head.page_last
+    )
 
 
 def introduces(el: Element) -> bool:

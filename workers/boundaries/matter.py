@@ -381,12 +381,17 @@ def _titled(doc: Document, flags: Sequence[bool | None]) -> list[_Span]:
             # already, from the heading on (from the page's top, ctex-faq's "References"
             # took questions 88 and 89; asymptote-zh's "索引" the end of section 5.15 on the
             # page its bookmark points at): the entry only says how high it stands
-            named = [
-                s
-                for s in spans
-                if o.page <= page_of[s.first] <= o.page + TITLE_PAGES_AFTER_ENTRY
-                and s.label in labels
-            ]
+            named = [s for s in spans if page_of[s.first] == o.page and s.label in labels]
+            named = (
+                named
+                or [
+                    s
+                    for s in spans
+                    if o.page < page_of[s.first] <= o.page + TITLE_PAGES_AFTER_ENTRY
+                    and page_of[s.first - 1] < page_of[s.first]  # it opens its page
+                    and s.label in labels
+                ][:1]
+            )
             for s in named:
                 s.top = s.top or o.level <= outline_top
             if named:
@@ -663,7 +668,11 @@ def _back(
         if s.kind != "back_matter" or not _in_second_half(els, s.first):
             continue
         listing = _listing_share(els, flags, s.first, s.last) >= LISTING_SHARE
-        closing = s.last == len(els) - 1 and _lists_references(els, s)
+        closing = (  # under its heading (an outline entry's span is a guess from its page)
+            s.last == len(els) - 1
+            and s.evidence[0].startswith("heading")
+            and _lists_references(els, s)
+        )
         if listing or closing or (s.top and not _about_references(els, s)):
             spans.append(s)
     first_page = _run(pages, len(pages) - 1, -1)
