@@ -916,6 +916,45 @@ def test_a_texinfo_button_bar_neither_orders_the_book_nor_enters_its_outline(
     assert [o.title for o in doc.outline] == titles
 
 
+def test_a_texinfo_header_line_of_neighbour_links_is_no_text(tmp_path: Path) -> None:
+    """texi2any's line atop each node, "Next: <a rel=next>…</a>, Previous: <a rel=prev>…</a>,
+    Up: <a rel=up>…</a> [Contents]", has words outside its links, so no button bar; it
+    stood in the text of every page (maxima's HTML manual 550 times, autoconf's 229). A
+    header of links to neighbour pages is navigation; a header with a link to elsewhere
+    stays text."""
+    book = tmp_path / "sbcl"
+    book.mkdir()
+    pages = ["index.html", "Build.html", "Calling.html"]
+    titles = ["SBCL Internals", "1 Build", "2 Calling Convention"]
+
+    def header(k: int) -> str:
+        links = []
+        if k + 1 < len(pages):
+            links.append(f"Next: <a href='{pages[k + 1]}' rel='next'>{titles[k + 1]}</a>")
+        if k > 0:
+            links.append(f"Previous: <a href='{pages[k - 1]}' rel='prev'>{titles[k - 1]}</a>")
+            links.append("Up: <a href='index.html' rel='up'>SBCL Internals</a>")
+        links.append("[<a href='index.html#SEC_Contents' rel='contents'>Contents</a>]")
+        return f"<div class='header'><p>{', '.join(links)}</p></div><hr>"
+
+    entries = "".join(
+        f"<li><a href='{p}'>{t}</a></li>" for p, t in zip(pages[1:], titles[1:], strict=True)
+    )
+    for k, (page, title) in enumerate(zip(pages, titles, strict=True)):
+        body = f"<ul>{entries}</ul>" if k == 0 else f"<p>{LOREM}</p>"
+        (book / page).write_text(
+            f"<html><body>{header(k)}<h2>{title}</h2>{body}"
+            "<div class='footer'><p>Made with <a href='https://www.gnu.org/'>Texinfo</a>"
+            "</p></div></body></html>",
+            encoding="utf-8",
+        )
+    doc = parse_document(book).document
+    texts = [e.text for e in doc.elements]
+    assert not [t for t in texts if t.startswith(("Next:", "Previous:"))]
+    assert [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"] == titles
+    assert sum("Made with" in t for t in texts) >= 1  # a footer with another link stays
+
+
 def test_a_footer_whose_page_buttons_differ_is_removed_in_every_chapter() -> None:
     """pikepdf's Sphinx footer holds "Previous" and "Next" buttons: the first chapter has
     no "Previous", the last no "Next", and their footers stayed in the text; ocrmypdf's

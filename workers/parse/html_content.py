@@ -140,7 +140,7 @@ def is_chrome(el: etree._Element) -> bool:
     if tag == "nav" or "navigation" in (el.get("role") or "").split():
         return True
     found = classes(el)
-    if found & _BAR_CLASSES and _link_bar(el):
+    if found & _BAR_CLASSES and (_link_bar(el) or _neighbour_links(el)):
         return True
     return bool(found & _CHROME_CLASSES or epub_types(el) & _CHROME_TYPES)
 
@@ -170,6 +170,20 @@ def _link_bar(el: etree._Element) -> bool:
         return False
     inside = links_text(links)
     return len(_WORD_CHARS.findall("".join(el.itertext()))) == len(_WORD_CHARS.findall(inside))
+
+
+# texi2any's header line atop each node, "Next: <a rel=next>…</a>, Previous: <a rel=prev>…
+# </a>, Up: <a rel=up>…</a> [Contents][Index]": its labels are words (in the manual's
+# language), so `_link_bar` passes it over, and it stood in the text of every page (maxima's
+# HTML manual 550 times, autoconf's 229); its links all name the page's neighbours
+_NEIGHBOUR_RELS = frozenset({"next", "prev", "previous", "up", "contents", "index", "top"})
+
+
+def _neighbour_links(el: etree._Element) -> bool:
+    """Whether an element holds two links or more, each to a neighbour page (`rel`)."""
+    links = links_in(el)
+    rels = [set((a.get("rel") or "").lower().split()) for a in links]
+    return len(links) >= 2 and all(r & _NEIGHBOUR_RELS for r in rels)
 
 
 def body_of(root: etree._Element) -> etree._Element:
