@@ -919,9 +919,10 @@ def test_a_texinfo_button_bar_neither_orders_the_book_nor_enters_its_outline(
 def test_a_texinfo_header_line_of_neighbour_links_is_no_text(tmp_path: Path) -> None:
     """texi2any's line atop each node, "Next: <a rel=next>…</a>, Previous: <a rel=prev>…</a>,
     Up: <a rel=up>…</a> [Contents]", has words outside its links, so no button bar; it
-    stood in the text of every page (maxima's HTML manual 550 times, autoconf's 229). A
-    header of links to neighbour pages is navigation; a header with a link to elsewhere
-    stays text."""
+    stood in the text of every page (maxima's HTML manual 550 times, autoconf's 229), and
+    its copy under the node, whose links have no `rel`, in sbcl-internals'. A header of
+    links to neighbour pages, or of three links or more and a label for each, is
+    navigation; a footer with a link to elsewhere stays text."""
     book = tmp_path / "sbcl"
     book.mkdir()
     pages = ["index.html", "Build.html", "Calling.html"]
@@ -942,8 +943,12 @@ def test_a_texinfo_header_line_of_neighbour_links_is_no_text(tmp_path: Path) -> 
     )
     for k, (page, title) in enumerate(zip(pages, titles, strict=True)):
         body = f"<ul>{entries}</ul>" if k == 0 else f"<p>{LOREM}</p>"
+        under = header(k)  # the line under a node: on a page of nodes, no `rel` but one
+        if k:
+            under = under.replace(" rel='next'", "").replace(" rel='prev'", "")
+            under = under.replace(" rel='up'", "")
         (book / page).write_text(
-            f"<html><body>{header(k)}<h2>{title}</h2>{body}"
+            f"<html><body>{header(k)}<h2>{title}</h2>{body}{under}"
             "<div class='footer'><p>Made with <a href='https://www.gnu.org/'>Texinfo</a>"
             "</p></div></body></html>",
             encoding="utf-8",

@@ -163,19 +163,26 @@ def links_text(links: list[etree._Element]) -> str:
 
 
 def _link_bar(el: etree._Element) -> bool:
-    """Whether an element holds links, three or more, and no word outside them (brackets
-    and bars aside): a bar of buttons."""
+    """Whether an element holds links, three or more, and no word outside them but a label
+    for each at most (brackets and bars aside): a bar of buttons, or texi2any's line under
+    a node, "Next: …, Previous: …, Up: … [Contents]", whose links carry no `rel`."""
     links = links_in(el)
     if len(links) < MIN_BAR_LINKS:
         return False
-    inside = links_text(links)
-    return len(_WORD_CHARS.findall("".join(el.itertext()))) == len(_WORD_CHARS.findall(inside))
+    text, inside = "".join(el.itertext()), links_text(links)
+    if len(_LABEL.findall(text)) - len(_LABEL.findall(inside)) > len(links):
+        return False
+    words = _WORD_CHARS.findall
+    return len(words(_LABEL.sub("", text))) == len(words(_LABEL.sub("", inside)))
+
+
+_LABEL = re.compile(r"[^\W\d_]+:")  # "Next:", "Suivant:": a word that labels a link
 
 
 # texi2any's header line atop each node, "Next: <a rel=next>…</a>, Previous: <a rel=prev>…
-# </a>, Up: <a rel=up>…</a> [Contents][Index]": its labels are words (in the manual's
-# language), so `_link_bar` passes it over, and it stood in the text of every page (maxima's
-# HTML manual 550 times, autoconf's 229); its links all name the page's neighbours
+# </a>, Up: <a rel=up>…</a> [Contents][Index]", stood in the text of every page (maxima's
+# HTML manual 550 times, autoconf's 229): its links all name the page's neighbours, two of
+# them on the first and last nodes ("Next: … [Contents]")
 _NEIGHBOUR_RELS = frozenset({"next", "prev", "previous", "up", "contents", "index", "top"})
 
 
