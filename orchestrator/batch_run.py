@@ -25,6 +25,7 @@ from quire.orchestrator.batch import (
     load_batch,
     spell_duration,
 )
+from quire.orchestrator.consoles import text_console
 from quire.orchestrator.dispatch import dispatcher_for
 from quire.shared.errors import QuireError
 from quire.shared.ir import describe_textless
@@ -206,7 +207,7 @@ def run_batch(
     """Drive the batch's documents until each has stopped (embedded), or poke the
     orchestrator and follow them (distributed); export as they complete; return the
     final report."""
-    console = console or Console(stderr=True, markup=False, emoji=False)
+    console = console or text_console(stderr=True)
     out_dir = Path(record.out_dir) if record.out_dir else None
     display = Live(console=console, refresh_per_second=4) if live else contextlib.nullcontext()
     with display as view:
@@ -258,8 +259,8 @@ def finish_batch(
     """Run or follow the batch to its end, print the summary, write `batch-report.json`
     (to `report_path`, else into the output folder, else the working folder). Returns the
     exit code: 0 only when every document completed with verification passed."""
-    out = out or Console(markup=False, emoji=False)
-    err = err or Console(stderr=True, markup=False, emoji=False)
+    out = out or text_console()
+    err = err or text_console(stderr=True)
     report = run_batch(rt, record, processes=processes, console=err, live=live, timeout=timeout)
     _wide(out).print(summary_table(report))
     if report_path is None:
@@ -296,4 +297,4 @@ def _wide(console: Console) -> Console:
     """Logs and pipes get full lines: wrapped names and reasons help nobody there."""
     if console.is_terminal:
         return console
-    return Console(file=console.file, width=max(console.width, 200), markup=False, emoji=False)
+    return text_console(file=console.file, width=max(console.width, 200))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from quire.orchestrator.consoles import text_console
 from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.progress import watch
 from quire.shared import keys
@@ -33,7 +34,7 @@ def process_documents(
 ) -> None:
     """Drive documents until each has stopped, showing their progress: in this process, or
     through the workers when a broker is configured (see `dispatch`)."""
-    with watch(console or Console(stderr=True, markup=False, emoji=False)) as show:
+    with watch(console or text_console(stderr=True)) as show:
 
         def tick() -> None:
             for d in doc_ids:

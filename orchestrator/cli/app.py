@@ -12,19 +12,17 @@ from functools import wraps
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
 from rich.text import Text
 
+from quire.orchestrator.consoles import text_console
 from quire.shared.errors import NotInstalledError, QuireError, SettingsError
 from quire.shared.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from quire.workers.runtime import Runtime
 
-# No markup and no emoji codes: what these print holds the user's own text (a file named
-# "notes:fire: [bold]week 1.pdf" is printed as it is); colour comes from `flagged`.
-err = Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
-out = Console(markup=False, emoji=False)
+err = text_console(stderr=True, soft_wrap=True)
+out = text_console()
 F = TypeVar("F", bound=Callable[..., Any])
 
 

@@ -73,8 +73,7 @@ def failed(s: Job) -> QuireError:
 def drive(rt: Runtime, doc_id: str, timeout_s: float, processes: int | None) -> Job:
     """Run the document to its next stop (complete, failed or awaiting a decision) with
     `processes` embedded workers (None: CPUs)."""
-    from rich.console import Console
-
+    from quire.orchestrator.consoles import text_console
     from quire.orchestrator.service import process_documents
 
     try:
@@ -82,7 +81,7 @@ def drive(rt: Runtime, doc_id: str, timeout_s: float, processes: int | None) -> 
             rt,
             [doc_id],
             processes=processes,
-            console=Console(stderr=True, quiet=True, markup=False, emoji=False),
+            console=text_console(stderr=True, quiet=True),
             timeout=timeout_s,
         )
     except TimeoutError:

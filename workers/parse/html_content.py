@@ -125,6 +125,11 @@ def classes(el: etree._Element) -> set[str]:
     return set((el.get("class") or "").split())
 
 
+def rels(el: etree._Element) -> set[str]:
+    """A link's relations (`rel="next"`, `rel="contents"`), lower-cased."""
+    return set((el.get("rel") or "").lower().split())
+
+
 def epub_types(el: etree._Element) -> set[str]:
     raw = el.get(f"{{{EPUB_NS}}}type") or el.get("epub:type") or ""
     role = el.get("role") or ""
@@ -140,7 +145,8 @@ def is_chrome(el: etree._Element) -> bool:
     if tag == "nav" or "navigation" in (el.get("role") or "").split():
         return True
     found = classes(el)
-    if found & _BAR_CLASSES and (_link_bar(el) or _neighbour_links(el)):
+    links = links_in(el) if found & _BAR_CLASSES else []
+    if links and (_link_bar(el, links) or _neighbour_links(links)):
         return True
     return bool(found & _CHROME_CLASSES or epub_types(el) & _CHROME_TYPES)
 
@@ -162,11 +168,10 @@ def links_text(links: list[etree._Element]) -> str:
     return "".join(t for a in links for t in a.itertext())
 
 
-def _link_bar(el: etree._Element) -> bool:
+def _link_bar(el: etree._Element, links: list[etree._Element]) -> bool:
     """Whether an element holds links, three or more, and no word outside them but a label
     for each at most (brackets and bars aside): a bar of buttons, or texi2any's line under
     a node, "Next: …, Previous: …, Up: … [Contents]", whose links carry no `rel`."""
-    links = links_in(el)
     if len(links) < MIN_BAR_LINKS:
         return False
     text, inside = "".join(el.itertext()), links_text(links)
@@ -186,11 +191,9 @@ _LABEL = re.compile(r"[^\W\d_]+:")  # "Next:", "Suivant:": a word that labels a 
 _NEIGHBOUR_RELS = frozenset({"next", "prev", "previous", "up", "contents", "index", "top"})
 
 
-def _neighbour_links(el: etree._Element) -> bool:
-    """Whether an element holds two links or more, each to a neighbour page (`rel`)."""
-    links = links_in(el)
-    rels = [set((a.get("rel") or "").lower().split()) for a in links]
-    return len(links) >= 2 and all(r & _NEIGHBOUR_RELS for r in rels)
+def _neighbour_links(links: list[etree._Element]) -> bool:
+    """Whether there are two links or more, each to a neighbour page (`rel`)."""
+    return len(links) >= 2 and all(rels(a) & _NEIGHBOUR_RELS for a in links)
 
 
 def body_of(root: etree._Element) -> etree._Element:

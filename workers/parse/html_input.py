@@ -45,6 +45,7 @@ from quire.workers.parse.html_content import (
     collapse,
     is_chrome,
     outside_main,
+    rels,
     text_except,
 )
 from quire.workers.parse.html_refs import XLINK_NS, local, member, resolve
@@ -377,14 +378,13 @@ def _declared(
     return [contents, *(t for t in listed if t != name)], top
 
 
-def _rel_targets(root: etree._Element, name: str, rels: set[str]) -> list[str]:
-    """The members that page `name`'s `<link>` and `<a>` elements of a relation in `rels`
+def _rel_targets(root: etree._Element, name: str, wanted: set[str]) -> list[str]:
+    """The members that page `name`'s `<link>` and `<a>` elements of a relation in `wanted`
     (`rel="contents"`, `rel="next"`) name, in order."""
     return [
         t
         for el in root.iter("link", "a")
-        if rels & set((el.get("rel") or "").lower().split())
-        and (t := member(name, el.get("href") or "")) is not None
+        if wanted & rels(el) and (t := member(name, el.get("href") or "")) is not None
     ]
 
 

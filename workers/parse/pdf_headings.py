@@ -269,21 +269,18 @@ def match_outline(
         pos = _below_target(pb, y, body) if y is not None else None
         if pos is not None:  # garbled or missing text: the styled block right under the target
             pb.headings[pos] = Heading(level, "outline-position")
-        elif found := _opens_next_page(bodies, entry.page, title_n):
-            found[0].headings[found[1]] = Heading(level, "outline")
-        else:
+        elif not _opens_next_page(bodies, entry.page, title_n, level):
             unmatched.append(n)
     return unmatched
 
 
-def _opens_next_page(
-    bodies: dict[int, PageBody], page: int, title_n: str
-) -> tuple[PageBody, int] | None:
-    """The block that opens one of the pages after `page` (TITLE_PAGES_AFTER_ENTRY) and is
-    the title, alone or under its number. A bookmark added before the page break that starts
-    its chapter points at the end of the page before (hyperref's `\\addcontentsline` before
-    `\\bibliography`): maximabook's "Index" and "Bibliography" both point at p. 131, but
-    open pp. 132 and 133, and were left as paragraphs, their 22 pages read as study text."""
+def _opens_next_page(bodies: dict[int, PageBody], page: int, title_n: str, level: int) -> bool:
+    """Mark the block that opens one of the pages after `page` (TITLE_PAGES_AFTER_ENTRY) and
+    is the title, alone or under its number; False when there is none. A bookmark added
+    before the page break that starts its chapter points at the end of the page before
+    (hyperref's `\\addcontentsline` before `\\bibliography`): maximabook's "Index" and
+    "Bibliography" both point at p. 131, but open pp. 132 and 133, and were left as
+    paragraphs, their 24 pages read as study text."""
     for pb in (bodies.get(page + k) for k in range(1, TITLE_PAGES_AFTER_ENTRY + 1)):
         if pb is None:
             continue
@@ -296,8 +293,9 @@ def _opens_next_page(
         for k in (1, 2):  # its first line or two (the rest is the chapter's text)
             if k <= len(b.lines) and _numbered(title_n, "".join(map(norm_title, b.lines[:k]))):
                 _split(pb, first, k)
-                return pb, first
-    return None
+                pb.headings[first] = Heading(level, "outline")
+                return True
+    return False
 
 
 def _names_another(line_n: str, title_n: str, titles: set[str]) -> bool:
