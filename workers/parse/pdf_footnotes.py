@@ -26,6 +26,7 @@ found stays a paragraph where it stood, its mark in front, as before.
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
 import unicodedata
@@ -184,13 +185,23 @@ def note_area(
     text = [r.size for r in rows if len(r.text) >= 20] or [body]
     if not low or min(low) > max(text) * _SMALL:
         return []  # no smaller type low on the page: no notes (and no drawings read)
-    for y, x0, x1 in reversed(rules()):  # the lowest first: boxes above it hold no notes
-        below = sorted(
-            (r for r in rows if _below(r, y) and r.x0 < x1 and r.x1 > x0),
-            key=lambda r: (r.y0, r.x0),
-        )
-        above = [r for r in rows if r.y1 <= y]  # the text the notes are smaller than
-        area = _under_rule(below, _body_size(above) if above else body, y, x0, x1)
+    # lines by their tops, for the lines under each rule: a page of coordinates drawn as
+    # text has thousands of lines and dozens of short rules (pst-coxcoor's 18 pages took 7 s)
+    by_top = sorted(rows, key=lambda r: (r.y0, r.x0))
+    tops = [r.y0 for r in by_top]
+    reach = 0.8 * max(0.0, *(r.y1 - r.y0 for r in rows))  # how far `_below` looks up
+    found = rules()
+    sizes: dict[float, float] = {}
+    for y, x0, x1 in reversed(found):  # the lowest first: boxes above it hold no notes
+        start = bisect.bisect_left(tops, y - reach)
+        below = (r for r in by_top[start:] if _below(r, y) and r.x0 < x1 and r.x1 > x0)
+
+        def size_above(y: float = y) -> float:  # the text the notes are smaller than
+            if not sizes:
+                sizes.update(_sizes_above(rows, [y for y, _, _ in found], body))
+            return sizes[y]
+
+        area = _under_rule(below, size_above, y, x0, x1)
         if not area or area[-1].y1 < height * _FOOT:
             continue
         # unmarked first lines continue a note only when they start at the rule's edge
@@ -206,16 +217,40 @@ def _below(r: Row, y: float) -> bool:
     return r.y1 > y + 1 and r.y0 >= y - 0.8 * (r.y1 - r.y0)
 
 
-def _under_rule(below: list[Any], body: float, y: float, x0: float, x1: float) -> list[Any]:
-    """The small lines right below a rule, down to a wider gap or a line that is no part of
-    the notes (larger type, or reaching well past the rule's column on both sides)."""
+def _sizes_above(rows: Sequence[Row], heights: Sequence[float], body: float) -> dict[float, float]:
+    """For each height y, `_body_size` of the lines above it (`body` when none), in one
+    pass down the page: per size its characters so far and its first line in `rows`
+    (`_body_size` breaks ties by that order)."""
+    out: dict[float, float] = {}
+    chars: dict[float, int] = {}
+    first: dict[float, int] = {}
+    order = sorted(range(len(rows)), key=lambda i: rows[i].y1)
+    k = 0
+    for y in sorted(set(heights)):
+        while k < len(order) and rows[order[k]].y1 <= y:
+            r = rows[order[k]]
+            chars[r.size] = chars.get(r.size, 0) + len(r.text)
+            first[r.size] = min(first.get(r.size, order[k]), order[k])
+            k += 1
+        out[y] = max(chars, key=lambda size: (chars[size], -first[size])) if chars else body
+    return out
+
+
+def _under_rule(
+    below: Iterable[Any], body: Callable[[], float], y: float, x0: float, x1: float
+) -> list[Any]:
+    """The small lines right below a rule (`below`, top first), down to a wider gap or a
+    line that is no part of the notes (larger type than `body()`, asked once and only when
+    needed, or reaching well past the rule's column on both sides)."""
     area: list[Any] = []
+    small: float | None = None
     for r in below:
         height = max(1.0, r.y1 - r.y0)
-        if r.size > body * _SMALL or (r.x0 < x0 - 20 and r.x1 > x1 + 20):
-            break
         top = area[-1].y1 if area else y
-        if r.y0 - top > (2.0 if area else 2.5) * height:
+        if (r.x0 < x0 - 20 and r.x1 > x1 + 20) or r.y0 - top > (2.0 if area else 2.5) * height:
+            break
+        small = body() * _SMALL if small is None else small
+        if r.size > small:
             break
         area.append(r)
     return area
