@@ -1186,6 +1186,34 @@ def test_a_title_that_opens_a_page_after_its_bookmark_is_its_heading(tmp_path: P
     ]
 
 
+def test_a_bookmark_whose_title_stands_in_its_page_text_takes_no_other_line(
+    tmp_path: Path,
+) -> None:
+    """Woven WEB and CWEB programs (TeX's, BibTeX's) bookmark every named module, and the
+    name stands inside the code on that page ("... <Add up the char widths in this string
+    401> ..."). The title is there, not garbled, so the bold line under the bookmark's
+    target ("end;", a Pascal keyword) is no heading: bibtex.pdf had 118 such headings of 223.
+    A title the page does not hold (garbled text) still takes the styled line there."""
+    doc = pymupdf.open()
+    for k in range(2):
+        page = doc.new_page()
+        page.insert_text((72, 90), ["end;", "begin"][k], fontsize=11, fontname="hebo")
+        for j in range(8):
+            words = "Add up the char widths in this string" if (k, j) == (0, 5) else "and so on"
+            page.insert_text((72, 130 + 14 * j), f"if p > 0 then q := q + {j}; {{ {words} }}")
+    at = pymupdf.Point
+
+    def entry(title: str, page: int) -> list[object]:
+        return [1, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(72, 78)}]
+
+    doc.set_toc([entry("Add up the char widths in this string", 1), entry("Xqzv wkrp jjd", 2)])
+    doc.save(tmp_path / "woven.pdf")
+    ir = parse_document(tmp_path / "woven.pdf").document
+    assert [(e.text, e.page_first, e.origin) for e in _of(ir, "heading")] == [
+        ("# begin", 2, "outline-position")
+    ]
+
+
 def test_a_chapter_label_above_its_title_opens_the_chapter(tmp_path: Path) -> None:
     """ "Chapter 1" on a line of its own above the title (LaTeX's book and report classes,
     and their "Capítulo", "Rozdział", "제1 장"...) was a paragraph of its own and so closed

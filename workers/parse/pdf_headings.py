@@ -267,6 +267,8 @@ def match_outline(
             pb.headings[i] = Heading(level, "outline")
             continue
         pos = _below_target(pb, y, body) if y is not None else None
+        if pos is not None and _said_elsewhere(pb, entry.title, title_n, pos):
+            pos = None
         if pos is not None:  # garbled or missing text: the styled block right under the target
             pb.headings[pos] = Heading(level, "outline-position")
         elif not _opens_next_page(bodies, entry.page, title_n, level):
@@ -296,6 +298,32 @@ def _opens_next_page(bodies: dict[int, PageBody], page: int, title_n: str, level
                 pb.headings[first] = Heading(level, "outline")
                 return True
     return False
+
+
+def _said_elsewhere(pb: PageBody, title: str, title_n: str, pos: int) -> bool:
+    """Whether block `pos`, the styled one under a bookmark's target, is no garbled form of
+    its title: it shares no word with it, is no chapter label ("제1 장" over the title), and
+    the title stands in the page's other text. Woven WEB and CWEB programs bookmark each
+    named module ("Add up the char_widths in this string") where the name stands inside
+    the code, and the bold line under the target is code ("end;", "else {"). A short title
+    ("Index") may be any word of the page: not taken as said."""
+    block = " ".join(pb.blocks[pos].lines)
+    if len(title_n) < _SAID_MIN or _words(block) & _words(title) or _LABEL.match(block.strip()):
+        return False
+    text = "".join(
+        norm_title(line)
+        for i, b in enumerate(pb.blocks)
+        if i != pos and b.kind in ("text", "code")
+        for line in b.lines
+    )
+    return title_n in text
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in re.findall(r"[^\W\d_]{3,}", text)}
+
+
+_SAID_MIN = 12  # letters and digits in a title that its page's text may be said to hold
 
 
 def _names_another(line_n: str, title_n: str, titles: set[str]) -> bool:
