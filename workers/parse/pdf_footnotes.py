@@ -27,6 +27,7 @@ found stays a paragraph where it stood, its mark in front, as before.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import statistics
 import unicodedata
@@ -191,17 +192,18 @@ def note_area(
     tops = [r.y0 for r in by_top]
     reach = 0.8 * max(0.0, *(r.y1 - r.y0 for r in rows))  # how far `_below` looks up
     found = rules()
-    sizes: dict[float, float] = {}
+
+    @functools.cache
+    def sizes() -> dict[float, float]:  # the text the notes are smaller than, per rule
+        return _sizes_above(rows, [y for y, _, _ in found], body)
+
+    def size_above(y: float) -> float:
+        return sizes()[y]
+
     for y, x0, x1 in reversed(found):  # the lowest first: boxes above it hold no notes
         start = bisect.bisect_left(tops, y - reach)
         below = (r for r in by_top[start:] if _below(r, y) and r.x0 < x1 and r.x1 > x0)
-
-        def size_above(y: float = y) -> float:  # the text the notes are smaller than
-            if not sizes:
-                sizes.update(_sizes_above(rows, [y for y, _, _ in found], body))
-            return sizes[y]
-
-        area = _under_rule(below, size_above, y, x0, x1)
+        area = _under_rule(below, functools.partial(size_above, y), y, x0, x1)
         if not area or area[-1].y1 < height * _FOOT:
             continue
         # unmarked first lines continue a note only when they start at the rule's edge

@@ -300,6 +300,9 @@ def _opens_next_page(bodies: dict[int, PageBody], page: int, title_n: str, level
     return False
 
 
+_SAID_MIN = 12  # letters and digits in a title that its page's text may be said to hold
+
+
 def _said_elsewhere(pb: PageBody, title: str, title_n: str, pos: int) -> bool:
     """Whether block `pos`, the styled one under a bookmark's target, is no garbled form of
     its title: it shares no word with it, is no chapter label ("제1 장" over the title), and
@@ -321,9 +324,6 @@ def _said_elsewhere(pb: PageBody, title: str, title_n: str, pos: int) -> bool:
 
 def _words(text: str) -> set[str]:
     return {w.casefold() for w in re.findall(r"[^\W\d_]{3,}", text)}
-
-
-_SAID_MIN = 12  # letters and digits in a title that its page's text may be said to hold
 
 
 def _names_another(line_n: str, title_n: str, titles: set[str]) -> bool:
