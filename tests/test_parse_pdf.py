@@ -1214,6 +1214,37 @@ def test_a_bookmark_whose_title_stands_in_its_page_text_takes_no_other_line(
     ]
 
 
+def test_a_run_in_title_behind_its_section_number_is_the_bookmarks_heading(
+    tmp_path: Path,
+) -> None:
+    """Woven WEB and CWEB programs open each starred section with a run-in title behind
+    its number ("44. Doing it. TeX checks ..."), and the bookmark says "Doing it": the
+    title and its number become the heading, split off the paragraph (tftopl.pdf had none
+    of its nine chapters). A named module's bookmark where the line goes on past its name
+    without a period ("45. <Compute the base addresses 46> =") takes no heading there."""
+    doc = pymupdf.open()
+    for first in [
+        "44. Doing it. TeX checks the information of a font file for validity.",
+        "45. <Compute the base addresses 46> = for k := 0 to nl do begin",
+    ]:
+        page = doc.new_page()
+        page.insert_text((72, 90), first, fontsize=10)
+        for j in range(8):
+            page.insert_text((72, 104 + 12 * j), f"and the checks go on, line {j} of them.")
+    at = pymupdf.Point
+
+    def entry(title: str, page: int) -> list[object]:
+        return [1, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(72, 70)}]
+
+    doc.set_toc([entry("Doing it", 1), entry("Compute the base addresses", 2)])
+    doc.save(tmp_path / "woven.pdf")
+    ir = parse_document(tmp_path / "woven.pdf").document
+    assert [(e.text, e.page_first, e.origin) for e in _of(ir, "heading")] == [
+        ("# 44. Doing it.", 1, "outline")
+    ]
+    assert _of(ir, "paragraph")[0].text.startswith("TeX checks the information")
+
+
 def test_a_chapter_label_above_its_title_opens_the_chapter(tmp_path: Path) -> None:
     """ "Chapter 1" on a line of its own above the title (LaTeX's book and report classes,
     and their "Capítulo", "Rozdział", "제1 장"...) was a paragraph of its own and so closed
@@ -1244,6 +1275,26 @@ def test_a_chapter_label_above_its_title_opens_the_chapter(tmp_path: Path) -> No
         "## 2.1 Details",
     ]
     assert "3" in [e.text for e in _of(ir, "paragraph")]
+
+
+def test_a_korean_part_label_in_roman_numerals_opens_its_part(tmp_path: Path) -> None:
+    """ko.TeX's part pages set "제 II 편" above the part's title: a label like "제1 장",
+    its number in roman numerals (kotex-utf-doc's second part had no heading)."""
+    doc = pymupdf.open()
+    for n, title in [("I", "사용설명서"), ("II", "그밖의 것들")]:
+        page = doc.new_page()
+        page.insert_text((200, 280), f"제 {n} 편", fontsize=17, fontname="korea")
+        page.insert_text((200, 330), title, fontsize=20, fontname="korea")
+        page = doc.new_page()
+        for k in range(20):
+            page.insert_text((72, 80 + 14 * k), f"Text of part {n}, line {k}.", fontsize=10)
+    doc.set_toc([[1, "사용설명서", 1], [1, "그밖의 것들", 3]])
+    doc.save(tmp_path / "parts.pdf")
+    ir = parse_document(tmp_path / "parts.pdf").document
+    assert [(e.text, e.page_first) for e in _of(ir, "heading")] == [
+        ("# 제 I 편 사용설명서", 1),
+        ("# 제 II 편 그밖의 것들", 3),
+    ]
 
 
 _PROSE = (

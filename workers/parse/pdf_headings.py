@@ -158,11 +158,21 @@ def _run_in(pb: PageBody, index: int, cut: int) -> None:
     pb.headings = {(i + 1 if i > index else i): h for i, h in pb.headings.items()}
 
 
+# A section number a run-in title may stand behind, the title then closed by a period:
+# woven WEB and CWEB programs open each starred section with "44. Doing it. TEX checks ...",
+# the bookmark saying "Doing it" (and not "44. <Compute the base addresses 24> =", where a
+# named module's bookmark points)
+_RUN_IN_NUMBER = re.compile(r"§?\d{1,4}\.\s+")
+
+
 def _prefix_end(line: str, title_n: str) -> int | None:
     """Index just after the part of `line` whose normalised text is `title_n` (and any
-    punctuation glued to it), when that part ends at a word boundary; else None."""
+    punctuation glued to it), alone or behind a section number, when that part ends at a
+    word boundary; else None."""
+    number = _RUN_IN_NUMBER.match(line)
+    start = number.end() if number is not None and not title_n[:1].isdigit() else 0
     got = 0
-    for idx, ch in enumerate(line):
+    for idx, ch in enumerate(line[start:], start):
         nc = norm_title(ch)
         if not nc:
             continue
@@ -175,7 +185,7 @@ def _prefix_end(line: str, title_n: str) -> int | None:
                 end += 1
             if end >= len(line) or not line[end].isspace():
                 return None
-            return end
+            return end if not start or "." in line[idx + 1 : end] else None
     return None
 
 
@@ -415,7 +425,7 @@ def _word(w: str) -> bool:
 _LABEL = re.compile(
     r"^(?:[^\W\d_]{2,}\.?(?:\s*\d{1,3}|\s+(?:[IVXLC]{1,6}|[A-Z]|" + NUMBER_WORD + r"))"
     r"|(?P<bare>\d{1,3}|[IVXLC]{1,6}))\.?$"
-    r"|^第\s*[\dIVX一二三四五六七八九十百]+\s*[章部篇节]$|^제\s*\d+\s*[장부편]$"
+    r"|^第\s*[\dIVX一二三四五六七八九十百]+\s*[章部篇节]$|^제\s*(?:\d+|[IVX]+)\s*[장부편]$"
 )
 _LABEL_GAP = 3.0  # the label's bottom at most this many of its sizes above the title
 
