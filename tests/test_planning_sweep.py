@@ -149,6 +149,22 @@ def test_a_chapter_after_back_matter_is_a_study_session_of_its_own() -> None:
     assert chapters_in_matter(doc, ranges, study) == []
 
 
+def test_a_woven_programs_names_of_the_sections_close_its_index() -> None:
+    # tftopl, gftype, ctangle and seven more WEB and CWEB programs: "Names of the sections"
+    # lists the named modules after the index, its bookmark's title in the running header
+    # only. It was read as a chapter after the index: a 1-page study session at the end
+    els: list[Element] = []
+    for n in range(4):
+        els += chapter(f"{n + 1}. Part {n + 1}.", 1 + 8 * n, 8, topic=n % 2)
+    els += index_pages(33, 2)
+    els += [para(f"<Set initial values {k}> Used in section {k + 2}.", page=35) for k in range(9)]
+    entries = [(f"Part {n + 1}", 1 + 8 * n) for n in range(4)]
+    doc = with_outline(build_doc(els), *entries, ("Index", 33), ("Names of the sections", 35))
+    assert [t for _, t in chapters_after_contents(doc)] == [t for t, _ in entries]
+    kinds = [(c.kind, c.page_first, c.page_last) for c in plan(doc).chunks]
+    assert kinds[-1] == ("back_matter", 33, 35), kinds
+
+
 def test_an_entry_going_on_with_matter_is_no_chapter() -> None:
     # multisample: "Index bis", "Index with tag a1" after "Index" are more index, and
     # "Contents" or "List of Figures" are no chapter a plan must honour

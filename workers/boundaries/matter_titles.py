@@ -157,7 +157,8 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
     "index": (
         _BACK,
         {
-            "en": ("Index",),
+            # (WEB and CWEB weave the index of a program's named modules last)
+            "en": ("Index", "Names of the sections"),
             "de": ("Register", "Stichwortverzeichnis", "Sachregister", "Sachverzeichnis"),
             "fr": ("Index général", "Index alphabétique"),
             "es": ("Índice alfabético", "Índice analítico", "Índice temático", "Índice"),
