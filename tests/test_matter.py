@@ -305,6 +305,38 @@ def test_a_contents_list_running_on_to_the_first_page_of_the_body_is_front_matte
     assert (front.kind, front.page_first, front.last_id) == ("front_matter", 1, "el-000006")
 
 
+def test_a_slide_decks_contents_of_links_is_the_contents() -> None:
+    """metapostpropaganda (beamer): its contents slide sets each section's title under its
+    number as a link and its subsections' titles as links on one line, no page numbers; it
+    was read as text, and the dated bullets of the "A bit of history" slides after it
+    ("Volume2, 2nd ed., 1977") as the contents: the front matter held the Introduction."""
+
+    def link(title: str, n: int) -> str:
+        return f"[{title}](#el-{900000 + n:06d})"
+
+    els = [para("A METAPOST tutorial", page=1), para("Evil WYSIWYG", page=2)]
+    els += [
+        para(f"1 {link('Introduction', 1)}", page=3),
+        para(f"{link('A bit of history', 2)} {link('What is METAPOST?', 3)}", page=3),
+        para(f"2 {link('Workflow', 4)}", page=3),
+        para(link("Workflow example", 5), page=3),
+    ]
+    history = ["Volume1, 1969, hot metal", "Volume2, 2nd ed., 1977", "AMS, 1983", "TeX, v1, 1978"]
+    els += [heading("A bit of history", 1, page=4), bullets(history, page=4)]
+    els += [heading("A bit of history", 2, page=5), bullets(history, page=5)]
+    els += [heading("Workflow", 1, page=6), *pages_of_paragraphs(8, first_page=6)]
+    doc = build_doc(els).model_copy(
+        update={
+            "outline": [
+                OutlineEntry(level=1, title="Introduction", page=4),
+                OutlineEntry(level=1, title="Workflow", page=6),
+            ]
+        }
+    )
+    (front,) = find_matter(doc)
+    assert (front.kind, front.page_first, front.page_last) == ("front_matter", 1, 3)
+
+
 def test_a_chapters_own_list_of_sections_after_a_long_introduction_is_no_contents() -> None:
     """fontforge's site opens with 27 pages of introduction on its index page; its
     Tutorial's own list of sections (links) on p. 28 was taken for the book's contents,

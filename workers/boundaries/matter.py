@@ -71,9 +71,12 @@ _DIGIT = re.compile(r"\d")
 _CHAPTER_NUMBER = re.compile(
     r"^(?:chapter|chapitre|kapitel|capítulo|capitolo|глава)?\s*(\d{1,3})\.?\s+\S", re.IGNORECASE
 )
-# a list item that is one link to an element of the book and nothing else: an HTML or EPUB
-# contents list, whose entries carry links where a printed one carries page numbers
-_LINK_ITEM = re.compile(r"^\[(?:\\.|[^\]\\])*\]\(#el-\d{6,}\):?$")
+# a list item or paragraph of links to elements of the book and nothing else: an HTML or
+# EPUB contents list, whose entries carry links where a printed one carries page numbers,
+# and a slide deck's contents, a section's title under its number and its subsections'
+# titles on one line ("1 [Introduction]", "[A bit of history] [What is METAPOST?] ...")
+_LINK = r"\[(?:\\.|[^\]\\])*\]\(#el-\d{6,}\)"
+_LINK_ITEM = re.compile(rf"^(?:\d+(?:\.\d+)*\.?\s+)?{_LINK}(?:\s+{_LINK})*:?$")
 _LINK_TARGET = re.compile(r"\]\(#(el-\d{6,})\)")
 # a caption's label before its number: "Table 1.4.", "Abbildung 2", "表1.15", "图 3"
 _CAPTION_LABEL = re.compile(r"^[^\W\d_]{1,10}\s?(?=\d)")
