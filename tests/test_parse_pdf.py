@@ -1214,6 +1214,64 @@ def test_a_bookmark_whose_title_stands_in_its_page_text_takes_no_other_line(
     ]
 
 
+def test_a_bookmark_whose_title_stands_only_in_a_sidebar_takes_the_frame_title(
+    tmp_path: Path,
+) -> None:
+    """A beamer deck with a sidebar: the bookmark "Example Frames" points at the top of a
+    frame titled "Frame with a subtitle", and the sidebar lists the sections' titles, each
+    a line of its own. That is navigation, not the title said in the page's text: the
+    frame's title opens the section (DEMO-BFHBeamer-Sidebar had no heading for it)."""
+    doc = pymupdf.open()
+    for title in ["Frame with a subtitle", "Another frame"]:
+        page = doc.new_page(width=454, height=255)
+        page.insert_text((20, 22), title, fontsize=14.5, fontname="hebo")
+        page.insert_text((20, 120), "Example content of the frame.", fontsize=11)
+        for k, line in enumerate(["Beamer using BFH CI", "Example Frames", "Section pages"]):
+            page.insert_text((400, 60 + 10 * k), line, fontsize=6)
+    at = pymupdf.Point
+
+    def entry(title: str, page: int) -> list[object]:
+        return [1, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(14, 0)}]
+
+    doc.set_toc([entry("Example Frames", 1), entry("Section pages", 2)])
+    doc.save(tmp_path / "deck.pdf")
+    ir = parse_document(tmp_path / "deck.pdf").document
+    assert [(e.text, e.page_first) for e in _of(ir, "heading")] == [
+        ("# Frame with a subtitle", 1),
+        ("# Another frame", 2),
+    ]
+
+
+def test_a_page_whose_lines_end_in_one_number_is_no_contents_page(tmp_path: Path) -> None:
+    """pst-barcode's reference: a page of "2 of 5" variants, each heading and most list
+    lines ending in 5, read as a contents page whose entries all name page 5, and its
+    headings as entries: the bookmarks took "Data and Options" instead."""
+    doc = pymupdf.open()
+    for _ in range(5):
+        doc.new_page().insert_text((72, 90), "Some text.", fontsize=10)
+    page = doc.new_page()
+    variants = ["Matrix", "Datalogic", "COOP"]
+    y, toc = 80.0, []
+    for k, name in enumerate(variants, 11):
+        page.insert_text((72, y), f"5.9.{k} {name} 2 of 5", fontsize=11, fontname="hebo")
+        toc.append([1, f"{name} 2 of 5", 6, {"kind": pymupdf.LINK_GOTO, "page": 5,
+                                             "to": pymupdf.Point(72, y - 14)}])  # fmt: skip
+        y += 16
+        for other in ["Industrial", "IATA", *[v for v in variants if v != name]]:
+            page.insert_text((90, y), f"- {other} 2 of 5.", fontsize=11)
+            y += 14
+        page.insert_text((72, y), "Data and Options", fontsize=11, fontname="hebo")
+        y += 30
+    doc.set_toc(toc)
+    doc.save(tmp_path / "barcodes.pdf")
+    ir = parse_document(tmp_path / "barcodes.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == [
+        "# 5.9.11 Matrix 2 of 5",
+        "# 5.9.12 Datalogic 2 of 5",
+        "# 5.9.13 COOP 2 of 5",
+    ]
+
+
 def test_a_run_in_title_behind_its_section_number_is_the_bookmarks_heading(
     tmp_path: Path,
 ) -> None:

@@ -23,6 +23,7 @@ _MIN_ENTRIES = 5
 _MIN_SHARE = 0.5  # of the page's text lines
 _MIN_LEADERS = 3
 _MIN_RISING = 0.8  # of successive entry numbers, without leaders
+_MIN_STEPS = 0.2  # of successive entry numbers stepping up to a later page, without leaders
 
 
 def entry_number(line: str, rtl: bool, max_page: int) -> str | None:
@@ -41,6 +42,14 @@ def _rising(numbers: list[int]) -> float:
     return sum(b >= a for a, b in pairs) / len(pairs) if pairs else 0.0
 
 
+def _steps(numbers: list[int]) -> float:
+    """The share of successive numbers that step up: a contents goes on to later pages,
+    where a barcode manual's page of variants ("Matrix 2 of 5", "COOP 2 of 5", its
+    headings among them) names "page" 5 on line after line."""
+    pairs = list(itertools.pairwise(numbers))
+    return sum(b > a for a, b in pairs) / len(pairs) if pairs else 0.0
+
+
 def is_contents_page(blocks: list[PdfBlock], max_page: int) -> bool:
     lines = [(ln, b.rtl) for b in blocks if b.kind == "text" for ln in b.lines]
     entries = [(ln, n) for ln, rtl in lines if (n := entry_number(ln, rtl, max_page)) is not None]
@@ -49,7 +58,11 @@ def is_contents_page(blocks: list[PdfBlock], max_page: int) -> bool:
     if sum(1 for ln, _ in entries if _LEADERS.search(ln)) >= _MIN_LEADERS:
         return True
     numbers = [int(n) for _, n in entries if n.isdigit()]
-    return len(numbers) >= 2 * _MIN_ENTRIES and _rising(numbers) >= _MIN_RISING
+    return (
+        len(numbers) >= 2 * _MIN_ENTRIES
+        and _rising(numbers) >= _MIN_RISING
+        and _steps(numbers) >= _MIN_STEPS
+    )
 
 
 def is_entry_block(block: PdfBlock, max_page: int) -> bool:

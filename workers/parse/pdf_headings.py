@@ -319,17 +319,19 @@ def _said_elsewhere(pb: PageBody, title: str, title_n: str, pos: int) -> bool:
     the title stands in the page's other text. Woven WEB and CWEB programs bookmark each
     named module ("Add up the char_widths in this string") where the name stands inside
     the code, and the bold line under the target is code ("end;", "else {"). A short title
-    ("Index") may be any word of the page: not taken as said."""
+    ("Index") may be any word of the page: not taken as said. Nor is a title standing as a
+    line of its own: an entry of a list, or of a beamer sidebar's navigation ("Example
+    Frames" beside the frame titled "Frame with a subtitle" it points at)."""
     block = " ".join(pb.blocks[pos].lines)
     if len(title_n) < _SAID_MIN or _words(block) & _words(title) or _LABEL.match(block.strip()):
         return False
-    text = "".join(
+    lines = [
         norm_title(line)
         for i, b in enumerate(pb.blocks)
         if i != pos and b.kind in ("text", "code")
         for line in b.lines
-    )
-    return title_n in text
+    ]
+    return title_n not in lines and title_n in "".join(lines)
 
 
 def _words(text: str) -> set[str]:
