@@ -1214,6 +1214,34 @@ def test_a_bookmark_whose_title_stands_in_its_page_text_takes_no_other_line(
     ]
 
 
+def test_a_bookmark_to_a_page_without_its_title_takes_no_styled_line_below_other_text(
+    tmp_path: Path,
+) -> None:
+    """tex-changes.pdf, a change file of tex.web, bookmarks each part ("[10] Data
+    structures for boxes and their friends") at the top of a page that holds only changed
+    sections of it: the title is not there, and the first bold line under the target,
+    below lines of text, was a Pascal keyword ("end;") made the part's heading (24 such
+    in the document). A styled line right at the target still heads it (garbled text)."""
+    doc = pymupdf.open()
+    for k in range(2):
+        page = doc.new_page()
+        if k == 0:
+            page.insert_text((72, 90), "1415*. The changed section reads on here.", fontsize=11)
+        page.insert_text((72, 110), ["end;", "Qzx wvk"][k], fontsize=11, fontname="hebo")
+        for j in range(8):
+            page.insert_text((72, 130 + 14 * j), f"if p > 0 then q := q + {j};", fontsize=11)
+    at = pymupdf.Point
+
+    def entry(title: str, page: int) -> list[object]:
+        y = [78, 98][page - 1]
+        return [1, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(72, y)}]
+
+    doc.set_toc([entry("[10] Data structures for boxes", 1), entry("Garbled title", 2)])
+    doc.save(tmp_path / "changes.pdf")
+    ir = parse_document(tmp_path / "changes.pdf").document
+    assert [(e.text, e.page_first) for e in _of(ir, "heading")] == [("# Qzx wvk", 2)]
+
+
 def test_a_bookmark_whose_title_stands_only_in_a_sidebar_takes_the_frame_title(
     tmp_path: Path,
 ) -> None:

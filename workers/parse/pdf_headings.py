@@ -349,7 +349,10 @@ def _names_another(line_n: str, title_n: str, titles: set[str]) -> bool:
 
 def _below_target(pb: PageBody, y: float, body: float) -> int | None:
     """The first short, bold or larger-than-body block starting just below `y`; a larger
-    one right after it wins (a "Chapter 1" line above the chapter title)."""
+    one right after it wins (a "Chapter 1" line above the chapter title). A bold line of
+    body size under other text in its column is none: a change file of a WEB program
+    bookmarks each part at the top of a page its title is not on, and the bold line
+    further down is a Pascal keyword ("end;")."""
     found = [
         i
         for i, b in enumerate(pb.blocks)
@@ -365,9 +368,19 @@ def _below_target(pb: PageBody, y: float, body: float) -> int | None:
     if not found:
         return None
     first = found[0]
+    head = pb.blocks[first]
+    if head.size <= body * 1.05 and any(
+        b.kind in ("text", "code")
+        and not b.figure
+        and y - 5 <= b.bbox[1] < head.bbox[1]
+        and b.bbox[0] < head.bbox[2]
+        and head.bbox[0] < b.bbox[2]
+        for b in pb.blocks
+    ):
+        return None  # bold at body size, below text in its column: no title
     for j in found[1:]:
-        b, a = pb.blocks[j], pb.blocks[first]
-        if b.bbox[1] - a.bbox[3] <= 60 and b.size > a.size:
+        b = pb.blocks[j]
+        if b.bbox[1] - head.bbox[3] <= 60 and b.size > head.size:
             return j
         break
     return first
