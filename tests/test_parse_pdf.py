@@ -1306,12 +1306,15 @@ def test_a_run_in_title_behind_its_section_number_is_the_bookmarks_heading(
     """Woven WEB and CWEB programs open each starred section with a run-in title behind
     its number ("44. Doing it. TeX checks ..."), and the bookmark says "Doing it": the
     title and its number become the heading, split off the paragraph (tftopl.pdf had none
-    of its nine chapters). A named module's bookmark where the line goes on past its name
-    without a period ("45. <Compute the base addresses 46> =") takes no heading there."""
+    of its nine chapters); so does a change file's starred section under its part's
+    bookmark ("256*. The hash table." for "[18] The hash table"). A named module's bookmark
+    where the line goes on past its name without a period ("45. <Compute the base addresses
+    46> =") takes no heading there."""
     doc = pymupdf.open()
     for first in [
         "44. Doing it. TeX checks the information of a font file for validity.",
         "45. <Compute the base addresses 46> = for k := 0 to nl do begin",
+        "256*. The hash table. Control sequences are stored and retrieved by means of",
     ]:
         page = doc.new_page()
         page.insert_text((72, 90), first, fontsize=10)
@@ -1322,11 +1325,18 @@ def test_a_run_in_title_behind_its_section_number_is_the_bookmarks_heading(
     def entry(title: str, page: int) -> list[object]:
         return [1, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(72, 70)}]
 
-    doc.set_toc([entry("Doing it", 1), entry("Compute the base addresses", 2)])
+    doc.set_toc(
+        [
+            entry("Doing it", 1),
+            entry("Compute the base addresses", 2),
+            entry("[18] The hash table", 3),
+        ]
+    )
     doc.save(tmp_path / "woven.pdf")
     ir = parse_document(tmp_path / "woven.pdf").document
     assert [(e.text, e.page_first, e.origin) for e in _of(ir, "heading")] == [
-        ("# 44. Doing it.", 1, "outline")
+        ("# 44. Doing it.", 1, "outline"),
+        ("# 256*. The hash table.", 3, "outline"),
     ]
     assert _of(ir, "paragraph")[0].text.startswith("TeX checks the information")
 

@@ -161,8 +161,10 @@ def _run_in(pb: PageBody, index: int, cut: int) -> None:
 # A section number a run-in title may stand behind, the title then closed by a period:
 # woven WEB and CWEB programs open each starred section with "44. Doing it. TEX checks ...",
 # the bookmark saying "Doing it" (and not "44. <Compute the base addresses 24> =", where a
-# named module's bookmark points)
-_RUN_IN_NUMBER = re.compile(r"§?\d{1,4}\.\s+")
+# named module's bookmark points); a change file's changed section is starred ("256*. The
+# hash table."), its bookmark numbered by its part ("[18] The hash table")
+_RUN_IN_NUMBER = re.compile(r"§?\d{1,4}\*?\.\s+")
+_PART_NUMBER = re.compile(r"^\[\d{1,3}\]\s*")
 
 
 def _prefix_end(line: str, title_n: str) -> int | None:
@@ -263,7 +265,7 @@ def match_outline(
                 if best is None or cand[:2] > best[:2]:
                     best = cand
             if y is not None and dist <= AT_TARGET and best is None and not code:
-                cut = _prefix_end(b.lines[0], title_n)
+                cut = _prefix_end(b.lines[0], norm_title(_PART_NUMBER.sub("", entry.title)))
                 if cut is not None:
                     best = (-1, -dist, i, "run-in", cut)
         if best is not None:
