@@ -1088,6 +1088,16 @@ def test_the_outline_title_is_the_heading_its_bookmark_points_at(tmp_path: Path)
     assert "cover" in [e.text for e in _of(ir, "paragraph")]
 
 
+def _goto(title: str, page: int, y: float, *, level: int = 1, x: float = 72) -> list[object]:
+    """An outline entry for `set_toc` pointing at (x, y) on `page`."""
+    return [
+        level,
+        title,
+        page,
+        {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": pymupdf.Point(x, y)},
+    ]
+
+
 def test_a_numbered_title_at_the_target_beats_an_exact_line_further_down(tmp_path: Path) -> None:
     """latex2e-fr's chapter "13 Compteurs" sits at its bookmark's target point; further down
     the wrapped title of section 13.1 ends on a line "compteurs", which matched the entry
@@ -1120,18 +1130,13 @@ def test_a_numbered_title_at_the_target_beats_an_exact_line_further_down(tmp_pat
     page.insert_text((320, 350), "S", fontsize=14, fontname="hebo")
     for k in range(4):
         page.insert_text((320, 370 + 14 * k), f"\\setup{k} . . . . . {k + 3}")
-    at = pymupdf.Point
-
-    def entry(level: int, title: str, page: int, y: float) -> list[object]:
-        return [level, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(72, y)}]
-
     doc.set_toc(
         [
-            entry(1, "Compteurs", 1, 80),
-            entry(2, "\\alph \\Alph \\arabic: Taper des compteurs", 1, 216),
-            entry(2, "Maketitle", 1, 346),
-            entry(1, "14 Conclusion", 2, 34),
-            entry(2, "S", 2, 290),
+            _goto("Compteurs", 1, 80),
+            _goto("\\alph \\Alph \\arabic: Taper des compteurs", 1, 216, level=2),
+            _goto("Maketitle", 1, 346, level=2),
+            _goto("14 Conclusion", 2, 34),
+            _goto("S", 2, 290, level=2),
         ]
     )
     doc.save(tmp_path / "fr.pdf")
@@ -1163,18 +1168,13 @@ def test_a_title_that_opens_a_page_after_its_bookmark_is_its_heading(tmp_path: P
         page.insert_text((72, 90), title, fontsize=17, fontname="hebo")
         for k in range(6):
             page.insert_text((72, 130 + 14 * k), line.format(k=k + 3))
-    at = pymupdf.Point
-
-    def entry(title: str, page: int, y: float) -> list[object]:
-        return [1, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(72, y)}]
-
     doc.set_toc(
         [
-            entry("Installing", 1, 80),
-            entry("Index", 1, 700),
-            entry("Bibliography", 1, 700),
-            entry("Glossary", 3, 700),
-            entry("Colophon", 1, 700),
+            _goto("Installing", 1, 80),
+            _goto("Index", 1, 700),
+            _goto("Bibliography", 1, 700),
+            _goto("Glossary", 3, 700),
+            _goto("Colophon", 1, 700),
         ]
     )
     doc.save(tmp_path / "book.pdf")
@@ -1201,12 +1201,9 @@ def test_a_bookmark_whose_title_stands_in_its_page_text_takes_no_other_line(
         for j in range(8):
             words = "Add up the char widths in this string" if (k, j) == (0, 5) else "and so on"
             page.insert_text((72, 130 + 14 * j), f"if p > 0 then q := q + {j}; {{ {words} }}")
-    at = pymupdf.Point
-
-    def entry(title: str, page: int) -> list[object]:
-        return [1, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(72, 78)}]
-
-    doc.set_toc([entry("Add up the char widths in this string", 1), entry("Xqzv wkrp jjd", 2)])
+    doc.set_toc(
+        [_goto("Add up the char widths in this string", 1, 78), _goto("Xqzv wkrp jjd", 2, 78)]
+    )
     doc.save(tmp_path / "woven.pdf")
     ir = parse_document(tmp_path / "woven.pdf").document
     assert [(e.text, e.page_first, e.origin) for e in _of(ir, "heading")] == [
@@ -1230,13 +1227,7 @@ def test_a_bookmark_to_a_page_without_its_title_takes_no_styled_line_below_other
         page.insert_text((72, 110), ["end;", "Qzx wvk"][k], fontsize=11, fontname="hebo")
         for j in range(8):
             page.insert_text((72, 130 + 14 * j), f"if p > 0 then q := q + {j};", fontsize=11)
-    at = pymupdf.Point
-
-    def entry(title: str, page: int) -> list[object]:
-        y = [78, 98][page - 1]
-        return [1, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(72, y)}]
-
-    doc.set_toc([entry("[10] Data structures for boxes", 1), entry("Garbled title", 2)])
+    doc.set_toc([_goto("[10] Data structures for boxes", 1, 78), _goto("Garbled title", 2, 98)])
     doc.save(tmp_path / "changes.pdf")
     ir = parse_document(tmp_path / "changes.pdf").document
     assert [(e.text, e.page_first) for e in _of(ir, "heading")] == [("# Qzx wvk", 2)]
@@ -1256,12 +1247,7 @@ def test_a_bookmark_whose_title_stands_only_in_a_sidebar_takes_the_frame_title(
         page.insert_text((20, 120), "Example content of the frame.", fontsize=11)
         for k, line in enumerate(["Beamer using BFH CI", "Example Frames", "Section pages"]):
             page.insert_text((400, 60 + 10 * k), line, fontsize=6)
-    at = pymupdf.Point
-
-    def entry(title: str, page: int) -> list[object]:
-        return [1, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(14, 0)}]
-
-    doc.set_toc([entry("Example Frames", 1), entry("Section pages", 2)])
+    doc.set_toc([_goto("Example Frames", 1, 0, x=14), _goto("Section pages", 2, 0, x=14)])
     doc.save(tmp_path / "deck.pdf")
     ir = parse_document(tmp_path / "deck.pdf").document
     assert [(e.text, e.page_first) for e in _of(ir, "heading")] == [
@@ -1320,18 +1306,8 @@ def test_a_run_in_title_behind_its_section_number_is_the_bookmarks_heading(
         page.insert_text((72, 90), first, fontsize=10)
         for j in range(8):
             page.insert_text((72, 104 + 12 * j), f"and the checks go on, line {j} of them.")
-    at = pymupdf.Point
-
-    def entry(title: str, page: int) -> list[object]:
-        return [1, title, page, {"kind": pymupdf.LINK_GOTO, "page": page - 1, "to": at(72, 70)}]
-
-    doc.set_toc(
-        [
-            entry("Doing it", 1),
-            entry("Compute the base addresses", 2),
-            entry("[18] The hash table", 3),
-        ]
-    )
+    titles = ["Doing it", "Compute the base addresses", "[18] The hash table"]
+    doc.set_toc([_goto(title, page, 70) for page, title in enumerate(titles, 1)])
     doc.save(tmp_path / "woven.pdf")
     ir = parse_document(tmp_path / "woven.pdf").document
     assert [(e.text, e.page_first, e.origin) for e in _of(ir, "heading")] == [

@@ -37,17 +37,10 @@ def entry_number(line: str, rtl: bool, max_page: int) -> str | None:
     return None
 
 
-def _rising(numbers: list[int]) -> float:
+def _rising(numbers: list[int], *, strictly: bool = False) -> float:
+    """The share of successive numbers that do not fall (`strictly`: that step up)."""
     pairs = list(itertools.pairwise(numbers))
-    return sum(b >= a for a, b in pairs) / len(pairs) if pairs else 0.0
-
-
-def _steps(numbers: list[int]) -> float:
-    """The share of successive numbers that step up: a contents goes on to later pages,
-    where a barcode manual's page of variants ("Matrix 2 of 5", "COOP 2 of 5", its
-    headings among them) names "page" 5 on line after line."""
-    pairs = list(itertools.pairwise(numbers))
-    return sum(b > a for a, b in pairs) / len(pairs) if pairs else 0.0
+    return sum(b > a or (b == a and not strictly) for a, b in pairs) / len(pairs) if pairs else 0.0
 
 
 def is_contents_page(blocks: list[PdfBlock], max_page: int) -> bool:
@@ -57,11 +50,13 @@ def is_contents_page(blocks: list[PdfBlock], max_page: int) -> bool:
         return False
     if sum(1 for ln, _ in entries if _LEADERS.search(ln)) >= _MIN_LEADERS:
         return True
+    # and they step up to later pages, where a barcode manual's page of variants ("Matrix
+    # 2 of 5", "COOP 2 of 5", its headings among them) names "page" 5 on line after line
     numbers = [int(n) for _, n in entries if n.isdigit()]
     return (
         len(numbers) >= 2 * _MIN_ENTRIES
         and _rising(numbers) >= _MIN_RISING
-        and _steps(numbers) >= _MIN_STEPS
+        and _rising(numbers, strictly=True) >= _MIN_STEPS
     )
 
 

@@ -217,6 +217,7 @@ def match_outline(
             continue
         y = outline_y[n] if n < len(outline_y) else None
         level = max(1, min(entry.level, 6))
+        run_in_n = norm_title(_PART_NUMBER.sub("", entry.title))
         # rank: (match class, -distance to the target point): exact > strong > fuzzy > run-in
         best: tuple[int, float, int, str, int] | None = None
         for i, b in enumerate(pb.blocks):
@@ -265,7 +266,7 @@ def match_outline(
                 if best is None or cand[:2] > best[:2]:
                     best = cand
             if y is not None and dist <= AT_TARGET and best is None and not code:
-                cut = _prefix_end(b.lines[0], norm_title(_PART_NUMBER.sub("", entry.title)))
+                cut = _prefix_end(b.lines[0], run_in_n)
                 if cut is not None:
                     best = (-1, -dist, i, "run-in", cut)
         if best is not None:
