@@ -1268,8 +1268,7 @@ def test_a_page_whose_lines_end_in_one_number_is_no_contents_page(tmp_path: Path
     y, toc = 80.0, []
     for k, name in enumerate(variants, 11):
         page.insert_text((72, y), f"5.9.{k} {name} 2 of 5", fontsize=11, fontname="hebo")
-        toc.append([1, f"{name} 2 of 5", 6, {"kind": pymupdf.LINK_GOTO, "page": 5,
-                                             "to": pymupdf.Point(72, y - 14)}])  # fmt: skip
+        toc.append(_goto(f"{name} 2 of 5", 6, y - 14))
         y += 16
         for other in ["Industrial", "IATA", *[v for v in variants if v != name]]:
             page.insert_text((90, y), f"- {other} 2 of 5.", fontsize=11)
