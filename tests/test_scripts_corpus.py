@@ -57,7 +57,7 @@ def test_chinese_links_notes_and_paragraphs_keep_their_characters() -> None:
     [
         ("latex-notes-zh-cn.pdf", 12, "2 第一章简介"),  # below the 13 % band
         ("latex-notes-zh-cn.pdf", 13, "1.2 优点和缺点 3"),
-        ("lshort-persian.pdf", 21, "۷ساختارفایل های ورودی۴ . ۱"),  # number glued, once only
+        ("lshort-persian.pdf", 21, "۷ ساختار فایل های ورودی ۴ . ۱"),  # its spaces back
         ("lshort-russian.pdf", 21, "1.3 Èñõîäíûå ôàéëû LATEX 5"),  # no page labels
     ],
 )

@@ -9,7 +9,14 @@ from pathlib import Path
 import pymupdf
 
 from quire.workers.parse import parse_document
-from quire.workers.parse.word_spaces import Char, closed_up, spaced_out
+from quire.workers.parse.word_spaces import (
+    TOKEN,
+    Char,
+    closed_up,
+    rtl_spaces,
+    spaced_out,
+    with_spaces,
+)
 
 
 def _chars(tokens: list[str], gaps: list[float], size: float = 10.0) -> list[Char]:
@@ -115,3 +122,66 @@ def test_korean_words_keep_their_spaces(tmp_path: Path) -> None:
     doc.save(tmp_path / "ko.pdf")
     ir = parse_document(tmp_path / "ko.pdf").document
     assert [e.text for e in ir.elements] == [line]
+
+
+def _rtl_chars(words: list[str], gaps: list[float], size: float = 10.0) -> list[Char]:
+    """Letters 5 pt wide set leftward from x = 500, as a right-to-left line reads them (a
+    Latin word among them reads left to right); between word k and k+1 no space character,
+    only a gap `gaps[k]` em wide."""
+    out: list[Char] = []
+    x = 500.0
+    for k, word in enumerate(words):
+        ltr = word.isascii()
+        x -= 5 * len(word) if ltr else 0
+        for j, ch in enumerate(word):
+            out.append((ch, x + 5 * j, x + 5 * j + 5) if ltr else (ch, x - 5, x))
+            x -= 0 if ltr else 5
+        if k < len(gaps):
+            x -= gaps[k] * size
+    return out
+
+
+def _spaced(chars: list[Char], size: float = 10.0) -> list[tuple[str, str]]:
+    text = "".join(c for c, _, _ in chars)
+    return with_spaces(text, TOKEN, rtl_spaces(chars, size))
+
+
+def test_a_right_to_left_line_gets_its_lost_word_spaces_back() -> None:
+    # lshort-persian: a justified line's words 0.11 em apart, no space character between
+    assert _spaced(_rtl_chars(["ساخته", "شده"], [0.11])) == [("ساختهشده", "ساخته شده")]
+    # letters that touch or overlap (a final yeh under the next letter) are one word
+    assert _spaced(_rtl_chars(["کتاب", "ها"], [0.0])) == []
+    assert _spaced(_rtl_chars(["چیز", "ی"], [-0.1])) == []
+    # a kashida package's stretched specimen: 0.12 em inside a word, words 0.25 em apart
+    chars = _rtl_chars(["راه", "ی", "تلاش", "چاپ"], [0.12, 0.25, 0.25])
+    assert _spaced(chars) == [("راهیتلاشچاپ", "راهی تلاش چاپ")]
+    # a gap beside a tatweel stretches the word
+    assert _spaced(_rtl_chars(["بـ", "ـه"], [0.3])) == []
+    # a Latin word reads left to right: the gap is between the runs, not their letters
+    chars = _rtl_chars(["فرمان", "article", "از"], [0.25, 0.25])
+    assert _spaced(chars) == [("فرمانarticleاز", "فرمان article از")]
+    assert _spaced(_rtl_chars(["فرمان", "article"], [0.0])) == []
+    # a full stop set against its word, the next sentence a word space further left
+    assert _spaced(_rtl_chars(["است", ".", "کنوث"], [0.0, 0.2])) == [("است.کنوث", "است. کنوث")]
+    # a left-to-right line is not read right to left
+    assert rtl_spaces(_chars(["ab", "cd"], []), 10.0) == []
+
+
+def test_persian_lines_get_their_lost_word_spaces_back(tmp_path: Path) -> None:
+    """Presentation forms set right to left in one text object, words 0.12 em apart with
+    no space between (as XeTeX set lshort-persian): MuPDF reads the line as one word."""
+    font = pymupdf.Font(fontfile="/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+    doc = pymupdf.open()
+    page = doc.new_page()
+    writer = pymupdf.TextWriter(page.rect)
+    x = 500.0
+    for word in ["ﺑﺮای", "اﻧﺘﺸﺎر", "ﭼﯿﺰی", "ﻧﻮﯾﺴﻨﺪﮔﺎن"]:
+        for ch in word:
+            x -= font.text_length(ch, fontsize=11)
+            writer.append((x, 130), ch, font=font, fontsize=11)
+        x -= 0.12 * 11
+    writer.write_text(page)
+    doc.save(tmp_path / "fa.pdf")
+    assert pymupdf.open(tmp_path / "fa.pdf")[0].get_text().strip() == "ﺑﺮایاﻧﺘﺸﺎرﭼﯿﺰیﻧﻮﯾﺴﻨﺪﮔﺎن"
+    ir = parse_document(tmp_path / "fa.pdf").document
+    assert [e.text for e in ir.elements] == ["برای انتشار چیزی نویسندگان"]

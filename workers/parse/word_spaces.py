@@ -27,16 +27,25 @@ line: "sốthuật", "ngữdùng", "Sựhỗtrợđối"), and between Korean wo
 Chinese ("LATEX이요구하는첫번째정보는", 5 Korean manuals of the sweep whole). The gap is there,
 a word space wide (0.29-0.4 em), but no space character. On pages with such letters, a
 gap of `MISSING_SPACE` or more between two characters of a line becomes a space.
+
+It loses them in Arabic-script text set right to left too, where the words of a justified
+line are set a narrow space apart (XeTeX's lshort-persian: 0.11-0.3 em, nearly every line:
+"ساختهشده", "یکبرنامۀکامپیوتری"; arabi's user guide). The letters of a word touch or overlap,
+stretched only with tatweels (a kashida package's specimens: up to 0.12 em, beside word
+spaces twice that), so a gap of `RTL_SPACE` or more between two letters, and at least
+`RTL_SHARE` of the line's usual such gap, becomes a space.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from quire.workers.parse.glyphs import expand_glyphs
 from quire.workers.parse.pdf_tex_fonts import decode_text
 from quire.workers.parse.pdf_types import Row
 
@@ -48,6 +57,17 @@ SINGLE_SHARE = 0.8  # of the run's tokens single letters (a kerned pair is one t
 # letters of the lines MuPDF loses word spaces in: Vietnamese (ố ữ ợ ...), Korean syllables
 LOST_SPACES = re.compile(r"[\u1ea0-\u1ef9\uac00-\ud7a3]")
 MISSING_SPACE = 0.2  # em: a gap this wide inside a word is a word space (kerning is less)
+# letters of the Arabic script, presentation forms too (not the tatweel, which stretches a
+# word: a gap beside it is inside the word)
+_LETTERS = r"\u0620-\u063f\u0641-\u064a\u066e-\u06d3\u06fa-\u06ff\ufb50-\ufdff\ufe70-\ufefc"
+ARABIC_LETTER = re.compile(f"[{_LETTERS}]")
+ARABIC_RUN = re.compile(f"[{_LETTERS}]{{2,}}")
+# a run of the script (letters, tatweels, vowel marks) or of anything else but spaces
+_SCRIPT = _LETTERS + r"\u0640\u064b-\u065f\u0670\u06d6-\u06ed"
+SCRIPT_RUN = re.compile(f"[{_SCRIPT}]+|[^\\s{_SCRIPT}]+")
+TOKEN = re.compile(r"\S+")
+RTL_SPACE = 0.1  # em between two letters, the left one read after the right one
+RTL_SHARE = 0.6  # of the line's median such gap: a stretched word among wider spaces
 
 # one character of a MuPDF "rawdict" line: the character and its box's left and right edge
 Char = tuple[str, float, float]
@@ -85,9 +105,50 @@ def spaced_out(chars: Sequence[Char], size: float) -> list[tuple[str, str]]:
             if (chars[i][1] - chars[i - 1][2]) / size >= MISSING_SPACE
         ]
         if at:
-            parts = [text[a:b] for a, b in zip([m.start(), *at], [*at, m.end()], strict=True)]
-            found.append((m.group(), " ".join(parts)))
+            found.append((m.group(), _split(text, m, at)))
     return found
+
+
+def rtl_spaces(chars: Sequence[Char], size: float) -> list[int]:
+    """Indexes of the characters of one line of Arabic-script text, read right to left,
+    that a word space wide gap sets apart from the one before: between two letters, or
+    between a run of the script and a run of other characters (a Latin word, a number, a
+    full stop), measured between the two runs as wholes: a Latin word reads left to right
+    inside the line, so its last letter is not the one beside the next Arabic word, and
+    MuPDF reads some pieces of a line out of order (XeTeX's lshort-persian)."""
+    text = "".join(c for c, _, _ in chars)  # one character each: indexes are shared
+    gaps = {
+        i: (chars[i - 1][1] - chars[i][2]) / size
+        for i in range(1, len(chars))
+        if ARABIC_LETTER.match(text[i - 1]) and ARABIC_LETTER.match(text[i])
+    }
+    wide = [g for g in gaps.values() if g >= RTL_SPACE]
+    least = max(RTL_SPACE, RTL_SHARE * statistics.median(wide)) if wide else RTL_SPACE
+    at = [i for i, g in gaps.items() if g >= least]
+    for word in re.finditer(r"\S+", text):
+        runs = [m.span() for m in SCRIPT_RUN.finditer(text, word.start(), word.end())]
+        for (a0, a1), (b0, b1) in itertools.pairwise(runs):
+            a = min(chars[k][1] for k in range(a0, a1)), max(chars[k][2] for k in range(a0, a1))
+            b = min(chars[k][1] for k in range(b0, b1)), max(chars[k][2] for k in range(b0, b1))
+            if max(a[0] - b[1], b[0] - a[1]) / size >= least:  # apart, on either side
+                at.append(b0)
+    return sorted(at)
+
+
+def with_spaces(text: str, pattern: re.Pattern[str], at: list[int]) -> list[tuple[str, str]]:
+    """(match as extracted, the same with a space before each index of `at` inside it) for
+    each match of `pattern` in `text` that has one."""
+    found = []
+    for m in pattern.finditer(text):
+        inside = [i for i in at if m.start() < i < m.end()]
+        if inside:
+            found.append((m.group(), _split(text, m, inside)))
+    return found
+
+
+def _split(text: str, m: re.Match[str], at: list[int]) -> str:
+    """The match `m` of `text` with a space before each index in `at`."""
+    return " ".join(text[a:b] for a, b in zip([m.start(), *at], [*at, m.end()], strict=True))
 
 
 def fix_word_spaces(
@@ -99,17 +160,19 @@ def fix_word_spaces(
     "rawdict" read) on a page that shows neither."""
     spaced = any(SPACED.search(r.text) for r in rows)
     lost = any(LOST_SPACES.search(r.text) for r in rows)
-    if not (spaced or lost):
+    rtl = any(ARABIC_LETTER.search(r.text) for r in rows)
+    if not (spaced or lost or rtl):
         return rows
     runs: dict[str, str] = {}  # letter-spaced run -> its words
     words: dict[str, str] = {}  # word -> the same with its spaces
+    letters: dict[str, str] = {}  # run of Arabic-script letters -> the same with its spaces
     raw = page.get_text("rawdict", textpage=textpage)
     decode_text(raw, decoders or {})
     for block in raw["blocks"]:
         for line in block.get("lines", ()) if block["type"] == 0 else ():
             dx, dy = line["dir"]
             if abs(dy) > 1e-3 or dx <= 0 or not line["spans"]:
-                continue  # vertical or right-to-left: neither happens there
+                continue  # vertical or turned: (right-to-left lines run along (1, 0) too)
             size = line["spans"][0]["size"]
             if size <= 0:
                 continue  # gaps are measured in ems
@@ -120,7 +183,16 @@ def fix_word_spaces(
                 runs.update(closed_up(chars, size))
             if lost:
                 words.update(spaced_out(chars, size))
-    if not (runs or words):
+            if rtl and (at := rtl_spaces(chars, size)):
+                # (the rows have presentation forms as letters; a word with a raised note
+                # mark is written otherwise there, its runs of letters are not)
+                text = "".join(c for c, _, _ in chars)
+                for found, pattern in [(words, TOKEN), (letters, ARABIC_RUN)]:
+                    found.update(
+                        (expand_glyphs(r), expand_glyphs(s))
+                        for r, s in with_spaces(text, pattern, at)
+                    )
+    if not (runs or words or letters):
         return rows
     out = []
     for row in rows:
@@ -128,6 +200,8 @@ def fix_word_spaces(
         for run, joined in runs.items():
             text = text.replace(run, joined)
         if words:
-            text = re.sub(r"\S+", lambda m: words.get(m.group(), m.group()), text)
+            text = TOKEN.sub(lambda m: words.get(m.group(), m.group()), text)
+        if letters:
+            text = ARABIC_RUN.sub(lambda m: letters.get(m.group(), m.group()), text)
         out.append(row if text == row.text else replace(row, text=text))
     return out
