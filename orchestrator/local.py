@@ -24,6 +24,7 @@ from quire.workers.execute import advance_document, run_part
 from quire.workers.runtime import Runtime
 
 Submit = Callable[[TaskMessage], "Future[None]"]
+SIGNAL_CHECK = 0.5  # s: the longest the driver waits for a part before it looks again
 Tick = Callable[[], object]
 
 
@@ -149,7 +150,10 @@ class _Drive:
         if not self.running:
             time.sleep(self.poll)  # only others' documents left: follow them
             return []
-        timeout = self.poll if self.others else None
+        # Never an endless wait: a Ctrl-C may land on another thread of this process (the
+        # pool's, the lease renewer's), and the main thread, blocked on a lock, would not
+        # wake to raise it; after a timed wait it does (a frozen worker held a run so).
+        timeout = self.poll if self.others else SIGNAL_CHECK
         done, _ = wait(self.running, timeout=timeout, return_when=FIRST_COMPLETED)
         ready = []
         for fut in done:

@@ -4,6 +4,7 @@ folder as hashes to compare runs by."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -71,7 +72,12 @@ def stopped_within(proc: subprocess.Popen[bytes], seconds: float) -> tuple[bytes
         return proc.communicate(timeout=seconds)
     except subprocess.TimeoutExpired:
         proc.send_signal(signal.SIGABRT)
-        _, err = proc.communicate()
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:  # gone, but a (frozen) worker holds its pipes
+            with contextlib.suppress(ProcessLookupError):  # no session of its own
+                os.killpg(proc.pid, signal.SIGKILL)
+            _, err = proc.communicate()
         pytest.fail(f"still running after {seconds} s; its threads:\n{err.decode()[-6000:]}")
 
 

@@ -161,6 +161,33 @@ def test_after_ctrl_c_the_next_batch_resumes_the_document(
     assert "resumed: the run driving it stopped" in said, said
 
 
+def test_a_ctrl_c_that_lands_on_another_thread_stops_the_run_too(
+    book: Path, tmp_path: Path
+) -> None:
+    """The kernel hands a signal sent to a process to any of its threads. Landing on the
+    worker pool's or the lease renewer's, it once left the main thread asleep on a lock
+    for good: the run went on after Ctrl-C (the test above hung so on a loaded machine)."""
+    proc = quire_cmd(tmp_path, *run_args(book, "out"), start_new_session=True)
+    frozen_mid_part(tmp_path, proc)  # the run kills them as it stops
+    threads = [int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if int(t) != proc.pid]
+    assert threads, "the run has a pool and a lease renewer"
+    _tgkill(proc.pid, threads[0], signal.SIGINT)
+    _, err = stopped_within(proc, 60)
+    assert proc.returncode != 0, err.decode()
+    assert status(tmp_path)["abandoned"] is True
+
+
+def _tgkill(pid: int, tid: int, sig: int) -> None:
+    """Send `sig` to thread `tid` of process `pid` only (Python's os.kill reaches the
+    whole process; its pthread_kill, its own threads)."""
+    import ctypes
+    import platform
+
+    number = {"x86_64": 234, "aarch64": 131}[platform.machine()]  # SYS_tgkill
+    if ctypes.CDLL(None, use_errno=True).syscall(number, pid, tid, sig) != 0:
+        raise OSError(ctypes.get_errno(), "tgkill")
+
+
 def test_after_an_exception_in_the_caller_serve_resumes_the_document(
     book: Path, undisturbed: dict[str, str], tmp_path: Path
 ) -> None:
