@@ -50,6 +50,7 @@ from sweep_samples import (
     build_synopsis_labels,
     build_typewriter_book,
     numbered_lines,
+    prose_line,
     zh_break_end,
 )
 
@@ -315,3 +316,31 @@ def test_margin_line_numbers_are_removed_and_paragraph_numbers_kept(tmp_path: Pa
     assert [t for t in third if t.isdigit()] == [str(n) for n in range(1, NUMBERED_PARAGRAPHS + 1)]
     listing = "\n".join(e.text for e in doc.elements if e.page_first == 4)
     assert re.findall(r"\b\d\b", listing) == [str(n) for n in range(1, len(LISTING) + 1)]
+
+
+def test_line_numbers_that_start_again_around_uneven_space_are_removed(tmp_path: Path) -> None:
+    """lineno's own manual: the space around its lists and headings makes the numbers' pitch
+    uneven, and a reset (or the second column) starts them again at 1 halfway down; its
+    numbers stayed, a paragraph each ("1", "2", ...) on 13 of its 18 pages."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y, lines = 90.0, [prose_line(n) for n in range(24)]
+    for k, text in enumerate(lines):
+        y += 13 + (9 if k % 4 == 0 else 0)  # a list's or a paragraph's space every 4 lines
+        page.insert_text((72, y), text, fontsize=10, fontname="tiro")
+        number = str(k % 12 + 1)  # reset to 1 at line 13
+        page.insert_text(
+            (64 - pymupdf.get_text_length(number, "helv", 6), y - 2),
+            number,
+            fontsize=6,
+            fontname="helv",
+        )
+    doc.save(tmp_path / "reset.pdf")
+    ir = parse_document(tmp_path / "reset.pdf").document
+    assert [e.text for e in ir.elements] and " ".join(e.text for e in ir.elements) == " ".join(
+        lines
+    )
+    (removed,) = [(r.kind, r.text) for r in ir.removed]
+    assert removed == ("line_number", " ".join(str(n % 12 + 1) for n in range(24)))

@@ -5,12 +5,14 @@ in aomart's sample article) or were glued into the sentences beside them.
 
 A column is line numbering only when it stands in a margin (no other text reaches into
 it), is set smaller than the text beside it, its numbers rise down the page a line apart
-per number (every fifth line numbered, 5, 10, 15, passes too), and most sit on the
-baselines of prose beside them. Numbered paragraphs (as far apart as their paragraphs are
-long), a numbered list (the text around it starts where its numbers do), a contents page's
-numbers (the size of its entries) and a listing's line numbers (beside monospace code,
-kept with it) fail these tests and stay, and so does a table's column of numbers
-(a font table's codes: they count faster than its lines)."""
+per number (every fifth line numbered, 5, 10, 15, passes too; where the space around lists
+and headings makes that pitch uneven, each number as many lines below the one before as it
+counts on), and most sit on the baselines of prose beside them. A count that starts again
+(a reset, a second column of text) is judged in runs. Numbered paragraphs (as far apart as
+their paragraphs are long), a numbered list (the text around it starts where its numbers
+do), a contents page's numbers (the size of its entries) and a listing's line numbers
+(beside monospace code, kept with it) fail these tests and stay, and so does a table's
+column of numbers (a font table's codes: they count faster than its lines)."""
 
 from __future__ import annotations
 
@@ -41,7 +43,9 @@ def margin_line_numbers(rows: Sequence[Row]) -> tuple[list[Row], list[str]]:
     # left-aligned or right-aligned numbers, the longest column first: one judged whole
     # is not judged again in parts (right-aligned 1-9 and 10-42 share no left edge)
     edges: tuple[Callable[[Row], float], ...] = (lambda r: r.x0, lambda r: r.x1)
-    columns = sorted((c for edge in edges for c in _columns(numbers, edge)), key=len, reverse=True)
+    columns = sorted(
+        (c for edge in edges for c in _columns(numbers, edge, values)), key=len, reverse=True
+    )
     taken: set[int] = set()
     judged: set[int] = set()
     for column in columns:
@@ -52,28 +56,37 @@ def margin_line_numbers(rows: Sequence[Row]) -> tuple[list[Row], list[str]]:
     return kept, [str(values[id(r)]) for r in rows if id(r) in taken]
 
 
-def _columns(numbers: list[Row], edge: Callable[[Row], float]) -> list[list[Row]]:
-    """The numbers grouped by a shared edge (within 1.5 pt), groups of MIN_NUMBERS or more."""
-    out: list[list[Row]] = []
+def _columns(
+    numbers: list[Row], edge: Callable[[Row], float], values: dict[int, int]
+) -> list[list[Row]]:
+    """The numbers grouped by a shared edge (within 1.5 pt), each group cut where its count
+    starts again (a second column of text, a numbering reset), top down: the runs of
+    MIN_NUMBERS or more."""
+    groups: list[list[Row]] = []
     group: list[Row] = []
     for r in sorted(numbers, key=edge):
         if group and edge(r) - edge(group[-1]) > 1.5:
-            out.append(group)
+            groups.append(group)
             group = []
         group.append(r)
-    out.append(group)
-    return [sorted(g, key=lambda r: r.y1) for g in out if len(g) >= MIN_NUMBERS]
+    groups.append(group)
+    runs: list[list[Row]] = []
+    for g in groups:
+        run: list[Row] = []
+        for r in sorted(g, key=lambda r: r.y1):
+            if run and values[id(r)] <= values[id(run[-1])]:
+                runs.append(run)
+                run = []
+            run.append(r)
+        runs.append(run)
+    return [run for run in runs if len(run) >= MIN_NUMBERS]
 
 
 def _counts_lines(column: list[Row], values: dict[int, int], others: list[Row]) -> bool:
     steps = [(values[id(b)] - values[id(a)], b.y1 - a.y1) for a, b in pairwise(column)]
-    if any(dv <= 0 for dv, _ in steps):
-        return False
-    # a line apart per number (per fifth line when every fifth is numbered): paragraph
-    # numbers stand as far apart as their paragraphs are long
     pitches = [dy / dv for dv, dy in steps]
     pitch = statistics.median(pitches)
-    if pitch <= 0 or sum(abs(p - pitch) <= 0.15 * pitch for p in pitches) < 0.8 * len(pitches):
+    if pitch <= 0:
         return False
     left, right = min(r.x0 for r in column), max(r.x1 for r in column)
     if any(r.x0 < right and r.x1 > left for r in others):
@@ -92,12 +105,37 @@ def _counts_lines(column: list[Row], values: dict[int, int], others: list[Row]) 
     if max(r.size for r in column) > 0.9 * statistics.median(b.size for ln in on_lines for b in ln):
         return False  # set as large as the text: a contents' chapter or page numbers
     lines = _baselines(beside)
+    # a line apart per number (per fifth line when every fifth is numbered): paragraph
+    # numbers stand as far apart as their paragraphs are long
+    even = sum(abs(p - pitch) <= 0.15 * pitch for p in pitches) >= 0.8 * len(pitches)
+    if not (even or _line_by_line(column, values, lines)):
+        return False
     gaps = [b - a for a, b in pairwise(lines)]
     if gaps and pitch < 0.5 * statistics.median(gaps):
         return False  # counting faster than the lines: a table's column (a font's codes)
     # most numbers stand on a line of text, or most lines have a number (a page of
     # figures and displays has fewer lines than numbers)
     return len(on_lines) * 2 >= min(len(column), len(lines))
+
+
+def _line_by_line(column: list[Row], values: dict[int, int], lines: list[float]) -> bool:
+    """Does nearly every number stand as many lines of text below the one before as it
+    counts on from it? (The space around a list, a heading or a display makes the pitch
+    uneven: lineno's own manual numbers every line of it.)"""
+    if len(lines) < 2:
+        return False
+    near = 0.5 * statistics.median(b - a for a, b in pairwise(lines))
+    line: dict[int, int] = {}  # id(number) -> the index of the line it stands on
+    for r in column:
+        k = min(range(len(lines)), key=lambda k: abs(lines[k] - r.y1))
+        if abs(lines[k] - r.y1) <= near:
+            line[id(r)] = k
+    steps = [
+        values[id(b)] - values[id(a)] == line[id(b)] - line[id(a)]
+        for a, b in pairwise(column)
+        if id(a) in line and id(b) in line
+    ]
+    return sum(steps) >= 0.8 * (len(column) - 1)
 
 
 def _code(text: str, mono: bool) -> bool:
