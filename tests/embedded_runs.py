@@ -54,15 +54,23 @@ def small_book(path: Path, pages: int) -> Path:
 
 
 def quire_cmd(cwd: Path, *args: str, **popen: Any) -> subprocess.Popen[bytes]:
-    """`quire ARGS` started in `cwd` (its store: `cwd/.quire`)."""
+    """`quire ARGS` started in `cwd` (its store: `cwd/.quire`), Ctrl-C heard as in a
+    terminal's foreground even when the tests run as a background job (`pytest &` in a
+    script: a shell has its background jobs ignore SIGINT, and Python keeps an ignored
+    SIGINT ignored, so the Ctrl-C tests waited forever)."""
     return subprocess.Popen(
         [sys.executable, "-m", "quire.orchestrator.cli", *args],
         cwd=cwd,
         env=ENV,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=_hear_ctrl_c,
         **popen,
     )
+
+
+def _hear_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # (in the child, before it runs Python)
 
 
 def stopped_within(proc: subprocess.Popen[bytes], seconds: float) -> tuple[bytes, bytes]:
