@@ -151,8 +151,8 @@ class _Drive:
             time.sleep(self.poll)  # only others' documents left: follow them
             return []
         # Never an endless wait: a Ctrl-C may land on another thread of this process (the
-        # pool's, the lease renewer's), and the main thread, blocked on a lock, would not
-        # wake to raise it; after a timed wait it does (a frozen worker held a run so).
+        # pool's, the lease renewer's), and Python raises it in the main thread only when
+        # that next takes the interpreter lock: after a timed wait, not during an endless one.
         timeout = self.poll if self.others else SIGNAL_CHECK
         done, _ = wait(self.running, timeout=timeout, return_when=FIRST_COMPLETED)
         ready = []
