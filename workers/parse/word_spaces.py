@@ -33,7 +33,8 @@ line are set a narrow space apart (XeTeX's lshort-persian: 0.11-0.3 em, nearly e
 "ساختهشده", "یکبرنامۀکامپیوتری"; arabi's user guide). The letters of a word touch or overlap,
 stretched only with tatweels (a kashida package's specimens: up to 0.12 em, beside word
 spaces twice that), so a gap of `RTL_SPACE` or more between two letters, and at least
-`RTL_SHARE` of the line's usual such gap, becomes a space.
+`RTL_SHARE` of the line's usual such gap, becomes a space; so does one as wide between a
+run of the script and a Latin word, a number or a stop beside it.
 """
 
 from __future__ import annotations
@@ -97,16 +98,10 @@ def spaced_out(chars: Sequence[Char], size: float) -> list[tuple[str, str]]:
     """(word as extracted, the same with its missing spaces) for each word of one line
     that has a word space wide gap between two of its characters."""
     text = "".join(c for c, _, _ in chars)  # one character each: indexes are shared
-    found = []
-    for m in re.finditer(r"\S{2,}", text):
-        at = [
-            i
-            for i in range(m.start() + 1, m.end())
-            if (chars[i][1] - chars[i - 1][2]) / size >= MISSING_SPACE
-        ]
-        if at:
-            found.append((m.group(), _split(text, m, at)))
-    return found
+    at = [
+        i for i in range(1, len(chars)) if (chars[i][1] - chars[i - 1][2]) / size >= MISSING_SPACE
+    ]
+    return with_spaces(text, TOKEN, at)
 
 
 def rtl_spaces(chars: Sequence[Char], size: float) -> list[int]:
@@ -125,7 +120,7 @@ def rtl_spaces(chars: Sequence[Char], size: float) -> list[int]:
     wide = [g for g in gaps.values() if g >= RTL_SPACE]
     least = max(RTL_SPACE, RTL_SHARE * statistics.median(wide)) if wide else RTL_SPACE
     at = [i for i, g in gaps.items() if g >= least]
-    for word in re.finditer(r"\S+", text):
+    for word in TOKEN.finditer(text):
         runs = [m.span() for m in SCRIPT_RUN.finditer(text, word.start(), word.end())]
         for (a0, a1), (b0, b1) in itertools.pairwise(runs):
             a = min(chars[k][1] for k in range(a0, a1)), max(chars[k][2] for k in range(a0, a1))
@@ -142,13 +137,9 @@ def with_spaces(text: str, pattern: re.Pattern[str], at: list[int]) -> list[tupl
     for m in pattern.finditer(text):
         inside = [i for i in at if m.start() < i < m.end()]
         if inside:
-            found.append((m.group(), _split(text, m, inside)))
+            ends = zip([m.start(), *inside], [*inside, m.end()], strict=True)
+            found.append((m.group(), " ".join(text[a:b] for a, b in ends)))
     return found
-
-
-def _split(text: str, m: re.Match[str], at: list[int]) -> str:
-    """The match `m` of `text` with a space before each index in `at`."""
-    return " ".join(text[a:b] for a, b in zip([m.start(), *at], [*at, m.end()], strict=True))
 
 
 def fix_word_spaces(
