@@ -166,7 +166,7 @@ def test_a_ctrl_c_that_lands_on_another_thread_stops_the_run_too(
 ) -> None:
     """The kernel hands a signal sent to a process to any of its threads. Landing on the
     worker pool's or the lease renewer's, it once left the main thread asleep on a lock
-    for good: the run went on after Ctrl-C (the test above hung so on a loaded machine)."""
+    for good: the run went on after Ctrl-C."""
     proc = quire_cmd(tmp_path, *run_args(book, "out"), start_new_session=True)
     frozen_mid_part(tmp_path, proc)  # the run kills them as it stops
     threads = [int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if int(t) != proc.pid]
