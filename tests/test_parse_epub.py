@@ -750,6 +750,33 @@ def test_image_syntax_shown_in_a_listing_is_text_not_an_image(
     assert "![Photo]({attach}photo.jpg)" in text and "![Alt Text](images/han.jpg)" in text
 
 
+def test_an_exclamation_before_a_link_is_written_as_text_not_an_image(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """selnolig's manual ends a sentence with "errors!" and its footnote marks' links follow
+    ("errors![33,](#el-000272)"): Markdown reads that as an image, and the verifier failed
+    the document over an image that does not exist. A book quoting Markdown's image syntax
+    in its text is the same case. The "!" is written escaped and reads as the book's."""
+    from markdown_it import MarkdownIt
+
+    page = tmp_path / "content.html"
+    page.write_text(
+        "<html><body><h1>Ligatures</h1>"
+        f"<p>{LOREM} It still made 21,000 errors!<a href='#later'>[33]</a> Write "
+        "![Photo](photo.jpg) to show a picture.</p>"
+        f"<h2 id='later'>Later</h2><p>{LOREM}</p></body></html>",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    result = quire.split(page, tmp_path / "out", processes=1)
+    assert result.verification is not None and result.verification.passed
+    text = "\n".join(p.read_text() for p in sorted((tmp_path / "out").glob("0*.md")))
+    assert "errors\\![\\[33\\]](#later)" in text and "Write \\![Photo](photo.jpg)" in text
+    rendered = MarkdownIt("commonmark").render(text)
+    assert "<img" not in rendered
+    assert 'errors!<a href="#later">[33]</a>' in rendered and "Write !<a" in rendered
+
+
 def test_an_html_books_contents_of_links_is_front_matter(tmp_path: Path) -> None:
     """A contents list carries links where a printed one carries page numbers: the index
     page of a folder (title, then a list of links to every section) is front matter, and

@@ -357,10 +357,13 @@ def _verify(rt: Runtime, s: Job, part: str) -> str:
             report = add_render_findings(report, _findings(batch["findings"]), batch["pages"])
         rt.store.put(out(s, Layout.VERIFICATION), dump_report(report))
         if not report.passed:
+            # the message is all a failed run shows (its output is not exported): the
+            # first finding says where to look
             kinds = sorted({f.kind for f in report.findings})
+            first = report.findings[0].message
             raise VerificationError(
                 f"verification failed: {len(report.findings)} findings "
-                f"({', '.join(kinds)}); see verification-report.json"
+                f"({', '.join(kinds)}), the first: {first[:300]}"
             )
         return out(s, Layout.VERIFICATION)
     if part == "content":

@@ -1,8 +1,8 @@
 """Checks of cross-references and footnotes in the written Markdown.
 
 A link's destination is rendering: the verifier writes each element's IR links the way
-the manifest says the sessions were written (`expected_text`) and compares the file with
-that, so a changed word in a link's text is a change of content, and a link pointing
+the manifest says the sessions were written (`write.markdown.written_text`) and compares
+the file with that, so a changed word in a link's text is a change of content, and a link pointing
 elsewhere is one too. Then every link of the IR must lead somewhere: its target's file
 exists in the output and holds the anchor (`check_links`). A footnote must be in the chunk
 of the element holding its reference, after every other element of its file
@@ -18,7 +18,7 @@ from quire.shared.ir import Document, Element
 from quire.shared.links import Slugger, heading_title, link_targets
 from quire.shared.manifest import Manifest
 from quire.workers.verify.findings import Findings
-from quire.workers.write.links import Place, Places, places_for, write_links
+from quire.workers.write.links import Place, Places, places_for
 
 # a parsed chunk file: (element id, text) segments in file order
 Segments = list[tuple[str, str]]
@@ -30,12 +30,6 @@ def manifest_places(doc: Document, manifest: Manifest) -> Places | None:
         return None
     chunks = ((c.number, c.markdown_file or "", c.first_id, c.last_id) for c in manifest.chunks)
     return places_for(doc, chunks)
-
-
-def expected_text(text: str, chunk: int, places: Places | None) -> str:
-    """An element's text (or a table row's line: cells may hold links) as its chunk's file
-    must hold it."""
-    return write_links(text, chunk, places) if places else text
 
 
 def file_anchors(segments: Segments, by_id: Mapping[str, Element]) -> set[str]:

@@ -23,10 +23,15 @@ from quire.workers.verify.findings import Findings
 from quire.workers.verify.links import (
     check_footnotes,
     check_links,
-    expected_text,
     manifest_places,
 )
-from quire.workers.write.markdown import ANCHOR, FRONT_CLOSE, FRONT_OPEN, image_links
+from quire.workers.write.markdown import (
+    ANCHOR,
+    FRONT_CLOSE,
+    FRONT_OPEN,
+    image_links,
+    written_text,
+)
 
 WORD_TOLERANCE = 0
 
@@ -224,7 +229,7 @@ class _MarkdownCheck:
         element = self.by_id[eid]
         if element.type != "footnote":  # footnotes follow the text (checked below)
             self.sequence.append((number, eid))
-        want = expected_text(element.text, number, self.places)
+        want = written_text(element.text, element.type, number, self.places)
         if text_hash(text) != text_hash(want):
             diff = _first_difference(want, text)
             findings.add(
@@ -256,7 +261,7 @@ class _MarkdownCheck:
             self.rows += 1
             # the file's text was normalised; so is the row we look for in it
             line = normalize(table_row(row, width))
-            line = expected_text(line, number, self.places)
+            line = written_text(line, "table", number, self.places)
             if line not in present:
                 self.findings.add(
                     "table_rows",

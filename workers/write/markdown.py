@@ -18,9 +18,11 @@ Layout (the verifier parses exactly this back):
     <!-- el-000125 -->
     [^5]: A footnote's text (footnotes come after every other element)
 
-Element text is written as-is (it is already canonical Markdown), so the verifier can hash
-what it reads back and compare it with the IR. The anchors are HTML comments: invisible to a
-reader, but they map every stretch of text back to its element id. Images are linked as
+Element text is written as it is (it is already canonical Markdown), its links pointing at
+files and a "!" that Markdown would read as opening an image escaped (`written_text`), so
+the verifier can hash what it reads back and compare it with what `written_text` makes of
+the IR. The anchors are HTML comments: invisible to a reader, but they map every stretch of
+text back to its element id. Images are linked as
 `images/<sha256>.<ext>`, relative to the chunk file, which sits beside the `images/` folder.
 """
 
@@ -30,7 +32,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from quire.shared.ir import Element
+from quire.shared.ir import Element, ElementType
 from quire.workers.write.links import Places, write_links, written_order
 
 FRONT_OPEN = "<!-- quire-chunk"
@@ -78,13 +80,30 @@ def render_chunk_markdown(
         elements[-1].id,
     )
     body = "\n\n".join(
-        f"{anchor(e.id)}\n{write_links(e.text, number, places) if places else e.text}"
+        f"{anchor(e.id)}\n{written_text(e.text, e.type, number, places)}"
         for e in written_order(elements)
     )
     return f"{front}\n\n{body}\n"
 
 
-IMAGE_LINK = re.compile(r"!\[[^\]\n]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+# Only image elements hold images. Elsewhere a "!" before a link is the book's: an
+# exclamation before a footnote mark's link ("errors![33,](#el-000272)") or a book quoting
+# Markdown ("![Photo](photo.jpg)"). It is written "\!", or it would show as a broken image.
+_BANG_BEFORE_LINK = re.compile(r"(?<!\\)!(?=\[(?:\\.|[^\]\\\n])*\]\()")
+
+
+def written_text(text: str, kind: ElementType, chunk: int, places: Places | None) -> str:
+    """An element's text (or a table row's line) as chunk `chunk`'s file holds it: its
+    element links pointing at files through `places` (see write.links), a "!" that is not
+    an image's escaped."""
+    if places:
+        text = write_links(text, chunk, places)
+    if kind in ("image", "code") or "![" not in text:
+        return text
+    return _BANG_BEFORE_LINK.sub(r"\\!", text)
+
+
+IMAGE_LINK = re.compile(r"(?<!\\)!\[(?:\\.|[^\]\\\n])*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 
 
 # A fenced code block (`markdown.code`): what it holds is shown as text, never an image.
