@@ -17,6 +17,8 @@ from corpus import CORPUS
 from scans import quire_without_tessdata as quire
 from scans import scan_originals, word_recall
 
+from quire.workers.write.escapes import escape_markup
+
 pytestmark = pytest.mark.corpus
 
 FREEFEM = CORPUS / "freefem-manual-scanned-pages.pdf"
@@ -33,13 +35,17 @@ def scan_recall(out: Path, name: str) -> tuple[float, dict[int, float]]:
     markdown = "\n".join(p.read_text() for p in sorted(out.glob("[0-9]*.md")))
     originals = scan_originals(name)
     on = {
-        page: [e["text"] for e in ir["elements"] if e["page_first"] <= page <= e["page_last"]]
+        page: [e for e in ir["elements"] if e["page_first"] <= page <= e["page_last"]]
         for page in originals
     }
-    for page, texts in on.items():
-        assert texts and all(t in markdown for t in texts), page
-    found = {t: None for texts in on.values() for t in texts}  # each element once, in order
-    pages = {page: word_recall(originals[page], "\n".join(on[page])) for page in originals}
+    for page, elements in on.items():  # as written: book text that reads as markup escaped
+        written = [escape_markup(e["text"], e["type"]) for e in elements]
+        assert written and all(t in markdown for t in written), page
+    found = {e["text"]: None for elements in on.values() for e in elements}  # once, in order
+    pages = {
+        page: word_recall(originals[page], "\n".join(e["text"] for e in on[page]))
+        for page in originals
+    }
     return word_recall("\n".join(originals.values()), "\n".join(found)), pages
 
 

@@ -777,6 +777,47 @@ def test_an_exclamation_before_a_link_is_written_as_text_not_an_image(
     assert 'errors!<a href="#later">[33]</a>' in rendered and "Write !<a" in rendered
 
 
+def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """startex's manual opens a paragraph with "<style>", which a Markdown viewer takes for
+    an HTML block running to "</style>" (the rest of the session gone); placeholders such as
+    "<source>" are tags a viewer drops; a root prompt "# mount" became a heading and a
+    quoted fence turned what follows into code. Rendered as a viewer renders it (raw HTML
+    on), every one reads as the book's text; code and inline math are left as they are."""
+    from markdown_it import MarkdownIt
+
+    page = tmp_path / "content.html"
+    lines = [
+        "&lt;style&gt; The command &lt;style&gt; is called to read a document style.",
+        "Copy it with cp &lt;source&gt; &lt;target&gt; and keep &lt;https://ctan.org/&gt;.",
+        "# mount /dev/sda1 /mnt",
+        "```python",
+        "The last paragraph is plain text.",
+    ]
+    page.write_text(
+        "<html><body><h1>Styles</h1>"
+        + "".join(f"<p>{line}</p>" for line in lines)
+        + "<pre>#include &lt;stdio.h&gt;</pre></body></html>",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    result = quire.split(page, tmp_path / "out", processes=1)
+    assert result.verification is not None and result.verification.passed
+    text = "\n".join(p.read_text() for p in sorted((tmp_path / "out").glob("0*.md")))
+    assert "\\<style> The command \\<style>" in text and "```\n#include <stdio.h>\n```" in text
+    rendered = MarkdownIt("commonmark").render(text)
+    for shown in [
+        "&lt;style&gt; The command &lt;style&gt; is called",
+        'cp &lt;source&gt; &lt;target&gt; and keep <a href="https://ctan.org/">',
+        "<p># mount /dev/sda1 /mnt</p>",
+        "<p>```python</p>",
+        "<p>The last paragraph is plain text.</p>",
+        "<code>#include &lt;stdio.h&gt;\n</code>",
+    ]:
+        assert shown in rendered, shown
+
+
 def test_an_html_books_contents_of_links_is_front_matter(tmp_path: Path) -> None:
     """A contents list carries links where a printed one carries page numbers: the index
     page of a folder (title, then a list of links to every section) is front matter, and

@@ -19,7 +19,7 @@ Layout (the verifier parses exactly this back):
     [^5]: A footnote's text (footnotes come after every other element)
 
 Element text is written as it is (it is already canonical Markdown), its links pointing at
-files and a "!" that Markdown would read as opening an image escaped (`written_text`), so
+files and book text that Markdown would read as markup escaped (`written_text`), so
 the verifier can hash what it reads back and compare it with what `written_text` makes of
 the IR. The anchors are HTML comments: invisible to a reader, but they map every stretch of
 text back to its element id. Images are linked as
@@ -33,6 +33,7 @@ import re
 from collections.abc import Sequence
 
 from quire.shared.ir import Element, ElementType
+from quire.workers.write.escapes import escape_markup
 from quire.workers.write.links import Places, write_links, written_order
 
 FRONT_OPEN = "<!-- quire-chunk"
@@ -86,21 +87,13 @@ def render_chunk_markdown(
     return f"{front}\n\n{body}\n"
 
 
-# Only image elements hold images. Elsewhere a "!" before a link is the book's: an
-# exclamation before a footnote mark's link ("errors![33,](#el-000272)") or a book quoting
-# Markdown ("![Photo](photo.jpg)"). It is written "\!", or it would show as a broken image.
-_BANG_BEFORE_LINK = re.compile(r"(?<!\\)!(?=\[(?:\\.|[^\]\\\n])*\]\()")
-
-
 def written_text(text: str, kind: ElementType, chunk: int, places: Places | None) -> str:
     """An element's text (or a table row's line) as chunk `chunk`'s file holds it: its
-    element links pointing at files through `places` (see write.links), a "!" that is not
-    an image's escaped."""
+    element links pointing at files through `places` (see write.links), book text that
+    would read as markup escaped (see write.escapes)."""
     if places:
         text = write_links(text, chunk, places)
-    if kind in ("image", "code") or "![" not in text:
-        return text
-    return _BANG_BEFORE_LINK.sub(r"\\!", text)
+    return escape_markup(text, kind)
 
 
 IMAGE_LINK = re.compile(r"(?<!\\)!\[(?:\\.|[^\]\\\n])*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")

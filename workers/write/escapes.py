@@ -1,0 +1,61 @@
+"""Book text that a Markdown reader would take for markup, escaped as a session file
+writes it (the IR keeps the book's characters; `write.markdown.written_text` applies this
+for the writer and the verifier alike).
+
+Element text is canonical Markdown, with the book's own characters in it as they are. Most
+of them read as themselves, or as harmless structure. These would hide or break text:
+
+- a "!" right before a link opens an image: an exclamation before a footnote mark's link
+  ("errors![33,](#el-000272)") or a book quoting Markdown ("![Photo](photo.jpg)") showed
+  a broken image, and the verifier failed the document over a file that does not exist;
+- a "<" that opens raw HTML: a viewer drops tags it does not know ("cp <source> <target>"
+  reads "cp  "), and "<style>" at a paragraph's start opens an HTML block that runs to
+  "</style>", the rest of the session with it;
+- "#" or a code fence at a paragraph's start: a root prompt ("# mount /mnt") becomes a
+  heading, a quoted "```" turns the rest of the session into code.
+
+Each is escaped with a backslash, which CommonMark reads as the character itself. Images
+(only image elements hold them), code and formulas are written as they are, and so is
+inline math ("$x<y$") and an autolink ("<https://…>").
+"""
+
+from __future__ import annotations
+
+import re
+
+from quire.shared.ir import ElementType
+
+_BANG_BEFORE_LINK = re.compile(r"(?<!\\)!(?=\[(?:\\.|[^\]\\\n])*\]\()")
+# an open or closing tag, a comment, a declaration or a processing instruction
+_RAW_HTML = re.compile(r"(?<!\\)<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|[!?])")
+_LINE_MARKUP = re.compile(r"^( {0,3})(#{1,6}(?=[ \t]|$)|```|~~~)", re.M)
+_MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
+
+KEPT: tuple[ElementType, ...] = ("image", "code", "formula")
+LINE_STARTS: tuple[ElementType, ...] = ("paragraph", "caption")
+
+
+def escape_markup(text: str, kind: ElementType) -> str:
+    """`text` of an element of type `kind` with the markup above escaped."""
+    if kind in KEPT or not ("![" in text or "<" in text or kind in LINE_STARTS):
+        return text
+    if "$" in text:
+        parts = _MATH.split(text)
+        maths = _MATH.findall(text)
+        out = [_inline(parts[0])]
+        for math, part in zip(maths, parts[1:], strict=True):
+            out += [math, _inline(part)]
+        text = "".join(out)
+    else:
+        text = _inline(text)
+    if kind in LINE_STARTS:
+        text = _LINE_MARKUP.sub(lambda m: f"{m[1]}\\{m[2]}", text)
+    return text
+
+
+def _inline(text: str) -> str:
+    if "![" in text:
+        text = _BANG_BEFORE_LINK.sub(r"\\!", text)
+    if "<" in text:
+        text = _RAW_HTML.sub(r"\\<", text)
+    return text
