@@ -782,9 +782,10 @@ def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
 ) -> None:
     """startex's manual opens a paragraph with "<style>", which a Markdown viewer takes for
     an HTML block running to "</style>" (the rest of the session gone); placeholders such as
-    "<source>" are tags a viewer drops; a root prompt "# mount" became a heading and a
-    quoted fence turned what follows into code. Rendered as a viewer renders it (raw HTML
-    on), every one reads as the book's text; code and inline math are left as they are."""
+    "<source>" are tags a viewer drops; a root prompt "# mount" (in a paragraph or a list
+    item) became a heading and a quoted fence turned what follows into code. Rendered as a
+    viewer renders it (raw HTML on), every one reads as the book's text; code is left as it
+    is."""
     from markdown_it import MarkdownIt
 
     page = tmp_path / "content.html"
@@ -798,6 +799,7 @@ def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
     page.write_text(
         "<html><body><h1>Styles</h1>"
         + "".join(f"<p>{line}</p>" for line in lines)
+        + "<ul><li># a comment line</li><li>an item</li></ul>"
         + "<pre>#include &lt;stdio.h&gt;</pre></body></html>",
         encoding="utf-8",
     )
@@ -813,6 +815,7 @@ def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
         "<p># mount /dev/sda1 /mnt</p>",
         "<p>```python</p>",
         "<p>The last paragraph is plain text.</p>",
+        "<li># a comment line</li>",
         "<code>#include &lt;stdio.h&gt;\n</code>",
     ]:
         assert shown in rendered, shown

@@ -11,8 +11,9 @@ of them read as themselves, or as harmless structure. These would hide or break 
 - a "<" that opens raw HTML: a viewer drops tags it does not know ("cp <source> <target>"
   reads "cp  "), and "<style>" at a paragraph's start opens an HTML block that runs to
   "</style>", the rest of the session with it;
-- "#" or a code fence at a paragraph's start: a root prompt ("# mount /mnt") becomes a
-  heading, a quoted "```" turns the rest of the session into code.
+- "#" or a code fence at the start of a paragraph or a list item: a root prompt
+  ("# mount /mnt") becomes a heading, a quoted "```" turns the rest of the session into
+  code.
 
 Each is escaped with a backslash, which CommonMark reads as the character itself. Images
 (only image elements hold them), code and formulas are written as they are, and so is
@@ -28,11 +29,14 @@ from quire.shared.ir import ElementType
 _BANG_BEFORE_LINK = re.compile(r"(?<!\\)!(?=\[(?:\\.|[^\]\\\n])*\]\()")
 # an open or closing tag, a comment, a declaration or a processing instruction
 _RAW_HTML = re.compile(r"(?<!\\)<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|[!?])")
-_LINE_MARKUP = re.compile(r"^( {0,3})(#{1,6}(?=[ \t]|$)|```|~~~)", re.M)
+# at a line's start, or a list item's (a list's text is ours: "- " or "3. " before each)
+_LINE_MARKUP = re.compile(
+    r"^( {0,3}(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?)(#{1,6}(?=[ \t]|$)|```|~~~)", re.M
+)
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
 
 KEPT: tuple[ElementType, ...] = ("image", "code", "formula")
-LINE_STARTS: tuple[ElementType, ...] = ("paragraph", "caption")
+LINE_STARTS: tuple[ElementType, ...] = ("paragraph", "caption", "list")
 
 
 def escape_markup(text: str, kind: ElementType) -> str:
