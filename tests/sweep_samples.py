@@ -509,6 +509,38 @@ def build_raised_folios(path: Path) -> Path:
     return path
 
 
+# pst-optexp's pages carry their number in the running header; a chapter's first page has
+# none and prints its number at the foot instead, at 84.6 % of the height: folios never
+# two pages apart (9 left in the text). Page TEXT_NUMBER ends on a bare number too: text.
+CHAPTER_OPENINGS = (1, 6, 12, 17)
+CHAPTER_BOOK_PAGES = 20
+TEXT_NUMBER = 9
+
+
+def build_chapter_folios(path: Path) -> Path:
+    doc = pymupdf.open()
+    chapter = 0
+    for n in range(1, CHAPTER_BOOK_PAGES + 1):
+        page = doc.new_page(width=W, height=H)
+        top = 110
+        if n in CHAPTER_OPENINGS:
+            chapter += 1
+            page.insert_text((72, 150), f"{chapter}. Chapter number {chapter}", fontsize=20)
+            page.insert_text((W - 100, FOLIO_Y), str(n), fontsize=10)
+            top = 200
+        else:
+            page.insert_text((72, 60), f"{chapter}.1. Part of chapter {chapter}", fontsize=10)
+            page.insert_text((W - 100, 60), str(n), fontsize=10)
+        for i in range(16):
+            line = f"In step {n}.{i} the reader counts {n * 17 + i} entries in block {i}."
+            page.insert_text((72, top + 20 * i), line, fontsize=10)
+        if n == TEXT_NUMBER:
+            page.insert_text((72, 560), "The number of entries on this sheet is", fontsize=10)
+            page.insert_text((W / 2, 600), str(n), fontsize=10)
+    doc.save(path)
+    return path
+
+
 JOURNAL_PAGES = 8
 JOURNAL_FOOTER = "Canadian Journal of Economics / Revue canadienne d'économique"
 JOURNAL_AUTHORS = "AMS AND BORIS VEYTSMAN"

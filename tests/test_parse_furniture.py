@@ -12,6 +12,8 @@ from pdf_samples import ruled_table
 from sweep_samples import (
     BANNER_SECTIONS,
     CAPTIONED,
+    CHAPTER_BOOK_PAGES,
+    CHAPTER_OPENINGS,
     FOLIO_GAP,
     FOLIO_PAGES,
     FRAMED_SECTIONS,
@@ -30,12 +32,14 @@ from sweep_samples import (
     SECTION_HEADERS,
     SLIDE_TITLE,
     SYNOPSIS_PAGES,
+    TEXT_NUMBER,
     TYPEWRITER_CHAPTERS,
     TYPEWRITER_CODE_FOOT,
     WARNING,
     ZH_BREAK_START,
     build_banner_headers,
     build_captioned_boxes,
+    build_chapter_folios,
     build_cjk_headers,
     build_clipped_figure,
     build_figures,
@@ -210,6 +214,18 @@ def test_a_folio_above_the_bottom_band_is_removed_and_a_bare_number_in_the_text_
     ]
     bare = [(e.page_first, e.text) for e in doc.elements if e.text.isdigit()]
     assert bare == [(FOLIO_GAP, str(FOLIO_GAP))]
+
+
+def test_folios_only_at_the_foot_of_chapter_openings_are_removed(tmp_path: Path) -> None:
+    """The other pages carry their number in the header, so no two folios at the foot are
+    within two pages of each other: four at one height are folios all the same."""
+    doc = parse_document(build_chapter_folios(tmp_path / "chapters.pdf")).document
+    numbers = [(r.page, r.text) for r in doc.removed if r.kind == "page_number"]
+    assert numbers == [(n, str(n)) for n in CHAPTER_OPENINGS]
+    headers = [r.page for r in doc.removed if r.kind == "header"]
+    assert headers == [n for n in range(1, CHAPTER_BOOK_PAGES + 1) if n not in CHAPTER_OPENINGS]
+    bare = [(e.page_first, e.text) for e in doc.elements if e.text.isdigit()]
+    assert bare == [(TEXT_NUMBER, str(TEXT_NUMBER))]
 
 
 def test_a_split_header_and_a_footer_set_high_are_removed(tmp_path: Path) -> None:

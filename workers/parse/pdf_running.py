@@ -5,9 +5,10 @@ A block is a candidate when it is short and sits in the top or bottom band of it
 lower, as in latex-notes-zh-cn). The page's last block above the bottom band is one only
 as a bare page number (LaTeX's A4 pages set the folio at 83-87 % of the height, a small
 book page on A4 paper at 76 %): it is removed when it fits the numbering and a page within
-two has one at the same height; any other last block may be a footnote, whose opening
-number or repeated wording must not make it running text, unless it ends most pages
-within 18 %, the same wording at the same height (a footer set high).
+two, or three pages of the document (chapter openings), have one at the same height; any
+other last block may be a footnote, whose opening number or repeated wording must not make
+it running text, unless it ends most pages within 18 %, the same wording at the same
+height (a footer set high).
 It is removed from the body when it is
 - a bare page number ("12", "xiv", "Page 3", "- 7 -", "۱۲") that fits the page's
   numbering where the document has one (a code line "457 {" at the top of a listing page
@@ -38,6 +39,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -50,6 +52,7 @@ _OUTER_BAND = 0.18  # ... for the page's first or last text block
 _TITLE_LETTERS = 4  # a title beside a page number in the first row has as many letters
 _MAX_CHARS = 160
 _MIN_OFFSET_PAGES = 3  # pages that must agree on a printed-number offset
+_FOLIO_PAGES = 3  # pages with a bare number at one height above the band: folios
 _SLOT = 1.0  # points: a header line at the height of its neighbours' running headers
 _CODE_SHARE = 0.6  # of the pages: a monospace line there is a running header or footer
 _CODE_PAGES = 5  # ... and on this many at least
@@ -252,6 +255,7 @@ def find_running_text(
     offsets = _offsets(cands)
     throughout = _code_throughout(cands)
     low_footers = _low_footers(cands)
+    folios = _folios(cands, by_page, offsets)
     drop: set[tuple[int, int]] = set()
     removed: list[RemovedText] = []
     for pno in sorted(cands):
@@ -259,7 +263,7 @@ def find_running_text(
         for c in cands[pno]:
             kind: Literal["header", "footer", "page_number"] | None = None
             if c.number_only:
-                kind = "page_number" if _folio(c, cands, by_page, offsets) else None
+                kind = "page_number" if (c.page, c.index) in folios else None
             elif c.low:
                 kind = "footer" if (c.key, round(c.y0)) in low_footers else None
             elif c.code:
@@ -284,23 +288,32 @@ def find_running_text(
     return drop, removed
 
 
-def _folio(
-    c: _Candidate,
-    cands: dict[int, list[_Candidate]],
-    by_page: dict[int, PdfPage],
-    offsets: set[int],
-) -> bool:
-    """A page's last block that is a bare page number fitting the numbering, with one at
-    the same height on a page within two: the folio, wherever the layout sets it."""
+def _folios(
+    cands: dict[int, list[_Candidate]], by_page: dict[int, PdfPage], offsets: set[int]
+) -> set[tuple[int, int]]:
+    """(page, block index) of the pages' last blocks that are bare page numbers fitting the
+    numbering, with one at the same height on a page within two, or on `_FOLIO_PAGES`
+    pages of the document: the folios, wherever the layout sets them (a book whose pages
+    carry their number in the header prints it at the foot of its chapters' first pages)."""
+    bare = [
+        c
+        for found in cands.values()
+        for c in found
+        if c.number_only and _bare_page_number(c, by_page[c.page], offsets, strict=True)
+    ]
+    heights = sorted(c.y0 for c in bare)
+    last = {c.page: c for c in bare}  # (one last block a page)
 
-    def fits(o: _Candidate) -> bool:
-        return _bare_page_number(o, by_page[o.page], offsets, strict=True)
+    def level(c: _Candidate, o: _Candidate | None) -> bool:
+        return o is not None and abs(o.y0 - c.y0) <= 2 * _SLOT
 
-    return fits(c) and any(
-        o.number_only and abs(o.y0 - c.y0) <= 2 * _SLOT and fits(o)
-        for q in (c.page - 1, c.page + 1, c.page - 2, c.page + 2)
-        for o in cands.get(q, ())
-    )
+    out = set()
+    for c in bare:
+        same = bisect_right(heights, c.y0 + 2 * _SLOT) - bisect_left(heights, c.y0 - 2 * _SLOT)
+        near = (c.page - 1, c.page + 1, c.page - 2, c.page + 2)
+        if same >= _FOLIO_PAGES or any(level(c, last.get(q)) for q in near):
+            out.add((c.page, c.index))
+    return out
 
 
 def _throughout(
