@@ -784,8 +784,8 @@ def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
     an HTML block running to "</style>" (the rest of the session gone); placeholders such as
     "<source>" are tags a viewer drops; a root prompt "# mount" (in a paragraph or a list
     item) became a heading and a quoted fence turned what follows into code. Rendered as a
-    viewer renders it (raw HTML on), every one reads as the book's text; code is left as it
-    is."""
+    viewer renders it (raw HTML on), every one reads as the book's text; code, and a code
+    span in the book's own backticks, are left as they are."""
     from markdown_it import MarkdownIt
 
     page = tmp_path / "content.html"
@@ -794,6 +794,7 @@ def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
         "Copy it with cp &lt;source&gt; &lt;target&gt; and keep &lt;https://ctan.org/&gt;.",
         "# mount /dev/sda1 /mnt",
         "```python",
+        "A book that quotes code in backticks: `make &lt;target&gt;`.",
         "The last paragraph is plain text.",
     ]
     page.write_text(
@@ -816,6 +817,7 @@ def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
         "<p>```python</p>",
         "<p>The last paragraph is plain text.</p>",
         "<li># a comment line</li>",
+        "backticks: <code>make &lt;target&gt;</code>.",
         "<code>#include &lt;stdio.h&gt;\n</code>",
     ]:
         assert shown in rendered, shown

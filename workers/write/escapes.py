@@ -16,8 +16,8 @@ of them read as themselves, or as harmless structure. These would hide or break 
   code.
 
 Each is escaped with a backslash, which CommonMark reads as the character itself. Images
-(only image elements hold them), code and formulas are written as they are, and so is
-inline math ("$x<y$") and an autolink ("<https://…>").
+(only image elements hold them), code and formulas are written as they are, and so are a
+code span ("`<x>`"), inline math ("$x<y$") and an autolink ("<https://…>").
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ _RAW_HTML = re.compile(r"(?<!\\)<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|
 _LINE_MARKUP = re.compile(
     r"^( {0,3}(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?)(#{1,6}(?=[ \t]|$)|```|~~~)", re.M
 )
-_MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.S)
+# a code span (a run of backticks to the next run as long) or inline math: shown as it is
+_VERBATIM = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)|\$\$.+?\$\$|\$[^$\n]+\$", re.S)
 
 KEPT: tuple[ElementType, ...] = ("image", "code", "formula")
 LINE_STARTS: tuple[ElementType, ...] = ("paragraph", "caption", "list")
@@ -43,13 +44,12 @@ def escape_markup(text: str, kind: ElementType) -> str:
     """`text` of an element of type `kind` with the markup above escaped."""
     if kind in KEPT or not ("![" in text or "<" in text or kind in LINE_STARTS):
         return text
-    if "$" in text:
-        parts = _MATH.split(text)
-        maths = _MATH.findall(text)
-        out = [_inline(parts[0])]
-        for math, part in zip(maths, parts[1:], strict=True):
-            out += [math, _inline(part)]
-        text = "".join(out)
+    if "$" in text or "`" in text:
+        out, at = [], 0
+        for m in _VERBATIM.finditer(text):
+            out += [_inline(text[at : m.start()]), m.group(0)]
+            at = m.end()
+        text = "".join(out) + _inline(text[at:])
     else:
         text = _inline(text)
     if kind in LINE_STARTS:
