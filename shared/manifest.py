@@ -17,7 +17,9 @@ from quire.shared.ir import SkippedPage
 from quire.shared.pages import PageRange
 from quire.shared.plan import ChunkKind, KeyTerm
 
-MANIFEST_VERSION = 1
+# 2: book text that a Markdown viewer would read as markup is written escaped
+# (workers.write.escapes); a folder of version 1 is checked as it was written
+MANIFEST_VERSION = 2
 
 OutputFormat = Literal["markdown", "pdf"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("markdown", "pdf")

@@ -823,6 +823,41 @@ def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
         assert shown in rendered, shown
 
 
+def test_a_folder_written_before_the_escapes_is_verified_as_it_was_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Manifest version 1 folders hold the book's "<" as it is: an upgrade must not fail the
+    outputs it finds (a run of a document done before exports and verifies them again),
+    and a version 2 folder without its escapes is altered."""
+    import hashlib
+    import json
+
+    from quire.workers.verify.report import verify_output
+
+    page = tmp_path / "content.html"
+    page.write_text(
+        f"<html><body><h1>Styles</h1><p>{LOREM} Copy with cp &lt;source&gt; &lt;target&gt;.</p>"
+        "<p># mount /dev/sda1 /mnt</p></body></html>",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    quire.split(page, out, processes=1)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["manifest_version"] == 2
+    for chunk in manifest["chunks"]:  # the files as version 1 wrote them
+        path = out / chunk["markdown_file"]
+        path.write_text(path.read_text().replace("\\<", "<").replace("\\#", "#"))
+        chunk["files"][chunk["markdown_file"]] = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert "cp <source> <target>" in (out / manifest["chunks"][0]["markdown_file"]).read_text()
+    for version, passed in ((2, False), (1, True)):
+        manifest["manifest_version"] = version
+        (out / "manifest.json").write_text(json.dumps(manifest, indent=2))
+        report = verify_output(out, render=False)
+        assert report.passed is passed, report.findings
+        assert passed or {f.kind for f in report.findings} == {"altered"}
+
+
 def test_an_html_books_contents_of_links_is_front_matter(tmp_path: Path) -> None:
     """A contents list carries links where a printed one carries page numbers: the index
     page of a folder (title, then a list of links to every section) is front matter, and

@@ -25,6 +25,7 @@ from quire.workers.verify.links import (
     check_links,
     manifest_places,
 )
+from quire.workers.write.escapes import ESCAPED_SINCE
 from quire.workers.write.markdown import (
     ANCHOR,
     FRONT_CLOSE,
@@ -142,6 +143,7 @@ class _MarkdownCheck:
         self.tables = self.rows = self.images = 0
         self.root = out_dir.resolve()
         self.places = manifest_places(doc, manifest)
+        self.escaped = manifest.manifest_version >= ESCAPED_SINCE
         self.written: dict[str, list[tuple[str, str]]] = {}  # chunk file -> its segments
 
     def chunk(self, chunk: ManifestChunk) -> None:
@@ -229,7 +231,7 @@ class _MarkdownCheck:
         element = self.by_id[eid]
         if element.type != "footnote":  # footnotes follow the text (checked below)
             self.sequence.append((number, eid))
-        want = written_text(element.text, element.type, number, self.places)
+        want = written_text(element.text, element.type, number, self.places, escaped=self.escaped)
         if text_hash(text) != text_hash(want):
             diff = _first_difference(want, text)
             findings.add(
@@ -261,7 +263,7 @@ class _MarkdownCheck:
             self.rows += 1
             # the file's text was normalised; so is the row we look for in it
             line = normalize(table_row(row, width))
-            line = written_text(line, "table", number, self.places)
+            line = written_text(line, "table", number, self.places, escaped=self.escaped)
             if line not in present:
                 self.findings.add(
                     "table_rows",

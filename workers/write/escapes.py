@@ -15,7 +15,8 @@ of them read as themselves, or as harmless structure. These would hide or break 
   ("# mount /mnt") becomes a heading, a quoted "```" turns the rest of the session into
   code.
 
-Each is escaped with a backslash, which CommonMark reads as the character itself. Images
+Each is escaped with a backslash, which CommonMark reads as the character itself (in
+folders of manifest version 2 on: an older folder is verified as it was written). Images
 (only image elements hold them), code and formulas are written as they are, and so are a
 code span ("`<x>`"), inline math ("$x<y$") and an autolink ("<https://…>").
 """
@@ -36,6 +37,7 @@ _LINE_MARKUP = re.compile(
 # a code span (a run of backticks to the next run as long) or inline math: shown as it is
 _VERBATIM = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)|\$\$.+?\$\$|\$[^$\n]+\$", re.S)
 
+ESCAPED_SINCE = 2  # the manifest_version of the first folders written with these escapes
 KEPT: tuple[ElementType, ...] = ("image", "code", "formula")
 LINE_STARTS: tuple[ElementType, ...] = ("paragraph", "caption", "list")
 

@@ -87,13 +87,15 @@ def render_chunk_markdown(
     return f"{front}\n\n{body}\n"
 
 
-def written_text(text: str, kind: ElementType, chunk: int, places: Places | None) -> str:
+def written_text(
+    text: str, kind: ElementType, chunk: int, places: Places | None, *, escaped: bool = True
+) -> str:
     """An element's text (or a table row's line) as chunk `chunk`'s file holds it: its
     element links pointing at files through `places` (see write.links), book text that
-    would read as markup escaped (see write.escapes)."""
+    would read as markup escaped (see write.escapes; not in a folder written before)."""
     if places:
         text = write_links(text, chunk, places)
-    return escape_markup(text, kind)
+    return escape_markup(text, kind) if escaped else text
 
 
 IMAGE_LINK = re.compile(r"(?<!\\)!\[(?:\\.|[^\]\\\n])*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
