@@ -780,12 +780,13 @@ def test_an_exclamation_before_a_link_is_written_as_text_not_an_image(
 def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """startex's manual opens a paragraph with "<style>", which a Markdown viewer takes for
-    an HTML block running to "</style>" (the rest of the session gone); placeholders such as
-    "<source>" are tags a viewer drops; a root prompt "# mount" (in a paragraph or a list
-    item) became a heading and a quoted fence turned what follows into code. Rendered as a
-    viewer renders it (raw HTML on), every one reads as the book's text; code, and a code
-    span in the book's own backticks, are left as they are."""
+    """A TeX manual's "\\_" and "\\\\" showed as "_" and "\\" (a backslash escapes the
+    punctuation after it). startex's manual opens a paragraph with "<style>", which a
+    Markdown viewer takes for an HTML block running to "</style>" (the rest of the session
+    gone); placeholders such as "<source>" are tags a viewer drops; a root prompt "# mount"
+    (in a paragraph or a list item) became a heading and a quoted fence turned what follows
+    into code. Rendered as a viewer renders it (raw HTML on), every one reads as the book's
+    text; code, and a code span in the book's own backticks, are left as they are."""
     from markdown_it import MarkdownIt
 
     page = tmp_path / "content.html"
@@ -795,6 +796,7 @@ def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
         "# mount /dev/sda1 /mnt",
         "```python",
         "A book that quotes code in backticks: `make &lt;target&gt;`.",
+        r"In TeX \_ prints an underscore, \\ ends a line, \$ costs \$5 and a\.b matches.",
         "The last paragraph is plain text.",
     ]
     page.write_text(
@@ -818,6 +820,7 @@ def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
         "<p>The last paragraph is plain text.</p>",
         "<li># a comment line</li>",
         "backticks: <code>make &lt;target&gt;</code>.",
+        r"In TeX \_ prints an underscore, \\ ends a line, \$ costs \$5 and a\.b matches.",
         "<code>#include &lt;stdio.h&gt;\n</code>",
     ]:
         assert shown in rendered, shown

@@ -3,8 +3,10 @@ writes it (the IR keeps the book's characters; `write.markdown.written_text` app
 for the writer and the verifier alike).
 
 Element text is canonical Markdown, with the book's own characters in it as they are. Most
-of them read as themselves, or as harmless structure. These would hide or break text:
+of them read as themselves, or as harmless structure. These would hide or change text:
 
+- a backslash before ASCII punctuation escapes it: a TeX manual's "\\_", "\\#", "\\{" and
+  "\\\\" showed as "_", "#", "{" and "\\", a regular expression's "\\." as ".";
 - a "!" right before a link opens an image: an exclamation before a footnote mark's link
   ("errors![33,](#el-000272)") or a book quoting Markdown ("![Photo](photo.jpg)") showed
   a broken image, and the verifier failed the document over a file that does not exist;
@@ -15,27 +17,34 @@ of them read as themselves, or as harmless structure. These would hide or break 
   ("# mount /mnt") becomes a heading, a quoted "```" turns the rest of the session into
   code.
 
-Each is escaped with a backslash, which CommonMark reads as the character itself (in
-folders of manifest version 2 on: an older folder is verified as it was written). Images
-(only image elements hold them), code and formulas are written as they are, and so are a
-code span ("`<x>`"), inline math ("$x<y$") and an autolink ("<https://…>").
+Each gets a backslash, which CommonMark reads as the character itself (in folders of
+manifest version 2 on: an older folder is verified as it was written). The IR's own escapes
+stay single: brackets in an element link's text ("[\\[33\\]](#el-000272)") and a pipe in a
+table cell. Images (only image elements hold them), code and formulas are written as they
+are, and so are a code span ("`<x>`"), inline math ("$x<y$") and an autolink
+("<https://…>").
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from quire.shared.ir import ElementType
 
-_BANG_BEFORE_LINK = re.compile(r"(?<!\\)!(?=\[(?:\\.|[^\]\\\n])*\]\()")
+_PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+_IR_LINK_TEXT = re.compile(r"(?<=\[)(?:\\.|[^\]\\])*(?=\]\(#el-\d{6,}\))")
+_BANG_BEFORE_LINK = re.compile(r"!(?=\[(?:\\.|[^\]\\\n])*\]\()")
 # an open or closing tag, a comment, a declaration or a processing instruction
-_RAW_HTML = re.compile(r"(?<!\\)<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|[!?])")
+_RAW_HTML = re.compile(r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|[!?])")
 # at a line's start, or a list item's (a list's text is ours: "- " or "3. " before each)
 _LINE_MARKUP = re.compile(
     r"^( {0,3}(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?)(#{1,6}(?=[ \t]|$)|```|~~~)", re.M
 )
 # a code span (a run of backticks to the next run as long) or inline math: shown as it is
-_VERBATIM = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)|\$\$.+?\$\$|\$[^$\n]+\$", re.S)
+_VERBATIM = re.compile(
+    r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)|(?<!\\)\$\$.+?\$\$|(?<!\\)\$[^$\n]+\$", re.S
+)
 
 ESCAPED_SINCE = 2  # the manifest_version of the first folders written with these escapes
 KEPT: tuple[ElementType, ...] = ("image", "code", "formula")
@@ -44,24 +53,47 @@ LINE_STARTS: tuple[ElementType, ...] = ("paragraph", "caption", "list")
 
 def escape_markup(text: str, kind: ElementType) -> str:
     """`text` of an element of type `kind` with the markup above escaped."""
-    if kind in KEPT or not ("![" in text or "<" in text or kind in LINE_STARTS):
+    if kind in KEPT:
         return text
     if "$" in text or "`" in text:
         out, at = [], 0
         for m in _VERBATIM.finditer(text):
-            out += [_inline(text[at : m.start()]), m.group(0)]
+            out += [_inline(text[at : m.start()], kind), m.group(0)]
             at = m.end()
-        text = "".join(out) + _inline(text[at:])
+        text = "".join(out) + _inline(text[at:], kind)
     else:
-        text = _inline(text)
+        text = _inline(text, kind)
     if kind in LINE_STARTS:
         text = _LINE_MARKUP.sub(lambda m: f"{m[1]}\\{m[2]}", text)
     return text
 
 
-def _inline(text: str) -> str:
+def _inline(text: str, kind: ElementType) -> str:
+    if "\\" in text:
+        text = _book_backslashes(text, kind)
     if "![" in text:
         text = _BANG_BEFORE_LINK.sub(r"\\!", text)
     if "<" in text:
         text = _RAW_HTML.sub(r"\\<", text)
     return text
+
+
+def _book_backslashes(text: str, kind: ElementType) -> str:
+    """`text` with the book's backslashes doubled, the IR's own escapes left single."""
+    kept = "|" if kind == "table" else ""  # (a cell's pipe: `markdown.table` escaped it)
+    pattern = _backslash(kept)
+    if "](#el-" not in text:
+        return pattern.sub(r"\\\\", text)
+    in_link = _backslash(kept + "[]")  # (`links.ir_link` escaped the link text's brackets)
+    out, at = [], 0
+    for m in _IR_LINK_TEXT.finditer(text):
+        out += [pattern.sub(r"\\\\", text[at : m.start()]), in_link.sub(r"\\\\", m[0])]
+        at = m.end()
+    return "".join(out) + pattern.sub(r"\\\\", text[at:])
+
+
+@cache
+def _backslash(kept: str) -> re.Pattern[str]:
+    """A backslash before ASCII punctuation (but `kept`), a line's end or the text's."""
+    chars = "".join(c for c in _PUNCTUATION if c not in kept)
+    return re.compile(rf"\\(?=[{re.escape(chars)}]|\n|$)")

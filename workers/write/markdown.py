@@ -93,9 +93,9 @@ def written_text(
     """An element's text (or a table row's line) as chunk `chunk`'s file holds it: its
     element links pointing at files through `places` (see write.links), book text that
     would read as markup escaped (see write.escapes; not in a folder written before)."""
-    if places:
-        text = write_links(text, chunk, places)
-    return escape_markup(text, kind) if escaped else text
+    if escaped:  # (first: the IR's element links show which escapes are its own)
+        text = escape_markup(text, kind)
+    return write_links(text, chunk, places) if places else text
 
 
 IMAGE_LINK = re.compile(r"(?<!\\)!\[(?:\\.|[^\]\\\n])*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
