@@ -750,6 +750,16 @@ def test_image_syntax_shown_in_a_listing_is_text_not_an_image(
     assert "![Photo]({attach}photo.jpg)" in text and "![Alt Text](images/han.jpg)" in text
 
 
+def _sessions_markdown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, html: str) -> str:
+    """The session files of `html` split and verified, one after another."""
+    page = tmp_path / "content.html"
+    page.write_text(html, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = quire.split(page, tmp_path / "out", processes=1)
+    assert result.verification is not None and result.verification.passed
+    return "\n".join(p.read_text() for p in sorted((tmp_path / "out").glob("0*.md")))
+
+
 def test_an_exclamation_before_a_link_is_written_as_text_not_an_image(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -759,18 +769,14 @@ def test_an_exclamation_before_a_link_is_written_as_text_not_an_image(
     in its text is the same case. The "!" is written escaped and reads as the book's."""
     from markdown_it import MarkdownIt
 
-    page = tmp_path / "content.html"
-    page.write_text(
+    text = _sessions_markdown(
+        tmp_path,
+        monkeypatch,
         "<html><body><h1>Ligatures</h1>"
         f"<p>{LOREM} It still made 21,000 errors!<a href='#later'>[33]</a> Write "
         "![Photo](photo.jpg) to show a picture.</p>"
         f"<h2 id='later'>Later</h2><p>{LOREM}</p></body></html>",
-        encoding="utf-8",
     )
-    monkeypatch.chdir(tmp_path)
-    result = quire.split(page, tmp_path / "out", processes=1)
-    assert result.verification is not None and result.verification.passed
-    text = "\n".join(p.read_text() for p in sorted((tmp_path / "out").glob("0*.md")))
     assert "errors\\![\\[33\\]](#later)" in text and "Write \\![Photo](photo.jpg)" in text
     rendered = MarkdownIt("commonmark").render(text)
     assert "<img" not in rendered
@@ -789,7 +795,6 @@ def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
     text; code, and a code span in the book's own backticks, are left as they are."""
     from markdown_it import MarkdownIt
 
-    page = tmp_path / "content.html"
     lines = [
         "&lt;style&gt; The command &lt;style&gt; is called to read a document style.",
         "Copy it with cp &lt;source&gt; &lt;target&gt; and keep &lt;https://ctan.org/&gt;.",
@@ -799,17 +804,14 @@ def test_book_text_that_reads_as_markup_is_written_to_read_as_text(
         r"In TeX \_ prints an underscore, \\ ends a line, \$ costs \$5 and a\.b matches.",
         "The last paragraph is plain text.",
     ]
-    page.write_text(
+    text = _sessions_markdown(
+        tmp_path,
+        monkeypatch,
         "<html><body><h1>Styles</h1>"
         + "".join(f"<p>{line}</p>" for line in lines)
         + "<ul><li># a comment line</li><li>an item</li></ul>"
         + "<pre>#include &lt;stdio.h&gt;</pre></body></html>",
-        encoding="utf-8",
     )
-    monkeypatch.chdir(tmp_path)
-    result = quire.split(page, tmp_path / "out", processes=1)
-    assert result.verification is not None and result.verification.passed
-    text = "\n".join(p.read_text() for p in sorted((tmp_path / "out").glob("0*.md")))
     assert "\\<style> The command \\<style>" in text and "```\n#include <stdio.h>\n```" in text
     rendered = MarkdownIt("commonmark").render(text)
     for shown in [
@@ -837,15 +839,13 @@ def test_a_folder_written_before_the_escapes_is_verified_as_it_was_written(
 
     from quire.workers.verify.report import verify_output
 
-    page = tmp_path / "content.html"
-    page.write_text(
+    _sessions_markdown(
+        tmp_path,
+        monkeypatch,
         f"<html><body><h1>Styles</h1><p>{LOREM} Copy with cp &lt;source&gt; &lt;target&gt;.</p>"
         "<p># mount /dev/sda1 /mnt</p></body></html>",
-        encoding="utf-8",
     )
-    monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
-    quire.split(page, out, processes=1)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["manifest_version"] == 2
     for chunk in manifest["chunks"]:  # the files as version 1 wrote them
