@@ -45,7 +45,8 @@ def drop_internal_destinations(text: str) -> str:
     return INTERNAL_DEST.sub("]", text) if "](" in text else text
 
 
-_IR_LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\(#el-\d{6,}\)")
+# An IR link, its text the group: "[Section 3.2](#el-000123)"
+IR_LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\(#el-\d{6,}\)")
 _UNESCAPE = re.compile(r"\\([\[\]])")
 
 
@@ -53,7 +54,7 @@ def plain(text: str) -> str:
     """`text` as a reader reads it: element links as their text, footnote references and
     a footnote's own label left out."""
     if "](#el-" in text:
-        text = _IR_LINK.sub(lambda m: _UNESCAPE.sub(r"\1", m.group(1)), text)
+        text = IR_LINK.sub(lambda m: _UNESCAPE.sub(r"\1", m.group(1)), text)
     if "[^" in text:
         text = FOOTNOTE_REF.sub("", FOOTNOTE_DEF.sub("", text))
     return text

@@ -28,12 +28,13 @@ are, and so are a code span ("`<x>`"), inline math ("$x<y$") and an autolink
 from __future__ import annotations
 
 import re
+import string
+from collections.abc import Callable
 from functools import cache
 
 from quire.shared.ir import ElementType
+from quire.shared.links import IR_LINK
 
-_PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
-_IR_LINK_TEXT = re.compile(r"(?<=\[)(?:\\.|[^\]\\])*(?=\]\(#el-\d{6,}\))")
 _BANG_BEFORE_LINK = re.compile(r"!(?=\[(?:\\.|[^\]\\\n])*\]\()")
 # an open or closing tag, a comment, a declaration or a processing instruction
 _RAW_HTML = re.compile(r"<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|[!?])")
@@ -56,16 +57,28 @@ def escape_markup(text: str, kind: ElementType) -> str:
     if kind in KEPT:
         return text
     if "$" in text or "`" in text:
-        out, at = [], 0
-        for m in _VERBATIM.finditer(text):
-            out += [_inline(text[at : m.start()], kind), m.group(0)]
-            at = m.end()
-        text = "".join(out) + _inline(text[at:], kind)
+        text = _around(_VERBATIM, 0, text, lambda part: _inline(part, kind))
     else:
         text = _inline(text, kind)
     if kind in LINE_STARTS:
         text = _LINE_MARKUP.sub(lambda m: f"{m[1]}\\{m[2]}", text)
     return text
+
+
+def _around(
+    pattern: re.Pattern[str],
+    group: int,
+    text: str,
+    outside: Callable[[str], str],
+    inside: Callable[[str], str] = lambda part: part,
+) -> str:
+    """`text` with `outside` applied between the matches of `pattern` (their `group`) and
+    `inside` to them."""
+    out, at = [], 0
+    for m in pattern.finditer(text):
+        out += [outside(text[at : m.start(group)]), inside(m[group])]
+        at = m.end(group)
+    return "".join(out) + outside(text[at:])
 
 
 def _inline(text: str, kind: ElementType) -> str:
@@ -82,18 +95,18 @@ def _book_backslashes(text: str, kind: ElementType) -> str:
     """`text` with the book's backslashes doubled, the IR's own escapes left single."""
     kept = "|" if kind == "table" else ""  # (a cell's pipe: `markdown.table` escaped it)
     pattern = _backslash(kept)
+
+    def double(part: str) -> str:
+        return pattern.sub(r"\\\\", part)
+
     if "](#el-" not in text:
-        return pattern.sub(r"\\\\", text)
+        return double(text)
     in_link = _backslash(kept + "[]")  # (`links.ir_link` escaped the link text's brackets)
-    out, at = [], 0
-    for m in _IR_LINK_TEXT.finditer(text):
-        out += [pattern.sub(r"\\\\", text[at : m.start()]), in_link.sub(r"\\\\", m[0])]
-        at = m.end()
-    return "".join(out) + pattern.sub(r"\\\\", text[at:])
+    return _around(IR_LINK, 1, text, double, lambda part: in_link.sub(r"\\\\", part))
 
 
 @cache
 def _backslash(kept: str) -> re.Pattern[str]:
     """A backslash before ASCII punctuation (but `kept`), a line's end or the text's."""
-    chars = "".join(c for c in _PUNCTUATION if c not in kept)
+    chars = "".join(c for c in string.punctuation if c not in kept)
     return re.compile(rf"\\(?=[{re.escape(chars)}]|\n|$)")
