@@ -81,6 +81,27 @@ def test_context_has_whole_content_neighbours_and_terms() -> None:
     assert json.loads(c.model_dump_json())["chunk"] == 2  # JSON-serialisable for the CLI
 
 
+def test_context_takes_a_saved_plans_key_terms() -> None:
+    """A saved plan carries each session's key terms (computed from its element range
+    alone), so a later step's context takes them instead of building the book's phrase
+    index again; a session without any still gets them computed."""
+    from quire.workers.analysis import DocumentStats
+    from quire.workers.analysis.session_terms import with_key_terms
+
+    stats = DocumentStats.of(DOC, sample_candidates(DOC))
+    saved = with_key_terms(PLAN, stats.terms, stats.positions)
+    assert [c.key_terms for c in saved.chunks] == [ctx(n).key_terms for n in (1, 2, 3)]
+    fresh = DocumentStats.of(DOC, sample_candidates(DOC))
+    c = build_context(DOC, saved, 2, stats=fresh)
+    assert c.key_terms == ctx(2).key_terms
+    assert "terms" not in vars(fresh)  # the phrase index was never built
+    bare = saved.model_copy(
+        update={"chunks": [*saved.chunks[:1], PLAN.chunks[1], *saved.chunks[2:]]}
+    )
+    assert build_context(DOC, bare, 2, stats=fresh).key_terms == ctx(2).key_terms
+    assert "terms" in vars(fresh)
+
+
 def test_context_of_a_chunk_starting_mid_section() -> None:
     plan = sample_plan(DOC, ("el-000002", "el-000009"))
     c = build_context(DOC, plan, 2)

@@ -13,6 +13,7 @@ import bisect
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -95,7 +96,8 @@ class DocumentStats:
 
     positions: dict[str, int]
     elements: int
-    terms: SessionTerms  # the book's index terms, else key phrases
+    doc: Document
+    book: BookIndexData | None  # the book's own index, if it has one
     headings: list[ContextHeading] = field(default_factory=list)
     heading_pos: list[int] = field(default_factory=list)
     cut_pos: list[int] = field(default_factory=list)  # candidate positions, ascending
@@ -119,11 +121,18 @@ class DocumentStats:
         return cls(
             positions,
             len(doc.elements),
-            session_terms(doc, book),
+            doc,
+            book,
             headings,
             heading_pos,
             *_placed(positions, candidates),
         )
+
+    @cached_property
+    def terms(self) -> SessionTerms:
+        """The book's index terms, else key phrases: built on first use, as a saved plan
+        carries each session's own (a whole-book pass that is best not repeated)."""
+        return session_terms(self.doc, self.book)
 
     def enclosing(self, start: int) -> list[ContextHeading]:
         """The heading trail in effect just before element `start` (outermost first)."""
@@ -240,7 +249,7 @@ def build_context(
             for e in elements
             if e.type == "heading"
         ],
-        key_terms=stats.terms.terms(lo, hi),
+        key_terms=chunk.key_terms or stats.terms.terms(lo, hi),
         previous=NeighbourTitle(chunk=prev.number, title=prev.title) if prev else None,
         next=NeighbourTitle(chunk=nxt.number, title=nxt.title) if nxt else None,
         internal_cuts=internal_cuts(doc, chunk, candidates, stats),

@@ -191,6 +191,8 @@ class SessionTerms:
     elements: Sequence[Element]
     placements: list[IndexPlacement] = field(default_factory=list)  # index, then glossary
     _phrases: PhraseIndex | None = None
+    # A session's terms are asked for again (its analysis context, then its plan entry).
+    _known: dict[tuple[int, int], list[KeyTerm]] = field(default_factory=dict)
 
     def phrases(self) -> PhraseIndex:
         if self._phrases is None:
@@ -200,11 +202,14 @@ class SessionTerms:
     def terms(self, lo: int, hi: int) -> list[KeyTerm]:
         """Key terms of the elements lo..hi (positions, inclusive): the index's, then the
         glossary's it does not repeat, else key phrases."""
-        found: list[KeyTerm] = []
-        for placement in self.placements:
-            seen = {t.term.casefold() for t in found}
-            found += [t for t in placement.terms_in(lo, hi) if t.term.casefold() not in seen]
-        return found or self.phrases().top(lo, hi)
+        known = self._known.get((lo, hi))
+        if known is None:
+            found: list[KeyTerm] = []
+            for placement in self.placements:
+                seen = {t.term.casefold() for t in found}
+                found += [t for t in placement.terms_in(lo, hi) if t.term.casefold() not in seen]
+            known = self._known[lo, hi] = found or self.phrases().top(lo, hi)
+        return list(known)
 
 
 def with_key_terms(plan: Plan, terms: SessionTerms, positions: dict[str, int]) -> Plan:
