@@ -27,7 +27,7 @@ from quire.shared.links import footnote_def, heading_slug, ir_link
 from quire.workers.boundaries.candidates import safe_candidates
 from quire.workers.parse.pdf import parse_pdf_range
 from quire.workers.parse.pdf_links import _annotation_links, _pymupdf_links, by_line, text_under
-from quire.workers.parse.pdf_open import open_pdf_kept
+from quire.workers.parse.pdf_open import open_pdf_kept, pymupdf_module
 from quire.workers.parse.pdf_types import PdfRangeResult
 from quire.workers.verify.report import verify_output
 
@@ -292,3 +292,36 @@ def test_link_text_keeps_reading_order_and_cuts_words() -> None:
     )
     assert text_under(words, (70.0, 98.0, 141.0, 114.0)) == "1.1 历史回顾"
     assert text_under(words, (153.5, 98.0, 167.0, 112.0)) == "3.24"
+
+
+def test_a_numbered_listing_under_a_rule_is_no_footnote_of_a_far_link(tmp_path: Path) -> None:
+    """hycolor's manual: a code listing in small type under a box's bottom rule, its lines
+    numbered (182, 183 ...), reads like notes; the index on a later page links "182" to
+    line 182. A footnote's reference is on the note's page (or the page before), so the
+    index locator is no reference: the listing stays where it was, the index unmarked (it
+    had taken line 182 as its footnote, and its session ran from p. 8 to p. 26)."""
+    p = pymupdf_module()
+    pdf = p.open()
+    listing = [r"182 \def\HyColor@Bookmark#1#2{%", r"183 \HyColor@IfModel{#1}{%", "184 }%"]
+    for n in range(3):
+        page = pdf.new_page(width=595, height=842)
+        for k in range(20):
+            page.insert_text(
+                (72, 90 + 14 * k), f"Body line {k} of page {n + 1} says a little more."
+            )
+    first = pdf[0]
+    first.draw_line((72, 640), (272, 640), width=0.4)  # the box's bottom rule, short
+    for k, line in enumerate(listing):
+        first.insert_text((72, 660 + 11 * k), line, fontsize=8, fontname="cour")
+    last = pdf[2]
+    last.insert_text((72, 420), r"\HyColor@Bookmark . . . . . . . . 182", fontsize=10)
+    hit = last.search_for("182")[0]
+    last.insert_link({"kind": p.LINK_GOTO, "from": hit, "page": 0, "to": p.Point(72, 652)})
+    path = tmp_path / "listing.pdf"
+    pdf.save(path)
+    doc = quire.parse(path)
+    assert not [e for e in doc.elements if e.type == "footnote"]
+    index = next(e for e in doc.elements if "Bookmark . ." in e.text)
+    assert "[^" not in index.text and index.page_first == 3
+    line = next(e for e in doc.elements if r"\def\HyColor@Bookmark" in e.text)
+    assert line.page_first == 1 and line.text.startswith("182")

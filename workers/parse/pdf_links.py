@@ -223,12 +223,14 @@ class Trail:
 
 
 def tie_notes(pages: list[PdfPage], trail: Trail) -> None:
-    """Tell each note which elements link to it (see pdf_footnotes.Note.linked)."""
+    """Tell each note which elements link to it (see pdf_footnotes.Note.linked): only
+    links on its own page or the page before, where its reference mark can be. (An index
+    locator linking to a numbered code line read as a note is no reference to it.)"""
     last = max((p.page for p in pages), default=0)
     for page in pages:
         for link in page.links:
             dst = trail.target(link.page, link.y, last, link.x)
-            if isinstance(dst, Note):
+            if isinstance(dst, Note) and dst.page - 1 <= page.page <= dst.page:
                 # the note with the link's mark, when the point falls between two notes
                 same = [
                     s.item
