@@ -94,3 +94,36 @@ def test_t1_letters_above_127_only_for_a_latin_font() -> None:
 def test_words_without_fonts_are_read_only_where_the_pages_fonts_agree() -> None:
     assert words_decoder({"F1": T1, "F2": T1})("de\x1cnition \xa1") == "definition \xa1"
     assert words_decoder({"F1": T1, "F2": decoder("OT1", OT1_WIDTHS)})("a\x1cb") == "a\x1cb"
+
+
+def math_extension_pdf(path: Path, font: str, codes: str) -> Path:
+    """A line set in a Type 1 font named `font` whose glyph names are cmex10's, with no
+    Unicode map (as TeX writes it): MuPDF can only give the codes."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=300)
+    names = "0 /parenleftbig /parenrightbig 56 /bracelefttp 80 /summationtext 88"
+    names += " /summationdisplay 90 /integraldisplay 112 /radicalbig"
+    font_xref = doc.get_new_xref()
+    doc.update_object(
+        font_xref,
+        f"<< /Type /Font /Subtype /Type1 /BaseFont /{font} /FirstChar 0 /LastChar 127"
+        f" /Widths [{' 500' * 128}] /Encoding << /Differences [{names}] >> >>",
+    )
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {font_xref} 0 R >> >>")
+    text = "".join(f"\\{ord(c):03o}" for c in codes)
+    return save_with_contents(doc, page, [f"BT /F1 10 Tf 40 250 Td ({text}) Tj ET"], path)
+
+
+def test_a_math_extension_fonts_operators_and_delimiters_read_as_symbols(
+    tmp_path: Path,
+) -> None:
+    """cmex10's sums, integrals, roots and delimiters came out as "X", "Z", "p" and
+    control characters; a brace's top piece as a private-use character."""
+    codes = "\x00X\x01Z8Pp"
+    pdf = math_extension_pdf(tmp_path / "cmex.pdf", "CMEX10", codes)
+    assert pymupdf.open(pdf)[0].get_text().strip() == "\x00X\x01Z\uf8f1Pp"  # MuPDF's codes
+    assert parsed_text(pdf) == "(∑)∫⎧∑√"
+    clone = math_extension_pdf(tmp_path / "lm.pdf", "ABCDEF+LMMathExtension10-Regular", codes)
+    assert parsed_text(clone) == "(∑)∫⎧∑√"
+    other = math_extension_pdf(tmp_path / "other.pdf", "MyFont", "XZPp")
+    assert parsed_text(other) == "XZPp"  # any other font keeps its letters
