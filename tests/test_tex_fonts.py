@@ -127,3 +127,14 @@ def test_a_math_extension_fonts_operators_and_delimiters_read_as_symbols(
     assert parsed_text(clone) == "(∑)∫⎧∑√"
     other = math_extension_pdf(tmp_path / "other.pdf", "MyFont", "XZPp")
     assert parsed_text(other) == "XZPp"  # any other font keeps its letters
+
+
+def test_a_picture_mode_fonts_strokes_are_no_text(tmp_path: Path) -> None:
+    """LaTeX's picture environment draws lines and circles with glyphs of line10 and
+    lcircle10; MuPDF gave their codes as control characters in the figure's text."""
+    pdf = math_extension_pdf(tmp_path / "line.pdf", "LINE10", "\x08\x10\x01\x18")
+    with pymupdf.open(pdf) as doc:
+        assert doc[0].get_text().strip() == "\x08\x10\x01\x18"  # MuPDF's codes
+        doc[0].insert_text((40, 100), "The picture above draws a vector.", fontsize=10)
+        doc.save(tmp_path / "picture.pdf")
+    assert parsed_text(tmp_path / "picture.pdf") == "The picture above draws a vector."

@@ -1,6 +1,7 @@
 """A page's TeX bitmap fonts read as text (`tex_encodings` says why and how), its
 ZapfDingbats as symbols (`dingbats`), TeX's math extension fonts as their big operators
-and delimiters (`math_extension`), and Word's Symbol and Wingdings fonts as their
+and delimiters (`math_extension`), LaTeX's picture-mode fonts as nothing
+(`picture_fonts`), and Word's Symbol and Wingdings fonts as their
 characters (`symbol_pua`).
 
 Only pages whose text holds a code such a font would give (a control character, or a
@@ -17,6 +18,8 @@ from typing import Any
 from quire.workers.parse.dingbats import dingbats_decoder, is_dingbats
 from quire.workers.parse.math_extension import DECODER as MATH_EXTENSION
 from quire.workers.parse.math_extension import is_math_extension
+from quire.workers.parse.picture_fonts import DECODER as PICTURE
+from quire.workers.parse.picture_fonts import is_picture_font
 from quire.workers.parse.symbol_pua import pua_decoder
 from quire.workers.parse.tex_encodings import decoder, font_encoding, low_codes
 
@@ -33,11 +36,12 @@ def page_decoders(
     """Decoders by font name for the TeX bitmap fonts of `page` whose encoding is known,
     its ZapfDingbats and its Word Symbol and Wingdings fonts, when its `text` ("dict" or
     "rawdict") holds a code they would misread or a span in ZapfDingbats; and for the
-    math extension fonts its spans are set in."""
+    math extension and picture-mode fonts its spans are set in."""
     spans = _spans(text)
     fonts = {s["font"] for s in spans}
     # (a math extension font's every code is a symbol, "X" for a sum as much as "\x00")
     out = {f: MATH_EXTENSION for f in fonts if is_math_extension(f)}
+    out.update({f: PICTURE for f in fonts if is_picture_font(f)})
     dingbats_spans = any(is_dingbats(f) for f in fonts)  # per font
     if not dingbats_spans and not any(_SUSPECT.search(_span_text(s)) for s in spans):
         return out
@@ -80,7 +84,7 @@ def words_decoder(decoders: dict[str, dict[int, str]]) -> Callable[[str], str]:
         tuple(sorted(low_codes(t).items()))
         for name, t in decoders.items()
         # symbols: no letter of a word is set in them
-        if not is_dingbats(name) and not is_math_extension(name)
+        if not (is_dingbats(name) or is_math_extension(name) or is_picture_font(name))
     }
     if len(tables) != 1:
         return str
