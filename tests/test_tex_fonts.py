@@ -8,7 +8,8 @@ from pathlib import Path
 import pymupdf
 from pdf_samples import parsed_text, save_with_contents
 
-from quire.workers.parse.pdf_tex_fonts import words_decoder
+from quire.workers.parse.pdf_tex_fonts import decode_text, words_decoder
+from quire.workers.parse.picture_fonts import DECODER as PICTURE
 from quire.workers.parse.tex_encodings import T1, decoder, font_encoding
 
 # widths (in 1/100 em) by code of a text font: f, i and l narrow, the rest 50
@@ -138,3 +139,22 @@ def test_a_picture_mode_fonts_strokes_are_no_text(tmp_path: Path) -> None:
         doc[0].insert_text((40, 100), "The picture above draws a vector.", fontsize=10)
         doc.save(tmp_path / "picture.pdf")
     assert parsed_text(tmp_path / "picture.pdf") == "The picture above draws a vector."
+
+
+def test_a_glyph_read_as_nothing_leaves_no_character_behind() -> None:
+    """A "rawdict" line keeps no empty character for a picture font's strokes: the word
+    spacing reads a line character by character (lshort-persian's picture pages fell
+    back to pymupdf4llm, their headers kept, on an empty one)."""
+    chars = [{"c": c, "bbox": (x, 0, x + 5, 10)} for x, c in enumerate("\x08\x10")]
+    text = {
+        "blocks": [
+            {
+                "type": 0,
+                "lines": [
+                    {"spans": [{"font": "LINE10", "chars": chars}, {"font": "F1", "chars": []}]}
+                ],
+            }
+        ]
+    }
+    decode_text(text, {"LINE10": PICTURE})
+    assert text["blocks"][0]["lines"][0]["spans"][0]["chars"] == []

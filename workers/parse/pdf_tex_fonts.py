@@ -73,6 +73,8 @@ def decode_text(text: dict[str, Any], decoders: dict[str, dict[int, str]]) -> No
         if "chars" in span:
             for ch in span["chars"]:
                 ch["c"] = ch["c"].translate(table)
+            # a glyph read as nothing (a picture font's stroke) is no character of the line
+            span["chars"] = [ch for ch in span["chars"] if ch["c"]]
         else:
             span["text"] = span["text"].translate(table)
 
