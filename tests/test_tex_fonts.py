@@ -97,18 +97,30 @@ def test_words_without_fonts_are_read_only_where_the_pages_fonts_agree() -> None
     assert words_decoder({"F1": T1, "F2": decoder("OT1", OT1_WIDTHS)})("a\x1cb") == "a\x1cb"
 
 
-def math_extension_pdf(path: Path, font: str, codes: str) -> Path:
+def math_extension_pdf(
+    path: Path, font: str, codes: str, to_unicode: dict[int, str] | None = None
+) -> Path:
     """A line set in a Type 1 font named `font` whose glyph names are cmex10's, with no
-    Unicode map (as TeX writes it): MuPDF can only give the codes."""
+    Unicode map (as TeX writes it: MuPDF can only give the codes) or with `to_unicode`
+    (code -> text) for some of them, as pdfTeX's glyphtounicode writes one."""
     doc = pymupdf.open()
     page = doc.new_page(width=400, height=300)
     names = "0 /parenleftbig /parenrightbig 56 /bracelefttp 80 /summationtext 88"
     names += " /summationdisplay 90 /integraldisplay 112 /radicalbig"
+    cmap = ""
+    if to_unicode:
+        pairs = "".join(f"<{c:02X}> <{ord(t):04X}>\n" for c, t in to_unicode.items())
+        stream = doc.get_new_xref()
+        doc.update_object(stream, "<<>>")
+        body = "begincmap\n1 begincodespacerange\n<00> <FF>\nendcodespacerange\n"
+        body += f"{len(to_unicode)} beginbfchar\n{pairs}endbfchar\nendcmap\n"
+        doc.update_stream(stream, body.encode())
+        cmap = f" /ToUnicode {stream} 0 R"
     font_xref = doc.get_new_xref()
     doc.update_object(
         font_xref,
         f"<< /Type /Font /Subtype /Type1 /BaseFont /{font} /FirstChar 0 /LastChar 127"
-        f" /Widths [{' 500' * 128}] /Encoding << /Differences [{names}] >> >>",
+        f" /Widths [{' 500' * 128}] /Encoding << /Differences [{names}] >>{cmap} >>",
     )
     doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {font_xref} 0 R >> >>")
     text = "".join(f"\\{ord(c):03o}" for c in codes)
@@ -128,6 +140,16 @@ def test_a_math_extension_fonts_operators_and_delimiters_read_as_symbols(
     assert parsed_text(clone) == "(∑)∫⎧∑√"
     other = math_extension_pdf(tmp_path / "other.pdf", "MyFont", "XZPp")
     assert parsed_text(other) == "XZPp"  # any other font keeps its letters
+
+
+def test_a_math_extension_fonts_own_unicode_map_is_kept(tmp_path: Path) -> None:
+    """pdfTeX's glyphtounicode maps some cmex10 glyphs ("(" for parenleftbig) and not
+    others: the mapped characters stay, though "(" is also cmex10's code of a big brace,
+    and the unmapped codes are read as symbols."""
+    mapped = {0: "(", 1: ")", 0x7B: "{"}
+    pdf = math_extension_pdf(tmp_path / "map.pdf", "CMEX10", "\x00X\x01", to_unicode=mapped)
+    assert pymupdf.open(pdf)[0].get_text().strip() == "(X)"  # the map, then a code
+    assert parsed_text(pdf) == "(∑)"
 
 
 def test_a_picture_mode_fonts_strokes_are_no_text(tmp_path: Path) -> None:

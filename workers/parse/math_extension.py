@@ -38,7 +38,48 @@ _SYMBOL_PIECES = {
 DECODER: dict[int, str] = {**dict(enumerate(OMX)), **_SYMBOL_PIECES}
 del DECODER[32]
 
+_BFCHAR = re.compile(rb"beginbfchar(.*?)endbfchar", re.DOTALL)
+_BFRANGE = re.compile(rb"beginbfrange(.*?)endbfrange", re.DOTALL)
+_RANGE = re.compile(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*(\[[^\]]*\]|<[0-9A-Fa-f]*>)")
+_HEX = re.compile(rb"<([0-9A-Fa-f]*)>")
+
 
 def is_math_extension(font: str) -> bool:
     """Is `font` (a span's font name, as MuPDF may shorten it) a math extension font?"""
     return _FAMILY.fullmatch(font.split("+")[-1]) is not None
+
+
+def decoder(to_unicode: bytes | None) -> dict[int, str]:
+    """The decoder of a math extension font with the ToUnicode map `to_unicode` (None:
+    it has none). A map often names only some glyphs (pdfTeX's glyphtounicode: "(" for
+    parenleftbig, nothing for summationdisplay): MuPDF reads those as the map says and the
+    rest as codes, so a character the map can give ("(", "{") is left as it is, and only
+    the others are read as codes."""
+    if to_unicode is None:
+        return DECODER
+    given = cmap_characters(to_unicode)
+    return {code: symbol for code, symbol in DECODER.items() if chr(code) not in given}
+
+
+def cmap_characters(cmap: bytes) -> set[str]:
+    """Every character a ToUnicode CMap can give (its bfchar and bfrange targets)."""
+    targets: list[str] = []
+    for body in _BFCHAR.findall(cmap):
+        targets += [_utf16(h) for h in _HEX.findall(body)[1::2]]
+    for body in _BFRANGE.findall(cmap):
+        for lo, hi, dst in _RANGE.findall(body):
+            if dst.startswith(b"["):
+                targets += [_utf16(h) for h in _HEX.findall(dst)]
+                continue
+            first = _utf16(dst[1:-1])
+            if not first:
+                continue
+            span = min(int(hi, 16) - int(lo, 16), 0xFFFF)
+            last = ord(first[-1])
+            targets += [first[:-1] + chr(last + i) for i in range(span + 1) if last + i < 0x110000]
+    return {c for t in targets for c in t}
+
+
+def _utf16(hex_digits: bytes) -> str:
+    raw = bytes.fromhex(hex_digits.decode().ljust(len(hex_digits) + len(hex_digits) % 2, "0"))
+    return raw.decode("utf-16-be", errors="replace")

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from quire.workers.parse.dingbats import dingbats_decoder, is_dingbats
-from quire.workers.parse.math_extension import DECODER as MATH_EXTENSION
+from quire.workers.parse.math_extension import decoder as math_extension_decoder
 from quire.workers.parse.math_extension import is_math_extension
 from quire.workers.parse.picture_fonts import DECODER as PICTURE
 from quire.workers.parse.picture_fonts import is_picture_font
@@ -40,7 +40,7 @@ def page_decoders(
     spans = _spans(text)
     fonts = {s["font"] for s in spans}
     # (a math extension font's every code is a symbol, "X" for a sum as much as "\x00")
-    out = {f: MATH_EXTENSION for f in fonts if is_math_extension(f)}
+    out = _math_extension_decoders(doc, page, [f for f in fonts if is_math_extension(f)], cache)
     out.update({f: PICTURE for f in fonts if is_picture_font(f)})
     dingbats_spans = any(is_dingbats(f) for f in fonts)  # per font
     if not dingbats_spans and not any(_SUSPECT.search(_span_text(s)) for s in spans):
@@ -58,6 +58,30 @@ def page_decoders(
         table = cache[xref]
         if table is not None:
             out[plain if dingbats else name] = table
+    return out
+
+
+def _math_extension_decoders(
+    doc: Any, page: Any, names: list[str], cache: FontCache
+) -> dict[str, dict[int, str]]:
+    """Decoders of the page's math extension fonts by the names its spans give them (a
+    font's name, or its start: MuPDF shortens long ones); where one name stands for
+    several fonts, the decoder that changes least."""
+    out: dict[str, dict[int, str]] = {}
+    if not names:
+        return out
+    for xref, _ext, _kind, font, *_ in page.get_fonts():
+        plain = font.split("+")[-1]
+        for name in names:
+            if xref <= 0 or not plain.startswith(name):
+                continue
+            if xref not in cache:
+                kind, value = doc.xref_get_key(xref, "ToUnicode")
+                cmap = doc.xref_stream(int(value.split()[0])) if kind == "xref" else None
+                cache[xref] = math_extension_decoder(cmap)
+            table = cache[xref] or {}
+            if name not in out or len(table) < len(out[name]):
+                out[name] = table
     return out
 
 
