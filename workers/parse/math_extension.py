@@ -58,7 +58,8 @@ def decoder(to_unicode: bytes | None) -> dict[int, str]:
     if to_unicode is None:
         return DECODER
     given = cmap_characters(to_unicode)
-    return {code: symbol for code, symbol in DECODER.items() if chr(code) not in given}
+    # (a private-use piece is one whichever way it came)
+    return {c: v for c, v in DECODER.items() if c in _SYMBOL_PIECES or chr(c) not in given}
 
 
 def cmap_characters(cmap: bytes) -> set[str]:
