@@ -12,7 +12,7 @@ xref for the whole range.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from quire.workers.parse.dingbats import dingbats_decoder, is_dingbats
@@ -23,7 +23,9 @@ from quire.workers.parse.picture_fonts import is_picture_font
 from quire.workers.parse.symbol_pua import pua_decoder
 from quire.workers.parse.tex_encodings import decoder, font_encoding, low_codes
 
-FontCache = dict[int, dict[int, str] | None]  # font xref -> its decoder (None: leave it)
+# A `str.translate` table for a font's text (None: the character is dropped).
+Decoder = Mapping[int, str | None]
+FontCache = dict[int, Decoder | None]  # font xref -> its decoder (None: leave it)
 
 _SUSPECT = re.compile(r"[\x00-\x1f\x7f-\xbf\xd7\xdf\xf7\xff\uf020-\uf0ff]")
 _UNNAMED = re.compile(r"/(?!a\d+\b|\.notdef\b|Type\b|Encoding\b|Differences\b)\w")
@@ -32,20 +34,25 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d*)?|-?\.\d+")
 
 def page_decoders(
     doc: Any, page: Any, text: dict[str, Any], cache: FontCache
-) -> dict[str, dict[int, str]]:
+) -> dict[str, Decoder]:
     """Decoders by font name for the TeX bitmap fonts of `page` whose encoding is known,
     its ZapfDingbats and its Word Symbol and Wingdings fonts, when its `text` ("dict" or
     "rawdict") holds a code they would misread or a span in ZapfDingbats; and for the
     math extension and picture-mode fonts its spans are set in."""
     spans = _spans(text)
     fonts = {s["font"] for s in spans}
+    out: dict[str, Decoder] = {f: PICTURE for f in fonts if is_picture_font(f)}
     # (a math extension font's every code is a symbol, "X" for a sum as much as "\x00")
-    out = _math_extension_decoders(doc, page, [f for f in fonts if is_math_extension(f)], cache)
-    out.update({f: PICTURE for f in fonts if is_picture_font(f)})
+    math = [f for f in fonts if is_math_extension(f)]
     dingbats_spans = any(is_dingbats(f) for f in fonts)  # per font
-    if not dingbats_spans and not any(_SUSPECT.search(_span_text(s)) for s in spans):
+    suspect = dingbats_spans or any(_SUSPECT.search(_span_text(s)) for s in spans)
+    if not math and not suspect:
         return out
-    for xref, _ext, kind, name, *_ in page.get_fonts():
+    page_fonts = page.get_fonts()
+    out.update(_math_extension_decoders(doc, page_fonts, math, cache))
+    if not suspect:
+        return out
+    for xref, _ext, kind, name, *_ in page_fonts:
         plain = name.split("+")[-1]  # as a span names it: without the subset prefix
         dingbats = kind == "Type1" and is_dingbats(name)
         symbols = pua_decoder(name)  # Word's Symbol and Wingdings
@@ -62,15 +69,13 @@ def page_decoders(
 
 
 def _math_extension_decoders(
-    doc: Any, page: Any, names: list[str], cache: FontCache
-) -> dict[str, dict[int, str]]:
-    """Decoders of the page's math extension fonts by the names its spans give them (a
-    font's name, or its start: MuPDF shortens long ones); where one name stands for
-    several fonts, the decoder that changes least."""
-    out: dict[str, dict[int, str]] = {}
-    if not names:
-        return out
-    for xref, _ext, _kind, font, *_ in page.get_fonts():
+    doc: Any, page_fonts: list[Any], names: list[str], cache: FontCache
+) -> dict[str, Decoder]:
+    """Decoders of the page's math extension fonts (`page_fonts`: its `get_fonts()`) by
+    the names its spans give them (a font's name, or its start: MuPDF shortens long ones);
+    where one name stands for several fonts, the decoder that changes least."""
+    out: dict[str, Decoder] = {}
+    for xref, _ext, _kind, font, *_ in page_fonts:
         plain = font.split("+")[-1]
         for name in names:
             if xref <= 0 or not plain.startswith(name):
@@ -85,7 +90,7 @@ def _math_extension_decoders(
     return out
 
 
-def decode_text(text: dict[str, Any], decoders: dict[str, dict[int, str]]) -> None:
+def decode_text(text: dict[str, Any], decoders: dict[str, Decoder]) -> None:
     """Rewrite in place the spans of `text` ("dict": their text; "rawdict": their
     characters) set in a font of `decoders`."""
     if not decoders:  # nearly every page: no TeX bitmap font to read
@@ -103,7 +108,7 @@ def decode_text(text: dict[str, Any], decoders: dict[str, dict[int, str]]) -> No
             span["text"] = span["text"].translate(table)
 
 
-def words_decoder(decoders: dict[str, dict[int, str]]) -> Callable[[str], str]:
+def words_decoder(decoders: dict[str, Decoder]) -> Callable[[str], str]:
     """For text read without its fonts (a page's words: table cells, link texts): the
     control characters the page's TeX fonts agree on, or no change when they differ."""
     tables = {

@@ -83,7 +83,7 @@ def decoder(encoding: Encoding, widths: Mapping[int, float]) -> dict[int, str]:
     return table
 
 
-def low_codes(table: Mapping[int, str]) -> dict[int, str]:
+def low_codes(table: Mapping[int, str | None]) -> dict[int, str | None]:
     """The part of a decoder below 32: control characters only, so safe to apply to text
     whose font is unknown (a page's words, for table cells and link texts)."""
     return {k: v for k, v in table.items() if k < 32}

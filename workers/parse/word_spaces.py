@@ -47,7 +47,7 @@ from dataclasses import replace
 from typing import Any
 
 from quire.workers.parse.glyphs import expand_glyphs
-from quire.workers.parse.pdf_tex_fonts import decode_text
+from quire.workers.parse.pdf_tex_fonts import Decoder, decode_text
 from quire.workers.parse.pdf_types import Row
 
 # five or more tokens of one or two letters (kerned pairs such as "LT" come out joined)
@@ -143,7 +143,7 @@ def with_spaces(text: str, pattern: re.Pattern[str], at: list[int]) -> list[tupl
 
 
 def fix_word_spaces(
-    rows: list[Row], page: Any, textpage: Any, decoders: dict[str, dict[int, str]] | None = None
+    rows: list[Row], page: Any, textpage: Any, decoders: dict[str, Decoder] | None = None
 ) -> list[Row]:
     """`rows` (a page's lines, from its "dict" text) with letter-spaced runs read as words
     and missing word spaces put back, from the same text page's "rawdict" (read through
