@@ -16,6 +16,7 @@ from quire.workers.parse.accents import compose_accents
 from quire.workers.parse.glyphs import expand_glyphs
 from quire.workers.parse.pdf_open import text_flags
 from quire.workers.parse.pdf_types import PdfBlock, round_box
+from quire.workers.parse.table_chars import lean_table_chars
 
 # Stroked rulings only, as pymupdf4llm does. ("lines" also takes filled rectangles as
 # rulings; on this corpus that adds no real table, only coloured boxes such as beamer's
@@ -102,7 +103,8 @@ def find_tables(
     """The ruled tables of `page` (`decode`: its words' text as the page's rows read it)."""
     if not _has_grid(paths):
         return []
-    found = page.find_tables(strategy=TABLE_STRATEGY, use_layout=False)
+    with lean_table_chars(page):
+        found = page.find_tables(strategy=TABLE_STRATEGY, use_layout=False)
     tables: list[PdfBlock] = []
     words: list[Any] | None = None
     for tab in found.tables:
