@@ -27,3 +27,18 @@ def test_text_found_only_inside_a_word_is_still_linked() -> None:
     # a box over part of a word (its first line's part of a name broken across lines)
     text = _linked("the Fontspec package", ("Font", "el-000009"))
     assert text == "the [Font](#el-000009)spec package"
+
+
+def test_a_link_over_a_symbol_fonts_letters_is_found_as_the_words_read_them() -> None:
+    # the text under a link is MuPDF's words ("CTEX"); the paragraph reads msbm's ℂ
+    assert _linked("the ℂTEX forum", ("CTEX", "el-000004")) == "the [ℂTEX](#el-000004) forum"
+    # only where the words' text is found nowhere as it is: latexsym's □ (read "2" by
+    # the words) is no page number "2"
+    assert _linked("□ see page 2", ("2", "el-000005")) == "□ see page [2](#el-000005)"
+    lines = ["numbers", "the sets ℕ and ℝ"]
+    items = make_element("list", "\n".join(lines), 1, id="el-000001", items=lines)
+    found = [Link(0, "R", "el-000007", (0,))]
+    assert apply_links([items], found, LinkStats())[0].items == [
+        "numbers",
+        "the sets ℕ and [ℝ](#el-000007)",
+    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
-from pdf_samples import parsed_text, save_with_contents
+from pdf_samples import parse_document, parsed_text, save_with_contents
 
 from quire.workers.parse.pdf_tex_fonts import decode_text, words_decoder
 from quire.workers.parse.picture_fonts import DECODER as PICTURE
@@ -180,3 +180,37 @@ def test_a_glyph_read_as_nothing_leaves_no_character_behind() -> None:
     }
     decode_text(text, {"LINE10": PICTURE})
     assert text["blocks"][0]["lines"][0]["spans"][0]["chars"] == []
+
+
+def test_blackboard_bold_and_latexsym_read_as_their_symbols(tmp_path: Path) -> None:
+    """msbm draws ℝ as glyph "R" (and \\shortmid at code 0x70, read "p"); latexsym's lasy
+    has no standard names, so its □ came out as "2" and its triangles as control
+    characters. Their own Unicode map (glyphtounicode's "R" for R) does not make them
+    letters."""
+    pdf = math_extension_pdf(tmp_path / "msbm.pdf", "ABCDEF+MSBM10", "RZNkp")
+    assert pymupdf.open(pdf)[0].get_text().strip() == "RZNkp"  # MuPDF's reading
+    assert parsed_text(pdf) == "ℝℤℕ𝕜∣"
+    mapped = math_extension_pdf(tmp_path / "map.pdf", "MSBM7", "CQ", to_unicode={67: "C"})
+    assert parsed_text(mapped) == "ℂℚ"
+    lasy = math_extension_pdf(tmp_path / "lasy.pdf", "LASY10", "\x01\x0323;<")
+    assert pymupdf.open(lasy)[0].get_text().strip() == "\x01\x0323;<"
+    assert parsed_text(lasy) == "◁▷□◇↝⊏"
+    other = math_extension_pdf(tmp_path / "other.pdf", "MSBMX", "RZ23")
+    assert parsed_text(other) == "RZ23"  # a font of another name keeps its letters
+
+
+def test_a_link_over_blackboard_bold_still_leads_to_its_target(tmp_path: Path) -> None:
+    """The text under a link comes from the page's words, which read ℝℤ as "RZ": the
+    link is still found in the paragraph that now reads ℝℤ (ctex-faq's 21 links over
+    its ℂTEX logo were lost without this)."""
+    pdf = math_extension_pdf(tmp_path / "msbm.pdf", "MSBM10", "RZ")
+    with pymupdf.open(pdf) as doc:
+        target = doc.new_page(width=400, height=300)
+        target.insert_text((40, 60), "Number sets", fontsize=16, fontname="hebo")
+        target.insert_text((40, 100), "The integers and the reals are defined here.")
+        box = pymupdf.Rect(doc[0].get_text("words")[0][:4])  # MuPDF's word "RZ"
+        doc[0].insert_link({"kind": pymupdf.LINK_GOTO, "from": box, "page": 1})
+        doc.save(tmp_path / "linked.pdf")
+    elements = parse_document(tmp_path / "linked.pdf").document.elements
+    heading = next(e for e in elements if e.type == "heading")
+    assert elements[0].text == f"[ℝℤ](#{heading.id})"

@@ -21,6 +21,7 @@ from quire.shared.ir import Element
 from quire.shared.links import ir_link
 from quire.shared.text import count_words, normalize, text_hash
 from quire.workers.parse.pdf_hyphens import JOIN
+from quire.workers.parse.tex_symbols import AS_READ
 
 LINKABLE = frozenset({"paragraph", "caption", "list", "footnote", "table"})
 _PROTECTED = re.compile(r"\[\^[^\]\s]+\](?::)?|\[[^\]]*\]\(#el-\d+\)")
@@ -96,15 +97,19 @@ def _link_items(items: list[str], group: list[Link], stats: LinkStats) -> list[s
     link per target and item (a contents entry links its title, not its page number too)."""
     out = list(items)
     compact = [_compact(t) for t in items]
+    folded = [t.translate(AS_READ) for t in compact]  # see `_link_text`
     pending: list[list[Link]] = [[] for _ in items]
     at = 0
 
-    def room(j: int, needle: str) -> bool:  # an occurrence in item j not yet taken
-        return compact[j].count(needle) > sum(_compact(lk.text) == needle for lk in pending[j])
+    def room(j: int, needle: str, texts: list[str]) -> bool:  # an occurrence not yet taken
+        return texts[j].count(needle) > sum(_compact(lk.text) == needle for lk in pending[j])
 
     for link in group:
         needle = _compact(link.text)
-        hit = next((j for j in [*range(at, len(items)), *range(at)] if room(j, needle)), None)
+        order = [*range(at, len(items)), *range(at)]
+        hit = next((j for j in order if room(j, needle, compact)), None)
+        if hit is None:
+            hit = next((j for j in order if room(j, needle.translate(AS_READ), folded)), None)
         if hit is None or not needle:
             stats.miss("text not found")
             continue
@@ -164,6 +169,7 @@ def _link_text(text: str, group: list[Link], stats: LinkStats, *, dedupe: bool) 
     occurrence already inside a link or a footnote mark is passed over."""
     keep = [i for i, c in enumerate(text) if not c.isspace()]
     compact = "".join(text[i] for i in keep).replace(JOIN, "-")  # as `_compact` reads it
+    folded = compact.translate(AS_READ)  # one character for one: `keep` still holds
     taken: list[tuple[int, int, str]] = [
         (m.start(), m.end(), "") for m in _PROTECTED.finditer(text)
     ]
@@ -175,6 +181,9 @@ def _link_text(text: str, group: list[Link], stats: LinkStats, *, dedupe: bool) 
             stats.hit()  # the entry already leads there
             continue
         found = _free(text, compact, keep, needle, cursor, taken)
+        if found == "" and folded != compact:
+            # the link's text is the page's words, which read TeX's symbol fonts' ℝ as "R"
+            found = _free(text, folded, keep, needle.translate(AS_READ), cursor, taken)
         if isinstance(found, str):
             if found == link.target:
                 stats.hit()  # a second box over text that already leads there

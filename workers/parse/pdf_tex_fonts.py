@@ -1,8 +1,8 @@
 """A page's TeX bitmap fonts read as text (`tex_encodings` says why and how), its
 ZapfDingbats as symbols (`dingbats`), TeX's math extension fonts as their big operators
 and delimiters (`math_extension`), LaTeX's picture-mode fonts as nothing
-(`picture_fonts`), and Word's Symbol and Wingdings fonts as their
-characters (`symbol_pua`).
+(`picture_fonts`), AMS blackboard bold and latexsym as their symbols (`tex_symbols`), and
+Word's Symbol and Wingdings fonts as their characters (`symbol_pua`).
 
 Only pages whose text holds a code such a font would give (a control character, or a
 Latin-1 letter T1 reads otherwise) look at their fonts; a font's decision is cached by its
@@ -22,6 +22,7 @@ from quire.workers.parse.picture_fonts import DECODER as PICTURE
 from quire.workers.parse.picture_fonts import is_picture_font
 from quire.workers.parse.symbol_pua import pua_decoder
 from quire.workers.parse.tex_encodings import decoder, font_encoding, low_codes
+from quire.workers.parse.tex_symbols import symbol_font_decoder
 
 # A `str.translate` table for a font's text (None: the character is dropped).
 Decoder = Mapping[int, str | None]
@@ -38,10 +39,10 @@ def page_decoders(
     """Decoders by font name for the TeX bitmap fonts of `page` whose encoding is known,
     its ZapfDingbats and its Word Symbol and Wingdings fonts, when its `text` ("dict" or
     "rawdict") holds a code they would misread or a span in ZapfDingbats; and for the
-    math extension and picture-mode fonts its spans are set in."""
+    math extension, picture-mode and symbol fonts its spans are set in."""
     spans = _spans(text)
     fonts = {s["font"] for s in spans}
-    out: dict[str, Decoder] = {f: PICTURE for f in fonts if is_picture_font(f)}
+    out: dict[str, Decoder] = {f: d for f in fonts if (d := _fixed_decoder(f)) is not None}
     # (a math extension font's every code is a symbol, "X" for a sum as much as "\x00")
     math = [f for f in fonts if is_math_extension(f)]
     dingbats_spans = any(is_dingbats(f) for f in fonts)  # per font
@@ -115,12 +116,17 @@ def words_decoder(decoders: dict[str, Decoder]) -> Callable[[str], str]:
         tuple(sorted(low_codes(t).items()))
         for name, t in decoders.items()
         # symbols: no letter of a word is set in them
-        if not (is_dingbats(name) or is_math_extension(name) or is_picture_font(name))
+        if not (is_dingbats(name) or is_math_extension(name) or _fixed_decoder(name))
     }
     if len(tables) != 1:
         return str
     low = dict(tables.pop())
     return lambda s: s.translate(low)
+
+
+def _fixed_decoder(font: str) -> Decoder | None:
+    """The decoder of a font whose every code is known from its name alone."""
+    return PICTURE if is_picture_font(font) else symbol_font_decoder(font)
 
 
 def _spans(text: dict[str, Any]) -> list[dict[str, Any]]:
