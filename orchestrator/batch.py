@@ -291,12 +291,14 @@ def _as_item(p: DocProgress, item: BatchItem) -> DocProgress:
 
 class ProgressReader:
     """Reads documents' progress; caches what cannot change any more (stopped documents,
-    DOCX page estimates) so polling a big batch stays cheap."""
+    DOCX page estimates) and what has not changed (a document at the revision it was read
+    at) so polling a big batch stays cheap."""
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self._final: dict[str, DocProgress] = {}
         self._pages: dict[str, int] = {}
+        self._seen: dict[str, tuple[int, DocProgress]] = {}  # doc_id -> (revision, progress)
 
     def _docx_pages(self, s: Job) -> int | None:
         if s.doc_id in self._pages:
@@ -342,7 +344,12 @@ class ProgressReader:
             )
         if item.doc_id in self._final:
             return _as_item(self._final[item.doc_id], item)
-        s = self.rt.repo.load(item.doc_id)
+        # a document waiting or between commits reads as it did at its last revision
+        rev = self.rt.repo.current_revision(item.doc_id)
+        seen = self._seen.get(item.doc_id)
+        if seen is not None and seen[0] == rev:
+            return _as_item(seen[1], item)
+        s = self.rt.repo.load(item.doc_id, rev)
         pages = s.page_count if s.source_format == "pdf" else self._docx_pages(s)
         p = DocProgress(
             name=s.source_name,  # the file it was read from (`_as_item` names the item)
@@ -359,6 +366,7 @@ class ProgressReader:
             p.seconds = round(self.rt.repo.processing_seconds(s), 2)
             if s.state != "awaiting_decision":
                 self._final[s.doc_id] = p
+        self._seen[s.doc_id] = (rev, p)
         return _as_item(p, item)
 
     def report(self, record: BatchRecord) -> BatchReport:
