@@ -158,6 +158,8 @@ class IndexEntry(_Model):
 
 def ascii_digits(text: str) -> str:
     """Digits of any script as ASCII ("۱۲" -> "12")."""
+    if text.isascii():
+        return text
     return "".join(str(unicodedata.digit(c)) if c.isdigit() else c for c in text)
 
 

@@ -22,7 +22,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -86,6 +86,7 @@ _PERSIAN_ONLY = frozenset("پچژگکی")
 _ARABIC_ONLY = frozenset("يك")  # Arabic yeh / kaf, written ی / ک in Persian
 
 
+@cache  # one character: a book has a few thousand distinct ones
 def is_arabic(c: str) -> bool:
     o = ord(c)
     return any(lo <= o <= hi for lo, hi in _ARABIC_RANGES)
@@ -102,18 +103,19 @@ class ScriptCounts:
         return self.arabic + self.latin + self.other
 
 
+@cache
+def _script(c: str) -> int:
+    """0: not a letter; 1: Arabic script; 2: Latin or Greek; 3: another script."""
+    if not c.isalpha():
+        return 0
+    if is_arabic(c):
+        return 1
+    return 2 if unicodedata.name(c, "").startswith(("LATIN", "GREEK")) else 3
+
+
 def script_counts(text: str) -> ScriptCounts:
-    arabic = latin = other = 0
-    for c in text:
-        if not c.isalpha():
-            continue
-        if is_arabic(c):
-            arabic += 1
-        elif unicodedata.name(c, "").startswith(("LATIN", "GREEK")):
-            latin += 1
-        else:
-            other += 1
-    return ScriptCounts(arabic, latin, other)
+    scripts = [_script(c) for c in text]
+    return ScriptCounts(scripts.count(1), scripts.count(2), scripts.count(3))
 
 
 def persian_problem(text: str) -> str | None:

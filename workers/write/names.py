@@ -11,6 +11,7 @@ two) and MAX_SLUG_BYTES bytes. A title with no letter left falls back to `sectio
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -77,6 +78,7 @@ def _cut(slug: str, max_cols: int) -> str:
     return cut.strip("-")
 
 
+@functools.lru_cache(maxsize=4096)  # every chunk's links name every chunk's file
 def slugify(title: str, max_len: int = MAX_SLUG) -> str:
     """The slug of `title` (letters and digits of any script and "-", at most `max_len`
     columns), or "" if nothing useful is left."""
