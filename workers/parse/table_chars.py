@@ -35,8 +35,10 @@ def _x0(item: dict[str, Any]) -> float:
 def _make_chars(page: Any, clip: Any = None) -> Any:
     """PyMuPDF's `make_chars` (fill the finder's CHARS, return the text page it read)."""
     assert _full_make_chars is not None
+    if not _LEAN.get():
+        return _full_make_chars(page, clip)
     a, b, c, d, _e, f = page.transformation_matrix
-    if not _LEAN.get() or (a, b, c, d) != (1, 0, 0, -1):
+    if (a, b, c, d) != (1, 0, 0, -1):
         return _full_make_chars(page, clip)
     table = pymupdf_module().table
     chars = table.CHARS._list() if hasattr(table.CHARS, "_list") else table.CHARS
