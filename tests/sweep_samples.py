@@ -712,3 +712,76 @@ def build_fop_table(path: Path, described: bool = True) -> Path:
     doc.set_toc([[1, "Check Formats", 1]])
     doc.save(path)
     return path
+
+
+# A thesis set two-sided: every chapter opens on a right-hand page without a header, a
+# blank page closes a chapter that ends on a right-hand page, and the left-hand pages carry
+# the header (sample-doctor's "东南大学博士学位论文"): between two blank pages, a left page's
+# nearest headers are four pages away.
+THESIS_HEADER = "Doctoral Thesis of Southeast University"
+THESIS_PAGES = "OHOHOHOBOHOBOHOH"  # O: chapter opening, H: left page with header, B: blank
+THESIS_CHAPTERS = ["Abstract", "Background", "Introduction", "Methods", "Results", "Discussion"]
+THESIS_CHAPTERS += ["Conclusions", "Acknowledgements"]
+
+
+def build_blank_page_thesis(path: Path) -> Path:
+    doc = pymupdf.open()
+    toc: list[list[Any]] = []
+    for kind in THESIS_PAGES:
+        page = doc.new_page(width=W, height=H)
+        n = page.number + 1
+        if kind == "B":
+            continue
+        y = 90.0
+        if kind == "O":
+            title = THESIS_CHAPTERS[len(toc)]
+            toc.append([1, title, n])
+            page.insert_text((LEFT, 140), title, fontsize=16, fontname="hebo")
+            y = 180.0
+        else:
+            page.insert_text((LEFT, 50), THESIS_HEADER, fontsize=9, fontname="helv")
+        for i in range(20):
+            line = f"Paragraph {n}.{i} argues step {i} of the case made on page {n} at length."
+            page.insert_text((LEFT, y + 22 * i), line, fontsize=10, fontname="helv")
+        page.insert_text((W / 2, H - 40), str(n), fontsize=9, fontname="helv")
+    doc.set_toc(toc)
+    doc.save(path)
+    return path
+
+
+# A Spanish book whose bookmarks keep babel's English names: the entry "Index" points at
+# the page titled "Índice alfabético", just above the bold letter group "Símbolos" (lshort-cs:
+# "Index" over "Rejstřík" and "Symboly"; lshort-a4, pt-lshort: "Índice", "Symbols").
+LOCAL_INDEX_TITLE = "Índice alfabético"
+LOCAL_INDEX_GROUP = "Símbolos"
+
+
+def build_localised_index(path: Path, chapters: int = 3, pages: int = 6) -> Path:
+    doc = pymupdf.open()
+    toc: list[list[Any]] = []
+    for c in range(1, chapters + 1):
+        for k in range(pages):
+            page = doc.new_page(width=W, height=H)
+            y = 90.0
+            if k == 0:
+                title = f"{c} Capítulo sobre el tema {c}"
+                toc.append([1, title, page.number + 1])
+                page.insert_text((LEFT, y), title, fontsize=16, fontname="hebo")
+                y += 40
+            for i in range(24):
+                line = f"Esta frase {i} del capítulo {c} explica la página {k} con cuidado."
+                page.insert_text((LEFT, y + 22 * i), line, fontsize=10, fontname="helv")
+    page = doc.new_page(width=W, height=H)
+    page.insert_text((LEFT, 100), LOCAL_INDEX_TITLE, fontsize=20, fontname="hebo")
+    page.insert_text((LEFT, 150), LOCAL_INDEX_GROUP, fontsize=10, fontname="hebo")
+    for i in range(30):
+        entry = f"\\orden{chr(97 + i % 26)}{i}, {2 + i % 17}, {3 + i % 11}"
+        page.insert_text((LEFT, 170 + 18 * i), entry, fontsize=10, fontname="helv")
+    # the bookmark's target: the index's anchor, at the letter group under the title
+    index_page = page.number + 1
+    toc.append(
+        [1, "Index", index_page, {"kind": pymupdf.LINK_GOTO, "to": pymupdf.Point(LEFT, 140)}]
+    )
+    doc.set_toc(toc)
+    doc.save(path)
+    return path

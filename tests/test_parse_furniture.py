@@ -23,6 +23,8 @@ from sweep_samples import (
     JOURNAL_FOOTER,
     JOURNAL_PAGES,
     LISTING,
+    LOCAL_INDEX_GROUP,
+    LOCAL_INDEX_TITLE,
     NOTE,
     NUMBERED_PARAGRAPHS,
     PADDED_HEADER,
@@ -33,11 +35,14 @@ from sweep_samples import (
     SLIDE_TITLE,
     SYNOPSIS_PAGES,
     TEXT_NUMBER,
+    THESIS_HEADER,
+    THESIS_PAGES,
     TYPEWRITER_CHAPTERS,
     TYPEWRITER_CODE_FOOT,
     WARNING,
     ZH_BREAK_START,
     build_banner_headers,
+    build_blank_page_thesis,
     build_captioned_boxes,
     build_chapter_folios,
     build_cjk_headers,
@@ -46,6 +51,7 @@ from sweep_samples import (
     build_framed_slides,
     build_journal_pages,
     build_line_numbered,
+    build_localised_index,
     build_long_listing,
     build_padded_headers,
     build_raised_folios,
@@ -60,6 +66,7 @@ from sweep_samples import (
 
 from quire.shared.ir import Document
 from quire.workers.boundaries import safe_candidates
+from quire.workers.boundaries.matter import find_matter
 from quire.workers.parse import parse_document
 from quire.workers.parse.glyphs import expand_glyphs
 
@@ -103,6 +110,28 @@ def test_a_header_naming_a_one_page_section_is_removed(tmp_path: Path) -> None:
     headers = [r for r in doc.removed if r.kind == "header"]
     assert sorted(r.page for r in headers) == list(range(1, doc.page_count + 1))
     assert [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"] == titles
+
+
+def test_a_left_page_header_between_two_blank_pages_is_removed(tmp_path: Path) -> None:
+    # sample-doctor: pp. 16 and 20 are blank, 17 and 19 open chapters without a header, so
+    # p. 18's header recurs on no page within two; its side of the spread carries it four
+    # pages away, past each blank page
+    doc = parse_document(build_blank_page_thesis(tmp_path / "thesis.pdf")).document
+    assert [e.page_first for e in doc.elements if THESIS_HEADER in e.text] == []
+    removed = sorted(r.page for r in doc.removed if r.kind == "header")
+    assert removed == [n for n, kind in enumerate(THESIS_PAGES, 1) if kind == "H"]
+
+
+def test_a_bookmark_in_english_takes_the_localised_title_of_its_matter(tmp_path: Path) -> None:
+    # lshort-cs: the bookmark "Index" points at "Rejstřík", over the bold letter group
+    # "Symboly", which was taken for the title: the index was read as a chapter
+    doc = parse_document(build_localised_index(tmp_path / "index.pdf")).document
+    heads = [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"]
+    assert heads[-1] == LOCAL_INDEX_TITLE and LOCAL_INDEX_GROUP not in heads
+    regions = find_matter(doc)
+    assert [(r.kind, r.label, r.page_first) for r in regions] == [
+        ("back_matter", "index", doc.page_count)
+    ]
 
 
 def test_a_clipped_drawing_counts_where_it_shows(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from quire.shared.ir import TITLE_PAGES_AFTER_ENTRY, OutlineEntry
 from quire.shared.text import HANGUL, NUMBER_WORD, is_cjk
+from quire.workers.boundaries.matter_titles import title_matters
 from quire.workers.parse.pdf_contents import is_entry_block
 from quire.workers.parse.pdf_extract import list_marker
 from quire.workers.parse.pdf_types import PdfBlock
@@ -280,6 +281,11 @@ def match_outline(
             pb.headings[i] = Heading(level, "outline")
             continue
         pos = _below_target(pb, y, body) if y is not None else None
+        named = _names_same_matter(pb, entry.title, y, body)
+        if named is not None and (pos is None or not title_matters(pb.blocks[pos].lines[0])):
+            _split(pb, named, 1)
+            pb.headings[named] = Heading(level, "outline")
+            continue
         if pos is not None and _said_elsewhere(pb, entry.title, title_n, pos):
             pos = None
         if pos is not None:  # garbled or missing text: the styled block right under the target
@@ -287,6 +293,35 @@ def match_outline(
         elif not _opens_next_page(bodies, entry.page, title_n, level):
             unmatched.append(n)
     return unmatched
+
+
+_MATTER_NAME_WORDS = 3  # words in a bookmark that is a name of front or back matter
+
+
+def _names_same_matter(pb: PageBody, title: str, y: float | None, body: float) -> int | None:
+    """The styled one-line block of the page (bold, or larger than the body) that names the
+    same front or back matter as the entry `title`, in another language: hyperref's
+    bookmarks keep babel's English names where the page is localised (lshort-cs's "Index"
+    entry over its "Rejstřík", whose first letter group "Symboly" was taken for the title,
+    and the index was read as a chapter). The nearest to the target point. Only for an
+    entry that is such a name (a word or two): "Annex C (informative) Creating an index"
+    reads as an index by its last words, but its title line is no other name of it.
+    (Where the block under the target names matter itself, it stays the title: termcal-de's
+    "Indices" points at its "Change History" above its "Index".)"""
+    labels = {label for _, label in title_matters(title)}
+    if not labels or len(title.split()) > _MATTER_NAME_WORDS:
+        return None
+    found = [
+        i
+        for i, b in enumerate(pb.blocks)
+        if b.kind == "text"
+        and not b.figure
+        and i not in pb.headings
+        and not pb.entry(b)
+        and (b.bold or b.size > body * 1.05)
+        and labels & {label for _, label in title_matters(b.lines[0])}
+    ]
+    return min(found, key=lambda i: abs(pb.blocks[i].bbox[1] - (y or 0.0)), default=None)
 
 
 def _opens_next_page(bodies: dict[int, PageBody], page: int, title_n: str, level: int) -> bool:

@@ -391,11 +391,15 @@ def _in_running_slots(
 def _repeated(c: _Candidate, cands: dict[int, list[_Candidate]], pages: int = 1) -> bool:
     """The same text (digits aside), or the same first of two lines, at the same height on
     `pages` pages within two; it must have two letters at least ("# {", a numbered code
-    line, recurs too)."""
+    line, recurs too). A page two away that is blank stands for the next page on that
+    side of the spread: a thesis of two-page chapters, each closed by a blank page, has
+    its left-page header ("东南大学博士学位论文") four pages apart."""
     if sum(ch.isalpha() for ch in c.key) < 2:
         return False
     found = 0
     for q in (c.page - 1, c.page + 1, c.page - 2, c.page + 2):
+        if abs(q - c.page) == 2 and q not in cands:  # a blank page (or none)
+            q += q - c.page
         if any(
             o.zone == c.zone
             and not (o.number_only or o.low)  # (those are no evidence for others)
