@@ -314,14 +314,22 @@ def _names_same_matter(pb: PageBody, title: str, y: float | None, body: float) -
     found = [
         i
         for i, b in enumerate(pb.blocks)
-        if b.kind == "text"
+        if _styled(pb, i, body) and labels & {label for _, label in title_matters(b.lines[0])}
+    ]
+    return min(found, key=lambda i: abs(pb.blocks[i].bbox[1] - (y or 0.0)), default=None)
+
+
+def _styled(pb: PageBody, i: int, body: float) -> bool:
+    """Whether block `i` could be a title set apart by its style: text outside figures and
+    contents entries, not yet a heading, bold or larger than the body."""
+    b = pb.blocks[i]
+    return (
+        b.kind == "text"
         and not b.figure
         and i not in pb.headings
         and not pb.entry(b)
         and (b.bold or b.size > body * 1.05)
-        and labels & {label for _, label in title_matters(b.lines[0])}
-    ]
-    return min(found, key=lambda i: abs(pb.blocks[i].bbox[1] - (y or 0.0)), default=None)
+    )
 
 
 def _opens_next_page(bodies: dict[int, PageBody], page: int, title_n: str, level: int) -> bool:
@@ -394,14 +402,10 @@ def _below_target(pb: PageBody, y: float, body: float) -> int | None:
     found = [
         i
         for i, b in enumerate(pb.blocks)
-        if b.kind == "text"
-        and not b.figure
-        and i not in pb.headings
-        and not pb.entry(b)
+        if _styled(pb, i, body)
         and y - 5 <= b.bbox[1] <= y + 160
         and len(b.lines) <= 2
         and len(" ".join(b.lines).split()) <= 20
-        and (b.bold or b.size > body * 1.05)
     ]
     if not found:
         return None
