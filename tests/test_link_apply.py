@@ -42,3 +42,13 @@ def test_a_link_over_a_symbol_fonts_letters_is_found_as_the_words_read_them() ->
         "numbers",
         "the sets ℕ and [ℝ](#el-000007)",
     ]
+
+
+def test_a_bracket_the_box_took_with_the_number_stays_outside_the_link() -> None:
+    # the page's words place "3)." character by character by width class: the box over
+    # "3" took the ")" too, and the link read "(see Table [3)](…)."
+    assert _linked("(see Table 3).", ("3)", "el-000073")) == "(see Table [3](#el-000073))."
+    assert _linked("by (2) and (4)", ("2)", "el-000026")) == "by ([2](#el-000026)) and (4)"
+    assert _linked("eq. (2a) holds", ("(2a", "el-000008")) == "eq. ([2a](#el-000008)) holds"
+    # a bracket the link's text closes itself stays in it
+    assert _linked("the map f(x) is", ("f(x)", "el-000009")) == "the map [f(x)](#el-000009) is"
