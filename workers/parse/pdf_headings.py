@@ -299,12 +299,12 @@ _MATTER_NAME_WORDS = 3  # words in a bookmark that is a name of front or back ma
 
 
 def _names_same_matter(pb: PageBody, title: str, y: float | None, body: float) -> int | None:
-    """The styled one-line block of the page (bold, or larger than the body) that names the
-    same front or back matter as the entry `title`, in another language: hyperref's
+    """The styled block of the page (bold, or larger than the body) whose first line names
+    the same front or back matter as the entry `title`, in another language: hyperref's
     bookmarks keep babel's English names where the page is localised (lshort-cs's "Index"
     entry over its "Rejstřík", whose first letter group "Symboly" was taken for the title,
     and the index was read as a chapter). The nearest to the target point. Only for an
-    entry that is such a name (a word or two): "Annex C (informative) Creating an index"
+    entry that is such a name (three words at most): "Annex C (informative) Creating an index"
     reads as an index by its last words, but its title line is no other name of it.
     (Where the block under the target names matter itself, it stays the title: termcal-de's
     "Indices" points at its "Change History" above its "Index".)"""

@@ -398,7 +398,7 @@ def _repeated(c: _Candidate, cands: dict[int, list[_Candidate]], pages: int = 1)
         return False
     found = 0
     for q in (c.page - 1, c.page + 1, c.page - 2, c.page + 2):
-        if abs(q - c.page) == 2 and q not in cands:  # a blank page (or none)
+        if abs(q - c.page) == 2 and q not in cands:  # a page without text (or none)
             q += q - c.page
         if any(
             o.zone == c.zone
