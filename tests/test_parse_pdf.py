@@ -1374,6 +1374,37 @@ _PROSE = (
 )
 
 
+def test_a_chapter_label_in_a_size_of_its_own_opens_the_chapter_without_an_outline(
+    tmp_path: Path,
+) -> None:
+    """Without an outline, headings come from the fonts, and haskell98-report's "Chapter 2",
+    set smaller than its title "Lexical Structure", became a heading of its own one level
+    down: the session it opened was titled "Introduction (continued); Lexical Structure".
+    The label joins its title; a label set larger than the heading under it ("Appendix A"
+    over "A.1 Tables") is a heading of its own."""
+    doc = pymupdf.open()
+    for label, title, size in [
+        ("Part I", "The Language", 24),
+        ("Chapter 1", "Introduction", 24),
+        ("Chapter 2", "Lexical Structure", 24),
+        ("Appendix A", "A.1 Tables", 14),
+    ]:
+        page = doc.new_page()
+        page.insert_text((72, 100), label, fontsize=18, fontname="hebo")
+        page.insert_text((72, 100 + size + 12), title, fontsize=size, fontname="hebo")
+        page.insert_textbox((72, 180, 520, 700), _PROSE * 4, fontsize=10)
+        doc.new_page().insert_textbox((72, 80, 520, 700), _PROSE * 5, fontsize=10)
+    doc.save(tmp_path / "report.pdf")
+    ir = parse_document(tmp_path / "report.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == [
+        "# Part I The Language",
+        "# Chapter 1 Introduction",
+        "# Chapter 2 Lexical Structure",
+        "## Appendix A",
+        "### A.1 Tables",
+    ]
+
+
 def test_sphinx_chapter_label_in_two_lines_opens_the_chapter(tmp_path: Path) -> None:
     """Sphinx's PDFs set "CHAPTER" over the number in words ("THREE") above the title, as
     two lines: they were two paragraphs that closed the session before (and were glued to

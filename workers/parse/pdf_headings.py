@@ -487,11 +487,17 @@ _LABEL = re.compile(
 _LABEL_GAP = 3.0  # the label's bottom at most this many of its sizes above the title
 
 
-def _one_line(pb: PageBody, j: int) -> str | None:
-    """Block `j`'s text where it could be (part of) a label: one line of text, no heading,
-    no figure, no contents entry."""
+def _one_line(pb: PageBody, j: int, level: int) -> str | None:
+    """Block `j`'s text where it could be (part of) a label above a heading of `level`:
+    one line of text, no figure, no contents entry, and no heading but one found by its
+    font at `level` or below (without an outline, haskell98-report's "Chapter 2", set
+    smaller than "Lexical Structure", was a heading of its own, and the session it opened
+    was titled as the chapter before's continuation)."""
     b = pb.blocks[j]
-    if b.kind != "text" or b.figure or len(b.lines) > 1 or j in pb.headings or pb.entry(b):
+    if b.kind != "text" or b.figure or len(b.lines) > 1 or pb.entry(b):
+        return None
+    h = pb.headings.get(j)
+    if h is not None and (h.origin != "font" or h.level < level):
         return None
     return b.lines[0].strip().strip("—–-").strip()
 
@@ -504,8 +510,9 @@ def _label_above(pb: PageBody, i: int, body: float) -> int | None:
         return None
     below = head
     text = ""
+    level = pb.headings[i].level
     for j in (i - 1, i - 2):
-        line = _one_line(pb, j) if j >= 0 else None
+        line = _one_line(pb, j, level) if j >= 0 else None
         if line is None:
             return None
         b = pb.blocks[j]
@@ -545,7 +552,11 @@ def attach_labels(bodies: dict[int, PageBody], body: float) -> None:
                 )
             ]
             gone = i - j
-            pb.headings = {(k - gone if k > j else k): h for k, h in pb.headings.items()}
+            pb.headings = {
+                (k - gone if k > j else k): h
+                for k, h in pb.headings.items()
+                if not j <= k < i  # a label read as a heading of its own is the title's now
+            }
 
 
 def font_headings(bodies: list[PageBody], body: float) -> None:

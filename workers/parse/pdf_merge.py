@@ -133,6 +133,10 @@ def merge_pdf_ranges(
         unmatched = match_outline(bodies, meta.outline, meta.outline_y, size)
     else:
         font_headings(list(bodies.values()), size)
+    # contents lines read as headings go before labels are attached ("References 2" over
+    # "A Appendices 2" reads as a label and its title) and after (an entry may name the
+    # label with the title: "Appendix E. Oversized Materials 35")
+    drop_contents_headings(bodies)
     attach_labels(bodies, size)
     drop_contents_headings(bodies)
 
