@@ -1405,6 +1405,24 @@ def test_a_chapter_label_in_a_size_of_its_own_opens_the_chapter_without_an_outli
     ]
 
 
+def test_numbered_titles_set_large_are_headings_without_an_outline(tmp_path: Path) -> None:
+    """PARI's tutorial (plain TeX, no outline) numbers its sections "1. Greetings!." in a
+    large bold font: they started like list items and were read as text, so its sessions
+    were titled by their first sentences. A numbered list in the body font stays a list."""
+    doc = pymupdf.open()
+    for title in ["1. Greetings!.", "2. Warming up."]:
+        page = doc.new_page()
+        page.insert_text((72, 100), title, fontsize=13, fontname="hebo")
+        page.insert_textbox((72, 120, 520, 400), _PROSE * 2, fontsize=10)
+        page.insert_text((90, 420), "1. Type a number.", fontsize=10)
+        page.insert_text((90, 434), "2. Press return.", fontsize=10)
+        doc.new_page().insert_textbox((72, 80, 520, 700), _PROSE * 5, fontsize=10)
+    doc.save(tmp_path / "tutorial.pdf")
+    ir = parse_document(tmp_path / "tutorial.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == ["# 1. Greetings!.", "# 2. Warming up."]
+    assert [e.text for e in _of(ir, "list")] == ["1. Type a number.\n2. Press return."] * 2
+
+
 def test_sphinx_chapter_label_in_two_lines_opens_the_chapter(tmp_path: Path) -> None:
     """Sphinx's PDFs set "CHAPTER" over the number in words ("THREE") above the title, as
     two lines: they were two paragraphs that closed the session before (and were glued to

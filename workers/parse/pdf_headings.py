@@ -432,7 +432,9 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
     if b.kind != "text" or b.figure or len(b.lines) > 3:
         return False
     text = " ".join(b.lines)
-    if len(text) > 120 or list_marker(text) or CAPTION.match(text) or _SPECIMEN.search(text):
+    if len(text) > 120 or CAPTION.match(text) or _SPECIMEN.search(text):
+        return False
+    if (m := list_marker(text)) and not _numbered_title(b, body, m):
         return False
     if text.rstrip()[-1:] in ",;" or not any(ch.isalpha() for ch in text):
         return False
@@ -448,6 +450,19 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
         and not text[0].islower()
         and text[-1] not in ".)"
         and not _symbols(text)
+    )
+
+
+def _numbered_title(b: PdfBlock, body: float, marker: re.Match[str]) -> bool:
+    """A line that starts like a numbered list item ("1. Greetings!") but is set large and
+    bold on its own: a numbered title (plain TeX manuals without an outline, such as PARI's
+    tutorial, number their sections so, and every section read as text)."""
+    return (
+        marker.group("num") is not None
+        and marker.group(0).rstrip().endswith(".")
+        and b.bold
+        and len(b.lines) == 1
+        and b.size >= body * 1.15
     )
 
 
