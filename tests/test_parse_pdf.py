@@ -1423,6 +1423,36 @@ def test_numbered_titles_set_large_are_headings_without_an_outline(tmp_path: Pat
     assert [e.text for e in _of(ir, "list")] == ["1. Type a number.\n2. Press return."] * 2
 
 
+def test_an_outline_of_front_and_back_matter_only_leaves_the_chapters_to_the_fonts(
+    tmp_path: Path,
+) -> None:
+    """pldoc's bookmarks are "Contents", "Change History" and "Index" only: its sections,
+    set large and bold, were read as text under them (the outline was "usable", so the
+    fonts were never asked), and 24 of its 25 sessions were titled by their first
+    sentences. The matter entries still head their pages."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Contents", fontsize=16, fontname="hebo")
+    page.insert_textbox((72, 130, 520, 700), _PROSE * 2, fontsize=10)
+    for title in ["1 Fonts", "2 Layout"]:
+        page = doc.new_page()
+        page.insert_text((72, 100), title, fontsize=14, fontname="hebo")
+        page.insert_textbox((72, 130, 520, 700), _PROSE * 4, fontsize=10)
+        doc.new_page().insert_textbox((72, 80, 520, 700), _PROSE * 5, fontsize=10)
+    page = doc.new_page()
+    page.insert_text((72, 100), "Index", fontsize=16, fontname="hebo")
+    page.insert_textbox((72, 130, 520, 700), "fonts, 2\nlayout, 4", fontsize=10)
+    doc.set_toc([[1, "Contents", 1], [1, "Index", 6]])
+    doc.save(tmp_path / "dtx.pdf")
+    ir = parse_document(tmp_path / "dtx.pdf").document
+    assert [(e.text, e.page_first) for e in _of(ir, "heading")] == [
+        ("# Contents", 1),
+        ("## 1 Fonts", 2),
+        ("## 2 Layout", 4),
+        ("# Index", 6),
+    ]
+
+
 def test_sphinx_chapter_label_in_two_lines_opens_the_chapter(tmp_path: Path) -> None:
     """Sphinx's PDFs set "CHAPTER" over the number in words ("THREE") above the title, as
     two lines: they were two paragraphs that closed the session before (and were glued to

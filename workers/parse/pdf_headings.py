@@ -201,6 +201,15 @@ def _similar(b: PdfBlock, nxt: PdfBlock) -> bool:
     )
 
 
+def outline_names_chapters(outline: list[OutlineEntry]) -> bool:
+    """Does the outline's top level name anything but front and back matter? pldoc's
+    bookmarks are "Contents", "Change History" and "Index" only: its 31 sections were
+    read as text under them, and its sessions titled by their first sentences."""
+    entries = [o for o in outline if o.page]
+    top = min((o.level for o in entries), default=0)
+    return any(not title_matters(o.title) for o in entries if o.level == top)
+
+
 def match_outline(
     bodies: dict[int, PageBody],
     outline: list[OutlineEntry],

@@ -41,6 +41,7 @@ from quire.workers.parse.pdf_headings import (
     drop_contents_headings,
     font_headings,
     match_outline,
+    outline_names_chapters,
 )
 from quire.workers.parse.pdf_hyphens import (
     JOIN,
@@ -128,10 +129,9 @@ def merge_pdf_ranges(
     max_page = 2 * meta.page_count + 20
     bodies = {p.page: _page_body(p, drop, max_page) for p in pages if not p.skipped}
     unmatched: list[int] = []
-    usable_outline = any(e.page for e in meta.outline)
-    if usable_outline:
+    if any(e.page for e in meta.outline):
         unmatched = match_outline(bodies, meta.outline, meta.outline_y, size)
-    else:
+    if not outline_names_chapters(meta.outline):  # the fonts find the chapters
         font_headings(list(bodies.values()), size)
     # contents lines read as headings go before labels are attached ("References 2" over
     # "A Appendices 2" reads as a label and its title) and after (an entry may name the
