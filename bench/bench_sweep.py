@@ -17,8 +17,10 @@ subprocess (Markdown output, heuristic backend, its own QUIRE_STATE_DIR and
 QUIRE_STORE_URL under the work folder, JSON logs), while the process tree's resident
 memory is sampled. --run-sample K also runs the first K documents one by one through
 `quire run`. Then, per document (bench/sweep_metrics.py): completed and verified, or the
-failure code; the plan invariants beside the naive outline splitter; running-header lines
-left in the Markdown, and page numbers (a page's own number on its lowest line or top row,
+failure code; the plan invariants beside the naive outline splitter; study sessions
+holding no heading (titled by their text: what a document without an outline, whose
+chapter starts are not counted, shows of its headings); running-header lines left in the
+Markdown, and page numbers (a page's own number on its lowest line or top row,
 where five pages agree on the numbering) left as a line of that page; line-break hyphens
 left against how many there were. The table goes
 to --table (TSV; default WORK/sweep.tsv); the summary, failures by code, tracebacks and
@@ -116,6 +118,8 @@ class Row:
     naive_honoured: int = 0
     oracle_honoured: int = 0
     held: int = 0
+    headless: int = 0  # study sessions holding no heading: titled by their text
+    outline: bool = False  # the document has an outline (chapter starts are counted)
     header_keys: int = 0
     header_left: int = 0
     folios: int = 0  # pages whose number the source prints on its own line
@@ -217,6 +221,11 @@ def measure_document(row: Row, doc: SweepDoc, out: Path) -> None:
         row.under_5, row.largest = p.under_5, p.largest
         row.chapters, row.honoured, row.naive_honoured = p.chapters, p.honoured, p.naive_honoured
         row.oracle_honoured, row.held = p.oracle_honoured, p.held
+    heads = {e.id for e in ir.elements if e.type == "heading"}
+    row.headless = sum(
+        1 for c in manifest.chunks if c.kind == "study" and not heads.intersection(c.element_ids)
+    )
+    row.outline = bool(ir.outline)
     row.pages = row.pages or ir.page_count  # an HTML or EPUB book's, once parsed
     if doc.path.suffix != ".pdf":
         return  # the figures below read the source PDF's lines
@@ -317,6 +326,13 @@ def summary(rows: list[Row], seconds: float, peak_mb: float, traces: list[str]) 
     for t in Counter(t.strip().splitlines()[-1] for t in traces).most_common(10):
         print(f"  {t[1]}x {t[0][:150]}")
     print_plan_totals(done)
+    bare = [r for r in done if not r.outline]
+    print(
+        f"study sessions holding no heading (titled by their text): "
+        f"{sum(r.headless for r in done)} of {sum(r.study for r in done)} in "
+        f"{sum(r.headless > 0 for r in done)} documents; without an outline "
+        f"{sum(r.headless for r in bare)} of {sum(r.study for r in bare)} ({len(bare)} documents)"
+    )
     print(
         f"running-header lines left: {sum(r.header_left for r in done)} in "
         f"{sum(r.header_left > 0 for r in done)} documents"
@@ -378,6 +394,12 @@ def worst_lists(rows: list[Row]) -> None:
         lambda r: f"{r.share_5_13:.0%} of {r.study}",
     )
     _worst(done, "study sessions under 5 pages", lambda r: -r.under_5, lambda r: r.under_5)
+    _worst(
+        done,
+        "study sessions holding no heading",
+        lambda r: -r.headless,
+        lambda r: f"{r.headless}/{r.study}{'' if r.outline else ' (no outline)'}",
+    )
     _worst(done, "largest study session", lambda r: -r.largest, lambda r: f"{r.largest:g} pp")
     _worst(
         [r for r in done if r.chapters],
