@@ -2,7 +2,8 @@
 
     python3 bench/bench_sweep.py [--limit N] [--cache DIR] [--work DIR] [--table FILE]
                                  [--max-doc-pages 1000] [--run-sample K]
-                                 [--other | --converted | --sites | --manuals | --folder DIR]
+                                 [--other | --converted | --sites | --manuals | --languages |
+                                  --folder DIR]
                                  [--plan-only --work DIR [--docs NAME ...]]
 
 Documents: a fixed sample of at least 300 PDFs of 15 pages or more from Debian TeX Live
@@ -40,6 +41,10 @@ folders Sphinx makes in its themes, in four languages).
 --manuals sweeps the fifth sample (bench/sweep_manuals.py: 21 GNU and DocBook manuals as
 Texinfo and DocBook PDFs, single HTML files and HTML folders, up to 1,169 pages a folder).
 
+--languages sweeps the sixth sample (bench/sweep_languages.py: 13 manuals of programming
+languages and mathematical systems: Haskell, PARI/GP, GAP, gnuplot, Bash, KiCad; PDFs with
+and without an outline, HTML folders and files).
+
 --folder DIR sweeps the books in a folder of one's own instead (PDF, EPUB, DOCX, HTML files
 and HTML folders; "<package>--<name>" names the package), for a new sample before it joins
 sweep_other.py.
@@ -73,6 +78,7 @@ from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 from fault_stack import descendants, rss_kib  # noqa: E402
 from sweep_converted import select_converted  # noqa: E402
 from sweep_docs import DEFAULT_CACHE, SweepDoc, select  # noqa: E402
+from sweep_languages import select_languages  # noqa: E402
 from sweep_manuals import select_manuals  # noqa: E402
 from sweep_metrics import (  # noqa: E402
     accents_apart,
@@ -423,6 +429,7 @@ def main() -> None:
     ap.add_argument("--converted", action="store_true", help="the third sample (pandoc DOCX)")
     ap.add_argument("--sites", action="store_true", help="the fourth sample (Sphinx sites)")
     ap.add_argument("--manuals", action="store_true", help="the fifth sample (GNU, DocBook)")
+    ap.add_argument("--languages", action="store_true", help="the sixth sample (languages)")
     ap.add_argument("--folder", type=Path, help="the books in this folder instead")
     args = ap.parse_args()
     if args.folder:
@@ -435,6 +442,8 @@ def main() -> None:
         docs = select_sites(args.cache.expanduser())
     elif args.manuals:
         docs = select_manuals(args.cache.expanduser())
+    elif args.languages:
+        docs = select_languages(args.cache.expanduser())
     else:
         if not (CORPUS / "MANIFEST.md").is_file():
             # the sample leaves out the corpus's documents: without it, it is another one
