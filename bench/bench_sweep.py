@@ -41,7 +41,7 @@ folders Sphinx makes in its themes, in four languages).
 --manuals sweeps the fifth sample (bench/sweep_manuals.py: 21 GNU and DocBook manuals as
 Texinfo and DocBook PDFs, single HTML files and HTML folders, up to 1,169 pages a folder).
 
---languages sweeps the sixth sample (bench/sweep_languages.py: 13 manuals of programming
+--languages sweeps the sixth sample (bench/sweep_languages.py: 12 manuals of programming
 languages and mathematical systems: Haskell, PARI/GP, GAP, gnuplot, Bash, KiCad; PDFs with
 and without an outline, HTML folders and files).
 

@@ -3,7 +3,7 @@ languages and mathematical systems, from 6 Debian packages the other samples do 
 the Haskell 98 report (a PDF without an outline, its label "Chapter 2" set smaller than
 the title, and its HTML folder), PARI/GP's plain-TeX manuals (a tutorial without an
 outline whose sections read "1. Greetings!.", the 675-page user's guide and the library
-manual), GAP's GAPDoc tutorial, gnuplot's manual (PDF and HTML folder), the Advanced
+manual), GAP's GAPDoc tutorial, gnuplot's HTML manual (its PDF is the corpus's), the Advanced
 Bash-Scripting Guide (DocBook HTML) and KiCad's PCB editor manual (one AsciiDoc HTML
 file). What it met first: the Haskell report's sessions were titled as the chapter
 before's continuation, and every section of PARI's tutorial was read as text. Prepared
@@ -25,7 +25,7 @@ LANGUAGES: dict[str, list[str]] = {
     ],
     "pari-doc": ["tutorial.pdf", "tutorial-mf.pdf", "develop.pdf", "users.pdf", "libpari.pdf"],
     "gap-doc": ["usr/share/gap/doc/tut/manual.pdf"],
-    "gnuplot-doc": ["gnuplot.pdf", "usr/share/doc/gnuplot/htmldocs"],
+    "gnuplot-doc": ["usr/share/doc/gnuplot/htmldocs"],  # (its PDF is the corpus's)
     "abs-guide": ["usr/share/doc/abs-guide/html"],
     "kicad-doc-en": ["usr/share/doc/kicad/help/en/pcbnew.html"],
 }
