@@ -292,6 +292,45 @@ def test_an_index_pages_contents_and_not_its_prose_orders_the_chapters(tmp_path:
     assert [o.title for o in doc.outline] == ["Tutorial", "Topics", "Pages", "Api"]
 
 
+def test_contents_entries_numbered_outside_their_links_order_the_chapters(
+    tmp_path: Path,
+) -> None:
+    """DocBook's DSSSL stylesheets number a contents entry outside its link ("Part 1. <A>
+    Introduction</A>", "2.1. <A>Invoking the script</A>", in uppercase markup): no entry
+    was taken for one, and the Advanced Bash-Scripting Guide's 38 chapters were read in the
+    order its prose and cross-references cite them, its bibliography and index first. A
+    list of tables numbered so (mutt's) is no contents."""
+    book = tmp_path / "abs"
+    book.mkdir()
+    pages = [("part1", "Introduction"), ("why", "Shell Programming"), ("bang", "Sha-Bang"),
+             ("part2", "Basics"), ("quoting", "Quoting"), ("biblio", "Bibliography")]  # fmt: skip
+    for name, title in pages:
+        (book / f"{name}.html").write_text(
+            f"<HTML><BODY><H1>{title}</H1><P>{LOREM}</P></BODY></HTML>", encoding="utf-8"
+        )
+    contents = (
+        '<DL><DT>I. <A HREF="part1.html">Introduction</A></DT><DD><DL>'
+        '<DT>1. <A HREF="why.html">Shell Programming</A></DT>'
+        '<DT>2. <A HREF="bang.html">Sha-Bang</A></DT></DL></DD>'
+        '<DT>Part 2. <A HREF="part2.html">Basics</A></DT><DD><DL>'
+        '<DT>3. <A HREF="quoting.html">Quoting</A></DT></DL></DD>'
+        '<DT><A HREF="biblio.html">Bibliography</A></DT></DL>'
+        '<DIV CLASS="list-of-tables"><DL><DT>1.1. <A HREF="quoting.html">Quote marks</A></DT>'
+        "</DL></DIV>"  # (DocBook XSL's list of tables: no chapters)
+    )
+    prose = '<P>See <A HREF="biblio.html">the books</A> and <A HREF="quoting.html">quotes</A>.</P>'
+    (book / "index.html").write_text(
+        f"<HTML><BODY><H1>The guide</H1>{prose}{contents}</BODY></HTML>", encoding="utf-8"
+    )
+    doc = parse_document(book).document
+    titles = [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"]
+    assert titles == ["The guide", *(t for _, t in pages)]
+    assert [(o.level, o.title) for o in doc.outline] == [
+        (1, "Introduction"), (2, "Shell Programming"), (2, "Sha-Bang"),
+        (1, "Basics"), (2, "Quoting"), (1, "Bibliography"),
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize("layout", ["makeinfo", "texi2html"])
 def test_a_texinfo_manuals_folder_is_one_book(tmp_path: Path, layout: str) -> None:
     """Texinfo's HTML: makeinfo writes the book's index of terms to Index.html beside the

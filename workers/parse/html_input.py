@@ -452,6 +452,11 @@ def _aside_entry(el: etree._Element) -> bool:
 
 
 _DESCRIBED = re.compile(r"\s*[:–—]|\s+-\s")  # a title, then its description
+_LIST_OF = frozenset(
+    {"list-of-tables", "list-of-figures", "list-of-examples", "list-of-equations", "lot", "lof"}
+)
+# an entry's number before its link: "1. ", "2.1. ", "Part 1. ", "Appendix A. ", "IV. "
+_NUMBERED = re.compile(r"(?:[^\W\d_]+\s+)?(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?\s*")
 
 
 def _entry_link(a: etree._Element) -> bool:
@@ -459,14 +464,22 @@ def _entry_link(a: etree._Element) -> bool:
     contents entry, not a link in prose ("[Copy pages] from one PDF into another" on
     pikepdf's index page, above its contents, led the chapter order and the outline)?"""
     item = next((x for x in a.iterancestors() if local(x.tag) in ("li", "dt")), None)
-    if item is None:
-        return False
+    if item is None or any(_LIST_OF & classes(x) for x in a.iterancestors()):
+        return False  # (a list of tables or figures names no chapter: mutt's, DocBook XSL's)
     own = collapse(text_except(item, _aside_entry))
     title = collapse("".join(a.itertext()))
     # or the entry's title before its description ("Chromaprint/Acoustid Plugin: Use
-    # acoustic fingerprinting…", beets' list of plugins)
-    return own == title or (
-        own.startswith(title) and _DESCRIBED.match(own[len(title) :]) is not None
+    # acoustic fingerprinting…", beets' list of plugins), or after its number outside the
+    # link (DocBook's DSSSL contents: "1. <a>Shell Programming!</a>"; the Advanced
+    # Bash-Scripting Guide's 38 chapters were read in the order its prose cites them)
+    return (
+        own == title
+        or (own.startswith(title) and _DESCRIBED.match(own[len(title) :]) is not None)
+        or (
+            bool(title)
+            and own.endswith(title)
+            and _NUMBERED.fullmatch(own[: len(own) - len(title)]) is not None
+        )
     )
 
 
