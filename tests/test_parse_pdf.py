@@ -1453,6 +1453,26 @@ def test_an_outline_of_front_and_back_matter_only_leaves_the_chapters_to_the_fon
     ]
 
 
+def test_a_large_title_in_two_lines_is_one_heading_without_an_outline(tmp_path: Path) -> None:
+    """TeX for the Impatient sets "Commands" over "for composing paragraphs" in 26-point
+    type, and the page's grouping split the lines: two headings, the session titled
+    "Commands; for composing paragraphs", the next "for composing paragraphs (continued)"."""
+    doc = pymupdf.open()
+    for first, second in [("Commands", "for composing paragraphs"), ("Making sense", "of errors")]:
+        page = doc.new_page()
+        page.insert_text((60, 160), "5", fontsize=36, fontname="hebo")  # its number beside it
+        page.insert_text((100, 160), first, fontsize=26)
+        page.insert_text((100, 192), second, fontsize=26)
+        page.insert_textbox((72, 220, 520, 700), _PROSE * 4, fontsize=10)
+        doc.new_page().insert_textbox((72, 80, 520, 700), _PROSE * 5, fontsize=10)
+    doc.save(tmp_path / "impatient.pdf")
+    ir = parse_document(tmp_path / "impatient.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == [
+        "# 5 Commands for composing paragraphs",
+        "# 5 Making sense of errors",
+    ]
+
+
 def test_sphinx_chapter_label_in_two_lines_opens_the_chapter(tmp_path: Path) -> None:
     """Sphinx's PDFs set "CHAPTER" over the number in words ("THREE") above the title, as
     two lines: they were two paragraphs that closed the session before (and were glued to

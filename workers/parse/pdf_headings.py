@@ -558,29 +558,36 @@ def attach_labels(bodies: dict[int, PageBody], body: float) -> None:
     for pb in bodies.values():
         for i in sorted(pb.headings, reverse=True):  # later blocks first: indexes hold
             j = _label_above(pb, i, body)
-            if j is None:
-                continue
-            label, head = pb.blocks[j:i], pb.blocks[i]
-            pb.blocks[j : i + 1] = [
-                head.model_copy(
-                    update={
-                        "lines": [line for b in label for line in b.lines] + head.lines,
-                        "line_x0": [x for b in label for x in b.line_x0] + head.line_x0,
-                        "bbox": (
-                            min(b.bbox[0] for b in (*label, head)),
-                            label[0].bbox[1],
-                            max(b.bbox[2] for b in (*label, head)),
-                            head.bbox[3],
-                        ),
-                    }
-                )
-            ]
-            gone = i - j
-            pb.headings = {
-                (k - gone if k > j else k): h
-                for k, h in pb.headings.items()
-                if not j <= k < i  # a label read as a heading of its own is the title's now
+            if j is not None:
+                _merge(pb, j, i, pb.headings[i])
+
+
+def _merge(pb: PageBody, j: int, i: int, heading: Heading) -> None:
+    """Blocks j..i become one block, heading `heading`, the blocks after them renumbered
+    (a block among them read as a heading of its own is part of this one now)."""
+    part = pb.blocks[j : i + 1]
+    pb.blocks[j : i + 1] = [
+        part[-1].model_copy(
+            update={
+                "lines": [line for b in part for line in b.lines],
+                "line_x0": [x for b in part for x in b.line_x0],
+                "bbox": (
+                    min(b.bbox[0] for b in part),
+                    part[0].bbox[1],
+                    max(b.bbox[2] for b in part),
+                    part[-1].bbox[3],
+                ),
             }
+        )
+    ]
+    gone = i - j
+    heads: dict[int, Heading] = {}
+    for k, h in pb.headings.items():  # in their order (the outline's, for its headings)
+        if k == i:
+            heads[j] = heading
+        elif not j <= k < i:
+            heads[k - gone if k > i else k] = h
+    pb.headings = heads
 
 
 def font_headings(bodies: list[PageBody], body: float) -> None:
@@ -596,6 +603,26 @@ def font_headings(bodies: list[PageBody], body: float) -> None:
         for i, b in enumerate(pb.blocks):
             if i not in pb.headings and _font_candidate(b, body) and not pb.entry(b):
                 pb.headings[i] = Heading(levels[(b.size, b.bold)], "font")
+        _join_wrapped(pb, body)
+
+
+def _join_wrapped(pb: PageBody, body: float) -> None:
+    """A large title that the page's grouping split after a line ("Commands" over "for
+    composing paragraphs", TeX for the Impatient's chapters) is one heading: as two, the
+    session was titled "Commands; for composing paragraphs" and the next one "for
+    composing paragraphs (continued)"."""
+    for i in sorted(pb.headings, reverse=True):
+        h, before = pb.headings[i], pb.headings.get(i - 1)
+        a, b = pb.blocks[i - 1], pb.blocks[i]
+        if (
+            before is not None
+            and before.origin == h.origin == "font"
+            and before.level == h.level
+            and b.size >= body * 1.15
+            and len(a.lines) + len(b.lines) <= 3
+            and _similar(a, b)
+        ):
+            _merge(pb, i - 1, i, h)
 
 
 _ENTRY = re.compile(r"^(.*\S)\s+\d{1,4}$")
