@@ -299,14 +299,21 @@ def test_contents_entries_numbered_outside_their_links_order_the_chapters(
     Introduction</A>", "2.1. <A>Invoking the script</A>", in uppercase markup): no entry
     was taken for one, and the Advanced Bash-Scripting Guide's 38 chapters were read in the
     order its prose and cross-references cite them, its bibliography and index first. A
-    list of tables numbered so (mutt's) is no contents."""
+    list of tables numbered so (mutt's) is no contents. Its bar of Prev / Next links atop
+    every page (CLASS="NAVHEADER", in capitals) was a table there, the target of every
+    contents entry, and the chapters' headings kept their page's <H1>."""
     book = tmp_path / "abs"
     book.mkdir()
     pages = [("part1", "Introduction"), ("why", "Shell Programming"), ("bang", "Sha-Bang"),
              ("part2", "Basics"), ("quoting", "Quoting"), ("biblio", "Bibliography")]  # fmt: skip
+    bar = (  # DocBook DSSSL's bar atop every page, its class in capitals
+        '<DIV CLASS="NAVHEADER"><TABLE><TR><TH COLSPAN="3">The guide</TH></TR><TR>'
+        '<TD><A HREF="index.html">Prev</A></TD><TD><A HREF="index.html">Next</A></TD>'
+        "</TR></TABLE></DIV>"
+    )
     for name, title in pages:
         (book / f"{name}.html").write_text(
-            f"<HTML><BODY><H1>{title}</H1><P>{LOREM}</P></BODY></HTML>", encoding="utf-8"
+            f"<HTML><BODY>{bar}<H1>{title}</H1><P>{LOREM}</P></BODY></HTML>", encoding="utf-8"
         )
     contents = (
         '<DL><DT>I. <A HREF="part1.html">Introduction</A></DT><DD><DL>'
@@ -325,6 +332,8 @@ def test_contents_entries_numbered_outside_their_links_order_the_chapters(
     doc = parse_document(book).document
     titles = [e.text.lstrip("# ") for e in doc.elements if e.type == "heading"]
     assert titles == ["The guide", *(t for _, t in pages)]
+    assert not [e for e in doc.elements if e.type == "table"]  # the bars are furniture
+    assert [e.level for e in doc.elements if e.type == "heading"][1:] == [1, 2, 2, 1, 2, 1]
     assert [(o.level, o.title) for o in doc.outline] == [
         (1, "Introduction"), (2, "Shell Programming"), (2, "Sha-Bang"),
         (1, "Basics"), (2, "Quoting"), (1, "Bibliography"),

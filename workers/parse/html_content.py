@@ -122,7 +122,10 @@ class Removed:
 
 
 def classes(el: etree._Element) -> set[str]:
-    return set((el.get("class") or "").split())
+    """The element's class names, lower-cased: pages in quirks mode, as old generators
+    write them, match classes regardless of case (DocBook DSSSL's CLASS="NAVHEADER": the
+    Advanced Bash-Scripting Guide's bar of Prev / Next links was a table atop every page)."""
+    return set((el.get("class") or "").lower().split())
 
 
 def rels(el: etree._Element) -> set[str]:
