@@ -1374,6 +1374,16 @@ _PROSE = (
 )
 
 
+_FULL_PAGE = (72, 80, 520, 700)
+
+
+def _chapter_text(doc: pymupdf.Document, page: pymupdf.Page, top: float) -> None:
+    """Prose on `page` from `top` down, and a page of prose after it (the tops of the
+    pages between chapters differ from the chapter's first: no running header)."""
+    page.insert_textbox((72, top, 520, 700), _PROSE * 4, fontsize=10)
+    doc.new_page().insert_textbox(_FULL_PAGE, _PROSE * 5, fontsize=10)
+
+
 def test_a_chapter_label_in_a_size_of_its_own_opens_the_chapter_without_an_outline(
     tmp_path: Path,
 ) -> None:
@@ -1392,8 +1402,7 @@ def test_a_chapter_label_in_a_size_of_its_own_opens_the_chapter_without_an_outli
         page = doc.new_page()
         page.insert_text((72, 100), label, fontsize=18, fontname="hebo")
         page.insert_text((72, 100 + size + 12), title, fontsize=size, fontname="hebo")
-        page.insert_textbox((72, 180, 520, 700), _PROSE * 4, fontsize=10)
-        doc.new_page().insert_textbox((72, 80, 520, 700), _PROSE * 5, fontsize=10)
+        _chapter_text(doc, page, 180)
     doc.save(tmp_path / "report.pdf")
     ir = parse_document(tmp_path / "report.pdf").document
     assert [e.text for e in _of(ir, "heading")] == [
@@ -1416,7 +1425,7 @@ def test_numbered_titles_set_large_are_headings_without_an_outline(tmp_path: Pat
         page.insert_textbox((72, 120, 520, 400), _PROSE * 2, fontsize=10)
         page.insert_text((90, 420), "1. Type a number.", fontsize=10)
         page.insert_text((90, 434), "2. Press return.", fontsize=10)
-        doc.new_page().insert_textbox((72, 80, 520, 700), _PROSE * 5, fontsize=10)
+        doc.new_page().insert_textbox(_FULL_PAGE, _PROSE * 5, fontsize=10)
     doc.save(tmp_path / "tutorial.pdf")
     ir = parse_document(tmp_path / "tutorial.pdf").document
     assert [e.text for e in _of(ir, "heading")] == ["# 1. Greetings!.", "# 2. Warming up."]
@@ -1437,8 +1446,7 @@ def test_an_outline_of_front_and_back_matter_only_leaves_the_chapters_to_the_fon
     for title in ["1 Fonts", "2 Layout"]:
         page = doc.new_page()
         page.insert_text((72, 100), title, fontsize=14, fontname="hebo")
-        page.insert_textbox((72, 130, 520, 700), _PROSE * 4, fontsize=10)
-        doc.new_page().insert_textbox((72, 80, 520, 700), _PROSE * 5, fontsize=10)
+        _chapter_text(doc, page, 130)
     page = doc.new_page()
     page.insert_text((72, 100), "Index", fontsize=16, fontname="hebo")
     page.insert_textbox((72, 130, 520, 700), "fonts, 2\nlayout, 4", fontsize=10)
@@ -1463,8 +1471,7 @@ def test_a_large_title_in_two_lines_is_one_heading_without_an_outline(tmp_path: 
         page.insert_text((60, 160), "5", fontsize=36, fontname="hebo")  # its number beside it
         page.insert_text((100, 160), first, fontsize=26)
         page.insert_text((100, 192), second, fontsize=26)
-        page.insert_textbox((72, 220, 520, 700), _PROSE * 4, fontsize=10)
-        doc.new_page().insert_textbox((72, 80, 520, 700), _PROSE * 5, fontsize=10)
+        _chapter_text(doc, page, 220)
     doc.save(tmp_path / "impatient.pdf")
     ir = parse_document(tmp_path / "impatient.pdf").document
     assert [e.text for e in _of(ir, "heading")] == [
