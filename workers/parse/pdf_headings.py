@@ -613,10 +613,11 @@ def _join_wrapped(pb: PageBody, body: float) -> None:
     composing paragraphs (continued)"."""
     for i in sorted(pb.headings, reverse=True):
         h, before = pb.headings[i], pb.headings.get(i - 1)
+        if before is None:
+            continue
         a, b = pb.blocks[i - 1], pb.blocks[i]
         if (
-            before is not None
-            and before.origin == h.origin == "font"
+            before.origin == h.origin == "font"
             and before.level == h.level
             and b.size >= body * 1.15
             and len(a.lines) + len(b.lines) <= 3
