@@ -1505,3 +1505,42 @@ def test_sphinx_chapter_label_in_two_lines_opens_the_chapter(tmp_path: Path) -> 
         "# CHAPTER TWENTY-TWO REALMS",
     ]
     assert not any(e.text in ("CHAPTER", "ONE", "TWO") for e in ir.elements)
+
+
+def test_sections_under_a_bookmark_longer_than_a_session_are_headings(tmp_path: Path) -> None:
+    """apprendre-a-programmer-en-tex bookmarks its chapters only, and "Dimensions et
+    boites" runs 62 pages: its sections ("8.2. Les dimensions étirables"), set larger than
+    the body, were text, and four sessions in a row were titled "Dimensions et boites
+    (suite)". Under a bookmark that runs longer than a session, titles set between the body
+    and the bookmarked titles are headings one level down; under a short one they stay text,
+    and so does a style seen on one page only."""
+    words = (_PROSE * 8).split()
+    doc = pymupdf.open()
+    sections = {1: "1.1 Keys", 6: "1.2 Tickets", 11: "1.3 Services", 18: "2.1 Hosts"}
+    for n in range(1, 20):
+        page = doc.new_page()
+        top = 80
+        if n in (1, 17):
+            page.insert_text(
+                (72, top + 20), "Kerberos" if n == 1 else "Realms", fontsize=20, fontname="hebo"
+            )
+            top += 40
+        if n in sections:
+            page.insert_text((72, top + 14), sections[n], fontsize=14, fontname="hebo")
+            top += 30
+        if n == 8:  # a one-off: a word set large once
+            page.insert_text((72, top + 16), "Warning", fontsize=16, fontname="hebo")
+            top += 30
+        text = " ".join(words[3 * n :])  # every page's first line its own: no running header
+        page.insert_textbox((72, top, 520, 700), text, fontsize=10)
+    doc.set_toc([[1, "Kerberos", 1], [1, "Realms", 17]])
+    doc.save(tmp_path / "guide.pdf")
+    ir = parse_document(tmp_path / "guide.pdf").document
+    assert [(e.text, e.page_first) for e in _of(ir, "heading")] == [
+        ("# Kerberos", 1),
+        ("## 1.1 Keys", 1),
+        ("## 1.2 Tickets", 6),
+        ("## 1.3 Services", 11),
+        ("# Realms", 17),
+    ]
+    assert "2.1 Hosts" in _body(ir) and "Warning" in _body(ir)

@@ -7,6 +7,8 @@ INDEX file" for "The INDEX file"), or a close fuzzy match; among several matches
 nearest below the entry's target point wins. When the text layer is garbled (no match at
 all), the short bold/large block right below the target point is taken instead. A heading
 that shares a block with following body lines is split off. Level = outline level (max 6).
+Under a bookmark that runs longer than a study session, titles set between the body and the
+bookmarked titles are headings below the outline's deepest level.
 
 Entry lines of contents and index pages (pdf_contents) are never headings, nor is text
 inside a figure (pdf_figures) unless the outline names it.
@@ -603,6 +605,58 @@ def font_headings(bodies: list[PageBody], body: float) -> None:
         for i, b in enumerate(pb.blocks):
             if i not in pb.headings and _font_candidate(b, body) and not pb.entry(b):
                 pb.headings[i] = Heading(levels[(b.size, b.bold)], "font")
+        _join_wrapped(pb, body)
+
+
+LONG_SPAN = 13  # pages an outline entry may run before the sessions in it go untitled
+_SUB_LETTERS = 3  # letters in a heading found under the outline (an index's "A" has one)
+
+
+def headings_below_outline(
+    bodies: dict[int, PageBody], outline: list[OutlineEntry], page_count: int, body: float
+) -> None:
+    """Where a bookmark runs longer than a study session, the titles set in it larger than
+    the body but smaller than every matched outline title are headings below the outline's
+    deepest level, ranked by style. apprendre-a-programmer-en-tex bookmarks chapters only
+    ("Dimensions et boites", pp. 247-308): its sections "8.2. Les dimensions étirables" were
+    text, and four sessions in a row were titled "Dimensions et boites (suite)"."""
+    starts = sorted({o.page for o in outline if o.page})
+    ends = [*starts[1:], page_count + 1]
+    long_pages = [
+        p for a, b in zip(starts, ends, strict=True) if b - a > LONG_SPAN for p in range(a, b)
+    ]
+    titles = [
+        pb.blocks[i].size
+        for pb in bodies.values()
+        for i, h in pb.headings.items()
+        if h.origin == "outline"  # matched by text: a position may hit a label
+    ]
+    if not long_pages or not titles:
+        return
+    ceiling = min(titles) - 0.5
+    found: list[tuple[PageBody, int]] = []
+    pages_of: dict[tuple[float, bool], set[int]] = {}
+    for pb in (bodies[p] for p in long_pages if p in bodies):
+        for i, b in enumerate(pb.blocks):
+            if (
+                i not in pb.headings
+                and body * 1.15 <= b.size < ceiling
+                and _font_candidate(b, body)
+                and not pb.entry(b)
+                and sum(ch.isalpha() for ch in " ".join(b.lines)) >= _SUB_LETTERS
+            ):
+                found.append((pb, i))
+                pages_of.setdefault((b.size, b.bold), set()).add(pb.page)
+    # a style seen on one page only is a one-off (a drawn glyph, a title page), no level
+    ranked = sorted(
+        (s for s, pages in pages_of.items() if len(pages) > 1), key=lambda s: (-s[0], not s[1])
+    )
+    deepest = max(o.level for o in outline if o.page)
+    levels = {s: min(deepest + 1 + k, 6) for k, s in enumerate(ranked)}
+    for pb, i in found:
+        if (level := levels.get((pb.blocks[i].size, pb.blocks[i].bold))) is not None:
+            pb.headings[i] = Heading(level, "font")
+    for pb in {id(pb): pb for pb, _ in found}.values():
         _join_wrapped(pb, body)
 
 

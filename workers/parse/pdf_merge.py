@@ -40,6 +40,7 @@ from quire.workers.parse.pdf_headings import (
     body_size,
     drop_contents_headings,
     font_headings,
+    headings_below_outline,
     match_outline,
     outline_names_chapters,
 )
@@ -133,6 +134,8 @@ def merge_pdf_ranges(
         unmatched = match_outline(bodies, meta.outline, meta.outline_y, size)
     if not outline_names_chapters(meta.outline):  # the fonts find the chapters
         font_headings(list(bodies.values()), size)
+    else:  # and the sections under a bookmark longer than a session
+        headings_below_outline(bodies, meta.outline, meta.page_count, size)
     # contents lines read as headings go before labels are attached ("References 2" over
     # "A Appendices 2" reads as a label and its title) and after (an entry may name the
     # label with the title: "Appendix E. Oversized Materials 35")
