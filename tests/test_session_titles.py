@@ -4,7 +4,7 @@ left out, and no key terms glued on."""
 
 from __future__ import annotations
 
-from quire.shared.ir import Document
+from quire.shared.ir import Document, OutlineEntry
 from quire.shared.plan import Boundary, PlanSettings
 from quire.workers.boundaries.matter import MatterRegion
 from quire.workers.boundaries.planner import plan_from_boundaries
@@ -256,3 +256,29 @@ def test_a_chapter_number_in_words_is_no_part_of_the_title() -> None:
         ]
     )
     assert titles(doc, "el-000002") == ["REALM CONFIGURATION DECISIONS", "Chapter Twenty-One"]
+
+
+def test_a_session_without_headings_is_named_by_the_bookmarks_into_its_pages() -> None:
+    """pdf-trans's example bookmarks one macro per page ("\\boxflipx") over boxes drawn
+    from the word "Yoga", and no bookmark names a line of text: all ten sessions were
+    titled "Yoga" or "g". The bookmarks into a session's pages title it (the highest
+    level among them; on its first page only when the session starts that page)."""
+    doc = build_doc(
+        [
+            para("Yoga " + words(200), page=1, page_last=5),
+            para("Yoga " + words(200, 1), page=5, page_last=10),  # el-000002
+            para("Yoga " + words(200, 2), page=11, page_last=15),
+        ]
+    )
+    doc.outline = [
+        OutlineEntry(level=1, title="\\boxflipx", page=1),
+        OutlineEntry(level=2, title="Details", page=3),
+        OutlineEntry(level=1, title="\\boxflipy", page=5),
+        OutlineEntry(level=1, title="\\boxrotate", page=8),
+        OutlineEntry(level=2, title="1.2 Angles", page=12),
+    ]
+    assert titles(doc, "el-000001", "el-000002") == [
+        "\\boxflipx; \\boxflipy",
+        "\\boxrotate",
+        "Angles",
+    ]

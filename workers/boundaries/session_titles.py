@@ -23,8 +23,10 @@
 A session without a heading of its own is "X (continued)" after the innermost section it
 lies in, however long, else after the document's title heading. A title depends on the
 session's own element range only, so splitting one session never renames another. A
-session with no heading inside or around it keeps the planner's title (its first prose
-words). Key terms are never part of a title.
+session with no heading inside or around it is titled by the bookmarks that point into its
+pages (the highest level among them), when the outline names what the text does not set
+as titles (pdf-trans's example: one bookmark per macro over a page of drawn boxes); else it
+keeps the planner's title (its first prose words). Key terms are never part of a title.
 """
 
 from __future__ import annotations
@@ -229,9 +231,20 @@ def session_title(
     if chapter is None and not items:
         chapter = _enclosing(open_, reference)
     if chapter is None:
-        return _fit("", "", items, marks)
+        return _fit("", "", items or _bookmarks(doc, lo, hi), marks)
     sep = marks.colon if top is not None and top > chapter.level else marks.semicolon
     return _fit(f"{chapter.title}{marks.continued}", sep, items, marks)
+
+
+def _bookmarks(doc: Document, lo: int, hi: int) -> list[str]:
+    """The titles of the highest bookmarks that point into the pages of elements lo..hi
+    (the first page only when the session starts it)."""
+    els = doc.elements
+    first = els[lo].page_first + (lo > 0 and els[lo - 1].page_last == els[lo].page_first)
+    inside = [o for o in doc.outline if first <= o.page <= els[hi].page_last]
+    top = min((o.level for o in inside), default=0)
+    titles = [heading_title(o.title) for o in inside if o.level == top]
+    return list(dict.fromkeys(t for t in titles if t))
 
 
 def study_titles(doc: Document, chunks: Sequence[ChunkPlan]) -> list[ChunkPlan]:
