@@ -220,6 +220,13 @@ def test_bare_numbers_far_ahead_of_the_chapters_are_not_section_numbers() -> Non
         (heading("第12节 表格", 2), "第12节"),
         (para("附录A 安装TEX"), "附录A"),
         (para("第一个例子"), None),
+        # a formula's lines set apart (japanese-mathformulas cut "before numbered part
+        # '2 |x1y2 −x2y1|'"): single letters are no title; a heading's may be ("5.3 R")
+        (para("2 |x1y2 −x2y1|"), None),
+        (para("1 −r"), None),
+        (heading("5.3 R", 2), "5.3"),
+        (para("3 Go"), "3"),
+        (para("1 序"), "1"),
     ],
 )
 def test_parse_numbering(el, expected) -> None:

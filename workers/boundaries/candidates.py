@@ -26,6 +26,7 @@ from functools import lru_cache
 from quire.shared.ir import WORDS_PER_PAGE, Document, Element, layout_words
 from quire.shared.links import plain
 from quire.shared.plan import Candidate
+from quire.shared.text import HAN, HANGUL, KANA
 
 SNIPPET_CHARS = 120
 
@@ -44,6 +45,9 @@ _CJK_NUMBER = re.compile(r"^(第[0-9一二三四五六七八九十百零〇]{1,5
 _DOTTED_NUMBER = re.compile(r"^((?:[0-9]{1,3}|[A-Z])(?:\.[0-9]{1,3})*)\.?\s+(?=\S)")
 _TITLE_END = re.compile(r"[.:;,!?]$")
 _LETTER = re.compile(r"[^\W\d_]")
+# a word of a paragraph's title after its number: two letters, or one Han, kana or Hangul
+# character ("2 |x1y2 −x2y1|" and "1 −r", a formula's lines, have single letters only)
+_TITLE_WORD = re.compile(rf"[^\W\d_]{{2,}}|[{HAN}{KANA}{HANGUL}]")
 _WS = re.compile(r"\s+")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 
@@ -165,7 +169,8 @@ def parse_numbering(el: Element) -> str | None:
         number = m.group(1)
         # A lone capital letter ("A Quick Tour") is a word, not an appendix number; a
         # number followed by no word ("0 0 1", a matrix row) titles nothing.
-        if re.fullmatch(r"[A-Z]", number) or not _LETTER.search(text[m.end() :]):
+        word = _LETTER if el.type == "heading" else _TITLE_WORD  # heading "5.3 R": a language
+        if re.fullmatch(r"[A-Z]", number) or not word.search(text[m.end() :]):
             return None
         return number
     return None
