@@ -221,9 +221,14 @@ def test_bare_numbers_far_ahead_of_the_chapters_are_not_section_numbers() -> Non
         (para("附录A 安装TEX"), "附录A"),
         (para("第一个例子"), None),
         # a formula's lines set apart (japanese-mathformulas cut "before numbered part
-        # '2 |x1y2 −x2y1|'"): single letters are no title; a heading's may be ("5.3 R")
+        # '2 |x1y2 −x2y1|'") and numbered lines of code start no title; a heading may ("5.3 R")
         (para("2 |x1y2 −x2y1|"), None),
         (para("1 −r"), None),
+        (para("5 = 5x + 12"), None),
+        (para("33 \\box0"), None),
+        (para("12 a) \\ifinside 3[1,8](oui)(non)"), None),
+        (para("35 % pour correspondre aux dimensions"), None),
+        (para("0 1 2 3 4 Wavelength (nm)"), None),
         (heading("5.3 R", 2), "5.3"),
         (para("3 Go"), "3"),
         (para("1 序"), "1"),

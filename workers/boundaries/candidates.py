@@ -45,8 +45,9 @@ _CJK_NUMBER = re.compile(r"^(第[0-9一二三四五六七八九十百零〇]{1,5
 _DOTTED_NUMBER = re.compile(r"^((?:[0-9]{1,3}|[A-Z])(?:\.[0-9]{1,3})*)\.?\s+(?=\S)")
 _TITLE_END = re.compile(r"[.:;,!?]$")
 _LETTER = re.compile(r"[^\W\d_]")
-# a word of a paragraph's title after its number: two letters, or one Han, kana or Hangul
-# character ("2 |x1y2 −x2y1|" and "1 −r", a formula's lines, have single letters only)
+# what a paragraph's title starts with after its number: a word of two letters, or a Han,
+# kana or Hangul character ("2 |x1y2 −x2y1|" and "1 −r" are a formula's lines, "33 \box0"
+# and "12 a) \ifinside" numbered lines of code)
 _TITLE_WORD = re.compile(rf"[^\W\d_]{{2,}}|[{HAN}{KANA}{HANGUL}]")
 _WS = re.compile(r"\s+")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
@@ -169,8 +170,12 @@ def parse_numbering(el: Element) -> str | None:
         number = m.group(1)
         # A lone capital letter ("A Quick Tour") is a word, not an appendix number; a
         # number followed by no word ("0 0 1", a matrix row) titles nothing.
-        word = _LETTER if el.type == "heading" else _TITLE_WORD  # heading "5.3 R": a language
-        if re.fullmatch(r"[A-Z]", number) or not word.search(text[m.end() :]):
+        rest = text[m.end() :]
+        if el.type == "heading":  # any letter: "5.3 R" (a language) is a section
+            titled = _LETTER.search(rest) is not None
+        else:
+            titled = _TITLE_WORD.match(rest) is not None
+        if re.fullmatch(r"[A-Z]", number) or not titled:
             return None
         return number
     return None
