@@ -111,6 +111,8 @@ def test_every_title_of_the_table_is_recognised(
         ("کتاب‌نامه", "bibliography"),  # Arabic script (Persian)
         ("نمایه", "index"),
         ("ביבליוגרפיה", "bibliography"),  # Hebrew
+        ("บรรณานุกรม", "bibliography"),  # Thai
+        ("ดัชนี", "index"),
     ],
 )
 def test_back_matter_titles_in_every_script(title: str, label: str) -> None:
@@ -132,6 +134,7 @@ def test_back_matter_titles_in_every_script(title: str, label: str) -> None:
         "目录",
         "目次",
         "فهرست مطالب",
+        "สารบัญ",
     ],
 )
 def test_front_matter_titles_in_every_script(title: str) -> None:

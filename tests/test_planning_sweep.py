@@ -233,7 +233,7 @@ def test_a_chapter_start_still_places_an_even_split_of_a_short_document() -> Non
 @pytest.mark.parametrize(
     "title",
     ["Bibliografía", "Literaturverzeichnis", "Rejstřík", "Литература", "Βιβλιογραφία",
-     "참고 문헌", "参考文献", "کتاب‌نامه", "ביבליוגרפיה"],
+     "참고 문헌", "参考文献", "کتاب‌نامه", "ביבליוגרפיה", "บรรณานุกรม"],
 )  # fmt: skip
 def test_back_matter_in_any_script_is_a_reference_session(title: str) -> None:
     # a Spanish "Bibliografía" of 3 pages after a 6-page chapter became a study session

@@ -112,6 +112,16 @@ def test_continuation_marks_in_the_books_language() -> None:
         ]
     )  # fmt: skip
     assert titles(fr, "el-000002") == ["Les tableaux", "Les tableaux (suite) : Cellules fusionnées"]
+    th = build_doc(  # lshort-thai, read once thailatex's glyph names were: "(continued)"
+        [
+            heading("๒ การเรียงพิมพ์เอกสาร", 1, page=1),
+            para("ภาษาไทยเขียนต่อกันโดยไม่เว้นวรรคระหว่างคำ " * 60, page=1, page_last=6),
+            para("การเรียงพิมพ์ตารางต้องกำหนดคอลัมน์ก่อน " * 60, page=7, page_last=12),
+            heading("๒.๑ ตาราง", 2, page=12),
+            para("ตารางมีแถวและคอลัมน์ " * 30, page=12, page_last=13),
+        ]
+    )
+    assert titles(th, "el-000002")[1].startswith("การเรียงพิมพ์เอกสาร (ต่อ): ")
 
 
 def test_the_title_pages_heading_is_no_chapter_to_continue() -> None:

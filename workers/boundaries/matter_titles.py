@@ -58,6 +58,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "ko": ("표지",),
             "el": ("Εξώφυλλο",),
             "fa": ("صفحه‌های عنوان",),
+            "th": ("หน้าปก",),
         },
     ),
     "contents": (
@@ -90,6 +91,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "zh": ("目录", "目錄", "目次"),
             "ja": ("目次",),
             "fa": ("فهرست مطالب", "فهرست"),
+            "th": ("สารบัญ",),
         },
     ),
     "list of figures": (
@@ -109,6 +111,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "zh": ("插图目录", "图目录", "插图清单"),
             "ja": ("図目次",),
             "fa": ("فهرست تصاویر", "فهرست شکل‌ها"),
+            "th": ("สารบัญรูป", "สารบัญภาพ"),
         },
     ),
     "list of tables": (
@@ -128,6 +131,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "zh": ("表格目录", "表目录", "表格清单"),
             "ja": ("表目次",),
             "fa": ("فهرست جدول‌ها",),
+            "th": ("สารบัญตาราง",),
         },
     ),
     "list of listings": (
@@ -187,6 +191,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "zh": ("索引",),
             "ja": ("索引",),
             "fa": ("نمایه",),
+            "th": ("ดัชนี",),
         },
     ),
     "bibliography": (
@@ -216,6 +221,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "zh": ("参考文献", "参考书目"),
             "ja": ("参考文献",),
             "fa": ("کتاب‌نامه", "منابع", "مراجع"),
+            "th": ("บรรณานุกรม", "เอกสารอ้างอิง"),
         },
     ),
     "glossary": (
@@ -235,6 +241,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "zh": ("术语表", "词汇表"),
             "ja": ("用語集",),
             "fa": ("واژه‌نامه",),
+            "th": ("อภิธานศัพท์",),
         },
     ),
     # what a package's documentation generates after its index (ltxdoc's "Change History")
@@ -456,6 +463,7 @@ _LANGUAGES = {
     "fa": _Language(" و ", "{title}، بخش {i} از {n}"),
     "ru": _Language(" и ", "{title}, часть {i} из {n}"),
     "el": _Language(" και ", "{title}, μέρος {i} από {n}"),
+    "th": _Language(" และ ", "{title} ส่วนที่ {i} จาก {n}", lower=False),
     "de": _Language(" und ", "{title}, Teil {i} von {n}", lower=False),
     "fr": _Language(" et ", "{title}, partie {i} sur {n}"),
     "es": _Language(" y ", "{title}, parte {i} de {n}"),
@@ -481,6 +489,7 @@ _ARABIC = re.compile("[\u0600-\u06ff]")
 _PERSIAN = re.compile(f"[{''.join(sorted(_PERSIAN_ONLY))}]")  # all in U+0600-U+06FF
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
 _GREEK = re.compile("[\u0370-\u03ff\u1f00-\u1fff]")
+_THAI = re.compile("[\u0e00-\u0e7f]")
 _WORD = re.compile(r"[^\W\d_]+")  # a Latin-script book's words, for its function words
 SAMPLE_CHARS = 200_000  # enough text to tell a book's script
 HEADING_LETTERS = 500  # enough headings to tell their script
@@ -506,16 +515,18 @@ def _script_letters(elements: Sequence[Element]) -> Counter[str]:
         letters["arabic"] += len(_ARABIC.findall(text)) - persian
         letters["cyrillic"] += len(_CYRILLIC.findall(text))
         letters["greek"] += len(_GREEK.findall(text))
+        letters["thai"] += len(_THAI.findall(text))
     return letters
 
 
 def book_language(elements: Sequence[Element]) -> str:
     """The language a book's reference titles are written in, told by its script: "zh"
     (Han), "ja" (Han with kana), "ko" (Hangul), "fa" (Arabic script with Persian letters),
-    "ru" (Cyrillic), "el" (Greek), else "en". Arabic-script books without Persian letters
-    stay "en": a Persian title would be wrong for them. The titles stand among the book's
-    headings, so their script decides when they have HEADING_LETTERS letters (a Persian or
-    Japanese manual's prose can hold more Latin, its commands, than its own script)."""
+    "ru" (Cyrillic), "el" (Greek), "th" (Thai), else "en". Arabic-script books without
+    Persian letters stay "en": a Persian title would be wrong for them. The titles stand
+    among the book's headings, so their script decides when they have HEADING_LETTERS
+    letters (a Persian or Japanese manual's prose can hold more Latin, its commands, than
+    its own script)."""
     letters = _script_letters([e for e in elements if e.type == "heading"])
     if sum(letters.values()) < HEADING_LETTERS:
         letters = _script_letters(elements)
@@ -532,6 +543,8 @@ def book_language(elements: Sequence[Element]) -> str:
         return "ru"
     if letters["greek"] > letters["latin"]:
         return "el"
+    if letters["thai"] > letters["latin"]:
+        return "th"
     return _latin_language(elements)
 
 

@@ -68,6 +68,7 @@ _MARKS = {
     "fa": _Marks(" (ادامه)", ": ", "؛ "),
     "ko": _Marks(" (계속)", ": ", "; "),
     "el": _Marks(" (συνέχεια)", ": ", "; "),
+    "th": _Marks(" (ต่อ)", ": ", "; "),
     "de": _Marks(" (Fortsetzung)", ": ", "; "),
     "fr": _Marks(" (suite)", " : ", " ; "),
     "es": _Marks(" (continuación)", ": ", "; "),

@@ -1,8 +1,9 @@
 """A page's TeX bitmap fonts read as text (`tex_encodings` says why and how), its
 ZapfDingbats as symbols (`dingbats`), TeX's math extension fonts as their big operators
 and delimiters (`math_extension`), LaTeX's picture-mode fonts as nothing
-(`picture_fonts`), AMS blackboard bold and latexsym as their symbols (`tex_symbols`), and
-Word's Symbol and Wingdings fonts as their characters (`symbol_pua`).
+(`picture_fonts`), AMS blackboard bold and latexsym as their symbols (`tex_symbols`),
+Word's Symbol and Wingdings fonts as their characters (`symbol_pua`), and fonts whose
+glyph names spell Unicode names by those names (`glyph_names`: thailatex's Thai fonts).
 
 Only pages whose text holds a code such a font would give (a control character, or a
 Latin-1 letter T1 reads otherwise) look at their fonts; a font's decision is cached by its
@@ -16,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from quire.workers.parse.dingbats import dingbats_decoder, is_dingbats
+from quire.workers.parse.glyph_names import names_decoder
 from quire.workers.parse.math_extension import decoder as math_extension_decoder
 from quire.workers.parse.math_extension import is_math_extension
 from quire.workers.parse.picture_fonts import DECODER as PICTURE
@@ -59,6 +61,11 @@ def page_decoders(
         symbols = pua_decoder(name)  # Word's Symbol and Wingdings
         if symbols is not None:
             out[plain] = symbols
+        if xref > 0 and kind in ("TrueType", "Type1"):  # glyphs named in Unicode's words
+            if xref not in cache:
+                cache[xref] = _named_decoder(doc, xref)
+            if (named := cache[xref]) is not None:
+                out[plain] = named
         if xref <= 0 or not (kind == "Type3" or dingbats):
             continue
         if xref not in cache:
@@ -152,6 +159,17 @@ def _font_decoder(doc: Any, xref: int) -> dict[int, str] | None:
     widths = _widths(doc, xref)
     found = font_encoding(widths)
     return decoder(found, widths) if found else None
+
+
+def _named_decoder(doc: Any, xref: int) -> dict[int, str] | None:
+    """The decoder of a font without a ToUnicode map whose /Differences spell Unicode
+    names (`glyph_names`)."""
+    if doc.xref_get_key(xref, "ToUnicode")[0] != "null":
+        return None
+    kind, encoding = doc.xref_get_key(xref, "Encoding")
+    if kind == "xref":
+        encoding = doc.xref_object(int(encoding.split()[0]), compressed=True)
+    return names_decoder(encoding) if "Differences" in encoding else None
 
 
 def _dingbats_decoder(doc: Any, xref: int) -> dict[int, str] | None:
