@@ -113,6 +113,7 @@ def test_every_title_of_the_table_is_recognised(
         ("ביבליוגרפיה", "bibliography"),  # Hebrew
         ("บรรณานุกรม", "bibliography"),  # Thai
         ("ดัชนี", "index"),
+        ("ดรรชนี", "index"),  # lshort-thai's spelling
     ],
 )
 def test_back_matter_titles_in_every_script(title: str, label: str) -> None:

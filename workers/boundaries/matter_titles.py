@@ -191,7 +191,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "zh": ("索引",),
             "ja": ("索引",),
             "fa": ("نمایه",),
-            "th": ("ดัชนี",),
+            "th": ("ดัชนี", "ดรรชนี"),
         },
     ),
     "bibliography": (
