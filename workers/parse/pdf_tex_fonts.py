@@ -28,7 +28,9 @@ from quire.workers.parse.tex_symbols import symbol_font_decoder
 
 # A `str.translate` table for a font's text (None: the character is dropped).
 Decoder = Mapping[int, str | None]
-FontCache = dict[int, Decoder | None]  # font xref -> its decoder (None: leave it)
+# (reader, font xref) -> the font's decoder (None: leave it); a font may be asked by two
+# readers (a Type 1 math extension font by the math and the glyph-name readers)
+FontCache = dict[tuple[str, int], Decoder | None]
 
 _SUSPECT = re.compile(r"[\x00-\x1f\x7f-\xbf\xd7\xdf\xf7\xff\uf020-\uf0ff]")
 _UNNAMED = re.compile(r"/(?!a\d+\b|\.notdef\b|Type\b|Encoding\b|Differences\b)\w")
@@ -61,16 +63,18 @@ def page_decoders(
         symbols = pua_decoder(name)  # Word's Symbol and Wingdings
         if symbols is not None:
             out[plain] = symbols
-        if xref > 0 and kind in ("TrueType", "Type1"):  # glyphs named in Unicode's words
-            if xref not in cache:
-                cache[xref] = _named_decoder(doc, xref)
-            if (named := cache[xref]) is not None:
-                out[plain] = named
+        if xref > 0 and kind in ("TrueType", "Type1") and not dingbats:
+            key = ("named", xref)  # glyphs named in Unicode's words
+            if key not in cache:
+                cache[key] = _named_decoder(doc, xref)
+            if (table := cache[key]) is not None:
+                out.setdefault(plain, table)  # (after a math or symbol font's own)
         if xref <= 0 or not (kind == "Type3" or dingbats):
             continue
-        if xref not in cache:
-            cache[xref] = _dingbats_decoder(doc, xref) if dingbats else _font_decoder(doc, xref)
-        table = cache[xref]
+        key = ("tex", xref)
+        if key not in cache:
+            cache[key] = _dingbats_decoder(doc, xref) if dingbats else _font_decoder(doc, xref)
+        table = cache[key]
         if table is not None:
             out[plain if dingbats else name] = table
     return out
@@ -88,11 +92,12 @@ def _math_extension_decoders(
         for name in names:
             if xref <= 0 or not plain.startswith(name):
                 continue
-            if xref not in cache:
+            key = ("math", xref)
+            if key not in cache:
                 kind, value = doc.xref_get_key(xref, "ToUnicode")
                 cmap = doc.xref_stream(int(value.split()[0])) if kind == "xref" else None
-                cache[xref] = math_extension_decoder(cmap)
-            table = cache[xref] or {}
+                cache[key] = math_extension_decoder(cmap)
+            table = cache[key] or {}
             if name not in out or len(table) < len(out[name]):
                 out[name] = table
     return out
