@@ -33,6 +33,7 @@ Decoder = Mapping[int, str | None]
 FontCache = dict[tuple[str, int], Decoder | None]
 
 _SUSPECT = re.compile(r"[\x00-\x1f\x7f-\xbf\xd7\xdf\xf7\xff\uf020-\uf0ff]")
+_LATIN1_HIGH = re.compile(r"[\x80-\xff]")
 _UNNAMED = re.compile(r"/(?!a\d+\b|\.notdef\b|Type\b|Encoding\b|Differences\b)\w")
 _NUMBER = re.compile(r"-?\d+(?:\.\d*)?|-?\.\d+")
 
@@ -57,14 +58,16 @@ def page_decoders(
     out.update(_math_extension_decoders(doc, page_fonts, math, cache))
     if not suspect:
         return out
+    coded = {s["font"] for s in spans if _LATIN1_HIGH.search(_span_text(s))}
     for xref, _ext, kind, name, *_ in page_fonts:
         plain = name.split("+")[-1]  # as a span names it: without the subset prefix
         dingbats = kind == "Type1" and is_dingbats(name)
         symbols = pua_decoder(name)  # Word's Symbol and Wingdings
         if symbols is not None:
             out[plain] = symbols
-        if xref > 0 and kind in ("TrueType", "Type1") and not dingbats:
-            key = ("named", xref)  # glyphs named in Unicode's words
+        # glyphs named in Unicode's words: MuPDF gave the code of a name it does not know
+        if xref > 0 and kind in ("TrueType", "Type1") and plain in coded:
+            key = ("named", xref)
             if key not in cache:
                 cache[key] = _named_decoder(doc, xref)
             if (table := cache[key]) is not None:
