@@ -241,7 +241,9 @@ def _bookmarks(doc: Document, lo: int, hi: int) -> list[str]:
     """The titles of the highest bookmarks that point into the pages of elements lo..hi
     (the first page only when the session starts it)."""
     els = doc.elements
-    first = els[lo].page_first + (lo > 0 and els[lo - 1].page_last == els[lo].page_first)
+    first = els[lo].page_first
+    if lo > 0 and els[lo - 1].page_last == first:  # the page began in the session before
+        first += 1
     inside = [o for o in doc.outline if first <= o.page <= els[hi].page_last]
     top = min((o.level for o in inside), default=0)
     titles = [heading_title(o.title) for o in inside if o.level == top]

@@ -6,8 +6,8 @@ Word's Symbol and Wingdings fonts as their characters (`symbol_pua`), and fonts 
 glyph names spell Unicode names by those names (`glyph_names`: thailatex's Thai fonts).
 
 Only pages whose text holds a code such a font would give (a control character, or a
-Latin-1 letter T1 reads otherwise) look at their fonts; a font's decision is cached by its
-xref for the whole range.
+Latin-1 letter T1 reads otherwise) look at their fonts; a reader's decision for a font is
+cached by the reader and the font's xref for the whole range.
 """
 
 from __future__ import annotations
@@ -159,9 +159,7 @@ def _span_text(span: dict[str, Any]) -> str:
 def _font_decoder(doc: Any, xref: int) -> dict[int, str] | None:
     """The decoder of the Type 3 font `xref` if it is a TeX bitmap font (its glyphs named
     `/aNN` only) of a known encoding."""
-    kind, encoding = doc.xref_get_key(xref, "Encoding")
-    if kind == "xref":
-        encoding = doc.xref_object(int(encoding.split()[0]), compressed=True)
+    encoding = _encoding(doc, xref)
     if "Differences" not in encoding or _UNNAMED.search(encoding):
         return None
     widths = _widths(doc, xref)
@@ -169,14 +167,20 @@ def _font_decoder(doc: Any, xref: int) -> dict[int, str] | None:
     return decoder(found, widths) if found else None
 
 
+def _encoding(doc: Any, xref: int) -> str:
+    """The /Encoding of font `xref`, as its text (followed when it is an object of its own)."""
+    kind, encoding = doc.xref_get_key(xref, "Encoding")
+    if kind == "xref":
+        encoding = doc.xref_object(int(encoding.split()[0]), compressed=True)
+    return str(encoding)
+
+
 def _named_decoder(doc: Any, xref: int) -> dict[int, str] | None:
     """The decoder of a font without a ToUnicode map whose /Differences spell Unicode
     names (`glyph_names`)."""
     if doc.xref_get_key(xref, "ToUnicode")[0] != "null":
         return None
-    kind, encoding = doc.xref_get_key(xref, "Encoding")
-    if kind == "xref":
-        encoding = doc.xref_object(int(encoding.split()[0]), compressed=True)
+    encoding = _encoding(doc, xref)
     return names_decoder(encoding) if "Differences" in encoding else None
 
 
