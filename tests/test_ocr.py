@@ -124,6 +124,30 @@ def test_a_page_filling_image_with_little_text_is_read(
     assert not any(e.type == "image" for e in doc.elements if e.page_first == 2)
 
 
+def test_a_text_layer_of_glyph_codes_is_read_by_ocr(
+    scanned: tuple[Path, dict[int, str]], tmp_path: Path
+) -> None:
+    """Type 3 fonts with neither glyph names nor a Unicode map number their glyphs in the
+    order used: elhyphen's compound.pdf extracts as "\\x00\\x02\\x01\\x04…" (31 % control
+    codes), every session of it unreadable. Such a text layer is no text: OCR reads the
+    page and its text replaces the codes; without OCR the note says what the layer is."""
+    path, known = scanned
+    p = pymupdf_module()
+    codes = "".join(chr(1 + i % 8) for i in range(120))  # as an invisible layer over the scan
+    coded = tmp_path / "coded.pdf"
+    with p.open(path) as doc:
+        for k in range(3):
+            doc[1].insert_text((72, 100 + 20 * k), codes, fontsize=8, render_mode=3)
+        doc.save(coded)
+    native = parse_document(coded).document
+    assert re.search(r"[\x01-\x08]", page_text(native, 2))
+    assert any(n.message.startswith("the text layer is glyph codes") for n in native.notes)
+    doc = parse_document(coded, ocr=AUTO).document
+    assert {o.page: o.reason for o in doc.ocr_pages}[2] == "text layer of glyph codes"
+    assert recall(known[2], page_text(doc, 2)) > 0.95
+    assert not re.search(r"[\x01-\x08]", page_text(doc, 2))
+
+
 def _slide(path: Path, rotate: int) -> Path:
     """A slide as presentation software exports one: a picture filling most of the page
     (a diagram whose labels are pixels) and the slide's words in the text layer beside it;

@@ -93,6 +93,12 @@ _LETTER = re.compile(r"[^\W\d_]")
 _BROKEN_WORD = re.compile(r"[^\W\d_]-$")  # "envi-" / "ronment": the sentence goes on
 _GOES_ON = re.compile(r"[^\W\d_],?$")  # a line ending in a word or a comma
 _LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_SPACE = re.compile(r"\s")
+_WORD3 = re.compile(r"[^\W\d_]{3,}")
+# a text layer of glyph codes: this many control characters, this share of the text, and
+# under this share in words (a music or glyph-table page has its sentences around them)
+CODES_MIN, CODES_SHARE, CODES_WORDS = 40, 0.2, 0.25
 
 
 def list_marker(text: str) -> re.Match[str] | None:
@@ -695,6 +701,13 @@ def extract_page(
     letters = len(_LETTER.findall(text)) if latin1 > 10 else 0
     result.garbled = letters >= 40 and latin1 > 0.25 * letters
     result.presentation_forms = presentation >= 20
+    # Type 3 fonts with neither glyph names nor a Unicode map number their glyphs in the
+    # order used: elhyphen's compound.pdf is "\x00\x02\x01\x04\x03…", 31 % control codes
+    controls = len(_CONTROL.findall(text))
+    if controls >= CODES_MIN:
+        chars = len(_SPACE.sub("", text))
+        words = sum(map(len, _WORD3.findall(text)))
+        result.codes = controls >= CODES_SHARE * chars and words < CODES_WORDS * chars
     fffd = text.count("\ufffd")
     result.unmapped = fffd >= 10 and fffd > 0.1 * len(text)
     return result

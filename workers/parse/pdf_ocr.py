@@ -3,7 +3,8 @@
 The decision, per page, after native extraction (`ocr_reason`):
 - off: nothing is OCR'd; a page without text that is not blank is recorded "OCR off";
 - auto: a page without a text layer that is not blank (a scan, a figure, text drawn as
-  outlines), and a page-filling image with little text (a scan with a stamped page number);
+  outlines), a page-filling image with little text (a scan with a stamped page number), and
+  a page whose text layer is glyph codes (control characters: its OCR text replaces it);
 - force: every page that is not blank (e.g. a garbled text layer).
 Blank and unreadable pages are never OCR'd. An OCR'd page's text blocks replace the native
 ones (smaller images on it stay), except on a page-filling image with a text layer: that layer
@@ -91,6 +92,8 @@ def ocr_reason(page: Any, result: PdfPage, mode: OcrMode) -> str | None:
         return result.skipped
     if mode == "force":
         return "--ocr force"
+    if result.codes:
+        return "text layer of glyph codes"
     chars = sum(len(ln) for b in result.blocks for ln in b.lines)
     if chars < LITTLE_TEXT_CHARS and _image_cover(page)[0] >= FILLING:
         return f"page-filling image with little text ({chars} characters)"
@@ -216,7 +219,8 @@ def apply_ocr(
             result.skipped_ocr = "no_text"
             result.skipped += f"; OCR ({settings.lang}) found no text"
         return result, hit
-    if result.skipped is None and settings.mode == "auto":  # a text layer, however little
+    if result.skipped is None and settings.mode == "auto" and not result.codes:
+        # a text layer, however little, that says what the page prints
         return _add_to_text_layer(page, result, engine, reason, text, dpi), hit
     kept = [b for b in result.blocks if b.kind == "image" and not _fills(page, b)]
     blocks = sorted([*text_blocks(text, dpi), *kept], key=lambda b: (b.bbox[1], b.bbox[0]))
@@ -233,6 +237,7 @@ def apply_ocr(
             "garbled": False,
             "presentation_forms": False,
             "unmapped": False,
+            "codes": False,
         }
     )
     return page_result, hit

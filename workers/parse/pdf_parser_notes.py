@@ -44,6 +44,8 @@ _FLAG_NOTES = {
     "presentation_forms": "right-to-left text is extracted as Arabic presentation forms in "
     "visual order: letter order and word spacing may be wrong",
     "unmapped": "many glyphs have no Unicode mapping (U+FFFD in the extracted text)",
+    "codes": "the text layer is glyph codes (control characters from fonts with neither glyph "
+    "names nor a Unicode map), not the printed text",
 }
 
 

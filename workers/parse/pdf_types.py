@@ -74,6 +74,7 @@ class PdfPage(BaseModel):
     garbled: bool = False  # Latin-1 mojibake (fonts without a Unicode map)
     presentation_forms: bool = False  # Arabic presentation forms in visual order
     unmapped: bool = False  # many U+FFFD (glyphs without Unicode)
+    codes: bool = False  # a text layer of glyph codes: control characters, no words
     decorative_images: int = 0  # tiny images left out
     inline_images: int = 0  # inline images (no xref) left out
     oversized_images: int = 0  # images over limits.MAX_IMAGE_PIXELS left out, undecoded
