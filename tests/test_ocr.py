@@ -130,14 +130,21 @@ def test_a_text_layer_of_glyph_codes_is_read_by_ocr(
     """Type 3 fonts with neither glyph names nor a Unicode map number their glyphs in the
     order used: elhyphen's compound.pdf extracts as "\\x00\\x02\\x01\\x04…" (31 % control
     codes), every session of it unreadable. Such a text layer is no text: OCR reads the
-    page and its text replaces the codes; without OCR the note says what the layer is."""
+    page and its text replaces the codes; without OCR the note says what the layer is. A
+    page whose other text is words (a score in LilyPond's manual) keeps its text layer."""
     path, known = scanned
     p = pymupdf_module()
     codes = "".join(chr(1 + i % 8) for i in range(120))  # as an invisible layer over the scan
     coded = tmp_path / "coded.pdf"
+    score = "Cette pièce pour orgue de Bach est représentative d'un travail de gravure."
     with p.open(path) as doc:
         for k in range(3):
             doc[1].insert_text((72, 100 + 20 * k), codes, fontsize=8, render_mode=3)
+        # a page of music: its notes are codes too, around a sentence that is text
+        page = doc.new_page()
+        page.insert_text((72, 100), score, fontsize=10)
+        for k in range(3):
+            page.insert_text((72, 200 + 20 * k), codes, fontsize=8)
         doc.save(coded)
     native = parse_document(coded).document
     assert re.search(r"[\x01-\x08]", page_text(native, 2))
@@ -146,6 +153,8 @@ def test_a_text_layer_of_glyph_codes_is_read_by_ocr(
     assert {o.page: o.reason for o in doc.ocr_pages}[2] == "text layer of glyph codes"
     assert recall(known[2], page_text(doc, 2)) > 0.95
     assert not re.search(r"[\x01-\x08]", page_text(doc, 2))
+    last = doc.page_count
+    assert last not in {o.page for o in doc.ocr_pages} and score in page_text(doc, last)
 
 
 def _slide(path: Path, rotate: int) -> Path:

@@ -95,9 +95,11 @@ _GOES_ON = re.compile(r"[^\W\d_],?$")  # a line ending in a word or a comma
 _LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _SPACE = re.compile(r"\s")
-_WORD3 = re.compile(r"[^\W\d_]{3,}")
+# a word as text has it: three letters or more, capitals only first ("ÀÁÂÓ³Æ" is none)
+_WORD3 = re.compile(r"(?<![^\W\d_])[^\W\d_][^\W\d_A-ZÀ-Þ]{2,}(?![^\W\d_])")
 # a text layer of glyph codes: this many control characters, this share of the text, and
-# under this share in words (a music or glyph-table page has its sentences around them)
+# what is not a code is not words either, at most this share in words (a score or a glyph
+# table keeps its sentences around the symbols' codes: LilyPond's web manual, 46-77 %)
 CODES_MIN, CODES_SHARE, CODES_WORDS = 40, 0.2, 0.25
 
 
@@ -706,8 +708,9 @@ def extract_page(
     controls = len(_CONTROL.findall(text))
     if controls >= CODES_MIN:
         chars = len(_SPACE.sub("", text))
+        rest = chars - controls
         words = sum(map(len, _WORD3.findall(text)))
-        result.codes = controls >= CODES_SHARE * chars and words < CODES_WORDS * chars
+        result.codes = controls >= CODES_SHARE * chars and words <= CODES_WORDS * rest
     fffd = text.count("\ufffd")
     result.unmapped = fffd >= 10 and fffd > 0.1 * len(text)
     return result
