@@ -64,18 +64,23 @@ def names_decoder(encoding: str) -> dict[int, str] | None:
     found = {code: ch for code, name in codes.items() if (ch := character(name))}
     if len(found) < _MIN_NAMED:
         return None
-    high = {c: ch for c, ch in found.items() if 160 <= c < 256}  # a code page's letters
-    for page in _CODE_PAGES:
-        agree = sum(1 for c, ch in high.items() if bytes([c]).decode(page, "replace") == ch)
-        if high and agree >= _AGREE * len(high):
-            for c, name in codes.items():
-                read = bytes([c]).decode(page, "replace") if 160 <= c < 256 else ""
-                if (
-                    c not in found
-                    and _CAMEL.match(name)
-                    and read.isprintable()
-                    and read != "\ufffd"
-                ):
-                    found[c] = read
-            break
+    page = _code_page(found)
+    for c, name in codes.items() if page else ():
+        if c not in found and _CAMEL.match(name) and (read := _read(c, page)):
+            found[c] = read
     return found
+
+
+def _read(code: int, page: str | None) -> str | None:
+    """The letter code page `page` has at `code` (from 160), if any."""
+    ch = bytes([code]).decode(page, "replace") if page and 160 <= code < 256 else ""
+    return ch if ch.isprintable() and ch not in ("", "\ufffd") else None
+
+
+def _code_page(found: dict[int, str]) -> str | None:
+    """The code page whose letters sit where the names put theirs (from 160), if any."""
+    high = {c: ch for c, ch in found.items() if 160 <= c < 256}
+    for page in _CODE_PAGES:
+        if high and sum(_read(c, page) == ch for c, ch in high.items()) >= _AGREE * len(high):
+            return page
+    return None

@@ -634,9 +634,10 @@ def headings_below_outline(
     if not long_pages or not titles:
         return
     ceiling = min(titles) - 0.5
+    pages = [bodies[p] for p in long_pages if p in bodies]
     found: list[tuple[PageBody, int]] = []
     pages_of: dict[tuple[float, bool], set[int]] = {}
-    for pb in (bodies[p] for p in long_pages if p in bodies):
+    for pb in pages:
         for i, b in enumerate(pb.blocks):
             if (
                 i not in pb.headings
@@ -656,7 +657,7 @@ def headings_below_outline(
     for pb, i in found:
         if (level := levels.get((pb.blocks[i].size, pb.blocks[i].bold))) is not None:
             pb.headings[i] = Heading(level, "font")
-    for pb in {id(pb): pb for pb, _ in found}.values():
+    for pb in pages:
         _join_wrapped(pb, body)
 
 
