@@ -116,6 +116,11 @@ class Boundary(_Model):
 # MCP) takes its defaults from here through `shared.config.RunChoices`.
 MIN_PAGES = 5
 MAX_PAGES = 12
+# An estimated page count (an HTML, EPUB or DOCX book's, from its words) is good to about
+# half a page, and a PDF session counts every page it touches (4.2 pages of text across five
+# pages meet a 5-page minimum): an estimated session this close to the minimum meets it, so
+# that a book of 4.9-page chapters is planned a chapter a session, as its PDF would be.
+ESTIMATE_SLACK = 0.5
 
 
 # Where a session's size in pages sits against the plan's window: under the minimum, up to
@@ -140,9 +145,14 @@ class PlanSettings(_Model):
             )
         return self
 
-    def zone(self, pages: float) -> PageZone:
+    def minimum(self, estimated: bool = False) -> float:
+        """The fewest pages of a study session: `min_pages`, less `ESTIMATE_SLACK` where
+        pages are `estimated` from words."""
+        return self.min_pages - ESTIMATE_SLACK if estimated else self.min_pages
+
+    def zone(self, pages: float, estimated: bool = False) -> PageZone:
         """Where `pages` sits against this window (see PageZone)."""
-        if pages < self.min_pages:
+        if pages < self.minimum(estimated):
             return "below_min"
         if pages <= self.max_pages:
             return "preferred"

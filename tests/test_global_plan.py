@@ -102,7 +102,8 @@ def reference_cost(planner: GlobalPlanner, cuts: Sequence[int]) -> int:
             return sum(layout_words(e) for e in part) * 1000 // WORDS_PER_PAGE
         return (max(e.page_last for e in part) - min(e.page_first for e in part) + 1) * 1000
 
-    lo_m, hi_m = round(s.min_pages * 1000), round(s.max_pages * 1000)
+    lo_m = round(s.minimum(estimated=doc.page_basis == "words") * 1000)
+    hi_m = round(s.max_pages * 1000)
     soft_m, hard_m = round(s.soft_max_pages * 1000), round(s.hard_max_pages * 1000)
     # a closing runt is allowed cheaply only among RUNT_AMONG typical sessions of study text
     study_els = [els[i] for i in study_at]
@@ -327,6 +328,27 @@ def test_words_basis_sizes() -> None:
     assert abs(sum(c.pages for c in p.chunks) - 30) < 0.02  # words / 400
     assert p.chunks[2].first_id == doc.elements[16].id  # chapter 2 begins a session
     assert f"session of {p.chunks[0].pages:.1f} pages" in p.chunks[0].end_reason
+
+
+def test_estimated_pages_within_half_a_page_of_the_minimum_meet_it() -> None:
+    # eyes17's EPUB manual: experiments of 4.5-5 estimated pages each. Held to the exact
+    # minimum, every other one was a runt and two shared a session; its PDF, counting the
+    # pages a session touches, would give each its own.
+    def book(words_per_chapter: int) -> Document:
+        els: list[Element] = []
+        for n in range(1, 7):
+            els += [heading(f"{n} Experiment {n}", 1)]
+            els += [para(" ".join([f"w{n}"] * (words_per_chapter // 4)), page=1) for _ in range(4)]
+        return build_doc(els, basis="words")
+
+    near = book(4_7 * WORDS_PER_PAGE // 10)  # 4.7 pages of words a chapter
+    p = plan_globally(near, scored(near), {}, RULES)
+    assert [near.by_id()[c.first_id].type for c in p.chunks] == ["heading"] * 6
+    assert all(RULES.zone(c.pages, estimated=True) == "preferred" for c in p.chunks)
+    assert RULES.zone(4.7) == "below_min"  # a PDF's whole pages have no such slack
+    short = book(4_3 * WORDS_PER_PAGE // 10)  # 4.3 pages: under the minimum, still
+    p = plan_globally(short, scored(short), {}, RULES)
+    assert len(p.chunks) == 3
 
 
 def contents_doc() -> Document:

@@ -106,6 +106,12 @@ def test_the_strip_groups_pages_into_sessions_and_marks_them() -> None:
 def test_sizes_stages_and_cells() -> None:
     window = PlanSettings(min_pages=5, max_pages=12, soft_max_pages=13, hard_max_pages=20)
     assert size_class(2, window, "front_matter") == size_class(30, window, "back_matter") == "ref"
+    # an HTML or DOCX book's pages are estimated: half a page short of the minimum meets it
+    assert [size_class(p, window, estimated=True) for p in (4.4, 4.5, 12.5)] == [
+        "short",
+        "ok",
+        "soft",
+    ]
     assert [size_class(p, window) for p in (4.9, 5, 12, 12.5, 13, 13.1, 20)] == [
         "short",
         "ok",

@@ -71,10 +71,12 @@ _SIZE_CLASS: dict[PageZone, str] = {
 }
 
 
-def size_class(pages: float, settings: PlanSettings, kind: str = "study") -> str:
+def size_class(
+    pages: float, settings: PlanSettings, kind: str = "study", estimated: bool = False
+) -> str:
     """How a session's size sits against the plan's window (5-12 pages by default); "ref"
     for front and back matter, which are looked up, not studied, so no window applies."""
-    return "ref" if kind != "study" else _SIZE_CLASS[settings.zone(pages)]
+    return "ref" if kind != "study" else _SIZE_CLASS[settings.zone(pages, estimated)]
 
 
 def reason_alone(reason: str, alternative: str | None) -> str:
@@ -112,7 +114,8 @@ def page_strip(
     for s in plan.sessions if plan else []:
         if s.page_first > page:
             items.append(StripItem(None, cells=[cell(n) for n in range(page, s.page_first)]))
-        size = size_class(s.pages, plan.settings, s.kind) if plan else ""
+        estimated = pages.page_basis == "words"
+        size = size_class(s.pages, plan.settings, s.kind, estimated) if plan else ""
         items.append(StripItem(s, size, [cell(n) for n in range(s.page_first, s.page_last + 1)]))
         page = max(page, s.page_last + 1)
     if page <= pages.page_count:

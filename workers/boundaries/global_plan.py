@@ -171,7 +171,8 @@ class GlobalPlanner:
         for b in range(k - 1, -1, -1):
             self.next_cont[b] = b if self.evidence[b].continuity_support else self.next_cont[b + 1]
         s = settings
-        self.min_m, self.max_m = round(s.min_pages * UNIT), round(s.max_pages * UNIT)
+        self.min_m = round(s.minimum(estimated=self.words_basis) * UNIT)
+        self.max_m = round(s.max_pages * UNIT)
         self.soft_m, self.hard_m = round(s.soft_max_pages * UNIT), round(s.hard_max_pages * UNIT)
         # for each start: the first candidate supporting a session past the soft maximum
         self.support = np.full(k + 2, k + 1, np.int64)

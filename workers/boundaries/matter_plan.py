@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from quire.shared.ir import WORDS_PER_PAGE, Document, layout_words
-from quire.shared.plan import MIN_PAGES, Candidate, ReviewOutcome
+from quire.shared.plan import ESTIMATE_SLACK, MIN_PAGES, Candidate, ReviewOutcome
 from quire.workers.boundaries.matter import (
     TINY_WORDS,
     MatterRegion,
@@ -94,11 +94,13 @@ def close_back_stretches(
         stretch = els[a : b + 1]
         if any(stretch[0].page_first <= p <= stretch[-1].page_last for p in chapters):
             continue
+        least = min_pages
         if doc.page_basis == "words":
             pages = sum(layout_words(e) for e in stretch) / WORDS_PER_PAGE
+            least -= ESTIMATE_SLACK
         else:
             pages = max(e.page_last for e in stretch) - min(e.page_first for e in stretch) + 1
-        if pages < min_pages:
+        if pages < least:
             why = f"{pages:g} pages of study text after it, too few for a session"
             update = _region_update(doc, pos[r.first_id], b)
             out[k] = r.model_copy(update={**update, "evidence": [*r.evidence, why]})

@@ -242,6 +242,7 @@ def _window(ix: _Index, start: int, first_k: int) -> tuple[list[ContextCandidate
                 s,
                 outcome,
                 page_break=ix.els[at + 1].page_first > ix.els[at].page_last,
+                estimated=words_basis,
             )
         )
         if outcome is not None and outcome.decision == "confirmed_change":
@@ -259,6 +260,7 @@ def _context_candidate(
     s: PlanSettings,
     outcome: ReviewOutcome | None,
     page_break: bool,
+    estimated: bool = False,
 ) -> ContextCandidate:
     change: list[ReviewRole] = []
     same: list[ReviewRole] = []
@@ -273,7 +275,7 @@ def _context_candidate(
         before_id=c.before_id,
         pages=pages,
         words=words,
-        zone=s.zone(pages),
+        zone=s.zone(pages, estimated),
         score=c.score,
         ends_type=c.ends_type,
         begins_type=c.begins_type,
