@@ -224,6 +224,77 @@ def test_front_matter_ends_where_a_chapter_opens_under_the_contents_on_its_page(
     assert front.last_id == doc.elements[chapter - 1].id
 
 
+def test_a_chapter_under_the_contents_keeps_its_heading_over_linked_examples() -> None:
+    """cms-notes-intro: the first chapter opens on the contents' page, and its examples
+    below the heading are links (each to its bibliography entry), so they read as listing
+    lines: the contents' last "line" came after the chapter's heading, and the front matter
+    held the chapter (pages 1-3)."""
+    chapters = [("Standard entry types", 1), ("Other entry types", 3), ("Short notes", 6)]
+    chapters += [("Abbreviated references", 8), ("Online materials", 9)]
+    chapters += [("Related entries", 11), ("Citation commands", 12), ("In conclusion", 13)]
+    front = [para("The Chicago Notes & Bibliography Specification", page=1), para("Contents")]
+    front += [para(f"{t} {p}", page=1) for t, p in chapters[1:]]
+    front += [para(words(25, seed=3), page=1)]
+    examples = [
+        para(
+            f"[{kind}:](#el-000009) [{words(14, seed=n)} (Place: Publisher, 19{n}7).](#el-0000{n}0)"
+        )
+        for n, kind in enumerate(["Article", "Book", "InBook", "Manual", "Report"], 2)
+    ]
+    body = [heading(chapters[0][0], 1, page=1), para(words(30, seed=5), page=1), *examples]
+    body += pages_of_paragraphs(1, first_page=2)
+    for (title, page), (_, nxt) in zip(chapters[1:], [*chapters[2:], ("", 15)], strict=True):
+        body += [heading(title, 1, page=page), *pages_of_paragraphs(nxt - page, first_page=page)]
+    doc = build_doc([*front, *body])
+    doc.outline = [OutlineEntry(level=1, title=t, page=p) for t, p in chapters]
+    assert [page for page, _ in chapters_after_contents(doc)] == [p for _, p in chapters]
+    (matter,) = find_matter(doc)
+    chapter = next(i for i, e in enumerate(doc.elements) if e.type == "heading")
+    assert (matter.kind, matter.page_last) == ("front_matter", 1)
+    assert matter.last_id == doc.elements[chapter - 1].id
+
+
+def test_a_contents_titled_as_an_outline_entry_is_no_chapter_on_its_page() -> None:
+    """marathi: the outline's first entry is the contents ("अनुक्रमणिका", a title the table
+    did not know), and the title page's version line above it reads as a listing line:
+    the contents' title, which listing lines follow, is no chapter opening there."""
+    entries = [("Inhaltsübersicht", 1), ("1 Einleitung", 3), ("2 Befehle", 5), ("3 Beispiele", 9)]
+    front = [para("Das Paket", page=1), para("Version 1.7, 2021", page=1)]
+    front += [heading("Inhaltsübersicht", 1, page=1)]
+    front += [para(f"{t} {p}", page=1) for t, p in entries[1:]]
+    front += [para(f"2.{k} Abschnitt {k} . . . . . . . . {5 + k}", page=1) for k in range(1, 6)]
+    front += [para(words(30, seed=8), page=2)]
+    body: list[Element] = []
+    for (title, page), (_, nxt) in zip(entries[1:], [*entries[2:], ("", 14)], strict=True):
+        body += [heading(title, 1, page=page), *pages_of_paragraphs(nxt - page, first_page=page)]
+    doc = build_doc([*front, *body])
+    doc.outline = [OutlineEntry(level=1, title=t, page=p) for t, p in entries]
+    assert [page for page, _ in chapters_after_contents(doc)] == [3, 5, 9]
+    (matter,) = find_matter(doc)
+    assert (matter.kind, matter.page_first, matter.page_last) == ("front_matter", 1, 2)
+
+
+def test_a_chapter_label_over_its_heading_begins_the_chapter_not_the_matter() -> None:
+    """marathi: the first chapter's page opens with its label ("१ प्रस्तावना") over its
+    heading; the contents, titled by a heading, ran to that heading and kept the label."""
+    front = [para("Das Paket", page=1), heading("Inhaltsverzeichnis", 1, page=1)]
+    front += [para(f"{n} Kapitel {n} . . . . . . {1 + 2 * n}", page=1) for n in range(1, 9)]
+    front += [para(words(40, seed=2), page=2)]
+    body: list[Element] = []
+    for n, label in enumerate(["Erstes Kapitel", "Zweites Kapitel", "Drittes Kapitel"], 1):
+        body += [para(label, page=3 + 4 * (n - 1))]
+        body += [heading(f"Titel {n}", 1, page=3 + 4 * (n - 1))]
+        body += pages_of_paragraphs(4, first_page=3 + 4 * (n - 1))
+    doc = build_doc([*front, *body])
+    doc.outline = [
+        OutlineEntry(level=1, title=f"Titel {n}", page=3 + 4 * (n - 1)) for n in (1, 2, 3)
+    ]
+    (matter,) = find_matter(doc)
+    label = next(e for e in doc.elements if e.text == "Erstes Kapitel")
+    assert (matter.kind, matter.page_last) == ("front_matter", 2)
+    assert doc.elements[doc.elements.index(label) - 1].id == matter.last_id
+
+
 def test_a_title_page_with_a_contents_of_one_list_is_front_matter() -> None:
     """nccsect, compsci: the title and a contents set as one list of 16 entries on page 1
     were too small (one listing element) and opened the first study session."""

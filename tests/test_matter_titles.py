@@ -136,6 +136,8 @@ def test_back_matter_titles_in_every_script(title: str, label: str) -> None:
         "目次",
         "فهرست مطالب",
         "สารบัญ",
+        "अनुक्रमणिका",  # Devanagari (marathi's)
+        "विषय सूची",
     ],
 )
 def test_front_matter_titles_in_every_script(title: str) -> None:
@@ -246,6 +248,7 @@ def test_reference_titles_in_latin_script_languages() -> None:
         # met in the sweep, each once: the chapter they held or split was reference
         ("5 Important Changes", "change history"),  # biblatex-sbl's version log
         ("Versionsprotokoll", "change history"),
+        ("4 Changes", "change history"),  # skrapport's, a chapter the study session held
         ("Index général", "index"),
         ("Aineregister", "index"),  # Estonian
         ("Abbreviations", "glossary"),  # a list of them after the version log

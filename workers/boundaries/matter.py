@@ -560,13 +560,33 @@ def _chapters_after_contents(
         match = [i for i in here if fold_title(plain_text(doc.elements[i])) == key]
         found = match or here or list(range(a, b))  # the heading, else the page's start
         if contents is not None and o.page == contents.number:
-            # a chapter opening on the contents' page, under its lines (tikz-cd, svg)
-            lines = range(contents.first, contents.last + 1)
-            last_line = max((i for i in lines if flags[i]), default=contents.last)
-            found = [i for i in match or here if i > last_line]
+            # a chapter opening on the contents' page, under its lines (tikz-cd, svg); its
+            # own heading may stand over lines that only look listed (cms-notes-intro's
+            # examples, each a link to its bibliography entry), so it need only follow
+            # the contents' first line, with text under it (not the contents' own title)
+            lines = [i for i in range(contents.first, contents.last + 1) if flags[i]]
+            first_line, last_line = (lines[0], lines[-1]) if lines else (contents.last,) * 2
+            opens = [i for i in match if i > first_line and i + 1 < len(flags) and not flags[i + 1]]
+            found = opens or [i for i in match or here if i > last_line]
         if found:
-            out.append((o.page, o.title, found[0]))
+            out.append((o.page, o.title, _with_label(doc.elements, page_of, flags, found[0])))
     return out
+
+
+def _with_label(
+    els: Sequence[Element], page_of: Sequence[int], flags: Sequence[bool | None], at: int
+) -> int:
+    """Where the chapter whose heading is element `at` begins: at the top of its page when
+    what stands above the heading there is a label, not text nor a heading nor the end of
+    a contents ("१ प्रस्तावना" over marathi's first heading, which the front matter kept)."""
+    first = bisect.bisect_left(page_of, page_of[at])
+    above = range(first, at)
+    if (
+        any(els[i].type == "heading" or flags[i] for i in above)
+        or sum(els[i].word_count for i in above) > LABEL_WORDS
+    ):
+        return at
+    return first
 
 
 def chapters_after_contents(doc: Document) -> list[tuple[int, str]]:

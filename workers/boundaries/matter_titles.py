@@ -92,6 +92,8 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "ja": ("目次",),
             "fa": ("فهرست مطالب", "فهرست"),
             "th": ("สารบัญ",),
+            "mr": ("अनुक्रमणिका",),  # Devanagari
+            "hi": ("विषय सूची",),
         },
     ),
     "list of figures": (
@@ -254,6 +256,8 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
                 "Changelog",
                 "Revision history",
                 "Important changes",  # biblatex's and its styles' version log
+                "Changes",  # skrapport's, after its chapters (a back title: second half only)
+                "Version history",
             ),
             "de": (
                 "Änderungshistorie",
