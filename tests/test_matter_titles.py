@@ -210,6 +210,30 @@ def test_a_latin_script_books_language_from_its_function_words(
     assert book_language(_els(*texts)) == language
 
 
+@pytest.mark.parametrize(
+    ("headings", "language"),
+    [
+        # VisualTikZ-fr: its prose is TikZ set as paragraphs ("at", "on": English), its
+        # headings French
+        (
+            ["Les figures de base", "Les paramètres de la ligne", "Les nœuds et les flèches"] * 3,
+            "fr",
+        ),
+        (["Chargement de la bibliothèque"], "en"),  # too few of its words to say
+    ],
+)
+def test_headings_tell_the_language_where_the_prose_does_not(
+    headings: list[str], language: str
+) -> None:
+    code = r"\draw (0,0) node at (1,1) {x} -- (2,0) on the path; \fill[red] (0,0) circle (1pt); "
+    els = _els(code * 200, FRENCH)  # the prose alone reads as English
+    els += [
+        Element(id=f"el-{100 + i:06d}", type="heading", text=t, page_first=1, page_last=1, level=2)
+        for i, t in enumerate(headings)
+    ]
+    assert book_language(els) == language
+
+
 def test_reference_titles_in_latin_script_languages() -> None:
     assert reference_title("title pages and contents", 1, 1, "fr") == (
         "Page de titre et table des matières"

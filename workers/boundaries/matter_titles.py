@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from quire.shared.ir import Element
-from quire.shared.languages import sole_language
+from quire.shared.languages import SIGNATURES, sole_language
 from quire.shared.links import plain
 from quire.shared.text import HAN, HANGUL, KANA
 
@@ -497,6 +497,7 @@ _THAI = re.compile("[\u0e00-\u0e7f]")
 _WORD = re.compile(r"[^\W\d_]+")  # a Latin-script book's words, for its function words
 SAMPLE_CHARS = 200_000  # enough text to tell a book's script
 HEADING_LETTERS = 500  # enough headings to tell their script
+HEADING_SIGNATURE_WORDS = 8  # a language's function words in the headings that name it
 
 
 def _script_letters(elements: Sequence[Element]) -> Counter[str]:
@@ -556,7 +557,9 @@ def _latin_language(elements: Sequence[Element]) -> str:
     """A Latin-script book's language told by its function words
     (`quire.shared.languages.sole_language`) when it is one named here, else "en". Links
     count as their text: their targets ("#el-000027") are no words of the book ("el" made
-    English manuals Spanish)."""
+    English manuals Spanish). Where the prose names no one language (TikZ code set as
+    paragraphs, "at" and "on" outweighing VisualTikZ's French; Portuguese read as Spanish
+    too), the headings do when HEADING_SIGNATURE_WORDS of their words name one."""
     words: Counter[str] = Counter()
     taken = 0
     for e in elements:
@@ -568,6 +571,19 @@ def _latin_language(elements: Sequence[Element]) -> str:
         if taken > SAMPLE_CHARS:
             break
     lang = sole_language(words)
+    if lang is None:
+        titles = Counter(
+            w
+            for e in elements
+            if e.type == "heading"
+            for w in _WORD.findall(plain(e.text).casefold())
+        )
+        lang = sole_language(titles)
+        if (
+            lang in SIGNATURES
+            and sum(titles[w] for w in SIGNATURES[lang]) < HEADING_SIGNATURE_WORDS
+        ):
+            lang = None
     return lang if lang in _LANGUAGES else "en"
 
 
