@@ -273,6 +273,7 @@ def test_reference_titles_in_latin_script_languages() -> None:
         ("5 Important Changes", "change history"),  # biblatex-sbl's version log
         ("Versionsprotokoll", "change history"),
         ("4 Changes", "change history"),  # skrapport's, a chapter the study session held
+        ("Liste der Änderungen", "change history"),  # sr-vorl's, a 2-page study session
         ("Index général", "index"),
         ("Aineregister", "index"),  # Estonian
         ("Abbreviations", "glossary"),  # a list of them after the version log

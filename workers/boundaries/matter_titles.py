@@ -258,6 +258,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
                 "Important changes",  # biblatex's and its styles' version log
                 "Changes",  # skrapport's, after its chapters (a back title: second half only)
                 "Version history",
+                "List of changes",
             ),
             "de": (
                 "Änderungshistorie",
@@ -265,6 +266,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
                 "Änderungsprotokoll",
                 "Versionsprotokoll",
                 "Versionshistorie",
+                "Liste der Änderungen",  # sr-vorl's, last
             ),
             "fr": (
                 "Historique des modifications",
