@@ -359,6 +359,10 @@ _NUMBERING = re.compile(
 _LICENSE_NAME = re.compile(
     r"(?:public|documentation|font)licen[cs]e(?:v[\da-z]{1,4}|version[\da-z]{0,4})?$"
 )
+# a change log named for its software: "Change history for coverage.py", "Changelog of foo"
+_CHANGE_LOG_FOR = re.compile(
+    r"^(?:changehistory|changelog|revisionhistory|versionhistory)(?:for|of)"
+)
 _NOT_LETTER = re.compile(r"[\W_]+", re.UNICODE)
 # "I N H A LT S V E R Z E I C H N I S": a letter-spaced title (its "I " is no numbering)
 _LETTER_SPACED = re.compile(r"(?:\w{1,2} ){3,}\w{1,2}")
@@ -439,6 +443,8 @@ def title_matters(text: str) -> list[tuple[MatterKind, str]]:
             return [(_BACK, "index")]
         if _LICENSE_NAME.search(key) or _gnu_license(key):
             return [(_BACK, "license")]
+        if _CHANGE_LOG_FOR.match(key):
+            return [(_BACK, "change history")]
         if _LISTING_WORDS.match(variant) or _LISTING_SUFFIX.search(key):
             return [(_FRONT, "lists")]
     return []
