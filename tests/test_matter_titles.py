@@ -247,6 +247,16 @@ def test_reference_titles_in_latin_script_languages() -> None:
     assert reference_title("title pages and contents", 1, 1, "da") == "Titelblad og indhold"
     assert reference_title("title pages and contents", 1, 1, "vi") == "Trang bìa và mục lục"
     assert reference_title("license and index", 1, 2, "ro") == "Licență și index, partea 1 din 2"
+    # three or more: a list ("and" twice read as a stammer)
+    assert reference_title("title pages and contents and lists", 1, 1, "en") == (
+        "Title pages, contents and lists"
+    )
+    assert reference_title("license and bibliography and change history", 1, 1, "de") == (
+        "Lizenz, Literaturverzeichnis und Änderungshistorie"
+    )
+    assert reference_title("title pages and contents and list of figures", 1, 1, "zh") == (
+        "封面、目录与插图目录"
+    )
 
 
 @pytest.mark.parametrize(

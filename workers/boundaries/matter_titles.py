@@ -465,17 +465,18 @@ class _Language:
     join: str  # between two labels: "contents and list of figures"
     part: str  # "{title}, part {i} of {n}"
     lower: bool = True  # a title after the first in lower case (German nouns keep theirs)
+    comma: str = ", "  # between the others of three or more: "title pages, contents and lists"
 
 
 _ENGLISH = _Language(" and ", "{title}, part {i} of {n}")
 _LANGUAGES = {
-    "zh": _Language("与", "{title}（第 {i} 部分，共 {n} 部分）"),
-    "ja": _Language("と", "{title}（{i}/{n}）"),
+    "zh": _Language("与", "{title}（第 {i} 部分，共 {n} 部分）", comma="、"),
+    "ja": _Language("と", "{title}（{i}/{n}）", comma="、"),
     "ko": _Language(" 및 ", "{title} ({i}/{n})"),
-    "fa": _Language(" و ", "{title}، بخش {i} از {n}"),
+    "fa": _Language(" و ", "{title}، بخش {i} از {n}", comma="، "),
     "ru": _Language(" и ", "{title}, часть {i} из {n}"),
     "el": _Language(" και ", "{title}, μέρος {i} από {n}"),
-    "th": _Language(" และ ", "{title} ส่วนที่ {i} จาก {n}", lower=False),
+    "th": _Language(" และ ", "{title} ส่วนที่ {i} จาก {n}", lower=False, comma=" "),
     "de": _Language(" und ", "{title}, Teil {i} von {n}", lower=False),
     "fr": _Language(" et ", "{title}, partie {i} sur {n}"),
     "es": _Language(" y ", "{title}, parte {i} de {n}"),
@@ -605,6 +606,7 @@ def reference_title(label: str, part: int, parts: int, language: str) -> str:
         lang, pieces = _ENGLISH, labels  # a label without a title in that language
     else:
         pieces = [n[0].lower() if lang.lower else n[0] for n in names if n]
-    title = unicodedata.normalize("NFC", lang.join.join(pieces))
+    listed = lang.comma.join(pieces[:-1])
+    title = unicodedata.normalize("NFC", lang.join.join([listed, pieces[-1]] if listed else pieces))
     title = title[:1].upper() + title[1:]
     return lang.part.format(title=title, i=part, n=parts) if parts > 1 else title
