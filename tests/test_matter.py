@@ -295,6 +295,39 @@ def test_a_chapter_label_over_its_heading_begins_the_chapter_not_the_matter() ->
     assert doc.elements[doc.elements.index(label) - 1].id == matter.last_id
 
 
+def test_acknowledgements_are_front_or_back_matter_by_their_place() -> None:
+    """pkuthss: "致谢" after the bibliography was a study session; "Acknowledgements" before
+    the contents is front matter, and a section of that title among the chapters is study
+    text (teubner's "4 Acknowledgements")."""
+    front = [para("A Thesis", page=1), heading("Acknowledgements", 1, page=2)]
+    front += [para(words(60, seed=4), page=2), heading("Contents", 1, page=3)]
+    front += [para(f"{n} Chapter {n} . . . . . . {4 + 6 * (n - 1)}", page=3) for n in range(1, 5)]
+    body: list[Element] = []
+    for n in range(1, 5):
+        body += [heading(f"{n} Chapter {n}", 1, page=4 + 6 * (n - 1))]
+        if n == 2:
+            body += [heading("2.1 Acknowledgements", 2, page=10), para(words(40, seed=6), page=10)]
+        body += pages_of_paragraphs(6, first_page=4 + 6 * (n - 1))
+    back = [heading("References", 1, page=28)]
+    back += [
+        para(f"[{k}] Author {k}. Title {k}. Publisher, 20{k:02d}.", page=28) for k in range(12)
+    ]
+    back += [heading("致谢", 1, page=29), para(words(80, seed=9), page=29)]
+    doc = build_doc([*front, *body, *back])
+    titles = ["Acknowledgements", "Contents"] + [f"{n} Chapter {n}" for n in range(1, 5)]
+    pages = [2, 3, 4, 10, 16, 22]
+    doc.outline = [
+        OutlineEntry(level=1, title=t, page=p) for t, p in zip(titles, pages, strict=True)
+    ]
+    doc.outline += [OutlineEntry(level=1, title="References", page=28)]
+    doc.outline += [OutlineEntry(level=1, title="致谢", page=29)]
+    found = [(r.kind, r.label, r.page_first, r.page_last) for r in find_matter(doc)]
+    assert found[0][0] == "front_matter" and found[0][2:] == (1, 3)
+    assert "acknowledgements" in found[0][1]
+    assert found[-1] == ("back_matter", "bibliography and closing acknowledgements", 28, 29)
+    assert len(found) == 2  # the section among the chapters is none
+
+
 def test_a_title_page_with_a_contents_of_one_list_is_front_matter() -> None:
     """nccsect, compsci: the title and a contents set as one list of 16 entries on page 1
     were too small (one listing element) and opened the first study session."""

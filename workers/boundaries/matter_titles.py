@@ -34,6 +34,26 @@ MatterKind = Literal["front_matter", "back_matter"]
 _FRONT: MatterKind = "front_matter"
 _BACK: MatterKind = "back_matter"
 
+# the author's thanks: front matter before the first chapter, back matter after the last
+# (a thesis's "致谢" after its bibliography was a study session)
+_THANKS: dict[str, tuple[str, ...]] = {
+    "en": ("Acknowledgements", "Acknowledgments"),
+    "de": ("Danksagung",),
+    "fr": ("Remerciements",),
+    "es": ("Agradecimientos",),
+    "it": ("Ringraziamenti",),
+    "pt": ("Agradecimentos",),
+    "nl": ("Dankwoord",),
+    "pl": ("Podziękowania",),
+    "cs": ("Poděkování",),
+    "fi": ("Kiitokset",),
+    "ru": ("Благодарности",),
+    "el": ("Ευχαριστίες",),
+    "zh": ("致谢", "致 谢"),
+    "ja": ("謝辞",),
+    "ko": ("감사의 글",),
+}
+
 # label -> (kind, {language: titles}). The first title of a language names sessions in it.
 TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
     "title pages": (
@@ -281,6 +301,8 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "ja": ("更新履歴", "変更履歴"),
         },
     ),
+    "acknowledgements": (_FRONT, _THANKS),
+    "closing acknowledgements": (_BACK, _THANKS),
     # the production notes on a book's last page (sbcl's manual: "Colophon" after its
     # index was a chapter of its own to count)
     "colophon": (
@@ -603,7 +625,9 @@ def reference_title(label: str, part: int, parts: int, language: str) -> str:
     labels = label.split(" and ")
     names = [TITLES[x][1].get(language) if x in TITLES else None for x in labels]
     if language not in _LANGUAGES or not all(names):
-        lang, pieces = _ENGLISH, labels  # a label without a title in that language
+        # English, or a label without a title in that language: the English title
+        english = [TITLES[x][1]["en"][0].lower() if x in TITLES else x for x in labels]
+        lang, pieces = _ENGLISH, english
     else:
         pieces = [n[0].lower() if lang.lower else n[0] for n in names if n]
     listed = lang.comma.join(pieces[:-1])
