@@ -155,3 +155,34 @@ def select(
             chosen.append(SweepDoc(package, p, pages))
         per_package.append(chosen)
     return [d for group in itertools.zip_longest(*per_package) for d in group if d is not None]
+
+
+def select_beyond(
+    cache: Path, corpus: Path, *, min_pages: int = 15, max_pages: int = 400
+) -> list[SweepDoc]:
+    """The next PDFs of the same packages, in the same order, that the sample left out
+    (two thirds of each package's quota, at least four; names and contents not in the
+    sample or the corpus): documents no session has tuned on, for `--beyond`."""
+    sample = select(cache, corpus)
+    seen = {d.path.name for d in sample} | corpus_names(corpus)
+    taken = {hashlib.sha256(d.path.read_bytes()).hexdigest() for d in sample}
+    per_package: list[list[SweepDoc]] = []
+    for package, quota in QUOTAS.items():
+        root = ensure_package(cache, package)
+        pdfs = sorted(p for p in root.rglob("*.pdf") if p.is_file() and not p.is_symlink())
+        counts = page_counts(cache, pdfs)
+        chosen: list[SweepDoc] = []
+        for p in sorted(pdfs, key=lambda p: _order(package, p, root)):
+            if len(chosen) >= max(4, quota * 2 // 3):
+                break
+            pages = counts[str(p.relative_to(cache))]
+            if not min_pages <= pages <= max_pages or p.name in seen:
+                continue
+            digest = hashlib.sha256(p.read_bytes()).hexdigest()
+            if digest in taken:
+                continue
+            seen.add(p.name)
+            taken.add(digest)
+            chosen.append(SweepDoc(package, p, pages))
+        per_package.append(chosen)
+    return [d for group in itertools.zip_longest(*per_package) for d in group if d is not None]
