@@ -131,30 +131,7 @@ def select(
     packages: dict[str, int] | None = None,
 ) -> list[SweepDoc]:
     """The fixed sample (see the module docstring), packages interleaved."""
-    quotas = packages or QUOTAS
-    exclude = corpus_names(corpus)
-    seen_names: set[str] = set()
-    seen_content: set[str] = set()
-    per_package: list[list[SweepDoc]] = []
-    for package, quota in quotas.items():
-        root = ensure_package(cache, package)
-        pdfs = sorted(p for p in root.rglob("*.pdf") if p.is_file() and not p.is_symlink())
-        counts = page_counts(cache, pdfs)
-        chosen: list[SweepDoc] = []
-        for p in sorted(pdfs, key=lambda p: _order(package, p, root)):
-            pages = counts[str(p.relative_to(cache))]
-            if len(chosen) >= quota:
-                break
-            if not min_pages <= pages <= max_pages or p.name in exclude or p.name in seen_names:
-                continue
-            digest = hashlib.sha256(p.read_bytes()).hexdigest()
-            if digest in seen_content:
-                continue
-            seen_names.add(p.name)
-            seen_content.add(digest)
-            chosen.append(SweepDoc(package, p, pages))
-        per_package.append(chosen)
-    return [d for group in itertools.zip_longest(*per_package) for d in group if d is not None]
+    return _pick(cache, packages or QUOTAS, (min_pages, max_pages), corpus_names(corpus), set())
 
 
 def select_beyond(
@@ -163,26 +140,39 @@ def select_beyond(
     """The next PDFs of the same packages, in the same order, that the sample left out
     (two thirds of each package's quota, at least four; names and contents not in the
     sample or the corpus): documents no session has tuned on, for `--beyond`."""
-    sample = select(cache, corpus)
-    seen = {d.path.name for d in sample} | corpus_names(corpus)
-    taken = {hashlib.sha256(d.path.read_bytes()).hexdigest() for d in sample}
+    names, contents = corpus_names(corpus), set[str]()
+    _pick(cache, QUOTAS, (min_pages, 1000), names, contents)  # the sample, taken first
+    quotas = {package: max(4, quota * 2 // 3) for package, quota in QUOTAS.items()}
+    return _pick(cache, quotas, (min_pages, max_pages), names, contents)
+
+
+def _pick(
+    cache: Path,
+    quotas: dict[str, int],
+    pages_range: tuple[int, int],
+    names: set[str],
+    contents: set[str],
+) -> list[SweepDoc]:
+    """Per package, the first `quota` PDFs in hash order within `pages_range` whose file
+    name and content (sha256) are not in `names` and `contents` yet (both grow with what
+    is taken), packages interleaved."""
     per_package: list[list[SweepDoc]] = []
-    for package, quota in QUOTAS.items():
+    for package, quota in quotas.items():
         root = ensure_package(cache, package)
         pdfs = sorted(p for p in root.rglob("*.pdf") if p.is_file() and not p.is_symlink())
         counts = page_counts(cache, pdfs)
         chosen: list[SweepDoc] = []
         for p in sorted(pdfs, key=lambda p: _order(package, p, root)):
-            if len(chosen) >= max(4, quota * 2 // 3):
+            if len(chosen) >= quota:
                 break
             pages = counts[str(p.relative_to(cache))]
-            if not min_pages <= pages <= max_pages or p.name in seen:
+            if not pages_range[0] <= pages <= pages_range[1] or p.name in names:
                 continue
             digest = hashlib.sha256(p.read_bytes()).hexdigest()
-            if digest in taken:
+            if digest in contents:
                 continue
-            seen.add(p.name)
-            taken.add(digest)
+            names.add(p.name)
+            contents.add(digest)
             chosen.append(SweepDoc(package, p, pages))
         per_package.append(chosen)
     return [d for group in itertools.zip_longest(*per_package) for d in group if d is not None]
