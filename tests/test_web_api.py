@@ -29,6 +29,7 @@ from quire.orchestrator.web.views import reason_alone
 from quire.shared import keys
 from quire.shared.config import Environment
 from quire.shared.manifest import Finding, VerificationReport
+from quire.shared.plan import Plan
 from quire.workers.runtime import Runtime
 
 pytestmark = pytest.mark.xdist_group("web_api")  # one server, one processed book
@@ -617,6 +618,11 @@ def test_a_docx_has_sessions_but_no_page_images(api: httpx.Client, runtime: Runt
     doc = wait_stopped(api, r.json()["document"]["doc_id"])
     assert doc["state"] == "complete" and doc["source_format"] == "docx", doc
     assert doc["pages"] and doc["pages"] > 1  # words / 400
+    # a study session of 4.7 estimated pages meets the 5-page minimum (`ESTIMATE_SLACK`)
+    plan = Plan.model_validate_json(runtime.store.get(keys.out(doc["doc_id"], "plan.json")))
+    short = next(c for c in plan.chunks if c.kind == "study")
+    short.pages = 4.7
+    runtime.store.put(keys.out(doc["doc_id"], "plan.json"), plan.model_dump_json().encode())
     # a finding in the report is shown beside the element it concerns
     report = runtime.store.get(keys.out(doc["doc_id"], "verification-report.json"))
     first = api.get(f"/v1/documents/{doc['doc_id']}/analysis").json()[0]["first_id"]
@@ -642,6 +648,9 @@ def test_a_docx_has_sessions_but_no_page_images(api: httpx.Client, runtime: Runt
     assert re.search(r'text differs here</p>\s*<div class="el" id="' + first, session.text)
     page = api.get(f"/documents/{doc['doc_id']}", headers={"accept": "text/html"})
     assert page.status_code == 200 and "(estimated: 400 words a page)" in page.text
+    # the sessions table sizes each session as the page strip does: by estimated pages
+    strip = re.findall(r'class="sess s-(\w+)', page.text)
+    assert "short" not in strip and re.findall(r'class="pill s-(\w+)', page.text) == strip
 
 
 def test_an_epub_and_an_html_file_go_through_the_workspace(api: httpx.Client) -> None:
