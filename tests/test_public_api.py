@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import site
 import subprocess
 import sys
 import zipfile
@@ -141,12 +142,19 @@ def test_the_wheel_installs_beside_another_top_level_shared(tmp_path: Path) -> N
         '"setuptools.build_meta"\n[project]\nname = "shared"\nversion = "1.0"\n'
     )
     venv = tmp_path / "venv"
-    # the dependencies come from this interpreter's site-packages; quire and the other
-    # `shared` are installed into the venv itself
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120
-    )
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
+    # the dependencies come from this environment's site-packages (a venv's, as the README's
+    # set-up makes, or the system's: `--system-site-packages` would see the base
+    # interpreter's only); quire and the other `shared` are installed into the venv itself
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout.strip()
+    (Path(purelib) / "outer-environment.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     for target in (str(other), str(wheel)):
         # --ignore-installed: the outer environment's quire (seen through the system
         # site-packages) must not stand in for the wheel
