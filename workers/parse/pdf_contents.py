@@ -45,8 +45,14 @@ def _rising(numbers: list[int], *, strictly: bool = False) -> float:
 
 def is_contents_page(blocks: list[PdfBlock], max_page: int) -> bool:
     lines = [(ln, b.rtl) for b in blocks if b.kind == "text" for ln in b.lines]
-    entries = [(ln, n) for ln, rtl in lines if (n := entry_number(ln, rtl, max_page)) is not None]
-    if len(entries) < _MIN_ENTRIES or len(entries) < _MIN_SHARE * len(lines):
+    need = max(_MIN_ENTRIES, _MIN_SHARE * len(lines))
+    entries: list[tuple[str, str]] = []
+    for at, (ln, rtl) in enumerate(lines):
+        if len(entries) + len(lines) - at < need:
+            return False  # too few lines left to make it (most pages: early)
+        if (n := entry_number(ln, rtl, max_page)) is not None:
+            entries.append((ln, n))
+    if len(entries) < need:
         return False
     if sum(1 for ln, _ in entries if _LEADERS.search(ln)) >= _MIN_LEADERS:
         return True

@@ -99,6 +99,8 @@ def _key(text: str) -> str:
 
 def ascii_digits(text: str) -> str:
     """Digits of any script ("۱۲", "١٢", "１２") as ASCII digits."""
+    if text.isascii():  # (most lines: nothing to change)
+        return text
     return "".join(str(unicodedata.digit(c)) if c.isdigit() else c for c in text)
 
 
@@ -106,10 +108,16 @@ def edge_numbers(text: str) -> list[str]:
     """The first and last words of a line of two or more words, digits as ASCII: a page
     number there marks running text. Digits glued to right-to-left letters count on
     their own (visual-order extraction loses the space: "۷ساختار")."""
-    tokens = [t for t in (t.strip(_TRIM) for t in _TOKEN.findall(text)) if t]
-    if len(tokens) < 2:
+    # only the first and the last word are read: strip words from each end
+    words = _TOKEN.findall(text)
+    first = next((i for i, t in enumerate(words) if t.strip(_TRIM)), len(words))
+    last = next((i for i in range(len(words) - 1, first, -1) if words[i].strip(_TRIM)), first)
+    if last <= first:
         return []
-    return [_edge(tokens[0], at_start=True), _edge(tokens[-1], at_start=False)]
+    return [
+        _edge(words[first].strip(_TRIM), at_start=True),
+        _edge(words[last].strip(_TRIM), at_start=False),
+    ]
 
 
 def _edge(token: str, *, at_start: bool) -> str:

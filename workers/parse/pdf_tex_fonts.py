@@ -51,7 +51,8 @@ def page_decoders(
     # (a math extension font's every code is a symbol, "X" for a sum as much as "\x00")
     math = [f for f in fonts if is_math_extension(f)]
     dingbats_spans = any(is_dingbats(f) for f in fonts)  # per font
-    suspect = dingbats_spans or any(_SUSPECT.search(_span_text(s)) for s in spans)
+    # (one search over the page's text: the pattern matches single characters)
+    suspect = dingbats_spans or bool(_SUSPECT.search("".join(map(_span_text, spans))))
     if not math and not suspect:
         return out
     page_fonts = page.get_fonts()
