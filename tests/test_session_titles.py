@@ -292,3 +292,61 @@ def test_a_session_without_headings_is_named_by_the_bookmarks_into_its_pages() -
         "\\boxrotate",
         "Angles",
     ]
+
+
+def test_a_heading_repeated_through_its_section_is_a_label_not_a_title() -> None:
+    """emoji-doc sets its long tables' column heads as a heading on page after page, and
+    mecaso its author's name over every section: sessions were titled "Emoji Fullname
+    Aliases Description Codepoints Version (continued)" and "Y.Derrazi". Three headings of
+    one section sharing a title are labels: the section around them names the session,
+    and a session's own headings do; one repeat ("Exercises" once per chapter) is a title."""
+    table_head = "Emoji Fullname Aliases Description Codepoints Version"
+    doc = build_doc(
+        [
+            heading("3.1.2 People & Body", 3, page=1),
+            heading(table_head, 4, page=1),
+            para(words(300), page=1, page_last=20),
+            heading(table_head, 4, page=21),  # el-000004
+            para(words(300, 1), page=21, page_last=40),
+            heading(table_head, 4, page=41),  # el-000006
+            para(words(300, 2), page=41, page_last=70),
+        ]
+    )
+    assert titles(doc, "el-000003", "el-000005") == [
+        "People & Body",
+        "People & Body (continued)",
+        "People & Body (continued)",
+    ]
+    author = "Y.Derrazi"
+    doc = build_doc(
+        [
+            heading(author, 1, page=1),
+            heading("1 Cinétique", 1, page=1),
+            para(words(300), page=1, page_last=6),
+            heading(author, 1, page=7),  # el-000004
+            heading("2 Dynamique", 1, page=7),
+            para(words(300, 1), page=7, page_last=12),
+            heading(author, 1, page=13),  # el-000007
+            heading("3 Energétique", 1, page=13),
+            para(words(300, 2), page=13, page_last=18),
+        ]
+    )
+    assert titles(doc, "el-000003", "el-000006") == ["Cinétique", "Dynamique", "Energétique"]
+    exercises = build_doc(
+        [
+            heading("1 Vectors", 1, page=1),
+            para(words(300), page=1, page_last=6),
+            heading("Exercises", 2, page=7),  # el-000003
+            para(words(300, 1), page=7, page_last=12),
+            heading("2 Matrices", 1, page=13),
+            para(words(300, 2), page=13, page_last=18),
+            heading("Exercises", 2, page=19),  # el-000006
+            para(words(300, 3), page=19, page_last=24),
+        ]
+    )
+    assert titles(exercises, "el-000002", "el-000004", "el-000005") == [
+        "Vectors",
+        "Vectors (continued): Exercises",
+        "Matrices",
+        "Matrices (continued): Exercises",
+    ]

@@ -20,6 +20,11 @@
   line after it, a heading or a short line of text ("Anwendung", "Une boucle « for »");
 - Cyrillic that the PDF's fonts extracted as Latin-1 is shown as Cyrillic.
 
+A heading whose title three or more headings of one section share is a label, not a
+place: a long table's column heads set as a heading on every page ("Emoji Fullname
+Aliases Description Codepoints Version"), an author's name over each of her exercises
+("Y.Derrazi"). It names no session and continues none; the section around it does.
+
 A session without a heading of its own is "X (continued)" after the innermost section it
 lies in, however long, else after the document's title heading. A title depends on the
 session's own element range only, so splitting one session never renames another. A
@@ -34,8 +39,9 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from quire.shared.ir import Document, Element
 from quire.shared.plan import ChunkPlan
@@ -49,6 +55,7 @@ from quire.workers.boundaries.matter_titles import (
 
 TITLE_CHARS = 100
 CONTINUED_MAX_PAGES = 60
+LABEL_REPEATS = 3  # headings of one section sharing a title: labels (see the docstring)
 LABEL_TITLE_WORDS = 12  # a chapter's title after a bare "Kapitel 3" heading, at most
 MORE = "…"
 
@@ -144,6 +151,7 @@ class _Section:
     title: str
     pages: int  # pages the section spans
     whole: bool = False  # a heading of the title page holding all that follows it
+    label: bool = False  # its title repeats in its section (see the module docstring)
 
 
 @dataclass
@@ -171,7 +179,7 @@ class Outline:
             whole = els[i].page_first == els[0].page_first and end == len(els) - 1
             whole = whole and not _LEADING_NUMBER.match(text)
             sections.append(_Section(i, end, level, title, span, whole))
-        return cls(sections, [s.pos for s in sections], book_language(els))
+        return cls(_labelled(sections), [s.pos for s in sections], book_language(els))
 
     def open_at(self, pos: int) -> list[_Section]:
         """Sections open just before element `pos`, outermost first."""
@@ -180,7 +188,25 @@ class Outline:
 
     def inside(self, lo: int, hi: int) -> list[_Section]:
         a, b = bisect.bisect_left(self.starts, lo), bisect.bisect_right(self.starts, hi)
-        return [s for s in self.sections[a:b] if s.title]
+        return [s for s in self.sections[a:b] if s.title and not s.label]
+
+
+def _labelled(sections: list[_Section]) -> list[_Section]:
+    """`sections` with those whose title LABEL_REPEATS or more sections of one parent
+    share marked as labels."""
+    parents: list[int] = []  # each section's parent (the innermost section around it)
+    stack: list[_Section] = []
+    for s in sections:
+        while stack and (stack[-1].level >= s.level or stack[-1].end < s.pos):
+            stack.pop()
+        parents.append(stack[-1].pos if stack else -1)
+        stack.append(s)
+    keys = [(parent, s.title.casefold()) for parent, s in zip(parents, sections, strict=True)]
+    shared = Counter(keys)
+    return [
+        replace(s, label=True) if shared[key] >= LABEL_REPEATS else s
+        for s, key in zip(sections, keys, strict=True)
+    ]
 
 
 def _fit(prefix: str, sep: str, items: Sequence[str], marks: _Marks) -> str:
@@ -202,7 +228,11 @@ def _enclosing(open_: Sequence[_Section], reference: Collection[int]) -> _Sectio
     any length, else the document's title heading (a part of 200 pages, "Dimensions et
     boites (continued)", says more than the session's first words: "68 }", a code fence);
     never a title of front or back matter that holds no session ("Contents (continued)")."""
-    named = [s for s in open_ if s.title and s.pos not in reference and not title_matter(s.title)]
+    named = [
+        s
+        for s in open_
+        if s.title and not s.label and s.pos not in reference and not title_matter(s.title)
+    ]
     return next((s for s in reversed(named) if not s.whole), named[0] if named else None)
 
 
@@ -225,7 +255,10 @@ def session_title(
         (
             s
             for s in open_
-            if s.title and s.pages <= CONTINUED_MAX_PAGES and not s.whole and s.pos not in reference
+            if s.title
+            and s.pages <= CONTINUED_MAX_PAGES
+            and not (s.whole or s.label)
+            and s.pos not in reference
         ),
         None,
     )
