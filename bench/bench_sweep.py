@@ -3,7 +3,7 @@
     python3 bench/bench_sweep.py [--limit N] [--cache DIR] [--work DIR] [--table FILE]
                                  [--max-doc-pages 1000] [--run-sample K]
                                  [--other | --converted | --sites | --manuals | --languages |
-                                  --beyond | --folder DIR]
+                                  --beyond | --fresh | --folder DIR]
                                  [--plan-only --work DIR [--docs NAME ...]]
 
 Documents: a fixed sample of at least 300 PDFs of 15 pages or more from Debian TeX Live
@@ -49,6 +49,10 @@ and without an outline, HTML folders and files).
 its order (190 documents, 9,318 pages; `sweep_docs.select_beyond`): books no change was
 tuned on, to meet before they join the sample.
 
+--fresh sweeps 195 PDFs (9,935 pages) of 13 TeX Live packages no other sample takes from
+(`sweep_docs.select_fresh`: PSTricks, science, humanities, LuaTeX, MetaPost, games,
+Cyrillic, Arabic...): a sample no change had been tuned on when it joined.
+
 --folder DIR sweeps the books in a folder of one's own instead (PDF, EPUB, DOCX, HTML files
 and HTML folders; "<package>--<name>" names the package), for a new sample before it joins
 sweep_other.py.
@@ -81,7 +85,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
 from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 from fault_stack import descendants, rss_kib  # noqa: E402
 from sweep_converted import select_converted  # noqa: E402
-from sweep_docs import DEFAULT_CACHE, SweepDoc, select, select_beyond  # noqa: E402
+from sweep_docs import DEFAULT_CACHE, SweepDoc, select, select_beyond, select_fresh  # noqa: E402
 from sweep_languages import select_languages  # noqa: E402
 from sweep_manuals import select_manuals  # noqa: E402
 from sweep_metrics import (  # noqa: E402
@@ -435,6 +439,7 @@ def main() -> None:
     ap.add_argument("--manuals", action="store_true", help="the fifth sample (GNU, DocBook)")
     ap.add_argument("--languages", action="store_true", help="the sixth sample (languages)")
     ap.add_argument("--beyond", action="store_true", help="the sample's packages' next PDFs")
+    ap.add_argument("--fresh", action="store_true", help="PDFs of packages no sample uses")
     ap.add_argument("--folder", type=Path, help="the books in this folder instead")
     args = ap.parse_args()
     if args.folder:
@@ -455,6 +460,8 @@ def main() -> None:
             sys.exit(f"no corpus at {CORPUS}: the sample excludes its documents (see README)")
         if args.beyond:
             docs = select_beyond(args.cache.expanduser(), CORPUS)
+        elif args.fresh:
+            docs = select_fresh(args.cache.expanduser(), CORPUS)
         else:
             docs = select(args.cache.expanduser(), CORPUS, max_pages=args.max_doc_pages)
     docs = docs[: args.limit] if args.limit else docs

@@ -48,6 +48,23 @@ QUOTAS: dict[str, int] = {
     "texlive-lang-portuguese": 5,
     "texlive-lang-korean": 5,
 }
+# `--fresh`: TeX Live documentation packages neither the sample nor `--beyond` takes from
+# (the corpus has a document or two of some, left out by name)
+FRESH_QUOTAS: dict[str, int] = {
+    "texlive-pstricks-doc": 25,
+    "texlive-science-doc": 25,
+    "texlive-latex-recommended-doc": 25,
+    "texlive-humanities-doc": 20,
+    "texlive-luatex": 20,
+    "texlive-metapost-doc": 15,
+    "texlive-games": 12,
+    "texlive-lang-cyrillic": 12,
+    "texlive-lang-english": 12,
+    "texlive-xetex": 10,
+    "texlive-formats-extra": 8,
+    "texlive-fonts-recommended-doc": 8,
+    "texlive-lang-arabic": 8,
+}
 DEFAULT_CACHE = Path("~/.cache/quire-sweep").expanduser()
 
 
@@ -144,6 +161,16 @@ def select_beyond(
     _pick(cache, QUOTAS, (min_pages, 1000), names, contents)  # the sample, taken first
     quotas = {package: max(4, quota * 2 // 3) for package, quota in QUOTAS.items()}
     return _pick(cache, quotas, (min_pages, max_pages), names, contents)
+
+
+def select_fresh(
+    cache: Path, corpus: Path, *, min_pages: int = 15, max_pages: int = 400
+) -> list[SweepDoc]:
+    """PDFs of the TeX Live packages no other sample takes from (`FRESH_QUOTAS`; names
+    and contents not in the sample or the corpus), picked as the sample is: for `--fresh`."""
+    names, contents = corpus_names(corpus), set[str]()
+    _pick(cache, QUOTAS, (min_pages, 1000), names, contents)  # the sample, taken first
+    return _pick(cache, FRESH_QUOTAS, (min_pages, max_pages), names, contents)
 
 
 def _pick(
