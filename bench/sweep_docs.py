@@ -157,10 +157,8 @@ def select_beyond(
     """The next PDFs of the same packages, in the same order, that the sample left out
     (two thirds of each package's quota, at least four; names and contents not in the
     sample or the corpus): documents no session has tuned on, for `--beyond`."""
-    names, contents = corpus_names(corpus), set[str]()
-    _pick(cache, QUOTAS, (min_pages, 1000), names, contents)  # the sample, taken first
     quotas = {package: max(4, quota * 2 // 3) for package, quota in QUOTAS.items()}
-    return _pick(cache, quotas, (min_pages, max_pages), names, contents)
+    return _after_sample(cache, corpus, quotas, (min_pages, max_pages))
 
 
 def select_fresh(
@@ -168,9 +166,16 @@ def select_fresh(
 ) -> list[SweepDoc]:
     """PDFs of the TeX Live packages no other sample takes from (`FRESH_QUOTAS`; names
     and contents not in the sample or the corpus), picked as the sample is: for `--fresh`."""
+    return _after_sample(cache, corpus, FRESH_QUOTAS, (min_pages, max_pages))
+
+
+def _after_sample(
+    cache: Path, corpus: Path, quotas: dict[str, int], pages_range: tuple[int, int]
+) -> list[SweepDoc]:
+    """`_pick` of `quotas` among what the sample (taken first) and the corpus leave."""
     names, contents = corpus_names(corpus), set[str]()
-    _pick(cache, QUOTAS, (min_pages, 1000), names, contents)  # the sample, taken first
-    return _pick(cache, FRESH_QUOTAS, (min_pages, max_pages), names, contents)
+    _pick(cache, QUOTAS, (pages_range[0], 1000), names, contents)
+    return _pick(cache, quotas, pages_range, names, contents)
 
 
 def _pick(
