@@ -368,3 +368,31 @@ def test_an_index_that_sets_a_space_before_the_first_locator(tmp_path: Path) -> 
         ("token", ["3", "5"]),
         ("\\lotmark", ["702"]),
     ]
+
+
+def test_index_lines_are_read_with_the_parsers_text_repairs(tmp_path: Path) -> None:
+    """latex2e-fr's index drew its accents apart, as its text does ("mode math ́ematique",
+    "caract`ere"): its key terms read so in 409 of 2,376 places until the index lines got
+    the parser's repairs (accents composed, across a change of font too)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=500, height=700)
+    page.insert_text((60, 80), "Index", fontsize=14)
+    page.insert_text((60, 120), "mode math\u00b4ematique, 189", fontsize=10)
+    page.insert_text((60, 134), "caract`ere invisible, 190", fontsize=10)
+    page.insert_text((60, 148), "fichier de d\u00b4efinitions, 12", fontsize=10)
+    x = 60 + pymupdf.get_text_length("r\u00b4", fontsize=10)  # the accent in one font,
+    page.insert_text((60, 162), "r\u00b4", fontsize=10)  # its letter in another
+    page.insert_text((x, 162), "esum\u00b4e, 14", fontsize=10, fontname="hebo")
+    page.insert_text((60, 176), "\\`a (code), 15", fontsize=10, fontname="cour")
+    path = tmp_path / "index.pdf"
+    doc.save(path)
+    lines = [ln.text for ln in read_index_pages(path, [1])[0].lines]
+    assert lines[1:] == [
+        "mode mathématique, 189",
+        "caractère invisible, 190",
+        "fichier de définitions, 12",
+        "résumé, 14",
+        "\\`a (code), 15",  # a backquote in code is code's own
+    ]

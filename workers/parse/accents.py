@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 # spacing accent -> its combining mark
 _SPACING = {
@@ -63,3 +64,18 @@ def compose_accents(text: str, *, code: bool = False) -> str:
     if not _ANY.search(text):
         return text
     return (_ACCENT_IN_CODE if code else _ACCENT).sub(_compose, text)
+
+
+_TRAILING = re.compile(rf"(?:{_MARKS})$")
+
+
+def compose_runs(runs: Sequence[tuple[str, bool]]) -> list[str]:
+    """`compose_accents` over the runs of one line, (text, is code) each, where a font
+    change may part an accent from its letter: an accent ending a run goes onto the letter
+    starting the next."""
+    texts = [text for text, _ in runs]
+    for i in range(len(texts) - 1):
+        m = _TRAILING.search(texts[i])
+        if m and texts[i + 1][:1].isalpha():
+            texts[i], texts[i + 1] = texts[i][: m.start()], m.group() + texts[i + 1]
+    return [compose_accents(t, code=code) for t, (_, code) in zip(texts, runs, strict=True)]

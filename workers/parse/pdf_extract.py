@@ -120,7 +120,7 @@ class _Object:
 
 
 @lru_cache(maxsize=4096)
-def _font_style(font: str) -> tuple[bool, bool]:
+def font_style(font: str) -> tuple[bool, bool]:
     name = font.split("+", 1)[-1]  # drop subset prefix "ABCDEF+"
     return bool(_MONO_FONT.search(name)), bool(_BOLD_FONT.search(name))
 
@@ -171,7 +171,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                 every_size.add(sz)
                 if j < lead:
                     continue
-                mono, bold = _font_style(span["font"])
+                mono, bold = font_style(span["font"])
                 flags = span["flags"]
                 if mono or flags & 8:
                     mono_n += k

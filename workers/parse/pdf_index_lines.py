@@ -2,7 +2,9 @@
 
 The IR keeps an index page's text but not the style of each page number in it (a bold
 locator marks where a term is defined) nor the printed page labels ("xiv", "T-3") the
-locators name, so the book index reads them here, from the source PDF, once per document.
+locators name, so the book index reads them here, from the source PDF, once per document,
+with the parser's repairs of the text: TeX fonts decoded, ligatures expanded, accents
+drawn apart put on their letters (key terms read "mode math ́ematique" in a French manual).
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from quire.workers.analysis.book_index import IndexLine, IndexPage, IndexSpan
+from quire.workers.parse.accents import compose_runs
+from quire.workers.parse.glyphs import COMPAT, expand_glyphs
+from quire.workers.parse.pdf_extract import font_style
 from quire.workers.parse.pdf_open import open_pdf_kept
+from quire.workers.parse.pdf_tex_fonts import decode_text, page_decoders
 
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi|cmbx|cmb\d|-bd\b", re.IGNORECASE)
 _ITALIC = re.compile(r"italic|oblique|cmti|cmsl|cmmi|-it\b|ital", re.IGNORECASE)
@@ -35,19 +41,27 @@ def _style(font: str, flags: int) -> tuple[bool, bool]:
     )
 
 
-def _span(span: dict[str, Any]) -> IndexSpan:
-    bold, italic = _style(str(span.get("font", "")), int(span.get("flags", 0)))
-    return IndexSpan(span["text"], bold, italic)
+def _spans(line: dict[str, Any]) -> list[IndexSpan]:
+    """A line's styled runs, their text repaired as the parser repairs a line's."""
+    runs = [s for s in line["spans"] if s["text"]]
+    texts = [expand_glyphs(s["text"]) if COMPAT.search(s["text"]) else s["text"] for s in runs]
+    texts = compose_runs([(t, font_style(s["font"])[0]) for t, s in zip(texts, runs, strict=True)])
+    return [
+        IndexSpan(text, *_style(str(s.get("font", "")), int(s.get("flags", 0))))
+        for text, s in zip(texts, runs, strict=True)
+    ]
 
 
-def _raw_lines(page: Any) -> list[IndexLine]:
+def _raw_lines(doc: Any, page: Any) -> list[IndexLine]:
+    text = page.get_text("dict")
+    decode_text(text, page_decoders(doc, page, text, {}))
     out = []
-    for block in page.get_text("dict")["blocks"]:
+    for block in text["blocks"]:
         for line in block.get("lines", []):
             dx, dy = line["dir"]
             if abs(dy) > 1e-3 or dx <= 0 or not "".join(s["text"] for s in line["spans"]).strip():
                 continue
-            spans = [_span(s) for s in line["spans"] if s["text"]]
+            spans = _spans(line)
             x0, y0, x1, y1 = line["bbox"]
             size = max((s["size"] for s in line["spans"]), default=10.0)
             out.append(IndexLine(x0=x0, x1=x1, y0=y0, y1=y1, size=size, spans=spans))
@@ -64,11 +78,11 @@ def _continues(prev: IndexLine, ln: IndexLine) -> bool:
     return -1 < gap < 1.5 * max(prev.size, ln.size) and not _ENDS_IN_NUMBER.search(prev.text)
 
 
-def _page_lines(page: Any) -> list[IndexLine]:
+def _page_lines(doc: Any, page: Any) -> list[IndexLine]:
     """The page's horizontal printed lines, its MuPDF pieces joined, top to bottom."""
     out: list[IndexLine] = []
     baselines: list[tuple[float, int]] = []  # (y1, index in out): a line keeps its y1
-    for ln in sorted(_raw_lines(page), key=lambda ln: ln.x0):  # pieces left to right
+    for ln in sorted(_raw_lines(doc, page), key=lambda ln: ln.x0):  # pieces left to right
         # the latest line that `ln` continues, among those near its baseline (the first
         # test of `_continues`, widened a hair for rounding): not every line of the page
         reach = 0.3 * max(1.0, ln.y1 - ln.y0) + 1e-6
@@ -101,7 +115,7 @@ def read_index_pages(path: Path, pages: Sequence[int]) -> list[IndexPage]:
                 page=number,
                 width=page.rect.width,
                 height=page.rect.height,
-                lines=_page_lines(page),
+                lines=_page_lines(doc, page),
             )
         )
     return out
