@@ -10,7 +10,7 @@ import pytest
 from pdf_samples import ruled_table
 
 from quire.workers.parse import parse_document
-from quire.workers.parse.accents import compose_accents
+from quire.workers.parse.accents import compose_accents, compose_carets
 
 
 @pytest.mark.parametrize(
@@ -63,3 +63,34 @@ def test_a_pdf_drawn_with_separate_accents_reads_with_accented_letters(tmp_path:
     ]
     (table,) = [e for e in ir.elements if e.type == "table"]
     assert table.rows == [["Parámetro", "Símbolo"], ["Masa", "m"], ["Aceleración", "g"]]
+
+
+@pytest.mark.parametrize(
+    ("drawn", "read"),
+    [
+        ("Séquence de contr^ole, m^eme plut^ot", "Séquence de contrôle, même plutôt"),
+        ("Ao^ut, s’arr^eterait, Qu^eneau", "Août, s’arrêterait, Quêneau"),
+        ("peut ^etre, « ^age »", "peut être, « âge »"),
+        ("e^a < e^b, x^i, 2^ab, \\^ab, {^ab}, x_^ab", "e^a < e^b, x^i, 2^ab, \\^ab, {^ab}, x_^ab"),
+        ("abcdef^gh", "abcdef^gh"),  # no vowel: no caret of OT1's
+    ],
+)
+def test_a_caret_inside_a_word_before_a_vowel_is_a_circumflex(drawn: str, read: str) -> None:
+    assert compose_carets(drawn) == read
+
+
+def test_a_caret_is_a_circumflex_in_prose_and_code_in_a_typewriter_font(tmp_path: Path) -> None:
+    """latex2e-fr (OT1 fonts) read "Séquence de contr^ole" 449 times; xypic's tutorial
+    sets "\\xy *\\cir<5pt>{dr^ur}" in cmtt, where the caret is the code's."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Le mot de contr^ole peut ^etre court, de m^eme.", fontsize=11)
+    page.insert_text((72, 110), "On ecrit ", fontsize=11)
+    x = 72 + pymupdf.get_text_length("On ecrit ", fontsize=11)
+    page.insert_text((x, 110), "{dr^ur}", fontsize=11, fontname="cour")
+    doc.save(tmp_path / "carets.pdf")
+    ir = parse_document(tmp_path / "carets.pdf").document
+    assert [e.text for e in ir.elements] == [
+        "Le mot de contrôle peut être court, de même.",
+        "On ecrit {dr^ur}",
+    ]

@@ -49,6 +49,11 @@ _MARKS = rf"[{re.escape(''.join(k for k in _SPACING if k != '`'))}]| ?[{_COMBINI
 _ACCENT = re.compile(rf"(?:{_MARKS}|`(?=[aeiouAEIOU]))([^\W\d_])")
 _ACCENT_IN_CODE = re.compile(rf"(?:{_MARKS})([^\W\d_])")  # a backquote is code's own
 _ANY = re.compile(rf"[{re.escape(''.join(_SPACING))}{_COMBINING}]")
+# OT1's text fonts set the circumflex at the ASCII caret's code: "contr^ole", "^etre" (700
+# times in latex2e-fr, a circumflex on every vowel); read so only before a vowel and a
+# letter, after a letter, a space or an opening mark (not "\\^a", "{^a", "2^a"), in a line
+# without code (a typewriter's caret is code's: "{dr^ur}")
+_CARET = re.compile(r"(?<![^\w\s(«“‘'’\-]|\d|_)\^([aeiouAEIOU])(?=[^\W\d_])")
 
 
 def _compose(m: re.Match[str]) -> str:
@@ -66,6 +71,14 @@ def compose_accents(text: str, *, code: bool = False) -> str:
     return (_ACCENT_IN_CODE if code else _ACCENT).sub(_compose, text)
 
 
+def compose_carets(text: str) -> str:
+    """`text` with each OT1 circumflex, a caret in a word before its vowel ("m^eme",
+    "^etre"), put on its vowel ("même", "être"). For text without code only (`_CARET`)."""
+    if "^" not in text:
+        return text
+    return _CARET.sub(lambda m: unicodedata.normalize("NFC", m.group(1) + "\u0302"), text)
+
+
 _TRAILING = re.compile(rf"(?:{_MARKS})$")
 
 
@@ -78,4 +91,7 @@ def compose_runs(runs: Sequence[tuple[str, bool]]) -> list[str]:
         m = _TRAILING.search(texts[i])
         if m and texts[i + 1][:1].isalpha():
             texts[i], texts[i + 1] = texts[i][: m.start()], m.group() + texts[i + 1]
-    return [compose_accents(t, code=code) for t, (_, code) in zip(texts, runs, strict=True)]
+    return [
+        compose_accents(t, code=True) if code else compose_carets(compose_accents(t))
+        for t, (_, code) in zip(texts, runs, strict=True)
+    ]
