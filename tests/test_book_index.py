@@ -396,3 +396,25 @@ def test_index_lines_are_read_with_the_parsers_text_repairs(tmp_path: Path) -> N
         "résumé, 14",
         "\\`a (code), 15",  # a backquote in code is code's own
     ]
+
+
+def test_control_words_do_not_outvote_a_spaced_index(tmp_path: Path) -> None:
+    """apprendre-a-programmer-en-tex's index is mostly control words ("\\\\def 12"), whose
+    locators read the same with or without the space rule; they outvoted its plain terms,
+    and 130 key terms read "préprocesseur 10"."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=500, height=700)
+    page.insert_text((60, 80), "Index", fontsize=14)
+    lines = [f"\\macro{chr(97 + i)} {10 + i}, {40 + i}" for i in range(8)]
+    lines += ["format 7, 8", "préprocesseur 10, 12-13", "ligne de base 17, 20"]
+    for i, text in enumerate(sorted(lines)):
+        page.insert_text((60, 120 + 14 * i), text, fontsize=10)
+    path = tmp_path / "index.pdf"
+    doc.save(path)
+    read = {
+        e.term: [loc.first for loc in e.locators] for e in parse_index(read_index_pages(path, [1]))
+    }
+    assert read["préprocesseur"] == ["10", "12"] and read["format"] == ["7", "8"]
+    assert read["ligne de base"] == ["17", "20"] and read["\\macroa"] == ["10", "40"]
