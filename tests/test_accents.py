@@ -75,22 +75,33 @@ def test_a_pdf_drawn_with_separate_accents_reads_with_accented_letters(tmp_path:
         ("abcdef^gh", "abcdef^gh"),  # no vowel: no caret of OT1's
     ],
 )
-def test_a_caret_inside_a_word_before_a_vowel_is_a_circumflex(drawn: str, read: str) -> None:
-    assert compose_carets(drawn) == read
+def test_a_caret_in_a_word_before_a_vowel_is_ot1s_circumflex(drawn: str, read: str) -> None:
+    assert compose_carets(drawn, "ABCDEF+CMR10") == read
+    assert compose_carets(drawn, "CMBX12") == read
 
 
-def test_a_caret_is_a_circumflex_in_prose_and_code_in_a_typewriter_font(tmp_path: Path) -> None:
-    """latex2e-fr (OT1 fonts) read "Séquence de contr^ole" 449 times; xypic's tutorial
-    sets "\\xy *\\cir<5pt>{dr^ur}" in cmtt, where the caret is the code's."""
+@pytest.mark.parametrize("font", ["CMTT10", "CMSLTT10", "CMMI10", "drm10", "Helvetica"])
+def test_a_caret_in_another_font_is_no_circumflex(font: str) -> None:
+    """A typewriter's caret is code's ("{dr^ur}"); drm's own fonts set their "Th" there
+    ("^is document", "^e basic")."""
+    assert compose_carets("contr^ole, ^is, ^e basic", font) == "contr^ole, ^is, ^e basic"
+
+
+def test_a_caret_in_computer_modern_is_a_circumflex_and_in_a_typewriter_code(
+    tmp_path: Path,
+) -> None:
+    """latex2e-fr (OT1 fonts) read "Séquence de contr^ole" about 700 times; xypic's
+    tutorial sets "\\xy *\\cir<5pt>{dr^ur}" in cmtt, where the caret is the code's."""
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((72, 80), "Le mot de contr^ole peut ^etre court, de m^eme.", fontsize=11)
-    page.insert_text((72, 110), "On ecrit ", fontsize=11)
-    x = 72 + pymupdf.get_text_length("On ecrit ", fontsize=11)
-    page.insert_text((x, 110), "{dr^ur}", fontsize=11, fontname="cour")
+    page.insert_text((72, 110), "{dr^ur}", fontsize=11, fontname="cour")
+    for xref, _ext, _kind, name, *_ in page.get_fonts():
+        if name == "Helvetica":  # as TeX names Computer Modern Roman
+            doc.xref_set_key(xref, "BaseFont", "/CMR10")
     doc.save(tmp_path / "carets.pdf")
     ir = parse_document(tmp_path / "carets.pdf").document
     assert [e.text for e in ir.elements] == [
         "Le mot de contrôle peut être court, de même.",
-        "On ecrit {dr^ur}",
+        "```\n{dr^ur}\n```",
     ]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
 # spacing accent -> its combining mark
 _SPACING = {
@@ -49,10 +50,12 @@ _MARKS = rf"[{re.escape(''.join(k for k in _SPACING if k != '`'))}]| ?[{_COMBINI
 _ACCENT = re.compile(rf"(?:{_MARKS}|`(?=[aeiouAEIOU]))([^\W\d_])")
 _ACCENT_IN_CODE = re.compile(rf"(?:{_MARKS})([^\W\d_])")  # a backquote is code's own
 _ANY = re.compile(rf"[{re.escape(''.join(_SPACING))}{_COMBINING}]")
-# OT1's text fonts set the circumflex at the ASCII caret's code: "contr^ole", "^etre" (700
-# times in latex2e-fr, a circumflex on every vowel); read so only before a vowel and a
-# letter, after a letter, a space or an opening mark (not "\\^a", "{^a", "2^a"), in a line
-# without code (a typewriter's caret is code's: "{dr^ur}")
+# Computer Modern's OT1 text fonts set the circumflex at the ASCII caret's code:
+# "contr^ole", "^etre" (about 700 times in latex2e-fr); other fonts put other glyphs there
+# (drm's own fonts its "Th": "^is", "^e"), and a typewriter's caret is code's ("{dr^ur}")
+_OT1_TEXT_FONT = re.compile(r"CM(?!TT|SLTT|ITT|MI|SY|EX|BSY)[A-Z]{0,5}\d+", re.IGNORECASE)
+# a caret before a vowel and a letter, after a letter, a space or an opening mark (not
+# "\\^ab", "{^ab}", "2^ab")
 _CARET = re.compile(r"(?<![^\w\s(«“‘'’\-]|\d|_)\^([aeiouAEIOU])(?=[^\W\d_])")
 
 
@@ -71,15 +74,26 @@ def compose_accents(text: str, *, code: bool = False) -> str:
     return (_ACCENT_IN_CODE if code else _ACCENT).sub(_compose, text)
 
 
-def compose_carets(text: str) -> str:
-    """`text` with each OT1 circumflex, a caret in a word before its vowel ("m^eme",
-    "^etre"), put on its vowel ("même", "être"). For text without code only (`_CARET`)."""
-    if "^" not in text:
+def compose_carets(text: str, font: str) -> str:
+    """`text`, set in `font`, with each OT1 circumflex, a caret in a word before its vowel
+    ("m^eme", "^etre"), put on its vowel ("même", "être"), when `font` is one of Computer
+    Modern's text fonts (see `_OT1_TEXT_FONT`)."""
+    if "^" not in text or not _OT1_TEXT_FONT.fullmatch(font.split("+", 1)[-1]):
         return text
     return _CARET.sub(lambda m: unicodedata.normalize("NFC", m.group(1) + "\u0302"), text)
 
 
 _TRAILING = re.compile(rf"(?:{_MARKS})$")
+
+
+def compose_carets_in(text: dict[str, Any]) -> None:
+    """`compose_carets` on every span of a page's `text` ("dict"), in place (as the TeX
+    fonts' decoders rewrite it: the caret is how MuPDF reads OT1's circumflex code)."""
+    for block in text["blocks"]:
+        for line in block.get("lines", ()):
+            for span in line["spans"]:
+                if "^" in span["text"]:
+                    span["text"] = compose_carets(span["text"], span["font"])
 
 
 def compose_runs(runs: Sequence[tuple[str, bool]]) -> list[str]:
@@ -91,7 +105,4 @@ def compose_runs(runs: Sequence[tuple[str, bool]]) -> list[str]:
         m = _TRAILING.search(texts[i])
         if m and texts[i + 1][:1].isalpha():
             texts[i], texts[i + 1] = texts[i][: m.start()], m.group() + texts[i + 1]
-    return [
-        compose_accents(t, code=True) if code else compose_carets(compose_accents(t))
-        for t, (_, code) in zip(texts, runs, strict=True)
-    ]
+    return [compose_accents(t, code=code) for t, (_, code) in zip(texts, runs, strict=True)]

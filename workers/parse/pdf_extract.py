@@ -29,7 +29,7 @@ from typing import Any
 
 from quire.shared.ir import TextlessKind
 from quire.shared.text import HAN, KANA
-from quire.workers.parse.accents import compose_accents, compose_carets
+from quire.workers.parse.accents import compose_accents, compose_carets_in
 from quire.workers.parse.glyphs import COMPAT, PRESENTATION, expand_glyphs
 from quire.workers.parse.pdf_figures import (
     FIGURE_CAPTION,
@@ -155,7 +155,6 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
         for line in block["lines"]:
             parts: list[str] = []
             n = mono_n = bold_n = 0
-            code_font = False  # a span in a typewriter font: the line's carets are code's
             sizes: dict[float, int] = {}
             cjk_sizes: dict[float, int] = {}
             every_size: set[float] = set()  # a leading line number's too (a note's mark)
@@ -176,7 +175,6 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                 flags = span["flags"]
                 if mono or flags & 8:
                     mono_n += k
-                    code_font = True
                 if bold or flags & 16:
                     bold_n += k
                 sizes[sz] = sizes.get(sz, 0) + k
@@ -200,8 +198,6 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                 text = expand_glyphs(text)
             mono = mono_n * 10 >= n * 8 or _GUARDED.fullmatch(text) is not None
             text = compose_accents(text, code=mono)
-            if not code_font:
-                text = compose_carets(text)
             size = max(sizes.items(), key=lambda kv: kv[1])[0]
             base = max(s["origin"][1] for s in line["spans"])
             x0, y0, x1, y1 = _line_box(line, size, base)
@@ -646,6 +642,7 @@ def extract_page(
     text = page.get_text("dict", textpage=textpage)
     decoders = page_decoders(doc, page, text, {} if font_cache is None else font_cache)
     decode_text(text, decoders)
+    compose_carets_in(text)
     lines, presentation = _raw_lines(text)
     lines = fix_word_spaces(lines, page, textpage, decoders)
     lines, result.line_numbers = margin_line_numbers(lines)

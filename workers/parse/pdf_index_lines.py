@@ -4,7 +4,8 @@ The IR keeps an index page's text but not the style of each page number in it (a
 locator marks where a term is defined) nor the printed page labels ("xiv", "T-3") the
 locators name, so the book index reads them here, from the source PDF, once per document,
 with the parser's repairs of the text: TeX fonts decoded, ligatures expanded, accents
-drawn apart put on their letters (key terms read "mode math ́ematique" in a French manual).
+drawn apart (and OT1's circumflex) put on their letters (key terms read "mode
+math ́ematique" in a French manual).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from quire.workers.analysis.book_index import IndexLine, IndexPage, IndexSpan
-from quire.workers.parse.accents import compose_runs
+from quire.workers.parse.accents import compose_carets_in, compose_runs
 from quire.workers.parse.glyphs import COMPAT, expand_glyphs
 from quire.workers.parse.pdf_extract import font_style
 from quire.workers.parse.pdf_open import open_pdf_kept
@@ -55,6 +56,7 @@ def _spans(line: dict[str, Any]) -> list[IndexSpan]:
 def _raw_lines(doc: Any, page: Any) -> list[IndexLine]:
     text = page.get_text("dict")
     decode_text(text, page_decoders(doc, page, text, {}))
+    compose_carets_in(text)
     out = []
     for block in text["blocks"]:
         for line in block.get("lines", []):
