@@ -418,3 +418,37 @@ def test_control_words_do_not_outvote_a_spaced_index(tmp_path: Path) -> None:
     }
     assert read["préprocesseur"] == ["10", "12"] and read["format"] == ["7", "8"]
     assert read["ligne de base"] == ["17", "20"] and read["\\macroa"] == ["10", "40"]
+
+
+def test_an_entry_without_locators_is_not_joined_to_the_next_columns(tmp_path: Path) -> None:
+    """lshort-ee's three close columns: an entry with no locators of its own (its
+    sub-entries below) ends a word space or two before the next column's entry on its
+    baseline; the two were read as one line, and the page as one column ("LibreOffice, 2,
+    94 \\\\max, 54 nurksulud": 98 of its 496 key terms)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=500, height=700)
+    page.insert_text((60, 80), "Index", fontsize=14)
+    columns = {
+        60.0: ["kirjakodeering", "  ansinew, 26", "  cp1251, 26", "LaTeX, 1, 2", "liim, 124"],
+        135.0: ["\\max, 54", "\\mbox, 18, 19", "\\min, 54", "\\mathrm, 55", "\\mu, 56"],
+        210.0: ["nurksulud, 5", "numbrid, 60", "ood, 12", "paber, 80", "punkt, 7"],
+    }
+    for x, lines in columns.items():
+        for i, text in enumerate(lines):
+            indent = 10 if text.startswith("  ") else 0
+            page.insert_text((x + indent, 120 + 14 * i), text.strip(), fontsize=10)
+    path = tmp_path / "index.pdf"
+    doc.save(path)
+    lines = [ln.text for ln in read_index_pages(path, [1])[0].lines]
+    assert "kirjakodeering" in lines and "\\max, 54" in lines
+    read = [(e.display, [loc.first for loc in e.locators]) for e in parse_index(
+        read_index_pages(path, [1]))]  # fmt: skip
+    assert read[:4] == [
+        ("kirjakodeering", []),
+        ("kirjakodeering (ansinew)", ["26"]),
+        ("kirjakodeering (cp1251)", ["26"]),
+        ("LaTeX", ["1", "2"]),
+    ]
+    assert ("\\max", ["54"]) in read and ("nurksulud", ["5"]) in read

@@ -13,12 +13,18 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from quire.workers.analysis.book_index import IndexLine, IndexPage, IndexSpan
+from quire.workers.analysis.book_index import (
+    MIN_COLUMN_LINES,
+    IndexLine,
+    IndexPage,
+    IndexSpan,
+)
 from quire.workers.parse.accents import compose_carets_in, compose_runs
 from quire.workers.parse.glyphs import COMPAT, expand_glyphs
 from quire.workers.parse.pdf_extract import font_style
@@ -70,27 +76,45 @@ def _raw_lines(doc: Any, page: Any) -> list[IndexLine]:
     return out
 
 
-def _continues(prev: IndexLine, ln: IndexLine) -> bool:
+def _continues(prev: IndexLine, ln: IndexLine, edges: set[int]) -> bool:
     """Is `ln` the next piece of the printed line `prev` (same baseline, just to its
     right)? MuPDF splits a line at dot leaders, at a change of font or direction. A piece
-    ending in a page number ends its entry: what follows is another column's."""
+    ending in a page number ends its entry: what follows is another column's; so does an
+    entry starting at a column's left edge (`edges`) a word space or more after `prev`
+    (an entry with no locators of its own, a line that wraps, beside the next column)."""
     if abs(prev.y1 - ln.y1) > 0.3 * max(1.0, ln.y1 - ln.y0):
         return False
     gap = ln.x0 - prev.x1
+    if _starts_entry(ln) and round(ln.x0) in edges and gap >= _WORD_SPACE * ln.size:
+        return False
     return -1 < gap < 1.5 * max(prev.size, ln.size) and not _ENDS_IN_NUMBER.search(prev.text)
+
+
+def _starts_entry(ln: IndexLine) -> bool:
+    """Could `ln` begin an entry: a word or a control word (TeX sets dot leaders on a grid,
+    so a column of them starts at one x too)."""
+    return ln.text[:1].isalpha() or ln.text[:1] == "\\"
+
+
+def _column_edges(lines: Sequence[IndexLine]) -> set[int]:
+    """The x (rounded) where `MIN_COLUMN_LINES` or more of a page's entries start."""
+    starts = Counter(round(ln.x0) for ln in lines if _starts_entry(ln))
+    return {x for x, n in starts.items() if n >= MIN_COLUMN_LINES}
 
 
 def _page_lines(doc: Any, page: Any) -> list[IndexLine]:
     """The page's horizontal printed lines, its MuPDF pieces joined, top to bottom."""
     out: list[IndexLine] = []
     baselines: list[tuple[float, int]] = []  # (y1, index in out): a line keeps its y1
-    for ln in sorted(_raw_lines(doc, page), key=lambda ln: ln.x0):  # pieces left to right
+    pieces = _raw_lines(doc, page)
+    edges = _column_edges(pieces)
+    for ln in sorted(pieces, key=lambda ln: ln.x0):  # pieces left to right
         # the latest line that `ln` continues, among those near its baseline (the first
         # test of `_continues`, widened a hair for rounding): not every line of the page
         reach = 0.3 * max(1.0, ln.y1 - ln.y0) + 1e-6
         lo = bisect.bisect_left(baselines, (ln.y1 - reach, -1))
         hi = bisect.bisect_right(baselines, (ln.y1 + reach, len(out)))
-        at = max((i for _, i in baselines[lo:hi] if _continues(out[i], ln)), default=None)
+        at = max((i for _, i in baselines[lo:hi] if _continues(out[i], ln, edges)), default=None)
         if at is None:
             bisect.insort(baselines, (ln.y1, len(out)))
             out.append(ln)
