@@ -452,3 +452,13 @@ def test_an_entry_without_locators_is_not_joined_to_the_next_columns(tmp_path: P
         ("LaTeX", ["1", "2"]),
     ]
     assert ("\\max", ["54"]) in read and ("nurksulud", ["5"]) in read
+
+
+def test_a_range_wrapped_at_a_lines_end_stays_a_range_in_a_spaced_index() -> None:
+    """paracol's index sets a space before its first locators ("top page 29") and wraps a
+    range at a line's end ("\\\\output . . . 70, 71, 73–" above "76, 79–85"): the space
+    rule read the wrapped range as the first locator's space, and "73–" as the term's."""
+    text = "\\output . . . . 70, 71, 73– 76, 79–85, 88"
+    term, locators, _, _ = split_entry(text, spaced=True)
+    assert term == "\\output"
+    assert locators == [("70", None), ("71", None), ("73", "76"), ("79", "85"), ("88", None)]

@@ -52,7 +52,8 @@ _SEPARATORS = re.compile(r"[,，、،;；]")
 _RANGE = rf"{_ONE}(?:\s*{_DASH}\s*{_ONE})?"
 _LIST_END = rf"(?={_RANGE}(?:\s*[,،]\s*{_RANGE})*\s*$)"  # the rest: locators only
 _LEADERS = re.compile(rf"(?:(?:\s*[.·…]){{2,}}|\s+\.)\s*{_LIST_END}")  # or " . 156"
-_SPACED = re.compile(rf"(?<=[^\s,،;])\s+{_LIST_END}")
+# (not after a dash: a range wrapped at the line's end, "73–" above "76, 79–85")
+_SPACED = re.compile(rf"(?<=[^\s,،;–—−\-\x15])\s+{_LIST_END}")
 # a TeX control word holds no digits: "\@biblabel 725" is a term and its locator
 _CONTROL_WORD_SPACED = re.compile(rf"(\\[A-Za-z@]+)(?:\s*\.\s*|\s+){_LIST_END}")
 _LEADER_RUN = re.compile(r"(?:\s*[.·…]){2,}")  # leaders before locators not read as such
