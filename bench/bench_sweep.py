@@ -98,6 +98,7 @@ from sweep_metrics import (  # noqa: E402
     header_lines_left,
     hyphen_breaks,
     hyphens_left,
+    index_terms_misread,
     plan_figures,
     print_plan_totals,
     read_source,
@@ -142,6 +143,8 @@ class Row:
     hyphens_left: int = 0
     accents_source: int = 0
     accents_left: int = 0
+    index_terms: int = 0  # sessions' key terms read from the author's index
+    index_terms_misread: int = 0
     examples: list[str] = field(default_factory=list)  # header lines left, a few
     read_seconds: float = 0.0  # bare get_text("dict") over the source (the baseline)
 
@@ -240,6 +243,9 @@ def measure_document(row: Row, doc: SweepDoc, out: Path) -> None:
         1 for c in manifest.chunks if c.kind == "study" and not heads.intersection(c.element_ids)
     )
     row.outline = bool(ir.outline)
+    plan = json.loads((out / "plan.json").read_bytes())
+    terms = [t["term"] for c in plan["chunks"] for t in c["key_terms"] if t["source"] == "index"]
+    row.index_terms, row.index_terms_misread = len(terms), index_terms_misread(terms)
     row.pages = row.pages or ir.page_count  # an HTML or EPUB book's, once parsed
     if doc.path.suffix != ".pdf":
         return  # the figures below read the source PDF's lines
@@ -368,6 +374,12 @@ def summary(rows: list[Row], seconds: float, peak_mb: float, traces: list[str]) 
         f"({sum(r.accents_source > 0 for r in done)} documents), {al} left in the Markdown "
         f"({sum(r.accents_left > 0 for r in done)} documents)"
     )
+    it, im = sum(r.index_terms for r in done), sum(r.index_terms_misread for r in done)
+    print(
+        f"key terms from the author's index: {it} in {sum(r.index_terms > 0 for r in done)} "
+        f"documents; misread (page numbers, leaders or accents left in them) {im} "
+        f"({im / max(it, 1):.1%}) in {sum(r.index_terms_misread > 0 for r in done)} documents"
+    )
     print(
         f"batch: {seconds:.0f} s, {pages / max(seconds, 1e-9):.1f} pages/s, "
         f"peak RSS of the process tree {peak_mb:.0f} MB"
@@ -399,6 +411,12 @@ def worst_lists(rows: list[Row]) -> None:
         "line-break hyphens left",
         lambda r: -r.hyphens_left,
         lambda r: f"{r.hyphens_left}/{r.hyphen_breaks}",
+    )
+    _worst(
+        done,
+        "index key terms misread",
+        lambda r: -r.index_terms_misread,
+        lambda r: f"{r.index_terms_misread}/{r.index_terms}",
     )
     shared = [r for r in done if r.share_5_13 is not None]
     _worst(

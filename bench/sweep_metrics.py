@@ -13,6 +13,9 @@
   combining mark: ´ ¨ ˜ ¸ ˛ ...) or a space with a combining mark, right before a letter
   that Unicode has with that accent as one character ("d´efinitions"), in the source lines
   and left in the Markdown.
+- index key terms misread: a session's key term from the author's index that kept page
+  numbers or dot leaders ("préprocesseur 10", "\\output, 70, 71, 73–", ". . .") or an accent
+  drawn apart ("mode math ́ematique").
 
 Source lines come from PyMuPDF's `get_text("dict")`, independent of Quire's parser; the
 Markdown is read back with the verifier's own reader.
@@ -346,3 +349,17 @@ def print_plan_totals(rows: Sequence[PlanTotals]) -> None:
         f"{sum(s >= 0.9 for s in shares)}/{len(shares)}; study sessions under 5 pages (not "
         f"the last): {sum(r.under_5 for r in rows)} in {sum(r.under_5 > 0 for r in rows)} docs"
     )
+
+
+# --- key terms from the author's index ---------------------------------------------------
+
+# page numbers or leaders left in a term: "préprocesseur 10", "top page 29", "\output, 70,
+# 71, 73–", "LibreOffice, 2, 94 \max, 54" (a term ending in a number, "Windows 10", counts
+# too: rare in the sweep's indexes)
+_LOCATORS_LEFT = re.compile(r"\d+,\s*\d+|\s\d{2,}$|(?:\s*\.){2,}\s*$|\. \. ")
+
+
+def index_terms_misread(terms: Sequence[str]) -> int:
+    """Key terms, read from the author's index, with page numbers, leaders or an accent
+    drawn apart left in them."""
+    return sum(1 for t in terms if _LOCATORS_LEFT.search(t) or accents_apart(t))
