@@ -50,6 +50,7 @@ _MARKS = rf"[{re.escape(''.join(k for k in _SPACING if k != '`'))}]| ?[{_COMBINI
 _ACCENT = re.compile(rf"(?:{_MARKS}|`(?=[aeiouAEIOU]))([^\W\d_])")
 _ACCENT_IN_CODE = re.compile(rf"(?:{_MARKS})([^\W\d_])")  # a backquote is code's own
 _ANY = re.compile(rf"[{re.escape(''.join(_SPACING))}{_COMBINING}]")
+_TRAILING = re.compile(rf"(?:{_MARKS})$")  # an accent ending a run, its letter in the next
 # Computer Modern's OT1 text fonts set the circumflex at the ASCII caret's code:
 # "contr^ole", "^etre" (about 700 times in latex2e-fr); other fonts put other glyphs there
 # (drm's own fonts its "Th": "^is", "^e"), and a typewriter's caret is code's ("{dr^ur}")
@@ -81,9 +82,6 @@ def compose_carets(text: str, font: str) -> str:
     if "^" not in text or not _OT1_TEXT_FONT.fullmatch(font.split("+", 1)[-1]):
         return text
     return _CARET.sub(lambda m: unicodedata.normalize("NFC", m.group(1) + "\u0302"), text)
-
-
-_TRAILING = re.compile(rf"(?:{_MARKS})$")
 
 
 def compose_carets_in(text: dict[str, Any]) -> None:
