@@ -43,7 +43,7 @@ from quire.workers.parse import (
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.pdf import fallback_page
 from quire.workers.parse.pdf_assemble import join_lines
-from quire.workers.parse.pdf_extract import _font_style, _page_layout
+from quire.workers.parse.pdf_extract import _page_layout, font_style
 from quire.workers.parse.pdf_headings import _symbols
 from quire.workers.parse.pdf_open import open_pdf, open_pdf_kept, pymupdf_module
 from quire.workers.parse.pdf_tables import _cells_text
@@ -366,7 +366,7 @@ def test_typewriter_fonts_by_name(font: str, mono: bool) -> None:
     numbered listings read as prose. Windows' PostScript driver names the TrueType fonts
     it sends "TT" + a number + "t00" (SasView's tutorials, through Ghostscript): no
     typewriter type, and the tutorial's prose was code."""
-    assert _font_style(font)[0] is mono
+    assert font_style(font)[0] is mono
 
 
 def test_a_japanese_paragraph_with_latin_words_is_one_paragraph(tmp_path: Path) -> None:
