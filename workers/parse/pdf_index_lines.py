@@ -29,7 +29,7 @@ from quire.workers.parse.accents import compose_carets_in, compose_runs
 from quire.workers.parse.glyphs import COMPAT, expand_glyphs
 from quire.workers.parse.pdf_extract import font_style
 from quire.workers.parse.pdf_open import open_pdf_kept
-from quire.workers.parse.pdf_tex_fonts import decode_text, page_decoders
+from quire.workers.parse.pdf_tex_fonts import FontCache, decode_text, page_decoders
 
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi|cmbx|cmb\d|-bd\b", re.IGNORECASE)
 _ITALIC = re.compile(r"italic|oblique|cmti|cmsl|cmmi|-it\b|ital", re.IGNORECASE)
@@ -59,9 +59,9 @@ def _spans(line: dict[str, Any]) -> list[IndexSpan]:
     ]
 
 
-def _raw_lines(doc: Any, page: Any) -> list[IndexLine]:
+def _raw_lines(doc: Any, page: Any, fonts: FontCache) -> list[IndexLine]:
     text = page.get_text("dict")
-    decode_text(text, page_decoders(doc, page, text, {}))
+    decode_text(text, page_decoders(doc, page, text, fonts))
     compose_carets_in(text)
     out = []
     for block in text["blocks"]:
@@ -102,11 +102,11 @@ def _column_edges(lines: Sequence[IndexLine]) -> set[int]:
     return {x for x, n in starts.items() if n >= MIN_COLUMN_LINES}
 
 
-def _page_lines(doc: Any, page: Any) -> list[IndexLine]:
+def _page_lines(doc: Any, page: Any, fonts: FontCache) -> list[IndexLine]:
     """The page's horizontal printed lines, its MuPDF pieces joined, top to bottom."""
     out: list[IndexLine] = []
     baselines: list[tuple[float, int]] = []  # (y1, index in out): a line keeps its y1
-    pieces = _raw_lines(doc, page)
+    pieces = _raw_lines(doc, page, fonts)
     edges = _column_edges(pieces)
     for ln in sorted(pieces, key=lambda ln: ln.x0):  # pieces left to right
         # the latest line that `ln` continues, among those near its baseline (the first
@@ -131,6 +131,7 @@ def _page_lines(doc: Any, page: Any) -> list[IndexLine]:
 def read_index_pages(path: Path, pages: Sequence[int]) -> list[IndexPage]:
     """The styled lines of `pages` (physical, 1-based) of the PDF at `path`."""
     doc = open_pdf_kept(Path(path))
+    fonts: FontCache = {}  # a TeX font's decoder, built once for all the index's pages
     out = []
     for number in pages:
         if not 1 <= number <= doc.page_count:
@@ -141,7 +142,7 @@ def read_index_pages(path: Path, pages: Sequence[int]) -> list[IndexPage]:
                 page=number,
                 width=page.rect.width,
                 height=page.rect.height,
-                lines=_page_lines(doc, page),
+                lines=_page_lines(doc, page, fonts),
             )
         )
     return out
