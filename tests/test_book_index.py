@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from corpus import CORPUS
@@ -18,6 +19,7 @@ from quire.shared.ir import Document, RemovedText
 from quire.shared.languages import book_languages
 from quire.shared.manifest import load_manifest
 from quire.workers.analysis.book_index import (
+    IndexEntry,
     IndexLine,
     IndexPage,
     IndexSpan,
@@ -335,6 +337,14 @@ def test_an_elided_article_is_a_word_of_its_own() -> None:
     assert found and not [t for t in found if "’" in t], found
 
 
+def _read_back(doc: Any, tmp_path: Path) -> tuple[list[str], list[IndexEntry]]:
+    """A one-page index PDF saved and read back: its printed lines, and its entries."""
+    path = tmp_path / "index.pdf"
+    doc.save(path)
+    pages = read_index_pages(path, [1])
+    return [ln.text for ln in pages[0].lines], parse_index(pages)
+
+
 def test_an_index_that_sets_a_space_before_the_first_locator(tmp_path: Path) -> None:
     """apprendre-a-programmer-en-tex sets "préprocesseur 10", "format 7, 8" (no comma, the
     number right-aligned); its entries read "préprocesseur10" with no locator, and a
@@ -354,12 +364,9 @@ def test_an_index_that_sets_a_space_before_the_first_locator(tmp_path: Path) -> 
             x += pymupdf.get_text_length(term, fontsize=10) + 8  # a gap, no space
             page.insert_text((x, y), number, fontsize=10)
             x = 170.0
-    path = tmp_path / "index.pdf"
-    doc.save(path)
-    lines = [ln.text for ln in read_index_pages(path, [1])[0].lines]
+    lines, read = _read_back(doc, tmp_path)
     assert "préprocesseur 10" in lines and "\\floatsep . . . 961-963" in lines
-    entries = [(e.term, [loc.first for loc in e.locators]) for e in parse_index(
-        read_index_pages(path, [1]))]  # fmt: skip
+    entries = [(e.term, [loc.first for loc in e.locators]) for e in read]
     assert entries == [
         ("préprocesseur", ["10"]),
         ("format", ["7", "8"]),
@@ -439,12 +446,9 @@ def test_an_entry_without_locators_is_not_joined_to_the_next_columns(tmp_path: P
         for i, text in enumerate(lines):
             indent = 10 if text.startswith("  ") else 0
             page.insert_text((x + indent, 120 + 14 * i), text.strip(), fontsize=10)
-    path = tmp_path / "index.pdf"
-    doc.save(path)
-    lines = [ln.text for ln in read_index_pages(path, [1])[0].lines]
+    lines, entries = _read_back(doc, tmp_path)
     assert "kirjakodeering" in lines and "\\max, 54" in lines
-    read = [(e.display, [loc.first for loc in e.locators]) for e in parse_index(
-        read_index_pages(path, [1]))]  # fmt: skip
+    read = [(e.display, [loc.first for loc in e.locators]) for e in entries]
     assert read[:4] == [
         ("kirjakodeering", []),
         ("kirjakodeering (ansinew)", ["26"]),
