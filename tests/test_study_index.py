@@ -33,7 +33,17 @@ from quire.workers.analysis import (
 )
 from quire.workers.llm import make_backend
 from quire.workers.write import write_all
-from tests.analysisfix import GOOD, good_analysis, offline_run, sample_doc, sample_plan
+from tests.analysisfix import (
+    GOOD,
+    MATRICES,
+    REGRESSION,
+    VECTORS,
+    good_analysis,
+    offline_run,
+    sample_doc,
+    sample_plan,
+)
+from tests.irgen import build_doc, heading, para
 from tests.llm_servers import FakeProvider, answer
 
 DOC = sample_doc()
@@ -129,6 +139,51 @@ def test_heuristic_index_is_a_plain_generated_table_and_validates() -> None:
         "Linear regression",
     ]
     assert index.order == [1, 2, 3] and index.heuristic
+
+
+CHAPTERS = [
+    ("Vectors", VECTORS),
+    ("Matrices", MATRICES),
+    ("Models", REGRESSION),
+    ("Recycling", VECTORS),
+]
+
+
+def _book(top: list[tuple[int, str]]) -> tuple[Document, Plan]:
+    """Four 10-page chapters (level 2) of two sections (level 3), planned one session per
+    section, and level-1 headings (`top`: before which chapter, title) above them."""
+    els = []
+    for k, (title, text) in enumerate(CHAPTERS):
+        first = 10 * k + 1
+        els += [heading(t, 1, page=first) for n, t in top if n == k]
+        els += [heading(f"{k + 1} {title}", 2, page=first)]
+        els += [para(text * 6, page=first, page_last=first + 4)]
+        els += [heading(f"{k + 1}.1 More", 3, page=first + 5)]
+        els += [para(text * 6, page=first + 5, page_last=first + 9)]
+    doc = build_doc(els, doc_id="doc-book", name="book.pdf")
+    ids = [e.id for e in doc.elements]  # build_doc numbers the elements
+    cuts = [ids[i - 1] for i, e in enumerate(els) if (e.level or 0) >= 2 and e.page_first > 1]
+    return doc, sample_plan(doc, tuple(cuts))
+
+
+def _map_groups(doc: Document, plan: Plan) -> list[tuple[str, list[int]]]:
+    ctx = index_context(manifest_for(doc, plan), heuristic_analyses(doc, plan), doc=doc)
+    index = author_index(ctx, "heuristic")
+    validate_index(ctx, **files_of(ctx, index))
+    return [(g.name_en, g.chunks) for g in index.groups]
+
+
+def test_a_study_map_under_one_title_heading_is_grouped_by_chapters() -> None:
+    """Books (HTML ones above all) whose one top-level heading is their title put every
+    session in one group of the study map: autoconf's 36, bashref's 20."""
+    doc, plan = _book([(0, "An R Primer")])
+    groups = [(t, [2 * k - 1, 2 * k]) for k, (t, _) in enumerate(CHAPTERS, 1)]
+    assert _map_groups(doc, plan) == groups
+
+
+def test_a_study_map_keeps_top_level_parts_that_divide_the_sessions() -> None:
+    doc, plan = _book([(0, "Part I Data"), (2, "Part II Fitting")])
+    assert _map_groups(doc, plan) == [("Data", [1, 2, 3, 4]), ("Fitting", [5, 6, 7, 8])]
 
 
 def test_persian_index_offline_is_honest_and_lists_sessions_by_their_titles() -> None:

@@ -5,7 +5,8 @@ stale or awaiting repair."""
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
+from itertools import groupby
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -24,6 +25,14 @@ from quire.workers.analysis.heuristic import clean_heading
 from quire.workers.boundaries.candidates import plain_text
 
 INDEX_KEY_TERMS = 6  # key terms a study index row names
+# The study map groups sessions by the sections they start in, at the top heading level
+# whose largest group holds at most this share of them (with this many sessions or more);
+# a level below the top must also leave groups of more than one session on average, and
+# few sessions before its first heading (in no section)
+MAP_SHARE = 2 / 3
+MAP_GROUPS_SHARE = 3 / 4
+MAP_OPENING_SHARE = 1 / 4
+MAP_MIN_SESSIONS = 4
 
 
 class _Model(BaseModel):
@@ -46,7 +55,7 @@ class IndexChunk(PageRange, _Model):
     coherence: str
     heuristic: bool
     continues: bool  # ends at a forced cut: the next chunk continues its concept
-    section: str | None = None  # top-level heading in effect where the chunk starts
+    section: str | None = None  # the section grouping the chunk in the study map
     ends: str = ""  # why the chunk ends where it does (and the alternative it beat)
     key_terms: list[str] = []  # the session's first key terms (the author's index terms)
 
@@ -97,20 +106,44 @@ def reading_minutes(words: int, words_per_minute: int = WORDS_PER_MINUTE) -> int
     return max(1, math.ceil(words / words_per_minute))
 
 
-def _sections(doc: Document, starts: Mapping[str, int]) -> dict[str, str]:
-    """first_id -> the top-level heading in effect at that element (itself included)."""
-    levels = [e.level or 1 for e in doc.elements if e.type == "heading"]
-    if not levels:
-        return {}
-    top = min(levels)
+def _sections(doc: Document, starts: Sequence[str]) -> dict[str, str]:
+    """first_id -> the section grouping the session starting there in the study map: the
+    heading in effect there of the top level, or of the first level below it that groups
+    the sessions (see `MAP_SHARE`): a book whose one top-level heading is its title is
+    grouped by its chapters."""
+    levels = sorted({e.level or 1 for e in doc.elements if e.type == "heading"})
+    tried = [_in_effect(doc, starts, level) for level in levels]
+    n = len(starts)
+    for k, sections in enumerate(tried):
+        runs = [len(list(g)) for _, g in groupby(sections.get(s) for s in starts)]
+        divides = max(runs) <= MAP_SHARE * n
+        if n < MAP_MIN_SESSIONS or (k == 0 and divides):
+            return sections
+        opening = sum(s not in sections for s in starts)
+        if divides and len(runs) <= MAP_GROUPS_SHARE * n and opening <= MAP_OPENING_SHARE * n:
+            return sections
+    return tried[0] if tried else {}
+
+
+def _in_effect(doc: Document, starts: Sequence[str], level: int) -> dict[str, str]:
+    """first_id -> the last heading of `level` or above where the session's text begins
+    (after the headings it opens with: "Title", "1 Chapter" starts chapter 1)."""
     out: dict[str, str] = {}
     current: str | None = None
     wanted = set(starts)
+    pending: list[str] = []
     for e in doc.elements:
-        if e.type == "heading" and (e.level or 1) == top:
-            current = clean_heading(plain_text(e))
-        if e.id in wanted and current:
-            out[e.id] = current
+        if e.id in wanted:
+            pending.append(e.id)
+        if e.type == "heading":
+            if (e.level or 1) <= level:
+                current = clean_heading(plain_text(e))
+            continue
+        if current:
+            out |= dict.fromkeys(pending, current)
+        pending = []
+    if current:
+        out |= dict.fromkeys(pending, current)
     return out
 
 
@@ -152,7 +185,7 @@ def index_context(
     problems = _refusals(manifest, study, analyses, pending_repair)
     if problems:
         raise ValidationFailedError("indexes refused: " + "; ".join(problems))
-    sections = _sections(doc, {c.first_id: c.number for c in study}) if doc else {}
+    sections = _sections(doc, [c.first_id for c in study]) if doc else {}
     chunks = [
         _index_chunk(c, analyses[c.number], words_per_minute, sections.get(c.first_id))
         for c in study

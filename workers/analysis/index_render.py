@@ -198,7 +198,7 @@ def _render_map(context: IndexContext, index: StudyIndex) -> str:
     out = [f"# Study map — {inline(context.source_name)}", ""]
     if index.heuristic:
         out += [
-            f"_{HEURISTIC_NOTE_EN} Groups follow the document's top-level sections; the "
+            f"_{HEURISTIC_NOTE_EN} Groups follow the document's sections; the "
             "suggested order is the document order._",
             "",
         ]
