@@ -377,6 +377,24 @@ def test_clean_heading() -> None:
     assert clean_heading("Section overview") == "Section overview"
 
 
+@pytest.mark.parametrize(
+    ("title", "clean"),
+    [
+        ("Part II Models", "Models"),  # Roman numerals, not only "Part I"
+        ("Chapter IV: Sets", "Sets"),
+        ("Part Civil Law", "Part Civil Law"),  # a word of Roman letters is no numeral
+        ("Kapitel 1 Einleitung", "Einleitung"),
+        ("Anhang B Letzte Änderungen", "Letzte Änderungen"),
+        ("Chapitre 3 : Les boîtes", "Les boîtes"),
+        ("Capítulo 4 Tablas", "Tablas"),
+        ("Глава 2. Установка", "Установка"),
+        ("Teil der Lösung", "Teil der Lösung"),
+    ],
+)
+def test_clean_heading_drops_numbering_in_the_sweeps_languages(title: str, clean: str) -> None:
+    assert clean_heading(title) == clean
+
+
 # --- LLM analysis over the wire ----------------------------------------------------------
 
 

@@ -80,8 +80,12 @@ FOCUS_MISSING = (
     "English study focus from; an LLM backend is needed for study_focus_en"
 )
 
+# "Chapter 3", "Part II", "Anhang A", "Глава 2", "3.1": the numbering a title drops
 _NUMBERING = re.compile(
-    r"^(?:(?:chapter|part|appendix|section|lesson|unit)\s+(?:[0-9]{1,3}|[A-Z]\b)(?:\.[0-9]+)*"
+    r"^(?:(?:chapter|part|appendix|section|lesson|unit|kapitel|teil|anhang|abschnitt|chapitre"
+    r"|partie|annexe|capítulo|capitulo|capitolo|parte|apéndice|appendice|глава|часть"
+    r"|приложение|раздел)\s+(?:[0-9]{1,3}|(?-i:[IVXLC]+)\b|[A-Z]\b)"
+    r"(?:\.[0-9]+)*"
     r"[.:]?\s*|(?:[0-9]{1,3}|[A-Z](?=\.[0-9]))(?:\.[0-9]{1,3})*\.?\s+)",
     re.IGNORECASE,
 )
