@@ -65,19 +65,40 @@ following shown way ways case cases first second third new like just many much n
 numbers value values part parts one two three four five etc also
 e.g i.e eg ie thing things lot lots kind kinds sort sorts type types instead rather
 already always never simply directly usually generally especially particularly actually
-really quite fully easily currently typically normally otherwise still again
+really quite fully easily currently typically normally otherwise still again true false
 """
-_EN_STOP = frozenset(_GENERIC.split()) | STOP_WORDS
+# Filler that manuals set to show layout, never a subject: lorem ipsum's words (the
+# sweep's "sit amet", "consectetuer adipiscing elit")
+_LOREM = """
+lorem ipsum dolor sit amet consectetur consectetuer adipiscing adipisicing elit diam
+nonummy nibh euismod tincidunt laoreet dolore magna aliquam erat volutpat
+"""
+# Control words that say nothing of a session: environment brackets, a conditional's
+# branches, the placeholders manuals name their examples' macros by
+_CONTROL = r"\begin \end \fi \else \or \foo \baz \foobar"
+_EN_STOP = (
+    frozenset(_GENERIC.split()) | frozenset(_LOREM.split()) | frozenset(_CONTROL.split())
+) | STOP_WORDS
 # An elided article or preposition is a word of its own (French "d’une commande", Italian
 # "dell’input": "une commande", "input"); a zero-width non-joiner is inside a Persian word.
 _ELIDED = r"(?i:dell|all|dall|nell|sull|quell|qu|[dlnsjcmt])['’](?=[^\W\d_])"
+# A TeX control word ("\\section") is a token: a manual's commands are what it teaches
+_CONTROL_WORD = r"\\[A-Za-z@]{2,}"
 _TOKEN = re.compile(
-    _ELIDED + rf"|[^\W\d_][\w{MARKS}'’\u200c\u200d-]*[\w{MARKS}]|[^\W\d_]|\d[\w.]*|[^\w\s]"
+    _CONTROL_WORD
+    + "|"
+    + _ELIDED
+    + rf"|[^\W\d_][\w{MARKS}'’\u200c\u200d-]*[\w{MARKS}]|[^\W\d_]|\d[\w.]*|[^\w\s]"
 )
 _HAN_RUN = re.compile(f"[{HAN}]+")
 _TECHNICAL = re.compile(r"^(?:[A-Z]{2,}[A-Za-z0-9_]*|\w*[a-z][A-Z]\w*|\w*_\w+|[A-Za-z]+\d\w*)$")
 _LATIN = re.compile(r"[A-Za-z]")
 _CJK_ONLY = re.compile(f"^[{HAN}]+$")
+# A measure ("10pt", "1.5em", "3cm") or a number is no term; "2D", "3D" are
+_MEASURE = re.compile(r"^\d(?![dD]$)")
+# A numbered placeholder ("arg1", "arg2", "file1"): a word and a digit, the book using the
+# word with two digits or more
+_NUMBERED = re.compile(r"^([^\W\d_]+)(\d)$")
 
 
 @cache
@@ -102,7 +123,34 @@ def _is_content(
         return False
     if folded.endswith(("'", "’")):
         return False  # an elided article: "d’", "dell’"
+    if _MEASURE.match(word) or _sample_letters(folded):
+        return False
     return not (len(folded) < 2 or (_LATIN.match(word) and len(folded) < 3))
+
+
+def _sample_letters(folded: str) -> bool:
+    """Runs of the alphabet or of digits, each of three or more ("abcd", "abcdeabcde1234"),
+    or one letter repeated ("aaa")."""
+    if len(folded) >= 3 and folded == folded[0] * len(folded) and folded[0].isalpha():
+        return True
+    runs = [1]
+    for a, b in pairwise(folded):
+        if ord(b) == ord(a) + 1 and (a + b).isascii() and (a + b).isalnum():
+            runs[-1] += 1
+        else:
+            runs.append(1)
+    return len(folded) >= 4 and min(runs) >= 3
+
+
+def _placeholders(token_lists: Iterable[list[str]]) -> frozenset[str]:
+    """The book's numbered placeholders (`_NUMBERED`), case-folded."""
+    digits: dict[str, set[str]] = {}
+    for tokens in token_lists:
+        for t in tokens:
+            m = _NUMBERED.match(t)
+            if m:
+                digits.setdefault(m.group(1).casefold(), set()).add(m.group(2))
+    return frozenset(f"{w}{d}" for w, ds in digits.items() if len(ds) >= 2 for d in ds)
 
 
 def verb_like(texts: Iterable[str]) -> frozenset[str]:
@@ -137,7 +185,8 @@ class _Words:
     word decided once: a book says the same words over and over."""
 
     verbs: frozenset[str] = frozenset()
-    stop: frozenset[str] = frozenset()  # the book's own language's stop words (Latin script)
+    # the book's own language's stop words (Latin script) and numbered placeholders
+    stop: frozenset[str] = frozenset()
     facts: dict[str, _Word | None] = field(default_factory=dict)  # None: a boundary
 
     def runs(self, tokens: Iterable[str]) -> Iterator[list[_Word]]:
@@ -150,11 +199,14 @@ class _Words:
                 fact = facts[token]
             else:
                 fact = facts[token] = self._fact(token)
-            if fact is not None:
+            if fact is not None and token[0] != "\\":
                 run.append(fact)
-            elif run:
+                continue
+            if run:
                 yield run
                 run = []
+            if fact is not None:  # a control word is a candidate alone, never in a phrase
+                yield [fact]
         if run:
             yield run
 
@@ -162,7 +214,8 @@ class _Words:
         if not _is_content(word, self.verbs, self.stop):
             return None
         cjk = _HAN_RUN.fullmatch(word) is not None
-        return (word, word.casefold(), cjk, cjk or _TECHNICAL.match(word) is not None)
+        named = word[0] == "\\" or _TECHNICAL.match(word) is not None
+        return (word, word.casefold(), cjk, cjk or named)
 
 
 def _tokens(text: str) -> Iterable[str]:
@@ -233,7 +286,8 @@ class PhraseIndex:
         seen_on: list[set[int]] = []
         texts = {pos: plain_text(e) for pos, e in enumerate(elements) if e.type in _PROSE}
         split = {pos: _TOKEN.findall(text) for pos, text in texts.items()}
-        words = _Words(_verbs_of(split.values()), _book_stop_words(split.values()))
+        stop = _book_stop_words(split.values()) | _placeholders(split.values())
+        words = _Words(_verbs_of(split.values()), stop)
         for pos, text in texts.items():
             page = elements[pos].page_first
             if unicodedata.is_normalized("NFKC", text) and not _HAN_RUN.search(text):
