@@ -83,7 +83,10 @@ class Row:
         return self.base_hits / self.base_shown if self.base_shown else 0.0
 
 
-def measure(doc: Document, name: str, manifest_bytes: bytes, book: BookIndexData) -> Row:
+def measure(
+    doc: Document, name: str, manifest_bytes: bytes, book: BookIndexData, misses: Counter[str]
+) -> Row:
+    """The book's row; the shown phrases its index does not name are counted in `misses`."""
     manifest = load_manifest(manifest_bytes)
     keys = index_keys(book)
     skip = index_spans(doc)
@@ -101,14 +104,11 @@ def measure(doc: Document, name: str, manifest_bytes: bytes, book: BookIndexData
         top = [t.term for t in phrases.top(lo, hi)[:SHOWN]]
         row.shown += len(top)
         row.hits += sum(named(t, keys) for t in top)
-        MISSES.update(t for t in top if not named(t, keys))
+        misses.update(t for t in top if not named(t, keys))
         base = _baseline_terms(doc, lo, hi, df, SHOWN)
         row.base_shown += len(base)
         row.base_hits += sum(named(t, keys) for t in base)
     return row
-
-
-MISSES: Counter[str] = Counter()
 
 
 def books(work: Path) -> list[tuple[Path, BookIndexData]]:
@@ -135,9 +135,11 @@ def main() -> None:
     ap.add_argument("--misses", type=int, default=40, help="unnamed phrases to print")
     args = ap.parse_args()
     rows = []
+    misses: Counter[str] = Counter()
     for folder, book in books(args.work):
         doc = load_ir((folder / "ir.json").read_bytes())
-        rows.append(measure(doc, folder.name, (folder / "manifest.json").read_bytes(), book))
+        manifest = (folder / "manifest.json").read_bytes()
+        rows.append(measure(doc, folder.name, manifest, book, misses))
     rows = [r for r in rows if r.shown]
     shown_total, hits = sum(r.shown for r in rows), sum(r.hits for r in rows)
     base_total, base_hits = sum(r.base_shown for r in rows), sum(r.base_hits for r in rows)
@@ -156,7 +158,7 @@ def main() -> None:
     for r in sorted(rows, key=lambda r: r.share)[:10]:
         print(f"  {r.share:6.1%} (baseline {r.base_share:6.1%}) {r.name}")
     print("shown most often, named by no index:")
-    print("  " + "; ".join(f"{t} ({n})" for t, n in MISSES.most_common(args.misses)))
+    print("  " + "; ".join(f"{t} ({n})" for t, n in misses.most_common(args.misses)))
 
 
 if __name__ == "__main__":
