@@ -5,9 +5,9 @@ word, a generic verb, a number or punctuation ends a run, so a phrase never star
 with one (RAKE's boundaries). A single word is a candidate only when it looks like a name
 of the subject's own (LAPACK, BLAS_LIBS, printf(): capitals or digits inside, an underscore)
 or a TeX control word (\\section: it stands alone, never inside a phrase). Filler is no
-content: lorem ipsum, measures ("10pt"), sample letters ("ABCDE"), numbered placeholders
-("arg1", "arg2"). Chinese is cut by jieba; its words of two or more characters are
-candidates, as are two adjacent ones. A stretch's phrases are ranked by tf-idf against the
+content: lorem ipsum's paragraphs, measures ("10pt"), sample letters ("ABCDE"), numbered
+placeholders ("arg1", "arg2"). Chinese is cut by jieba; its words of two or more characters
+are candidates, as are two adjacent ones. A stretch's phrases are ranked by tf-idf against the
 book's pages: the count in the stretch times log(pages / pages holding the phrase), longer
 phrases first on a tie. Stop words are per language (English below; Russian, Persian and
 Chinese from stopwordsiso and the scorer's lists), all applied at once: the scripts cannot
@@ -70,18 +70,22 @@ e.g i.e eg ie thing things lot lots kind kinds sort sorts type types instead rat
 already always never simply directly usually generally especially particularly actually
 really quite fully easily currently typically normally otherwise still again true false
 """
-# Filler that manuals set to show layout, never a subject: lorem ipsum's words (the
-# sweep's "sit amet", "consectetuer adipiscing elit")
-_LOREM = """
-lorem ipsum dolor sit amet consectetur consectetuer adipiscing adipisicing elit diam
-nonummy nibh euismod tincidunt laoreet dolore magna aliquam erat volutpat
+# Filler manuals set to show a layout (lorem ipsum, the lipsum package's paragraphs), never
+# a subject: an element saying three of these words or more holds no candidates. Real
+# Latin says none of them ("dolor", "sed" and "ut" are left out).
+_LOREM_WORDS = """
+lorem ipsum amet consectetuer consectetur adipiscing adipisicing elit nonummy nibh euismod
+tincidunt laoreet volutpat pellentesque vestibulum curabitur mauris phasellus maecenas
+aenean fusce quisque morbi proin cras vivamus suspendisse nullam donec etiam nunc
+sociis natoque penatibus parturient nascetur ridiculus viverra rhoncus posuere pede gravida
+luctus dignissim tortor orci urna auctor ullamcorper lobortis hendrerit vulputate molestie
+feugiat facilisis accumsan blandit luptatum zzril delenit feugait facilisi commodo
 """
+_LOREM = frozenset(_LOREM_WORDS.split())
 # Control words that say nothing of a session: environment brackets, a conditional's
 # branches, the placeholders manuals name their examples' macros by
 _CONTROL = r"\begin \end \fi \else \or \foo \baz \foobar"
-_EN_STOP = (
-    frozenset(_GENERIC.split()) | frozenset(_LOREM.split()) | frozenset(_CONTROL.split())
-) | STOP_WORDS
+_EN_STOP = frozenset(_GENERIC.split()) | frozenset(_CONTROL.split()) | STOP_WORDS
 # An elided article or preposition is a word of its own (French "d’une commande", Italian
 # "dell’input": "une commande", "input"); a zero-width non-joiner is inside a Persian word.
 _ELIDED = r"(?i:dell|all|dall|nell|sull|quell|qu|[dlnsjcmt])['’](?=[^\W\d_])"
@@ -129,6 +133,10 @@ def _is_content(
     if _MEASURE.match(word) or _sample_letters(folded):
         return False
     return not (len(folded) < 2 or (_LATIN.match(word) and len(folded) < 3))
+
+
+def _lorem(tokens: list[str]) -> bool:
+    return len({t.casefold() for t in tokens} & _LOREM) >= 3
 
 
 def _sample_letters(folded: str) -> bool:
@@ -289,6 +297,8 @@ class PhraseIndex:
         seen_on: list[set[int]] = []
         texts = {pos: plain_text(e) for pos, e in enumerate(elements) if e.type in _PROSE}
         split = {pos: _TOKEN.findall(text) for pos, text in texts.items()}
+        for pos in [pos for pos, tokens in split.items() if _lorem(tokens)]:
+            del texts[pos], split[pos]
         stop = _book_stop_words(split.values()) | _placeholders(split.values())
         words = _Words(_verbs_of(split.values()), stop)
         for pos, text in texts.items():
