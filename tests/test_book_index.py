@@ -237,6 +237,22 @@ def test_key_phrases_hold_no_filler_measures_sample_letters_or_placeholders() ->
     assert not [t for t in found if filler & set(t.casefold().split())], found
 
 
+def test_a_french_books_key_phrases_end_at_its_verbs() -> None:
+    """The TL sweep's French manuals had "paramètre spécifie", "false écrit" and "false
+    affiche" among their key phrases: in a book written in French, a word before "le",
+    "la", "les", "un", "une" or after "il", "on", "se" is a verb, as in English."""
+    french = (
+        "Le paramètre spécifie la taille de la boîte et le paramètre affiche la marge. "
+        "La macro écrit le texte dans le fichier auxiliaire ; on spécifie la taille de la "
+        "boîte avec le paramètre, et il affiche le résultat. Le fichier auxiliaire se "
+        "trouve dans le répertoire courant de la compilation. "
+    )
+    found = key_phrases("1 Paramètres", french * 4, "Un autre sujet sur la cuisine.")
+    assert "fichier auxiliaire" in found, found
+    verbs = {"spécifie", "affiche", "écrit", "trouve"}
+    assert not [t for t in found if verbs & set(t.casefold().split())], found
+
+
 def test_a_tex_manuals_key_phrases_name_its_commands() -> None:
     """A LaTeX manual teaches commands, and its index names them ("\\section"): read as a
     backslash and a word, "section" was never a candidate on its own, and the TL sweep's key

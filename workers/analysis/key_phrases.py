@@ -45,6 +45,14 @@ _DETERMINERS = frozenset(
 )
 # a word after a subject pronoun is a verb ("it refers to", "if it exists")
 _SUBJECTS = frozenset(["it", "he", "she", "they", "we", "who"])
+# The same cues in the book's other languages (quire.shared.languages), articles and then
+# subject or reflexive pronouns: "le paramètre spécifie la taille", "se utiliza", "si usa".
+# Not "des", "du", "del": they follow nouns ("liste des commandes").
+_VERB_CUES = {
+    "fr": ("le la les un une", "il elle on ils elles se"),
+    "es": ("el la los las un una", "se"),
+    "it": ("il lo la gli le un una uno", "si"),
+}
 # a phrase does not end in a past participle ("last command executed", "list printed"); a
 # participle before its noun stays ("shared library"), as do "speed" and "seed"
 _PARTICIPLE = re.compile(r"^[^\W\d_]{3,}(?<!e)ed$")
@@ -172,15 +180,18 @@ def verb_like(texts: Iterable[str]) -> frozenset[str]:
     return _verbs_of(_TOKEN.findall(text) for text in texts)
 
 
-def _verbs_of(token_lists: Iterable[list[str]]) -> frozenset[str]:
-    """`verb_like` of texts already split by `_TOKEN`."""
+def _verbs_of(token_lists: Iterable[list[str]], languages: Sequence[str] = ()) -> frozenset[str]:
+    """`verb_like` of texts already split by `_TOKEN`, also by the cues of `languages`."""
+    cues = [_VERB_CUES[lang] for lang in languages if lang in _VERB_CUES]
+    articles = _DETERMINERS.union(*(a.split() for a, _ in cues))
+    subjects = _SUBJECTS.union(*(p.split() for _, p in cues))
     seen: Counter[str] = Counter()
     before: Counter[str] = Counter()
     for tokens in token_lists:
         folded = [t.casefold() for t in tokens]
         seen.update(folded[:-1])  # every word followed by another
-        before.update(a for a, b in pairwise(folded) if b in _DETERMINERS)
-        before.update(b for a, b in pairwise(folded) if a in _SUBJECTS)
+        before.update(a for a, b in pairwise(folded) if b in articles)
+        before.update(b for a, b in pairwise(folded) if a in subjects)
     return frozenset(
         w for w, n in before.items() if n >= 2 and n >= VERB_SHARE * seen[w] and w.isalpha()
     )
@@ -266,11 +277,10 @@ def _phrases(tokens: Iterable[str], words: _Words) -> Iterator[tuple[str, str]]:
                 yield joiner.join(w[0] for w in gram), joiner.join(w[1] for w in gram)
 
 
-def _book_stop_words(token_lists: Iterable[list[str]]) -> frozenset[str]:
-    """The stop words of the Latin-script languages the book is written in (see
-    quire.shared.languages)."""
+def _book_languages(token_lists: Iterable[list[str]]) -> list[str]:
+    """The Latin-script languages the book is written in (see quire.shared.languages)."""
     counts = Counter(t.casefold() for tokens in token_lists for t in tokens if t[0].isalpha())
-    return frozenset().union(*(stop_words_of(lang) for lang in book_languages(counts)))
+    return book_languages(counts)
 
 
 def _stemmed(phrase: str) -> str:
@@ -299,8 +309,9 @@ class PhraseIndex:
         split = {pos: _TOKEN.findall(text) for pos, text in texts.items()}
         for pos in [pos for pos, tokens in split.items() if _lorem(tokens)]:
             del texts[pos], split[pos]
-        stop = _book_stop_words(split.values()) | _placeholders(split.values())
-        words = _Words(_verbs_of(split.values()), stop)
+        languages = _book_languages(split.values())
+        stop = frozenset().union(*map(stop_words_of, languages)) | _placeholders(split.values())
+        words = _Words(_verbs_of(split.values(), languages), stop)
         for pos, text in texts.items():
             page = elements[pos].page_first
             if unicodedata.is_normalized("NFKC", text) and not _HAN_RUN.search(text):
