@@ -237,6 +237,21 @@ def test_key_phrases_hold_no_filler_measures_sample_letters_or_placeholders() ->
     assert not [t for t in found if filler & set(t.casefold().split())], found
 
 
+def test_a_template_opening_many_elements_is_no_key_phrase() -> None:
+    """l3doc sets "(End definition for \\foo.)" after every definition: "End definition"
+    was a key phrase of 9 TL manuals. A phrase opening nearly every element it is in is a
+    template's words; a term that opens some of its paragraphs stays."""
+    els = [heading("1 Sequences", 1)]
+    for n in range(8):
+        els += [para(f"The token list holds the sequence item {n}; the token list grows.", 1)]
+        els += [para(f"(End definition for \\seq_item_{n}:n and others.)", 1)]
+    els += [para("Token list variables hold the sequence items in order.", 1)]
+    doc = build_doc([*els, para("Unrelated words about cooking.", 2)])
+    found = [t.term for t in PhraseIndex.of(doc.elements).top(0, len(els) - 1)]
+    assert "token list" in found, found
+    assert not [t for t in found if "end definition" in t.casefold()], found
+
+
 def test_a_french_books_key_phrases_end_at_its_verbs() -> None:
     """The TL sweep's French manuals had "paramètre spécifie", "false écrit" and "false
     affiche" among their key phrases: in a book written in French, a word before "le",

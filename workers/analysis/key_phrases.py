@@ -40,6 +40,7 @@ from quire.workers.boundaries.tokens import stop_words
 KEY_PHRASES = 8
 MAX_WORDS = 3
 VERB_SHARE = 0.2  # of a word's uses followed by an article: then it is a verb
+BOILERPLATE_USES, BOILERPLATE_SHARE = 5, 0.8  # elements, share opened: see `_boilerplate`
 _DETERMINERS = frozenset(
     ["the", "a", "an", "its", "their", "this", "these", "those", "his", "her", "our", "your"]
 )
@@ -277,6 +278,20 @@ def _phrases(tokens: Iterable[str], words: _Words) -> Iterator[tuple[str, str]]:
                 yield joiner.join(w[0] for w in gram), joiner.join(w[1] for w in gram)
 
 
+def _boilerplate(opening: int, holding: int) -> bool:
+    """A phrase of two words or more that opens the elements it is in (after any opening
+    punctuation), again and again, is a template's words ("(End definition for \\foo.)",
+    "Default value: 0"), not a subject."""
+    return holding >= BOILERPLATE_USES and opening >= BOILERPLATE_SHARE * holding
+
+
+def _openings(tokens: list[str]) -> set[str]:
+    """The folded two- and three-word openings of an element (after any punctuation)."""
+    lead = next((i for i, t in enumerate(tokens) if t[0].isalnum()), 0)
+    first = [t.casefold() for t in tokens[lead : lead + MAX_WORDS]]
+    return {" ".join(first[:n]) for n in range(2, MAX_WORDS + 1)}
+
+
 def _book_languages(token_lists: Iterable[list[str]]) -> list[str]:
     """The Latin-script languages the book is written in (see quire.shared.languages)."""
     counts = Counter(t.casefold() for tokens in token_lists for t in tokens if t[0].isalpha())
@@ -298,6 +313,7 @@ class PhraseIndex:
     keys: list[str] = field(default_factory=list)  # id -> key
     spelling: list[dict[str, int]] = field(default_factory=list)  # id -> spellings
     df: list[int] = field(default_factory=list)  # id -> pages holding it
+    boilerplate: set[int] = field(default_factory=set)  # ids of `_boilerplate` phrases
 
     @classmethod
     def of(cls, elements: Sequence[Element]) -> PhraseIndex:
@@ -312,12 +328,16 @@ class PhraseIndex:
         languages = _book_languages(split.values())
         stop = frozenset().union(*map(stop_words_of, languages)) | _placeholders(split.values())
         words = _Words(_verbs_of(split.values(), languages), stop)
+        opening: Counter[int] = Counter()  # id -> elements it opens
+        holding: Counter[int] = Counter()  # id -> elements it is in
         for pos, text in texts.items():
             page = elements[pos].page_first
             if unicodedata.is_normalized("NFKC", text) and not _HAN_RUN.search(text):
                 tokens: Iterable[str] = split[pos]  # what `_tokens` would find again
             else:
                 tokens = _tokens(unicodedata.normalize("NFKC", text))
+            opens = _openings(split[pos])
+            here: set[int] = set()
             for phrase, key in _phrases(tokens, words):
                 k = vocab.get(key)
                 if k is None:
@@ -330,7 +350,13 @@ class PhraseIndex:
                 seen_on[k].add(page)
                 out.positions.append(pos)
                 out.ids.append(k)
+                here.add(k)
+            holding.update(here)
+            opening.update(k for k in here if out.keys[k] in opens)
         out.df = [len(s) for s in seen_on]
+        out.boilerplate = {
+            k for k, n in opening.items() if " " in out.keys[k] and _boilerplate(n, holding[k])
+        }
         return out
 
     def top(self, lo: int, hi: int, k: int = KEY_PHRASES) -> list[KeyTerm]:
@@ -341,7 +367,7 @@ class PhraseIndex:
         floor = 2 if b - a >= 300 else 1  # in a stretch of some size, once is noise
         scored = []
         for i, count in tf.items():
-            if count < floor:
+            if count < floor or i in self.boilerplate:
                 continue
             # no smoothing: a phrase on most pages of the book is no key to any of them
             idf = math.log((1 + self.pages) / (1 + self.df[i]))
