@@ -186,6 +186,14 @@ def test_a_study_map_keeps_top_level_parts_that_divide_the_sessions() -> None:
     assert _map_groups(doc, plan) == [("Data", [1, 2, 3, 4]), ("Fitting", [5, 6, 7, 8])]
 
 
+def test_a_document_of_reference_sessions_only_has_an_empty_study_map() -> None:
+    plan = PLAN.model_copy(
+        update={"chunks": [c.model_copy(update={"kind": "back_matter"}) for c in PLAN.chunks]}
+    )
+    ctx = index_context(manifest_for(DOC, plan), {}, doc=DOC)
+    assert ctx.chunks == [] and author_index(ctx, "heuristic").groups == []
+
+
 def test_persian_index_offline_is_honest_and_lists_sessions_by_their_titles() -> None:
     # a plan whose last session is back matter: one reference session
     plan = PLAN.model_copy(

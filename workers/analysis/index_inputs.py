@@ -114,15 +114,17 @@ def _sections(doc: Document, starts: Sequence[str]) -> dict[str, str]:
     levels = sorted({e.level or 1 for e in doc.elements if e.type == "heading"})
     tried = [_in_effect(doc, starts, level) for level in levels]
     n = len(starts)
+    if n < MAP_MIN_SESSIONS or not tried:
+        return tried[0] if tried else {}
     for k, sections in enumerate(tried):
         runs = [len(list(g)) for _, g in groupby(sections.get(s) for s in starts)]
         divides = max(runs) <= MAP_SHARE * n
-        if n < MAP_MIN_SESSIONS or (k == 0 and divides):
+        if k == 0 and divides:
             return sections
         opening = sum(s not in sections for s in starts)
         if divides and len(runs) <= MAP_GROUPS_SHARE * n and opening <= MAP_OPENING_SHARE * n:
             return sections
-    return tried[0] if tried else {}
+    return tried[0]
 
 
 def _in_effect(doc: Document, starts: Sequence[str], level: int) -> dict[str, str]:
