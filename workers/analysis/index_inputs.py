@@ -114,7 +114,7 @@ def _sections(doc: Document, starts: Sequence[str]) -> dict[str, str]:
     levels = sorted({e.level or 1 for e in doc.elements if e.type == "heading"})
     tried = [_in_effect(doc, starts, level) for level in levels]
     n = len(starts)
-    if n < MAP_MIN_SESSIONS or not tried:
+    if not tried or n < MAP_MIN_SESSIONS:
         return tried[0] if tried else {}
     for k, sections in enumerate(tried):
         runs = [len(list(g)) for _, g in groupby(sections.get(s) for s in starts)]
@@ -133,19 +133,21 @@ def _in_effect(doc: Document, starts: Sequence[str], level: int) -> dict[str, st
     out: dict[str, str] = {}
     current: str | None = None
     wanted = set(starts)
-    pending: list[str] = []
+    pending: str | None = None  # a session begun whose text has not yet
     for e in doc.elements:
         if e.id in wanted:
-            pending.append(e.id)
+            if pending and current:  # a session of headings only
+                out[pending] = current
+            pending = e.id
         if e.type == "heading":
             if (e.level or 1) <= level:
                 current = clean_heading(plain_text(e))
             continue
-        if current:
-            out |= dict.fromkeys(pending, current)
-        pending = []
-    if current:
-        out |= dict.fromkeys(pending, current)
+        if pending and current:
+            out[pending] = current
+        pending = None
+    if pending and current:
+        out[pending] = current
     return out
 
 
