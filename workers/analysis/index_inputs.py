@@ -133,7 +133,7 @@ def _in_effect(doc: Document, starts: Sequence[str], level: int) -> dict[str, st
     out: dict[str, str] = {}
     current: str | None = None
     wanted = set(starts)
-    pending: str | None = None  # a session begun whose text has not yet
+    pending: str | None = None  # a session whose text has not begun yet
     for e in doc.elements:
         if e.id in wanted:
             if pending and current:  # a session of headings only
