@@ -34,7 +34,7 @@ sys.path[:0] = [str(ROOT)]
 from bench_study import SHOWN, _baseline_terms  # noqa: E402
 
 from quire.shared.ir import Document, load_ir  # noqa: E402
-from quire.shared.manifest import load_manifest  # noqa: E402
+from quire.shared.manifest import Manifest, load_manifest  # noqa: E402
 from quire.workers.analysis.book_terms import BookIndexData, index_spans  # noqa: E402
 from quire.workers.analysis.key_phrases import PhraseIndex  # noqa: E402
 from quire.workers.analysis.session_terms import fold, shown  # noqa: E402
@@ -84,10 +84,9 @@ class Row:
 
 
 def measure(
-    doc: Document, name: str, manifest_bytes: bytes, book: BookIndexData, misses: Counter[str]
+    doc: Document, name: str, manifest: Manifest, book: BookIndexData, misses: Counter[str]
 ) -> Row:
     """The book's row; the shown phrases its index does not name are counted in `misses`."""
-    manifest = load_manifest(manifest_bytes)
     keys = index_keys(book)
     skip = index_spans(doc)
     pos = {e.id: i for i, e in enumerate(doc.elements)}
@@ -111,21 +110,19 @@ def measure(
     return row
 
 
-def books(work: Path) -> list[tuple[Path, BookIndexData]]:
-    """(output folder, index) of every book of the sweep whose index Quire read."""
-    out: dict[str, Path] = {}
+def books(work: Path) -> list[tuple[Path, Manifest, BookIndexData]]:
+    """(output folder, manifest, index) of every book of the sweep whose index Quire read."""
+    out: dict[str, tuple[Path, Manifest]] = {}
     for folder in sorted((work / "out").iterdir()):
-        ir = folder / "ir.json"
-        if ir.exists():
-            head = ir.read_bytes()[:4096].decode(errors="replace")
-            doc_id = head.split('"doc_id"', 1)[1].split('"')[1] if '"doc_id"' in head else ""
-            out[doc_id] = folder
+        if (folder / "manifest.json").exists():
+            manifest = load_manifest((folder / "manifest.json").read_bytes())
+            out[manifest.doc_id] = (folder, manifest)
     found = []
     for stored in sorted((work / "store" / "docs").glob("*/work/book-index/*.json")):
         doc_id = stored.parts[-4]
         data = BookIndexData.model_validate(json.loads(stored.read_bytes()))
         if doc_id in out and len(data.entries) >= 20:
-            found.append((out[doc_id], data))
+            found.append((*out[doc_id], data))
     return found
 
 
@@ -136,9 +133,8 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     misses: Counter[str] = Counter()
-    for folder, book in books(args.work):
+    for folder, manifest, book in books(args.work):
         doc = load_ir((folder / "ir.json").read_bytes())
-        manifest = (folder / "manifest.json").read_bytes()
         rows.append(measure(doc, folder.name, manifest, book, misses))
     rows = [r for r in rows if r.shown]
     shown_total, hits = sum(r.shown for r in rows), sum(r.hits for r in rows)
