@@ -91,6 +91,8 @@ luctus dignissim tortor orci urna auctor ullamcorper lobortis hendrerit vulputat
 feugiat facilisis accumsan blandit luptatum zzril delenit feugait facilisi commodo
 """
 _LOREM = frozenset(_LOREM_WORDS.split())
+# as printed (looked up among an element's tokens without folding each of them)
+_LOREM_SPELLED = frozenset(f(w) for w in _LOREM for f in (str.lower, str.capitalize, str.upper))
 # Control words that say nothing of a session: environment brackets, a conditional's
 # branches, the placeholders manuals name their examples' macros by
 _CONTROL = r"\begin \end \fi \else \or \foo \baz \foobar"
@@ -145,7 +147,7 @@ def _is_content(
 
 
 def _lorem(tokens: list[str]) -> bool:
-    return len({t.casefold() for t in tokens} & _LOREM) >= 3
+    return len({t.casefold() for t in _LOREM_SPELLED.intersection(tokens)}) >= 3
 
 
 def _sample_letters(folded: str) -> bool:
@@ -167,7 +169,7 @@ def _placeholders(token_lists: Iterable[list[str]]) -> frozenset[str]:
     digits: dict[str, set[str]] = {}
     for tokens in token_lists:
         for t in tokens:
-            m = _NUMBERED.match(t)
+            m = _NUMBERED.match(t) if t[-1].isdigit() else None
             if m:
                 digits.setdefault(m.group(1).casefold(), set()).add(m.group(2))
     return frozenset(f"{w}{d}" for w, ds in digits.items() if len(ds) >= 2 for d in ds)
