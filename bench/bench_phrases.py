@@ -36,15 +36,11 @@ from bench_study import SHOWN, _baseline_terms  # noqa: E402
 from quire.shared.ir import Document, load_ir  # noqa: E402
 from quire.shared.manifest import Manifest, load_manifest  # noqa: E402
 from quire.workers.analysis.book_terms import BookIndexData, index_spans  # noqa: E402
-from quire.workers.analysis.key_phrases import PhraseIndex  # noqa: E402
+from quire.workers.analysis.key_phrases import PhraseIndex, stemmed  # noqa: E402
 from quire.workers.analysis.session_terms import fold, shown  # noqa: E402
 from quire.workers.analysis.terms import words  # noqa: E402
 from quire.workers.boundaries.candidates import plain_text  # noqa: E402
 from quire.workers.boundaries.scoring import STOP_WORDS, stem  # noqa: E402
-
-
-def _singular(text: str) -> str:
-    return " ".join(stem(w) for w in text.casefold().split())
 
 
 def index_keys(book: BookIndexData) -> set[str]:
@@ -58,11 +54,11 @@ def index_keys(book: BookIndexData) -> set[str]:
             names.add(f"{rest} {head}")
         if parent:  # "expansion" > "brace"
             names |= {f"{term} {parent}", f"{parent} {term}"}
-    return {k for n in names for k in (fold(n), fold(_singular(n))) if k}
+    return {k for n in names for k in (fold(n), fold(stemmed(n))) if k}
 
 
 def named(term: str, keys: set[str]) -> bool:
-    return fold(term) in keys or fold(_singular(term)) in keys
+    return fold(term) in keys or fold(stemmed(term)) in keys
 
 
 @dataclass

@@ -300,7 +300,7 @@ def _book_languages(token_lists: Iterable[list[str]]) -> list[str]:
     return book_languages(counts)
 
 
-def _stemmed(phrase: str) -> str:
+def stemmed(phrase: str) -> str:
     """ "home directories" -> "home directory": plurals compare equal."""
     return " ".join(stem(w) for w in phrase.casefold().split())
 
@@ -383,10 +383,8 @@ class PhraseIndex:
         scored.sort(key=lambda t: (-t[0], self.keys[t[1]]))
         chosen: list[KeyTerm] = []
         for weight, i, count in scored:
-            key = _stemmed(self.keys[i])
-            if weight <= 0 or any(
-                key in _stemmed(c.term) or _stemmed(c.term) in key for c in chosen
-            ):
+            key = stemmed(self.keys[i])
+            if weight <= 0 or any(key in stemmed(c.term) or stemmed(c.term) in key for c in chosen):
                 continue  # a part of a phrase already chosen (or a plural of one), or the reverse
             spelling = sorted(self.spelling[i].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
             chosen.append(KeyTerm(term=spelling, count=count, weight=weight, source="phrase"))
