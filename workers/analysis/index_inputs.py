@@ -112,19 +112,22 @@ def _sections(doc: Document, starts: Sequence[str]) -> dict[str, str]:
     the sessions (see `MAP_SHARE`): a book whose one top-level heading is its title is
     grouped by its chapters."""
     levels = sorted({e.level or 1 for e in doc.elements if e.type == "heading"})
-    tried = [_in_effect(doc, starts, level) for level in levels]
+    if not levels:
+        return {}
+    top = _in_effect(doc, starts, levels[0])
     n = len(starts)
-    if not tried or n < MAP_MIN_SESSIONS:
-        return tried[0] if tried else {}
-    for k, sections in enumerate(tried):
+    if n < MAP_MIN_SESSIONS:
+        return top
+    for level in levels:
+        sections = top if level == levels[0] else _in_effect(doc, starts, level)
         runs = [len(list(g)) for _, g in groupby(sections.get(s) for s in starts)]
         divides = max(runs) <= MAP_SHARE * n
-        if k == 0 and divides:
+        if level == levels[0] and divides:
             return sections
         opening = sum(s not in sections for s in starts)
         if divides and len(runs) <= MAP_GROUPS_SHARE * n and opening <= MAP_OPENING_SHARE * n:
             return sections
-    return tried[0]
+    return top
 
 
 def _in_effect(doc: Document, starts: Sequence[str], level: int) -> dict[str, str]:
