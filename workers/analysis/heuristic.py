@@ -36,6 +36,7 @@ from quire.workers.analysis.validate import (
     same_focus,
 )
 from quire.workers.boundaries.evidence import STRONG_CHANGE
+from quire.workers.boundaries.session_titles import LEADING_NUMBER
 
 NAME = "heuristic"
 # Chapter starts (level-1 headings with a number) score 0.85-0.95 and section starts up to
@@ -80,15 +81,6 @@ FOCUS_MISSING = (
     "English study focus from; an LLM backend is needed for study_focus_en"
 )
 
-# "Chapter 3", "Part II", "Anhang A", "Глава 2", "3.1": the numbering a title drops
-_NUMBERING = re.compile(
-    r"^(?:(?:chapter|part|appendix|section|lesson|unit|kapitel|teil|anhang|abschnitt|chapitre"
-    r"|partie|annexe|capítulo|capitulo|capitolo|parte|apéndice|appendice|глава|часть"
-    r"|приложение|раздел)\s+(?:[0-9]{1,3}|(?-i:[IVXLC]+)\b|[A-Z]\b)"
-    r"(?:\.[0-9]+)*"
-    r"[.:]?\s*|(?:[0-9]{1,3}|[A-Z](?=\.[0-9]))(?:\.[0-9]{1,3})*\.?\s+)",
-    re.IGNORECASE,
-)
 _TYPE_NOUNS = {
     "code": ("code example", "code examples"),
     "table": ("table", "tables"),
@@ -106,7 +98,7 @@ _CJK_LETTERS = re.compile(f"[{HAN}{KANA}]")
 def clean_heading(text: str) -> str:
     """A heading as a title: one line, section numbering and trailing punctuation removed."""
     text = " ".join(text.replace("*", "").replace("`", "").split())
-    stripped = _NUMBERING.sub("", text).strip(" .:-–—")
+    stripped = LEADING_NUMBER.sub("", text).strip(" .:-–—")
     return stripped or text
 
 

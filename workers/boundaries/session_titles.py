@@ -90,13 +90,15 @@ _MARKS = {
     "vi": _Marks(" (tiếp theo)", ": ", "; "),
 }
 
-_LEADING_NUMBER = re.compile(
+# a title's numbering ("3.8.", "Chapter 2", "Part II", "Kapitel 3", "第二章", "제1 장"); Roman
+# numerals in capitals only ("Part Civil Law" is a title)
+LEADING_NUMBER = re.compile(
     r"^(?:(?:chapter|part|appendix|annex|section|lesson|unit|глава|часть|приложение|раздел"
     r"|capítulo|capitolo|chapitre|kapitel|kapitola|hoofdstuk|rozdział|teil|partie|parte"
     r"|anhang|annexe|apéndice|apêndice|appendice|chương|phần"
     r"|příloha|bijlage|bilaga|bilag|dodatek|apèndix|anexa|anexo|függelék|liite|lampiran"
     r"|phụ lục|παράρτημα|κεφάλαιο|luku|bölüm|capitolul|bab"
-    r"|فصل|بخش|پیوست)(?:\s*\d{1,3}|\s+(?:[A-ZΑ-Ω]\b|[IVXLC]{1,6}\b|" + NUMBER_WORD + r"\b))"
+    r"|فصل|بخش|پیوست)(?:\s*\d{1,3}|\s+(?:[A-ZΑ-Ω]\b|(?-i:[IVXLC]{1,6})\b|" + NUMBER_WORD + r"\b))"
     r"(?:\.\d+)*[.:]?\s*"
     r"|第\s*[\dIVX一二三四五六七八九十百]+\s*[章节部篇]\s*|(?:附录|付録|부록)\s*[A-Z\d]{1,3}\s*"
     r"|제\s*\d+\s*[장부편]\s*"
@@ -112,7 +114,7 @@ def heading_title(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).replace("*", "").replace("`", "")
     text = " ".join(text.lstrip().lstrip("#").split())
     text = cyrillic_from_latin1(text) or text
-    stripped = _LEADING_NUMBER.sub("", text)
+    stripped = LEADING_NUMBER.sub("", text)
     if _RTL.search(stripped):
         stripped = _TRAILING_NUMBER.sub("", stripped)
     stripped = stripped.strip(" .:-–—")
@@ -122,7 +124,7 @@ def heading_title(text: str) -> str:
 def _bare_label(text: str) -> bool:
     """A heading that only numbers its chapter: "Kapitel 3", "Chapitre4", "Part II"."""
     text = " ".join(text.split())
-    return bool(_LEADING_NUMBER.match(text)) and not _LEADING_NUMBER.sub("", text).strip(" .:-–—")
+    return bool(LEADING_NUMBER.match(text)) and not LEADING_NUMBER.sub("", text).strip(" .:-–—")
 
 
 def _label_title(el: Element) -> str:
@@ -136,7 +138,7 @@ def _label_title(el: Element) -> str:
         text = lines[1].strip() if len(lines) == 3 else ""  # ```, the line, ```
     elif el.type not in ("heading", "paragraph"):
         return ""
-    if not text or _LEADING_NUMBER.match(text) or len(text.split()) > LABEL_TITLE_WORDS:
+    if not text or LEADING_NUMBER.match(text) or len(text.split()) > LABEL_TITLE_WORDS:
         return ""
     if el.type != "heading" and text.endswith("."):
         return ""
@@ -177,7 +179,7 @@ class Outline:
             # ("Chapter 1" alone in an excerpt is one)
             text = " ".join(plain_text(els[i]).lstrip("#").split())
             whole = els[i].page_first == els[0].page_first and end == len(els) - 1
-            whole = whole and not _LEADING_NUMBER.match(text)
+            whole = whole and not LEADING_NUMBER.match(text)
             sections.append(_Section(i, end, level, title, span, whole))
         return cls(_labelled(sections), [s.pos for s in sections], book_language(els))
 
