@@ -182,6 +182,8 @@ def test_headings_read_as_titles() -> None:
     )
     assert heading_title("# Chapter 2 Getting started") == "Getting started"
     assert heading_title("# Ýòî íóæíî çíàòü") == "Это нужно знать"  # Latin-1 mojibake
+    for letter in ["Ä", "Ö", "Ü", "É"]:  # a German or French index's letter groups
+        assert heading_title(f"## {letter}") == letter
     assert heading_title("## عنوانبازی۱ . ۱") == "عنوانبازی"  # Persian numbering at the end
     assert heading_title("# 第二章 入门") == "入门"
     # chapter labels the parser puts into the heading (their own line above the title)

@@ -389,6 +389,7 @@ _NOT_LETTER = re.compile(r"[\W_]+", re.UNICODE)
 # "I N H A LT S V E R Z E I C H N I S": a letter-spaced title (its "I " is no numbering)
 _LETTER_SPACED = re.compile(r"(?:\w{1,2} ){3,}\w{1,2}")
 _LATIN1_CYRILLIC = re.compile(r"^[\s\dÀ-ÿ.,:;!?()\-–—]+$")
+_LATIN1_LETTER = re.compile(r"[À-ÖØ-öø-ÿ]")
 # "2.4.3 Contents": a numbered subsection about contents (or an index), studied as such
 _SUBSECTION = re.compile(r"^\s*#*\s*\d+\.\d+")
 
@@ -439,7 +440,8 @@ def _gnu_license(key: str) -> bool:
 def cyrillic_from_latin1(text: str) -> str | None:
     """Cyrillic text whose fonts extracted it as Latin-1 ("Îãëàâëåíèå"), decoded again as
     Windows-1251 ("Оглавление"); None when the text does not look like that."""
-    if not _LATIN1_CYRILLIC.match(text) or not re.search(r"[À-ÿ]", text):
+    # three letters or more: "Ä", "Ö", "Ü" alone are a German index's letter groups, not "Д"
+    if not _LATIN1_CYRILLIC.match(text) or len(_LATIN1_LETTER.findall(text)) < 3:
         return None
     try:
         return text.encode("latin-1").decode("cp1251")
