@@ -21,7 +21,8 @@ from quire.shared.links import drop_internal_destinations
 
 # Han ideographs (with 々〆〇 and the compatibility and supplementary planes) and kana.
 HAN = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+HIRAGANA = "\u3040-\u309f"
+KANA = f"{HIRAGANA}\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 # Hangul syllables, jamo and compatibility jamo (Korean sets spaces between its words)
 HANGUL = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f"
 # CJK punctuation and full-width forms: no space is set around them either.

@@ -6,6 +6,7 @@ mapped to pages, locators landing in the session that holds their page, and key 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -290,8 +291,8 @@ def test_a_german_books_key_phrases_hold_no_german_function_words() -> None:
     a German manual's key terms. The function words of the language a book is written in
     end a phrase; an English book is written in none of them."""
     german = (
-        "Die Titelseite wird mit dem Befehl maketitle gesetzt, und die Titelseite zeigt "
-        "das Logo der Universität. Auf der Titelseite steht der Name der Abschlussarbeit; "
+        "Die Titelseite wird mit dem Befehl maketitle gesetzt, und die farbige Titelseite "
+        "zeigt das Logo der Universität. Auf der Titelseite steht der Name der Arbeit; "
         "für die Abschlussarbeit gibt es eine eigene Titelseite, über die man alles "
         "einstellen kann. "
     )
@@ -304,6 +305,51 @@ def test_a_german_books_key_phrases_hold_no_german_function_words() -> None:
     english = Counter(("the package manager installs the shared libraries " * 20).split())
     assert book_languages(english) == []
     assert book_languages(Counter(german.casefold().split())) == ["de"]
+
+
+def test_a_german_books_key_phrases_end_in_a_noun() -> None:
+    """The TL sweep's German manuals had "folgendes enthält", "Makros geschrieben" and
+    "Titelseite platziert" among their key phrases: German capitalises its nouns, and a
+    noun phrase ends in its noun."""
+    german = (
+        "Die geschweiften Klammern werden vom Befehl übergeben; die Makros werden in "
+        "geschweiften Klammern geschrieben. Der Titel wird auf der Titelseite platziert, "
+        "folgendes enthält die Titelseite: das Logo, den Titel und die geschweiften Klammern "
+        "der Makros, die auf der Titelseite platziert werden. "
+    )
+    found = key_phrases("1 Titelseite", german * 4, "Ein anderes Thema.")
+    assert "geschweiften Klammern" in found, found
+    for phrase in found:
+        assert phrase.split()[-1][0].isupper(), (phrase, found)
+
+
+def test_key_phrases_hold_no_adverbs() -> None:
+    """ "map immediately terminates", "available locally", "loaded automatically": a word
+    in -ly whose base the book also uses ("immediate", "local", "automatic") is an
+    adverb and ends a phrase; "font family" and "assembly language" keep their nouns."""
+    text = (
+        "The font family is loaded automatically and the map immediately terminates; the "
+        "font family of the assembly language is available locally. An automatic font "
+        "family needs a local copy and an immediate reload of the assembly language. "
+    )
+    found = key_phrases("1 Fonts", text * 4, "Unrelated words about cooking.")
+    assert {"font family", "assembly language"} <= set(found), found
+    adverbs = {"automatically", "immediately", "locally"}
+    assert not [t for t in found if adverbs & set(t.casefold().split())], found
+
+
+def test_japanese_key_phrases_hold_no_hiragana() -> None:
+    """A Japanese manual's key phrases were "作成 します", "場合 です", "指定 のとき":
+    hiragana are its particles and verb endings and end a phrase like stop words; the
+    kanji and katakana words around them are candidates ("和文 フォント")."""
+    japanese = (
+        "和文フォントを指定します。和文フォントの場合です。和文フォントを作成します。"
+        "ベースラインシフトの影響を指定のときに設定します。"
+    )
+    found = key_phrases("1 和文フォント", japanese * 4, "別の話題について。")
+    assert found, found
+    assert not [t for t in found if re.search("[\u3040-\u309f]", t)], found
+    assert any("フォント" in t for t in found), found
 
 
 # --- corpus books in four scripts ----------------------------------------------------------

@@ -2,17 +2,20 @@
 
 Candidates are the word n-grams (two or three words) inside runs of content words: a stop
 word, a generic verb, a number or punctuation ends a run, so a phrase never starts or ends
-with one (RAKE's boundaries). A single word is a candidate only when it looks like a name
-of the subject's own (LAPACK, BLAS_LIBS, printf(): capitals or digits inside, an underscore)
-or a TeX control word (\\section: it stands alone, never inside a phrase). Filler is no
+with one (RAKE's boundaries). A single word is a candidate only when it looks like a name of
+the subject's own (LAPACK, BLAS_LIBS, printf(): capitals or digits inside, an underscore) or
+a TeX control word (\\section: it stands alone, never inside a phrase). Filler is no
 content: lorem ipsum's paragraphs, measures ("10pt"), sample letters ("ABCDE"), numbered
-placeholders ("arg1", "arg2"). Chinese is cut by jieba; its words of two or more characters
-are candidates, as are two adjacent ones. A stretch's phrases are ranked by tf-idf against the
-book's pages: the count in the stretch times log(pages / pages holding the phrase), longer
-phrases first on a tie. Stop words are per language (English below; Russian, Persian and
-Chinese from stopwordsiso and the scorer's lists), all applied at once: the scripts cannot
-collide; those of a Latin-script language only in a book written in it
-(quire.shared.languages).
+placeholders ("arg1", "arg2"). Adverbs end a run: a word in -ly whose base the book also
+uses ("map immediately terminates", "available locally"). In a German book a phrase ends in
+its noun, which is capitalised ("folgendes enthält", "Makros geschrieben" are none). Chinese
+is cut by jieba; its words of two or more characters are candidates, as are two adjacent
+ones; Japanese hiragana (particles and verb endings: "作成します", "場合です") end a run like stop
+words. A stretch's phrases are ranked by tf-idf against the book's pages: the count in the
+stretch times log(pages / pages holding the phrase), longer phrases first on a tie. Stop
+words are per language (English below; Russian, Persian and Chinese from stopwordsiso and
+the scorer's lists), all applied at once: the scripts cannot collide; those of a
+Latin-script language only in a book written in it (quire.shared.languages).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from itertools import pairwise
 from quire.shared.ir import Element
 from quire.shared.languages import book_languages, stop_words_of
 from quire.shared.plan import KeyTerm
-from quire.shared.text import HAN, MARKS
+from quire.shared.text import HAN, HIRAGANA, MARKS
 from quire.workers.analysis.terms import ZH_STOP, jieba_words
 from quire.workers.boundaries.candidates import plain_text
 from quire.workers.boundaries.scoring import STOP_WORDS, stem
@@ -78,6 +81,7 @@ numbers value values part parts one two three four five etc also
 e.g i.e eg ie thing things lot lots kind kinds sort sorts type types instead rather
 already always never simply directly usually generally especially particularly actually
 really quite fully easily currently typically normally otherwise still again true false
+later earlier
 """
 # Filler manuals set to show a layout (lorem ipsum, the lipsum package's paragraphs), never
 # a subject: an element saying three of these words or more holds no candidates. Real
@@ -109,6 +113,13 @@ _TOKEN = re.compile(
     + rf"|[^\W\d_][\w{MARKS}'’\u200c\u200d-]*[\w{MARKS}]|[^\W\d_]|\d[\w.]*|[^\w\s]"
 )
 _HAN_RUN = re.compile(f"[{HAN}]+")
+# a text's Han runs (cut by jieba) and hiragana runs (a token each, never content)
+_CJK_RUN = re.compile(f"[{HAN}]+|[{HIRAGANA}]+")
+_HIRAGANA_ONLY = re.compile(f"[{HIRAGANA}]+")
+# an adverb's ending and the endings of its base: "locally" local, "easily" easy,
+# "possibly" possible, "automatically" automatic
+_ADVERB = re.compile(r"^([^\W\d_]{3,}?)(ically|ily|bly|ly)$")
+_ADVERB_BASES = {"ically": ("ic", "ical"), "ily": ("y",), "bly": ("ble",), "ly": ("", "le")}
 _TECHNICAL = re.compile(r"^(?:[A-Z]{2,}[A-Za-z0-9_]*|\w*[a-z][A-Z]\w*|\w*_\w+|[A-Za-z]+\d\w*)$")
 _LATIN = re.compile(r"[A-Za-z]")
 _CJK_ONLY = re.compile(f"^[{HAN}]+$")
@@ -141,6 +152,8 @@ def _is_content(
         return False
     if folded.endswith(("'", "’")):
         return False  # an elided article: "d’", "dell’"
+    if _HIRAGANA_ONLY.fullmatch(word):
+        return False  # Japanese particles and verb endings
     if _MEASURE.match(word) or _sample_letters(folded):
         return False
     return not (len(folded) < 2 or (_LATIN.match(word) and len(folded) < 3))
@@ -162,6 +175,17 @@ def _sample_letters(folded: str) -> bool:
         else:
             runs.append(1)
     return len(folded) >= 4 and min(runs) >= 3
+
+
+def _adverbs(counts: Counter[str]) -> frozenset[str]:
+    """The book's adverbs: folded words in -ly whose base it also uses ("immediately":
+    "immediate"); "family", "assembly", "supply" have none."""
+    found = set()
+    for word in counts:
+        m = _ADVERB.match(word) if word.endswith("ly") else None
+        if m and any(m.group(1) + end in counts for end in _ADVERB_BASES[m.group(2)]):
+            found.add(word)
+    return frozenset(found)
 
 
 def _placeholders(token_lists: Iterable[list[str]]) -> frozenset[str]:
@@ -210,8 +234,9 @@ class _Words:
     word decided once: a book says the same words over and over."""
 
     verbs: frozenset[str] = frozenset()
-    # the book's own language's stop words (Latin script) and numbered placeholders
+    # the book's own language's stop words (Latin script), numbered placeholders, adverbs
     stop: frozenset[str] = frozenset()
+    nouns_capitalised: bool = False  # a German book: a phrase ends in a capitalised word
     facts: dict[str, _Word | None] = field(default_factory=dict)  # None: a boundary
 
     def runs(self, tokens: Iterable[str]) -> Iterator[list[_Word]]:
@@ -245,9 +270,13 @@ class _Words:
 
 def _tokens(text: str) -> Iterable[str]:
     pos = 0
-    for m in _HAN_RUN.finditer(text):
+    for m in _CJK_RUN.finditer(text):
         yield from _TOKEN.findall(text[pos : m.start()])
-        yield from jieba_words(m.group())
+        run = m.group()
+        if _HIRAGANA_ONLY.match(run):
+            yield run
+        else:
+            yield from jieba_words(run)
         pos = m.end()
     yield from _TOKEN.findall(text[pos:])
 
@@ -276,6 +305,8 @@ def _phrases(tokens: Iterable[str], words: _Words) -> Iterator[tuple[str, str]]:
                 if _PARTICIPLE.match(run[j][1]):
                     continue
                 gram = run[i : j + 1]
+                if words.nouns_capitalised and run[j][0] == run[j][1]:
+                    continue  # a German noun phrase ends in its noun, which is capitalised
                 joiner = "" if all(w[2] for w in gram) else " "
                 yield joiner.join(w[0] for w in gram), joiner.join(w[1] for w in gram)
 
@@ -294,10 +325,9 @@ def _openings(tokens: list[str]) -> set[str]:
     return {" ".join(first[:n]) for n in range(2, MAX_WORDS + 1)}
 
 
-def _book_languages(token_lists: Iterable[list[str]]) -> list[str]:
-    """The Latin-script languages the book is written in (see quire.shared.languages)."""
-    counts = Counter(t.casefold() for tokens in token_lists for t in tokens if t[0].isalpha())
-    return book_languages(counts)
+def _word_counts(token_lists: Iterable[list[str]]) -> Counter[str]:
+    """The book's words, case-folded, counted (the languages and adverbs it has)."""
+    return Counter(t.casefold() for tokens in token_lists for t in tokens if t[0].isalpha())
 
 
 def stemmed(phrase: str) -> str:
@@ -327,14 +357,16 @@ class PhraseIndex:
         split = {pos: _TOKEN.findall(text) for pos, text in texts.items()}
         for pos in [pos for pos, tokens in split.items() if _lorem(tokens)]:
             del texts[pos], split[pos]
-        languages = _book_languages(split.values())
+        counts = _word_counts(split.values())
+        languages = book_languages(counts)
         stop = frozenset().union(*map(stop_words_of, languages)) | _placeholders(split.values())
-        words = _Words(_verbs_of(split.values(), languages), stop)
+        stop |= _adverbs(counts)
+        words = _Words(_verbs_of(split.values(), languages), stop, languages == ["de"])
         opening: Counter[int] = Counter()  # id -> elements it opens
         holding: Counter[int] = Counter()  # id -> elements it is in
         for pos, text in texts.items():
             page = elements[pos].page_first
-            if unicodedata.is_normalized("NFKC", text) and not _HAN_RUN.search(text):
+            if unicodedata.is_normalized("NFKC", text) and not _CJK_RUN.search(text):
                 tokens: Iterable[str] = split[pos]  # what `_tokens` would find again
             else:
                 tokens = _tokens(unicodedata.normalize("NFKC", text))
