@@ -81,6 +81,9 @@ class Element(PageRange, _Model):
     # after it leaves blank; estimated pages (page_basis "words") count it as the words that
     # would fill it (`layout_words`)
     page_share: float | None = Field(default=None, ge=0)
+    # inline code its text holds, as set in a monospace font ("cd", "$HOME"): the names of
+    # the subject's own, which key phrases take as terms (`workers/parse/inline_code.py`)
+    code: list[str] | None = None
     word_count: int = 0
     content_hash: str = ""
 

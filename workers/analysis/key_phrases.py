@@ -100,7 +100,10 @@ _LOREM_SPELLED = frozenset(f(w) for w in _LOREM for f in (str.lower, str.capital
 # Control words that say nothing of a session: environment brackets, a conditional's
 # branches, the placeholders manuals name their examples' macros by
 _CONTROL = r"\begin \end \fi \else \or \foo \baz \foobar"
-_EN_STOP = frozenset(_GENERIC.split()) | frozenset(_CONTROL.split()) | STOP_WORDS
+_GENERIC_WORDS = frozenset(_GENERIC.split())
+_EN_STOP = _GENERIC_WORDS | frozenset(_CONTROL.split()) | STOP_WORDS
+# the names examples give to anything ("foo", "bar"): set as code, still no term
+_PLACEHOLDERS = frozenset(["foo", "bar", "baz", "qux", "quux", "foobar", "xyz"])
 # An elided article or preposition is a word of its own (French "d’une commande", Italian
 # "dell’input": "une commande", "input"); a zero-width non-joiner is inside a Persian word.
 _ELIDED = r"(?i:dell|all|dall|nell|sull|quell|qu|[dlnsjcmt])['’](?=[^\W\d_])"
@@ -120,6 +123,7 @@ _HIRAGANA_ONLY = re.compile(f"[{HIRAGANA}]+")
 # "possibly" possible, "automatically" automatic
 _ADVERB = re.compile(r"^([^\W\d_]{3,}?)(ically|ily|bly|ly)$")
 _ADVERB_BASES = {"ically": ("ic", "ical"), "ily": ("y",), "bly": ("ble",), "ly": ("", "le")}
+_NOT_ADVERBS = frozenset(["assembly", "apply", "reply", "supply", "early", "only"])
 _TECHNICAL = re.compile(r"^(?:[A-Z]{2,}[A-Za-z0-9_]*|\w*[a-z][A-Z]\w*|\w*_\w+|[A-Za-z]+\d\w*)$")
 _LATIN = re.compile(r"[A-Za-z]")
 _CJK_ONLY = re.compile(f"^[{HAN}]+$")
@@ -182,7 +186,7 @@ def _adverbs(counts: Counter[str]) -> frozenset[str]:
     "immediate"); "family", "assembly", "supply" have none."""
     found = set()
     for word in counts:
-        m = _ADVERB.match(word) if word.endswith("ly") else None
+        m = _ADVERB.match(word) if word.endswith("ly") and word not in _NOT_ADVERBS else None
         if m and any(m.group(1) + end in counts for end in _ADVERB_BASES[m.group(2)]):
             found.add(word)
     return frozenset(found)
@@ -239,12 +243,20 @@ class _Words:
     nouns_capitalised: bool = False  # a German book: a phrase ends in a capitalised word
     facts: dict[str, _Word | None] = field(default_factory=dict)  # None: a boundary
 
-    def runs(self, tokens: Iterable[str]) -> Iterator[list[_Word]]:
+    def runs(
+        self, tokens: Iterable[str], names: frozenset[str] = frozenset()
+    ) -> Iterator[list[_Word]]:
         """Runs of content words between boundaries (stop words, verbs, numbers,
-        punctuation)."""
+        punctuation); a word of `names` (the element's inline code) is a candidate alone."""
         facts = self.facts
         run: list[_Word] = []
         for token in tokens:
+            if token in names:
+                if run:
+                    yield run
+                    run = []
+                yield [(token, token.casefold(), False, True)]
+                continue
             if token in facts:
                 fact = facts[token]
             else:
@@ -288,12 +300,14 @@ def candidates(text: str, verbs: frozenset[str] = frozenset()) -> Iterable[str]:
     return (phrase for phrase, _ in _phrases(tokens, _Words(verbs)))
 
 
-def _phrases(tokens: Iterable[str], words: _Words) -> Iterator[tuple[str, str]]:
+def _phrases(
+    tokens: Iterable[str], words: _Words, names: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, str]]:
     """(phrase, its key) of every candidate among `tokens`: single words that name
-    something, and two to `MAX_WORDS` distinct words of a run (Han words joined without a
-    space). The key is the phrase case-folded (folding is per character, so the folded
-    words joined are the folded phrase)."""
-    for run in words.runs(tokens):
+    something (`names`: set as inline code), and two to `MAX_WORDS` distinct words of a run
+    (Han words joined without a space). The key is the phrase case-folded (folding is per
+    character, so the folded words joined are the folded phrase)."""
+    for run in words.runs(tokens, names):
         for i, (word, folded, _, single) in enumerate(run):
             if single:
                 yield word, folded
@@ -323,6 +337,21 @@ def _openings(tokens: list[str]) -> set[str]:
     lead = next((i for i, t in enumerate(tokens) if t[0].isalnum()), 0)
     first = [t.casefold() for t in tokens[lead : lead + MAX_WORDS]]
     return {" ".join(first[:n]) for n in range(2, MAX_WORDS + 1)}
+
+
+def code_names(code: Sequence[str] | None) -> frozenset[str]:
+    """The names an element sets as inline code: its code runs of one word ("cd",
+    "printf()", "$HOME", "--help": the word after a sigil), two letters or more; no stop
+    word ("if", "in") nor placeholder ("foo"), but a generic word may name a command
+    ("set", "make", "return")."""
+    names = set()
+    for run in code or ():
+        words = [t for t in _TOKEN.findall(run) if t[0].isalpha() or t[0] == "\\"]
+        if len(words) == 1 and len(words[0]) >= 2 and len(_TOKEN.findall(run)) <= 4:
+            folded = words[0].casefold()
+            if (folded not in _stop() or folded in _GENERIC_WORDS) and folded not in _PLACEHOLDERS:
+                names.add(words[0])
+    return frozenset(names)
 
 
 def _word_counts(token_lists: Iterable[list[str]]) -> Counter[str]:
@@ -372,7 +401,7 @@ class PhraseIndex:
                 tokens = _tokens(unicodedata.normalize("NFKC", text))
             opens = _openings(split[pos])
             here: set[int] = set()
-            for phrase, key in _phrases(tokens, words):
+            for phrase, key in _phrases(tokens, words, code_names(elements[pos].code)):
                 k = vocab.get(key)
                 if k is None:
                     k = vocab[key] = len(out.keys)

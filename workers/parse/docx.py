@@ -19,7 +19,8 @@ Rules (what each Word construct becomes):
 - Code: paragraphs in a code style along the basedOn chain ("Source Code", "Preformatted
   Text", "HTML Preformatted", "Plain Text", ...) or whose visible runs are all in a monospace
   font, grouped while consecutive into one code element (line breaks inside a paragraph and
-  one paragraph per line both give lines).
+  one paragraph per line both give lines). A paragraph's runs in a monospace font are
+  kept beside its text (`Element.code`: inline code).
 - Captions: styles "Caption", "Image Caption", "Table Caption" or based on one of them.
 - Tables: rows of cell text (whitespace collapsed); a merged cell's text appears once, the
   grid columns it spans are "" (no duplication); nested tables are flattened into the cell.
@@ -90,6 +91,7 @@ from quire.workers.parse.docx_content import (
 from quire.workers.parse.docx_notes import read_notes, settle
 from quire.workers.parse.docx_package import open_docx
 from quire.workers.parse.docx_styles import Numbering, StyleSheet, on_off, w, wval
+from quire.workers.parse.inline_code import MAX_CODE_CHARS
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 from quire.workers.parse.list_runs import code_runs, list_runs, row_runs
 from quire.workers.parse.xrefs import link_unlinked
@@ -292,7 +294,9 @@ class _Builder:
         self._flush()
         if text:
             kind: ElementType = "caption" if style.caption else "paragraph"
-            self._add(kind, text, rtl=rtl, origin="style" if style.caption else None)
+            code = [c for c in dict.fromkeys(content.code) if len(c) <= MAX_CODE_CHARS]
+            origin = "style" if style.caption else None
+            self._add(kind, text, rtl=rtl, origin=origin, code=code or None)
         self._add_images(content.images)
 
     def _list_item(

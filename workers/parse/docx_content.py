@@ -64,6 +64,7 @@ class Content:
     images: list[ImageHit] = field(default_factory=list)
     mono: bool = False  # every run with visible text is set in a monospace font
     bookmarks: list[str] = field(default_factory=list)  # names of bookmarks starting here
+    code: list[str] = field(default_factory=list)  # runs of prose in a monospace font
 
 
 @dataclass
@@ -74,6 +75,8 @@ class _State:
     mono_runs: int = 0
     other_runs: int = 0
     bookmarks: list[str] = field(default_factory=list)
+    code: list[str] = field(default_factory=list)  # consecutive monospace runs joined
+    in_code: bool = False
 
 
 class ContentReader:
@@ -84,7 +87,8 @@ class ContentReader:
         st = _State(style_id)
         self._walk(p, st)
         mono = st.mono_runs > 0 and st.other_runs == 0
-        return Content("".join(st.parts), st.images, mono, st.bookmarks)
+        code = [] if mono else [c for c in (c.strip() for c in st.code) if c]
+        return Content("".join(st.parts), st.images, mono, st.bookmarks, code)
 
     def table(self, tbl: etree._Element) -> tuple[list[list[str]], list[ImageHit]]:
         """Rows of cell texts, as laid out: a merged cell's text appears once, in its first
@@ -147,11 +151,13 @@ class ContentReader:
 
     def _run(self, run: etree._Element, container: etree._Element, st: _State) -> None:
         visible = False
+        shown = []
         for child in container:
             tag = child.tag
             if tag == T:
                 text = child.text or ""
                 st.parts.append(text)
+                shown.append(text)
                 visible = visible or bool(text.strip())
             elif tag in _RUN_TEXT:
                 st.parts.append(_RUN_TEXT[tag])
@@ -167,10 +173,16 @@ class ContentReader:
                     self._run(run, choice, st)
             # w:instrText (field codes), w:delText, w:fldChar: no text.
         if visible:
-            if is_mono_font(self._run_font(run, st.style_id)):
+            mono = is_mono_font(self._run_font(run, st.style_id))
+            if mono:
                 st.mono_runs += 1
+                if st.in_code:
+                    st.code[-1] += "".join(shown)
+                else:
+                    st.code.append("".join(shown))
             else:
                 st.other_runs += 1
+            st.in_code = mono
 
     def _run_font(self, run: etree._Element, style_id: str | None) -> str | None:
         rpr = run.find(w("rPr"))

@@ -10,7 +10,9 @@ Rules (what each HTML construct becomes):
 - table -> rows of cell text (a colspan's extra columns are "", no text twice); nested
   tables are flattened into their cell; its caption is a caption element before it.
 - pre -> code (whitespace kept; `language-x` or pandoc's `sourceCode x` class names its
-  language). Inline code, emphasis and spans are plain text.
+  language). Inline code, emphasis and spans are plain text; the names set as inline
+  code (code, kbd, samp, tt, var) are kept beside it (`Element.code`, as the PDF parser's
+  monospace runs).
 - img, and an SVG's image -> an image element right after the block that holds it (bytes
   and sha256 through `ImageLoader`, as for DOCX).
 - Footnotes and endnotes (found by html_notes) are left out where they stand and come
@@ -44,6 +46,7 @@ from quire.workers.parse.docx_content import LINK_CLOSE, LINK_OPEN, LINK_TEXT
 from quire.workers.parse.html_images import ImageLoader
 from quire.workers.parse.html_notes import NoteMap, note_ref
 from quire.workers.parse.html_refs import EPUB_NS, XLINK_NS, local, member, resolve
+from quire.workers.parse.inline_code import MAX_CODE_CHARS, PROSE
 from quire.workers.parse.list_runs import code_runs, list_runs, row_runs
 
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
@@ -76,6 +79,7 @@ _CONTAINERS = frozenset(
 _PARAGRAPHS = frozenset({"p"})
 _CAPTIONS = frozenset({"figcaption", "caption"})
 _LISTS = frozenset({"ul", "ol", "dl", "menu"})
+_INLINE_CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
 _SILENT = frozenset({"style", "head", "link", "meta", "title", "template", "base"})
 _SCRIPTS = frozenset({"script"})
 BLOCKS = (
@@ -304,6 +308,7 @@ class ChapterReader:
         self.page_marks: list[tuple[int, str, str, bool]] = []
         self.name = ""
         self._hits: list[tuple[str, str]] = []  # (src, alt) of images not yet emitted
+        self._inline_code: list[str] = []  # inline code read since the last block was added
         self._contents_page = False
         self._outside: set[etree._Element] = set()  # the chapter's blocks around its main
 
@@ -600,6 +605,8 @@ class ChapterReader:
         text = "".join(inner)
         if not keep and tag in BLOCKS:
             text = f" {text} "
+        if not keep and tag in _INLINE_CODE:
+            self._inline_code.append(collapse(text))
         if tag == "a" and el.get("href"):
             target = resolve(self.name, el.get("href") or "")
             if target is not None and text.strip():
@@ -640,6 +647,10 @@ class ChapterReader:
 
     def _add(self, type: ElementType, text: str, **fields: Any) -> None:
         kept = {k: v for k, v in fields.items() if v is not None and v is not False}
+        code = [c for c in dict.fromkeys(self._inline_code) if 0 < len(c) <= MAX_CODE_CHARS]
+        self._inline_code.clear()
+        if code and type in PROSE:
+            kept["code"] = code
         self.blocks.append(Block(type, text, kept))
 
     def _rtl(self, el: etree._Element, text: str) -> bool:

@@ -155,6 +155,8 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
         for line in block["lines"]:
             parts: list[str] = []
             n = mono_n = bold_n = 0
+            code: list[str] = []  # monospace runs
+            in_code = False
             sizes: dict[float, int] = {}
             cjk_sizes: dict[float, int] = {}
             every_size: set[float] = set()  # a leading line number's too (a note's mark)
@@ -166,6 +168,8 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                 parts.append(t)
                 k = len(t) - t.count(" ")
                 if k <= 0:
+                    if in_code:  # a space between two monospace spans
+                        code[-1] += t
                     continue
                 sz = round(span["size"] * 2) / 2
                 every_size.add(sz)
@@ -175,6 +179,11 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                 flags = span["flags"]
                 if mono or flags & 8:
                     mono_n += k
+                    if in_code:
+                        code[-1] += t
+                    else:
+                        code.append(t)
+                in_code = bool(mono or flags & 8)
                 if bold or flags & 16:
                     bold_n += k
                 sizes[sz] = sizes.get(sz, 0) + k
@@ -218,6 +227,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                     space_around=(raw[:1].isspace(), raw[-1:].isspace()),
                     cjk_size=max(cjk_sizes.items(), key=lambda kv: kv[1])[0] if cjk_sizes else 0,
                     base=base,
+                    code=() if mono else tuple(c for c in map(str.strip, code) if c),
                 )
             )
     return rows, presentation
@@ -297,6 +307,7 @@ def _join(prev: Row, ln: Row) -> Row:
         cjk_size=longer.cjk_size or prev.cjk_size or ln.cjk_size,
         gap=max(prev.gap, ln.gap, gap),
         base=max(prev.base, ln.base),
+        code=() if mono else prev.code + ln.code,
     )
 
 
@@ -696,6 +707,7 @@ def extract_page(
     regions = figure_regions(visible, (rect.x0, rect.y0, rect.x1, rect.y1), captions)
     body = _figure_text(items, regions) if regions else items
     result.blocks = _segment(body) + [_note_block(n) for n in notes]
+    result.code = [c for ln in lines if not ln.mono for c in ln.code]
     result.links = page_links(doc, page, textpage, lambda t: expand_glyphs(decode_words(t)))
 
     text = "\n".join(ln.text for ln in lines)

@@ -31,6 +31,7 @@ from quire.shared.ir import (
 )
 from quire.shared.text import count_words, text_hash
 from quire.workers.parse.base import ParsedDocument
+from quire.workers.parse.inline_code import with_inline_code
 from quire.workers.parse.pdf_assemble import Assembler
 from quire.workers.parse.pdf_contents import is_contents_page, merge_titles
 from quire.workers.parse.pdf_footnotes import NoteSet, unwrap_marks
@@ -144,6 +145,7 @@ def merge_pdf_ranges(
     drop_contents_headings(bodies)
 
     elements, link_notes_ = _elements(bodies, pages, size)
+    elements = with_inline_code(elements, {p.page: p.code for p in pages if p.code})
     skipped = _skipped_pages(pages)
     _check_content(meta, pages, skipped, elements, strict)
     used = {e.image.file for e in elements if e.image is not None}

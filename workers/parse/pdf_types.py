@@ -80,6 +80,7 @@ class PdfPage(BaseModel):
     oversized_images: int = 0  # images over limits.MAX_IMAGE_PIXELS left out, undecoded
     links: list[PdfLink] = []  # internal links (to a place in this document)
     line_numbers: list[str] = []  # a margin's line numbering, taken out of the text
+    code: list[str] = []  # inline code: the runs of its prose lines set in a monospace font
 
 
 class PdfRangeResult(BaseModel):
@@ -129,6 +130,7 @@ class Row:
     cjk_size: float = 0.0
     gap: float = 0.0  # the widest gap between the pieces joined into it (a table's columns)
     base: float = 0.0  # its baseline (0: unknown, the bottom stands in)
+    code: tuple[str, ...] = ()  # the runs of a prose line set in a monospace font
 
     @property
     def baseline(self) -> float:
