@@ -136,6 +136,8 @@ def main() -> None:
     shown_total, hits = sum(r.shown for r in rows), sum(r.hits for r in rows)
     base_total, base_hits = sum(r.base_shown for r in rows), sum(r.base_hits for r in rows)
     print(f"books with an index: {len(rows)}, study sessions {sum(r.sessions for r in rows)}")
+    if not rows:  # e.g. an HTML sample: Quire reads the indexes of PDFs
+        return
     print(
         f"key phrases shown that the index names: {hits}/{shown_total} "
         f"({hits / max(shown_total, 1):.1%}); median book "

@@ -77,6 +77,8 @@ def test_inline_code_names_are_key_phrases(tmp_path: Path) -> None:
 def test_code_names_are_runs_of_one_word() -> None:
     runs = ["cd", "printf()", "$HOME", "--help", "set -e", "file.txt", "x", "\\section"]
     assert code_names(runs) == {"cd", "printf", "HOME", "help", "\\section"}
+    # no stop word, generic word or placeholder; a Python name keeps its underscores
+    assert code_names(["if", "in", "true", "value", "foo", "__init__"]) == {"__init__"}
 
 
 def test_an_html_books_inline_code_is_kept_beside_the_text(tmp_path: Path) -> None:

@@ -100,20 +100,20 @@ _LOREM_SPELLED = frozenset(f(w) for w in _LOREM for f in (str.lower, str.capital
 # Control words that say nothing of a session: environment brackets, a conditional's
 # branches, the placeholders manuals name their examples' macros by
 _CONTROL = r"\begin \end \fi \else \or \foo \baz \foobar"
-_GENERIC_WORDS = frozenset(_GENERIC.split())
-_EN_STOP = _GENERIC_WORDS | frozenset(_CONTROL.split()) | STOP_WORDS
+_EN_STOP = frozenset(_GENERIC.split()) | frozenset(_CONTROL.split()) | STOP_WORDS
 # the names examples give to anything ("foo", "bar"): set as code, still no term
 _PLACEHOLDERS = frozenset(["foo", "bar", "baz", "qux", "quux", "foobar", "xyz"])
 # An elided article or preposition is a word of its own (French "d’une commande", Italian
 # "dell’input": "une commande", "input"); a zero-width non-joiner is inside a Persian word.
 _ELIDED = r"(?i:dell|all|dall|nell|sull|quell|qu|[dlnsjcmt])['’](?=[^\W\d_])"
-# A TeX control word ("\\section") is a token: a manual's commands are what it teaches
+# A TeX control word ("\\section") is a token: a manual's commands are what it teaches;
+# a word's leading underscores are part of it ("__init__", "_exit")
 _CONTROL_WORD = r"\\[A-Za-z@]{2,}"
 _TOKEN = re.compile(
     _CONTROL_WORD
     + "|"
     + _ELIDED
-    + rf"|[^\W\d_][\w{MARKS}'’\u200c\u200d-]*[\w{MARKS}]|[^\W\d_]|\d[\w.]*|[^\w\s]"
+    + rf"|_*[^\W\d_][\w{MARKS}'’\u200c\u200d-]*[\w{MARKS}]|[^\W\d_]|\d[\w.]*|[^\w\s]"
 )
 _HAN_RUN = re.compile(f"[{HAN}]+")
 # a text's Han runs (cut by jieba) and hiragana runs (a token each, never content)
@@ -247,20 +247,20 @@ class _Words:
         self, tokens: Iterable[str], names: frozenset[str] = frozenset()
     ) -> Iterator[list[_Word]]:
         """Runs of content words between boundaries (stop words, verbs, numbers,
-        punctuation); a word of `names` (the element's inline code) is a candidate alone."""
+        punctuation); each word of `names` (the element's inline code) is also a candidate
+        alone (see the loop)."""
         facts = self.facts
         run: list[_Word] = []
         for token in tokens:
-            if token in names:
-                if run:
-                    yield run
-                    run = []
-                yield [(token, token.casefold(), False, True)]
-                continue
             if token in facts:
                 fact = facts[token]
             else:
                 fact = facts[token] = self._fact(token)
+            if token in names:
+                # a name the author sets as code: a candidate however short or common
+                # ("cd"), and counted again where it is one anyway ("\\section"); the
+                # word still reads on in phrases ("date" and "date field")
+                yield [(token, token.casefold(), False, True)]
             if fact is not None and token[0] != "\\":
                 run.append(fact)
                 continue
@@ -342,14 +342,13 @@ def _openings(tokens: list[str]) -> set[str]:
 def code_names(code: Sequence[str] | None) -> frozenset[str]:
     """The names an element sets as inline code: its code runs of one word ("cd",
     "printf()", "$HOME", "--help": the word after a sigil), two letters or more; no stop
-    word ("if", "in") nor placeholder ("foo"), but a generic word may name a command
-    ("set", "make", "return")."""
+    or generic word ("if", "in", "true", "value") nor placeholder ("foo")."""
     names = set()
     for run in code or ():
-        words = [t for t in _TOKEN.findall(run) if t[0].isalpha() or t[0] == "\\"]
+        words = [t for t in _TOKEN.findall(run) if t[0].isalpha() or t[0] in "\\_"]
         if len(words) == 1 and len(words[0]) >= 2 and len(_TOKEN.findall(run)) <= 4:
             folded = words[0].casefold()
-            if (folded not in _stop() or folded in _GENERIC_WORDS) and folded not in _PLACEHOLDERS:
+            if folded not in _stop() and folded not in _PLACEHOLDERS:
                 names.add(words[0])
     return frozenset(names)
 
