@@ -86,7 +86,8 @@ def test_an_html_books_inline_code_is_kept_beside_the_text(tmp_path: Path) -> No
     page.write_text(
         "<html><head><title>Shell</title></head><body><h1>The shell</h1>"
         "<p>Type <code>cd</code> to change the directory and <kbd>pwd</kbd> to print it.</p>"
-        "<ul><li>Set <var>HOME</var> first.</li></ul>"
+        '<ul><li>Set <var>HOME</var> first, see <code><a href="#s">ls</a></code>.</li></ul>'
+        '<h2 id="s">Listing</h2>'
         "<pre>cd /tmp\npwd</pre><p>No code here.</p></body></html>",
         encoding="utf-8",
     )
@@ -94,7 +95,7 @@ def test_an_html_books_inline_code_is_kept_beside_the_text(tmp_path: Path) -> No
     code = {e.type: e.code for e in doc.elements if e.type != "heading"}
     assert code["paragraph"] is None  # the last paragraph's: none
     assert [e.code for e in doc.elements if e.type == "paragraph"] == [["cd", "pwd"], None]
-    assert code["list"] == ["HOME"]
+    assert code["list"] == ["HOME", "ls"]  # a link's words, not its target
     assert code["code"] is None  # a listing is code already
 
 

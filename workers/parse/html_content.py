@@ -80,6 +80,7 @@ _PARAGRAPHS = frozenset({"p"})
 _CAPTIONS = frozenset({"figcaption", "caption"})
 _LISTS = frozenset({"ul", "ol", "dl", "menu"})
 _INLINE_CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
+_LINK_TARGET = re.compile(f"{LINK_OPEN}[^{LINK_TEXT}]*{LINK_TEXT}|{LINK_CLOSE}")
 _SILENT = frozenset({"style", "head", "link", "meta", "title", "template", "base"})
 _SCRIPTS = frozenset({"script"})
 BLOCKS = (
@@ -605,8 +606,8 @@ class ChapterReader:
         text = "".join(inner)
         if not keep and tag in BLOCKS:
             text = f" {text} "
-        if not keep and tag in _INLINE_CODE:
-            self._inline_code.append(collapse(text))
+        if not keep and tag in _INLINE_CODE:  # its words, without a link's target
+            self._inline_code.append(collapse(_LINK_TARGET.sub("", text)))
         if tag == "a" and el.get("href"):
             target = resolve(self.name, el.get("href") or "")
             if target is not None and text.strip():
