@@ -26,7 +26,7 @@ import re
 import unicodedata
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import pairwise
@@ -101,6 +101,7 @@ _LOREM_SPELLED = frozenset(f(w) for w in _LOREM for f in (str.lower, str.capital
 # branches, the placeholders manuals name their examples' macros by
 _CONTROL = r"\begin \end \fi \else \or \foo \baz \foobar"
 _EN_STOP = frozenset(_GENERIC.split()) | frozenset(_CONTROL.split()) | STOP_WORDS
+_NO_NAMES: Mapping[str, str] = {}
 # the names examples give to anything ("foo", "bar"): set as code, still no term
 _PLACEHOLDERS = frozenset(["foo", "bar", "baz", "qux", "quux", "foobar", "xyz"])
 # An elided article or preposition is a word of its own (French "d’une commande", Italian
@@ -244,11 +245,11 @@ class _Words:
     facts: dict[str, _Word | None] = field(default_factory=dict)  # None: a boundary
 
     def runs(
-        self, tokens: Iterable[str], names: frozenset[str] = frozenset()
+        self, tokens: Iterable[str], names: Mapping[str, str] = _NO_NAMES
     ) -> Iterator[list[_Word]]:
         """Runs of content words between boundaries (stop words, verbs, numbers,
         punctuation); each word of `names` (the element's inline code) is also a candidate
-        alone (see the loop)."""
+        alone, as the author set it (see the loop)."""
         facts = self.facts
         run: list[_Word] = []
         for token in tokens:
@@ -258,9 +259,10 @@ class _Words:
                 fact = facts[token] = self._fact(token)
             if token in names:
                 # a name the author sets as code: a candidate however short or common
-                # ("cd"), and counted again where it is one anyway ("\\section"); the
-                # word still reads on in phrases ("date" and "date field")
-                yield [(token, token.casefold(), False, True)]
+                # ("cd", "/opt"), and counted again where it is one anyway ("\\section");
+                # the word still reads on in phrases ("date" and "date field")
+                shown = names[token]
+                yield [(shown, shown.casefold(), False, True)]
             if fact is not None and token[0] != "\\":
                 run.append(fact)
                 continue
@@ -301,7 +303,7 @@ def candidates(text: str, verbs: frozenset[str] = frozenset()) -> Iterable[str]:
 
 
 def _phrases(
-    tokens: Iterable[str], words: _Words, names: frozenset[str] = frozenset()
+    tokens: Iterable[str], words: _Words, names: Mapping[str, str] = _NO_NAMES
 ) -> Iterator[tuple[str, str]]:
     """(phrase, its key) of every candidate among `tokens`: single words that name
     something (`names`: set as inline code), and two to `MAX_WORDS` distinct words of a run
@@ -339,18 +341,19 @@ def _openings(tokens: list[str]) -> set[str]:
     return {" ".join(first[:n]) for n in range(2, MAX_WORDS + 1)}
 
 
-def code_names(code: Sequence[str] | None) -> frozenset[str]:
-    """The names an element sets as inline code: its code runs of one word ("cd",
-    "printf()", "$HOME", "--help": the word after a sigil), two letters or more; no stop
-    or generic word ("if", "in", "true", "value") nor placeholder ("foo")."""
-    names = set()
+def code_names(code: Sequence[str] | None) -> dict[str, str]:
+    """The names an element sets as inline code, each word with its run as set: the runs
+    of one word ("cd", "printf()", "$HOME", "/opt", "--help": a sigil around the word), two
+    letters or more; no stop or generic word ("if", "in", "true", "value") nor placeholder
+    ("foo")."""
+    names: dict[str, str] = {}
     for run in code or ():
         words = [t for t in _TOKEN.findall(run) if t[0].isalpha() or t[0] in "\\_"]
         if len(words) == 1 and len(words[0]) >= 2 and len(_TOKEN.findall(run)) <= 4:
             folded = words[0].casefold()
             if folded not in _stop() and folded not in _PLACEHOLDERS:
-                names.add(words[0])
-    return frozenset(names)
+                names.setdefault(words[0], run)
+    return names
 
 
 def _word_counts(token_lists: Iterable[list[str]]) -> Counter[str]:
