@@ -75,13 +75,14 @@ def test_inline_code_names_are_key_phrases(tmp_path: Path) -> None:
 
 
 def test_code_names_are_runs_of_one_word() -> None:
-    runs = ["cd", "printf()", "$HOME", "--help", "set -e", "file.txt", "x", "\\section"]
+    runs = ["cd", "printf()", "$HOME", "--help", "set -e", "file.txt", "x", "\\section", "<dir>"]
     assert code_names(runs) == {
         "cd": "cd",
         "printf": "printf()",  # a term as the author set it
         "HOME": "$HOME",
         "help": "--help",
         "\\section": "\\section",
+        "dir": "dir",  # "<dir>" would read as a template's blank
     }
     # no stop word, generic word or placeholder; a Python name keeps its underscores
     assert set(code_names(["if", "in", "true", "value", "foo", "__init__"])) == {"__init__"}

@@ -102,6 +102,7 @@ _LOREM_SPELLED = frozenset(f(w) for w in _LOREM for f in (str.lower, str.capital
 _CONTROL = r"\begin \end \fi \else \or \foo \baz \foobar"
 _EN_STOP = frozenset(_GENERIC.split()) | frozenset(_CONTROL.split()) | STOP_WORDS
 _NO_NAMES: Mapping[str, str] = {}
+_SIGILS = frozenset("$-/.@%~()")  # around a code name: "$HOME", "--help", "/usr/", "f()"
 # the names examples give to anything ("foo", "bar"): set as code, still no term
 _PLACEHOLDERS = frozenset(["foo", "bar", "baz", "qux", "quux", "foobar", "xyz"])
 # An elided article or preposition is a word of its own (French "d’une commande", Italian
@@ -352,7 +353,10 @@ def code_names(code: Sequence[str] | None) -> dict[str, str]:
         if len(words) == 1 and len(words[0]) >= 2 and len(_TOKEN.findall(run)) <= 4:
             folded = words[0].casefold()
             if folded not in _stop() and folded not in _PLACEHOLDERS:
-                names.setdefault(words[0], run)
+                # shown with its sigils, not with brackets ("<package>" reads as a
+                # template's blank to the analysis rules)
+                sigils = set(run.replace(words[0], "", 1))
+                names.setdefault(words[0], run if sigils <= _SIGILS else words[0])
     return names
 
 
