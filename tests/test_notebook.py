@@ -112,7 +112,9 @@ def test_an_interrupted_cell_run_again_resumes_its_document(
         small_book(tmp_path / "samples" / "fhs-3.0.pdf", pages=50)
     block = readme_python(processes=processes)
     cell = kernel.client.execute(block)  # the cell starts; interrupt it while a part runs
-    wait_for(store_of(tmp_path), part_running)
+    # while it parses: the stages after give the interrupt time to land on a loaded machine
+    # (caught at the last stage's part, the run had ended first once in CI)
+    wait_for(store_of(tmp_path), lambda s: s.state == "parsing" and part_running(s))
     kernel.manager.interrupt_kernel()  # the notebook's ■ button
     reply = kernel.client.get_shell_msg(timeout=120)
     while reply["parent_header"]["msg_id"] != cell:  # the start-up's kernel_info reply
