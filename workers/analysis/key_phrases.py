@@ -4,18 +4,20 @@ Candidates are the word n-grams (two or three words) inside runs of content word
 word, a generic verb, a number or punctuation ends a run, so a phrase never starts or ends
 with one (RAKE's boundaries). A single word is a candidate only when it looks like a name of
 the subject's own (LAPACK, BLAS_LIBS, printf(): capitals or digits inside, an underscore) or
-a TeX control word (\\section: it stands alone, never inside a phrase). Filler is no
-content: lorem ipsum's paragraphs, measures ("10pt"), sample letters ("ABCDE"), numbered
-placeholders ("arg1", "arg2"). Adverbs end a run: a word in -ly whose base the book also
-uses ("map immediately terminates", "available locally"). In a German book a phrase ends in
-its noun, which is capitalised ("folgendes enthält", "Makros geschrieben" are none). Chinese
-is cut by jieba; its words of two or more characters are candidates, as are two adjacent
-ones; Japanese hiragana (particles and verb endings: "作成します", "場合です") end a run like stop
-words. A stretch's phrases are ranked by tf-idf against the book's pages: the count in the
-stretch times log(pages / pages holding the phrase), longer phrases first on a tie. Stop
-words are per language (English below; Russian, Persian and Chinese from stopwordsiso and
-the scorer's lists), all applied at once: the scripts cannot collide; those of a
-Latin-script language only in a book written in it (quire.shared.languages).
+a TeX control word (\\section: it stands alone, never inside a phrase), and so is a word the
+element sets as inline code (`Element.code`: "cd", "/opt", shown as set; counted again where
+it is a candidate anyway). Filler is no content: lorem ipsum's paragraphs, measures
+("10pt"), sample letters ("ABCDE"), numbered placeholders ("arg1", "arg2"). Adverbs end a
+run: a word in -ly whose base the book also uses ("map immediately terminates", "available
+locally"). In a German book a phrase ends in its noun, which is capitalised ("folgendes
+enthält", "Makros geschrieben" are none). Chinese is cut by jieba; its words of two or more
+characters are candidates, as are two adjacent ones; Japanese hiragana (particles and verb
+endings: "作成します", "場合です") end a run like stop words. A stretch's phrases are ranked by
+tf-idf against the book's pages: the count in the stretch times log(pages / pages holding
+the phrase), longer phrases first on a tie. Stop words are per language (English below;
+Russian, Persian and Chinese from stopwordsiso and the scorer's lists), all applied at once:
+the scripts cannot collide; those of a Latin-script language only in a book written in it
+(quire.shared.languages).
 """
 
 from __future__ import annotations
