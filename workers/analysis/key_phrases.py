@@ -351,8 +351,9 @@ def code_names(code: Sequence[str] | None) -> dict[str, str]:
     ("foo")."""
     names: dict[str, str] = {}
     for run in code or ():
-        words = [t for t in _TOKEN.findall(run) if t[0].isalpha() or t[0] in "\\_"]
-        if len(words) == 1 and len(words[0]) >= 2 and len(_TOKEN.findall(run)) <= 4:
+        tokens = _TOKEN.findall(run)
+        words = [t for t in tokens if t[0].isalpha() or t[0] in "\\_"]
+        if len(words) == 1 and len(words[0]) >= 2 and len(tokens) <= 4:
             folded = words[0].casefold()
             if folded not in _stop() and folded not in _PLACEHOLDERS:
                 # shown with its sigils, not with brackets ("<package>" reads as a

@@ -91,7 +91,7 @@ from quire.workers.parse.docx_content import (
 from quire.workers.parse.docx_notes import read_notes, settle
 from quire.workers.parse.docx_package import open_docx
 from quire.workers.parse.docx_styles import Numbering, StyleSheet, on_off, w, wval
-from quire.workers.parse.inline_code import MAX_CODE_CHARS
+from quire.workers.parse.inline_code import kept_code
 from quire.workers.parse.limits import MAX_IMAGE_PIXELS
 from quire.workers.parse.list_runs import code_runs, list_runs, row_runs
 from quire.workers.parse.xrefs import link_unlinked
@@ -294,7 +294,7 @@ class _Builder:
         self._flush()
         if text:
             kind: ElementType = "caption" if style.caption else "paragraph"
-            code = [c for c in dict.fromkeys(content.code) if len(c) <= MAX_CODE_CHARS]
+            code = kept_code(content.code)
             origin = "style" if style.caption else None
             self._add(kind, text, rtl=rtl, origin=origin, code=code or None)
         self._add_images(content.images)

@@ -46,7 +46,7 @@ from quire.workers.parse.docx_content import LINK_CLOSE, LINK_OPEN, LINK_TEXT
 from quire.workers.parse.html_images import ImageLoader
 from quire.workers.parse.html_notes import NoteMap, note_ref
 from quire.workers.parse.html_refs import EPUB_NS, XLINK_NS, local, member, resolve
-from quire.workers.parse.inline_code import MAX_CODE_CHARS, PROSE
+from quire.workers.parse.inline_code import PROSE, kept_code
 from quire.workers.parse.list_runs import code_runs, list_runs, row_runs
 
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
@@ -648,7 +648,7 @@ class ChapterReader:
 
     def _add(self, type: ElementType, text: str, **fields: Any) -> None:
         kept = {k: v for k, v in fields.items() if v is not None and v is not False}
-        code = [c for c in dict.fromkeys(self._inline_code) if 0 < len(c) <= MAX_CODE_CHARS]
+        code = kept_code(self._inline_code)
         self._inline_code.clear()
         if code and type in PROSE:
             kept["code"] = code

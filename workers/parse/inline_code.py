@@ -11,12 +11,18 @@ verification, is unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from quire.shared.ir import Element
 
 PROSE = frozenset({"paragraph", "list", "heading", "caption", "footnote"})
 MAX_CODE_CHARS = 60  # a longer run is a command line or a listing's line, not a name
+
+
+def kept_code(runs: Iterable[str]) -> list[str]:
+    """Code runs as an element keeps them: once each, in order, none empty or over
+    MAX_CODE_CHARS."""
+    return [c for c in dict.fromkeys(runs) if 0 < len(c) <= MAX_CODE_CHARS]
 
 
 def with_inline_code(
@@ -25,11 +31,11 @@ def with_inline_code(
     """`elements` with the code runs of their pages (`page_code`) that their text holds."""
     out = []
     for e in elements:
-        runs = [c for p in range(e.page_first, e.page_last + 1) for c in page_code.get(p, ())]
-        if runs and e.type in PROSE:
+        if e.type in PROSE:
+            pages = range(e.page_first, e.page_last + 1)
+            runs = (" ".join(c.split()) for p in pages for c in page_code.get(p, ()))
             text = " ".join(e.text.split())
-            spans = (" ".join(c.split()) for c in runs)
-            found = [c for c in dict.fromkeys(spans) if len(c) <= MAX_CODE_CHARS and c in text]
+            found = [c for c in kept_code(runs) if c in text]
             if found:
                 e = e.model_copy(update={"code": found})
         out.append(e)
