@@ -436,6 +436,54 @@ def test_a_numbered_group_of_the_index_is_no_parent_of_its_entries() -> None:
     ]
 
 
+def _page(number: int, rows: list[tuple[str, float, float]]) -> IndexPage:
+    """An index page of lines (text, left edge, font size), 14 points apart."""
+    return IndexPage(
+        number,
+        600,
+        800,
+        [
+            IndexLine(x, x + 150, 100 + 14 * i, 100 + 14 * i + size, size, [IndexSpan(t)])
+            for i, (t, x, size) in enumerate(rows)
+        ],
+    )
+
+
+def test_other_matter_after_or_before_the_index_gives_no_entries() -> None:
+    """A LaTeX package's change history follows its index ("v1.0 General: Initial
+    release . . . 1"): 267 of the TL sample's key terms were its versions and notes
+    (frenchb's 114). A title of other matter set larger than the index's lines ends the
+    index, up to the next title; an entry "bibliography" at the index's size does not."""
+    index = _page(40, [("Index", 50, 14.0), ("bibliography", 50, 10.0), ("styles, 4", 60, 10.0)])
+    history = _page(
+        41,
+        [
+            ("matrix product, 5", 50, 10.0),
+            ("Change History", 50, 14.0),
+            ("v1.0", 50, 10.0),
+            ("General: Initial release . . . . 1", 60, 10.0),
+            ("v1.1", 50, 10.0),
+        ],
+    )
+    found = [(e.display, [loc.first for loc in e.locators]) for e in parse_index([index, history])]
+    assert found == [
+        ("bibliography", []),
+        ("bibliography (styles)", ["4"]),
+        ("matrix product", ["5"]),
+    ]
+    # a bibliography before an index whose title the table does not know (Vietnamese)
+    both = _page(
+        50,
+        [
+            ("Tài liệu tham khảo", 50, 14.0),
+            ("[1] Leslie Lamport. LaTeX, 1994.", 50, 10.0),
+            ("Chỉ số", 50, 14.0),
+            ("vectơ, 12", 50, 10.0),
+        ],
+    )
+    assert [e.display for e in parse_index([both])] == ["vectơ"]
+
+
 def test_a_persian_word_joined_by_a_zero_width_non_joiner_is_one_word() -> None:
     """The Persian Debian Handbook's "نرم‌افزار آزاد" (free software) was the key term
     "افزار آزاد": the tokenizer cut "نرم‌افزار" at its zero-width non-joiner."""

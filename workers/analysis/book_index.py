@@ -16,8 +16,12 @@ An index page is read as a typesetter lays it out, in any script of the corpus:
   "نگاه کنید به") name other entries instead of pages;
 - **defining occurrences**: a locator set in a style the index otherwise rarely uses for
   locators (bold, or italic where most are upright) marks where the term is defined;
-- left out: the index's own title, letter-group headings ("A", "Symbols", "符号") and
-  running headers and footers (the parser's removed lines, page numbers).
+- left out: the index's own title, letter-group headings ("A", "Symbols", "符号"),
+  running headers and footers (the parser's removed lines, page numbers), and other
+  matter: a line titled so ("Change History", "Bibliography", a closing "Table des
+  matières"), set larger than the index's lines, leaves out what follows up to the next
+  title or page titled as an index (a LaTeX package's change history, "v1.0 General:
+  Initial release . . . 1", read like an index of its own).
 
 `parse_index(pages)` gives the entries in index order; a sub-entry keeps its parent's term.
 """
@@ -25,19 +29,21 @@ An index page is read as a typesetter lays it out, in any script of the corpus:
 from __future__ import annotations
 
 import re
+import statistics
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
-from quire.workers.boundaries.matter import title_matter
+from quire.workers.boundaries.matter import title_matter, title_matters
 
 SUB_INDENT_EMS = 0.75  # a line this far in (in font sizes) is a sub-entry ...
 WRAP_INDENT_EMS = 3.0  # ... and this far in, the continuation of the line above
 WIDE_SHARE = 0.6  # of the text width: a line wider than this spans the columns
 MIN_COLUMN_LINES = 5  # a column of an index page has at least this many lines
 MARGIN_SHARE = 0.1  # of the page height: top and bottom bands where page numbers stand
+TITLE_SIZE = 1.15  # a title is set at least this much larger than the index's lines
 
 _NUM = r"\d{1,5}"
 _ROMAN = r"[ivxlcdm]{1,7}"
@@ -202,6 +208,22 @@ def _index_title(text: str, margin: bool = False) -> bool:
     return margin or not split_entry(text)[1]
 
 
+def _ends_index(text: str, size: float, body: float) -> bool:
+    """A title of other front or back matter than an index or glossary ("Change History",
+    "Bibliography", a French book's closing "Table des matières"), set larger than the
+    index's lines: an entry "bibliography" over sub-entries has no page numbers either,
+    but the index's own size."""
+    if size < TITLE_SIZE * body:
+        return False
+    letters = re.sub(r"[\W\d_]+", "", text)
+    found = title_matters(letters) if letters else []
+    return (
+        bool(found)
+        and all(label not in ("index", "glossary") for _, label in found)
+        and not split_entry(text)[1]
+    )
+
+
 def _kept_lines(page: IndexPage, skip: Collection[str]) -> list[IndexLine]:
     """The page's entry lines: without its title and what stands above it, the running
     text the parser removed (`skip`) and page numbers in the top or bottom margin."""
@@ -269,13 +291,22 @@ def _rows(pages: Sequence[IndexPage], skip: Mapping[int, Collection[str]]) -> It
     rtl = _is_rtl(pages)
     # pages before the one with the index's title are other back matter (a bibliography)
     titled = [i for i, p in enumerate(pages) if any(_index_title(_fold(ln.text)) for ln in p.lines)]
-    for page in pages[titled[0] if titled else 0 :]:
+    body = statistics.median([ln.size for p in pages for ln in p.lines] or [0.0])
+    start = titled[0] if titled else 0
+    ended = False  # by a title of other back matter, until a page titled as an index
+    for i, page in enumerate(pages[start:], start):
         dropped = {_fold(t) for t in skip.get(page.page, ())}
+        ended = ended and i not in titled
         for column in _columns(_kept_lines(page, dropped), rtl):
             edge = max(ln.x1 for ln in column) if rtl else min(ln.x0 for ln in column)
             for ln in column:
                 text = _fold(ln.text)
-                if _group_heading(text):
+                if _ends_index(text, ln.size, body):
+                    ended = True
+                elif ended and ln.size >= TITLE_SIZE * body and not split_entry(text)[1]:
+                    ended = False  # the next title: an index whose title reads otherwise
+                    continue
+                if ended or _group_heading(text):
                     continue
                 indent = (edge - ln.x1) if rtl else (ln.x0 - edge)
                 row = _Row(text, indent / max(ln.size, 1.0))
