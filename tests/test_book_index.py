@@ -484,6 +484,26 @@ def test_other_matter_after_or_before_the_index_gives_no_entries() -> None:
     assert [e.display for e in parse_index([both])] == ["vectơ"]
 
 
+def test_a_control_word_hyphenated_across_index_lines_is_one_name() -> None:
+    """TeX hyphenates a long control word in a narrow index column; zref-clever's key terms
+    read "\\zrefcheck_zcref_end_label_- maybe:" (151 entries in 7 of the TL sample's
+    indexes). A control word holds no hyphen: the break is undone."""
+    page = _page(
+        30,
+        [
+            ("Index", 50, 14.0),
+            ("\\bibglsnewdualentryabbreviationsec-", 50, 10.0),
+            ("ondary, 12", 90, 10.0),
+            ("\\zrefcheck_zcref_end_label_-", 50, 10.0),
+            ("maybe:, 7", 90, 10.0),
+        ],
+    )
+    assert [e.display for e in parse_index([page])] == [
+        "\\bibglsnewdualentryabbreviationsecondary",
+        "\\zrefcheck_zcref_end_label_maybe:",
+    ]
+
+
 def test_a_persian_word_joined_by_a_zero_width_non_joiner_is_one_word() -> None:
     """The Persian Debian Handbook's "نرم‌افزار آزاد" (free software) was the key term
     "افزار آزاد": the tokenizer cut "نرم‌افزار" at its zero-width non-joiner."""

@@ -62,6 +62,9 @@ _LEADERS = re.compile(rf"(?:(?:\s*[.·…]){{2,}}|\s+\.)\s*{_LIST_END}")  # or "
 _SPACED = re.compile(rf"(?<=[^\s,،;–—−\-\x15])\s+{_LIST_END}")
 # a TeX control word holds no digits: "\@biblabel 725" is a term and its locator
 _CONTROL_WORD_SPACED = re.compile(rf"(\\[A-Za-z@]+)(?:\s*\.\s*|\s+){_LIST_END}")
+# a control word broken across lines: TeX hyphenates a long one in an index column
+# ("\\bibglsnewdualentryabbreviationsec-" above "ondary"); a name holds no hyphen
+_BROKEN_CONTROL_WORD = re.compile(r"\\[A-Za-z@_:]+-$")
 _LEADER_RUN = re.compile(r"(?:\s*[.·…]){2,}")  # leaders before locators not read as such
 _SPACES = re.compile(r"\s+")
 _NUMBER_TOKEN = re.compile(rf"{_PREFIXED}|\d+|\b{_ROMAN}\b")
@@ -394,9 +397,11 @@ def _logical_lines(rows: Iterable[_Row]) -> list[tuple[int, _Row]]:
             locator_only = not split_entry("x, " + row.text)[0].strip(" x")
             wraps = row.indent >= WRAP_INDENT_EMS or _unfinished(prev.text)
             if row.indent >= SUB_INDENT_EMS and (wraps or locator_only):
+                head = prev.text.rstrip()
+                broken = _BROKEN_CONTROL_WORD.search(head) and row.text[:1].isalpha()
                 joined = _Row(
-                    f"{prev.text} {row.text}", prev.indent, prev.bold | row.bold,
-                    prev.italic | row.italic,
+                    head[:-1] + row.text if broken else f"{prev.text} {row.text}",
+                    prev.indent, prev.bold | row.bold, prev.italic | row.italic,
                 )  # fmt: skip
                 out[-1] = (level, joined)
                 continue
