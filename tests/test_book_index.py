@@ -504,6 +504,23 @@ def test_a_control_word_hyphenated_across_index_lines_is_one_name() -> None:
     ]
 
 
+def test_columns_whose_extents_touch_are_read_apart() -> None:
+    """GregorioRef's index sets long control-word names in two narrow columns; an overfull
+    line of the left one runs 5 points into the right one, the page read as one column,
+    and 64 key terms were two entries in one ("moraadjustmentbar, 61 underslurshift")."""
+
+    def line(text: str, x0: float, x1: float, y0: float) -> IndexLine:
+        return IndexLine(x0, x1, y0, y0 + 10, 10.0, [IndexSpan(text)])
+
+    left = ["moraadjustmentbar, 61", "nabcfontsize, 40", "punctummaxshift, 66"]
+    left += ["ascendingpunctuminclinatumbigshift, 65", "risingshift, 64", "spaceinitial, 12"]
+    right = ["underslurshift, 73", "voidshift, 2", "zerowidth, 5", "bar, 9", "brace, 11"]
+    lines = [line(t, 100, 307 if i == 3 else 250, 100 + 12 * i) for i, t in enumerate(left)]
+    lines += [line(t, 302, 500, 100 + 12 * i) for i, t in enumerate(right)]
+    found = [e.display for e in parse_index([IndexPage(7, 600, 800, lines)])]
+    assert found == [t.split(",")[0] for t in left + right]
+
+
 def test_a_persian_word_joined_by_a_zero_width_non_joiner_is_one_word() -> None:
     """The Persian Debian Handbook's "نرم‌افزار آزاد" (free software) was the key term
     "افزار آزاد": the tokenizer cut "نرم‌افزار" at its zero-width non-joiner."""

@@ -42,6 +42,7 @@ SUB_INDENT_EMS = 0.75  # a line this far in (in font sizes) is a sub-entry ...
 WRAP_INDENT_EMS = 3.0  # ... and this far in, the continuation of the line above
 WIDE_SHARE = 0.6  # of the text width: a line wider than this spans the columns
 MIN_COLUMN_LINES = 5  # a column of an index page has at least this many lines
+MIN_COLUMN_SHARE = 0.2  # of the text width: a column this wide at least (three fit)
 MARGIN_SHARE = 0.1  # of the page height: top and bottom bands where page numbers stand
 TITLE_SIZE = 1.15  # a title is set at least this much larger than the index's lines
 
@@ -254,11 +255,12 @@ def _group_heading(text: str) -> bool:
     return not (locators or see or also)
 
 
-def _cluster(lines: Sequence[IndexLine]) -> list[list[IndexLine]]:
-    """Lines grouped by overlapping horizontal extent, left to right."""
+def _cluster(lines: Sequence[IndexLine], slack: float = 0.0) -> list[list[IndexLine]]:
+    """Lines grouped by horizontal extents overlapping by more than `slack`, left to
+    right."""
     columns: list[tuple[float, list[IndexLine]]] = []
     for ln in sorted(lines, key=lambda ln: ln.x0):
-        if columns and ln.x0 <= columns[-1][0] - 1:
+        if columns and ln.x0 <= columns[-1][0] - 1 - slack:
             right, members = columns[-1]
             columns[-1] = (max(right, ln.x1), [*members, ln])
         else:
@@ -266,16 +268,26 @@ def _cluster(lines: Sequence[IndexLine]) -> list[list[IndexLine]]:
     return [members for _, members in columns]
 
 
+def _extent(column: Sequence[IndexLine]) -> float:
+    return max(ln.x1 for ln in column) - min(ln.x0 for ln in column)
+
+
 def _columns(lines: Sequence[IndexLine], rtl: bool) -> list[list[IndexLine]]:
     """The page's columns in reading order, each top to bottom. A line wider than
     WIDE_SHARE of the text that joins columns into one is a note across them ("Italic
-    numbers denote..."), no entry: it is left out."""
+    numbers denote..."), no entry: it is left out; an entry that runs an em or less into
+    the next column's edge (a narrow gutter, an overfull line) joins none."""
     if not lines:
         return []
     columns = _cluster(lines)
     if len(columns) == 1:
         width = max(ln.x1 for ln in lines) - min(ln.x0 for ln in lines)
-        split = _cluster([ln for ln in lines if ln.x1 - ln.x0 <= WIDE_SHARE * width])
+        narrow = [ln for ln in lines if ln.x1 - ln.x0 <= WIDE_SHARE * width]
+        split = _cluster(narrow)
+        if len(split) == 1:  # columns that touch: set apart by a slack of an em
+            em = statistics.median(ln.size for ln in lines)
+            split = [c for c in _cluster(narrow, em) if _extent(c) >= MIN_COLUMN_SHARE * width]
+            split = split if len(split) > 1 and sum(map(len, split)) == len(narrow) else []
         if len(split) > 1 and all(len(c) >= MIN_COLUMN_LINES for c in split):
             columns = split
     ordered = [sorted(c, key=lambda ln: (ln.y0, ln.x0)) for c in columns]
