@@ -238,6 +238,20 @@ def test_key_phrases_hold_no_filler_measures_sample_letters_or_placeholders() ->
     assert not [t for t in found if filler & set(t.casefold().split())], found
 
 
+def test_character_codes_are_no_key_phrases() -> None:
+    """Font manuals list their encodings: ap-info's and kurier-info's key terms were "xAA",
+    "xDF", "x9B", GregorioNabcRef's its glyphs' "C26A", "C81E". A code is no term; the
+    processor "x86" may be one."""
+    text = (
+        "The encoding vector maps xAA to C26A and xDF to C81E; the encoding vector puts "
+        "U+00E9 at 0x1F and x9B at F040. An encoding vector targets x86 machines. "
+    )
+    found = key_phrases("1 Encoding", text * 4, "Unrelated words about cooking.")
+    assert "encoding vector" in found and any("x86" in t for t in found), found
+    codes = {"xAA", "C26A", "xDF", "C81E", "U+00E9", "0x1F", "x9B", "F040"}
+    assert not [t for t in found if codes & set(t.split())], found
+
+
 def test_a_template_opening_many_elements_is_no_key_phrase() -> None:
     """l3doc sets "(End definition for \\foo.)" after every definition: "End definition"
     was a key phrase of 9 TL manuals. A phrase opening nearly every element it is in is a

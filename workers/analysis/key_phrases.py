@@ -133,6 +133,12 @@ _LATIN = re.compile(r"[A-Za-z]")
 _CJK_ONLY = re.compile(f"^[{HAN}]+$")
 # A measure ("10pt", "1.5em", "3cm") or a number is no term; "2D", "3D" are
 _MEASURE = re.compile(r"^\d(?![dD]$)")
+# A character code is no term: "xAA", "x9B", "0x1F", "U+00E9", a glyph's "C26A" (a font's
+# encoding table); "x86" may be the processor
+_CHAR_CODE = re.compile(
+    r"^(?:(?:0x|U\+)[0-9A-Fa-f]{2,6}|x(?=\d*[A-F])[0-9A-F]{2,4}"
+    r"|(?=[A-F]*\d)(?=\d*[A-F])[0-9A-F]{4,6})$"
+)
 # A numbered placeholder ("arg1", "arg2", "file1"): a word and a digit, the book using the
 # word with two digits or more
 _NUMBERED = re.compile(r"^([^\W\d_]+)(\d)$")
@@ -162,7 +168,7 @@ def _is_content(
         return False  # an elided article: "d’", "dell’"
     if _HIRAGANA_ONLY.fullmatch(word):
         return False  # Japanese particles and verb endings
-    if _MEASURE.match(word) or _sample_letters(folded):
+    if _MEASURE.match(word) or _CHAR_CODE.match(word) or _sample_letters(folded):
         return False
     return not (len(folded) < 2 or (_LATIN.match(word) and len(folded) < 3))
 
