@@ -163,6 +163,20 @@ def test_a_picture_mode_fonts_strokes_are_no_text(tmp_path: Path) -> None:
     assert parsed_text(tmp_path / "picture.pdf") == "The picture above draws a vector."
 
 
+def test_an_ornament_fonts_fleurons_are_no_text(tmp_path: Path) -> None:
+    """Fourier's ornaments sit at the codes of letters and its map says so: letgut's
+    headings read "A INTRODUCTION", tkz-berge's thanks "M Firstly, I would like…"."""
+    name = "SMGTSE+FourierOrns-Regular"
+    pdf = math_extension_pdf(tmp_path / "orns.pdf", name, "AM", to_unicode={65: "A", 77: "M"})
+    with pymupdf.open(pdf) as doc:
+        assert doc[0].get_text().strip() == "AM"  # MuPDF's reading
+        doc[0].insert_text((40, 100), "Firstly, I thank the authors.", fontsize=10)
+        doc.save(tmp_path / "thanks.pdf")
+    assert parsed_text(tmp_path / "thanks.pdf") == "Firstly, I thank the authors."
+    other = math_extension_pdf(tmp_path / "other.pdf", "FourierStyle", "AM")
+    assert parsed_text(other) == "AM"  # Fourier's text fonts keep their letters
+
+
 def test_a_glyph_read_as_nothing_leaves_no_character_behind() -> None:
     """A "rawdict" line keeps no empty character for a picture font's strokes: the word
     spacing reads a line character by character (lshort-persian's picture pages fell
