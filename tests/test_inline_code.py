@@ -86,6 +86,8 @@ def test_code_names_are_runs_of_one_word() -> None:
     }
     # no stop word, generic word or placeholder; a Python name keeps its underscores
     assert set(code_names(["if", "in", "true", "value", "foo", "__init__"])) == {"__init__"}
+    # no character code (a font manual's "x01", "E000", "FB00"): two letters, no code
+    assert set(code_names(["x01", "E000", "FB00", "U+00E9", "ls"])) == {"ls"}
 
 
 def test_an_html_books_inline_code_is_kept_beside_the_text(tmp_path: Path) -> None:

@@ -353,15 +353,19 @@ def _openings(tokens: list[str]) -> set[str]:
 def code_names(code: Sequence[str] | None) -> dict[str, str]:
     """The names an element sets as inline code, each word with its run as set: the runs
     of one word ("cd", "printf()", "$HOME", "/opt", "--help": a sigil around the word), two
-    letters or more; no stop or generic word ("if", "in", "true", "value") nor placeholder
-    ("foo")."""
+    letters or more; no stop or generic word ("if", "in", "true", "value"), placeholder
+    ("foo") or character code ("x01", "FB00")."""
     names: dict[str, str] = {}
     for run in code or ():
         tokens = _TOKEN.findall(run)
         words = [t for t in tokens if t[0].isalpha() or t[0] in "\\_"]
-        if len(words) == 1 and len(words[0]) >= 2 and len(tokens) <= 4:
+        if len(words) == 1 and len(tokens) <= 4 and sum(map(str.isalpha, words[0])) >= 2:
             folded = words[0].casefold()
-            if folded not in _stop() and folded not in _PLACEHOLDERS:
+            if (
+                folded not in _stop()
+                and folded not in _PLACEHOLDERS
+                and not _CHAR_CODE.match(words[0])
+            ):
                 # shown with its sigils, not with brackets ("<package>" reads as a
                 # template's blank to the analysis rules)
                 sigils = set(run.replace(words[0], "", 1))
