@@ -68,6 +68,7 @@ _CONTROL_WORD_SPACED = re.compile(rf"(\\[A-Za-z@]+)(?:\s*\.\s*|\s+){_LIST_END}")
 _BROKEN_CONTROL_WORD = re.compile(r"\\[A-Za-z@_:]+-$")
 _LEADER_RUN = re.compile(r"(?:\s*[.·…]){2,}")  # leaders before locators not read as such
 _SPACES = re.compile(r"\s+")
+_NON_LETTERS = re.compile(r"[\W\d_]+")
 _NUMBER_TOKEN = re.compile(rf"{_PREFIXED}|\d+|\b{_ROMAN}\b")
 # "see also" before "see": the longer marker wins. CJK markers need a separator before
 # them ("常见问题" holds 见 but is no cross-reference).
@@ -202,10 +203,15 @@ class _Styles:
         return (0 < self.bold * 2 < total, 0 < self.italic * 2 < total)
 
 
+def _letters(text: str) -> str:
+    """A title's letters alone (numbering, spaces and leaders dropped), as matched."""
+    return _NON_LETTERS.sub("", text)
+
+
 def _index_title(text: str, margin: bool = False) -> bool:
     """ "Index", "Concept index", "索引", a running head "۱۲۱ نمایه" (in the `margin`): the
     index's title. An entry "index, 12" is no title: a title has no page numbers."""
-    letters = re.sub(r"[\W\d_]+", "", text)
+    letters = _letters(text)
     found = title_matter(letters) if letters else None
     if found is None or found[1] not in ("index", "glossary"):
         return False
@@ -219,7 +225,7 @@ def _ends_index(text: str, size: float, body: float) -> bool:
     but the index's own size."""
     if size < TITLE_SIZE * body:
         return False
-    letters = re.sub(r"[\W\d_]+", "", text)
+    letters = _letters(text)
     found = title_matters(letters) if letters else []
     return (
         bool(found)
@@ -281,7 +287,7 @@ def _columns(lines: Sequence[IndexLine], rtl: bool) -> list[list[IndexLine]]:
         return []
     columns = _cluster(lines)
     if len(columns) == 1:
-        width = max(ln.x1 for ln in lines) - min(ln.x0 for ln in lines)
+        width = _extent(lines)
         narrow = [ln for ln in lines if ln.x1 - ln.x0 <= WIDE_SHARE * width]
         split = _cluster(narrow)
         if len(split) == 1:  # columns that touch: set apart by a slack of an em
@@ -308,7 +314,7 @@ def _rows(pages: Sequence[IndexPage], skip: Mapping[int, Collection[str]]) -> It
     titled = [i for i, p in enumerate(pages) if any(_index_title(_fold(ln.text)) for ln in p.lines)]
     body = statistics.median([ln.size for p in pages for ln in p.lines] or [0.0])
     start = titled[0] if titled else 0
-    ended = False  # by a title of other back matter, until a page titled as an index
+    ended = False  # by a title of other matter, until the next title or index page
     for i, page in enumerate(pages[start:], start):
         dropped = {_fold(t) for t in skip.get(page.page, ())}
         ended = ended and i not in titled
