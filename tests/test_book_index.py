@@ -465,9 +465,9 @@ def _page(number: int, rows: list[tuple[str, float, float]]) -> IndexPage:
 
 def test_other_matter_after_or_before_the_index_gives_no_entries() -> None:
     """A LaTeX package's change history follows its index ("v1.0 General: Initial
-    release . . . 1"): 267 of the TL sample's key terms were its versions and notes
-    (frenchb's 114). A title of other matter set larger than the index's lines ends the
-    index, up to the next title; an entry "bibliography" at the index's size does not."""
+    release . . . 1"): frenchb's key terms were 114 of its versions and notes, apa6's 43.
+    A title of other matter set larger than the index's lines ends the index, up to the
+    next title; an entry "bibliography" at the index's size does not."""
     index = _page(40, [("Index", 50, 14.0), ("bibliography", 50, 10.0), ("styles, 4", 60, 10.0)])
     history = _page(
         41,
