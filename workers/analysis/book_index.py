@@ -218,20 +218,20 @@ def _index_title(text: str, margin: bool = False) -> bool:
     return margin or not split_entry(text)[1]
 
 
+def _title_line(text: str, size: float, body: float) -> bool:
+    """A line set larger than the index's lines (`body`), without page numbers: a title.
+    An entry "bibliography" over sub-entries has no page numbers either, but the index's
+    own size."""
+    return size >= TITLE_SIZE * body and not split_entry(text)[1]
+
+
 def _ends_index(text: str, size: float, body: float) -> bool:
     """A title of other front or back matter than an index or glossary ("Change History",
-    "Bibliography", a French book's closing "Table des matières"), set larger than the
-    index's lines: an entry "bibliography" over sub-entries has no page numbers either,
-    but the index's own size."""
-    if size < TITLE_SIZE * body:
+    "Bibliography", a French book's closing "Table des matières")."""
+    if not _title_line(text, size, body):
         return False
-    letters = _letters(text)
-    found = title_matters(letters) if letters else []
-    return (
-        bool(found)
-        and all(label not in ("index", "glossary") for _, label in found)
-        and not split_entry(text)[1]
-    )
+    found = title_matters(_letters(text))
+    return bool(found) and all(label not in ("index", "glossary") for _, label in found)
 
 
 def _kept_lines(page: IndexPage, skip: Collection[str]) -> list[IndexLine]:
@@ -324,7 +324,7 @@ def _rows(pages: Sequence[IndexPage], skip: Mapping[int, Collection[str]]) -> It
                 text = _fold(ln.text)
                 if _ends_index(text, ln.size, body):
                     ended = True
-                elif ended and ln.size >= TITLE_SIZE * body and not split_entry(text)[1]:
+                elif ended and _title_line(text, ln.size, body):
                     ended = False  # the next title: an index whose title reads otherwise
                     continue
                 if ended or _group_heading(text):
