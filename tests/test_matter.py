@@ -545,6 +545,62 @@ def test_a_chapter_of_few_words_is_no_sliver() -> None:
     assert grown[1].first_id == doc.elements[annexes].id  # "3 Annexes" joins the glossary
 
 
+def _back_region(doc: Document, first: int, last: int, label: str) -> MatterRegion:
+    part = doc.elements[first : last + 1]
+    return MatterRegion(
+        kind="back_matter",
+        label=label,
+        first_id=part[0].id,
+        last_id=part[-1].id,
+        page_first=part[0].page_first,
+        page_last=part[-1].page_last,
+        evidence=[f"heading '{part[0].text}'"],
+    )
+
+
+@pytest.mark.parametrize("appendix", [True, False])
+def test_an_appendix_with_text_of_its_own_between_back_matter_is_no_sliver(
+    appendix: bool,
+) -> None:
+    """l2tabuen: the references (page 10), a one-page appendix of a sentence and a code
+    example (under half a page of words), the licence (page 12). Both regions grew over
+    the appendix, a chapter the outline places after the contents, and a back-matter
+    session held it. A part title whose only text is references set as paragraphs
+    ("IV Annexes" over "Références" and its entries, dun19expl3) still joins them."""
+    els = [heading("1 Basics", 1, page=1), *pages_of_paragraphs(8, first_page=1)]
+    refs = len(els)
+    els += [heading("References", 1, page=10)]
+    els += [para(f"[{k}] A. Author. Title {k}. Press, 20{10 + k}.", page=10) for k in range(8)]
+    middle = len(els)
+    if appendix:
+        els += [heading("A An example of the sloppy command", 1, page=11)]
+        els += [para("This is the example published earlier:", page=11)]
+        els += [code("\\documentclass{article}\n" + words(60, seed=3), page=11)]
+        els += [para(words(20, seed=4), page=11)]
+    else:
+        els += [heading("IV Annexes", 1, page=11), para("Références", page=11)]
+        entry = "The LaTeX3 Project Team. The xparse package, document command parser. 2019."
+        els += [para(f"[{k}] {entry} {k}p.", page=11) for k in range(6)]
+    licence = len(els)
+    els += [heading("B GNU Free Documentation License", 1, page=12)]
+    els += [*pages_of_paragraphs(2, first_page=12)]
+    title = "An example of the sloppy command" if appendix else "Annexes"
+    outline = [
+        OutlineEntry(level=1, title=t, page=p)
+        for t, p in (("Basics", 1), ("References", 10), (title, 11), ("License", 12))
+    ]
+    doc = build_doc(els).model_copy(update={"outline": outline})
+    back = [
+        _back_region(doc, refs, middle - 1, "bibliography"),
+        _back_region(doc, licence, len(els) - 1, "license"),
+    ]
+    grown = absorb_slivers(doc, back, mandatory=[])
+    if appendix:
+        assert grown == back
+    else:
+        assert grown[0].last_id == doc.elements[licence - 1].id
+
+
 # --- corpus books in four languages -------------------------------------------------------
 
 Regions = Callable[[str], list[MatterRegion]]

@@ -663,6 +663,18 @@ def _lists_references(els: Sequence[Element], s: _Span) -> bool:
     return s.label == "bibliography" and _entry_share(els[s.first : s.last + 1]) >= 0.5
 
 
+def running_words(part: Sequence[Element]) -> int:
+    """The words of a part's running text: no headings, contents or index lines, nor
+    reference entries (a part title's references and index are no text of its own)."""
+    return sum(
+        e.word_count
+        for e in part
+        if e.type != "heading"
+        and listing_line(e) is not True
+        and not (e.type != "code" and _REFERENCE_ENTRY.search(plain_text(e)))
+    )
+
+
 def _entry_share(part: Sequence[Element]) -> float:
     """The share of a part's text elements that look like reference entries."""
     text = [plain_text(e) for e in part if e.type not in ("heading", "image", "code")]

@@ -14,7 +14,10 @@ from quire.workers.boundaries.matter import (
     MatterRegion,
     chapters_after_contents,
     find_matter,
+    running_words,
 )
+
+CHAPTER_TEXT_WORDS = 50  # text under a chapter's heading that makes it no sliver (see above)
 
 
 def absorb_slivers(
@@ -24,10 +27,13 @@ def absorb_slivers(
     (a confirmed topic change after element index `m` for m in `mandatory`), another
     region or the document's edge: under half a page of words ("Chapter 1" alone before
     the chapter's heading, a blank-page remark) cannot be a session, and the cuts on both
-    of its sides must stay. A chapter the outline places after the contents, with pages
-    of its own (its heading and three pages or more), is no sliver however few its words
-    (slides): matter never holds a chapter. (A part title alone on its page before the
-    glossary, "IV Annexes", still is.)"""
+    of its sides must stay. A chapter the outline places after the contents is no sliver
+    however few its words when it has pages of its own (its heading and three pages or
+    more: slides) or text of its own (CHAPTER_TEXT_WORDS of running text under its
+    heading, `matter.running_words`: l2tabuen's one-page "A An example illustrating the
+    effect of the \\sloppy command" between the references and the licence): matter never
+    holds a chapter. (A part title alone on its page before the glossary, "IV Annexes",
+    still is, also over the references and index lines dun19expl3 sets under it as text.)"""
     els = doc.elements
     pos = {e.id: i for i, e in enumerate(els)}
     spans = [[pos[r.first_id], pos[r.last_id]] for r in regions]
@@ -36,10 +42,13 @@ def absorb_slivers(
 
     def sliver(a: int, b: int) -> bool:
         part = els[a : b + 1]
+        if sum(e.word_count for e in part) >= TINY_WORDS:
+            return False
+        heads = [k for k, e in enumerate(part) if e.type == "heading" and e.page_first in chapters]
+        if not heads:
+            return True
         pages = part[-1].page_last - part[0].page_first + 1
-        return sum(e.word_count for e in part) < TINY_WORDS and not (
-            pages >= 3 and any(e.type == "heading" and e.page_first in chapters for e in part)
-        )
+        return pages < 3 and running_words(part[heads[0] + 1 :]) < CHAPTER_TEXT_WORDS
 
     for k, span in enumerate(spans):
         limit = spans[k + 1][0] - 1 if k + 1 < len(spans) else len(els) - 1
