@@ -109,6 +109,23 @@ def test_vietnamese_lines_get_their_lost_word_spaces_back(tmp_path: Path) -> Non
     ]
 
 
+def test_a_word_ending_in_a_ligature_keeps_the_space_after_it(tmp_path: Path) -> None:
+    """Each word set on its own with a word space between, as TeX and Ghostscript set
+    them: MuPDF loses the space after a word that ends in a ligature glyph ("turn oﬀthe
+    light", LilyPond's "staﬀtemplates"), and keeps a ligature inside a word whole."""
+    font = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"  # Debian fonts-dejavu-core
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_font(fontname="dv", fontfile=font)
+    x = 72.0
+    for word in ["Turn", "oﬀ", "the", "diﬀerent", "staﬀ", "lines", "and", "stuﬀ."]:
+        page.insert_text((x, 130), word, fontsize=11, fontname="dv")
+        x += pymupdf.Font(fontfile=font).text_length(word, fontsize=11) + 0.33 * 11
+    doc.save(tmp_path / "ff.pdf")
+    ir = parse_document(tmp_path / "ff.pdf").document
+    assert [e.text for e in ir.elements] == ["Turn off the different staff lines and stuff."]
+
+
 def test_korean_words_keep_their_spaces(tmp_path: Path) -> None:
     """MuPDF sets Korean like Chinese, without the word spaces (lshort-ko and four more
     Korean manuals of the sweep read "작성자가만들려고하는문서의" throughout)."""

@@ -59,7 +59,7 @@ from quire.workers.parse.pdf_tex_fonts import (
 )
 from quire.workers.parse.pdf_types import PdfBlock, PdfPage, Row, round_box
 from quire.workers.parse.url_breaks import ends_in_scheme
-from quire.workers.parse.word_spaces import fix_word_spaces
+from quire.workers.parse.word_spaces import LIGATURE_IN_WORD, LineKey, fix_word_spaces, line_key
 
 _MONO_FONT = re.compile(
     r"mono|courier|cmtt|cmsltt|cmitt|typewriter|consol|menlo|inconsolata|lmtt|sfmono|sftt"
@@ -145,10 +145,13 @@ def _numbering(spans: list[dict[str, Any]]) -> int:
     return n
 
 
-def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
-    """The page's text lines, and how many Arabic presentation-form glyphs they had."""
+def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int, set[LineKey]]:
+    """The page's text lines, how many Arabic presentation-form glyphs they had, and the
+    lines where a ligature glyph that may end a word has a letter after it ("oﬀthe":
+    `word_spaces.after_ligatures` looks for the space MuPDF lost there)."""
     rows: list[Row] = []
     presentation = 0
+    ligatures: set[LineKey] = set()
     for block in textpage["blocks"]:
         if block["type"] != 0:
             continue
@@ -204,6 +207,8 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                 continue
             if COMPAT.search(text):
                 presentation += len(PRESENTATION.findall(text))
+                if LIGATURE_IN_WORD.search(text):
+                    ligatures.add(line_key(block["bbox"], line["bbox"]))
                 text = expand_glyphs(text)
             mono = mono_n * 10 >= n * 8 or _GUARDED.fullmatch(text) is not None
             text = compose_accents(text, code=mono)
@@ -230,7 +235,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int]:
                     code=() if mono else tuple(c for c in map(str.strip, code) if c),
                 )
             )
-    return rows, presentation
+    return rows, presentation, ligatures
 
 
 def _line_box(line: dict[str, Any], size: float, base: float) -> tuple[float, float, float, float]:
@@ -654,8 +659,8 @@ def extract_page(
     decoders = page_decoders(doc, page, text, {} if font_cache is None else font_cache)
     decode_text(text, decoders)
     compose_carets_in(text)
-    lines, presentation = _raw_lines(text)
-    lines = fix_word_spaces(lines, page, textpage, decoders)
+    lines, presentation, ligatures = _raw_lines(text)
+    lines = fix_word_spaces(lines, page, textpage, decoders, ligatures)
     lines, result.line_numbers = margin_line_numbers(lines)
     decode_words = words_decoder(decoders)
     counts = {"decorative": 0, "inline": 0, "oversized": 0}

@@ -28,6 +28,14 @@ Chinese ("LATEX이요구하는첫번째정보는", 5 Korean manuals of the sweep
 a word space wide (0.29-0.4 em), but no space character. On pages with such letters, a
 gap of `MISSING_SPACE` or more between two characters of a line becomes a space.
 
+And it loses them after a ligature glyph that ends a word, in fonts that keep the glyph
+as "ﬀ" (TeX's Type 1 fonts, Ghostscript's): "oﬀthe", "stuﬀfrom", LilyPond's
+"staﬀtemplates" on nearly every page. Of the ligatures only ﬀ, ﬅ and ﬆ end words ("ﬁ",
+"ﬂ", "ﬃ" and "ﬄ" begin or stand inside them), so only lines with one of those three and a
+letter after it, in the page's "dict" text, are read character by character from MuPDF's
+own text page, and a gap of `MISSING_SPACE` or more right after the ligature becomes a
+space; a ligature inside a word ("diﬀerent") has none.
+
 It loses them in Arabic-script text set right to left too, where the words of a justified
 line are set a narrow space apart (XeTeX's lshort-persian: 0.11-0.3 em, nearly every line:
 "ساختهشده", "یکبرنامۀکامپیوتری"; arabi's user guide). The letters of a word touch or overlap,
@@ -42,7 +50,7 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -58,6 +66,8 @@ SINGLE_SHARE = 0.8  # of the run's tokens single letters (a kerned pair is one t
 # letters of the lines MuPDF loses word spaces in: Vietnamese (ố ữ ợ ...), Korean syllables
 LOST_SPACES = re.compile(r"[\u1ea0-\u1ef9\uac00-\ud7a3]")
 MISSING_SPACE = 0.2  # em: a gap this wide inside a word is a word space (kerning is less)
+LIGATURE = re.compile(r"[\ufb00\ufb05\ufb06]")  # ﬀ ﬅ ﬆ: ligatures that end words
+LIGATURE_IN_WORD = re.compile(r"[\ufb00\ufb05\ufb06](?=[^\W\d_])")
 # letters of the Arabic script, presentation forms too (not the tatweel, which stretches a
 # word: a gap beside it is inside the word)
 _LETTERS = r"\u0620-\u063f\u0641-\u064a\u066e-\u06d3\u06fa-\u06ff\ufb50-\ufdff\ufe70-\ufefc"
@@ -69,6 +79,9 @@ SCRIPT_RUN = re.compile(f"[{_SCRIPT}]+|[^\\s{_SCRIPT}]+")
 TOKEN = re.compile(r"\S+")
 RTL_SPACE = 0.1  # em between two letters, the left one read after the right one
 RTL_SHARE = 0.6  # of the line's median such gap: a stretched word among wider spaces
+
+Box = tuple[float, float, float, float]
+LineKey = tuple[Box, Box]  # (block's box, line's box), rounded
 
 # one character of a MuPDF "rawdict" line: the character and its box's left and right edge
 Char = tuple[str, float, float]
@@ -130,6 +143,53 @@ def rtl_spaces(chars: Sequence[Char], size: float) -> list[int]:
     return sorted(at)
 
 
+def _box(x0: float, y0: float, x1: float, y1: float) -> Box:
+    return round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2)
+
+
+def line_key(block: Sequence[float], line: Sequence[float]) -> LineKey:
+    """A line of MuPDF's text page by its block's box and its own, as "dict" gives them."""
+    return _box(*block), _box(*line)
+
+
+def after_ligatures(textpage: Any, lines: Collection[LineKey]) -> dict[str, str]:
+    """(word, the same with its missing spaces; ligatures expanded in both) for each word
+    of the given lines of a text page that has a word space wide gap right after a
+    ligature glyph. The characters are read from MuPDF's C structures, and only for those
+    lines: a page's "rawdict" costs more than its text, and Python objects for every
+    character of a page as much again."""
+    words: dict[str, str] = {}
+    blocks = {b for b, _ in lines}
+    for block in textpage.this:
+        r = block.m_internal.bbox
+        box = _box(r.x0, r.y0, r.x1, r.y1)
+        if block.m_internal.type != 0 or box not in blocks:  # FZ_STEXT_BLOCK_TEXT: 0
+            continue
+        for line in block:
+            raw = line.m_internal
+            q = raw.bbox
+            if (box, _box(q.x0, q.y0, q.x1, q.y1)) not in lines:
+                continue
+            nodes = []
+            ch = raw.first_char
+            while ch:
+                nodes.append(ch)
+                ch = ch.next
+            text = "".join(chr(n.c) for n in nodes)
+            at = []
+            for m in LIGATURE.finditer(text, 0, len(text) - 1):
+                lig, nxt = nodes[m.start()], nodes[m.end()]
+                right = max(lig.quad.ur.x, lig.quad.lr.x)
+                left = min(nxt.quad.ul.x, nxt.quad.ll.x)
+                if lig.size > 0 and (left - right) / lig.size >= MISSING_SPACE:
+                    at.append(m.end())
+            words.update(
+                (expand_glyphs(w), expand_glyphs(spaced))
+                for w, spaced in with_spaces(text, TOKEN, at)
+            )
+    return words
+
+
 def with_spaces(text: str, pattern: re.Pattern[str], at: list[int]) -> list[tuple[str, str]]:
     """(match as extracted, the same with a space before each index of `at` inside it) for
     each match of `pattern` in `text` that has one."""
@@ -143,19 +203,24 @@ def with_spaces(text: str, pattern: re.Pattern[str], at: list[int]) -> list[tupl
 
 
 def fix_word_spaces(
-    rows: list[Row], page: Any, textpage: Any, decoders: dict[str, Decoder] | None = None
+    rows: list[Row],
+    page: Any,
+    textpage: Any,
+    decoders: dict[str, Decoder] | None = None,
+    ligatures: Collection[LineKey] = (),
 ) -> list[Row]:
     """`rows` (a page's lines, from its "dict" text) with letter-spaced runs read as words
     and missing word spaces put back, from the same text page's "rawdict" (read through
-    the page's TeX font `decoders`, as the rows were); the rows as they are (and no
-    "rawdict" read) on a page that shows neither."""
+    the page's TeX font `decoders`, as the rows were) or, after ligatures, its characters;
+    the rows as they are (and no "rawdict" read) on a page that shows none of these."""
     spaced = any(SPACED.search(r.text) for r in rows)
     lost = any(LOST_SPACES.search(r.text) for r in rows)
     rtl = any(ARABIC_LETTER.search(r.text) for r in rows)
+    # word -> the same with its spaces; `ligatures`: the lines with a ligature in a word
+    words: dict[str, str] = after_ligatures(textpage, ligatures) if ligatures else {}
     if not (spaced or lost or rtl):
-        return rows
+        return _respaced(rows, {}, words, {})
     runs: dict[str, str] = {}  # letter-spaced run -> its words
-    words: dict[str, str] = {}  # word -> the same with its spaces
     letters: dict[str, str] = {}  # run of Arabic-script letters -> the same with its spaces
     raw = page.get_text("rawdict", textpage=textpage)
     decode_text(raw, decoders or {})
@@ -183,6 +248,14 @@ def fix_word_spaces(
                         (expand_glyphs(r), expand_glyphs(s))
                         for r, s in with_spaces(text, pattern, at)
                     )
+    return _respaced(rows, runs, words, letters)
+
+
+def _respaced(
+    rows: list[Row], runs: dict[str, str], words: dict[str, str], letters: dict[str, str]
+) -> list[Row]:
+    """`rows` with each letter-spaced run, word and run of Arabic-script letters found
+    replaced by the same with its spaces."""
     if not (runs or words or letters):
         return rows
     out = []
