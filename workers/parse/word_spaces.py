@@ -56,7 +56,7 @@ from typing import Any
 
 from quire.workers.parse.glyphs import expand_glyphs
 from quire.workers.parse.pdf_tex_fonts import Decoder, decode_text
-from quire.workers.parse.pdf_types import Row
+from quire.workers.parse.pdf_types import Row, round_box
 
 # five or more tokens of one or two letters (kerned pairs such as "LT" come out joined)
 SPACED = re.compile(r"(?<!\S)(?:[^\W\d_]{1,2} ){4,}[^\W\d_]{1,2}(?!\S)")
@@ -67,7 +67,7 @@ SINGLE_SHARE = 0.8  # of the run's tokens single letters (a kerned pair is one t
 LOST_SPACES = re.compile(r"[\u1ea0-\u1ef9\uac00-\ud7a3]")
 MISSING_SPACE = 0.2  # em: a gap this wide inside a word is a word space (kerning is less)
 LIGATURE = re.compile(r"[\ufb00\ufb05\ufb06]")  # ﬀ ﬅ ﬆ: ligatures that end words
-LIGATURE_IN_WORD = re.compile(r"[\ufb00\ufb05\ufb06](?=[^\W\d_])")
+LIGATURE_IN_WORD = re.compile(LIGATURE.pattern + r"(?=[^\W\d_])")  # a letter after it
 # letters of the Arabic script, presentation forms too (not the tatweel, which stretches a
 # word: a gap beside it is inside the word)
 _LETTERS = r"\u0620-\u063f\u0641-\u064a\u066e-\u06d3\u06fa-\u06ff\ufb50-\ufdff\ufe70-\ufefc"
@@ -143,13 +143,9 @@ def rtl_spaces(chars: Sequence[Char], size: float) -> list[int]:
     return sorted(at)
 
 
-def _box(x0: float, y0: float, x1: float, y1: float) -> Box:
-    return round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2)
-
-
 def line_key(block: Sequence[float], line: Sequence[float]) -> LineKey:
     """A line of MuPDF's text page by its block's box and its own, as "dict" gives them."""
-    return _box(*block), _box(*line)
+    return round_box(block), round_box(line)
 
 
 def after_ligatures(textpage: Any, lines: Collection[LineKey]) -> dict[str, str]:
@@ -162,13 +158,13 @@ def after_ligatures(textpage: Any, lines: Collection[LineKey]) -> dict[str, str]
     blocks = {b for b, _ in lines}
     for block in textpage.this:
         r = block.m_internal.bbox
-        box = _box(r.x0, r.y0, r.x1, r.y1)
+        box = round_box((r.x0, r.y0, r.x1, r.y1))
         if block.m_internal.type != 0 or box not in blocks:  # FZ_STEXT_BLOCK_TEXT: 0
             continue
         for line in block:
             raw = line.m_internal
             q = raw.bbox
-            if (box, _box(q.x0, q.y0, q.x1, q.y1)) not in lines:
+            if (box, round_box((q.x0, q.y0, q.x1, q.y1))) not in lines:
                 continue
             nodes = []
             ch = raw.first_char
