@@ -180,6 +180,7 @@ DANISH = "Det er ikke svært at installere systemet, og hvis det fejler, skal ma
 SWEDISH = "Det är inte svårt att installera systemet, och det finns också hjälp till den som vill. "
 VIETNAMESE = "Bạn có thể cài đặt hệ thống này với các gói được chọn trong danh sách của nó. "
 ROMANIAN = "Sistemul este instalat pentru toți utilizatorii prin această metodă sau alta. "
+HUNGARIAN = "A kottát úgy szedi, hogy az olvasó csak a zenére figyeljen, és ne a jelekre. "
 LINKED = "See [the command](#el-000027) and [its options](#el-000031) in this section. "
 
 
@@ -193,6 +194,7 @@ LINKED = "See [the command](#el-000027) and [its options](#el-000031) in this se
         ([SWEDISH * 40], "sv"),
         ([VIETNAMESE * 40], "vi"),
         ([ROMANIAN * 40], "ro"),
+        ([HUNGARIAN * 40], "hu"),
         # an English manual quoting a French sentence stays English
         ([ENGLISH * 40, "« Cette commande est pour les utilisateurs de la classe. »"], "en"),
         # a bilingual manual: neither language's titles would fit half of it
@@ -247,6 +249,9 @@ def test_reference_titles_in_latin_script_languages() -> None:
     assert reference_title("title pages and contents", 1, 1, "da") == "Titelblad og indhold"
     assert reference_title("title pages and contents", 1, 1, "vi") == "Trang bìa và mục lục"
     assert reference_title("license and index", 1, 2, "ro") == "Licență și index, partea 1 din 2"
+    assert reference_title("bibliography and license and index", 2, 2, "hu") == (
+        "Irodalomjegyzék, licenc és tárgymutató (2/2. rész)"
+    )
     # three or more: a list ("and" twice read as a stammer)
     assert reference_title("title pages and contents and lists", 1, 1, "en") == (
         "Title pages, contents and lists"
@@ -287,6 +292,11 @@ def test_reference_titles_in_latin_script_languages() -> None:
         ("Change history for coverage.py", "change history"),  # 44 pages of study sessions
         ("Index général", "index"),
         ("Aineregister", "index"),  # Estonian
+        # an index by its subject, its word last: LilyPond's Hungarian manuals' appendix
+        # (the bookmark without accents), a Finnish and a German one
+        ("B LilyPond targymutato", "index"),
+        ("Käsitteiden hakemisto", "index"),
+        ("LilyPond-Sachregister", "index"),
         ("Abbreviations", "glossary"),  # a list of them after the version log
         # licences reprinted whole: by their name, or titled so, in the sweep's scripts
         ("GNU Free Documentation License", "license"),
@@ -354,6 +364,8 @@ def test_listings_and_letter_spaced_titles(title: str, reading: tuple[str, str])
         "Choosing a public license for your package",
         "Choosing a GNU license for your package",
         "GNU Emacs",
+        "Statusregister",  # a processor's register, not the German index
+        "Geçici dizin",  # Turkish: a temporary folder
     ],
 )
 def test_titles_that_only_look_like_matter(title: str) -> None:

@@ -122,6 +122,21 @@ def test_continuation_marks_in_the_books_language() -> None:
         ]
     )
     assert titles(th, "el-000002")[1].startswith("การเรียงพิมพ์เอกสาร (ต่อ): ")
+    hu = build_doc(  # LilyPond's Hungarian manuals had "(continued)"
+        [
+            heading("1 A kottaszedés", 1, page=1),
+            para("A program a kottát úgy szedi, hogy az olvasó csak a zenére figyeljen. " * 60,
+                 page=1, page_last=6),
+            para("Ez nem egy egyszerű feladat, és van, hogy csak a kézi munka segít. " * 60,
+                 page=7, page_last=12),
+            heading("1.1 A zenei betűkészlet", 2, page=12),
+            para("A jelek vastagsága meg a formája is számít. " * 30, page=12, page_last=13),
+        ]
+    )  # fmt: skip
+    assert titles(hu, "el-000002") == [
+        "A kottaszedés",
+        "A kottaszedés (folytatás): A zenei betűkészlet",
+    ]
 
 
 def test_the_title_pages_heading_is_no_chapter_to_continue() -> None:

@@ -71,6 +71,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "sv": ("Titelsida",),
             "da": ("Titelblad",),
             "ro": ("Pagina de titlu",),
+            "hu": ("Címoldal",),
             "vi": ("Trang bìa",),
             "ru": ("Титульные страницы", "Титульный лист"),
             "zh": ("封面", "标题页"),
@@ -319,6 +320,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "cs": ("Tiráž",),
             "sv": ("Kolofon",),
             "da": ("Kolofon",),
+            "hu": ("Impresszum",),
             "ru": ("Выходные данные",),
             "zh": ("版权页", "版本记录"),
             "ja": ("奥付",),
@@ -346,6 +348,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "sv": ("Licens",),
             "da": ("Licens",),
             "ro": ("Licență",),
+            "hu": ("Licenc",),
             "vi": ("Giấy phép",),
         },
     ),
@@ -418,6 +421,23 @@ def _readings() -> dict[str, list[tuple[MatterKind, str]]]:
 
 
 _READINGS = _readings()  # folded title -> every (kind, label) it may name, front first
+# an index titled by its subject, its word last as in the table: "B LilyPond tárgymutató",
+# "Käsitteiden hakemisto", "LilyPond-Sachregister"; one-word titles of the index alone, six
+# letters or more ("Dizin" is Turkish for a folder, "Register" a processor's too)
+_INDEX_WORDS = re.compile(
+    "(?:"
+    + "|".join(
+        sorted(
+            {
+                key
+                for titles in TITLES["index"][1].values()
+                for key in map(fold_title, titles)
+                if len(key) >= 6 and key != "register" and _READINGS[key] == [(_BACK, "index")]
+            }
+        )
+    )
+    + ")$"
+)
 # a GNU licence in translation, folded, "GNU" at either end: "Licencia Pública General GNU",
 # "GNU 通用公共授权", "GNU 일반 공중 사용 허가서", "Giấy phép Công cộng GNU", "GNU ... GNU-Lizenz"
 _LICENSE_WORDS = (
@@ -463,7 +483,7 @@ def title_matters(text: str) -> list[tuple[MatterKind, str]]:
             continue
         if key in _READINGS:
             return sorted(_READINGS[key], key=lambda r: r[0] != _FRONT)
-        if _INDEX_SUFFIX.search(key) or _INDEX_PREFIX.match(key):
+        if _INDEX_SUFFIX.search(key) or _INDEX_WORDS.search(key) or _INDEX_PREFIX.match(key):
             return [(_BACK, "index")]
         if _LICENSE_NAME.search(key) or _gnu_license(key):
             return [(_BACK, "license")]
@@ -512,6 +532,7 @@ _LANGUAGES = {
     "sv": _Language(" och ", "{title}, del {i} av {n}"),
     "da": _Language(" og ", "{title}, del {i} af {n}"),
     "ro": _Language(" și ", "{title}, partea {i} din {n}"),
+    "hu": _Language(" és ", "{title} ({i}/{n}. rész)"),
     "vi": _Language(" và ", "{title}, phần {i}/{n}"),
 }
 

@@ -87,6 +87,7 @@ _MARKS = {
     "sv": _Marks(" (forts.)", ": ", "; "),
     "da": _Marks(" (fortsat)", ": ", "; "),
     "ro": _Marks(" (continuare)", ": ", "; "),
+    "hu": _Marks(" (folytatás)", ": ", "; "),
     "vi": _Marks(" (tiếp theo)", ": ", "; "),
 }
 
