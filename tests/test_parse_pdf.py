@@ -1544,3 +1544,41 @@ def test_sections_under_a_bookmark_longer_than_a_session_are_headings(tmp_path: 
         ("# Realms", 17),
     ]
     assert "2.1 Hosts" in _body(ir) and "Warning" in _body(ir)
+
+
+def test_numbered_sections_under_a_long_bookmark_are_headings(tmp_path: Path) -> None:
+    """PARI's reference manual bookmarks two levels and sets each function as a paragraph
+    that opens with its section number ("3.8.31 factorback(f, {e}). Gives back ..."): its
+    65 pages of "Arithmetic functions" held no heading, and five sessions in a row were
+    titled "Arithmetic functions (continued)". Under a numbered bookmark longer than a
+    session, the paragraphs that open with its number one level down, in increasing
+    order, are sections; the run-in title is split off its text. A number out of order, or
+    under a short bookmark, stays text."""
+    words = (_PROSE * 8).split()
+    doc = pymupdf.open()
+    for n in range(1, 21):
+        page = doc.new_page()
+        top = 80
+        if n in (1, 17):
+            title = "3.8 Arithmetic functions" if n == 1 else "3.9 Polynomials"
+            page.insert_text((72, top + 20), title, fontsize=16, fontname="hebo")
+            top += 40
+        text = " ".join(words[3 * n :])
+        if n <= 16:
+            opening = f"3.8.{n} gcd{n}(x, y). " if n != 12 else "3.8.1 of this manual says "
+        else:
+            opening = f"3.9.{n - 16} polcoeff{n}(x, n). "
+        page.insert_textbox((72, top, 520, 700), opening + text, fontsize=10)
+    doc.set_toc([[1, "3.8 Arithmetic functions", 1], [1, "3.9 Polynomials", 17]])
+    doc.save(tmp_path / "pari.pdf")
+    ir = parse_document(tmp_path / "pari.pdf").document
+    headings = [(e.text, e.page_first) for e in _of(ir, "heading")]
+    functions = [(f"## 3.8.{n} gcd{n}(x, y).", n) for n in range(1, 17) if n != 12]
+    assert headings == [
+        ("# 3.8 Arithmetic functions", 1),
+        *functions,
+        ("# 3.9 Polynomials", 17),
+    ]
+    after = ir.elements[[e.text for e in ir.elements].index("## 3.8.2 gcd2(x, y).") + 1]
+    assert after.type == "paragraph" and after.text.startswith(words[6])
+    assert "3.8.1 of this manual says" in _body(ir) and "3.9.1 polcoeff17(x, n)." in _body(ir)

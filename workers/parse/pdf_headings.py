@@ -42,7 +42,7 @@ CAPTION = re.compile(
 @dataclass
 class Heading:
     level: int
-    origin: str  # "outline", "outline-position" or "font"
+    origin: str  # "outline", "outline-position", "font" or "number"
 
 
 @dataclass
@@ -659,6 +659,49 @@ def headings_below_outline(
             pb.headings[i] = Heading(level, "font")
     for pb in pages:
         _join_wrapped(pb, body)
+
+
+# a bookmark's section number ("3.8 Arithmetic functions.", "3.8. Arithmetic functions")
+_ENTRY_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s")
+RUN_IN_TITLE = 100  # characters of a run-in title, at most
+MIN_NUMBERED = 3  # sections under one bookmark, at least
+
+
+def numbered_below_outline(bodies: dict[int, PageBody], outline: list[OutlineEntry]) -> None:
+    """Under a numbered bookmark longer than a study session, the blocks that open with its
+    number one level down, in increasing order ("3.8.30 factor(x, {D}). Factor x over
+    ...", "3.8.31 factorback(f, {e}). Gives back ..."), are its sections, one level below
+    it: a title alone on its line is a heading, and a run-in title closed by a period is
+    split off its paragraph. PARI's reference manual bookmarks two levels and sets each
+    function so, bold at the body's size; its 65 pages of "Arithmetic functions" held no
+    heading, and five sessions in a row were titled "Arithmetic functions (continued)"."""
+    entries = sorted((o for o in outline if o.page), key=lambda o: o.page)
+    for k, entry in enumerate(entries):
+        end = entries[k + 1].page if k + 1 < len(entries) else max(bodies, default=0)
+        number = _ENTRY_NUMBER.match(entry.title.strip())
+        if number is None or end - entry.page <= LONG_SPAN:
+            continue
+        sub = re.compile(re.escape(number.group(1)) + r"\.(\d{1,3})\.?\s+\S")
+        found: list[tuple[PageBody, int]] = []
+        last = 0
+        for pb in (bodies[p] for p in range(entry.page, end + 1) if p in bodies):
+            for i, b in enumerate(pb.blocks):
+                m = sub.match(b.lines[0]) if b.kind == "text" and b.lines else None
+                if m and int(m.group(1)) > last and not (b.figure or pb.entry(b)):
+                    if i not in pb.headings:
+                        found.append((pb, i))
+                    last = int(m.group(1))
+        if len(found) < MIN_NUMBERED:
+            continue
+        heading = Heading(min(entry.level + 1, 6), "number")
+        for pb, i in reversed(found):  # a split shifts the blocks after it
+            first = pb.blocks[i].lines[0]
+            close = first.find(". ", len(number.group(1)) + 3)  # a run-in title's period
+            if 0 < close < RUN_IN_TITLE:
+                _run_in(pb, i, close + 1)
+                pb.headings[i] = heading
+            elif len(pb.blocks[i].lines) == 1 and len(first) <= RUN_IN_TITLE:
+                pb.headings[i] = heading
 
 
 def _join_wrapped(pb: PageBody, body: float) -> None:

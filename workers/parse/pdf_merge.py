@@ -43,6 +43,7 @@ from quire.workers.parse.pdf_headings import (
     font_headings,
     headings_below_outline,
     match_outline,
+    numbered_below_outline,
     outline_names_chapters,
 )
 from quire.workers.parse.pdf_hyphens import (
@@ -137,6 +138,7 @@ def merge_pdf_ranges(
         font_headings(list(bodies.values()), size)
     else:  # and the sections under a bookmark longer than a session
         headings_below_outline(bodies, meta.outline, meta.page_count, size)
+        numbered_below_outline(bodies, meta.outline)
     # contents lines read as headings go before labels are attached ("References 2" over
     # "A Appendices 2" reads as a label and its title) and after (an entry may name the
     # label with the title: "Appendix E. Oversized Materials 35")
