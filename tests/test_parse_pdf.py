@@ -1582,3 +1582,29 @@ def test_numbered_sections_under_a_long_bookmark_are_headings(tmp_path: Path) ->
     after = ir.elements[[e.text for e in ir.elements].index("## 3.8.2 gcd2(x, y).") + 1]
     assert after.type == "paragraph" and after.text.startswith(words[6])
     assert "3.8.1 of this manual says" in _body(ir) and "3.9.1 polcoeff17(x, n)." in _body(ir)
+
+
+def test_a_paragraph_opening_with_a_bold_run_in_title_stays_whole(tmp_path: Path) -> None:
+    """PARI's manual opens paragraphs with a bold run-in title, most of their first line
+    ("Multivariate polynomials and rational functions. PARI recursively factors poly-"):
+    the bold line was a paragraph of its own, and its broken word stayed in two pieces."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    head = "Multivariate polynomials and rational functions."
+    tail = " PARI factors multivariate poly-"
+    y = 100.0
+    page.insert_text((72, y), head, fontsize=10, fontname="hebo")
+    x = 72 + pymupdf.get_text_length(head, fontname="hebo", fontsize=10)
+    page.insert_text((x, y), tail, fontsize=10, fontname="helv")
+    rest = [
+        "nomials over the same fields as above, and the argument is used in the same",
+        "way to choose the field. The irreducible factors are sorted by their main",
+        "variable first and then by increasing degree, as the examples below show.",
+    ]
+    for line in rest:
+        y += 12
+        page.insert_text((72, y), line, fontsize=10, fontname="helv")
+    doc.save(tmp_path / "runin.pdf")
+    paragraphs = _of(parse_document(tmp_path / "runin.pdf").document, "paragraph")
+    assert len(paragraphs) == 1
+    assert "PARI factors multivariate polynomials over the same fields" in paragraphs[0].text

@@ -399,7 +399,10 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
     if a.mono:
         return gap > 2.2 * h
     if a.bold != b.bold:
-        return True
+        # a word broken at the line's end goes on, whatever the fonts: a paragraph that
+        # opens with a bold run-in title ("Multivariate polynomials and rational
+        # functions. PARI ... poly-") is bold on its first line
+        return not (b.text[:1].islower() and _BROKEN_WORD.search(a.text) and gap <= 0.7 * h)
     if gap > 0.7 * h and not _spaced_on(a, b, lay):
         return True
     if lay.pitch and b.baseline - a.baseline > 1.3 * lay.pitch * max(1.0, a.size / lay.body):
