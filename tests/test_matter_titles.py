@@ -370,3 +370,12 @@ def test_listings_and_letter_spaced_titles(title: str, reading: tuple[str, str])
 )
 def test_titles_that_only_look_like_matter(title: str) -> None:
     assert title_matters(title) == []
+
+
+@pytest.mark.parametrize("title", ["Agradecimientos", "Reconocimientos", "Danksagung"])
+def test_thanks_are_reference_matter_in_the_sweeps_languages(title: str) -> None:
+    # GLPK's Spanish GMPL manual closes with "Reconocimientos", counted as a chapter
+    assert title_matters(title) == [
+        ("front_matter", "acknowledgements"),
+        ("back_matter", "closing acknowledgements"),
+    ]

@@ -40,7 +40,7 @@ _THANKS: dict[str, tuple[str, ...]] = {
     "en": ("Acknowledgements", "Acknowledgments"),
     "de": ("Danksagung",),
     "fr": ("Remerciements",),
-    "es": ("Agradecimientos",),
+    "es": ("Agradecimientos", "Reconocimientos"),
     "it": ("Ringraziamenti",),
     "pt": ("Agradecimentos",),
     "nl": ("Dankwoord",),
