@@ -320,6 +320,19 @@ def test_a_soft_hyphen_drawn_on_the_page_reads_as_a_hyphen() -> None:
     assert expand_glyphs("hand\u00ad") == "hand-"
 
 
+def test_a_paths_spacing_tilde_reads_as_a_tilde() -> None:
+    """groff's and TeX's fonts set "~" as the glyph "tilde", the spacing accent U+02DC:
+    bash's manual page read "˜/.bashrc", and "www.case.edu/˜chet/" as a link a reader
+    copies. Against a slash it is the path's tilde; an accent table's, or one after a
+    symbol (PARI's "x˜"), stays."""
+    assert expand_glyphs("reads \u02dc/.bashrc first") == "reads ~/.bashrc first"
+    assert (
+        expand_glyphs("https://www.case.edu/\u02dcchet/bash/") == "https://www.case.edu/~chet/bash/"
+    )
+    assert expand_glyphs("` \u00b4 \u02c6 \u02dc \u00a8") == "` \u00b4 \u02c6 \u02dc \u00a8"
+    assert expand_glyphs("returns x\u02dc") == "returns x\u02dc"
+
+
 def test_ligatures_and_old_style_figures_in_table_cells_read_as_letters(tmp_path: Path) -> None:
     """A ruled table's cells read as the text rows do (the sweep: 73 lines of tables in 23
     manuals kept "eﬀect", "deﬁned" and private-use digits, so search missed them)."""

@@ -5,7 +5,10 @@ the Adobe Glyph List, which NFKC keeps: the sweep met 12,753 in 18 manuals, nump
 numbers, bgteubner-cm's headings), and the soft hyphen U+00AD: in a PDF it is a glyph drawn
 on the page, a hyphen the reader sees (OpenOffice's export maps its hyphen so: Faust's
 slides said "real\u00adtime", which a browser shows as "realtime" and a search for
-"real-time" misses); at a line end it is then a break like any other.
+"real-time" misses); at a line end it is then a break like any other. A spacing tilde
+U+02DC against a slash is the tilde of a path or URL ("˜/.bashrc", "cs.wisc.edu/˜ghost"):
+groff's and TeX's fonts name that glyph "tilde", the accent, and a reader who copies the
+path needs "~".
 
 Text rows, table cells and link texts all go through `expand_glyphs`, so a word reads the
 same wherever the page sets it ("eﬀect" in a table cell is "effect", as in the text).
@@ -17,11 +20,18 @@ import re
 import unicodedata
 
 PRESENTATION = re.compile(r"[\ufb50-\ufdff\ufe70-\ufeff]")
-COMPAT = re.compile(r"[\u00ad\ufb00-\ufb06\ufb50-\ufdff\ufe70-\ufefe\uf730-\uf739]+")
+_PATH_TILDE = r"(?<=/)\u02dc|\u02dc(?=/)"
+COMPAT = re.compile(r"[\u00ad\ufb00-\ufb06\ufb50-\ufdff\ufe70-\ufefe\uf730-\uf739]+|" + _PATH_TILDE)
 _OLDSTYLE = str.maketrans({0xAD: "-"} | {0xF730 + i: str(i) for i in range(10)})
 
 
 def expand_glyphs(text: str) -> str:
     """Latin ligatures (ﬁ) and Arabic presentation forms -> their letters (NFKC), old-style
-    figures -> digits, soft hyphens -> hyphens."""
-    return COMPAT.sub(lambda m: unicodedata.normalize("NFKC", m.group()).translate(_OLDSTYLE), text)
+    figures -> digits, soft hyphens -> hyphens, a path's spacing tilde -> "~"."""
+    return COMPAT.sub(_expanded, text)
+
+
+def _expanded(m: re.Match[str]) -> str:
+    if m.group() == "\u02dc":
+        return "~"
+    return unicodedata.normalize("NFKC", m.group()).translate(_OLDSTYLE)
