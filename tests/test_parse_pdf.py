@@ -1608,3 +1608,27 @@ def test_a_paragraph_opening_with_a_bold_run_in_title_stays_whole(tmp_path: Path
     paragraphs = _of(parse_document(tmp_path / "runin.pdf").document, "paragraph")
     assert len(paragraphs) == 1
     assert "PARI factors multivariate polynomials over the same fields" in paragraphs[0].text
+
+
+def test_a_word_broken_before_a_smaller_line_stays_whole(tmp_path: Path) -> None:
+    """bash's manual page sets names of signals a point smaller: "upon re-" / "ceipt of a
+    SIGWINCH." was mostly 9 pt under a 10 pt line, and became two paragraphs, "re-" and
+    "ceipt" apart."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    lines = [
+        "Used by the select compound command to determine the terminal width when",
+        "printing lists, and set by the shell in an interactive session upon re-",
+    ]
+    y = 100.0
+    for line in lines:
+        page.insert_text((72, y), line, fontsize=10, fontname="tiro")
+        y += 12
+    page.insert_text((72, y), "ceipt of", fontsize=10, fontname="tiro")
+    x = 72 + pymupdf.get_text_length("ceipt of", fontname="tiro", fontsize=10)
+    page.insert_text((x, y), " SIGWINCH.", fontsize=9, fontname="tibo")
+    page.insert_text((72, y + 30), "The next paragraph names the receipt again.", fontsize=10)
+    doc.save(tmp_path / "man.pdf")
+    paragraphs = _of(parse_document(tmp_path / "man.pdf").document, "paragraph")
+    assert len(paragraphs) == 2
+    assert paragraphs[0].text.endswith("in an interactive session upon receipt of SIGWINCH.")

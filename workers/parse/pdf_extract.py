@@ -390,26 +390,25 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
         return True
     if b.x0 >= a.x1 + h and b.y0 < a.y1:  # side by side
         return True
+    gap = b.y0 - a.y1
+    if _broken_word(a, b) and gap <= 0.7 * h and abs(a.size - b.size) <= 0.15 * a.size:
+        return list_marker(b.text) is not None
     if a.cjk_size and b.cjk_size:  # Japanese or Chinese: their own size decides
         if abs(a.cjk_size - b.cjk_size) > max(0.6, 0.08 * a.cjk_size):
             return True
     elif abs(a.size - b.size) > max(0.6, 0.08 * a.size):
         return True
-    gap = b.y0 - a.y1
     if a.mono:
         return gap > 2.2 * h
     if a.bold != b.bold:
-        # a word broken at the line's end goes on, whatever the fonts: a paragraph that
-        # opens with a bold run-in title ("Multivariate polynomials and rational
-        # functions. PARI ... poly-") is bold on its first line
-        return not (b.text[:1].islower() and _BROKEN_WORD.search(a.text) and gap <= 0.7 * h)
+        return True
     if gap > 0.7 * h and not _spaced_on(a, b, lay):
         return True
     if lay.pitch and b.baseline - a.baseline > 1.3 * lay.pitch * max(1.0, a.size / lay.body):
         return True
     if list_marker(b.text):
         return True
-    if b.text[:1].islower() and (_BROKEN_WORD.search(a.text) or _same_end(a, b)):
+    if _broken_word(a, b) or (b.text[:1].islower() and _same_end(a, b)):
         return False  # a word broken at the line's end, or a narrower passage's next line
     if (
         lay.ends
@@ -427,6 +426,15 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
     if lay.ends and lay.full(a):
         return False  # a full first line goes on: indented first line, or hanging indent
     return b.left > a.left + 3  # a label line followed by indented text
+
+
+def _broken_word(a: Row, b: Row) -> bool:
+    """Does row `a` end in a word that row `b` goes on with ("envi-" / "ronment")? Close
+    below it, `b` is then the same paragraph whatever its fonts: a paragraph opening
+    with a bold run-in title is bold on its first line ("Multivariate polynomials and
+    rational functions. PARI ... poly-"), and a manual page's next line is smaller where
+    it names a signal ("upon re-" / "ceipt of a SIGWINCH.", mostly 9 pt beside 10)."""
+    return b.text[:1].islower() and _BROKEN_WORD.search(a.text) is not None
 
 
 def _spaced_on(a: Row, b: Row, lay: _Layout) -> bool:
