@@ -1632,3 +1632,39 @@ def test_a_word_broken_before_a_smaller_line_stays_whole(tmp_path: Path) -> None
     paragraphs = _of(parse_document(tmp_path / "man.pdf").document, "paragraph")
     assert len(paragraphs) == 2
     assert paragraphs[0].text.endswith("in an interactive session upon receipt of SIGWINCH.")
+
+
+def test_a_ragged_line_ending_short_of_the_edge_goes_on(tmp_path: Path) -> None:
+    """TeX sets a ragged-right paragraph as a whole: oscola's "… is intended to implement
+    more or less" ended 2 em short of the column's edge, though "the" would have fit, and
+    the paragraph was cut there in two. Up to 2 em short, a line that goes on into a
+    lowercase word is no paragraph's last line."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    box = (72, 72, 520, 200)
+    page.insert_textbox(
+        box, _PROSE * 3, fontsize=11, fontname="tiro", align=_const("TEXT_ALIGN_JUSTIFY")
+    )
+    words = ("The style is to be set in a way so as to do it as it is in the book " * 4).split()
+    line = ""
+    for w in words:  # the longest run of short words that ends over a word's room short
+        if 72 + pymupdf.get_text_length(f"{line} {w}".strip(), "tiro", 11) > box[2] - 12:
+            break
+        line = f"{line} {w}".strip()
+    room = box[2] - 72 - pymupdf.get_text_length(line, "tiro", 11)
+    assert 12 < room < 22  # "a" would fit: under the 2 em of an 11-pt ragged line
+    page.insert_text((72, 230), line, fontsize=11, fontname="tiro")
+    page.insert_text(
+        (72, 243.5), "a matter of style, as the standard says.", fontsize=11, fontname="tiro"
+    )
+    page.insert_textbox(
+        (72, 270, 520, 400),
+        _PROSE * 3,
+        fontsize=11,
+        fontname="tiro",
+        align=_const("TEXT_ALIGN_JUSTIFY"),
+    )
+    doc.save(tmp_path / "ragged.pdf")
+    paragraphs = _of(parse_document(tmp_path / "ragged.pdf").document, "paragraph")
+    assert [p.text[:10] for p in paragraphs] == ["Kerberos k", line[:10], "Kerberos k"]
+    assert paragraphs[1].text == f"{line} a matter of style, as the standard says."

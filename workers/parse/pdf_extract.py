@@ -90,6 +90,7 @@ _GUARDED = re.compile(r"[0-9]{1,5}(?:\s*⟨[^⟩]*⟩)+")
 _CJK = re.compile(f"[{HAN}{KANA}]")
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
+RAGGED_STRETCH = 2.0  # ems a ragged line may end short of its edge (see `_ragged_on`)
 _BROKEN_WORD = re.compile(r"[^\W\d_]-$")  # "envi-" / "ronment": the sentence goes on
 _GOES_ON = re.compile(r"[^\W\d_],?$")  # a line ending in a word or a comma
 _LATIN1_SUPP = re.compile(r"[\u00c0-\u00ff]")
@@ -451,7 +452,10 @@ def _ragged_on(a: Row, b: Row, lay: _Layout) -> bool:
     does the sentence go on? Then the line ended because the word did not fit, not
     because its paragraph did. A paragraph set ragged right (tikz-network's, a ragged
     thesis's) ends its lines up to a few ems short of the edge, and each was taken for a
-    paragraph's short last line ("… Therefore, the same" / "rules and naming …")."""
+    paragraph's short last line ("… Therefore, the same" / "rules and naming …"). TeX sets
+    a ragged paragraph as a whole, not line by line: its lines may end up to
+    RAGGED_STRETCH ems short even where the next word would fit (\\raggedright stretches
+    the right margin by 2 em; oscola's "… more or less" / "the whole of the standard")."""
     edges = [e for e in lay.ends if e >= a.x1 - 2.5]
     word = b.text.split(maxsplit=1)[0] if b.text.strip() else ""
     if a.rtl or not edges or not word[:1].islower() or not _GOES_ON.search(a.text):
@@ -459,7 +463,7 @@ def _ragged_on(a: Row, b: Row, lay: _Layout) -> bool:
     if _cells(a) or _cells(b):
         return False  # a description list's key, set apart from its text, opens an item
     per_char = (b.x1 - b.x0) / max(len(b.text), 1)
-    return min(edges) - a.x1 < (len(word) + 1) * per_char
+    return min(edges) - a.x1 < max((len(word) + 1) * per_char, RAGGED_STRETCH * a.size)
 
 
 def _same_end(a: Row, b: Row) -> bool:
