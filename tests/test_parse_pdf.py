@@ -1668,3 +1668,32 @@ def test_a_ragged_line_ending_short_of_the_edge_goes_on(tmp_path: Path) -> None:
     paragraphs = _of(parse_document(tmp_path / "ragged.pdf").document, "paragraph")
     assert [p.text[:10] for p in paragraphs] == ["Kerberos k", line[:10], "Kerberos k"]
     assert paragraphs[1].text == f"{line} a matter of style, as the standard says."
+
+
+def test_a_hanging_entry_whose_next_word_did_not_fit_goes_on(tmp_path: Path) -> None:
+    """TeX for the Impatient's command summary sets each command with a hanging indent:
+    "*\\baselineskip ressort pour la distance verticale normale entre une" ends an em
+    short of the edge, "ligne de base et la suivante" goes on indented, and was a paragraph
+    of its own: the first line was read as a label over indented text."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    justified = {"fontsize": 10, "fontname": "tiro", "align": _const("TEXT_ALIGN_JUSTIFY")}
+    page.insert_textbox((72, 72, 520, 180), _PROSE * 3, **justified)
+    page.insert_text((72, 220), "*\\baselineskip", fontsize=10, fontname="cour")
+    x = 72 + pymupdf.get_text_length("*\\baselineskip", "cour", 10) + 8
+    text = "ressort pour la distance verticale normale entre une ligne de base et la suivante"
+    words = f"{text} dans un paragraphe ordinaire de texte".split()
+    line = ""
+    for w in words:  # as far as the words fit short of the edge by at least half an em
+        if x + pymupdf.get_text_length(f"{line} {w}".strip(), "tiro", 10) > 520 - 5:
+            break
+        line = f"{line} {w}".strip()
+    rest = " ".join(words[len(line.split()) :]) + ", par défaut 12 pt."
+    assert 520 - x - pymupdf.get_text_length(line, "tiro", 10) < 20  # under the next word
+    page.insert_text((x, 220), line, fontsize=10, fontname="tiro")
+    page.insert_text((100, 232), rest, fontsize=10, fontname="tiro")
+    page.insert_textbox((72, 260, 520, 400), _PROSE * 3, **justified)
+    doc.save(tmp_path / "summary.pdf")
+    paragraphs = _of(parse_document(tmp_path / "summary.pdf").document, "paragraph")
+    assert len(paragraphs) == 3
+    assert paragraphs[1].text.endswith(f"{line} {rest}")

@@ -424,8 +424,11 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
         return abs(b.left - left) > 3
     if list_marker(a.text):
         return b.left < a.left - 3  # a hanging item continues to the right of its marker
-    if lay.ends and lay.full(a):
-        return False  # a full first line goes on: indented first line, or hanging indent
+    if lay.ends and (lay.full(a) or _ragged_on(a, b, lay)):
+        # a full first line goes on (indented first line, or hanging indent), as does one
+        # the next word did not fit (a command summary's "*\\baselineskip ressort pour la
+        # distance verticale normale entre une" / "ligne de base et la suivante")
+        return False
     return b.left > a.left + 3  # a label line followed by indented text
 
 
