@@ -393,7 +393,7 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
         return True
     gap = b.y0 - a.y1
     if _broken_word(a, b) and gap <= 0.7 * h and abs(a.size - b.size) <= 0.15 * a.size:
-        return list_marker(b.text) is not None
+        return list_marker(b.text) is not None  # it goes on, unless an item opens there
     if a.cjk_size and b.cjk_size:  # Japanese or Chinese: their own size decides
         if abs(a.cjk_size - b.cjk_size) > max(0.6, 0.08 * a.cjk_size):
             return True

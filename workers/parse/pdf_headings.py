@@ -681,22 +681,22 @@ def numbered_below_outline(bodies: dict[int, PageBody], outline: list[OutlineEnt
         number = _ENTRY_NUMBER.match(entry.title.strip())
         if number is None or end - entry.page <= LONG_SPAN:
             continue
-        sub = re.compile(re.escape(number.group(1)) + r"\.(\d{1,3})\.?\s+\S")
-        found: list[tuple[PageBody, int]] = []
+        sub = re.compile(re.escape(number.group(1)) + r"\.(\d{1,3})\.?\s+(?=\S)")
+        found: list[tuple[PageBody, int, int]] = []  # (page, block, where its title starts)
         last = 0
         for pb in (bodies[p] for p in range(entry.page, end + 1) if p in bodies):
             for i, b in enumerate(pb.blocks):
                 m = sub.match(b.lines[0]) if b.kind == "text" and b.lines else None
                 if m and int(m.group(1)) > last and not (b.figure or pb.entry(b)):
                     if i not in pb.headings:
-                        found.append((pb, i))
+                        found.append((pb, i, m.end()))
                     last = int(m.group(1))
         if len(found) < MIN_NUMBERED:
             continue
         heading = Heading(min(entry.level + 1, 6), "number")
-        for pb, i in reversed(found):  # a split shifts the blocks after it
+        for pb, i, title in reversed(found):  # a split shifts the blocks after it
             first = pb.blocks[i].lines[0]
-            close = first.find(". ", len(number.group(1)) + 3)  # a run-in title's period
+            close = first.find(". ", title)  # the period that closes a run-in title
             if 0 < close < RUN_IN_TITLE:
                 _run_in(pb, i, close + 1)
                 pb.headings[i] = heading
