@@ -43,7 +43,7 @@ from quire.workers.parse import (
 from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.pdf import fallback_page
 from quire.workers.parse.pdf_assemble import join_lines
-from quire.workers.parse.pdf_extract import _page_layout, font_style
+from quire.workers.parse.pdf_extract import _Layout, _page_layout, _spaced_on, font_style
 from quire.workers.parse.pdf_headings import _symbols
 from quire.workers.parse.pdf_open import open_pdf, open_pdf_kept, pymupdf_module
 from quire.workers.parse.pdf_tables import _cells_text
@@ -592,6 +592,42 @@ def test_a_double_spaced_thesis_keeps_its_paragraphs(tmp_path: Path) -> None:
     doc.save(tmp_path / "thesis.pdf")
     texts = [e.text for e in parse_document(tmp_path / "thesis.pdf").document.elements]
     assert texts == [" ".join(lines[:4]), " ".join(lines[4:])], texts
+
+
+def test_a_double_spaced_line_the_next_word_did_not_fit_goes_on(tmp_path: Path) -> None:
+    """mugsthesis: a double-spaced line ending an em and a half short of the edge ("… We
+    can" / "then check the pagination") was a paragraph's end: only a full line went on at
+    the wide pitch."""
+    words = "time is the clue to the discovery of the categories as we have already seen"
+    lines = [f"{words} and so on {k}" for k in range(5)] + [f"{words} as", f"a {words} {6}"]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for k, line in enumerate(lines):
+        if k == 6:  # the short last line
+            page.insert_text((72, 100 + 24 * k), line, fontsize=10, fontname="helv")
+        else:  # the sixth line ends 15 points short: "a" would have fit
+            _justified(page, 100 + 24 * k, [line], right=505 if k == 5 else 520)
+    doc.save(tmp_path / "thesis.pdf")
+    texts = [e.text for e in parse_document(tmp_path / "thesis.pdf").document.elements]
+    assert texts == [" ".join(lines)], texts
+
+
+def test_spaced_description_items_stay_apart_on_their_wide_pitch() -> None:
+    """lshort-ee's hyperref options, one spaced line each, give their page its wide pitch:
+    an item ending 3.7 ems short ("linkcolor (=red) … värv") is no line of the next
+    ("citecolor (=green) …"), though that one's first word would not have fit; a line
+    an em short is."""
+
+    def row(text: str, x1: float, base: float) -> Row:
+        return Row(text, 169, base - 9, x1, base + 2, 11.0, False, False, False, True, base=base)
+
+    lay = _Layout(body=11.0, pitch=17.44, ends=(501.0,), start=142.0)
+    item = "citecolor (=green) viitelinkide (bibliograafia) värv"
+    nxt = row(item, 425.6, 632.8)
+    assert not _spaced_on(
+        row("linkcolor (=red) siselinkide (jaotised) värv", 460.1, 615.4), nxt, lay
+    )
+    assert _spaced_on(row("linkcolor (=red) siselinkide (jaotised) värv", 490.0, 615.4), nxt, lay)
 
 
 def test_stacked_symbols_do_not_set_the_pages_line_pitch() -> None:

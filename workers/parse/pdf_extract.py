@@ -442,12 +442,20 @@ def _broken_word(a: Row, b: Row) -> bool:
 
 
 def _spaced_on(a: Row, b: Row, lay: _Layout) -> bool:
-    """Does a full line go on at the page's own wide line pitch? A thesis set double-spaced
-    (ndsu's class) has a gap between every two lines wider than a line, and was cut into a
-    paragraph per line; a paragraph break there adds space to the pitch."""
-    return bool(
-        lay.ends and lay.pitch and lay.full(a) and b.baseline - a.baseline <= 1.1 * lay.pitch
-    )
+    """Does a full line, or a ragged one that ends within RAGGED_STRETCH ems of the edge,
+    go on at the page's own wide line pitch? A thesis set double-spaced (ndsu's class) has
+    a gap between every two lines wider than a line, and was cut into a paragraph per
+    line; a paragraph break there adds space to the pitch. (mugsthesis's "… We can" /
+    "then check the pagination" ended 1.4 em short. A page of spaced description items
+    has their spacing for its pitch: an item 3 em short, "… leheküljed jne) värv", is no
+    line of the next, "citecolor (=green) …".)"""
+    if not (lay.ends and lay.pitch and b.baseline - a.baseline <= 1.1 * lay.pitch):
+        return False
+    if lay.full(a):
+        return True
+    edges = [e for e in lay.ends if e >= a.x1 - 2.5]
+    near = bool(edges) and min(edges) - a.x1 < RAGGED_STRETCH * a.size
+    return near and _ragged_on(a, b, lay)
 
 
 def _ragged_on(a: Row, b: Row, lay: _Layout) -> bool:
