@@ -1733,3 +1733,43 @@ def test_a_hanging_entry_whose_next_word_did_not_fit_goes_on(tmp_path: Path) -> 
     paragraphs = _of(parse_document(tmp_path / "summary.pdf").document, "paragraph")
     assert len(paragraphs) == 3
     assert paragraphs[1].text.endswith(f"{line} {rest}")
+
+
+def _set_flush(
+    page: pymupdf.Page, y: float, runs: list[tuple[str, float]], left: float = 72
+) -> None:
+    """Words of `runs` ((text, size) each) on baseline `y`, spread flush from x `left` to
+    520 as TeX justifies a line."""
+    words = [(w, size) for text, size in runs for w in text.split()]
+    widths = [pymupdf.get_text_length(w, "helv", size) for w, size in words]
+    gap = (520 - left - sum(widths)) / (len(words) - 1)
+    x = left
+    for (w, size), width in zip(words, widths, strict=True):
+        page.insert_text((x, y), w, fontsize=size, fontname="helv")
+        x += width + gap
+
+
+def test_a_full_line_goes_on_whatever_its_majority_size_or_its_item_marker(
+    tmp_path: Path,
+) -> None:
+    """A full line that ends in a word goes on into a lower-case line below it: lilyglyphs'
+    line of 8.5-pt glyph names in 11-pt text was its own paragraph ("… This is actually
+    simpler" / "because we don't …"), and frenchb's dash items, whose lines run on under
+    the dash, were cut after their first ("— Biblatex … sont" / "transcrits …")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _justified(page, 80, [(_PROSE * 2)[:110].rsplit(" ", 1)[0]] * 3)  # the edge, at 520
+    names = "lilyGlyph lilyPrintGlyph lilyGlyphByNumber lilyImage lilyScore lilyDynamics"
+    _set_flush(page, 200, [("Use", 11.0), (names, 8.5), ("This is actually simpler", 11.0)])
+    page.insert_text((72, 213), "because we do not set the design size.", fontsize=11)
+    item = "— Biblatex takes the language options of Babel into account and sets the words"
+    _set_flush(page, 300, [(f"{item} of its lists of", 10.0)], 90)
+    page.insert_text((72, 312), "authors automatically, as the French rules ask.", fontsize=10)
+    doc.save(tmp_path / "full.pdf")
+    texts = [e.text for e in parse_document(tmp_path / "full.pdf").document.elements]
+    assert any(
+        t.endswith("This is actually simpler because we do not set the design size.") for t in texts
+    ), texts
+    assert any(
+        t.endswith("lists of authors automatically, as the French rules ask.") for t in texts
+    ), texts

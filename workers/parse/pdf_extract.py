@@ -392,7 +392,11 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
     if b.x0 >= a.x1 + h and b.y0 < a.y1:  # side by side
         return True
     gap = b.y0 - a.y1
-    if _broken_word(a, b) and gap <= 0.7 * h and abs(a.size - b.size) <= 0.15 * a.size:
+    if (
+        _goes_on(a, b, lay)
+        and gap <= 0.7 * h
+        and abs(a.size - b.size) <= 0.25 * max(a.size, b.size)
+    ):
         return list_marker(b.text) is not None  # it goes on, unless an item opens there
     if a.cjk_size and b.cjk_size:  # Japanese or Chinese: their own size decides
         if abs(a.cjk_size - b.cjk_size) > max(0.6, 0.08 * a.cjk_size):
@@ -422,14 +426,32 @@ def _breaks(cur: list[Row], b: Row, lay: _Layout) -> bool:
     if len(cur) >= 2:
         left = cur[1].left
         return abs(b.left - left) > 3
-    if list_marker(a.text):
-        return b.left < a.left - 3  # a hanging item continues to the right of its marker
+    if list_marker(a.text):  # a hanging item continues to the right of its marker
+        return b.left < a.left - 3 and not _goes_on(a, b, lay)
     if lay.ends and (lay.full(a) or _ragged_on(a, b, lay)):
         # a full first line goes on (indented first line, or hanging indent), as does one
         # the next word did not fit (a command summary's "*\\baselineskip ressort pour la
         # distance verticale normale entre une" / "ligne de base et la suivante")
         return False
     return b.left > a.left + 3  # a label line followed by indented text
+
+
+def _goes_on(a: Row, b: Row, lay: _Layout) -> bool:
+    """Does row `b` go on with the sentence of row `a`, whatever their fonts and indents: a
+    word broken at `a`'s end (`_broken_word`), or a full line that ends in a word or comma
+    before a lower-case one? A line's size is its majority's: lilyglyphs' line of 8.5-pt
+    glyph names in 11-pt text was cut from the next ("This is actually simpler" /
+    "because we don't …"); frenchb's items run on under their dash ("— Biblatex …
+    sont" / "transcrits …")."""
+    if _broken_word(a, b):
+        return True
+    return (
+        bool(lay.ends)
+        and lay.full(a)
+        and b.text[:1].islower()
+        and _GOES_ON.search(a.text) is not None
+        and not (_cells(a) or _cells(b))
+    )
 
 
 def _broken_word(a: Row, b: Row) -> bool:
