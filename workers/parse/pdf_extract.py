@@ -338,8 +338,14 @@ class _Layout:
         if row.rtl:
             edges = [e for e in self.ends if e <= row.x0 + 2.5]
             return not edges or row.x0 - max(edges) <= 2.5
+        room = self.room(row)
+        return room is None or room <= 2.5
+
+    def room(self, row: Row) -> float | None:
+        """How far a left-to-right row ends short of its column's edge (None: past every
+        edge, or no edge known)."""
         edges = [e for e in self.ends if e >= row.x1 - 2.5]
-        return not edges or min(edges) - row.x1 <= 2.5
+        return min(edges) - row.x1 if edges else None
 
 
 def _page_layout(rows: list[Row]) -> _Layout:
@@ -475,9 +481,8 @@ def _spaced_on(a: Row, b: Row, lay: _Layout) -> bool:
         return False
     if lay.full(a):
         return True
-    edges = [e for e in lay.ends if e >= a.x1 - 2.5]
-    near = bool(edges) and min(edges) - a.x1 < RAGGED_STRETCH * a.size
-    return near and _ragged_on(a, b, lay)
+    room = lay.room(a)
+    return room is not None and room < RAGGED_STRETCH * a.size and _ragged_on(a, b, lay)
 
 
 def _ragged_on(a: Row, b: Row, lay: _Layout) -> bool:
@@ -489,14 +494,14 @@ def _ragged_on(a: Row, b: Row, lay: _Layout) -> bool:
     a ragged paragraph as a whole, not line by line: its lines may end up to
     RAGGED_STRETCH ems short even where the next word would fit (\\raggedright stretches
     the right margin by 2 em; oscola's "… more or less" / "the whole of the standard")."""
-    edges = [e for e in lay.ends if e >= a.x1 - 2.5]
+    room = lay.room(a)
     word = b.text.split(maxsplit=1)[0] if b.text.strip() else ""
-    if a.rtl or not edges or not word[:1].islower() or not _GOES_ON.search(a.text):
+    if a.rtl or room is None or not word[:1].islower() or not _GOES_ON.search(a.text):
         return False
     if _cells(a) or _cells(b):
         return False  # a description list's key, set apart from its text, opens an item
     per_char = (b.x1 - b.x0) / max(len(b.text), 1)
-    return min(edges) - a.x1 < max((len(word) + 1) * per_char, RAGGED_STRETCH * a.size)
+    return room < max((len(word) + 1) * per_char, RAGGED_STRETCH * a.size)
 
 
 def _same_end(a: Row, b: Row) -> bool:
