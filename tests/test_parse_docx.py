@@ -207,6 +207,8 @@ def test_code_from_style_and_monospace_runs(tmp_path: Path) -> None:
     mono = d.add_paragraph()
     mono.add_run("$ ls -l").font.name = "Courier New"
     d.add_paragraph("Mixed: ").add_run("inline()").font.name = "Consolas"
+    # a script face whose name starts with its foundry's "Monotype" is no typewriter
+    d.add_paragraph().add_run("With best wishes, the authors").font.name = "Monotype Corsiva"
     doc = parse_docx(_save(d, tmp_path)).document
     codes = _of_type(doc.elements, "code")
     assert [c.text for c in codes] == [
@@ -214,6 +216,7 @@ def test_code_from_style_and_monospace_runs(tmp_path: Path) -> None:
         md.code("$ ls -l"),
     ]
     assert "Mixed: inline()" in [e.text for e in doc.elements]
+    assert "With best wishes, the authors" in [e.text for e in doc.elements]
 
 
 def test_caption(tmp_path: Path) -> None:

@@ -359,13 +359,20 @@ def test_a_numbered_listing_is_one_code_block(tmp_path: Path) -> None:
         ("t1xr", False),
         ("HLPCA+TT476t00", False),
         ("TFNFTN+TT4B6t00", False),
+        ("LMMono10-Regular", True),
+        ("LMMonoLt10-Bold", True),
+        ("LMMonoPropLt10-Regular", False),
+        ("LMTypewriterVarWd10-Regular", False),
+        ("MonotypeCorsiva", False),
     ],
 )
 def test_typewriter_fonts_by_name(font: str, mono: bool) -> None:
     """newtxtt's "t1xtt" and Iosevka (luatexja's listings) carry no monospace flag: their
     numbered listings read as prose. Windows' PostScript driver names the TrueType fonts
     it sends "TT" + a number + "t00" (SasView's tutorials, through Ghostscript): no
-    typewriter type, and the tutorial's prose was code."""
+    typewriter type, and the tutorial's prose was code. Latin Modern's proportional
+    typewriter faces are the body font of Hans Hagen's ConTeXt manuals ("details": 166
+    pages of code blocks, no heading), and Monotype's Corsiva is a script face."""
     assert font_style(font)[0] is mono
 
 

@@ -46,8 +46,8 @@ CODE_STYLE_NAMES = frozenset(
 )
 CAPTION_STYLE_NAMES = frozenset({"caption", "image caption", "table caption"})
 _MONO_FONT = re.compile(
-    r"mono|courier|consolas|menlo|monaco|lucida console|lucida sans typewriter|typewriter"
-    r"|source code|fira code|inconsolata|cousine|andale|fixedsys|cascadia|\bhack\b",
+    r"mono(?!\s?type)|courier|consolas|menlo|monaco|lucida console|lucida sans typewriter"
+    r"|typewriter|source code|fira code|inconsolata|cousine|andale|fixedsys|cascadia|\bhack\b",
     re.IGNORECASE,
 )
 

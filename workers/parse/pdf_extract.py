@@ -61,8 +61,11 @@ from quire.workers.parse.pdf_types import PdfBlock, PdfPage, Row, round_box
 from quire.workers.parse.url_breaks import ends_in_scheme
 from quire.workers.parse.word_spaces import LIGATURE_IN_WORD, LineKey, fix_word_spaces, line_key
 
+# (not Latin Modern's proportional typewriter faces, "LMMonoPropLt10", "LMTypewriterVarWd10",
+# a book's body font in Hans Hagen's ConTeXt manuals, nor Monotype's "MonotypeCorsiva")
 _MONO_FONT = re.compile(
-    r"mono|courier|cmtt|cmsltt|cmitt|typewriter|consol|menlo|inconsolata|lmtt|sfmono|sftt"
+    r"mono(?!prop|type)|courier|cmtt|cmsltt|cmitt|typewriter(?!varwd)|consol|menlo|inconsolata"
+    r"|lmtt|sfmono|sftt"
     r"|txtt|t1xtt|pcrr|nimbusmon|cousine|firacode|sourcecode|dejavusansm|liberationmono"
     r"|lucidaconsole|lucidasanstypewriter|beramono|iosevka"
     r"|\btt\d(?![0-9a-f]*t\d\d\b)",  # not Windows' PostScript driver's "TT476t00"
