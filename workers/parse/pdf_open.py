@@ -87,6 +87,9 @@ class PdfMeta(BaseModel):
     # Where each outline entry points on its page (MuPDF coordinates, y grows downwards);
     # None when the entry has no position. Parallel to `outline`.
     outline_y: list[float | None] = []
+    # optional-content layers the default view hides that were shown to read the text
+    # (`show_hidden_layers`)
+    shown_layers: list[str] = []
 
 
 NEEDS_PASSWORD = (
@@ -155,7 +158,32 @@ def open_pdf(path: Path) -> Any:
                 "damaged or truncated PDF: MuPDF's repair recovered no pages", source=path.name
             )
         raise EmptyDocumentError("the PDF has zero pages", source=path.name)
+    show_hidden_layers(doc)
     return doc
+
+
+HIDDEN_TEXT_SHARE = 0.25  # the visible share of the text under which hidden layers show
+
+
+def show_hidden_layers(doc: Any) -> list[str]:
+    """Turn on the optional-content layers the PDF's default view hides when they hold
+    most of its text (the visible text is under HIDDEN_TEXT_SHARE of all of it); returns
+    their names. A ConTeXt slide deck puts each slide's text in "step:N" layers, all off
+    until clicked: shown as it opens, every page is its running title, and the deck was
+    refused as empty. Layers that hide less (a solution key, a print-only watermark, the
+    other one of two languages) stay hidden. The writer and the render-compare open the
+    file afresh, so PDF chunks stay as the source shows by default."""
+    hidden = [c for c in doc.layer_ui_configs() if not c["on"] and not c["locked"]]
+    if not hidden:
+        return []
+    visible = sum(len(page.get_text()) for page in doc)
+    for c in hidden:
+        doc.set_layer_ui_config(c["number"], 0)  # 0: on
+    if visible >= HIDDEN_TEXT_SHARE * sum(len(page.get_text()) for page in doc):
+        for c in hidden:
+            doc.set_layer_ui_config(c["number"], 2)  # 2: off
+        return []
+    return [str(c["text"]) for c in hidden]
 
 
 # The PDF the last range task in this process opened, kept open for the next one: opening
@@ -223,7 +251,19 @@ def read_meta(doc: Any, path: Path, doc_id: str | None = None) -> PdfMeta:
         repaired=bool(doc.is_repaired),
         outline=outline,
         outline_y=_outline_y(doc, outline) if toc else [],
+        shown_layers=_shown_layers(doc),
     )
+
+
+def _shown_layers(doc: Any) -> list[str]:
+    """The names of the layers the PDF's default view hides that `show_hidden_layers`
+    turned on."""
+    off = doc.get_layer(-1).get("off") if doc.get_ocgs() else None
+    if not off:
+        return []
+    ocgs = doc.get_ocgs()
+    hidden = {str(ocgs[x]["name"]) for x in off if x in ocgs}
+    return [str(c["text"]) for c in doc.layer_ui_configs() if c["on"] and c["text"] in hidden]
 
 
 def _outline_y(doc: Any, outline: list[OutlineEntry]) -> list[float | None]:

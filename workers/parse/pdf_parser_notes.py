@@ -51,6 +51,18 @@ _FLAG_NOTES = {
 
 def parser_notes(meta: PdfMeta, pages: list[PdfPage], unmatched: list[int]) -> list[ParserNote]:
     notes: list[ParserNote] = []
+    if meta.shown_layers:
+        names = ", ".join(f"'{n}'" for n in meta.shown_layers[:5])
+        more = f" and {len(meta.shown_layers) - 5} more" if len(meta.shown_layers) > 5 else ""
+        notes.append(
+            ParserNote(
+                kind="warning",
+                message=f"most of the text is in {len(meta.shown_layers)} optional-content "
+                f"layers the PDF hides when opened ({names}{more}: a slide's steps, shown "
+                "one click at a time); the text was read, and the PDF chunks show it, as with "
+                "every layer on",
+            )
+        )
     if meta.repaired:
         notes.append(
             ParserNote(

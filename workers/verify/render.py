@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from quire.shared.manifest import Finding, Manifest
-from quire.workers.parse.pdf_open import pymupdf_module
+from quire.workers.parse.pdf_open import pymupdf_module, show_hidden_layers
 from quire.workers.verify.findings import Findings
 
 if TYPE_CHECKING:
@@ -115,6 +115,8 @@ def render_compare_batch(
     cache: dict[int, tuple[int, int, bytes]] = {}
     opened: dict[int, pymupdf.Document | None] = {}
     src = pymupdf_module().open(source_pdf)
+    # a chunk copies pages without the layers' default view: it shows what the parse read
+    show_hidden_layers(src)
     try:
         for chunk, index, source_page in pages:
             name = chunk_pdfs[chunk].name
