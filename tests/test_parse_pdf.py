@@ -1475,6 +1475,28 @@ def test_numbered_titles_set_large_are_headings_without_an_outline(tmp_path: Pat
     assert [e.text for e in _of(ir, "list")] == ["1. Type a number.\n2. Press return."] * 2
 
 
+def test_titles_in_large_bold_typewriter_type_are_headings_without_an_outline(
+    tmp_path: Path,
+) -> None:
+    """ConTeXt's primitives manual (no outline) titles each primitive's section in large
+    bold typewriter type, "9 \\tokspre": read as one-line listings, the manual had four
+    headings for 110 sections. Its listings, at the body's size, bold or not, stay code."""
+    doc = pymupdf.open()
+    for title in ["9 \\tokspre", "10 \\etokspre"]:
+        page = doc.new_page()
+        page.insert_text((72, 100), title, fontsize=14, fontname="cobo")
+        page.insert_textbox((72, 120, 520, 400), _PROSE * 2, fontsize=10)
+        page.insert_text(
+            (90, 420), "\\tokspre\\scratchtoks{less stuff}", fontsize=10, fontname="cobo"
+        )
+        page.insert_text((90, 434), "\\def\\temp{more}", fontsize=10, fontname="cour")
+        doc.new_page().insert_textbox(_FULL_PAGE, _PROSE * 5, fontsize=10)
+    doc.save(tmp_path / "primitives.pdf")
+    ir = parse_document(tmp_path / "primitives.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == ["# 9 \\tokspre", "# 10 \\etokspre"]
+    assert all("\\tokspre\\scratchtoks" in e.text for e in _of(ir, "code")[:2])
+
+
 def test_an_outline_of_front_and_back_matter_only_leaves_the_chapters_to_the_fonts(
     tmp_path: Path,
 ) -> None:

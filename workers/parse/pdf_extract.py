@@ -550,6 +550,7 @@ def _make_block(rows: list[Row]) -> PdfBlock:
     for r in rows:
         sizes[r.size] = sizes.get(r.size, 0) + len(r.text)
     size = max(sizes.items(), key=lambda kv: kv[1])[0]
+    bold = sum(len(r.text) for r in rows if r.bold) * 2 > weight
     if rows[0].mono:
         return PdfBlock(
             kind="code",
@@ -557,6 +558,7 @@ def _make_block(rows: list[Row]) -> PdfBlock:
             lines=_code_lines(rows),
             line_x0=[round(r.x0, 2) for r in rows],
             size=size,
+            bold=bold,  # a large bold line of it may be a title (`pdf_headings`)
         )
     return PdfBlock(
         kind="text",
@@ -564,7 +566,7 @@ def _make_block(rows: list[Row]) -> PdfBlock:
         lines=[r.text for r in rows],
         line_x0=[round(r.left, 2) for r in rows],
         size=size,
-        bold=sum(len(r.text) for r in rows if r.bold) * 2 > weight,
+        bold=bold,
         rtl=rows[0].rtl,
     )
 

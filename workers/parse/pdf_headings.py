@@ -440,6 +440,8 @@ def _below_target(pb: PageBody, y: float, body: float) -> int | None:
 
 
 def _font_candidate(b: PdfBlock, body: float) -> bool:
+    if b.kind == "code":
+        return _typewriter_title(b, body)
     if b.kind != "text" or b.figure or len(b.lines) > 3:
         return False
     text = " ".join(b.lines)
@@ -464,6 +466,20 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
     )
 
 
+def _typewriter_title(b: PdfBlock, body: float) -> bool:
+    """A line of typewriter type set large and bold on its own: a title naming a command
+    ("9 \\tokspre", ConTeXt's primitives manual: each primitive's section), not a listing,
+    which is set at the body's size or smaller."""
+    lines = [ln for ln in b.lines if ln.strip()]
+    return (
+        len(lines) == 1
+        and b.bold
+        and b.size >= body * TYPEWRITER_TITLE
+        and len(lines[0].split()) <= _TYPEWRITER_TITLE_WORDS
+        and any(ch.isalpha() for ch in lines[0])
+    )
+
+
 def _numbered_title(b: PdfBlock, body: float, marker: re.Match[str]) -> bool:
     """A line that starts like a numbered list item ("1. Greetings!") but is set large and
     bold on its own: a numbered title (plain TeX manuals without an outline, such as PARI's
@@ -480,6 +496,8 @@ def _numbered_title(b: PdfBlock, body: float, marker: re.Match[str]) -> bool:
 # a font's specimen: "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz" set in the font
 _SPECIMEN = re.compile(r"abcdefg|0123456789", re.IGNORECASE)
 _OCR_TITLE_WORDS = 10  # a title read by OCR has at most this many words
+TYPEWRITER_TITLE = 1.25  # a title in typewriter type: this much over the body size ...
+_TYPEWRITER_TITLE_WORDS = 6  # ... and at most this many words
 _HANGUL = re.compile(f"[{HANGUL}]")
 
 
