@@ -320,6 +320,17 @@ def test_a_soft_hyphen_drawn_on_the_page_reads_as_a_hyphen() -> None:
     assert expand_glyphs("hand\u00ad") == "hand-"
 
 
+def test_a_noncharacter_reads_as_a_missing_character() -> None:
+    """MuPDF gives U+FFFF (ConTeXt: U+1FFFE) for a glyph its font maps to no character:
+    toptesi's "1 µm" read "1 \uffffm", shown as "1 m". It reads as U+FFFD, which a reader
+    sees and the parse counts as unmapped; the text around it, and other characters of
+    those planes, stay."""
+    assert expand_glyphs("a 1 \uffffm.") == "a 1 \ufffdm."
+    assert expand_glyphs("\U0001fffe1\U0001ffff") == "\ufffd1\ufffd"
+    assert expand_glyphs("\ufb01le \uffff\ufffe") == "file \ufffd\ufffd"
+    assert expand_glyphs("\U0001f600 \uffef") == "\U0001f600 \uffef"
+
+
 def test_a_paths_spacing_tilde_reads_as_a_tilde() -> None:
     """groff's and TeX's fonts set "~" as the glyph "tilde", the spacing accent U+02DC:
     bash's manual page read "˜/.bashrc", and "www.case.edu/˜chet/" as a link a reader

@@ -8,7 +8,10 @@ slides said "real\u00adtime", which a browser shows as "realtime" and a search f
 "real-time" misses); at a line end it is then a break like any other. A spacing tilde
 U+02DC against a slash is the tilde of a path or URL ("˜/.bashrc", "cs.wisc.edu/˜ghost"):
 groff's and TeX's fonts name that glyph "tilde", the accent, and a reader who copies the
-path needs "~".
+path needs "~". A Unicode noncharacter (U+FFFF, U+1FFFE...) is what MuPDF gives for a glyph
+whose font maps it to no character ("1 \uffffm" for toptesi's "1 µm", ConTeXt's circled
+numbers): it reads as U+FFFD, the character a reader sees as missing, which the parse
+already counts as unmapped, where a noncharacter shows as nothing.
 
 Text rows, table cells and link texts all go through `expand_glyphs`, so a word reads the
 same wherever the page sets it ("eﬀect" in a table cell is "effect", as in the text).
@@ -21,17 +24,27 @@ import unicodedata
 
 PRESENTATION = re.compile(r"[\ufb50-\ufdff\ufe70-\ufeff]")
 _PATH_TILDE = r"(?<=/)\u02dc|\u02dc(?=/)"
-COMPAT = re.compile(r"[\u00ad\ufb00-\ufb06\ufb50-\ufdff\ufe70-\ufefe\uf730-\uf739]+|" + _PATH_TILDE)
+_NONCHARACTERS = "".join(
+    chr(plane << 16 | 0xFFFE) + chr(plane << 16 | 0xFFFF) for plane in range(17)
+)
+COMPAT = re.compile(
+    r"[\u00ad\ufb00-\ufb06\ufb50-\ufdff\ufe70-\ufefe\uf730-\uf739]+|"
+    + _PATH_TILDE
+    + f"|[{_NONCHARACTERS}]+"
+)
 _OLDSTYLE = str.maketrans({0xAD: "-"} | {0xF730 + i: str(i) for i in range(10)})
 
 
 def expand_glyphs(text: str) -> str:
     """Latin ligatures (ﬁ) and Arabic presentation forms -> their letters (NFKC), old-style
-    figures -> digits, soft hyphens -> hyphens, a path's spacing tilde -> "~"."""
+    figures -> digits, soft hyphens -> hyphens, a path's spacing tilde -> "~", a
+    noncharacter -> U+FFFD."""
     return COMPAT.sub(_expanded, text)
 
 
 def _expanded(m: re.Match[str]) -> str:
     if m.group() == "\u02dc":
         return "~"
+    if m.group()[0] in _NONCHARACTERS:
+        return "\ufffd" * len(m.group())
     return unicodedata.normalize("NFKC", m.group()).translate(_OLDSTYLE)
