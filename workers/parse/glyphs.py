@@ -8,10 +8,11 @@ slides said "real\u00adtime", which a browser shows as "realtime" and a search f
 "real-time" misses); at a line end it is then a break like any other. A spacing tilde
 U+02DC against a slash is the tilde of a path or URL ("˜/.bashrc", "cs.wisc.edu/˜ghost"):
 groff's and TeX's fonts name that glyph "tilde", the accent, and a reader who copies the
-path needs "~". A Unicode noncharacter (U+FFFF, U+1FFFE...) is what MuPDF gives for a glyph
-whose font maps it to no character ("1 \uffffm" for toptesi's "1 µm", ConTeXt's circled
-numbers): it reads as U+FFFD, the character a reader sees as missing, which the parse
-already counts as unmapped, where a noncharacter shows as nothing.
+path needs "~". U+FFFF (or U+FFFE) is what MuPDF gives for a glyph whose font maps it to
+no character ("1 \uffffm" for toptesi's "1 µm"): it reads as U+FFFD, the character a
+reader sees as missing, which the parse already counts as unmapped, where U+FFFF shows as
+nothing. (The noncharacters of the other planes are the parser's own marks: a footnote's
+mark, `pdf_footnotes.NOTE_OPEN`, is wrapped in them before its line comes here.)
 
 Text rows, table cells and link texts all go through `expand_glyphs`, so a word reads the
 same wherever the page sets it ("eﬀect" in a table cell is "effect", as in the text).
@@ -24,9 +25,7 @@ import unicodedata
 
 PRESENTATION = re.compile(r"[\ufb50-\ufdff\ufe70-\ufeff]")
 _PATH_TILDE = r"(?<=/)\u02dc|\u02dc(?=/)"
-_NONCHARACTERS = "".join(
-    chr(plane << 16 | 0xFFFE) + chr(plane << 16 | 0xFFFF) for plane in range(17)
-)
+_NONCHARACTERS = "\ufffe\uffff"
 COMPAT = re.compile(
     r"[\u00ad\ufb00-\ufb06\ufb50-\ufdff\ufe70-\ufefe\uf730-\uf739]+|"
     + _PATH_TILDE
