@@ -1193,6 +1193,44 @@ def test_a_numbered_title_at_the_target_beats_an_exact_line_further_down(tmp_pat
     ]
 
 
+def test_a_chapter_and_its_section_of_one_title_each_keep_their_own(tmp_path: Path) -> None:
+    """HSAUR's chapters are bookmarked "Analysis of Variance" over the chapter's longer
+    title, and so is its section "5.2 Analysis of Variance" further down the page: the
+    section's exact match took the chapter's bookmark (a level-1 heading under "5.1
+    Introduction", the chapter title a paragraph). A line nearer another entry's target
+    belongs to that entry."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text(
+        (72, 100),
+        "Analysis of Variance: Weight Gain and Egyptian Skulls",
+        fontsize=17,
+        fontname="hebo",
+    )
+    y = 140
+    for title in ["5.1 Introduction", "5.2 Analysis of Variance", "5.3 Analysis Using R"]:
+        page.insert_text((72, y), title, fontsize=12, fontname="hebo")
+        for k in range(3):
+            page.insert_text((72, y + 20 + 14 * k), f"What the section says, line {k}.")
+        y += 90
+    doc.set_toc(
+        [
+            _goto("Analysis of Variance", 1, 84),
+            _goto("Introduction", 1, 126, level=2),
+            _goto("Analysis of Variance", 1, 216, level=2),
+            _goto("Analysis Using R", 1, 306, level=2),
+        ]
+    )
+    doc.save(tmp_path / "hsaur.pdf")
+    ir = parse_document(tmp_path / "hsaur.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == [
+        "# Analysis of Variance: Weight Gain and Egyptian Skulls",
+        "## 5.1 Introduction",
+        "## 5.2 Analysis of Variance",
+        "## 5.3 Analysis Using R",
+    ]
+
+
 def test_a_title_that_opens_a_page_after_its_bookmark_is_its_heading(tmp_path: Path) -> None:
     """A bookmark added before the page break that starts its chapter points at the end of
     the page before: maximabook's "Index" and "Bibliography" both point at p. 131 and open

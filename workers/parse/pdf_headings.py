@@ -221,13 +221,22 @@ def match_outline(
     """Mark outline headings in `bodies`; returns the indexes of unmatched entries."""
     unmatched: list[int] = []
     titles = {t for o in outline if (t := norm_title(o.title))}
+    ys = [outline_y[n] if n < len(outline_y) else None for n in range(len(outline))]
     for n, entry in enumerate(outline):
         pb = bodies.get(entry.page)
         title_n = norm_title(entry.title)
         if pb is None or not title_n:
             unmatched.append(n)
             continue
-        y = outline_y[n] if n < len(outline_y) else None
+        y = ys[n]
+        # the targets of other entries of this title on this page: a chapter "Analysis of
+        # Variance" over its section "5.2 Analysis of Variance" (HSAUR's chapters); a block
+        # nearer another's target is that entry's title, however well it matches this one
+        rivals = [
+            r
+            for m, (o, r) in enumerate(zip(outline, ys, strict=True))
+            if m != n and r is not None and o.page == entry.page and norm_title(o.title) == title_n
+        ]
         level = max(1, min(entry.level, 6))
         run_in_n = norm_title(_PART_NUMBER.sub("", entry.title))
         # rank: (match class, -distance to the target point): exact > strong > fuzzy > run-in
@@ -244,6 +253,8 @@ def match_outline(
                 dist = abs(b.bbox[1] - y) + (200.0 if above else 0.0)
             code = b.kind == "code"
             if code and (y is None or dist > AT_TARGET):  # a code line naming the entry is no title
+                continue
+            if y is not None and any(abs(b.bbox[1] - r) < abs(b.bbox[1] - y) for r in rivals):
                 continue
             lines, action = list(b.lines[: 2 if code else 3]), "split"
             nxt = pb.blocks[i + 1] if i + 1 < len(pb.blocks) else None
