@@ -231,7 +231,9 @@ def match_outline(
         y = ys[n]
         # the targets of other entries of this title on this page: a chapter "Analysis of
         # Variance" over its section "5.2 Analysis of Variance" (HSAUR's chapters); a block
-        # nearer another's target is that entry's title, however well it matches this one
+        # at another's target and away from this one's is that entry's title, however well
+        # it matches this one (biblatex's "\volcite" and "\Volcite", a line apart, are each
+        # at their own)
         rivals = [
             r
             for m, (o, r) in enumerate(zip(outline, ys, strict=True))
@@ -254,7 +256,11 @@ def match_outline(
             code = b.kind == "code"
             if code and (y is None or dist > AT_TARGET):  # a code line naming the entry is no title
                 continue
-            if y is not None and any(abs(b.bbox[1] - r) < abs(b.bbox[1] - y) for r in rivals):
+            if (
+                y is not None
+                and abs(b.bbox[1] - y) > AT_TARGET
+                and any(abs(b.bbox[1] - r) <= AT_TARGET for r in rivals)
+            ):
                 continue
             lines, action = list(b.lines[: 2 if code else 3]), "split"
             nxt = pb.blocks[i + 1] if i + 1 < len(pb.blocks) else None
