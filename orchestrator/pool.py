@@ -14,6 +14,7 @@ its future fails with `WorkerCrashed` so the runner can fail that document alone
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
@@ -111,7 +112,10 @@ class PartPool:
             for proc in procs:
                 proc.kill()
         for slot in self._slots:
-            slot.join(timeout=30)
+            # a slot whose start a Ctrl-C cut short never ran: joining it would raise
+            # RuntimeError in place of the KeyboardInterrupt the caller should see
+            with contextlib.suppress(RuntimeError):
+                slot.join(timeout=30)
 
     def _start(self) -> subprocess.Popen[bytes]:
         python_path = os.pathsep.join(
