@@ -147,7 +147,9 @@ class Leases:
     def close(self) -> None:
         self._stop.set()
         if self._beat is not None:
-            self._beat.join()
+            # never started when a Ctrl-C cut its start short (see `pool.PartPool.close`)
+            with contextlib.suppress(RuntimeError):
+                self._beat.join()
         with self._lock:
             held, self._held = sorted(self._held), set()
         for doc_id in held:
