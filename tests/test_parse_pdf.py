@@ -1231,6 +1231,33 @@ def test_a_chapter_and_its_section_of_one_title_each_keep_their_own(tmp_path: Pa
     ]
 
 
+def test_a_bookmarked_title_takes_back_its_last_line_set_apart(tmp_path: Path) -> None:
+    """HSAUR's chapter titles run three lines, the last centred under the others, and the
+    page's grouping split it off: "Egyptian Skulls" opened the chapter's text as a
+    paragraph under the heading. A line in the title's style right under it is the title's;
+    the text after it, and a title closed by a period, keep theirs."""
+    doc = pymupdf.open()
+    for title, last in [
+        (["Analysis of Variance: Weight Gain, Foster", "Feeding in Rats"], "Egyptian Skulls"),
+        (["Notes on the data."], "Sources"),
+    ]:
+        page = doc.new_page()
+        page.insert_text((270, 100), "CHAPTER 5", fontsize=10)  # the bookmark's target
+        for k, line in enumerate(title):
+            page.insert_text((72, 150 + 21 * k), line, fontsize=17, fontname="hebo")
+        page.insert_text((200, 150 + 21 * len(title)), last, fontsize=17, fontname="hebo")
+        for k in range(4):
+            page.insert_text((72, 230 + 14 * k), f"What the chapter says, line {k}.")
+    doc.set_toc([_goto("Analysis of Variance", 1, 84), _goto("Notes on the data", 2, 84)])
+    doc.save(tmp_path / "wrapped.pdf")
+    ir = parse_document(tmp_path / "wrapped.pdf").document
+    assert [e.text for e in _of(ir, "heading")] == [
+        "# Analysis of Variance: Weight Gain, Foster Feeding in Rats Egyptian Skulls",
+        "# Notes on the data.",
+    ]
+    assert "Sources" in [e.text for e in _of(ir, "paragraph")]
+
+
 def test_a_title_that_opens_a_page_after_its_bookmark_is_its_heading(tmp_path: Path) -> None:
     """A bookmark added before the page break that starts its chapter points at the end of
     the page before: maximabook's "Index" and "Bibliography" both point at p. 131 and open

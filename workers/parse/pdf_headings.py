@@ -739,6 +739,34 @@ def numbered_below_outline(bodies: dict[int, PageBody], outline: list[OutlineEnt
                 pb.headings[i] = heading
 
 
+def join_wrapped_titles(bodies: dict[int, PageBody], body: float) -> None:
+    """A bookmarked title set large whose last line the page's grouping split off (centred
+    under the others: HSAUR's "Analysis of Variance: Weight Gain, Foster / Feeding in Rats,
+    Water Hardness, and Male" over "Egyptian Skulls") takes that line back: left below
+    the heading, it opened the chapter's text as a paragraph. A line in the title's own
+    style right under it, the two at most three lines, the title not closed by a period."""
+    for pb in bodies.values():
+        for i in sorted(pb.headings, reverse=True):
+            h = pb.headings[i]
+            if h.origin not in ("outline", "outline-position") or i + 1 in pb.headings:
+                continue
+            if i + 1 >= len(pb.blocks):
+                continue
+            a, b = pb.blocks[i], pb.blocks[i + 1]
+            if (
+                a.kind == "text"
+                and a.size >= body * 1.15
+                and len(b.lines) == 1
+                and len(a.lines) + 1 <= 3
+                and not a.lines[-1].rstrip().endswith(".")
+                and not pb.entry(b)
+                and _similar(a, b)
+            ):
+                # `_merge` keeps the heading of its last block: move it there, in its place
+                pb.headings = {(i + 1 if k == i else k): v for k, v in pb.headings.items()}
+                _merge(pb, i, i + 1, h)
+
+
 def _join_wrapped(pb: PageBody, body: float) -> None:
     """A large title that the page's grouping split after a line ("Commands" over "for
     composing paragraphs", TeX for the Impatient's chapters) is one heading: as two, the

@@ -42,6 +42,7 @@ from quire.workers.parse.pdf_headings import (
     drop_contents_headings,
     font_headings,
     headings_below_outline,
+    join_wrapped_titles,
     match_outline,
     numbered_below_outline,
     outline_names_chapters,
@@ -134,6 +135,7 @@ def merge_pdf_ranges(
     unmatched: list[int] = []
     if any(e.page for e in meta.outline):
         unmatched = match_outline(bodies, meta.outline, meta.outline_y, size)
+        join_wrapped_titles(bodies, size)
     if not outline_names_chapters(meta.outline):  # the fonts find the chapters
         font_headings(list(bodies.values()), size)
     else:  # and the sections under a bookmark longer than a session
