@@ -1234,28 +1234,42 @@ def test_a_chapter_and_its_section_of_one_title_each_keep_their_own(tmp_path: Pa
 def test_a_bookmarked_title_takes_back_its_last_line_set_apart(tmp_path: Path) -> None:
     """HSAUR's chapter titles run three lines, the last centred under the others, and the
     page's grouping split it off: "Egyptian Skulls" opened the chapter's text as a
-    paragraph under the heading. A line in the title's style right under it is the title's;
-    the text after it, and a title closed by a period, keep theirs."""
-    doc = pymupdf.open()
-    for title, last in [
-        (["Analysis of Variance: Weight Gain, Foster", "Feeding in Rats"], "Egyptian Skulls"),
+    paragraph under the heading. A line in the title's style centred under a two-line
+    title, or going on in lower case, is the title's; one under a title closed by a
+    period, or starting anew under a one-line title (a section's title), is not."""
+
+    def centred(line: str, under: str) -> float:
+        width = pymupdf.get_text_length(line, fontname="hebo", fontsize=17)
+        return 72 + (pymupdf.get_text_length(under, fontname="hebo", fontsize=17) - width) / 2
+
+    pages = [
+        (["Analysis of Variance: Weight Gain, Foster", "Feeding in Rats and Mice"], "Skulls"),
         (["Notes on the data."], "Sources"),
-    ]:
+        (["Placing the picture"], "12.1 In the text"),
+        (["anpassen von classicthesis"], "mit dem arsclassica-paket"),
+    ]
+    doc = pymupdf.open()
+    toc = []
+    for n, (title, last) in enumerate(pages, start=1):
         page = doc.new_page()
         page.insert_text((270, 100), "CHAPTER 5", fontsize=10)  # the bookmark's target
         for k, line in enumerate(title):
             page.insert_text((72, 150 + 21 * k), line, fontsize=17, fontname="hebo")
-        page.insert_text((200, 150 + 21 * len(title)), last, fontsize=17, fontname="hebo")
+        x = centred(last, title[0]) if len(title) == 2 else 72
+        page.insert_text((x, 150 + 21 * len(title)), last, fontsize=17, fontname="hebo")
         for k in range(4):
             page.insert_text((72, 230 + 14 * k), f"What the chapter says, line {k}.")
-    doc.set_toc([_goto("Analysis of Variance", 1, 84), _goto("Notes on the data", 2, 84)])
+        toc.append(_goto(title[0].split(":")[0].rstrip("."), n, 84))
+    doc.set_toc(toc)
     doc.save(tmp_path / "wrapped.pdf")
     ir = parse_document(tmp_path / "wrapped.pdf").document
     assert [e.text for e in _of(ir, "heading")] == [
-        "# Analysis of Variance: Weight Gain, Foster Feeding in Rats Egyptian Skulls",
+        "# Analysis of Variance: Weight Gain, Foster Feeding in Rats and Mice Skulls",
         "# Notes on the data.",
+        "# Placing the picture",
+        "# anpassen von classicthesis mit dem arsclassica-paket",
     ]
-    assert "Sources" in [e.text for e in _of(ir, "paragraph")]
+    assert {"Sources", "12.1 In the text"} <= {e.text for e in _of(ir, "paragraph")}
 
 
 def test_a_title_that_opens_a_page_after_its_bookmark_is_its_heading(tmp_path: Path) -> None:

@@ -744,7 +744,11 @@ def join_wrapped_titles(bodies: dict[int, PageBody], body: float) -> None:
     under the others: HSAUR's "Analysis of Variance: Weight Gain, Foster / Feeding in Rats,
     Water Hardness, and Male" over "Egyptian Skulls") takes that line back: left below
     the heading, it opened the chapter's text as a paragraph. A line in the title's own
-    style right under it, the two at most three lines, the title not closed by a period."""
+    style right under it, the title not closed by a period, and either centred under a
+    title of two lines or going on in lower case ("anpassen von classicthesis" / "mit dem
+    arsclassica-paket"). A line under a one-line title that starts anew is something else
+    in the title's style: a section title after a chapter's ("12.1 In the text"), a margin
+    reference ("NHR §18.8.5†"), a CJK manual's first line of text."""
     for pb in bodies.values():
         for i in sorted(pb.headings, reverse=True):
             h = pb.headings[i]
@@ -753,11 +757,13 @@ def join_wrapped_titles(bodies: dict[int, PageBody], body: float) -> None:
             if i + 1 >= len(pb.blocks):
                 continue
             a, b = pb.blocks[i], pb.blocks[i + 1]
+            centred = len(a.lines) == 2 and abs(_middle(a) - _middle(b)) <= CENTRED
             if (
                 a.kind == "text"
                 and a.size >= body * 1.15
                 and len(b.lines) == 1
-                and len(a.lines) + 1 <= 3
+                and len(a.lines) <= 2
+                and (centred or b.lines[0][:1].islower())
                 and not a.lines[-1].rstrip().endswith(".")
                 and not pb.entry(b)
                 and _similar(a, b)
@@ -765,6 +771,13 @@ def join_wrapped_titles(bodies: dict[int, PageBody], body: float) -> None:
                 # `_merge` keeps the heading of its last block: move it there, in its place
                 pb.headings = {(i + 1 if k == i else k): v for k, v in pb.headings.items()}
                 _merge(pb, i, i + 1, h)
+
+
+CENTRED = 6.0  # points between the middles of a title and a line centred under it, at most
+
+
+def _middle(b: PdfBlock) -> float:
+    return (b.bbox[0] + b.bbox[2]) / 2
 
 
 def _join_wrapped(pb: PageBody, body: float) -> None:
