@@ -1235,8 +1235,9 @@ def test_a_bookmarked_title_takes_back_its_last_line_set_apart(tmp_path: Path) -
     """HSAUR's chapter titles run three lines, the last centred under the others, and the
     page's grouping split it off: "Egyptian Skulls" opened the chapter's text as a
     paragraph under the heading. A line in the title's style centred under a two-line
-    title, or going on in lower case, is the title's; one under a title closed by a
-    period, or starting anew under a one-line title (a section's title), is not."""
+    title, going on in lower case or after an unfinished line (a comma) is the title's;
+    one under a title closed by a period, or starting anew under a finished one-line title
+    (a section's title), is not."""
 
     def centred(line: str, under: str) -> float:
         width = pymupdf.get_text_length(line, fontname="hebo", fontsize=17)
@@ -1247,6 +1248,7 @@ def test_a_bookmarked_title_takes_back_its_last_line_set_apart(tmp_path: Path) -
         (["Notes on the data."], "Sources"),
         (["Placing the picture"], "12.1 In the text"),
         (["anpassen von classicthesis"], "mit dem arsclassica-paket"),
+        (["Conditional Inference: Guessing Lengths,"], "Suicides and Newborn Infants"),
     ]
     doc = pymupdf.open()
     toc = []
@@ -1268,6 +1270,7 @@ def test_a_bookmarked_title_takes_back_its_last_line_set_apart(tmp_path: Path) -
         "# Notes on the data.",
         "# Placing the picture",
         "# anpassen von classicthesis mit dem arsclassica-paket",
+        "# Conditional Inference: Guessing Lengths, Suicides and Newborn Infants",
     ]
     assert {"Sources", "12.1 In the text"} <= {e.text for e in _of(ir, "paragraph")}
 

@@ -740,39 +740,51 @@ def numbered_below_outline(bodies: dict[int, PageBody], outline: list[OutlineEnt
 
 
 def join_wrapped_titles(bodies: dict[int, PageBody], body: float) -> None:
-    """A bookmarked title set large whose last line the page's grouping split off (centred
-    under the others: HSAUR's "Analysis of Variance: Weight Gain, Foster / Feeding in Rats,
-    Water Hardness, and Male" over "Egyptian Skulls") takes that line back: left below
-    the heading, it opened the chapter's text as a paragraph. A line in the title's own
-    style right under it, the title not closed by a period, and either centred under a
-    title of two lines or going on in lower case ("anpassen von classicthesis" / "mit dem
-    arsclassica-paket"). A line under a one-line title that starts anew is something else
-    in the title's style: a section title after a chapter's ("12.1 In the text"), a margin
-    reference ("NHR §18.8.5†"), a CJK manual's first line of text."""
+    """A bookmarked title set large whose last lines the page's grouping split off takes
+    them back: left below the heading, they opened the chapter's text as paragraphs.
+    HSAUR's chapter titles run up to four lines, the last ones centred ("Analysis of
+    Variance: Weight Gain, Foster / Feeding in Rats, Water Hardness, and Male" over
+    "Egyptian Skulls"; "Conditional Inference: Guessing Lengths," over "Suicides, …").
+    A line in the title's own style right under it joins while the title is not closed
+    by a period and the line is centred under a title of two lines or more, or goes on
+    in lower case ("anpassen von classicthesis" / "mit dem arsclassica-paket"), or the
+    title's line is unfinished (a comma, a colon, a dash). A line under a finished
+    one-line title is something else in its style: a section's title ("12.1 In the
+    text"), a margin reference ("NHR §18.8.5†"), a CJK manual's first line of text."""
     for pb in bodies.values():
         for i in sorted(pb.headings, reverse=True):
             h = pb.headings[i]
-            if h.origin not in ("outline", "outline-position") or i + 1 in pb.headings:
+            if h.origin not in ("outline", "outline-position"):
                 continue
-            if i + 1 >= len(pb.blocks):
-                continue
-            a, b = pb.blocks[i], pb.blocks[i + 1]
-            centred = len(a.lines) == 2 and abs(_middle(a) - _middle(b)) <= CENTRED
-            if (
-                a.kind == "text"
-                and a.size >= body * 1.15
-                and len(b.lines) == 1
-                and len(a.lines) <= 2
-                and (centred or b.lines[0][:1].islower())
-                and not a.lines[-1].rstrip().endswith(".")
-                and not pb.entry(b)
-                and _similar(a, b)
-            ):
+            while i + 1 < len(pb.blocks) and i + 1 not in pb.headings:
+                if not _wraps_onto(pb.blocks[i], pb.blocks[i + 1], body) or pb.entry(
+                    pb.blocks[i + 1]
+                ):
+                    break
                 # `_merge` keeps the heading of its last block: move it there, in its place
                 pb.headings = {(i + 1 if k == i else k): v for k, v in pb.headings.items()}
                 _merge(pb, i, i + 1, h)
 
 
+def _wraps_onto(a: PdfBlock, b: PdfBlock, body: float) -> bool:
+    """Is `b` the next line of the title `a` (see `join_wrapped_titles`)?"""
+    last = a.lines[-1].rstrip() if a.lines else ""
+    return (
+        a.kind == "text"
+        and a.size >= body * 1.15
+        and len(b.lines) == 1
+        and len(a.lines) < WRAPPED_TITLE_LINES
+        and not last.endswith(".")
+        and (
+            (len(a.lines) >= 2 and abs(_middle(a) - _middle(b)) <= CENTRED)
+            or b.lines[0][:1].islower()
+            or last[-1:] in ",:;–—-"
+        )
+        and _similar(a, b)
+    )
+
+
+WRAPPED_TITLE_LINES = 4  # lines of a title, at most
 CENTRED = 6.0  # points between the middles of a title and a line centred under it, at most
 
 
