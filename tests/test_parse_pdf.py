@@ -44,10 +44,10 @@ from quire.workers.parse.base import ParsedDocument
 from quire.workers.parse.pdf import fallback_page
 from quire.workers.parse.pdf_assemble import join_lines
 from quire.workers.parse.pdf_extract import _Layout, _page_layout, _spaced_on, font_style
-from quire.workers.parse.pdf_headings import _symbols
+from quire.workers.parse.pdf_headings import _symbols, _wraps_onto
 from quire.workers.parse.pdf_open import open_pdf, open_pdf_kept, pymupdf_module
 from quire.workers.parse.pdf_tables import _cells_text
-from quire.workers.parse.pdf_types import Row
+from quire.workers.parse.pdf_types import PdfBlock, Row
 
 
 @pytest.fixture(scope="module")
@@ -1243,24 +1243,28 @@ def test_a_bookmarked_title_takes_back_its_last_line_set_apart(tmp_path: Path) -
         width = pymupdf.get_text_length(line, fontname="hebo", fontsize=17)
         return 72 + (pymupdf.get_text_length(under, fontname="hebo", fontsize=17) - width) / 2
 
-    pages = [
-        (["Analysis of Variance: Weight Gain, Foster", "Feeding in Rats and Mice"], "Skulls"),
-        (["Notes on the data."], "Sources"),
-        (["Placing the picture"], "12.1 In the text"),
-        (["anpassen von classicthesis"], "mit dem arsclassica-paket"),
-        (["Conditional Inference: Guessing Lengths,"], "Suicides and Newborn Infants"),
+    pages = [  # the title's lines, the lines the grouping splits off, centred or not
+        (["Analysis of Variance: Weight Gain, Foster", "Feeding in Rats and Mice"], ["Skulls"]),
+        (["Notes on the data."], ["Sources"]),
+        (["Placing the picture"], ["12.1 In the text"]),
+        (["anpassen von classicthesis"], ["mit dem arsclassica-paket"]),
+        (
+            ["Conditional Inference: Guessing Lengths,"],
+            ["Suicides, Gastric Damage, and", "Infants"],
+        ),
     ]
     doc = pymupdf.open()
     toc = []
-    for n, (title, last) in enumerate(pages, start=1):
+    for n, (title, rest) in enumerate(pages, start=1):
         page = doc.new_page()
         page.insert_text((270, 100), "CHAPTER 5", fontsize=10)  # the bookmark's target
         for k, line in enumerate(title):
             page.insert_text((72, 150 + 21 * k), line, fontsize=17, fontname="hebo")
-        x = centred(last, title[0]) if len(title) == 2 else 72
-        page.insert_text((x, 150 + 21 * len(title)), last, fontsize=17, fontname="hebo")
+        for k, line in enumerate(rest, start=len(title)):
+            x = centred(line, title[0]) if len(title) == 2 or title[0].endswith(",") else 72
+            page.insert_text((x, 150 + 21 * k), line, fontsize=17, fontname="hebo")
         for k in range(4):
-            page.insert_text((72, 230 + 14 * k), f"What the chapter says, line {k}.")
+            page.insert_text((72, 250 + 14 * k), f"What the chapter says, line {k}.")
         toc.append(_goto(title[0].split(":")[0].rstrip("."), n, 84))
     doc.set_toc(toc)
     doc.save(tmp_path / "wrapped.pdf")
@@ -1270,9 +1274,27 @@ def test_a_bookmarked_title_takes_back_its_last_line_set_apart(tmp_path: Path) -
         "# Notes on the data.",
         "# Placing the picture",
         "# anpassen von classicthesis mit dem arsclassica-paket",
-        "# Conditional Inference: Guessing Lengths, Suicides and Newborn Infants",
+        "# Conditional Inference: Guessing Lengths, Suicides, Gastric Damage, and Infants",
     ]
     assert {"Sources", "12.1 In the text"} <= {e.text for e in _of(ir, "paragraph")}
+
+
+def test_an_unfinished_title_line_goes_on_into_the_line_under_it() -> None:
+    """HSAUR's "Conditional Inference: Guessing Lengths," over "Suicides, Gastrointestinal
+    Damage, and" (a block of its own, centred under a one-line title) ended the chapter's
+    title at its comma. An unfinished line (comma, colon, dash) goes on into a line of its
+    style under it; a finished one-line title does not."""
+
+    def block(text: str, x0: float, top: float) -> PdfBlock:
+        return PdfBlock(
+            kind="text", bbox=(x0, top, 600 - x0, top + 16), lines=[text], size=17.0, bold=True
+        )
+
+    title = block("Conditional Inference: Guessing Lengths,", 155, 190)
+    under = block("Suicides, Gastrointestinal Damage, and", 163, 209)
+    assert _wraps_onto(title, under, body=10.0)
+    assert not _wraps_onto(block("Conditional Inference", 155, 190), under, body=10.0)
+    assert not _wraps_onto(title, under, body=16.0)  # not set large: no title
 
 
 def test_a_title_that_opens_a_page_after_its_bookmark_is_its_heading(tmp_path: Path) -> None:
