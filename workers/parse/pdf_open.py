@@ -165,25 +165,23 @@ def open_pdf(path: Path) -> Any:
 HIDDEN_TEXT_SHARE = 0.25  # the visible share of the text under which hidden layers show
 
 
-def show_hidden_layers(doc: Any) -> list[str]:
+def show_hidden_layers(doc: Any) -> None:
     """Turn on the optional-content layers the PDF's default view hides when they hold
-    most of its text (the visible text is under HIDDEN_TEXT_SHARE of all of it); returns
-    their names. A ConTeXt slide deck puts each slide's text in "step:N" layers, all off
-    until clicked: shown as it opens, every page is its running title, and the deck was
-    refused as empty. Layers that hide less (a solution key, a print-only watermark, the
-    other one of two languages) stay hidden. The writer and the render-compare open the
-    file afresh, so PDF chunks stay as the source shows by default."""
+    most of its text (the visible text is under HIDDEN_TEXT_SHARE of all of it). A ConTeXt
+    slide deck puts each slide's text in "step:N" layers, all off until clicked: shown as
+    it opens, every page is its running title, and the deck was refused as empty. Layers
+    that hide less (a solution key, a print-only watermark, the other one of two
+    languages) stay hidden. A PDF chunk copies its pages without the layers' default view
+    and so shows them all; render-compare opens the source through this function too."""
     hidden = [c for c in doc.layer_ui_configs() if not c["on"] and not c["locked"]]
     if not hidden:
-        return []
+        return
     visible = sum(len(page.get_text()) for page in doc)
     for c in hidden:
         doc.set_layer_ui_config(c["number"], 0)  # 0: on
     if visible >= HIDDEN_TEXT_SHARE * sum(len(page.get_text()) for page in doc):
         for c in hidden:
             doc.set_layer_ui_config(c["number"], 2)  # 2: off
-        return []
-    return [str(c["text"]) for c in hidden]
 
 
 # The PDF the last range task in this process opened, kept open for the next one: opening

@@ -58,9 +58,8 @@ def parser_notes(meta: PdfMeta, pages: list[PdfPage], unmatched: list[int]) -> l
             ParserNote(
                 kind="warning",
                 message=f"most of the text is in {len(meta.shown_layers)} optional-content "
-                f"layers the PDF hides when opened ({names}{more}: a slide's steps, shown "
-                "one click at a time); the text was read, and the PDF chunks show it, as with "
-                "every layer on",
+                f"layers the PDF hides when opened ({names}{more}; a slide deck's steps are "
+                "so); the text was read, and the PDF chunks show it, as with every layer on",
             )
         )
     if meta.repaired:
