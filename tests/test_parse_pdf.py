@@ -1197,8 +1197,8 @@ def test_a_chapter_and_its_section_of_one_title_each_keep_their_own(tmp_path: Pa
     """HSAUR's chapters are bookmarked "Analysis of Variance" over the chapter's longer
     title, and so is its section "5.2 Analysis of Variance" further down the page: the
     section's exact match took the chapter's bookmark (a level-1 heading under "5.1
-    Introduction", the chapter title a paragraph). A line nearer another entry's target
-    belongs to that entry."""
+    Introduction", the chapter title a paragraph). A line at another entry's target, away
+    from this one's, belongs to that entry."""
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text(

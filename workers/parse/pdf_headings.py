@@ -220,25 +220,26 @@ def match_outline(
 ) -> list[int]:
     """Mark outline headings in `bodies`; returns the indexes of unmatched entries."""
     unmatched: list[int] = []
-    titles = {t for o in outline if (t := norm_title(o.title))}
+    entry_titles = [norm_title(o.title) for o in outline]
+    titles = {t for t in entry_titles if t}
     ys = [outline_y[n] if n < len(outline_y) else None for n in range(len(outline))]
+    # the targets of the entries of each title on each page: a chapter "Analysis of
+    # Variance" over its section "5.2 Analysis of Variance" (HSAUR's chapters); a block at
+    # another's target and away from an entry's own is that other's title, however well it
+    # matches this one (biblatex's "\volcite" and "\Volcite", a line apart, are each at
+    # their own)
+    targets: dict[tuple[int, str], list[tuple[int, float]]] = {}
+    for n, (o, t, r) in enumerate(zip(outline, entry_titles, ys, strict=True)):
+        if t and r is not None:
+            targets.setdefault((o.page, t), []).append((n, r))
     for n, entry in enumerate(outline):
         pb = bodies.get(entry.page)
-        title_n = norm_title(entry.title)
+        title_n = entry_titles[n]
         if pb is None or not title_n:
             unmatched.append(n)
             continue
         y = ys[n]
-        # the targets of other entries of this title on this page: a chapter "Analysis of
-        # Variance" over its section "5.2 Analysis of Variance" (HSAUR's chapters); a block
-        # at another's target and away from this one's is that entry's title, however well
-        # it matches this one (biblatex's "\volcite" and "\Volcite", a line apart, are each
-        # at their own)
-        rivals = [
-            r
-            for m, (o, r) in enumerate(zip(outline, ys, strict=True))
-            if m != n and r is not None and o.page == entry.page and norm_title(o.title) == title_n
-        ]
+        rivals = [r for m, r in targets.get((entry.page, title_n), []) if m != n]
         level = max(1, min(entry.level, 6))
         run_in_n = norm_title(_PART_NUMBER.sub("", entry.title))
         # rank: (match class, -distance to the target point): exact > strong > fuzzy > run-in

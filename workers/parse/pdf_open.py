@@ -256,10 +256,10 @@ def read_meta(doc: Any, path: Path, doc_id: str | None = None) -> PdfMeta:
 def _shown_layers(doc: Any) -> list[str]:
     """The names of the layers the PDF's default view hides that `show_hidden_layers`
     turned on."""
-    off = doc.get_layer(-1).get("off") if doc.get_ocgs() else None
+    ocgs = doc.get_ocgs()
+    off = doc.get_layer(-1).get("off") if ocgs else None
     if not off:
         return []
-    ocgs = doc.get_ocgs()
     hidden = {str(ocgs[x]["name"]) for x in off if x in ocgs}
     return [str(c["text"]) for c in doc.layer_ui_configs() if c["on"] and c["text"] in hidden]
 
