@@ -1234,34 +1234,37 @@ def test_a_chapter_and_its_section_of_one_title_each_keep_their_own(tmp_path: Pa
 def test_a_bookmarked_title_takes_back_its_last_line_set_apart(tmp_path: Path) -> None:
     """HSAUR's chapter titles run three lines, the last centred under the others, and the
     page's grouping split it off: "Egyptian Skulls" opened the chapter's text as a
-    paragraph under the heading. A line in the title's style centred under a two-line
-    title, going on in lower case or after an unfinished line (a comma) is the title's;
-    one under a title closed by a period, or starting anew under a finished one-line title
-    (a section's title), is not."""
+    paragraph under the heading. A line in the title's style centred under it (under a
+    one-line title too: "Principal Component Analysis: The" over "Olympic Heptathlon"),
+    going on in lower case or after an unfinished line (a comma) is the title's; one
+    under a title closed by a period, or starting anew at the left edge of a finished
+    one-line title (a section's title), is not."""
 
     def centred(line: str, under: str) -> float:
         width = pymupdf.get_text_length(line, fontname="hebo", fontsize=17)
         return 72 + (pymupdf.get_text_length(under, fontname="hebo", fontsize=17) - width) / 2
 
     pages = [  # the title's lines, the lines the grouping splits off, centred or not
-        (["Analysis of Variance: Weight Gain, Foster", "Feeding in Rats and Mice"], ["Skulls"]),
-        (["Notes on the data."], ["Sources"]),
-        (["Placing the picture"], ["12.1 In the text"]),
-        (["anpassen von classicthesis"], ["mit dem arsclassica-paket"]),
+        (["Analysis of Variance: Weight Gain, Foster", "Feeding in Rats and Mice"], ["Skulls"], 1),
+        (["Notes on the data."], ["Sources"], 1),
+        (["Placing the picture"], ["12.1 In the text"], 0),
+        (["anpassen von classicthesis"], ["mit dem arsclassica-paket"], 0),
         (
             ["Conditional Inference: Guessing Lengths,"],
             ["Suicides, Gastric Damage, and", "Infants"],
+            1,
         ),
+        (["Principal Component Analysis: The"], ["Olympic Heptathlon"], 1),
     ]
     doc = pymupdf.open()
     toc = []
-    for n, (title, rest) in enumerate(pages, start=1):
+    for n, (title, rest, centre) in enumerate(pages, start=1):
         page = doc.new_page()
         page.insert_text((270, 100), "CHAPTER 5", fontsize=10)  # the bookmark's target
         for k, line in enumerate(title):
             page.insert_text((72, 150 + 21 * k), line, fontsize=17, fontname="hebo")
         for k, line in enumerate(rest, start=len(title)):
-            x = centred(line, title[0]) if len(title) == 2 or title[0].endswith(",") else 72
+            x = centred(line, title[0]) if centre else 72
             page.insert_text((x, 150 + 21 * k), line, fontsize=17, fontname="hebo")
         for k in range(4):
             page.insert_text((72, 250 + 14 * k), f"What the chapter says, line {k}.")
@@ -1275,6 +1278,7 @@ def test_a_bookmarked_title_takes_back_its_last_line_set_apart(tmp_path: Path) -
         "# Placing the picture",
         "# anpassen von classicthesis mit dem arsclassica-paket",
         "# Conditional Inference: Guessing Lengths, Suicides, Gastric Damage, and Infants",
+        "# Principal Component Analysis: The Olympic Heptathlon",
     ]
     assert {"Sources", "12.1 In the text"} <= {e.text for e in _of(ir, "paragraph")}
 
@@ -1283,18 +1287,31 @@ def test_an_unfinished_title_line_goes_on_into_the_line_under_it() -> None:
     """HSAUR's "Conditional Inference: Guessing Lengths," over "Suicides, Gastrointestinal
     Damage, and" (a block of its own, centred under a one-line title) ended the chapter's
     title at its comma. An unfinished line (comma, colon, dash) goes on into a line of its
-    style under it; a finished one-line title does not."""
+    style under it; so does a centred one, even two in a block ("Analyzing Longitudinal
+    Data II –" over "Generalized Estimation Equations and" / "Linear Mixed Effect Models:
+    Treating"), up to five lines in all; a finished one-line title does not go on into a
+    line at its own left edge (a section's title in its style)."""
 
-    def block(text: str, x0: float, top: float) -> PdfBlock:
+    def block(lines: list[str], x0: float, top: float) -> PdfBlock:
         return PdfBlock(
-            kind="text", bbox=(x0, top, 600 - x0, top + 16), lines=[text], size=17.0, bold=True
+            kind="text",
+            bbox=(x0, top, 600 - x0, top + 16 * len(lines)),
+            lines=lines,
+            size=17.0,
+            bold=True,
         )
 
-    title = block("Conditional Inference: Guessing Lengths,", 155, 190)
-    under = block("Suicides, Gastrointestinal Damage, and", 163, 209)
+    title = block(["Conditional Inference: Guessing Lengths,"], 155, 190)
+    under = block(["Suicides, Gastrointestinal Damage, and"], 163, 209)
     assert _wraps_onto(title, under, body=10.0)
-    assert not _wraps_onto(block("Conditional Inference", 155, 190), under, body=10.0)
+    assert _wraps_onto(block(["Conditional Inference"], 155, 190), under, body=10.0)
+    column = block(["Suicides, Gastrointestinal Damage, and"], 155, 209)
+    assert not _wraps_onto(block(["Conditional Inference"], 155, 190), column, body=10.0)
     assert not _wraps_onto(title, under, body=16.0)  # not set large: no title
+    two = block(["Generalized Estimation Equations and", "Linear Mixed Effect Models:"], 166, 209)
+    assert _wraps_onto(block(["Analyzing Longitudinal Data II –"], 185, 190), two, body=10.0)
+    four = block(["Analyzing Longitudinal", "Data II –", "Generalized", "Estimation"], 185, 190)
+    assert not _wraps_onto(four, two, body=10.0)  # six lines: no title
 
 
 def test_a_title_that_opens_a_page_after_its_bookmark_is_its_heading(tmp_path: Path) -> None:

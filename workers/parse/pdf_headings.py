@@ -743,15 +743,17 @@ def numbered_below_outline(bodies: dict[int, PageBody], outline: list[OutlineEnt
 def join_wrapped_titles(bodies: dict[int, PageBody], body: float) -> None:
     """A bookmarked title set large whose last lines the page's grouping split off takes
     them back: left below the heading, they opened the chapter's text as paragraphs.
-    HSAUR's chapter titles run up to four lines, the last ones centred ("Analysis of
+    HSAUR's chapter titles run up to five lines, the last ones centred ("Analysis of
     Variance: Weight Gain, Foster / Feeding in Rats, Water Hardness, and Male" over
     "Egyptian Skulls"; "Conditional Inference: Guessing Lengths," over "Suicides, …").
-    A line in the title's own style right under it joins while the title is not closed
-    by a period and the line is centred under a title of two lines or more, or goes on
+    Lines in the title's own style right under it join while the title is not closed
+    by a period and they are centred under it ("Principal Component Analysis: The" over
+    "Olympic Heptathlon"; the grouping may have put two of them in one block), or go on
     in lower case ("anpassen von classicthesis" / "mit dem arsclassica-paket"), or the
     title's line is unfinished (a comma, a colon, a dash). A line under a finished
-    one-line title is something else in its style: a section's title ("12.1 In the
-    text"), a margin reference ("NHR §18.8.5†"), a CJK manual's first line of text."""
+    title, not centred under it, is something else in its style: a section's title
+    ("12.1 In the text"), a margin reference ("NHR §18.8.5†"), a CJK manual's first
+    line of text."""
     for pb in bodies.values():
         for i in sorted(pb.headings, reverse=True):
             h = pb.headings[i]
@@ -771,26 +773,34 @@ def _wraps_onto(a: PdfBlock, b: PdfBlock, body: float) -> bool:
     """Is `b` the next line of the title `a` (see `join_wrapped_titles`)?"""
     last = a.lines[-1].rstrip() if a.lines else ""
     return (
-        a.kind == "text"
+        a.kind == b.kind == "text"
         and a.size >= body * 1.15
-        and len(b.lines) == 1
-        and len(a.lines) < WRAPPED_TITLE_LINES
+        and 0 < len(b.lines) <= WRAPPED_TITLE_LINES - len(a.lines)
         and not last.endswith(".")
-        and (
-            (len(a.lines) >= 2 and abs(_middle(a) - _middle(b)) <= CENTRED)
-            or b.lines[0][:1].islower()
-            or last[-1:] in ",:;–—-"
-        )
+        and (_centred_under(a, b) or b.lines[0][:1].islower() or last[-1:] in ",:;–—-")
         and _similar(a, b)
     )
 
 
-WRAPPED_TITLE_LINES = 4  # lines of a title, at most
+WRAPPED_TITLE_LINES = 5  # lines of a title, at most (HSAUR has one of five)
 CENTRED = 6.0  # points between the middles of a title and a line centred under it, at most
 
 
 def _middle(b: PdfBlock) -> float:
     return (b.bbox[0] + b.bbox[2]) / 2
+
+
+def _centred_under(a: PdfBlock, b: PdfBlock) -> bool:
+    """Is `b` centred under `a`: the same middle and, under a one-line title, another
+    left edge (a line of a shared column has its middle only when it is as wide)."""
+    return abs(_middle(a) - _middle(b)) <= CENTRED and (
+        len(a.lines) >= 2 or abs(_left(a, -1) - _left(b, 0)) > CENTRED
+    )
+
+
+def _left(b: PdfBlock, line: int) -> float:
+    """The left edge of a block's line (of the block when its lines' are not known)."""
+    return b.line_x0[line] if b.line_x0 else b.bbox[0]
 
 
 def _join_wrapped(pb: PageBody, body: float) -> None:
