@@ -311,6 +311,33 @@ def test_a_session_without_headings_is_named_by_the_bookmarks_into_its_pages() -
     ]
 
 
+def test_a_continued_session_is_named_by_the_bookmarks_into_its_pages_too() -> None:
+    """Erlang's reference manuals bookmark every function ("abs/1") over its signature set
+    as text ("abs(Float) -> float()"), never a heading: 17 sessions in a row were "erlang
+    (continued)". A session without a heading of its own follows its chapter's title with
+    the bookmarks into its pages; without any it stays "(continued)"."""
+    doc = build_doc(
+        [
+            heading("erlang", 1, page=1),
+            para(words(300), page=1, page_last=10),
+            para(words(300, 1), page=11, page_last=20),  # el-000003
+            para(words(300, 2), page=21, page_last=30),
+        ]
+    )
+    doc.outline = [
+        OutlineEntry(level=1, title="erlang", page=1),
+        OutlineEntry(level=2, title="abs/1", page=4),
+        OutlineEntry(level=2, title="byte_size/1", page=12),
+        OutlineEntry(level=2, title="cancel_timer/1", page=15),
+        OutlineEntry(level=2, title="cancel_timer/1", page=16),
+    ]
+    assert titles(doc, "el-000002", "el-000003") == [
+        "erlang",
+        "erlang (continued): byte_size/1; cancel_timer/1",
+        "erlang (continued)",
+    ]
+
+
 def test_a_heading_repeated_through_its_section_is_a_label_not_a_title() -> None:
     """emoji-doc sets its long tables' column heads as a heading on page after page, and
     mecaso its author's name over every section: sessions were titled "Emoji Fullname

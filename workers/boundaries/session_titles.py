@@ -26,12 +26,16 @@ Aliases Description Codepoints Version"), an author's name over each of her exer
 ("Y.Derrazi"). It names no session and continues none; the section around it does.
 
 A session without a heading of its own is "X (continued)" after the innermost section it
-lies in, however long, else after the document's title heading. A title depends on the
-session's own element range only, so splitting one session never renames another. A
-session with no heading inside or around it is titled by the bookmarks that point into its
-pages (the highest level among them), when the outline names what the text does not set
-as titles (pdf-trans's example: one bookmark per macro over a page of drawn boxes); else it
-keeps the planner's title (its first prose words). Key terms are never part of a title.
+lies in, however long, else after the document's title heading, followed by the bookmarks
+that point into its pages when there are any: Erlang's reference manuals bookmark every
+function ("abs/1") over a signature set as text, and 17 sessions in a row were "erlang
+(continued)" where they are now "erlang (continued): byte_size/1; cancel_timer/1; …".
+A session with no heading inside or around it is titled by the bookmarks that point into
+its pages (the highest level among them), when the outline names what the text does not
+set as titles (pdf-trans's example: one bookmark per macro over a page of drawn boxes);
+else it keeps the planner's title (its first prose words). A title depends on the
+session's own element range only, so splitting one session never renames another. Key
+terms are never part of a title.
 """
 
 from __future__ import annotations
@@ -269,6 +273,9 @@ def session_title(
         chapter = _enclosing(open_, reference)
     if chapter is None:
         return _fit("", "", items or _bookmarks(doc, lo, hi), marks)
+    if not items:  # what it holds, when bookmarks name what the text sets as no heading
+        items = [t for t in _bookmarks(doc, lo, hi) if t.casefold() != chapter.title.casefold()]
+        top = chapter.level + 1
     sep = marks.colon if top is not None and top > chapter.level else marks.semicolon
     return _fit(f"{chapter.title}{marks.continued}", sep, items, marks)
 
