@@ -1923,3 +1923,24 @@ def test_a_full_line_goes_on_whatever_its_majority_size_or_its_item_marker(
     assert any(
         t.endswith("lists of authors automatically, as the French rules ask.") for t in texts
     ), texts
+
+
+def test_a_chapter_number_set_large_after_its_title_goes_before_it(tmp_path: Path) -> None:
+    """ConTeXt's manuals set a chapter's number in 60 points after its 25-point title
+    ("Children of TEX" and "1"): the heading read "Children of TEX 1" and every session of
+    the chapter was "Children of TEX 1 (continued)". A number set at least twice as large
+    as its line's words goes before them; a number in the words' size stays where it is."""
+    doc = pymupdf.open()
+    for n, (title, size) in enumerate([("Children of TeX", 60), ("Why use TeX? Part", 24)], 1):
+        page = doc.new_page()
+        page.insert_text((200, 90), title, fontsize=24, fontname="hebo")
+        width = pymupdf.get_text_length(title, fontname="hebo", fontsize=24)
+        page.insert_text((206 + width, 90), str(n), fontsize=size, fontname="hebo")
+        page.insert_text((72, 150), f"{n}.1 The theme", fontsize=16, fontname="hebo")
+        for k in range(6):
+            page.insert_text((72, 180 + 14 * k), f"What the chapter says, line {k}.")
+    doc.save(tmp_path / "musings.pdf")
+    ir = parse_document(tmp_path / "musings.pdf").document
+    texts = [e.text for e in ir.elements]
+    assert "# 1 Children of TeX" in texts
+    assert "# Why use TeX? Part 2" in texts

@@ -149,6 +149,24 @@ def _numbering(spans: list[dict[str, Any]]) -> int:
     return n
 
 
+BIG_NUMBER = 2.0  # a title's number set this many times the size of its words, at least
+_BIG_NUMBER_PT = 20.0  # ... and this size
+
+
+def _number_last(spans: list[dict[str, Any]]) -> str | None:
+    """The number of a title set large after it (ConTeXt's manuals: "Children of TEX" and a
+    60-point "1"), to go before it where a reader says it: "1 Children of TEX" (kept
+    after it, every session of the chapter was "Children of TEX 1 (continued)")."""
+    shown = [x for x in spans if x["text"].strip()]
+    if len(shown) < 2 or not (last := shown[-1])["text"].strip().isdigit():
+        return None
+    if spans[-1] is not last or len(last["text"].strip()) > 3:
+        return None
+    words = max(x["size"] for x in shown[:-1])
+    big = last["size"] >= max(words * BIG_NUMBER, _BIG_NUMBER_PT)
+    return last["text"].strip() if big else None
+
+
 def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int, set[LineKey]]:
     """The page's text lines, how many Arabic presentation-form glyphs they had, and the
     lines where a ligature glyph that may end a word has a letter after it ("oﬀthe":
@@ -205,6 +223,8 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int, set[LineKey]]:
                     for j, x in enumerate(spans)
                     if x["text"]
                 ]
+            if len(every_size) > 1 and (first := _number_last(line["spans"])):
+                parts = [first, " ", *parts[: len(parts) - 1]]
             raw = "".join(parts)
             text = raw.strip()
             if n == 0 or not text:
