@@ -1244,28 +1244,37 @@ def test_a_bookmarked_title_takes_back_its_last_line_set_apart(tmp_path: Path) -
         width = pymupdf.get_text_length(line, fontname="hebo", fontsize=17)
         return 72 + (pymupdf.get_text_length(under, fontname="hebo", fontsize=17) - width) / 2
 
-    pages = [  # the title's lines, the lines the grouping splits off, centred or not
-        (["Analysis of Variance: Weight Gain, Foster", "Feeding in Rats and Mice"], ["Skulls"], 1),
-        (["Notes on the data."], ["Sources"], 1),
-        (["Placing the picture"], ["12.1 In the text"], 0),
-        (["anpassen von classicthesis"], ["mit dem arsclassica-paket"], 0),
+    # the title's lines, the lines the grouping splits off, centred or not, and how far
+    # below (a line further off is a block of its own, as HSAUR's are: lines the grouping
+    # put in one block and the bookmark split apart share its box, no middle of their own)
+    pages = [
+        (
+            ["Analysis of Variance: Weight Gain, Foster", "Feeding in Rats and Mice"],
+            ["Skulls"],
+            1,
+            0,
+        ),
+        (["Notes on the data."], ["Sources"], 1, 0),
+        (["Placing the picture"], ["12.1 In the text"], 0, 0),
+        (["anpassen von classicthesis"], ["mit dem arsclassica-paket"], 0, 0),
         (
             ["Conditional Inference: Guessing Lengths,"],
             ["Suicides, Gastric Damage, and", "Infants"],
             1,
+            0,
         ),
-        (["Principal Component Analysis: The"], ["Olympic Heptathlon"], 1),
+        (["Principal Component Analysis: The"], ["Olympic Heptathlon"], 1, 11),
     ]
     doc = pymupdf.open()
     toc = []
-    for n, (title, rest, centre) in enumerate(pages, start=1):
+    for n, (title, rest, centre, gap) in enumerate(pages, start=1):
         page = doc.new_page()
         page.insert_text((270, 100), "CHAPTER 5", fontsize=10)  # the bookmark's target
         for k, line in enumerate(title):
             page.insert_text((72, 150 + 21 * k), line, fontsize=17, fontname="hebo")
         for k, line in enumerate(rest, start=len(title)):
             x = centred(line, title[0]) if centre else 72
-            page.insert_text((x, 150 + 21 * k), line, fontsize=17, fontname="hebo")
+            page.insert_text((x, 150 + 21 * k + gap), line, fontsize=17, fontname="hebo")
         for k in range(4):
             page.insert_text((72, 250 + 14 * k), f"What the chapter says, line {k}.")
         toc.append(_goto(title[0].split(":")[0].rstrip("."), n, 84))
@@ -1312,6 +1321,13 @@ def test_an_unfinished_title_line_goes_on_into_the_line_under_it() -> None:
     assert _wraps_onto(block(["Analyzing Longitudinal Data II –"], 185, 190), two, body=10.0)
     four = block(["Analyzing Longitudinal", "Data II –", "Generalized", "Estimation"], 185, 190)
     assert not _wraps_onto(four, two, body=10.0)  # six lines: no title
+    # split from one block by the bookmark, they share its box: oxyear's "9.5 Database"
+    # and its margin reference; a paragraph going on in lower case (tikz-among-us)
+    section = block(["9.5 Database"], 85, 303)
+    margin = section.model_copy(update={"lines": ["NHR §18.8.5†"], "line_x0": [450.0]})
+    assert not _wraps_onto(section.model_copy(update={"line_x0": [85.0]}), margin, body=10.0)
+    text = block(["emotions.", "Style II are looking back to you"], 49, 330)
+    assert not _wraps_onto(block(["3.9 Don’t forget Style II"], 49, 300), text, body=10.0)
 
 
 def test_a_title_that_opens_a_page_after_its_bookmark_is_its_heading(tmp_path: Path) -> None:

@@ -315,13 +315,17 @@ def test_a_continued_session_is_named_by_the_bookmarks_into_its_pages_too() -> N
     """Erlang's reference manuals bookmark every function ("abs/1") over its signature set
     as text ("abs(Float) -> float()"), never a heading: 17 sessions in a row were "erlang
     (continued)". A session without a heading of its own follows its chapter's title with
-    the bookmarks into its pages; without any it stays "(continued)"."""
+    the bookmarks into its pages that name no heading (zref-clever's "Plumbing
+    (continued)" must not be named for "Options", the next session's heading on its last
+    page); without any it stays "(continued)"."""
     doc = build_doc(
         [
             heading("erlang", 1, page=1),
             para(words(300), page=1, page_last=10),
             para(words(300, 1), page=11, page_last=20),  # el-000003
             para(words(300, 2), page=21, page_last=30),
+            heading("Options", 1, page=30),
+            para(words(300, 3), page=30, page_last=38),
         ]
     )
     doc.outline = [
@@ -330,11 +334,13 @@ def test_a_continued_session_is_named_by_the_bookmarks_into_its_pages_too() -> N
         OutlineEntry(level=2, title="byte_size/1", page=12),
         OutlineEntry(level=2, title="cancel_timer/1", page=15),
         OutlineEntry(level=2, title="cancel_timer/1", page=16),
+        OutlineEntry(level=1, title="Options", page=30),
     ]
-    assert titles(doc, "el-000002", "el-000003") == [
+    assert titles(doc, "el-000002", "el-000003", "el-000004") == [
         "erlang",
         "erlang (continued): byte_size/1; cancel_timer/1",
         "erlang (continued)",
+        "Options",
     ]
 
 

@@ -27,9 +27,10 @@ Aliases Description Codepoints Version"), an author's name over each of her exer
 
 A session without a heading of its own is "X (continued)" after the innermost section it
 lies in, however long, else after the document's title heading, followed by the bookmarks
-that point into its pages when there are any: Erlang's reference manuals bookmark every
-function ("abs/1") over a signature set as text, and 17 sessions in a row were "erlang
-(continued)" where they are now "erlang (continued): byte_size/1; cancel_timer/1; …".
+that point into its pages and name no heading (the next session's first heading may be on
+its last page): Erlang's reference manuals bookmark every function ("abs/1") over a
+signature set as text, and 17 sessions in a row were "erlang (continued)" where they are
+now "erlang (continued): byte_size/1; cancel_timer/1; …".
 A session with no heading inside or around it is titled by the bookmarks that point into
 its pages (the highest level among them), when the outline names what the text does not
 set as titles (pdf-trans's example: one bookmark per macro over a page of drawn boxes);
@@ -168,6 +169,7 @@ class Outline:
     sections: list[_Section]
     starts: list[int]  # their positions, ascending
     language: str  # the book's, for the continuation mark
+    titles: frozenset[str]  # the sections' titles, casefolded
 
     @classmethod
     def of(cls, doc: Document) -> Outline:
@@ -186,7 +188,8 @@ class Outline:
             whole = els[i].page_first == els[0].page_first and end == len(els) - 1
             whole = whole and not LEADING_NUMBER.match(text)
             sections.append(_Section(i, end, level, title, span, whole))
-        return cls(_labelled(sections), [s.pos for s in sections], book_language(els))
+        titles = frozenset(s.title.casefold() for s in sections)
+        return cls(_labelled(sections), [s.pos for s in sections], book_language(els), titles)
 
     def open_at(self, pos: int) -> list[_Section]:
         """Sections open just before element `pos`, outermost first."""
@@ -274,7 +277,7 @@ def session_title(
     if chapter is None:
         return _fit("", "", items or _bookmarks(doc, lo, hi), marks)
     if not items:  # what it holds, when bookmarks name what the text sets as no heading
-        items = [t for t in _bookmarks(doc, lo, hi) if t.casefold() != chapter.title.casefold()]
+        items = [t for t in _bookmarks(doc, lo, hi) if t.casefold() not in outline.titles]
         top = chapter.level + 1
     sep = marks.colon if top is not None and top > chapter.level else marks.semicolon
     return _fit(f"{chapter.title}{marks.continued}", sep, items, marks)

@@ -777,7 +777,10 @@ def _wraps_onto(a: PdfBlock, b: PdfBlock, body: float) -> bool:
         and a.size >= body * 1.15
         and 0 < len(b.lines) <= WRAPPED_TITLE_LINES - len(a.lines)
         and not last.endswith(".")
-        and (_centred_under(a, b) or b.lines[0][:1].islower() or last[-1:] in ",:;–—-")
+        and (
+            _centred_under(a, b)
+            or (len(b.lines) == 1 and (b.lines[0][:1].islower() or last[-1:] in ",:;–—-"))
+        )
         and _similar(a, b)
     )
 
@@ -792,9 +795,13 @@ def _middle(b: PdfBlock) -> float:
 
 def _centred_under(a: PdfBlock, b: PdfBlock) -> bool:
     """Is `b` centred under `a`: the same middle and, under a one-line title, another
-    left edge (a line of a shared column has its middle only when it is as wide)."""
-    return abs(_middle(a) - _middle(b)) <= CENTRED and (
-        len(a.lines) >= 2 or abs(_left(a, -1) - _left(b, 0)) > CENTRED
+    left edge (a line of a shared column has its middle only when it is as wide). Blocks
+    split from one share its box, which says nothing of their lines' middles (oxyear's
+    "9.5 Database" and its margin reference "NHR §18.8.5†")."""
+    return (
+        a.bbox != b.bbox
+        and abs(_middle(a) - _middle(b)) <= CENTRED
+        and (len(a.lines) >= 2 or abs(_left(a, -1) - _left(b, 0)) > CENTRED)
     )
 
 
