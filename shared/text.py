@@ -116,3 +116,18 @@ def count_words(text: str) -> int:
     words = len(_WORD.findall(text.translate(_JOINERS)))
     cjk = cjk_units(text)
     return words + max(1, round(cjk)) if cjk else words
+
+
+_ARITY = re.compile(r"(?:[\w.]+:)?([^\W\d][\w.]*)/\d{1,2}")  # "abs/1", "lists:map/2"
+
+
+def signs(bookmark: str, line: str) -> bool:
+    """Is `line` the signature a "name/arity" bookmark points at: Erlang's reference
+    manuals bookmark each function so ("abs/1", "cancel_timer/1") over its signature set
+    as text ("abs(Float) -> float()", "erlang:cancel_timer(TimerRef) -> Result"), which
+    is its heading (else sessions began in the middle of a function's description) and
+    titles sessions by the bookmark."""
+    named = _ARITY.fullmatch(bookmark.strip())
+    if named is None:
+        return False
+    return re.match(rf"(?:[\w.]+:)?{re.escape(named[1])}\s*\(", line.lstrip()) is not None

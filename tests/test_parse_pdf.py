@@ -1960,3 +1960,35 @@ def test_a_chapter_number_set_large_after_its_title_goes_before_it(tmp_path: Pat
     texts = [e.text for e in ir.elements]
     assert "# 1 Children of TeX" in texts
     assert "# Why use TeX? Part 2" in texts
+
+
+def test_a_functions_bookmark_makes_its_signature_a_heading(tmp_path: Path) -> None:
+    """Erlang's reference manuals bookmark each function as "name/arity" ("abs/1",
+    "cancel_timer/1") over its signature set as text ("abs(Float) -> float()",
+    "erlang:cancel_timer(TimerRef) -> Result"): no bookmark matched a line, the
+    functions were no headings and sessions began in the middle of a description. The
+    signature at a "name/arity" bookmark's target is its heading; a line at the target
+    that calls another function is not."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "erlang", fontsize=16, fontname="hebo")
+    lines = [
+        "abs(Float) -> float()",
+        "erlang:cancel_timer(TimerRef) -> Result",
+        "apply(Fun, Args) -> term()",
+    ]
+    toc = [_goto("erlang", 1, 46)]
+    bookmarks = ["abs/1", "cancel_timer/1", "atom/2"]
+    for k, (line, bookmark) in enumerate(zip(lines, bookmarks, strict=True)):
+        y = 120 + 150 * k
+        page.insert_text((72, y), line, fontsize=10, fontname="cour")
+        page.insert_text((72, y + 20), "Types:")
+        for j in range(4):
+            page.insert_text((72, y + 40 + 14 * j), f"What the function does, line {j}.")
+        toc.append(_goto(bookmark, 1, y - 10, level=2))
+    doc.set_toc(toc)
+    doc.save(tmp_path / "erts.pdf")
+    ir = parse_document(tmp_path / "erts.pdf").document
+    headings = [e.text for e in _of(ir, "heading")]
+    assert headings[0] == "# erlang"
+    assert [h.lstrip("#` ").rstrip("`") for h in headings[1:]] == lines[:2]

@@ -344,6 +344,35 @@ def test_a_continued_session_is_named_by_the_bookmarks_into_its_pages_too() -> N
     ]
 
 
+def test_a_functions_signature_is_titled_by_its_bookmark() -> None:
+    """A function's signature heading (Erlang's "atom_to_binary(Atom, Encoding) ->
+    binary()") is titled by the "name/arity" bookmark on its page that names it, in order
+    ("atom_to_binary/1" for the first of two): sessions were titled by a list of whole
+    signatures, cut at the first wrapped one ("monitor(Type :: process,")."""
+    doc = build_doc(
+        [
+            heading("erlang", 1, page=1),
+            para(words(300), page=1, page_last=8),
+            heading("atom_to_binary(Atom) -> binary()", 2, page=9),  # el-000003
+            para(words(200, 1), page=9, page_last=10),
+            heading("atom_to_binary(Atom, Encoding) -> binary()", 2, page=10),
+            para(words(200, 2), page=10, page_last=12),
+            heading("erlang:crc32(Data) -> integer() >= 0", 2, page=13),
+            para(words(200, 3), page=13, page_last=16),
+        ]
+    )
+    doc.outline = [
+        OutlineEntry(level=1, title="erlang", page=1),
+        OutlineEntry(level=2, title="atom_to_binary/1", page=9),
+        OutlineEntry(level=2, title="atom_to_binary/2", page=10),
+        OutlineEntry(level=2, title="crc32/1", page=13),
+    ]
+    assert titles(doc, "el-000002") == [
+        "erlang",
+        "atom_to_binary/1; atom_to_binary/2; crc32/1",  # (the title page's "erlang")
+    ]
+
+
 def test_a_heading_repeated_through_its_section_is_a_label_not_a_title() -> None:
     """emoji-doc sets its long tables' column heads as a heading on page after page, and
     mecaso its author's name over every section: sessions were titled "Emoji Fullname

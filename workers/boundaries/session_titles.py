@@ -50,7 +50,7 @@ from dataclasses import dataclass, replace
 
 from quire.shared.ir import Document, Element
 from quire.shared.plan import ChunkPlan
-from quire.shared.text import NUMBER_WORD
+from quire.shared.text import NUMBER_WORD, signs
 from quire.workers.boundaries.candidates import plain_text
 from quire.workers.boundaries.matter_titles import (
     book_language,
@@ -175,10 +175,14 @@ class Outline:
     def of(cls, doc: Document) -> Outline:
         els = doc.elements
         heads = [(i, e.level or 1) for i, e in enumerate(els) if e.type == "heading"]
+        bookmarks: dict[int, list[str]] = {}  # each page's, for headings they name by `signs`
+        for o in doc.outline:
+            bookmarks.setdefault(o.page, []).append(o.title)
         sections = []
         for k, (i, level) in enumerate(heads):
             end = next((j - 1 for j, lv in heads[k + 1 :] if lv <= level), len(els) - 1)
             title = heading_title(plain_text(els[i]))
+            title = _signed(bookmarks.get(els[i].page_first, []), plain_text(els[i])) or title
             if i + 1 < len(els) and _bare_label(plain_text(els[i])):
                 title = _label_title(els[i + 1]) or title
             span = max(e.page_last for e in els[i : end + 1]) - els[i].page_first + 1
@@ -199,6 +203,16 @@ class Outline:
     def inside(self, lo: int, hi: int) -> list[_Section]:
         a, b = bisect.bisect_left(self.starts, lo), bisect.bisect_right(self.starts, hi)
         return [s for s in self.sections[a:b] if s.title and not s.label]
+
+
+def _signed(bookmarks: list[str], text: str) -> str:
+    """The title of the first of a page's `bookmarks` that names the function whose
+    signature `text` is ("abs/1" for "abs(Float) -> float()", `signs`), taken off the
+    list (the next "atom_to_binary" heading on the page is "atom_to_binary/2"); else ""."""
+    for n, bookmark in enumerate(bookmarks):
+        if signs(bookmark, text.lstrip("#`* ")):
+            return heading_title(bookmarks.pop(n))
+    return ""
 
 
 def _labelled(sections: list[_Section]) -> list[_Section]:

@@ -26,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from quire.shared.ir import TITLE_PAGES_AFTER_ENTRY, OutlineEntry
-from quire.shared.text import HANGUL, NUMBER_WORD, is_cjk
+from quire.shared.text import HANGUL, NUMBER_WORD, is_cjk, signs
 from quire.workers.boundaries.matter_titles import title_matters
 from quire.workers.parse.pdf_contents import is_entry_block
 from quire.workers.parse.pdf_extract import list_marker
@@ -299,6 +299,9 @@ def match_outline(
                 cut = _prefix_end(b.lines[0], run_in_n)
                 if cut is not None:
                     best = (-1, -dist, i, "run-in", cut)
+            at_target = y is not None and dist <= AT_TARGET
+            if at_target and best is None and b.lines and signs(entry.title, b.lines[0]):
+                best = (-2, -dist, i, "split", 1)  # a function's signature (`signs`)
         if best is not None:
             _, _, i, action, k = best
             if action == "join":
