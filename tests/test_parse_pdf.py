@@ -1244,37 +1244,26 @@ def test_a_bookmarked_title_takes_back_its_last_line_set_apart(tmp_path: Path) -
         width = pymupdf.get_text_length(line, fontname="hebo", fontsize=17)
         return 72 + (pymupdf.get_text_length(under, fontname="hebo", fontsize=17) - width) / 2
 
-    # the title's lines, the lines the grouping splits off, centred or not, and how far
-    # below (a line further off is a block of its own, as HSAUR's are: lines the grouping
-    # put in one block and the bookmark split apart share its box, no middle of their own)
-    pages = [
-        (
-            ["Analysis of Variance: Weight Gain, Foster", "Feeding in Rats and Mice"],
-            ["Skulls"],
-            1,
-            0,
-        ),
-        (["Notes on the data."], ["Sources"], 1, 0),
-        (["Placing the picture"], ["12.1 In the text"], 0, 0),
-        (["anpassen von classicthesis"], ["mit dem arsclassica-paket"], 0, 0),
+    pages = [  # the title's lines, the lines the grouping splits off, all centred or not
+        (["Analysis of Variance: Weight Gain, Foster", "Feeding in Rats and Mice"], ["Skulls"], 1),
+        (["Notes on the data."], ["Sources"], 1),
+        (["Placing the picture"], ["12.1 In the text"], 0),
+        (["anpassen von classicthesis"], ["mit dem arsclassica-paket"], 0),
         (
             ["Conditional Inference: Guessing Lengths,"],
             ["Suicides, Gastric Damage, and", "Infants"],
             1,
-            0,
         ),
-        (["Principal Component Analysis: The"], ["Olympic Heptathlon"], 1, 11),
+        (["Principal Component Analysis: The"], ["Olympic Heptathlon"], 1),
     ]
     doc = pymupdf.open()
     toc = []
-    for n, (title, rest, centre, gap) in enumerate(pages, start=1):
+    for n, (title, rest, centre) in enumerate(pages, start=1):
         page = doc.new_page()
         page.insert_text((270, 100), "CHAPTER 5", fontsize=10)  # the bookmark's target
-        for k, line in enumerate(title):
-            page.insert_text((72, 150 + 21 * k), line, fontsize=17, fontname="hebo")
-        for k, line in enumerate(rest, start=len(title)):
+        for k, line in enumerate(title + rest):
             x = centred(line, title[0]) if centre else 72
-            page.insert_text((x, 150 + 21 * k + gap), line, fontsize=17, fontname="hebo")
+            page.insert_text((x, 150 + 21 * k), line, fontsize=17, fontname="hebo")
         for k in range(4):
             page.insert_text((72, 250 + 14 * k), f"What the chapter says, line {k}.")
         toc.append(_goto(title[0].split(":")[0].rstrip("."), n, 84))
@@ -1326,6 +1315,13 @@ def test_an_unfinished_title_line_goes_on_into_the_line_under_it() -> None:
     section = block(["9.5 Database"], 85, 303)
     margin = section.model_copy(update={"lines": ["NHR §18.8.5†"], "line_x0": [450.0]})
     assert not _wraps_onto(section.model_copy(update={"line_x0": [85.0]}), margin, body=10.0)
+    # split from one block, the lines' middles tell ("Analyzing Longitudinal Data II –"
+    # over "Generalized Estimation Equations and" / "Linear Mixed Effect Models: Treating")
+    head = block(["Analyzing Longitudinal Data II –"], 150, 190)
+    head = head.model_copy(update={"line_x0": [185.0], "line_mid": [311.5]})
+    lines = ["Generalized Estimation Equations and", "Linear Mixed Effect Models: Treating"]
+    rest = head.model_copy(update={"lines": lines, "line_x0": [166, 168], "line_mid": [311, 311]})
+    assert _wraps_onto(head, rest, body=10.0)
     text = block(["emotions.", "Style II are looking back to you"], 49, 330)
     assert not _wraps_onto(block(["3.9 Don’t forget Style II"], 49, 300), text, body=10.0)
 

@@ -95,7 +95,8 @@ def merge_titles(blocks: list[PdfBlock], max_page: int) -> list[PdfBlock]:
                 max(b.bbox[2], nxt.bbox[2]),
                 max(b.bbox[3], nxt.bbox[3]),
             )
-            out[-1] = nxt.model_copy(update={"lines": lines, "line_x0": x0, "bbox": box})
+            update = {"lines": lines, "line_x0": x0, "line_mid": [], "bbox": box}
+            out[-1] = nxt.model_copy(update=update)
             continue
         out.append(b)
     return out[::-1]

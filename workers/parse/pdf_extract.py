@@ -580,6 +580,7 @@ def _make_block(rows: list[Row]) -> PdfBlock:
             bbox=bbox,
             lines=_code_lines(rows),
             line_x0=[round(r.x0, 2) for r in rows],
+            line_mid=[round((r.x0 + r.x1) / 2, 2) for r in rows],
             size=size,
             bold=bold,  # a large bold line of it may be a title (`pdf_headings`)
         )
@@ -588,6 +589,7 @@ def _make_block(rows: list[Row]) -> PdfBlock:
         bbox=bbox,
         lines=[r.text for r in rows],
         line_x0=[round(r.left, 2) for r in rows],
+        line_mid=[round((r.x0 + r.x1) / 2, 2) for r in rows],
         size=size,
         bold=bold,
         rtl=rows[0].rtl,

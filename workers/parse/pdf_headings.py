@@ -119,13 +119,18 @@ def _numbered(title_n: str, candidate_n: str) -> bool:
     )
 
 
+def _lines(b: PdfBlock, part: slice) -> dict[str, list[str] | list[float]]:
+    """Some of a block's lines, with their edges and middles."""
+    return {"lines": b.lines[part], "line_x0": b.line_x0[part], "line_mid": b.line_mid[part]}
+
+
 def _split(pb: PageBody, index: int, k: int) -> None:
     """Split block `index` after its first k lines (heading | rest)."""
     b = pb.blocks[index]
     if k >= len(b.lines):
         return
-    head = b.model_copy(update={"lines": b.lines[:k], "line_x0": b.line_x0[:k]})
-    rest = b.model_copy(update={"lines": b.lines[k:], "line_x0": b.line_x0[k:]})
+    head = b.model_copy(update=_lines(b, slice(k)))
+    rest = b.model_copy(update=_lines(b, slice(k, None)))
     pb.blocks[index : index + 1] = [head, rest]
     pb.headings = {(i + 1 if i > index else i): h for i, h in pb.headings.items()}
 
@@ -139,6 +144,7 @@ def _join_next(pb: PageBody, index: int, k: int) -> None:
         update={
             "lines": b.lines + nxt.lines[:take],
             "line_x0": b.line_x0 + nxt.line_x0[:take],
+            "line_mid": b.line_mid + nxt.line_mid[:take],
             "bbox": box,
         }
     )
@@ -146,17 +152,17 @@ def _join_next(pb: PageBody, index: int, k: int) -> None:
         del pb.blocks[index + 1]
         pb.headings = {(i - 1 if i > index else i): h for i, h in pb.headings.items()}
     else:
-        pb.blocks[index + 1] = nxt.model_copy(
-            update={"lines": nxt.lines[take:], "line_x0": nxt.line_x0[take:]}
-        )
+        pb.blocks[index + 1] = nxt.model_copy(update=_lines(nxt, slice(take, None)))
 
 
 def _run_in(pb: PageBody, index: int, cut: int) -> None:
     """Split a run-in heading ("Png  If gnuplot was ...") off the block's first line."""
     b = pb.blocks[index]
     first = b.lines[0]
-    head = b.model_copy(update={"lines": [first[:cut].strip()], "line_x0": b.line_x0[:1]})
-    rest = b.model_copy(update={"lines": [first[cut:].strip(), *b.lines[1:]]})
+    head = b.model_copy(
+        update={"lines": [first[:cut].strip()], "line_x0": b.line_x0[:1], "line_mid": []}
+    )
+    rest = b.model_copy(update={"lines": [first[cut:].strip(), *b.lines[1:]], "line_mid": []})
     pb.blocks[index : index + 1] = [head, rest]
     pb.headings = {(i + 1 if i > index else i): h for i, h in pb.headings.items()}
 
@@ -612,6 +618,7 @@ def _merge(pb: PageBody, j: int, i: int, heading: Heading) -> None:
             update={
                 "lines": [line for b in part for line in b.lines],
                 "line_x0": [x for b in part for x in b.line_x0],
+                "line_mid": [x for b in part for x in b.line_mid],
                 "bbox": (
                     min(b.bbox[0] for b in part),
                     part[0].bbox[1],
@@ -797,15 +804,21 @@ def _middle(b: PdfBlock) -> float:
 
 
 def _centred_under(a: PdfBlock, b: PdfBlock) -> bool:
-    """Is `b` centred under `a`: the same middle and, under a one-line title, another
-    left edge (a line of a shared column has its middle only when it is as wide). Blocks
-    split from one share its box, which says nothing of their lines' middles (oxyear's
-    "9.5 Database" and its margin reference "NHR §18.8.5†")."""
-    return (
-        a.bbox != b.bbox
-        and abs(_middle(a) - _middle(b)) <= CENTRED
-        and (len(a.lines) >= 2 or abs(_left(a, -1) - _left(b, 0)) > CENTRED)
-    )
+    """Is `b` centred under `a`: the middle of its first line under that of `a`'s last and,
+    under a one-line title, another left edge (a line of a shared column has its middle
+    only when it is as wide). Without the lines' middles, blocks split from one share its
+    box, which says nothing of them (oxyear's "9.5 Database" and its margin reference
+    "NHR §18.8.5†")."""
+    if _middles(a) and _middles(b):
+        centred = abs(a.line_mid[-1] - b.line_mid[0]) <= CENTRED
+    else:
+        centred = a.bbox != b.bbox and abs(_middle(a) - _middle(b)) <= CENTRED
+    return centred and (len(a.lines) >= 2 or abs(_left(a, -1) - _left(b, 0)) > CENTRED)
+
+
+def _middles(b: PdfBlock) -> bool:
+    """Are the middles of `b`'s lines known?"""
+    return bool(b.lines) and len(b.line_mid) == len(b.lines)
 
 
 def _left(b: PdfBlock, line: int) -> float:

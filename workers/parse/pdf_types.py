@@ -28,6 +28,7 @@ class PdfBlock(BaseModel):
     # text: one string per visual line; code: one per line with indentation, "" = blank line
     lines: list[str] = []
     line_x0: list[float] = []  # left edge of each text line (list items, heading splits)
+    line_mid: list[float] = []  # middle of each text line (titles centred over each other)
     size: float = 0.0  # dominant font size (text/code)
     bold: bool = False  # most characters bold
     rtl: bool = False  # mostly right-to-left letters
