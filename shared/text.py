@@ -119,15 +119,22 @@ def count_words(text: str) -> int:
 
 
 _ARITY = re.compile(r"(?:[\w.]+:)?([^\W\d][\w.]*)/\d{1,2}")  # "abs/1", "lists:map/2"
+_CALL = re.compile(r"([^\W\d]\w*)\(\)")  # "driver_cancel_timer()"
 
 
 def signs(bookmark: str, line: str) -> bool:
-    """Is `line` the signature a "name/arity" bookmark points at: Erlang's reference
-    manuals bookmark each function so ("abs/1", "cancel_timer/1") over its signature set
-    as text ("abs(Float) -> float()", "erlang:cancel_timer(TimerRef) -> Result"), which
-    is its heading (else sessions began in the middle of a function's description) and
-    titles sessions by the bookmark."""
-    named = _ARITY.fullmatch(bookmark.strip())
-    if named is None:
+    """Is `line` the signature a function's bookmark points at: Erlang's reference manuals
+    bookmark each function as "name/arity" ("abs/1", "cancel_timer/1") over its
+    signature set as text ("abs(Float) -> float()", "erlang:cancel_timer(TimerRef) ->
+    Result"), and each C function as "name()" over its declaration ("void
+    *enif_alloc(size_t size)"). The signature is the function's heading (else sessions
+    began in the middle of a description) and the bookmark titles it."""
+    bookmark = bookmark.strip()
+    if named := _ARITY.fullmatch(bookmark):
+        head, tail = r"(?:[\w.]+:)?", r"\s*\("  # a module's name
+    elif named := _CALL.fullmatch(bookmark):
+        # a return type ("int ", "void *", "const char *"); the whole declaration
+        head, tail = r"(?:[\w:<>]+[\s*&]+){0,3}\**", r"\s*\([^()]*\)\s*;?\s*$"
+    else:
         return False
-    return re.match(rf"(?:[\w.]+:)?{re.escape(named[1])}\s*\(", line.lstrip()) is not None
+    return re.match(rf"{head}{re.escape(named[1])}{tail}", line.strip()) is not None

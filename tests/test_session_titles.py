@@ -346,9 +346,10 @@ def test_a_continued_session_is_named_by_the_bookmarks_into_its_pages_too() -> N
 
 def test_a_functions_signature_is_titled_by_its_bookmark() -> None:
     """A function's signature heading (Erlang's "atom_to_binary(Atom, Encoding) ->
-    binary()") is titled by the "name/arity" bookmark on its page that names it, in order
-    ("atom_to_binary/1" for the first of two): sessions were titled by a list of whole
-    signatures, cut at the first wrapped one ("monitor(Type :: process,")."""
+    binary()", a C declaration) is titled by the bookmark on its page that names it, in
+    order ("atom_to_binary/1" for the first of two, "enif_alloc()"): sessions were
+    titled by a list of whole signatures, cut at the first wrapped one ("monitor(Type ::
+    process,")."""
     doc = build_doc(
         [
             heading("erlang", 1, page=1),
@@ -358,7 +359,9 @@ def test_a_functions_signature_is_titled_by_its_bookmark() -> None:
             heading("atom_to_binary(Atom, Encoding) -> binary()", 2, page=10),
             para(words(200, 2), page=10, page_last=12),
             heading("erlang:crc32(Data) -> integer() >= 0", 2, page=13),
-            para(words(200, 3), page=13, page_last=16),
+            para(words(200, 3), page=13, page_last=14),
+            heading("void *enif_alloc(size_t size)", 2, page=15),
+            para(words(200, 4), page=15, page_last=16),
         ]
     )
     doc.outline = [
@@ -366,10 +369,11 @@ def test_a_functions_signature_is_titled_by_its_bookmark() -> None:
         OutlineEntry(level=2, title="atom_to_binary/1", page=9),
         OutlineEntry(level=2, title="atom_to_binary/2", page=10),
         OutlineEntry(level=2, title="crc32/1", page=13),
+        OutlineEntry(level=2, title="enif_alloc()", page=15),
     ]
     assert titles(doc, "el-000002") == [
         "erlang",
-        "atom_to_binary/1; atom_to_binary/2; crc32/1",  # (the title page's "erlang")
+        "atom_to_binary/1; atom_to_binary/2; crc32/1; enif_alloc()",  # (the title page's)
     ]
 
 

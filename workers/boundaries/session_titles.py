@@ -210,7 +210,7 @@ def _signed(bookmarks: list[str], text: str) -> str:
     signature `text` is ("abs/1" for "abs(Float) -> float()", `signs`), taken off the
     list (the next "atom_to_binary" heading on the page is "atom_to_binary/2"); else ""."""
     for n, bookmark in enumerate(bookmarks):
-        if signs(bookmark, text.lstrip("#`* ")):
+        if signs(bookmark, text.strip("#` ")):
             return heading_title(bookmarks.pop(n))
     return ""
 
