@@ -30,13 +30,16 @@ lies in, however long, else after the document's title heading, followed by the 
 that point into its pages and name no heading (the next session's first heading may be on
 its last page): Erlang's reference manuals bookmark every function ("abs/1") over a
 signature set as text, and 17 sessions in a row were "erlang (continued)" where they are
-now "erlang (continued): byte_size/1; cancel_timer/1; …".
-A session with no heading inside or around it is titled by the bookmarks that point into
-its pages (the highest level among them), when the outline names what the text does not
-set as titles (pdf-trans's example: one bookmark per macro over a page of drawn boxes);
-else it keeps the planner's title (its first prose words). A title depends on the
-session's own element range only, so splitting one session never renames another. Key
-terms are never part of a title.
+now "erlang (continued): byte_size/1; cancel_timer/1; …". A session with no heading
+inside or around it is titled by the bookmarks that point into its pages (the highest
+level among them), when the outline names what the text does not set as titles
+(pdf-trans's example: one bookmark per macro over a page of drawn boxes); else it keeps
+the planner's title (its first prose words). A title depends on the session's own element
+range only, so splitting one session never renames another. Key terms are never part of
+a title.
+
+A function's signature set as a heading ("abs(Float) -> float()", `signs`) is titled by
+the bookmark that names it ("abs/1").
 """
 
 from __future__ import annotations

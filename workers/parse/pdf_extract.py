@@ -149,7 +149,7 @@ def _numbering(spans: list[dict[str, Any]]) -> int:
     return n
 
 
-BIG_NUMBER = 2.0  # a title's number set this many times the size of its words, at least
+_BIG_NUMBER = 2.0  # a title's number set this many times the size of its words, at least
 _BIG_NUMBER_PT = 20.0  # ... and this size
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
@@ -166,7 +166,7 @@ def _number_last(spans: list[dict[str, Any]]) -> str | None:
     if len(_WORDS.findall("".join(x["text"] for x in shown[:-1]))) < 2:
         return None  # a formula's glyphs drawn large ("H__ ∫ 𝑓2 2"), no title
     words = max(x["size"] for x in shown[:-1])
-    big = last["size"] >= max(words * BIG_NUMBER, _BIG_NUMBER_PT)
+    big = last["size"] >= max(words * _BIG_NUMBER, _BIG_NUMBER_PT)
     return last["text"].strip() if big else None
 
 
