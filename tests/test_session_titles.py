@@ -377,6 +377,37 @@ def test_a_functions_signature_is_titled_by_its_bookmark() -> None:
     ]
 
 
+def test_the_clauses_of_one_function_are_no_labels() -> None:
+    """erts bookmarks each clause of `statistics/1` as "statistics/1": titled by it, the
+    clauses shared one title three times and more, so they were labels and the sessions
+    inside them were "erlang (continued)". Labels are found by the headings' own words."""
+    clauses = ["active_tasks", "context_switches", "exact_reductions"]
+    doc = build_doc(
+        [
+            heading("Reference Manual", 1, page=1),
+            para(words(100), page=1),
+            heading("erlang", 1, page=2),
+            para(words(100, 1), page=2),
+            *[
+                el
+                for k, item in enumerate(clauses)
+                for el in (
+                    heading(f"statistics(Item :: {item}) -> term()", 2, page=3 + 4 * k),
+                    para(words(200, 2 + k), page=3 + 4 * k, page_last=6 + 4 * k),
+                )
+            ],
+            para(words(300, 9), page=15, page_last=22),  # el-000011
+            para(words(300, 10), page=23, page_last=70),  # a module longer than a chapter
+        ]
+    )
+    doc.outline = [
+        OutlineEntry(level=1, title="Reference Manual", page=1),
+        OutlineEntry(level=1, title="erlang", page=2),
+        *[OutlineEntry(level=2, title="statistics/1", page=3 + 4 * k) for k in range(3)],
+    ]
+    assert titles(doc, "el-000010", "el-000011")[-2] == "statistics/1 (continued)"
+
+
 def test_a_heading_repeated_through_its_section_is_a_label_not_a_title() -> None:
     """emoji-doc sets its long tables' column heads as a heading on page after page, and
     mecaso its author's name over every section: sessions were titled "Emoji Fullname

@@ -163,6 +163,7 @@ class _Section:
     pages: int  # pages the section spans
     whole: bool = False  # a heading of the title page holding all that follows it
     label: bool = False  # its title repeats in its section (see the module docstring)
+    own: str = ""  # the heading's own words (a bookmark may title it: `_signed`)
 
 
 @dataclass
@@ -184,8 +185,8 @@ class Outline:
         sections = []
         for k, (i, level) in enumerate(heads):
             end = next((j - 1 for j, lv in heads[k + 1 :] if lv <= level), len(els) - 1)
-            title = heading_title(plain_text(els[i]))
-            title = _signed(bookmarks.get(els[i].page_first, []), plain_text(els[i])) or title
+            own = heading_title(plain_text(els[i]))
+            title = _signed(bookmarks.get(els[i].page_first, []), plain_text(els[i])) or own
             if i + 1 < len(els) and _bare_label(plain_text(els[i])):
                 title = _label_title(els[i + 1]) or title
             span = max(e.page_last for e in els[i : end + 1]) - els[i].page_first + 1
@@ -194,7 +195,7 @@ class Outline:
             text = " ".join(plain_text(els[i]).lstrip("#").split())
             whole = els[i].page_first == els[0].page_first and end == len(els) - 1
             whole = whole and not LEADING_NUMBER.match(text)
-            sections.append(_Section(i, end, level, title, span, whole))
+            sections.append(_Section(i, end, level, title, span, whole, own=own))
         titles = frozenset(s.title.casefold() for s in sections)
         return cls(_labelled(sections), [s.pos for s in sections], book_language(els), titles)
 
@@ -220,7 +221,9 @@ def _signed(bookmarks: list[str], text: str) -> str:
 
 def _labelled(sections: list[_Section]) -> list[_Section]:
     """`sections` with those whose title LABEL_REPEATS or more sections of one parent
-    share marked as labels."""
+    share marked as labels, by the headings' own words: the clauses of one function
+    ("statistics(Item :: active_tasks) -> …", "statistics(Item :: context_switches) ->
+    …") share their bookmark's title "statistics/1" and are no labels."""
     parents: list[int] = []  # each section's parent (the innermost section around it)
     stack: list[_Section] = []
     for s in sections:
@@ -228,7 +231,7 @@ def _labelled(sections: list[_Section]) -> list[_Section]:
             stack.pop()
         parents.append(stack[-1].pos if stack else -1)
         stack.append(s)
-    keys = [(parent, s.title.casefold()) for parent, s in zip(parents, sections, strict=True)]
+    keys = [(parent, s.own.casefold()) for parent, s in zip(parents, sections, strict=True)]
     shared = Counter(keys)
     return [
         replace(s, label=True) if shared[key] >= LABEL_REPEATS else s
