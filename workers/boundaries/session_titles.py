@@ -50,6 +50,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from quire.shared.ir import Document, Element
 from quire.shared.plan import ChunkPlan
@@ -173,7 +174,6 @@ class Outline:
     sections: list[_Section]
     starts: list[int]  # their positions, ascending
     language: str  # the book's, for the continuation mark
-    titles: frozenset[str]  # the sections' titles, casefolded
 
     @classmethod
     def of(cls, doc: Document) -> Outline:
@@ -196,8 +196,12 @@ class Outline:
             whole = els[i].page_first == els[0].page_first and end == len(els) - 1
             whole = whole and not LEADING_NUMBER.match(text)
             sections.append(_Section(i, end, level, title, span, whole, own=own))
-        titles = frozenset(s.title.casefold() for s in sections)
-        return cls(_labelled(sections), [s.pos for s in sections], book_language(els), titles)
+        return cls(_labelled(sections), [s.pos for s in sections], book_language(els))
+
+    @cached_property
+    def titles(self) -> frozenset[str]:
+        """The sections' titles, casefolded."""
+        return frozenset(s.title.casefold() for s in self.sections)
 
     def open_at(self, pos: int) -> list[_Section]:
         """Sections open just before element `pos`, outermost first."""

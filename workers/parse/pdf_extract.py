@@ -159,15 +159,15 @@ def _number_last(spans: list[dict[str, Any]]) -> str | None:
     60-point "1"), to go before it where a reader says it: "1 Children of TEX" (kept
     after it, every session of the chapter was "Children of TEX 1 (continued)")."""
     shown = [x for x in spans if x["text"].strip()]
-    if len(shown) < 2 or not (last := shown[-1])["text"].strip().isdigit():
+    if len(shown) < 2 or spans[-1] is not shown[-1]:
         return None
-    if spans[-1] is not last or len(last["text"].strip()) > 3:
+    number, words = shown[-1]["text"].strip(), shown[:-1]
+    if not number.isdigit() or len(number) > 3:
         return None
-    if len(_WORDS.findall("".join(x["text"] for x in shown[:-1]))) < 2:
+    if len(_WORDS.findall("".join(x["text"] for x in words))) < 2:
         return None  # a formula's glyphs drawn large ("H__ ∫ 𝑓2 2"), no title
-    words = max(x["size"] for x in shown[:-1])
-    big = last["size"] >= max(words * _BIG_NUMBER, _BIG_NUMBER_PT)
-    return last["text"].strip() if big else None
+    size = max(x["size"] for x in words)
+    return number if shown[-1]["size"] >= max(size * _BIG_NUMBER, _BIG_NUMBER_PT) else None
 
 
 def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int, set[LineKey]]:
@@ -227,7 +227,7 @@ def _raw_lines(textpage: dict[str, Any]) -> tuple[list[Row], int, set[LineKey]]:
                     if x["text"]
                 ]
             if len(every_size) > 1 and (first := _number_last(line["spans"])):
-                parts = [first, " ", *parts[: len(parts) - 1]]
+                parts = [first, " ", *parts[:-1]]
             raw = "".join(parts)
             text = raw.strip()
             if n == 0 or not text:

@@ -260,8 +260,9 @@ def match_outline(
             if y is not None:  # headings sit just below their target point
                 above = b.bbox[1] < y - 30
                 dist = abs(b.bbox[1] - y) + (200.0 if above else 0.0)
+            at_target = y is not None and dist <= AT_TARGET
             code = b.kind == "code"
-            if code and (y is None or dist > AT_TARGET):  # a code line naming the entry is no title
+            if code and not at_target:  # a code line naming the entry is no title
                 continue
             if (
                 y is not None
@@ -296,16 +297,15 @@ def match_outline(
                 # section 13.1's wrapped title further down (latex2e-fr), "3.3 Maketitle"
                 # the command "\maketitle" set under it (apa6)
                 cls = (2 if s >= 1.0 else 1 if s >= 0.9 else 0) - (3 if above else 0)
-                if y is not None and dist <= AT_TARGET and _numbered(title_n, candidate):
+                if at_target and _numbered(title_n, candidate):
                     cls = 3
                 cand = (cls, -dist, i, "join" if joined else action, k)
                 if best is None or cand[:2] > best[:2]:
                     best = cand
-            if y is not None and dist <= AT_TARGET and best is None and not code:
+            if at_target and best is None and not code:
                 cut = _prefix_end(b.lines[0], run_in_n)
                 if cut is not None:
                     best = (-1, -dist, i, "run-in", cut)
-            at_target = y is not None and dist <= AT_TARGET
             if at_target and best is None and b.lines and signs(entry.title, b.lines[0]):
                 best = (-2, -dist, i, "split", 1)  # a function's signature (`signs`)
         if best is not None:
