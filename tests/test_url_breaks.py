@@ -1,12 +1,16 @@
 """A web address broken across lines (TeX's `url` breaks after "/", "." and "-" without a
-hyphen) is joined whole; an address at a line end followed by a word keeps the space."""
+hyphen) is joined whole; an address at a line end followed by a word keeps the space. FOP
+hyphenates addresses like words: such a hyphen goes when the document writes the word whole."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pymupdf
 import pytest
 
 from quire.workers.parse import parse_document
+from quire.workers.parse.pdf_hyphens import Vocabulary
 from quire.workers.parse.url_breaks import continues_url
 
 LINES = [
@@ -19,6 +23,9 @@ LINES = [
     "to get it, and the licence is at http://www.latex-project.org/lppl.txt).",
     "The questions are answered at https://tex.stackexchange.com/questions/",
     "402779#406791 by the maintainers of the packages named above.",
+    "Every gnucash user should read the mailing lists: see Netiquette [https://wiki.gnu-",
+    "cash.org/wiki/Mailing_List-",
+    "s#Netiquette] before writing to them.",
 ]
 
 
@@ -38,6 +45,24 @@ def test_an_address_broken_after_a_slash_dot_or_hyphen_is_whole(text: str) -> No
     assert "http://www.kenmore.org/kenmore/kp_arch.html keeps" in text
     assert "/a-manifesto-on-wipo-and-the-future is" in text
     assert "https://tex.stackexchange.com/questions/402779#406791 by" in text
+
+
+def test_a_hyphen_that_breaks_a_word_of_an_address_goes(text: str) -> None:
+    assert "[https://wiki.gnucash.org/wiki/Mailing_Lists#Netiquette] before" in text
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "hyphen"),
+    [
+        ("https://wiki.gnu-", "cash.org/wiki/", False),  # "gnucash" is written whole
+        ("http://example.org/a-manifesto-on-", "wipo", True),  # "onwipo" never is
+        ("https://ctan.org/pkg/lua-", "tex.html", True),  # "lua-tex" as often as "luatex"
+        ("https://ctan.org/pkg/", "tex", True),  # no hyphen to take out
+    ],
+)
+def test_breaks_address(before: str, after: str, hyphen: bool) -> None:
+    words = Vocabulary(Counter({"gnucash": 3, "luatex": 1, "lua-tex": 1, "on": 9, "wipo": 1}))
+    assert words.breaks_address(before, after) is not hyphen
 
 
 def test_an_address_at_a_line_end_before_a_word_keeps_the_space(text: str) -> None:

@@ -39,7 +39,8 @@ FIGURE = "figure"  # origin of a paragraph holding the text of a vector figure
 def join_lines(lines: list[str], *, title: bool = False, words: Vocabulary | None = None) -> str:
     """Lines of one paragraph -> one line of text. A hyphen at a line end that only breaks a
     word (as `words`, the document's vocabulary, decides) is taken out and marked with
-    JOIN; any other stays put. A web address broken across lines is joined whole.
+    JOIN; any other stays put. A web address broken across lines is joined whole, without
+    a hyphen only when the document writes the joined word and not the hyphenated one.
 
     Chinese and Japanese are set without spaces: a line ending in a CJK character (or
     the next one opening with CJK punctuation) joins the next line directly, as the text
@@ -50,7 +51,10 @@ def join_lines(lines: list[str], *, title: bool = False, words: Vocabulary | Non
     for ln in lines:
         ln = unicodedata.normalize("NFC", ln)  # as the IR will be: "e\u0301-" is "é-"
         if out and continues_url(out, ln):
-            out += ln  # a web address broken after "/", "." or "-" (no hyphen of TeX's)
+            # a web address broken after "/", "." or "-": TeX's url package adds no hyphen,
+            # but FOP hyphenates addresses like words ("wiki.gnu-" / "cash.org")
+            hyphenated = words is not None and words.breaks_address(out, ln)
+            out = out[:-1] + JOIN + ln if hyphenated else out + ln
         elif out and words is not None and words.breaks_word(out, ln):
             out = out[:-1] + JOIN + ln
         else:

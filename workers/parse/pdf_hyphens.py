@@ -59,13 +59,10 @@ class Vocabulary:
 
     def breaks_word(self, before: str, after: str) -> bool:
         """Does the hyphen ending `before` only break a word that `after` finishes?"""
-        if not is_break(before, after):
+        parts = _parts(before, after)
+        if parts is None:
             return False
-        tail = _TAIL.search(before[-80:].replace(JOIN, ""))
-        head = _HEAD.match(after)
-        if tail is None or head is None:
-            return False
-        first, rest = tail.group(1), head.group()
+        first, rest = parts
         joined = self.counts[(first + rest).casefold()]
         hyphenated = self.counts[f"{first}-{rest}".casefold()]
         if joined or hyphenated:
@@ -74,6 +71,26 @@ class Vocabulary:
         if rest in self.common:
             return False
         return not (len(last_part) >= 2 and self.counts[last_part] and self.counts[rest])
+
+    def breaks_address(self, before: str, after: str) -> bool:
+        """Does the hyphen ending `before`, inside a web address, break a word? A hyphen
+        at a line end inside an address is the address's own unless the document writes
+        the joined word ("gnucash") more often than the hyphenated one, and at least once:
+        an address is no sentence, so a word's parts prove nothing here."""
+        parts = _parts(before, after)
+        if parts is None:
+            return False
+        first, rest = parts
+        return self.counts[(first + rest).casefold()] > self.counts[f"{first}-{rest}".casefold()]
+
+
+def _parts(before: str, after: str) -> tuple[str, str] | None:
+    """The word before a line-end break and the start of the next line's ("num", "ber")."""
+    if not is_break(before, after):
+        return None
+    tail = _TAIL.search(before[-80:].replace(JOIN, ""))
+    head = _HEAD.match(after)
+    return None if tail is None or head is None else (tail.group(1), head.group())
 
 
 _CELL_BREAK = re.compile(r"(?<=[^\W\d_])- (?=[^\W\d_])")
