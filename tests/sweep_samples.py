@@ -194,6 +194,48 @@ def build_figures(path: Path) -> Path:
     return path
 
 
+# Erlang's manuals (DocBook through FOP): a note is a green title band with a large bold
+# "Note:" over a tinted body holding the note, each side of the box a line of its own; the
+# module's next section title ("Data Types", as large) follows right below the box.
+ADMONITION_SECTIONS = ["Data Types", "Exports"]
+ADMONITION_NOTES = ["Do not use any of the keys in these examples.", "Use the shell only."]
+
+
+def _admonition(page: Any, y: float, note: str) -> None:
+    band, body = pymupdf.Rect(75, y, 535, y + 20), pymupdf.Rect(75, y + 20, 535, y + 46)
+    shape = page.new_shape()
+    shape.draw_rect(band)
+    shape.finish(fill=(0.17, 0.54, 0.24), color=None)
+    shape.draw_rect(body)
+    shape.finish(fill=(0.97, 0.98, 0.98), color=None)
+    for a, b in [
+        ((75, y), (535, y)),
+        ((535, y), (535, y + 20)),
+        ((75, y), (75, y + 20)),
+        ((535, y + 20), (535, y + 46)),
+        ((75, y + 46), (535, y + 46)),
+        ((75, y + 20), (75, y + 46)),
+    ]:
+        shape.draw_line(a, b)
+        shape.finish(color=(0.29, 0.31, 0.34), width=1, closePath=False)  # one item each
+    shape.commit()
+    page.insert_text((78, y + 15), "Note:", fontsize=13.3, fontname="hebo", color=(1, 1, 1))
+    page.insert_text((78, y + 37), note, fontsize=10, fontname="tiro")
+
+
+def build_admonitions(path: Path) -> Path:
+    doc = pymupdf.open()
+    for n, (section, note) in enumerate(zip(ADMONITION_SECTIONS, ADMONITION_NOTES, strict=True)):
+        page = doc.new_page(width=W, height=H)
+        y = _lines(page, 110, [PROSE_ABOVE, PROSE_BELOW] * 3, size=10, font="tiro")
+        _admonition(page, y + 10, note)
+        page.insert_text((71, y + 80), section, fontsize=13.3, fontname="helv")
+        _lines(page, y + 100, [PROSE_BELOW, PROSE_ABOVE] * 3, size=10, font="tiro")
+        page.insert_text((W / 2, H - 40), str(n + 1), fontsize=9, fontname="helv")
+    doc.save(path)
+    return path
+
+
 # A thesis template's sample figures: a framed, filled box holding one large letter (36 pt,
 # the largest type of the document), "Figure 1.1: ..." right below it; on page 2 the
 # caption sits above the box; no outline. The letters are figure text, no chapter headings.

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from pdf_samples import ruled_table
 from sweep_samples import (
+    ADMONITION_NOTES,
+    ADMONITION_SECTIONS,
     BANNER_SECTIONS,
     CAPTIONED,
     CHAPTER_BOOK_PAGES,
@@ -41,6 +43,7 @@ from sweep_samples import (
     TYPEWRITER_CODE_FOOT,
     WARNING,
     ZH_BREAK_START,
+    build_admonitions,
     build_banner_headers,
     build_blank_page_thesis,
     build_captioned_boxes,
@@ -199,6 +202,24 @@ def test_prose_and_boxed_notes_stay_prose(fig: Document) -> None:
     short last line."""
     prose = [e.text for e in fig.elements if e.type == "paragraph" and e.origin is None]
     assert prose == [PROSE_ABOVE, PROSE_BELOW, " ".join(NOTE), " ".join(WARNING)]
+
+
+def test_a_note_box_drawn_side_by_side_is_no_figure_and_its_label_no_heading(
+    tmp_path: Path,
+) -> None:
+    """Erlang's notes: a title band and a tinted body, each side a line of its own, made
+    nine drawing items, a figure, whose text took "Note:" and the section title under the
+    box ("Note: Data Types"), read before the note. The band and the sides run from edge
+    to edge of the box: a frame. "Note:", large and bold, is a label, not a heading."""
+    doc = parse_document(build_admonitions(tmp_path / "notes.pdf")).document
+    assert not [e for e in doc.elements if e.origin == "figure"]
+    assert [e.text for e in doc.elements if e.type == "heading"] == [
+        f"# {s}" for s in ADMONITION_SECTIONS
+    ]
+    texts = [e.text for e in doc.elements]
+    for section, note in zip(ADMONITION_SECTIONS, ADMONITION_NOTES, strict=True):
+        at = texts.index(f"# {section}")
+        assert texts[at - 2 : at] == ["Note:", note]
 
 
 def test_a_captioned_box_is_a_figure_and_its_large_letter_no_heading(tmp_path: Path) -> None:

@@ -4,8 +4,9 @@ Such text is part of a drawing, not of the prose: "0 0.2 0.4 0.6" under a plot i
 numbered part, "1." beside an arrow no list item, a node label no heading. Here the
 page's vector paths are grouped into regions (paths whose boxes touch), and a region is
 a figure when it holds shapes of its own: at least `MIN_SHAPES` drawing items besides its
-frames, the few-item paths that span it (a rectangle or rounded box drawn or filled: a
-boxed code listing or a coloured note has those only), or when a figure caption ("Figure
+frames, the few-item paths that cover most of it or run from edge to edge of it (a
+rectangle or rounded box drawn or filled, its sides, a title band: a boxed code listing or
+a coloured note has those only), or when a figure caption ("Figure
 1.1: ...") sits right below or above it: the author called it a figure, though it may be
 only a frame around one large letter (a thesis template's sample figure, whose 36 pt "A"
 was read as the document's top heading) or a placeholder box. The short text rows inside a
@@ -124,10 +125,22 @@ def figure_regions(
         if box[2] - box[0] < MIN_SIDE or box[3] - box[1] < MIN_SIDE:
             continue
         frame = FRAME_SHARE * _area(box)  # paths this large with few items frame the region
-        shapes = sum(items[k] for k in members if items[k] > FRAME_ITEMS or _area(boxes[k]) < frame)
+        shapes = sum(
+            items[k]
+            for k in members
+            if items[k] > FRAME_ITEMS or not (_area(boxes[k]) >= frame or _spans(boxes[k], box))
+        )
         if shapes >= MIN_SHAPES or any(_captions(box, c) for c in captions):
             out.append(box)
     return sorted(out, key=lambda b: (b[1], b[0]))
+
+
+def _spans(b: Box, region: Box) -> bool:
+    """Does a path run from edge to edge of its region, across or down: a side of a frame
+    drawn line by line, or a band of it (Erlang's notes: a coloured title band over a
+    tinted body, each side a line of its own)?"""
+    across = b[0] - region[0] <= TOUCH and region[2] - b[2] <= TOUCH
+    return across or (b[1] - region[1] <= TOUCH and region[3] - b[3] <= TOUCH)
 
 
 def _page_frame(boxes: list[Box], items: list[int], page: Box) -> set[int]:

@@ -478,6 +478,8 @@ def _font_candidate(b: PdfBlock, body: float) -> bool:
         return False
     if text.rstrip()[-1:] in ",;" or not any(ch.isalpha() for ch in text):
         return False
+    if _LABEL_WORD.match(text):
+        return False
     if b.ocr and (len(text.split()) > _OCR_TITLE_WORDS or text[0].islower()):
         return False  # a scan's line heights are guesses: a paragraph's first line is no title
     if b.size >= body * 1.15:
@@ -520,6 +522,8 @@ def _numbered_title(b: PdfBlock, body: float, marker: re.Match[str]) -> bool:
     )
 
 
+# one word and a colon set large over what follows ("Note:", "Example:", "注意："): a label
+_LABEL_WORD = re.compile(r"^\w[\w'’-]*\s*[:：]$")
 # a font's specimen: "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz" set in the font
 _SPECIMEN = re.compile(r"abcdefg|0123456789", re.IGNORECASE)
 _OCR_TITLE_WORDS = 10  # a title read by OCR has at most this many words
