@@ -535,6 +535,25 @@ def test_columns_whose_extents_touch_are_read_apart() -> None:
     assert found == [t.split(",")[0] for t in left + right]
 
 
+def test_a_running_header_read_in_pieces_is_left_out_of_the_columns() -> None:
+    """GAP's reference manual heads its index pages "GAP - Reference Manual" and the page
+    number, set apart: the parser removed the row whole, the index reader kept the title
+    piece, which spans the gutter, and each page was read as one column ("Atan2, 260
+    Bernoulli, 224 BestQuoInt": 15 key terms so)."""
+
+    def line(text: str, x0: float, x1: float, y0: float) -> IndexLine:
+        return IndexLine(x0, x1, y0, y0 + 10, 10.0, [IndexSpan(text)])
+
+    left = ["Atan, 260", "Atan2, 260", "Atanh, 260", "AtlasIrrationality, 250", "Attr, 185"]
+    right = ["Bernoulli, 224", "BestQuoInt, 197", "BiAlgebra, 31", "Bind, 82", "Blist, 440"]
+    lines = [line("GAP - Reference Manual", 245, 326, 73), line("1429", 497, 519, 73)]
+    lines += [line(t, 77, 230, 108 + 14 * i) for i, t in enumerate(left)]
+    lines += [line(t, 303, 450, 108 + 14 * i) for i, t in enumerate(right)]
+    page = IndexPage(1429, 595, 842, lines)
+    found = [e.display for e in parse_index([page], {1429: ["GAP - Reference Manual 1429"]})]
+    assert found == [t.split(",")[0] for t in left + right]
+
+
 def test_a_persian_word_joined_by_a_zero_width_non_joiner_is_one_word() -> None:
     """The Persian Debian Handbook's "نرم‌افزار آزاد" (free software) was the key term
     "افزار آزاد": the tokenizer cut "نرم‌افزار" at its zero-width non-joiner."""
