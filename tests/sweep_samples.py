@@ -223,8 +223,11 @@ def _admonition(page: Any, y: float, note: str) -> None:
     page.insert_text((78, y + 37), note, fontsize=10, fontname="tiro")
 
 
-def build_admonitions(path: Path) -> Path:
+def build_admonitions(path: Path, bookmarks: bool = False) -> Path:
+    """`bookmarks`: each page's function bookmarked at its note's box, as one of Erlang's
+    manuals does ("transport_accept/1" pointing at "Warning:")."""
     doc = pymupdf.open()
+    toc: list[list[Any]] = []
     for n, (section, note) in enumerate(zip(ADMONITION_SECTIONS, ADMONITION_NOTES, strict=True)):
         page = doc.new_page(width=W, height=H)
         y = _lines(page, 110, [PROSE_ABOVE, PROSE_BELOW] * 3, size=10, font="tiro")
@@ -232,6 +235,10 @@ def build_admonitions(path: Path) -> Path:
         page.insert_text((71, y + 80), section, fontsize=13.3, fontname="helv")
         _lines(page, y + 100, [PROSE_BELOW, PROSE_ABOVE] * 3, size=10, font="tiro")
         page.insert_text((W / 2, H - 40), str(n + 1), fontsize=9, fontname="helv")
+        to = {"kind": pymupdf.LINK_GOTO, "to": pymupdf.Point(72, y + 8), "page": n}
+        toc.append([1, f"function_{n}/1", n + 1, to])
+    if bookmarks:
+        doc.set_toc(toc)
     doc.save(path)
     return path
 

@@ -220,6 +220,9 @@ def test_a_note_box_drawn_side_by_side_is_no_figure_and_its_label_no_heading(
     for section, note in zip(ADMONITION_SECTIONS, ADMONITION_NOTES, strict=True):
         at = texts.index(f"# {section}")
         assert texts[at - 2 : at] == ["Note:", note]
+    # a bookmark pointing at the note's box finds no title there
+    marked = parse_document(build_admonitions(tmp_path / "marked.pdf", bookmarks=True)).document
+    assert [e.text for e in marked.elements if "Note:" in e.text] == ["Note:", "Note:"]
 
 
 def test_a_captioned_box_is_a_figure_and_its_large_letter_no_heading(tmp_path: Path) -> None:

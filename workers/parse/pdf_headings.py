@@ -444,6 +444,7 @@ def _below_target(pb: PageBody, y: float, body: float) -> int | None:
         and y - 5 <= b.bbox[1] <= y + 160
         and len(b.lines) <= 2
         and len(" ".join(b.lines).split()) <= 20
+        and not _LABEL_WORD.match(" ".join(b.lines))  # "Warning:" over a note
     ]
     if not found:
         return None
