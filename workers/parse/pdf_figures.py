@@ -4,9 +4,10 @@ Such text is part of a drawing, not of the prose: "0 0.2 0.4 0.6" under a plot i
 numbered part, "1." beside an arrow no list item, a node label no heading. Here the
 page's vector paths are grouped into regions (paths whose boxes touch), and a region is
 a figure when it holds shapes of its own: at least `MIN_SHAPES` drawing items besides its
-frames, the few-item paths that cover most of it or run from edge to edge of it (a
-rectangle or rounded box drawn or filled, its sides, a title band: a boxed code listing or
-a coloured note has those only), or when a figure caption ("Figure
+frames, the few-item paths that span it (a rectangle or rounded box drawn or filled: a
+boxed code listing or a coloured note has those only; a box drawn in parts, bands along
+its top and bottom and its sides line by line, is no figure either), or when a figure
+caption ("Figure
 1.1: ...") sits right below or above it: the author called it a figure, though it may be
 only a frame around one large letter (a thesis template's sample figure, whose 36 pt "A"
 was read as the document's top heading) or a placeholder box. The short text rows inside a
@@ -125,22 +126,26 @@ def figure_regions(
         if box[2] - box[0] < MIN_SIDE or box[3] - box[1] < MIN_SIDE:
             continue
         frame = FRAME_SHARE * _area(box)  # paths this large with few items frame the region
-        shapes = sum(
-            items[k]
-            for k in members
-            if items[k] > FRAME_ITEMS or not (_area(boxes[k]) >= frame or _spans(boxes[k], box))
+        shapes = sum(items[k] for k in members if items[k] > FRAME_ITEMS or _area(boxes[k]) < frame)
+        drawn = shapes >= MIN_SHAPES and not all(
+            items[k] <= FRAME_ITEMS and _frames(boxes[k], box) for k in members
         )
-        if shapes >= MIN_SHAPES or any(_captions(box, c) for c in captions):
+        if drawn or any(_captions(box, c) for c in captions):
             out.append(box)
     return sorted(out, key=lambda b: (b[1], b[0]))
 
 
-def _spans(b: Box, region: Box) -> bool:
-    """Does a path run from edge to edge of its region, across or down: a side of a frame
-    drawn line by line, or a band of it (Erlang's notes: a coloured title band over a
-    tinted body, each side a line of its own)?"""
-    across = b[0] - region[0] <= TOUCH and region[2] - b[2] <= TOUCH
-    return across or (b[1] - region[1] <= TOUCH and region[3] - b[3] <= TOUCH)
+def _frames(b: Box, region: Box) -> bool:
+    """Is the path a part of a box around its region: a band or rule along its top or
+    bottom edge, one down its left or right side, or a line on an edge (a side drawn in
+    pieces)? Erlang's notes: a title band over a tinted body, each side a line of its own,
+    made nine drawing items, a figure."""
+    left, top = abs(b[0] - region[0]) <= TOUCH, abs(b[1] - region[1]) <= TOUCH
+    right, bottom = abs(region[2] - b[2]) <= TOUCH, abs(region[3] - b[3]) <= TOUCH
+    thin_x, thin_y = b[2] - b[0] <= TOUCH, b[3] - b[1] <= TOUCH
+    across = ((left and right) or thin_y) and (top or bottom)
+    down = ((top and bottom) or thin_x) and (left or right)
+    return across or down
 
 
 def _page_frame(boxes: list[Box], items: list[int], page: Box) -> set[int]:
