@@ -198,7 +198,10 @@ def build_figures(path: Path) -> Path:
 # "Note:" over a tinted body holding the note, each side of the box a line of its own; the
 # module's next section title ("Data Types", as large) follows right below the box.
 ADMONITION_SECTIONS = ["Data Types", "Exports"]
-ADMONITION_NOTES = ["Do not use any of the keys in these examples.", "Use the shell only."]
+ADMONITION_NOTES = [
+    "Do not use any of the keys in these examples.",
+    "These functions are meant for the shell only.",
+]
 
 
 def _admonition(page: Any, y: float, note: str) -> None:
@@ -232,7 +235,7 @@ def build_admonitions(path: Path, bookmarks: bool = False) -> Path:
         page = doc.new_page(width=W, height=H)
         y = _lines(page, 110, [PROSE_ABOVE, PROSE_BELOW] * 3, size=10, font="tiro")
         _admonition(page, y + 10, note)
-        page.insert_text((71, y + 80), section, fontsize=13.3, fontname="helv")
+        page.insert_text((71, y + 74), section, fontsize=13.3, fontname="helv")
         _lines(page, y + 100, [PROSE_BELOW, PROSE_ABOVE] * 3, size=10, font="tiro")
         page.insert_text((W / 2, H - 40), str(n + 1), fontsize=9, fontname="helv")
         to = {"kind": pymupdf.LINK_GOTO, "to": pymupdf.Point(72, y + 8), "page": n}

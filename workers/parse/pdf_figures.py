@@ -5,9 +5,7 @@ numbered part, "1." beside an arrow no list item, a node label no heading. Here 
 page's vector paths are grouped into regions (paths whose boxes touch), and a region is
 a figure when it holds shapes of its own: at least `MIN_SHAPES` drawing items besides its
 frames, the few-item paths that span it (a rectangle or rounded box drawn or filled: a
-boxed code listing or a coloured note has those only; a box drawn in parts, bands along
-its top and bottom and its sides line by line, is no figure either), or when a figure
-caption ("Figure
+boxed code listing or a coloured note has those only), or when a figure caption ("Figure
 1.1: ...") sits right below or above it: the author called it a figure, though it may be
 only a frame around one large letter (a thesis template's sample figure, whose 36 pt "A"
 was read as the document's top heading) or a placeholder box. The short text rows inside a
@@ -27,6 +25,7 @@ rows it is told are figure text into one block per figure, flagged `figure`.
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,6 +42,7 @@ MARGIN = 10.0  # points around a figure where its tick and axis labels sit
 ROUNDS = 2  # the figure grows by the labels it took, once: the axis title is beyond them
 SHORT_ROW = 40  # characters: longer rows are prose even inside a figure
 MARGIN_ROW = 12  # characters: in the margin, only labels this short belong to the figure
+TALL_ROW = 1.25  # ... and no taller than this many times the page's usual line
 CAPTION_GAP = 24.0  # points between a figure's box and its caption (about two lines)
 FIGURE_CAPTION = re.compile(
     r"^(?:figure|fig\.|abbildung|abb\.|figura|рисунок|рис\.|图|圖|図|شکل|شكل)\s*"
@@ -127,25 +127,9 @@ def figure_regions(
             continue
         frame = FRAME_SHARE * _area(box)  # paths this large with few items frame the region
         shapes = sum(items[k] for k in members if items[k] > FRAME_ITEMS or _area(boxes[k]) < frame)
-        drawn = shapes >= MIN_SHAPES and not all(
-            items[k] <= FRAME_ITEMS and _frames(boxes[k], box) for k in members
-        )
-        if drawn or any(_captions(box, c) for c in captions):
+        if shapes >= MIN_SHAPES or any(_captions(box, c) for c in captions):
             out.append(box)
     return sorted(out, key=lambda b: (b[1], b[0]))
-
-
-def _frames(b: Box, region: Box) -> bool:
-    """Is the path a part of a box around its region: a band or rule along its top or
-    bottom edge, one down its left or right side, or a line on an edge (a side drawn in
-    pieces)? Erlang's notes: a title band over a tinted body, each side a line of its own,
-    made nine drawing items, a figure."""
-    left, top = abs(b[0] - region[0]) <= TOUCH, abs(b[1] - region[1]) <= TOUCH
-    right, bottom = abs(region[2] - b[2]) <= TOUCH, abs(region[3] - b[3]) <= TOUCH
-    thin_x, thin_y = b[2] - b[0] <= TOUCH, b[3] - b[1] <= TOUCH
-    across = ((left and right) or thin_y) and (top or bottom)
-    down = ((top and bottom) or thin_x) and (left or right)
-    return across or down
 
 
 def _page_frame(boxes: list[Box], items: list[int], page: Box) -> set[int]:
@@ -220,12 +204,13 @@ def figure_rows(rows: list[tuple[Box, str]], regions: list[Box]) -> list[int | N
     (tick labels first, then the axis title beyond them)."""
     found: list[int | None] = [None] * len(rows)
     prose = [k > 0 and _ends_prose(rows[k - 1], row) for k, row in enumerate(rows)]
+    line = statistics.median(r[3] - r[1] for r, _ in rows) if rows else 0.0
     boxes = list(regions)
     for _ in range(ROUNDS):
         grown = list(boxes)
         for k, (row, text) in enumerate(rows):
             if found[k] is None and not prose[k] and len(text) <= SHORT_ROW:
-                found[k] = _figure_of(row, text, boxes)
+                found[k] = _figure_of(row, text, boxes, row[3] - row[1] <= TALL_ROW * line)
                 if found[k] is not None:
                     grown[found[k]] = _union(grown[found[k]], row)  # type: ignore[index]
         boxes = grown
@@ -241,11 +226,14 @@ def _ends_prose(before: tuple[Box, str], row: tuple[Box, str]) -> bool:
     return len(text) > SHORT_ROW and abs(a[0] - b[0]) <= 3 and -0.5 * height <= gap <= 0.7 * height
 
 
-def _figure_of(row: Box, text: str, boxes: list[Box]) -> int | None:
+def _figure_of(row: Box, text: str, boxes: list[Box], small: bool) -> int | None:
+    """The figure holding the row, or beside which it stands as a label: a short row no
+    taller than the page's lines (a title set right under a box is no tick label: Erlang's
+    "Data Types" went into the note above it, "Note: Data Types")."""
     cx, cy = (row[0] + row[2]) / 2, (row[1] + row[3]) / 2
     for i, (x0, y0, x1, y1) in enumerate(boxes):
         if x0 <= cx <= x1 and y0 <= cy <= y1:
             return i
-        if len(text) <= MARGIN_ROW and _near(boxes[i], row, MARGIN):
+        if small and len(text) <= MARGIN_ROW and _near(boxes[i], row, MARGIN):
             return i
     return None
