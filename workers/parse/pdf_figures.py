@@ -25,7 +25,6 @@ rows it is told are figure text into one block per figure, flagged `figure`.
 from __future__ import annotations
 
 import re
-import statistics
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,7 +41,6 @@ MARGIN = 10.0  # points around a figure where its tick and axis labels sit
 ROUNDS = 2  # the figure grows by the labels it took, once: the axis title is beyond them
 SHORT_ROW = 40  # characters: longer rows are prose even inside a figure
 MARGIN_ROW = 12  # characters: in the margin, only labels this short belong to the figure
-TALL_ROW = 1.25  # ... and no taller than this many times the page's usual line
 CAPTION_GAP = 24.0  # points between a figure's box and its caption (about two lines)
 FIGURE_CAPTION = re.compile(
     r"^(?:figure|fig\.|abbildung|abb\.|figura|рисунок|рис\.|图|圖|図|شکل|شكل)\s*"
@@ -197,20 +195,22 @@ def _components(boxes: list[Box]) -> list[int]:
     return [find(k) for k in range(len(boxes))]
 
 
-def figure_rows(rows: list[tuple[Box, str]], regions: list[Box]) -> list[int | None]:
+def figure_rows(
+    rows: list[tuple[Box, str]], regions: list[Box], large: Sequence[bool] = ()
+) -> list[int | None]:
     """For each (box, text) row, the index of the figure whose text it is, or None (prose).
     A row belongs to a figure whose box holds its centre; a short one also to a figure it
-    comes within MARGIN of, and the figure's box grows by the rows it took, once more
-    (tick labels first, then the axis title beyond them)."""
+    comes within MARGIN of (unless `large` says it is set larger than the page's text),
+    and the figure's box grows by the rows it took, once more (tick labels first, then
+    the axis title beyond them)."""
     found: list[int | None] = [None] * len(rows)
     prose = [k > 0 and _ends_prose(rows[k - 1], row) for k, row in enumerate(rows)]
-    line = statistics.median(r[3] - r[1] for r, _ in rows) if rows else 0.0
     boxes = list(regions)
     for _ in range(ROUNDS):
         grown = list(boxes)
         for k, (row, text) in enumerate(rows):
             if found[k] is None and not prose[k] and len(text) <= SHORT_ROW:
-                found[k] = _figure_of(row, text, boxes, row[3] - row[1] <= TALL_ROW * line)
+                found[k] = _figure_of(row, text, boxes, k < len(large) and large[k])
                 if found[k] is not None:
                     grown[found[k]] = _union(grown[found[k]], row)  # type: ignore[index]
         boxes = grown
@@ -226,14 +226,14 @@ def _ends_prose(before: tuple[Box, str], row: tuple[Box, str]) -> bool:
     return len(text) > SHORT_ROW and abs(a[0] - b[0]) <= 3 and -0.5 * height <= gap <= 0.7 * height
 
 
-def _figure_of(row: Box, text: str, boxes: list[Box], small: bool) -> int | None:
-    """The figure holding the row, or beside which it stands as a label: a short row no
-    taller than the page's lines (a title set right under a box is no tick label: Erlang's
+def _figure_of(row: Box, text: str, boxes: list[Box], large: bool) -> int | None:
+    """The figure holding the row, or beside which it stands as a label: a short row not
+    set larger than the page's text (a title right under a box is no tick label: Erlang's
     "Data Types" went into the note above it, "Note: Data Types")."""
     cx, cy = (row[0] + row[2]) / 2, (row[1] + row[3]) / 2
     for i, (x0, y0, x1, y1) in enumerate(boxes):
         if x0 <= cx <= x1 and y0 <= cy <= y1:
             return i
-        if small and len(text) <= MARGIN_ROW and _near(boxes[i], row, MARGIN):
+        if not large and len(text) <= MARGIN_ROW and _near(boxes[i], row, MARGIN):
             return i
     return None
