@@ -149,7 +149,7 @@ def _numbering(spans: list[dict[str, Any]]) -> int:
     return n
 
 
-LARGE_ROW = 1.15  # a row this many times the page's commonest size is set large (a title)
+LARGE_ROW = 1.15  # a row this many times the page's text size is set large (a title)
 _BIG_NUMBER = 2.0  # a title's number set this many times the size of its words, at least
 _BIG_NUMBER_PT = 20.0  # ... and this size
 _WORDS = re.compile(r"[^\W\d_]{2,}")
@@ -822,7 +822,10 @@ def _figure_text(items: list[Row | _Object], regions: list[Box]) -> list[Row | _
     """Rows that are text of a vector figure leave the flow: each figure's rows become one
     block flagged `figure`, where its first row was (code rows stay code)."""
     rows = [it for it in items if isinstance(it, Row) and not it.mono]
-    body = Counter(round(r.size, 1) for r in rows).most_common(1)[0][0] if rows else 0.0
+    sizes: Counter[float] = Counter()
+    for r in rows:  # the page's text size: the size of most of its characters
+        sizes[round(r.size, 1)] += len(r.text)
+    body = sizes.most_common(1)[0][0] if sizes else 0.0
     large = [r.size >= LARGE_ROW * body for r in rows]
     owner = dict(
         zip(
