@@ -196,8 +196,10 @@ def build_figures(path: Path) -> Path:
 
 # Erlang's manuals (DocBook through FOP): a note is a green title band with a large bold
 # "Note:" over a tinted body holding the note, each side of the box a line of its own; the
-# module's next section title ("Data Types", as large) follows right below the box.
+# module's next section title ("Data Types", as large) follows right below the box, or on
+# page 2 a run-in "Example:" at the text's size.
 ADMONITION_SECTIONS = ["Data Types", "Exports"]
+ADMONITION_EXAMPLE = "Example:"
 ADMONITION_NOTES = [
     "Do not use any of the keys in these examples.",
     "These functions are meant for the shell only.",
@@ -235,8 +237,10 @@ def build_admonitions(path: Path, bookmarks: bool = False) -> Path:
         page = doc.new_page(width=W, height=H)
         y = _lines(page, 110, [PROSE_ABOVE, PROSE_BELOW] * 3, size=10, font="tiro")
         _admonition(page, y + 10, note)
-        page.insert_text((71, y + 74), section, fontsize=13.3, fontname="helv")
-        _lines(page, y + 100, [PROSE_BELOW, PROSE_ABOVE] * 3, size=10, font="tiro")
+        if n:  # a run-in label right under the box, the title further down
+            page.insert_text((71, y + 66), ADMONITION_EXAMPLE, fontsize=10, fontname="tibo")
+        page.insert_text((71, y + (90 if n else 74)), section, fontsize=13.3, fontname="helv")
+        _lines(page, y + 106, [PROSE_BELOW, PROSE_ABOVE] * 3, size=10, font="tiro")
         page.insert_text((W / 2, H - 40), str(n + 1), fontsize=9, fontname="helv")
         to = {"kind": pymupdf.LINK_GOTO, "to": pymupdf.Point(72, y + 8), "page": n}
         toc.append([1, f"function_{n}/1", n + 1, to])

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pdf_samples import ruled_table
 from sweep_samples import (
+    ADMONITION_EXAMPLE,
     ADMONITION_NOTES,
     ADMONITION_SECTIONS,
     BANNER_SECTIONS,
@@ -208,16 +209,17 @@ def test_a_title_right_under_a_drawn_note_is_no_label_of_it(tmp_path: Path) -> N
     """Erlang's notes: a title band and a tinted body, each side a line of its own, make a
     figure of nine drawing items; the section title set 6 points under it ("Data Types",
     short and near) was taken as its label, and the figure's text read "Note: Data
-    Types" before the note. A row taller than the page's lines is no figure's label; and
-    "Note:", a one-word label set large, is no heading, even where a bookmark points."""
+    Types" before the note; so was a run-in "Example:". A row set larger than the page's
+    text, or ending in a colon, is no figure's label; and "Note:", a one-word label set
+    large, is no heading, even where a bookmark points."""
     doc = parse_document(build_admonitions(tmp_path / "notes.pdf")).document
     assert [e.text for e in doc.elements if e.type == "heading"] == [
         f"# {s}" for s in ADMONITION_SECTIONS
     ]
     texts = [e.text for e in doc.elements]
-    for section, note in zip(ADMONITION_SECTIONS, ADMONITION_NOTES, strict=True):
-        at = texts.index(f"# {section}")
-        assert texts[at - 2 : at] == ["Note:", note]
+    first, second = (texts.index(f"# {s}") for s in ADMONITION_SECTIONS)
+    assert texts[first - 2 : first] == ["Note:", ADMONITION_NOTES[0]]
+    assert texts[second - 3 : second] == ["Note:", ADMONITION_NOTES[1], ADMONITION_EXAMPLE]
     marked = parse_document(build_admonitions(tmp_path / "marked.pdf", bookmarks=True)).document
     assert [e.text for e in marked.elements if "Note:" in e.text] == ["Note:", "Note:"]
 

@@ -226,14 +226,20 @@ def _ends_prose(before: tuple[Box, str], row: tuple[Box, str]) -> bool:
     return len(text) > SHORT_ROW and abs(a[0] - b[0]) <= 3 and -0.5 * height <= gap <= 0.7 * height
 
 
+def _label(text: str, large: bool) -> bool:
+    """Could the row be a label set beside a figure (a tick label, an axis title): short,
+    not set larger than the page's text and not introducing what follows with a colon?
+    Under Erlang's notes, the section title ("Data Types", set large) and the run-in
+    "Example:" and "Failures:" were taken into the note's label ("Note: Data Types")."""
+    return len(text) <= MARGIN_ROW and not large and not text.rstrip().endswith(":")
+
+
 def _figure_of(row: Box, text: str, boxes: list[Box], large: bool) -> int | None:
-    """The figure holding the row, or beside which it stands as a label: a short row not
-    set larger than the page's text (a title right under a box is no tick label: Erlang's
-    "Data Types" went into the note above it, "Note: Data Types")."""
+    """The figure holding the row, or beside which it stands as a label (`_label`)."""
     cx, cy = (row[0] + row[2]) / 2, (row[1] + row[3]) / 2
     for i, (x0, y0, x1, y1) in enumerate(boxes):
         if x0 <= cx <= x1 and y0 <= cy <= y1:
             return i
-        if not large and len(text) <= MARGIN_ROW and _near(boxes[i], row, MARGIN):
+        if _label(text, large) and _near(boxes[i], row, MARGIN):
             return i
     return None
