@@ -209,9 +209,9 @@ def test_a_title_right_under_a_drawn_note_is_no_label_of_it(tmp_path: Path) -> N
     """Erlang's notes: a title band and a tinted body, each side a line of its own, make a
     figure of nine drawing items; the section title set 6 points under it ("Data Types",
     short and near) was taken as its label, and the figure's text read "Note: Data
-    Types" before the note; so was a run-in "Example:". A row set larger than the page's
-    text, or ending in a colon, is no figure's label; and "Note:", a one-word label set
-    large, is no heading, even where a bookmark points."""
+    Types" before the note; so was a run-in "Example:". A box drawn of frame parts only
+    has no labels beside it, and a row ending in a colon is no label; "Note:", a one-word
+    label set large, is no heading, even where a bookmark points."""
     doc = parse_document(build_admonitions(tmp_path / "notes.pdf")).document
     assert [e.text for e in doc.elements if e.type == "heading"] == [
         f"# {s}" for s in ADMONITION_SECTIONS
