@@ -195,9 +195,9 @@ def build_figures(path: Path) -> Path:
 
 
 # Erlang's manuals (DocBook through FOP): a note is a green title band with a large bold
-# "Note:" over a tinted body holding the note, each side of the box a line of its own; the
-# module's next section title ("Data Types", as large) follows right below the box, or on
-# page 2 a run-in "Example:" at the text's size.
+# "Note:" over a tinted body holding the note, each side of the box a line of its own (nine
+# drawing items: a figure); a run-in "Example:" follows right below the box, then the
+# module's next section title ("Data Types", as large as "Note:").
 ADMONITION_SECTIONS = ["Data Types", "Exports"]
 ADMONITION_EXAMPLE = "Example:"
 ADMONITION_NOTES = [
@@ -237,9 +237,8 @@ def build_admonitions(path: Path, bookmarks: bool = False) -> Path:
         page = doc.new_page(width=W, height=H)
         y = _lines(page, 110, [PROSE_ABOVE, PROSE_BELOW] * 3, size=10, font="tiro")
         _admonition(page, y + 10, note)
-        if n:  # a run-in label right under the box, the title further down
-            page.insert_text((71, y + 66), ADMONITION_EXAMPLE, fontsize=10, fontname="tibo")
-        page.insert_text((71, y + (90 if n else 74)), section, fontsize=13.3, fontname="helv")
+        page.insert_text((71, y + 66), ADMONITION_EXAMPLE, fontsize=10, fontname="tibo")
+        page.insert_text((71, y + 90), section, fontsize=13.3, fontname="helv")
         _lines(page, y + 106, [PROSE_BELOW, PROSE_ABOVE] * 3, size=10, font="tiro")
         page.insert_text((W / 2, H - 40), str(n + 1), fontsize=9, fontname="helv")
         to = {"kind": pymupdf.LINK_GOTO, "to": pymupdf.Point(72, y + 8), "page": n}

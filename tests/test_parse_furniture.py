@@ -205,21 +205,20 @@ def test_prose_and_boxed_notes_stay_prose(fig: Document) -> None:
     assert prose == [PROSE_ABOVE, PROSE_BELOW, " ".join(NOTE), " ".join(WARNING)]
 
 
-def test_a_title_right_under_a_drawn_note_is_no_label_of_it(tmp_path: Path) -> None:
-    """Erlang's notes: a title band and a tinted body, each side a line of its own, make a
-    figure of nine drawing items; the section title set 6 points under it ("Data Types",
-    short and near) was taken as its label, and the figure's text read "Note: Data
-    Types" before the note; so was a run-in "Example:". A box drawn of frame parts only
-    has no labels beside it, and a row ending in a colon is no label; "Note:", a one-word
-    label set large, is no heading, even where a bookmark points."""
+def test_a_run_in_label_right_under_a_drawn_note_is_no_label_of_it(tmp_path: Path) -> None:
+    """Erlang's notes are figures (a title band and a tinted body, each side a line of its
+    own: nine drawing items); the run-in "Example:" set right under one was taken as the
+    figure's label and read "Note: Example:" before the note. A row ending in a colon
+    introduces what follows, no figure's label. "Note:", a one-word label set large, is no
+    heading, even where a bookmark points."""
     doc = parse_document(build_admonitions(tmp_path / "notes.pdf")).document
     assert [e.text for e in doc.elements if e.type == "heading"] == [
         f"# {s}" for s in ADMONITION_SECTIONS
     ]
     texts = [e.text for e in doc.elements]
-    first, second = (texts.index(f"# {s}") for s in ADMONITION_SECTIONS)
-    assert texts[first - 2 : first] == ["Note:", ADMONITION_NOTES[0]]
-    assert texts[second - 3 : second] == ["Note:", ADMONITION_NOTES[1], ADMONITION_EXAMPLE]
+    for section, note in zip(ADMONITION_SECTIONS, ADMONITION_NOTES, strict=True):
+        at = texts.index(f"# {section}")
+        assert texts[at - 3 : at] == ["Note:", note, ADMONITION_EXAMPLE]
     marked = parse_document(build_admonitions(tmp_path / "marked.pdf", bookmarks=True)).document
     assert [e.text for e in marked.elements if "Note:" in e.text] == ["Note:", "Note:"]
 

@@ -33,7 +33,7 @@ from quire.workers.parse.accents import compose_accents, compose_carets_in
 from quire.workers.parse.glyphs import COMPAT, PRESENTATION, expand_glyphs
 from quire.workers.parse.pdf_figures import (
     FIGURE_CAPTION,
-    Figure,
+    Box,
     figure_regions,
     figure_rows,
     split_drawings,
@@ -792,8 +792,8 @@ def extract_page(
         for it in (items if visible else ())
         if isinstance(it, Row) and FIGURE_CAPTION.match(it.text)
     ]
-    figures = figure_regions(visible, (rect.x0, rect.y0, rect.x1, rect.y1), captions)
-    body = _figure_text(items, figures) if figures else items
+    regions = figure_regions(visible, (rect.x0, rect.y0, rect.x1, rect.y1), captions)
+    body = _figure_text(items, regions) if regions else items
     result.blocks = _segment(body) + [_note_block(n) for n in notes]
     result.code = [c for ln in lines if not ln.mono for c in ln.code]
     result.links = page_links(doc, page, textpage, lambda t: expand_glyphs(decode_words(t)))
@@ -817,14 +817,14 @@ def extract_page(
     return result
 
 
-def _figure_text(items: list[Row | _Object], figures: list[Figure]) -> list[Row | _Object]:
+def _figure_text(items: list[Row | _Object], regions: list[Box]) -> list[Row | _Object]:
     """Rows that are text of a vector figure leave the flow: each figure's rows become one
     block flagged `figure`, where its first row was (code rows stay code)."""
     rows = [it for it in items if isinstance(it, Row) and not it.mono]
     owner = dict(
         zip(
             (id(r) for r in rows),
-            figure_rows([((r.x0, r.y0, r.x1, r.y1), r.text) for r in rows], figures),
+            figure_rows([((r.x0, r.y0, r.x1, r.y1), r.text) for r in rows], regions),
             strict=True,
         )
     )
@@ -837,7 +837,7 @@ def _figure_text(items: list[Row | _Object], figures: list[Figure]) -> list[Row 
             out.append(it)
             continue
         if fig not in blocks:
-            blocks[fig] = PdfBlock(kind="text", bbox=round_box(figures[fig].box), figure=True)
+            blocks[fig] = PdfBlock(kind="text", bbox=round_box(regions[fig]), figure=True)
             out.append(_Object(blocks[fig]))
         groups.setdefault(fig, []).append(it)
     for fig, block in blocks.items():

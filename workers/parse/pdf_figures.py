@@ -26,15 +26,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 Box = tuple[float, float, float, float]
-
-
-class Figure(NamedTuple):
-    box: Box
-    boxed: bool  # drawn of frame parts only (a box around text): no labels stand beside it
-
 
 MIN_SHAPES = 6  # drawing items inside a region, frames and backgrounds aside
 MIN_SIDE = 24.0  # points: smaller regions are rules, bullets, underlines
@@ -103,9 +97,9 @@ def _intersect(a: Box, b: Box) -> Box:
 
 def figure_regions(
     paths: list[dict[str, Any]], page: Box, captions: Sequence[Box] = ()
-) -> list[Figure]:
-    """The page's vector figures (see the module docstring); `captions`: the boxes of the
-    page's rows that begin a figure caption (`FIGURE_CAPTION`)."""
+) -> list[Box]:
+    """Boxes of the page's vector figures (see the module docstring); `captions`: the
+    boxes of the page's rows that begin a figure caption (`FIGURE_CAPTION`)."""
     page_area = _area(page)
     boxes: list[Box] = []
     items: list[int] = []
@@ -122,7 +116,7 @@ def figure_regions(
     groups: dict[int, list[int]] = {}
     for k, root in enumerate(_components(boxes)):
         groups.setdefault(root, []).append(k)
-    out: list[Figure] = []
+    out: list[Box] = []
     for members in groups.values():
         box = boxes[members[0]]
         for k in members[1:]:
@@ -132,21 +126,8 @@ def figure_regions(
         frame = FRAME_SHARE * _area(box)  # paths this large with few items frame the region
         shapes = sum(items[k] for k in members if items[k] > FRAME_ITEMS or _area(boxes[k]) < frame)
         if shapes >= MIN_SHAPES or any(_captions(box, c) for c in captions):
-            boxed = all(items[k] <= FRAME_ITEMS and _frames(boxes[k], box) for k in members)
-            out.append(Figure(box, boxed))
-    return sorted(out, key=lambda f: (f.box[1], f.box[0]))
-
-
-def _frames(b: Box, region: Box) -> bool:
-    """Is the path a part of a box around its region: a band or rule along its top or
-    bottom edge, one down its left or right side, or a line on an edge (a side drawn in
-    pieces, as Erlang's notes are: a title band over a tinted body, each side a line)?"""
-    left, top = abs(b[0] - region[0]) <= TOUCH, abs(b[1] - region[1]) <= TOUCH
-    right, bottom = abs(region[2] - b[2]) <= TOUCH, abs(region[3] - b[3]) <= TOUCH
-    thin_x, thin_y = b[2] - b[0] <= TOUCH, b[3] - b[1] <= TOUCH
-    across = ((left and right) or thin_y) and (top or bottom)
-    down = ((top and bottom) or thin_x) and (left or right)
-    return across or down
+            out.append(box)
+    return sorted(out, key=lambda b: (b[1], b[0]))
 
 
 def _page_frame(boxes: list[Box], items: list[int], page: Box) -> set[int]:
@@ -214,20 +195,19 @@ def _components(boxes: list[Box]) -> list[int]:
     return [find(k) for k in range(len(boxes))]
 
 
-def figure_rows(rows: list[tuple[Box, str]], figures: list[Figure]) -> list[int | None]:
+def figure_rows(rows: list[tuple[Box, str]], regions: list[Box]) -> list[int | None]:
     """For each (box, text) row, the index of the figure whose text it is, or None (prose).
-    A row belongs to a figure whose box holds its centre; a short one also to a drawing
-    (no mere box) it comes within MARGIN of, and the figure's box grows by the rows it
-    took, once more (tick labels first, then the axis title beyond them)."""
+    A row belongs to a figure whose box holds its centre; a short one also to a figure it
+    comes within MARGIN of, and the figure's box grows by the rows it took, once more
+    (tick labels first, then the axis title beyond them)."""
     found: list[int | None] = [None] * len(rows)
     prose = [k > 0 and _ends_prose(rows[k - 1], row) for k, row in enumerate(rows)]
-    boxes = [f.box for f in figures]
-    labelled = [not f.boxed for f in figures]
+    boxes = list(regions)
     for _ in range(ROUNDS):
         grown = list(boxes)
         for k, (row, text) in enumerate(rows):
             if found[k] is None and not prose[k] and len(text) <= SHORT_ROW:
-                found[k] = _figure_of(row, text, boxes, labelled)
+                found[k] = _figure_of(row, text, boxes)
                 if found[k] is not None:
                     grown[found[k]] = _union(grown[found[k]], row)  # type: ignore[index]
         boxes = grown
@@ -243,21 +223,18 @@ def _ends_prose(before: tuple[Box, str], row: tuple[Box, str]) -> bool:
     return len(text) > SHORT_ROW and abs(a[0] - b[0]) <= 3 and -0.5 * height <= gap <= 0.7 * height
 
 
-def _label(text: str) -> bool:
-    """Could the row be a label set beside a drawing (a tick label, an axis title): short,
-    and not introducing what follows with a colon ("Produz:" over an example's output;
-    "Example:" under one of Erlang's notes read "Note: Example:")?"""
-    return len(text) <= MARGIN_ROW and not text.rstrip().endswith(":")
-
-
-def _figure_of(row: Box, text: str, boxes: list[Box], labelled: list[bool]) -> int | None:
-    """The figure holding the row, or the drawing beside which it stands as a label. A
-    box around text has no labels beside it: the section title right under one of
-    Erlang's notes ("Data Types") had read "Note: Data Types", before the note."""
+def _figure_of(row: Box, text: str, boxes: list[Box]) -> int | None:
     cx, cy = (row[0] + row[2]) / 2, (row[1] + row[3]) / 2
     for i, (x0, y0, x1, y1) in enumerate(boxes):
         if x0 <= cx <= x1 and y0 <= cy <= y1:
             return i
-        if labelled[i] and _label(text) and _near(boxes[i], row, MARGIN):
+        if _label(text) and _near(boxes[i], row, MARGIN):
             return i
     return None
+
+
+def _label(text: str) -> bool:
+    """Could the row be a label set beside a figure (a tick label, an axis title): short,
+    and not introducing what follows with a colon ("Produz:" over an example's output;
+    "Example:" under one of Erlang's notes read "Note: Example:")?"""
+    return len(text) <= MARGIN_ROW and not text.rstrip().endswith(":")
