@@ -523,7 +523,7 @@ def _numbered_title(b: PdfBlock, body: float, marker: re.Match[str]) -> bool:
     )
 
 
-# one word and a colon set large over what follows ("Note:", "Example:", "注意："): a label
+# one word and a colon over what follows ("Note:", "Example:", "注意："): a label, no title
 _LABEL_WORD = re.compile(r"^\w[\w'’-]*\s*[:：]$")
 # a font's specimen: "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz" set in the font
 _SPECIMEN = re.compile(r"abcdefg|0123456789", re.IGNORECASE)
