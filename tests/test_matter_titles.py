@@ -159,6 +159,25 @@ def test_an_index_page_of_letters_is_an_index(title: str) -> None:
     assert title_matters(title) == [("back_matter", "index")]
 
 
+@pytest.mark.parametrize(
+    "title",
+    [
+        "C Index del LilyPond",  # Catalan (LilyPond's manuals studied their index)
+        "Annex D Índex d'ordres del LilyPond",
+        "Index de LilyPond",  # French
+        "Índice de LilyPond",
+        "E Indice dei comandi di LilyPond",
+    ],
+)
+def test_an_index_of_a_subject_is_an_index(title: str) -> None:
+    assert title_matters(title) == [("back_matter", "index")]
+
+
+@pytest.mark.parametrize("title", ["Index design", "Indexed colour", "Indices and logarithms"])
+def test_a_title_on_indexes_is_no_index(title: str) -> None:
+    assert title_matters(title) == []
+
+
 @pytest.mark.parametrize("title", ["Appendix A", "Part I", "Vitamin A", "Chapter 2 – B"])
 def test_a_title_ending_in_a_letter_is_no_index(title: str) -> None:
     assert title_matters(title) == []

@@ -359,9 +359,12 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
 
 # "Function and variable index", "Concept index", "Index of commands"
 _INDEX_SUFFIX = re.compile(r"(?:index|indexes|indices|указатель|索引)$")
-# "Index des commandes", "Índice de LilyPond", "Indice dei comandi" (after the table,
-# which reads "Índice de figuras" as a list of figures)
-_INDEX_PREFIX = re.compile(r"^(?:index(?:of|to|des|du)|indice(?:de|dei|delle|degli|del|di))")
+# "Index des commandes", "Índice de LilyPond", "Indice dei comandi", Catalan "Índex del
+# LilyPond" and "Índex d'ordres" (after the table, which reads "Índice de figuras" as a
+# list of figures), read word by word ("Index design" is no index)
+_INDEX_PREFIX = re.compile(
+    r"^(?:index|indice) (?:of|to|de|des|du|del|dels|d|dei|della|delle|degli|di)\b"
+)
 # an index's page of letters, as a Texinfo HTML index splits it: "General Index: F – L"
 _LETTER_RANGE = re.compile(r"(?<=\w)[\s:,.—–-]+[^\W\d_](?:\s*[–—-]\s*[^\W\d_])?\s*$")
 # other listings a book's front matter gathers: "List of Exercises", "Table des
@@ -401,12 +404,21 @@ def fold_title(text: str) -> str:
     """A title reduced for comparison: casefolded, numbering dropped, accents and every
     character but letters dropped (spaces and zero-width joiners too: Persian extraction
     loses them; TeX's spacing accents, "Bibliograf´ıa", become nothing)."""
+    return _NOT_LETTER.sub("", _bare(text))
+
+
+def _words(text: str) -> str:
+    """A title reduced as `fold_title` does, its words kept apart by one space."""
+    return " ".join(_NOT_LETTER.sub(" ", _bare(text)).split())
+
+
+def _bare(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).replace("\u200c", "").strip().lstrip("#").strip()
     if _LETTER_SPACED.fullmatch(text):
         text = text.replace(" ", "")
     text = _NUMBERING.sub("", text.casefold(), count=1)
     bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return _NOT_LETTER.sub("", bare.replace("ı", "i"))
+    return bare.replace("ı", "i")
 
 
 def _readings() -> dict[str, list[tuple[MatterKind, str]]]:
@@ -483,7 +495,11 @@ def title_matters(text: str) -> list[tuple[MatterKind, str]]:
             continue
         if key in _READINGS:
             return sorted(_READINGS[key], key=lambda r: r[0] != _FRONT)
-        if _INDEX_SUFFIX.search(key) or _INDEX_WORDS.search(key) or _INDEX_PREFIX.match(key):
+        if (
+            _INDEX_SUFFIX.search(key)
+            or _INDEX_WORDS.search(key)
+            or _INDEX_PREFIX.match(_words(variant))
+        ):
             return [(_BACK, "index")]
         if _LICENSE_NAME.search(key) or _gnu_license(key):
             return [(_BACK, "license")]
