@@ -302,6 +302,27 @@ def test_a_closing_run_of_listing_lines_does_not_swallow_a_chapter() -> None:
     assert chapters_in_matter(doc, ranges, study) == []
 
 
+def test_an_index_under_a_title_the_table_does_not_know_is_back_matter() -> None:
+    # LilyPond's Dutch manual: "C LilyPond register" (the outline's last entry) holds an
+    # alphabetical index; its title names no matter, so the index was spared as a chapter
+    # and became a 7-page study session after "License and index"
+    names = [f"{chr(97 + k // 12)}{chr(97 + k % 12)}term" for k in range(240)]
+    index = [heading("C LilyPond register", 1, page=15)] + [
+        para(f"{name} . . . . . . . . . . . . {k % 12 + 1}", page=15 + k // 40)
+        for k, name in enumerate(names)
+    ]
+    doc = with_outline(
+        build_doc([*chapter("1 One", 1, 8), *chapter("2 Two", 9, 6), *index]),
+        ("1 One", 1),
+        ("2 Two", 9),
+        ("C LilyPond register", 15),
+    )
+    assert chapters_after_contents(doc) == [(1, "1 One"), (9, "2 Two")]
+    back = [r for r in find_matter(doc) if r.kind == "back_matter"]
+    assert [(r.label, r.page_first, r.page_last) for r in back] == [("index", 15, 20)]
+    assert [c.kind for c in plan(doc).chunks][-1] == "back_matter"
+
+
 def test_an_index_after_a_change_log_on_its_page_is_still_back_matter() -> None:
     # ltxdoc manuals: "Change History" (in the outline) and "Index" begin on the same page;
     # the index's span started at that page and was cut back before the change log, to

@@ -33,7 +33,9 @@ own and lists no references is a chapter about bibliographies: study text.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
+import unicodedata
 import weakref
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -97,6 +99,8 @@ BACK_SEARCH_SHARE = 0.5  # an index title counts in the second half (of the page
 REFERENCE_SHARE = 0.1  # of a bibliography's paragraphs at least must look like entries
 TINY_WORDS = WORDS_PER_PAGE // 2  # a region this small joins its neighbours
 EDGE_STEPS = 4  # how far a region edge may move to reach a safe cut
+MIN_INDEX_LETTERS = 8  # an index's lines begin with this many letters at least
+SORTED_SHARE = 0.9  # of its consecutive lines, in alphabetical order
 
 
 class _Model(BaseModel):
@@ -689,14 +693,11 @@ def _in_second_half(els: Sequence[Element], i: int) -> bool:
     return els[i].page_first - first >= BACK_SEARCH_SHARE * (last - first + 1)
 
 
-def _back(
-    doc: Document, pages: Sequence[_Page], titled: Sequence[_Span], flags: Sequence[bool | None]
-) -> list[_Span]:
-    """The closing listing run (an index without a title), and titled back matter in the
-    second half: top-level parts, or deeper ones that are mostly listing lines, or that
-    close the document listing references (maximabook's "Bibliography" under its last
-    part; a section *about* bibliographies, a chapter's own references followed by more
-    chapters, or a help page named "Rdindex", is study text)."""
+def _back(doc: Document, titled: Sequence[_Span], flags: Sequence[bool | None]) -> list[_Span]:
+    """Titled back matter in the second half: top-level parts, or deeper ones that are
+    mostly listing lines, or that close the document listing references (maximabook's
+    "Bibliography" under its last part; a section *about* bibliographies, a chapter's own
+    references followed by more chapters, or a help page named "Rdindex", is study text)."""
     els = doc.elements
     spans = []
     for s in titled:
@@ -710,39 +711,57 @@ def _back(
         )
         if listing or closing or (s.top and not _about_references(els, s)):
             spans.append(s)
-    first_page = _run(pages, len(pages) - 1, -1)
-    if first_page is not None:
-        start = pages[first_page].first
-        # the index's title usually sits at the top of its first page
-        while (
-            start > 0
-            and els[start - 1].type == "heading"
-            and start - 1 >= pages[max(first_page - 1, 0)].first
-        ):
-            start -= 1
-        # but when its first page opens with the last chapter's text, the back matter
-        # begins at its title there (ctex-faq's "References" under questions 88 and 89)
-        titles = [
-            t.first
-            for t in titled
-            if t.kind == "back_matter" and start <= t.first <= pages[first_page].last
-        ]
-        if titles and any(flags[i] is False for i in range(start, min(titles))):
-            start = min(titles)
-        lines = sum(p.listings for p in pages[first_page:])
-        spans.append(
-            _Span(
-                "back_matter",
-                "index",
-                start,
-                len(els) - 1,
-                [
-                    f"{lines} index lines with page numbers on pages "
-                    f"{pages[first_page].number}-{pages[-1].number}"
-                ],
-            )
-        )
     return spans
+
+
+def _closing_run(
+    doc: Document, pages: Sequence[_Page], titled: Sequence[_Span], flags: Sequence[bool | None]
+) -> _Span | None:
+    """The closing listing run: an index, whatever its title."""
+    els = doc.elements
+    first_page = _run(pages, len(pages) - 1, -1)
+    if first_page is None:
+        return None
+    start = pages[first_page].first
+    # the index's title usually sits at the top of its first page
+    while (
+        start > 0
+        and els[start - 1].type == "heading"
+        and start - 1 >= pages[max(first_page - 1, 0)].first
+    ):
+        start -= 1
+    # but when its first page opens with the last chapter's text, the back matter
+    # begins at its title there (ctex-faq's "References" under questions 88 and 89)
+    titles = [
+        t.first
+        for t in titled
+        if t.kind == "back_matter" and start <= t.first <= pages[first_page].last
+    ]
+    if titles and any(flags[i] is False for i in range(start, min(titles))):
+        start = min(titles)
+    lines = sum(p.listings for p in pages[first_page:])
+    evidence = f"{lines} index lines with page numbers on pages {pages[first_page].number}"
+    return _Span("back_matter", "index", start, len(els) - 1, [f"{evidence}-{pages[-1].number}"])
+
+
+def _alphabetical(els: Sequence[Element], flags: Sequence[bool | None], s: _Span) -> bool:
+    """Whether a span's listing lines run in alphabetical order of their first letters
+    through most of the alphabet, as an index's do (a change log's "v0.4, 2004, 12" and a
+    contents' titles do not)."""
+    initials = []
+    for i in range(s.first, s.last + 1):
+        e = els[i]
+        if e.type == "heading" or flags[i] is not True:
+            continue
+        for line in e.items if e.type == "list" and e.items else [e.text]:
+            letter = next((c for c in plain(line).casefold() if c.isalpha()), "")
+            base = unicodedata.normalize("NFKD", letter)[:1]
+            if "a" <= base <= "z":
+                initials.append(base)
+    pairs = list(itertools.pairwise(initials))
+    return len(set(initials)) >= MIN_INDEX_LETTERS and sum(
+        a <= b for a, b in pairs
+    ) >= SORTED_SHARE * len(pairs)
 
 
 def join_labels(*labels: str) -> str:
@@ -840,8 +859,15 @@ def _find_matter(doc: Document) -> _Found:
     front = _front(doc, pages, titled, flags, starts)
     if front is not None:
         spans.append(front)
-    spans += _back(doc, pages, titled, flags)
+    spans += _back(doc, titled, flags)
     found = _chapters_after_contents(doc, pages, titled, flags, starts)
+    run = _closing_run(doc, pages, titled, flags)
+    if run is not None:
+        spans.append(run)
+        if _alphabetical(els, flags, run):
+            # an outline entry opening in it is the index under a title the table does not
+            # know (LilyPond's Dutch "LilyPond register"), no chapter to spare
+            found = [c for c in found if not run.first <= c[2] <= run.last]
     chapters = [at for _, _, at in found]
     before = _before_first_chapter(doc, found)
     if before is not None:
