@@ -38,6 +38,7 @@ from quire.shared.revisions.listing import BatchEntry, Unreadable
 from quire.shared.states import STOPPED
 from quire.shared.store import NotFound
 from quire.shared.text import sha256_bytes
+from quire.workers.parse.compressed import inner_name
 from quire.workers.runtime import Runtime
 
 log = logging.getLogger("quire.batch")
@@ -112,8 +113,9 @@ class BatchReport(BaseModel):
 
 def _out_name(name: str) -> str:
     """A folder name under --out from a document's file name, which comes from outside:
-    "...pdf" has the stem "..", and control characters or separators must not pass."""
-    stem = re.sub(r"[\x00-\x1f\x7f/\\]", "_", Path(name).stem).strip(". ")
+    "...pdf" has the stem "..", and control characters or separators must not pass. A
+    compressed document's is its document's ("manual.pdf.gz" -> "manual")."""
+    stem = re.sub(r"[\x00-\x1f\x7f/\\]", "_", Path(inner_name(name) or name).stem).strip(". ")
     return stem or "document"
 
 
@@ -284,7 +286,7 @@ def _as_item(p: DocProgress, item: BatchItem) -> DocProgress:
     """A document's progress as the batch item that names it: a file with the same bytes
     as another is that document, and its failure says so rather than name the other."""
     update: dict[str, str | None] = {"name": item.name, "origin": item.origin}
-    if p.error and p.name != item.name:
+    if p.error and p.name not in (item.name, inner_name(item.name)):
         update["error"] = f"the same bytes as {p.name}, which failed: {p.error}"
     return p.model_copy(update=update)
 

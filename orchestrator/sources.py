@@ -4,9 +4,9 @@ A SOURCE is a file, a folder (searched recursively), a glob (`books/**/*.pdf`) o
 prefix (`s3://bucket/prefix`). What the user named explicitly — a file, or whatever a glob
 matched — is always submitted, so a wrong file fails with its reason in the report; what a
 folder or prefix merely contains is taken only when it looks like a document (`.pdf`,
-`.docx`, `.epub`, `.htmlz`), so a folder's README or MANIFEST is not reported as a failed
-book. A folder that is an HTML book (its chapters' order in `manifest.txt` or an index page)
-is one document, submitted as its bundle.
+`.docx`, `.epub`, `.htmlz`, or one of them compressed: `.pdf.gz`), so a folder's README or
+MANIFEST is not reported as a failed book. A folder that is an HTML book (its chapters'
+order in `manifest.txt` or an index page) is one document, submitted as its bundle.
 """
 
 from __future__ import annotations
@@ -21,8 +21,11 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from quire.shared.errors import QuireError
+from quire.workers.parse.compressed import COMPRESSION_SUFFIXES
 
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".epub", ".htmlz")
+# and each compressed, as Debian ships its manuals ("manual.pdf.gz"): read as the inside
+COMPRESSED_SUFFIXES = tuple(d + c for d in DOCUMENT_SUFFIXES for c in COMPRESSION_SUFFIXES)
 # named explicitly (or uploaded), these are documents too; inside a folder they are an HTML
 # book's chapters, so a folder is one book when it states its order (manifest.txt, index)
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
@@ -85,7 +88,7 @@ def skipped_lines(skipped: Sequence[str]) -> list[str]:
 
 
 def is_document_name(name: str) -> bool:
-    return name.lower().endswith(DOCUMENT_SUFFIXES)
+    return name.lower().endswith(DOCUMENT_SUFFIXES + COMPRESSED_SUFFIXES)
 
 
 def is_html_book(folder: Path) -> bool:
@@ -99,11 +102,14 @@ def is_html_book(folder: Path) -> bool:
 
 
 def expand_sources(
-    args: Sequence[str], *, s3_endpoint_url: str | None
+    args: Sequence[str], *, s3_endpoint_url: str | None, exclude: Sequence[Path] = ()
 ) -> tuple[list[SourceItem], list[str]]:
     """The files the arguments name, in argument order (each folder's files sorted), each
     once; and the origins skipped because they are not documents (folder/prefix only).
-    `s3://` arguments are read at `s3_endpoint_url` (QUIRE_S3_ENDPOINT_URL; None: AWS)."""
+    `s3://` arguments are read at `s3_endpoint_url` (QUIRE_S3_ENDPOINT_URL; None: AWS).
+    A folder's search passes over hidden folders (".git", the embedded store's ".quire")
+    and the `exclude` folders (the batch's output, the store): `quire batch . --out out`
+    run again in the same folder took its own chunk PDFs and stored sources as books."""
     items: list[SourceItem] = []
     skipped: list[str] = []
     for arg in args:
@@ -112,7 +118,7 @@ def expand_sources(
         elif _GLOB_CHARS & set(arg) and not Path(arg).exists():
             found, skip = _expand_glob(arg), []
         else:
-            found, skip = _expand_path(Path(arg))
+            found, skip = _expand_path(Path(arg), [x.resolve() for x in exclude])
         items.extend(found)
         skipped.extend(skip)
     seen: set[str] = set()
@@ -135,28 +141,32 @@ def _book_item(folder: Path) -> SourceItem:
     return SourceItem(origin=str(folder), name=book_name(folder), size=-1, path=folder)
 
 
-def _expand_path(path: Path) -> tuple[list[SourceItem], list[str]]:
+def _expand_path(path: Path, exclude: Sequence[Path]) -> tuple[list[SourceItem], list[str]]:
     if path.is_file():
         return [_file_item(path)], []
     if path.is_dir() and is_html_book(path):
         return [_book_item(path)], []
     if path.is_dir():
-        books: list[
-            Path
-        ] = []  # HTML books inside the folder: one document each, their files not others
-        for d in sorted(p for p in path.rglob("*") if p.is_dir()):
+        found = [p for p in path.rglob("*") if _searched(p, path, exclude)]
+        books: list[Path] = []  # HTML books inside: one document each, their files not others
+        for d in sorted(p for p in found if p.is_dir()):
             if not any(b in d.parents for b in books) and is_html_book(d):
                 books.append(d)
-        files = sorted(
-            p
-            for p in path.rglob("*")
-            if p.is_file() and not p.name.startswith(".") and not any(b in p.parents for b in books)
-        )
+        files = sorted(p for p in found if p.is_file() and not any(b in p.parents for b in books))
         docs = [p for p in files if is_document_name(p.name)]
         items = [_file_item(p) for p in docs] + [_book_item(b) for b in books]
         items.sort(key=lambda i: i.origin)
         return items, [str(p) for p in files if p not in docs]
     raise SourceError(f"no such file or folder: {path}")
+
+
+def _searched(p: Path, folder: Path, exclude: Sequence[Path]) -> bool:
+    """Whether a folder's search takes `p`: not hidden, nor under a hidden folder (below
+    `folder`) or an excluded one."""
+    if any(part.startswith(".") for part in p.relative_to(folder).parts):
+        return False
+    resolved = p.resolve()
+    return not any(resolved == x or x in resolved.parents for x in exclude)
 
 
 def _expand_glob(pattern: str) -> list[SourceItem]:

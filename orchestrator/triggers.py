@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from quire.orchestrator.dispatch import dispatcher_for
 from quire.orchestrator.passwords import Passwords
-from quire.orchestrator.sources import DOCUMENT_SUFFIXES, HTML_SUFFIXES
+from quire.orchestrator.sources import COMPRESSED_SUFFIXES, DOCUMENT_SUFFIXES, HTML_SUFFIXES
 from quire.shared import keys
 from quire.shared.config import RunChoices, RunSettings
 from quire.shared.errors import QuireError
@@ -137,7 +137,7 @@ class TriggerConfig(BaseModel):
     bucket: str | None = None  # None: any bucket that notifies us
     prefix: str = "inbox/"
     output_prefix: str = "outbox/"
-    suffixes: tuple[str, ...] = DOCUMENT_SUFFIXES + HTML_SUFFIXES
+    suffixes: tuple[str, ...] = DOCUMENT_SUFFIXES + COMPRESSED_SUFFIXES + HTML_SUFFIXES
 
     @model_validator(mode="after")
     def _no_overlap(self) -> TriggerConfig:

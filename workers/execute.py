@@ -24,6 +24,7 @@ from quire.shared.logs import part_fields
 from quire.shared.text import sha256_bytes
 from quire.shared.version import package_version
 from quire.workers import steps
+from quire.workers.parse.compressed import decompress, inner_name
 from quire.workers.parse.detect import format_of_name
 from quire.workers.runtime import Runtime
 
@@ -188,6 +189,12 @@ def admit_bytes(
     """`submit_bytes`, and whether this call created the document: of any number of
     concurrent submissions of the same new bytes exactly one did (its first revision's
     create-only write won)."""
+    unpacked: InputError | None = None
+    if (inner := inner_name(name)) is not None:  # a .pdf.gz: the document inside
+        try:
+            data, name, path = decompress(data, name, settings.max_file_bytes), inner, None
+        except InputError as exc:
+            unpacked = exc
     if format_of_name(name) == "html" and not data.startswith(b"PK\x03\x04"):
         data = _html_bundle(data, name, path)
     doc_id = sha256_bytes(data)
@@ -216,6 +223,8 @@ def admit_bytes(
         state_entered_at=now,
     )
     try:
+        if unpacked is not None:
+            raise unpacked
         if len(data) > settings.max_file_bytes:
             raise TooLargeError(
                 f"file is {len(data)} bytes, over the limit of {settings.max_file_bytes}",

@@ -89,7 +89,10 @@ def batch(
     passwords = Passwords.load(password_file, password_map, settings=env)
     check_installed(settings.backend)
     rt = runtime()
-    items, skipped = expand_sources(sources, s3_endpoint_url=env.s3_endpoint_url)
+    own = [env.state_dir] + ([out_dir] if out_dir else [])  # Quire's own files
+    if not env.store_url.startswith("s3://"):
+        own.append(Path(env.store_url.removeprefix("file://")))
+    items, skipped = expand_sources(sources, s3_endpoint_url=env.s3_endpoint_url, exclude=own)
     if not items:
         raise QuireError("no documents found in " + " ".join(sources))
     for line in skipped_lines(skipped):
