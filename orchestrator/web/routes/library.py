@@ -16,6 +16,7 @@ from quire.orchestrator.web.render import templates
 from quire.orchestrator.web.routes.ui import Authorized, WebDep, _page
 from quire.orchestrator.web.views import list_url, state_options
 from quire.shared.revisions.listing import BatchInfo
+from quire.workers.parse.compressed import COMPRESSION_SUFFIXES
 from quire.workers.parse.detect import EXTENSIONS
 
 router = APIRouter(include_in_schema=False)
@@ -62,7 +63,8 @@ def documents_page(
         q=q,
         state=state,
         limits=web.limits,
-        accept=",".join(EXTENSIONS),  # the browser's file picker offers what admission takes
+        # the browser's file picker offers what admission takes (a .pdf.gz ends in .gz)
+        accept=",".join(EXTENSIONS + COMPRESSION_SUFFIXES),
         **listing,
     )
 
