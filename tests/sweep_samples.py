@@ -249,6 +249,26 @@ def build_admonitions(path: Path, bookmarks: bool = False) -> Path:
     return path
 
 
+# Debian's live-manual PDFs draw almost no text (their fonts are missing): a page's only
+# text is a large tilde where the bookmark of "9.1 Includes" points. A line of no letter or
+# digit is no title: the tilde became "#### ˜" and the session title "̃".
+TILDE_PROSE = "The chapter goes on with prose that a reader would study at length here."
+
+
+def build_bookmark_at_a_symbol(path: Path) -> Path:
+    doc = pymupdf.open()
+    toc: list[list[Any]] = []
+    for n, title in enumerate(["Getting started", "Includes"]):
+        page = doc.new_page(width=W, height=H)
+        page.insert_text((LEFT, 90), title if n == 0 else "~", fontsize=16, fontname="hebo")
+        _lines(page, 130, [TILDE_PROSE] * 8)
+        to = {"kind": pymupdf.LINK_GOTO, "to": pymupdf.Point(LEFT, 70), "page": n}
+        toc.append([1, title, n + 1, to])
+    doc.set_toc(toc)
+    doc.save(path)
+    return path
+
+
 # A thesis template's sample figures: a framed, filled box holding one large letter (36 pt,
 # the largest type of the document), "Figure 1.1: ..." right below it; on page 2 the
 # caption sits above the box; no outline. The letters are figure text, no chapter headings.

@@ -47,6 +47,7 @@ from sweep_samples import (
     build_admonitions,
     build_banner_headers,
     build_blank_page_thesis,
+    build_bookmark_at_a_symbol,
     build_captioned_boxes,
     build_chapter_folios,
     build_cjk_headers,
@@ -221,6 +222,12 @@ def test_a_run_in_label_right_under_a_drawn_note_is_no_label_of_it(tmp_path: Pat
         assert texts[at - 3 : at] == ["Note:", note, ADMONITION_EXAMPLE]
     marked = parse_document(build_admonitions(tmp_path / "marked.pdf", bookmarks=True)).document
     assert [e.text for e in marked.elements if "Note:" in e.text] == ["Note:", "Note:"]
+
+
+def test_a_bookmark_pointing_at_a_symbol_takes_no_title_there(tmp_path: Path) -> None:
+    doc = parse_document(build_bookmark_at_a_symbol(tmp_path / "tilde.pdf")).document
+    assert [e.text for e in doc.elements if e.type == "heading"] == ["# Getting started"]
+    assert [e.type for e in doc.elements if e.text == "~"] == ["paragraph"]
 
 
 def test_a_captioned_box_is_a_figure_and_its_large_letter_no_heading(tmp_path: Path) -> None:

@@ -445,6 +445,7 @@ def _below_target(pb: PageBody, y: float, body: float) -> int | None:
         and len(b.lines) <= 2
         and len(" ".join(b.lines).split()) <= 20
         and not _LABEL_WORD.match(" ".join(b.lines))  # "Warning:" over a note
+        and any(ch.isalnum() for ch in " ".join(b.lines))  # not a lone "˜" (live-manual)
     ]
     if not found:
         return None
