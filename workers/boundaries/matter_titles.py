@@ -361,10 +361,12 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
 _INDEX_SUFFIX = re.compile(r"(?:index|indexes|indices|указатель|索引)$")
 # "Index des commandes", "Índice de LilyPond", "Indice dei comandi", Catalan "Índex del
 # LilyPond" and "Índex d'ordres" (after the table, which reads "Índice de figuras" as a
-# list of figures), read word by word ("Index design" is no index)
+# list of figures), read word by word ("Index design" is no index); a title given as its
+# letters alone (the index reader's) by its folded key
 _INDEX_PREFIX = re.compile(
     r"^(?:index|indice) (?:of|to|de|des|du|del|dels|d|dei|della|delle|degli|di)\b"
 )
+_INDEX_KEY_PREFIX = re.compile(r"^(?:index(?:of|to|des|du)|indice(?:de|dei|delle|degli|del|di))")
 # an index's page of letters, as a Texinfo HTML index splits it: "General Index: F – L"
 _LETTER_RANGE = re.compile(r"(?<=\w)[\s:,.—–-]+[^\W\d_](?:\s*[–—-]\s*[^\W\d_])?\s*$")
 # other listings a book's front matter gathers: "List of Exercises", "Table des
@@ -465,6 +467,11 @@ _LICENSE_WORDS = (
 _GNU_LICENSE = re.compile("licen[cstz]|lizenz|" + "|".join(map(fold_title, _LICENSE_WORDS)))
 
 
+def _index_prefix(text: str, key: str) -> bool:
+    words = _words(text)
+    return bool(_INDEX_PREFIX.match(words) if " " in words else _INDEX_KEY_PREFIX.match(key))
+
+
 def _gnu_license(key: str) -> bool:
     return (key.startswith("gnu") or key.endswith("gnu")) and bool(_GNU_LICENSE.search(key))
 
@@ -495,11 +502,7 @@ def title_matters(text: str) -> list[tuple[MatterKind, str]]:
             continue
         if key in _READINGS:
             return sorted(_READINGS[key], key=lambda r: r[0] != _FRONT)
-        if (
-            _INDEX_SUFFIX.search(key)
-            or _INDEX_WORDS.search(key)
-            or _INDEX_PREFIX.match(_words(variant))
-        ):
+        if _INDEX_SUFFIX.search(key) or _INDEX_WORDS.search(key) or _index_prefix(variant, key):
             return [(_BACK, "index")]
         if _LICENSE_NAME.search(key) or _gnu_license(key):
             return [(_BACK, "license")]
