@@ -323,6 +323,28 @@ def test_an_index_under_a_title_the_table_does_not_know_is_back_matter() -> None
     assert [c.kind for c in plan(doc).chunks][-1] == "back_matter"
 
 
+def test_a_change_list_after_an_alphabetical_index_is_still_a_chapter() -> None:
+    # ctex-faq: "Index", then "Contributors" and "ChangeList of v0.4" in the outline, the
+    # change list's lines like an index's; they are no part of the index
+    names = [f"{chr(97 + k // 12)}{chr(97 + k % 12)}term" for k in range(120)]
+    index = [heading("Index", 1, page=15)] + [
+        para(f"{name}, {k % 12 + 1}", page=15 + k // 40) for k, name in enumerate(names)
+    ]
+    log = [heading("ChangeList", 1, page=18)] + [
+        para(f"v0.{k}, {2000 + k}, {k + 1}", page=18 + k // 40) for k in range(120)
+    ]
+    doc = with_outline(
+        build_doc([*chapter("1 One", 1, 8), *chapter("2 Two", 9, 6), *index, *log]),
+        ("1 One", 1),
+        ("2 Two", 9),
+        ("Index", 15),
+        ("ChangeList", 18),
+    )
+    assert chapters_after_contents(doc) == [(1, "1 One"), (9, "2 Two"), (18, "ChangeList")]
+    back = [r for r in find_matter(doc) if r.kind == "back_matter"]
+    assert [(r.label, r.page_first, r.page_last) for r in back] == [("index", 15, 17)]
+
+
 def test_an_index_after_a_change_log_on_its_page_is_still_back_matter() -> None:
     # ltxdoc manuals: "Change History" (in the outline) and "Index" begin on the same page;
     # the index's span started at that page and was cut back before the change log, to

@@ -744,12 +744,14 @@ def _closing_run(
     return _Span("back_matter", "index", start, len(els) - 1, [f"{evidence}-{pages[-1].number}"])
 
 
-def _alphabetical(els: Sequence[Element], flags: Sequence[bool | None], s: _Span) -> bool:
-    """Whether a span's listing lines run in alphabetical order of their first letters
-    through most of the alphabet, as an index's do (a change log's "v0.4, 2004, 12" and a
-    contents' titles do not)."""
+def _an_index(els: Sequence[Element], flags: Sequence[bool | None], first: int, last: int) -> bool:
+    """Whether elements first..last are an index: mostly listing lines, and those run in
+    alphabetical order of their first letters through much of the alphabet (a change
+    log's "v0.4, 2004, 12" and a contents' titles do not)."""
+    if _listing_share(els, flags, first, last) < LISTING_SHARE:
+        return False
     initials = []
-    for i in range(s.first, s.last + 1):
+    for i in range(first, last + 1):
         e = els[i]
         if e.type == "heading" or flags[i] is not True:
             continue
@@ -864,10 +866,15 @@ def _find_matter(doc: Document) -> _Found:
     run = _closing_run(doc, pages, titled, flags)
     if run is not None:
         spans.append(run)
-        if _alphabetical(els, flags, run):
-            # an outline entry opening in it is the index under a title the table does not
-            # know (LilyPond's Dutch "LilyPond register"), no chapter to spare
-            found = [c for c in found if not run.first <= c[2] <= run.last]
+        # an outline entry opening in it whose part is an index is the index under a title
+        # the table does not know (LilyPond's Dutch "LilyPond register"), no chapter to spare
+        # (the contributors and change list after ctex-faq's index are)
+        ends = [*(at for _, _, at in found), len(els)][1:]  # where each one's part ends
+        found = [
+            c
+            for c, end in zip(found, ends, strict=True)
+            if not (run.first <= c[2] <= run.last and _an_index(els, flags, c[2], end - 1))
+        ]
     chapters = [at for _, _, at in found]
     before = _before_first_chapter(doc, found)
     if before is not None:
