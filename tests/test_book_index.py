@@ -498,6 +498,26 @@ def test_other_matter_after_or_before_the_index_gives_no_entries() -> None:
     assert [e.display for e in parse_index([both])] == ["vectơ"]
 
 
+def test_a_page_of_sub_entries_alone_keeps_them_under_their_group() -> None:
+    """ctex-faq groups its index's second part under "命令(Commands)", "宏包(Packages)";
+    a page whose column held sub-entries alone read them as entries, the first the parent
+    of the rest ("\\raggedend (\\ref)", 19 key terms so). The edge of a page's column is
+    remembered for the next page of the same side."""
+    first = _page(40, [("Index", 50, 14.0), ("Commands", 50, 10.0), ("\\alpha, 3", 62, 10.0)])
+    second = _page(41, [("\\beta, 4", 62, 10.0), ("Packages", 50, 10.0), ("amsmath, 5", 62, 10.0)])
+    third = _page(42, [("babel, 6", 62, 10.0), ("color, 7", 62, 10.0), ("fancyhdr, 8", 62, 10.0)])
+    assert [e.display for e in parse_index([first, second, third])] == [
+        "Commands",
+        "Commands (\\alpha)",
+        "Commands (\\beta)",
+        "Packages",
+        "Packages (amsmath)",
+        "Packages (babel)",
+        "Packages (color)",
+        "Packages (fancyhdr)",
+    ]
+
+
 def test_a_control_word_hyphenated_across_index_lines_is_one_name() -> None:
     """TeX hyphenates a long control word in a narrow index column; zref-clever's key terms
     read "\\zrefcheck_zcref_end_label_- maybe:" (151 entries in 7 of the TL sample's

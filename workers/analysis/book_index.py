@@ -322,11 +322,13 @@ def _rows(pages: Sequence[IndexPage], skip: Mapping[int, Collection[str]]) -> It
     body = statistics.median([ln.size for p in pages for ln in p.lines] or [0.0])
     start = titled[0] if titled else 0
     ended = False  # by a title of other matter, until the next title or index page
+    edges: dict[tuple[int, int, int], float] = {}  # (side, column, columns) -> edge
     for i, page in enumerate(pages[start:], start):
         dropped = {_fold(t) for t in skip.get(page.page, ())}
         ended = ended and i not in titled
-        for column in _columns(_kept_lines(page, dropped), rtl):
-            edge = max(ln.x1 for ln in column) if rtl else min(ln.x0 for ln in column)
+        columns = _columns(_kept_lines(page, dropped), rtl)
+        for k, column in enumerate(columns):
+            edge = _edge(column, rtl, edges, (page.page % 2, k, len(columns)))
             for ln in column:
                 text = _fold(ln.text)
                 if _ends_index(text, ln.size, body):
@@ -345,6 +347,27 @@ def _rows(pages: Sequence[IndexPage], skip: Mapping[int, Collection[str]]) -> It
                     if span.italic:
                         row.italic |= tokens
                 yield row
+
+
+def _edge(
+    column: Sequence[IndexLine],
+    rtl: bool,
+    edges: dict[tuple[int, int, int], float],
+    key: tuple[int, int, int],
+) -> float:
+    """A column's edge: where its lines begin (end, right to left), unless all of them
+    are set in by a sub-entry's indent from the edge of the same column on the index's
+    last page of that side: a column of sub-entries alone (ctex-faq's "\\ref", "\\section"
+    under "Commands", on a page of their own, read as entries, the first the parent of the
+    others). `edges` remembers each side's edges, page to page."""
+    own = max(ln.x1 for ln in column) if rtl else min(ln.x0 for ln in column)
+    last = edges.get(key)
+    em = statistics.median(ln.size for ln in column)
+    inset = (last - own if rtl else own - last) if last is not None else 0.0
+    if SUB_INDENT_EMS * em <= inset < WRAP_INDENT_EMS * em and last is not None:
+        return last
+    edges[key] = own
+    return own
 
 
 def _styles(pages: Sequence[IndexPage]) -> _Styles:
