@@ -52,7 +52,7 @@ def test_each_compression_unpacks_within_the_limit(suffix: str, pack) -> None:  
         decompress(b"plain text, not packed", f"m.pdf{suffix}", limit=len(PDF))
 
 
-def quire(*args: str) -> Result:
+def quire_cli(*args: str) -> Result:
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
@@ -75,7 +75,9 @@ def test_a_folder_of_compressed_manuals_then_the_same_batch_again(
     (shelf / "README.gz").write_bytes(gzip.compress(b"no document"))
 
     def run() -> dict[str, dict]:
-        result = quire("batch", ".", "--out", "out", "--output-format", "both", "--processes", "1")
+        result = quire_cli(
+            "batch", ".", "--out", "out", "--output-format", "both", "--processes", "1"
+        )
         assert result.exit_code == 1, result.output  # broken.pdf.gz fails, alone
         report = json.loads((shelf / "out" / "batch-report.json").read_text())
         return {d["name"]: d for d in report["documents"]}
@@ -95,3 +97,16 @@ def test_a_folder_of_compressed_manuals_then_the_same_batch_again(
     # the same command again (after a crash, or with new books): the same four, not
     # Quire's chunk PDFs and stored sources as new books
     assert sorted(run()) == sorted(docs)
+
+
+def test_parse_reads_the_document_inside_from_a_script_and_the_cli(tmp_path: Path) -> None:
+    import quire
+
+    book = textbook_pdf(tmp_path / "book.pdf", seed=4)
+    packed = tmp_path / "book-copy.pdf.gz"
+    packed.write_bytes(gzip.compress(book.read_bytes()))
+    doc = quire.parse(packed)
+    assert doc.doc_id == quire.parse(book).doc_id and doc.source_name == "book-copy.pdf"
+    result = quire_cli("parse", "--input", str(packed), "--out", str(tmp_path / "ir"))
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "ir" / "ir.json").read_text())["doc_id"] == doc.doc_id

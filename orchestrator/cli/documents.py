@@ -148,12 +148,14 @@ def parse(
     password_file: Path | None,
 ) -> None:
     """Parse one document and write DIR/ir.json (and DIR/images/)."""
+    import contextlib
     import tempfile
 
     from quire.orchestrator.passwords import Passwords
     from quire.shared.ir import dump_ir
     from quire.shared.text import sha256_bytes
     from quire.workers.parse import OcrSettings, parse_document
+    from quire.workers.parse.compressed import inner_name, unpacked
     from quire.workers.parse.detect import detect_format
     from quire.workers.parse.pdf_open import unlock_pdf
 
@@ -163,8 +165,11 @@ def parse(
     password = Passwords.load(password_file, settings=env).for_document(
         input_path.name, str(input_path)
     )
-    unlocked = unlock_pdf(input_path, password) if detect_format(input_path) == "pdf" else None
-    with tempfile.TemporaryDirectory(prefix="quire-parse-") as tmp:
+    with contextlib.ExitStack() as stack:
+        if inner_name(input_path.name) is not None:  # a .pdf.gz: the document inside
+            input_path = stack.enter_context(unpacked(input_path, settings.max_file_bytes))
+        unlocked = unlock_pdf(input_path, password) if detect_format(input_path) == "pdf" else None
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="quire-parse-"))
         source, doc_id = input_path, None
         if unlocked is not None:  # a decrypted copy; the id stays the hash of the file given
             source, doc_id = Path(tmp) / input_path.name, sha256_bytes(input_path.read_bytes())

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from quire.workers.parse.base import ParsedDocument
+from quire.workers.parse.compressed import inner_name, unpacked
 from quire.workers.parse.detect import detect_format
 from quire.workers.parse.pdf import page_ranges, parse_pdf, parse_pdf_range
 from quire.workers.parse.pdf_merge import merge_pdf_ranges
@@ -46,6 +47,13 @@ def parse_document(
     OCR as `ocr` says (None: none); `strict`: pages without text fail the document;
     `doc_id`: the upload's hash when `path` is its decrypted copy)."""
     path = Path(path)
+    if inner_name(path.name) is not None:  # a .pdf.gz: the document inside
+        from quire.shared.config import ENV_DEFAULTS
+
+        with unpacked(path, ENV_DEFAULTS.max_file_bytes) as inner:
+            return parse_document(
+                inner, range_pages=range_pages, ocr=ocr, strict=strict, doc_id=doc_id
+            )
     fmt = detect_format(path)
     if fmt == "docx":
         from quire.workers.parse.docx import parse_docx  # lazy: python-docx is not needed for PDFs

@@ -10,10 +10,12 @@ unpacked)."""
 from __future__ import annotations
 
 import bz2
+import contextlib
 import lzma
+import tempfile
 import zlib
-from collections.abc import Callable
-from pathlib import PurePath
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePath
 from typing import Protocol
 
 from quire.shared.errors import CorruptDocumentError, TooLargeError
@@ -59,3 +61,16 @@ def decompress(data: bytes, name: str, limit: int) -> bytes:
     if not worker.eof:
         raise CorruptDocumentError(f"the {suffix} file is cut short", source=name)
     return out
+
+
+@contextlib.contextmanager
+def unpacked(path: Path, limit: int) -> Iterator[Path]:
+    """A compressed document's inside as a temporary file named as the document, for a
+    reader that takes a path (`quire parse`, `quire.parse`)."""
+    inner = inner_name(path.name)
+    assert inner is not None, path
+    data = decompress(path.read_bytes(), path.name, limit)
+    with tempfile.TemporaryDirectory(prefix="quire-unpacked-") as tmp:
+        copy = Path(tmp) / inner
+        copy.write_bytes(data)
+        yield copy
