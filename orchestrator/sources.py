@@ -102,23 +102,26 @@ def is_html_book(folder: Path) -> bool:
 
 
 def expand_sources(
-    args: Sequence[str], *, s3_endpoint_url: str | None, exclude: Sequence[Path] = ()
+    args: Sequence[str], *, s3_endpoint_url: str | None, exclude: Sequence[str] = ()
 ) -> tuple[list[SourceItem], list[str]]:
     """The files the arguments name, in argument order (each folder's files sorted), each
     once; and the origins skipped because they are not documents (folder/prefix only).
     `s3://` arguments are read at `s3_endpoint_url` (QUIRE_S3_ENDPOINT_URL; None: AWS).
     A folder's search passes over hidden folders (".git", the embedded store's ".quire")
-    and the `exclude` folders (the batch's output, the store): `quire batch . --out out`
-    run again in the same folder took its own chunk PDFs and stored sources as books."""
+    and the `exclude` folders and `s3://` prefixes (the batch's output, the store): `quire
+    batch . --out out` run again in the same folder took its own chunk PDFs and stored
+    sources as books."""
+    folders = [Path(x).resolve() for x in exclude if not x.startswith("s3://")]
+    prefixes = [x.rstrip("/") + "/" for x in exclude if x.startswith("s3://")]
     items: list[SourceItem] = []
     skipped: list[str] = []
     for arg in args:
         if arg.startswith("s3://"):
-            found, skip = _expand_s3(arg, s3_endpoint_url)
+            found, skip = _expand_s3(arg, s3_endpoint_url, prefixes)
         elif _GLOB_CHARS & set(arg) and not Path(arg).exists():
             found, skip = _expand_glob(arg), []
         else:
-            found, skip = _expand_path(Path(arg), [x.resolve() for x in exclude])
+            found, skip = _expand_path(Path(arg), folders)
         items.extend(found)
         skipped.extend(skip)
     seen: set[str] = set()
@@ -177,8 +180,11 @@ def _expand_glob(pattern: str) -> list[SourceItem]:
     return [_file_item(p) for p in files]
 
 
-def _expand_s3(url: str, endpoint_url: str | None) -> tuple[list[SourceItem], list[str]]:
-    """Every document under `s3://bucket/prefix` (at `endpoint_url`)."""
+def _expand_s3(
+    url: str, endpoint_url: str | None, exclude: Sequence[str] = ()
+) -> tuple[list[SourceItem], list[str]]:
+    """Every document under `s3://bucket/prefix` (at `endpoint_url`), none under the
+    `exclude` prefixes (`s3://bucket/prefix/`)."""
     from quire.shared.store.base import validate_prefix
     from quire.shared.store.s3 import S3Store
 
@@ -192,6 +198,7 @@ def _expand_s3(url: str, endpoint_url: str | None) -> tuple[list[SourceItem], li
         raise BadSourceError(f"{url!r} names no S3 object or prefix: {exc}") from None
     store = S3Store(bucket, endpoint_url=endpoint_url)
     keys = store.list(prefix) if prefix else store.list()
+    keys = [k for k in keys if not f"s3://{bucket}/{k}".startswith(tuple(exclude))]
     docs = [k for k in keys if is_document_name(k)]
     if not docs and not keys:
         raise SourceError(f"no objects under {url}")

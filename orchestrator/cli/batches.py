@@ -89,9 +89,8 @@ def batch(
     passwords = Passwords.load(password_file, password_map, settings=env)
     check_installed(settings.backend)
     rt = runtime()
-    own = [env.state_dir] + ([out_dir] if out_dir else [])  # Quire's own files
-    if not env.store_url.startswith("s3://"):
-        own.append(Path(env.store_url.removeprefix("file://")))
+    own = [str(env.state_dir), env.store_url.removeprefix("file://")]  # Quire's own files
+    own += [str(out_dir)] if out_dir else []
     items, skipped = expand_sources(sources, s3_endpoint_url=env.s3_endpoint_url, exclude=own)
     if not items:
         raise QuireError("no documents found in " + " ".join(sources))
