@@ -138,6 +138,7 @@ class TriggerConfig(BaseModel):
     prefix: str = "inbox/"
     output_prefix: str = "outbox/"
     suffixes: tuple[str, ...] = DOCUMENT_SUFFIXES + COMPRESSED_SUFFIXES + HTML_SUFFIXES
+    store: str | None = None  # the store's URL: no store write may trigger as an upload
 
     @model_validator(mode="after")
     def _no_overlap(self) -> TriggerConfig:
@@ -151,6 +152,13 @@ class TriggerConfig(BaseModel):
                 f"output prefix {b!r} overlaps input prefix {a!r}: results "
                 "would be written over (or trigger as) uploads"
             )
+        if self.store and self.store.startswith("s3://"):
+            bucket, _, under = self.store.removeprefix("s3://").partition("/")
+            if self.bucket in (None, bucket) and f"{under.rstrip('/')}/".startswith(a):
+                raise ValueError(
+                    f"the store {self.store} lies under the watched prefix {a!r}: every "
+                    "source and chunk it writes would trigger as an upload"
+                )
         return self
 
     @classmethod
@@ -159,6 +167,7 @@ class TriggerConfig(BaseModel):
             "bucket": s.trigger_bucket,
             "prefix": s.trigger_prefix,
             "output_prefix": s.trigger_output_prefix,
+            "store": s.store_url,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)

@@ -191,6 +191,12 @@ def test_filters_say_why() -> None:
     ]:
         with pytest.raises(ValueError):
             TriggerConfig(prefix=prefix, output_prefix=output)
+    # a store under the watched prefix would trigger on its own writes; a compressed upload
+    with pytest.raises(ValueError, match="lies under the watched prefix"):
+        TriggerConfig(bucket="books", store="s3://books/inbox/quire")
+    assert TriggerConfig(bucket="books", store="s3://other/inbox/quire").store
+    assert TriggerConfig(store="s3://books/quire").store
+    assert classify(event("inbox/manual.pdf.gz"), CONFIG) is None
 
 
 def test_same_upload_same_identity() -> None:
