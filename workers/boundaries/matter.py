@@ -740,8 +740,14 @@ def _closing_run(
     if titles and any(flags[i] is False for i in range(start, min(titles))):
         start = min(titles)
     lines = sum(p.listings for p in pages[first_page:])
-    evidence = f"{lines} index lines with page numbers on pages {pages[first_page].number}"
-    return _Span("back_matter", "index", start, len(els) - 1, [f"{evidence}-{pages[-1].number}"])
+    where = f"pages {pages[first_page].number}-{pages[-1].number}"
+    return _Span(
+        "back_matter",
+        "index",
+        start,
+        len(els) - 1,
+        [f"{lines} index lines with page numbers on {where}"],
+    )
 
 
 def _an_index(els: Sequence[Element], flags: Sequence[bool | None], first: int, last: int) -> bool:
@@ -761,9 +767,8 @@ def _an_index(els: Sequence[Element], flags: Sequence[bool | None], first: int, 
             if "a" <= base <= "z":
                 initials.append(base)
     pairs = list(itertools.pairwise(initials))
-    return len(set(initials)) >= MIN_INDEX_LETTERS and sum(
-        a <= b for a, b in pairs
-    ) >= SORTED_SHARE * len(pairs)
+    ordered = sum(a <= b for a, b in pairs)
+    return len(set(initials)) >= MIN_INDEX_LETTERS and ordered >= SORTED_SHARE * len(pairs)
 
 
 def join_labels(*labels: str) -> str:
