@@ -518,6 +518,46 @@ def test_a_page_of_sub_entries_alone_keeps_them_under_their_group() -> None:
     ]
 
 
+def test_a_numbered_group_set_out_is_no_edge_for_the_next_pages() -> None:
+    """VisualPSTricks heads its right column "2) Paramètres et options" an em and a half
+    left of the entries under it, which are entries of their own: remembered as the
+    column's edge, two pages on its entries read as sub-entries of the left column's last
+    ("GenCurvFirst (linewidth)")."""
+
+    def page(number: int, left: list[str], right: list[tuple[str, float]]) -> IndexPage:
+        rows = [(t, 50.0, 100 + 14 * i) for i, t in enumerate(left)]
+        rows += [(t, x, 100 + 14 * i) for i, (t, x) in enumerate(right)]
+        lines = [IndexLine(x, x + 150, y, y + 10, 10.0, [IndexSpan(t)]) for t, x, y in rows]
+        return IndexPage(number, 600, 800, lines)
+
+    first = page(
+        40, ["axis, 3", "base, 4"], [("2) Options", 300), ("arcangle, 5", 320), ("boxsep, 6", 320)]
+    )
+    second = page(41, ["cap, 7"], [("dash, 8", 320)])
+    third = page(42, ["Gen, 9"], [("linewidth, 10", 320), ("llx, 11", 320)])
+    found = [e.display for e in parse_index([first, second, third])]
+    assert found == ["axis", "base", "arcangle", "boxsep", "cap", "dash", "Gen", "linewidth", "llx"]
+
+
+def test_a_sub_entry_after_one_ending_in_a_comma_is_an_entry_of_its_own() -> None:
+    """lshort-it's "\\documentclass, 7, 9, 10, 14," ends its line with a comma, and the
+    next sub-entry, set as far in, was read as its continuation: "comandi
+    (\\documentclass, 7, 9, 10, 14, \\dum)". A continuation is set further in."""
+    rows = [
+        ("Index", 50, 14.0),
+        ("commands", 50, 10.0),
+        ("\\documentclass, 7, 9, 10, 14,", 62, 10.0),
+    ]
+    rows += [("\\dum, 3", 62, 10.0), ("\\emph, 4,", 62, 10.0), ("5, 6", 80, 10.0)]
+    found = [(e.display, [loc.first for loc in e.locators]) for e in parse_index([_page(9, rows)])]
+    assert found == [
+        ("commands", []),
+        ("commands (\\documentclass)", ["7", "9", "10", "14"]),
+        ("commands (\\dum)", ["3"]),
+        ("commands (\\emph)", ["4", "5", "6"]),
+    ]
+
+
 def test_a_control_word_hyphenated_across_index_lines_is_one_name() -> None:
     """TeX hyphenates a long control word in a narrow index column; zref-clever's key terms
     read "\\zrefcheck_zcref_end_label_- maybe:" (151 entries in 7 of the TL sample's

@@ -356,17 +356,24 @@ def _edge(
     key: tuple[int, int, int],
 ) -> float:
     """A column's edge: where its lines begin (end, right to left), unless all of them
-    are set in by a sub-entry's indent from the edge of the same column on the index's
-    last page of that side: a column of sub-entries alone (ctex-faq's "\\ref", "\\section"
-    under "Commands", on a page of their own, read as entries, the first the parent of the
-    others). `edges` remembers each side's edges, page to page."""
+    are set in by a sub-entry's indent from where the entries of the same column began on
+    the index's last page of that side: a column of sub-entries alone (ctex-faq's "\\ref",
+    "\\section" under "Commands", on a page of their own, read as entries, the first the
+    parent of the others). `edges` remembers each side's entry edges (a letter group or a
+    numbered group set out, VisualPSTricks's "2) Paramètres", is no entry's edge)."""
     own = max(ln.x1 for ln in column) if rtl else min(ln.x0 for ln in column)
     last = edges.get(key)
     em = statistics.median(ln.size for ln in column)
     inset = (last - own if rtl else own - last) if last is not None else 0.0
-    if SUB_INDENT_EMS * em <= inset < WRAP_INDENT_EMS * em and last is not None:
+    if last is not None and SUB_INDENT_EMS * em <= inset < WRAP_INDENT_EMS * em:
         return last
-    edges[key] = own
+    entries = [
+        ln
+        for ln in column
+        if not (_group_heading(t := _fold(ln.text)) or _NUMBERED_GROUP.match(t.strip()))
+    ]
+    if entries:
+        edges[key] = max(ln.x1 for ln in entries) if rtl else min(ln.x0 for ln in entries)
     return own
 
 
@@ -443,7 +450,11 @@ def _logical_lines(rows: Iterable[_Row]) -> list[tuple[int, _Row]]:
         if out:
             level, prev = out[-1]
             locator_only = not split_entry("x, " + row.text)[0].strip(" x")
-            wraps = row.indent >= WRAP_INDENT_EMS or _unfinished(prev.text)
+            # a line after one that ends in a comma goes on with it when set further in (a
+            # sub-entry under a sub-entry that ends so is an entry of its own: "\\dum" under
+            # lshort's "\\documentclass, 7, 9, 10, 14,")
+            further = row.indent > prev.indent + SUB_INDENT_EMS / 2
+            wraps = row.indent >= WRAP_INDENT_EMS or (_unfinished(prev.text) and further)
             if row.indent >= SUB_INDENT_EMS and (wraps or locator_only):
                 head = prev.text.rstrip()
                 broken = _BROKEN_CONTROL_WORD.search(head) and row.text[:1].isalpha()
