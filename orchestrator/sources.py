@@ -96,7 +96,8 @@ def is_html_book(folder: Path) -> bool:
     other documents beside them (a shelf of PDFs with an index.html stays a shelf)."""
     from quire.workers.parse.html_input import states_order
 
-    if any(p.is_file() and is_document_name(p.name) for p in folder.iterdir()):
+    # (a compressed copy beside the chapters, Debian's FAQ's .pdf.gz, is the same book)
+    if any(p.is_file() and p.name.lower().endswith(DOCUMENT_SUFFIXES) for p in folder.iterdir()):
         return False
     return states_order(folder)
 
