@@ -101,6 +101,8 @@ def test_every_title_of_the_table_is_recognised(
         ("Skorowidz", "index"),
         ("Литература", "bibliography"),  # Cyrillic
         ("Предметный указатель", "index"),
+        ("Бібліоґрафія", "bibliography"),  # Ukrainian (lshort-ukr studied its bibliography)
+        ("Покажчик", "index"),
         ("Βιβλιογραφία", "bibliography"),  # Greek
         ("Ευρετήριο", "index"),
         ("참고 문헌", "bibliography"),  # Hangul

@@ -208,6 +208,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
                 "Алфавитный указатель",
                 "Индекс",
             ),
+            "uk": ("Покажчик", "Предметний покажчик", "Алфавітний покажчик"),
             "el": ("Ευρετήριο",),
             "he": ("מפתח",),
             "ko": ("찾아보기", "색인"),
@@ -238,6 +239,9 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "vi": ("Tài liệu tham khảo",),
             "ro": ("Bibliografie",),
             "ru": ("Литература", "Список литературы", "Библиография"),
+            # Ukrainian (lshort-ukr writes "Бібліоґрафія"); a Cyrillic book's sessions are
+            # named in Russian (`book_language`), so these only recognise
+            "uk": ("Бібліографія", "Бібліоґрафія", "Література", "Список літератури"),
             "el": ("Βιβλιογραφία",),
             "he": ("ביבליוגרפיה", "מקורות"),
             "ko": ("참고 문헌",),
