@@ -471,9 +471,9 @@ _LICENSE_WORDS = (
 _GNU_LICENSE = re.compile("licen[cstz]|lizenz|" + "|".join(map(fold_title, _LICENSE_WORDS)))
 
 
-def _index_prefix(text: str, key: str) -> bool:
-    words = _words(text)
-    return bool(_INDEX_PREFIX.match(words) if " " in words else _INDEX_KEY_PREFIX.match(key))
+def _index_prefix(words: str) -> bool:
+    """`words` (a title as `_words` gives it) opens as an index of a subject does."""
+    return bool(_INDEX_PREFIX.match(words) if " " in words else _INDEX_KEY_PREFIX.match(words))
 
 
 def _gnu_license(key: str) -> bool:
@@ -501,12 +501,13 @@ def title_matters(text: str) -> list[tuple[MatterKind, str]]:
     if letters and (_BACK, "index") in title_matters(text[: letters.start()]):
         return [(_BACK, "index")]
     for variant in (text, cyrillic_from_latin1(text.lstrip("# ").strip())):
-        key = fold_title(variant) if variant else ""
+        words = _words(variant) if variant else ""
+        key = words.replace(" ", "")  # fold_title(variant)
         if not variant or not key:
             continue
         if key in _READINGS:
             return sorted(_READINGS[key], key=lambda r: r[0] != _FRONT)
-        if _INDEX_SUFFIX.search(key) or _INDEX_WORDS.search(key) or _index_prefix(variant, key):
+        if _INDEX_SUFFIX.search(key) or _INDEX_WORDS.search(key) or _index_prefix(words):
             return [(_BACK, "index")]
         if _LICENSE_NAME.search(key) or _gnu_license(key):
             return [(_BACK, "license")]

@@ -443,9 +443,7 @@ def _below_target(pb: PageBody, y: float, body: float) -> int | None:
         if _styled(pb, i, body)
         and y - 5 <= b.bbox[1] <= y + 160
         and len(b.lines) <= 2
-        and len(" ".join(b.lines).split()) <= 20
-        and not _LABEL_WORD.match(" ".join(b.lines))  # "Warning:" over a note
-        and any(ch.isalnum() for ch in " ".join(b.lines))  # not a lone "˜" (live-manual)
+        and _short_title(" ".join(b.lines))
     ]
     if not found:
         return None
@@ -466,6 +464,15 @@ def _below_target(pb: PageBody, y: float, body: float) -> int | None:
             return j
         break
     return first
+
+
+def _short_title(text: str) -> bool:
+    """Could a bookmark's line be a title: twenty words at most, not a label of what
+    follows ("Warning:" over a note), and a letter or digit in it (not a lone "˜", as
+    live-manual's blank pages hold)."""
+    return (
+        len(text.split()) <= 20 and not _LABEL_WORD.match(text) and any(ch.isalnum() for ch in text)
+    )
 
 
 def _font_candidate(b: PdfBlock, body: float) -> bool:
