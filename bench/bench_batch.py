@@ -19,8 +19,9 @@ In one run it prints:
   0.2 s), every document verified or not, and the CPU and wall seconds of every part
   summed per stage over the documents (from the JSON log lines of `run_part`);
 - the per-document fixed cost: `quire run` of a one-page document (a page of the corpus's
-  FHS), median wall of --fixed-runs fresh runs, beside a bare `python -c pass` and
-  `import pymupdf`;
+  FHS), median wall of --fixed-runs fresh runs in a process of its own and in the warm
+  process (the first command starts it; its time is shown too), beside a bare
+  `python -c pass` and `import pymupdf`;
 - with --profile: the same batch in one process (`--processes 1`, parts inline) under
   cProfile, the top 25 functions by own time and by cumulative time;
 - with --memory 100,1000: batches of that many copies of one small document (each copy's
@@ -147,6 +148,7 @@ def _env(work: Path) -> dict[str, str]:
         "QUIRE_LOG_FORMAT": "json",
         "QUIRE_REVIEW_BACKEND": "heuristic",
         "PYTHONPATH": str(ROOT),
+        "QUIRE_WARM": "0",  # every command measured in a process of its own, unless asked
     }
 
 
@@ -250,26 +252,49 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
 QUIET_PYMUPDF = "from quire.workers.parse.pdf_open import pymupdf_module; pymupdf_module()"
 
 
-def fixed_cost(work: Path, runs: int) -> dict[str, tuple[float, float]]:
-    """Median (wall, CPU) seconds of `quire run` on one page and of interpreter starts."""
+COLD_RUN = "quire run, one page, in a process of its own (QUIRE_WARM=0)"
+FIRST_RUN = "quire run, one page, the first command (it starts the warm process)"
+WARM_RUN = "quire run, one page, in the warm process (CPU: the caller's only)"
+
+
+def fixed_cost(work: Path, runs: int) -> dict[str, tuple[float, float, int]]:
+    """Median (wall, CPU) seconds of `quire run` on one page, in a process of its own and in
+    the warm process (orchestrator/warm.py), and of interpreter starts."""
     work.mkdir(parents=True)
     doc = one_page(work / "one-page.pdf")
     cmds: dict[str, list[str]] = {
         "python -c pass": [sys.executable, "-c", "pass"],
         "python: import quire and PyMuPDF (as Quire does)": [sys.executable, "-c", QUIET_PYMUPDF],
     }
-    found: dict[str, list[tuple[float, float]]] = {"quire run, one page": []}
+    found: dict[str, list[tuple[float, float]]] = {COLD_RUN: [], FIRST_RUN: [], WARM_RUN: []}
     found |= {name: [] for name in cmds}
-    for i in range(runs):
-        env = _env(work / f"run{i}")
-        env.pop("QUIRE_LOG_FORMAT")
-        cmd = [sys.executable, "-m", "quire.orchestrator.cli", "run", "--input", str(doc)]
-        cmd += ["--out", str(work / f"run{i}" / "out")]
-        found["quire run, one page"].append(timed(cmd, env))
-        for name, other in cmds.items():
-            found[name].append(timed(other, env))
+
+    def run(name: str, out: Path, **env: str) -> None:
+        cmd = [sys.executable, "-m", "quire", "run", "--input", str(doc), "--out", str(out)]
+        found[name].append(timed(cmd, {**_env(out.parent), "QUIRE_LOG_FORMAT": "text", **env}))
+
+    # a socket folder of the bench's own (short: a socket's path is at most 107 bytes)
+    with tempfile.TemporaryDirectory(prefix="qb-") as runtime:
+        warm = {"QUIRE_WARM": "1", "XDG_RUNTIME_DIR": runtime, "QUIRE_WARM_IDLE": "60"}
+        run(FIRST_RUN, work / "first" / "out", **warm)
+        sockets = Path(runtime).glob("quire-warm-*/*.sock")
+        deadline = time.monotonic() + 120
+        while not (sock := next(sockets, None)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+            sockets = Path(runtime).glob("quire-warm-*/*.sock")
+        for i in range(runs):
+            run(COLD_RUN, work / f"cold{i}" / "out")
+            run(WARM_RUN, work / f"warm{i}" / "out", **warm)
+            for name, other in cmds.items():
+                found[name].append(timed(other, _env(work)))
+        if sock:
+            subprocess.run(["pkill", "-f", str(sock)], check=False)  # its command line names it
     return {
-        name: (statistics.median(w for w, _ in runs_), statistics.median(c for _, c in runs_))
+        name: (
+            statistics.median(w for w, _ in runs_),
+            statistics.median(c for _, c in runs_),
+            len(runs_),
+        )
         for name, runs_ in found.items()
     }
 
@@ -358,11 +383,9 @@ def main() -> None:
         if runs:
             print_runs(runs, limit_pps, one_core)
         if args.fixed_runs:
-            for name, (wall, cpu) in fixed_cost(work / "fixed", args.fixed_runs).items():
-                print(
-                    f"fixed cost: {name}: {wall:.2f} s wall, {cpu:.2f} s CPU "
-                    f"(medians of {args.fixed_runs})"
-                )
+            for name, (wall, cpu, n) in fixed_cost(work / "fixed", args.fixed_runs).items():
+                how = f"medians of {n}" if n > 1 else "one run"
+                print(f"fixed cost: {name}: {wall:.2f} s wall, {cpu:.2f} s CPU ({how})")
         if args.memory:
             counts = args.memory
             scaled = memory_scale(work / "memory", counts, args.processes)

@@ -18,13 +18,13 @@ printed, e.g. by `quire config`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
+from quire.shared.environment import PREFIX, quire_variables
 from quire.shared.errors import SettingsError
 
 Backend = Literal["heuristic", "command", "openai", "anthropic"]
@@ -32,7 +32,6 @@ OcrMode = Literal["auto", "off", "force"]
 LogFormat = Literal["text", "json"]
 # Tesseract language codes joined by "+", e.g. "eng+fas+chi_sim"
 OCR_LANG_PATTERN = r"^[a-z][a-z0-9_]*(\+[a-z][a-z0-9_]*)*$"
-PREFIX = "QUIRE_"
 
 Positive = Annotated[float, Field(gt=0)]
 Count = Annotated[int, Field(ge=0)]
@@ -98,9 +97,8 @@ class FromEnvironment(BaseModel):
     def _from_environment(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        prefix = PREFIX.lower()
-        found = {k.lower(): v for k, v in os.environ.items() if v and k.lower().startswith(prefix)}
-        read = {f: found[prefix + f] for f in cls.model_fields if prefix + f in found}
+        found = quire_variables()
+        read = {f: found[f] for f in cls.model_fields if f in found}
         return {**read, **data}
 
 
@@ -245,6 +243,16 @@ class Settings(FromEnvironment):
     )
     request_body_timeout: Positive = Field(
         30.0, description="seconds a request body may stall before 408 `request_timeout`"
+    )
+    # -- the warm process (orchestrator/warm.py reads these two itself, before any import)
+    warm: bool = Field(
+        True,
+        description="hand each command to a warm Quire process, started by the first one "
+        "and gone after QUIRE_WARM_IDLE seconds without a command; 0: every command "
+        "starts afresh",
+    )
+    warm_idle: Positive = Field(
+        600.0, description="seconds the warm process waits for a command before it ends"
     )
     # -- the MCP server
     mcp_runs_dir: Path | None = Field(

@@ -3,6 +3,7 @@ binary fails the test that needs it."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
 # Import PyMuPDF as Quire does (without its layout model, which changes find_tables) before
 # any test module's bare `import pymupdf` can: results must not depend on collection order.
 pymupdf_module()
+
+# Commands the tests start run in a process of their own: a warm process (orchestrator/warm.py)
+# would outlive the suite. tests/test_warm.py turns it on for itself.
+os.environ["QUIRE_WARM"] = "0"
 
 
 def pytest_configure(config: pytest.Config) -> None:
