@@ -245,8 +245,11 @@ def test_the_socket_is_named_by_what_the_imports_depend_on(
     monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])  # another path
     assert warm.fingerprint() != edited
     # a folder open to other users is never used for the socket
-    runtime = tmp_path / "run"
-    (runtime / f"quire-warm-{os.getuid()}").mkdir(parents=True, mode=0o777)
-    os.chmod(runtime / f"quire-warm-{os.getuid()}", 0o777)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    assert warm.socket_path() is None
+    runtime = Path(tempfile.mkdtemp(prefix="qw-"))  # short enough for a socket's path
+    try:
+        (runtime / f"quire-warm-{os.getuid()}").mkdir(mode=0o777)
+        os.chmod(runtime / f"quire-warm-{os.getuid()}", 0o777)
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+        assert warm.socket_path() is None
+    finally:
+        shutil.rmtree(runtime)

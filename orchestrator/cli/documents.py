@@ -32,8 +32,8 @@ _input_option = click.option(
     "input_path",
     type=click.Path(path_type=Path, exists=True),
     required=True,
-    help="A PDF, DOCX, EPUB or HTML file, or a folder of HTML chapters with a manifest.txt "
-    "or an index.html.",
+    help="A PDF, DOCX, EPUB or HTML file (also compressed: .pdf.gz, .docx.xz ...), or a "
+    "folder of HTML chapters with a manifest.txt or an index.html.",
 )
 _out_option = click.option("--out", "out_dir", type=click.Path(path_type=Path), required=True)
 
