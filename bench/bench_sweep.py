@@ -108,6 +108,9 @@ from sweep_sites import select_sites  # noqa: E402
 
 from quire.shared.ir import load_ir  # noqa: E402
 from quire.shared.manifest import load_manifest  # noqa: E402
+from quire.workers.parse.compressed import inner_name, unpacked  # noqa: E402
+
+UNPACK_LIMIT = 2**31  # a sweep book's inside, read back for the source-line figures
 
 ACCEPTED_FAILURES = {"encrypted", "corrupt", "empty", "too_large"}
 
@@ -247,10 +250,14 @@ def measure_document(row: Row, doc: SweepDoc, out: Path) -> None:
     terms = [t["term"] for c in plan["chunks"] for t in c["key_terms"] if t["source"] == "index"]
     row.index_terms, row.index_terms_misread = len(terms), index_terms_misread(terms)
     row.pages = row.pages or ir.page_count  # an HTML or EPUB book's, once parsed
-    if doc.path.suffix != ".pdf":
+    if Path(own_name(doc.path)).suffix.lower() != ".pdf":
         return  # the figures below read the source PDF's lines
     start = time.perf_counter()
-    source = read_source(doc.path)
+    if inner_name(doc.path.name):  # "manual.pdf.gz"
+        with unpacked(doc.path, UNPACK_LIMIT) as inside:
+            source = read_source(inside)
+    else:
+        source = read_source(doc.path)
     row.read_seconds = round(time.perf_counter() - start, 3)
     keys = header_keys(source.tops)
     pages = {e.id: range(e.page_first, e.page_last + 1) for e in ir.elements}
@@ -271,6 +278,11 @@ def measure_document(row: Row, doc: SweepDoc, out: Path) -> None:
     row.accents_left = accents_apart(body)
 
 
+def own_name(path: Path) -> str:
+    """The document's file name, inside a compressed file ("manual.pdf.gz" -> "manual.pdf")."""
+    return inner_name(path.name) or path.name
+
+
 def collect(docs: list[SweepDoc], report_path: Path, work: Path) -> list[Row]:
     report = json.loads(report_path.read_text()) if report_path.exists() else {"documents": []}
     by_origin = {str(Path(d["origin"]).resolve()): d for d in report["documents"]}
@@ -283,7 +295,8 @@ def collect(docs: list[SweepDoc], report_path: Path, work: Path) -> list[Row]:
             row.error_code = got.get("error_code") or ""
             row.verified = got.get("verification") == "passed"
             row.seconds = got.get("seconds") or 0.0
-            folder = work / "out" / doc.path.stem  # the sample's file names are unique
+            # named as the document (inside a compressed file); the sample's names are unique
+            folder = work / "out" / Path(own_name(doc.path)).stem
             if row.state == "complete" and folder.is_dir():
                 try:
                     measure_document(row, doc, folder)
@@ -306,6 +319,9 @@ def from_folder(folder: Path) -> list[SweepDoc]:
         pages = 0
         if path.suffix.lower() == ".pdf":
             with pymupdf.open(path) as pdf:
+                pages = pdf.page_count
+        elif Path(own_name(path)).suffix.lower() == ".pdf":
+            with unpacked(path, UNPACK_LIMIT) as inside, pymupdf.open(inside) as pdf:
                 pages = pdf.page_count
         package = path.name.split("--", 1)[0] if "--" in path.name else folder.name
         docs.append(SweepDoc(package, path, pages))
