@@ -672,6 +672,38 @@ def test_an_index_that_sets_a_space_before_the_first_locator(tmp_path: Path) -> 
     ]
 
 
+def test_locators_set_apart_beside_a_code_entry_are_that_entrys(tmp_path: Path) -> None:
+    """source3's index sets "\\cs:w" in a code font under the group "cs commands:" with its
+    long locator list well to its right; the digits rise above the code font's top, and
+    read by their tops they came first: the group read "cs commands: 21, 539, 563, 644,
+    \\cs:w" and every entry under it was its child (99 of the key terms)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=500, height=700)
+    page.insert_text((60, 80), "Index", fontsize=14)
+    rows = [
+        ((60, 100), "\\countdef . . . . . . . 221", "helv"),
+        ((60, 112), "cs commands:", "helv"),
+        ((70, 124), "\\cs:w", "cour"),
+        ((115, 124), "21, 539, 563, 644,", "helv"),  # 2 em after the entry's end
+        ((80, 136), "1466, 1468, 1521", "helv"),
+        ((70, 148), "\\cs_end: . . . . . 413, 563", "cour"),
+        ((60, 160), "\\cscode . . . . . . . 25", "helv"),
+    ]
+    for at, text, font in rows:
+        page.insert_text(at, text, fontsize=9, fontname=font)
+    lines, read = _read_back(doc, tmp_path)
+    assert lines[2:5] == ["cs commands:", "\\cs:w", "21, 539, 563, 644,"]
+    assert [(e.term, e.parent, [loc.first for loc in e.locators]) for e in read] == [
+        ("\\countdef", None, ["221"]),
+        ("cs commands:", None, []),
+        ("\\cs:w", "cs commands:", ["21", "539", "563", "644", "1466", "1468", "1521"]),
+        ("\\cs_end:", "cs commands:", ["413", "563"]),
+        ("\\cscode", None, ["25"]),
+    ]
+
+
 def test_index_lines_are_read_with_the_parsers_text_repairs(tmp_path: Path) -> None:
     """latex2e-fr's index drew its accents apart, as its text does ("mode math ́ematique",
     "caract`ere"): its key terms read so in 409 of 2,376 places until the index lines got

@@ -138,7 +138,7 @@ class IndexPage:
     page: int  # physical, 1-based
     width: float
     height: float
-    lines: list[IndexLine]
+    lines: list[IndexLine]  # in reading order: by baseline, left to right along one
 
 
 # --- what it gives ------------------------------------------------------------------------
@@ -303,7 +303,8 @@ def _columns(lines: Sequence[IndexLine], rtl: bool) -> list[list[IndexLine]]:
             split = split if len(split) > 1 and sum(map(len, split)) == len(narrow) else []
         if len(split) > 1 and all(len(c) >= MIN_COLUMN_LINES for c in split):
             columns = split
-    ordered = [sorted(c, key=lambda ln: (ln.y0, ln.x0)) for c in columns]
+    place = {id(ln): i for i, ln in enumerate(lines)}  # the reader's order (by baseline)
+    ordered = [sorted(c, key=lambda ln: place[id(ln)]) for c in columns]
     return ordered[::-1] if rtl else ordered
 
 

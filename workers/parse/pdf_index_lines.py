@@ -125,7 +125,21 @@ def _page_lines(doc: Any, page: Any, fonts: FontCache) -> list[IndexLine]:
             spaced = ln.x0 - prev.x1 >= _WORD_SPACE * max(prev.size, ln.size)
             space = [IndexSpan(" ")] if spaced and not prev.text.endswith(" ") else []
             out[at] = replace(prev, x1=max(prev.x1, ln.x1), spans=[*prev.spans, *space, *ln.spans])
-    return sorted(out, key=lambda ln: (ln.y0, ln.x0))
+    return _reading_order(out)
+
+
+def _reading_order(lines: Sequence[IndexLine]) -> list[IndexLine]:
+    """Top to bottom by baseline, left to right along one: an entry in a code font and its
+    locators set well to its right ("\\cs:w", then "21, 539, 563,") share a baseline, but
+    the digits rise above the code font's top, and read by their tops they came first and
+    were taken for the locators of the line above (source3's "cs commands:")."""
+    rows: list[list[IndexLine]] = []
+    for ln in sorted(lines, key=lambda ln: (ln.y1, ln.x0)):
+        if rows and ln.y1 - rows[-1][0].y1 <= 0.3 * max(1.0, ln.y1 - ln.y0):
+            rows[-1].append(ln)
+        else:
+            rows.append([ln])
+    return [ln for row in rows for ln in sorted(row, key=lambda ln: ln.x0)]
 
 
 def read_index_pages(path: Path, pages: Sequence[int]) -> list[IndexPage]:
