@@ -64,7 +64,7 @@ PRELOAD = (
     "quire.workers.boundaries.llm_decider",
     "quire.workers.rag.cli_support",
     "stopwordsiso",  # imported on first use by key phrases
-    "email.parser",
+    "email.parser",  # importlib.metadata reads Quire's version with it
 )
 
 
@@ -115,9 +115,12 @@ def serve(server: socket.socket, idle: float, lock: Any) -> None:
     last = time.monotonic()
     while children or time.monotonic() - last < idle:
         for pid in list(children):
-            with contextlib.suppress(ChildProcessError):
-                if os.waitpid(pid, os.WNOHANG)[0]:
-                    children.discard(pid)
+            try:
+                done = os.waitpid(pid, os.WNOHANG)[0] != 0
+            except ChildProcessError:
+                done = True  # reaped already: no child left to wait for
+            if done:
+                children.discard(pid)
         try:
             conn, _ = server.accept()
         except TimeoutError:
