@@ -277,11 +277,11 @@ def fixed_cost(work: Path, runs: int) -> dict[str, tuple[float, float, int]]:
     with tempfile.TemporaryDirectory(prefix="qb-") as runtime:
         warm = {"QUIRE_WARM": "1", "XDG_RUNTIME_DIR": runtime, "QUIRE_WARM_IDLE": "60"}
         run(FIRST_RUN, work / "first" / "out", **warm)
-        sockets = Path(runtime).glob("quire-warm-*/*.sock")
         deadline = time.monotonic() + 120
-        while not (sock := next(sockets, None)) and time.monotonic() < deadline:
+        while not (sock := next(Path(runtime).glob("quire-warm-*/*.sock"), None)):
+            if time.monotonic() > deadline:
+                break
             time.sleep(0.1)
-            sockets = Path(runtime).glob("quire-warm-*/*.sock")
         for i in range(runs):
             run(COLD_RUN, work / f"cold{i}" / "out")
             run(WARM_RUN, work / f"warm{i}" / "out", **warm)
