@@ -3,7 +3,7 @@
     python3 bench/bench_sweep.py [--limit N] [--cache DIR] [--work DIR] [--table FILE]
                                  [--max-doc-pages 1000] [--run-sample K]
                                  [--other | --converted | --sites | --manuals | --languages |
-                                  --beyond | --fresh | --folder DIR]
+                                  --debian | --beyond | --fresh | --folder DIR]
                                  [--plan-only --work DIR [--docs NAME ...]]
 
 Documents: a fixed sample of at least 300 PDFs of 15 pages or more from Debian TeX Live
@@ -45,6 +45,10 @@ Texinfo and DocBook PDFs, single HTML files and HTML folders, up to 1,169 pages 
 languages and mathematical systems: Haskell, PARI/GP, GAP, gnuplot, Bash, KiCad; PDFs with
 and without an outline, HTML folders and files).
 
+--debian sweeps the seventh sample (bench/sweep_debian.py: 37 PDFs of 18 Debian documentation
+packages outside TeX Live, made by Texinfo, ReportLab, Prawn, Ghostscript, doxygen, Sphinx
+and xdvipdfmx, up to 1,151 pages).
+
 --beyond sweeps the PDFs of the same TeX Live packages that the sample leaves out, next in
 its order (190 documents, 9,318 pages; `sweep_docs.select_beyond`): books no change was
 tuned on, to meet before they join the sample.
@@ -85,6 +89,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
 from corpus import CORPUS  # noqa: E402  (tests/corpus.py: the one definition)
 from fault_stack import descendants, rss_kib  # noqa: E402
 from sweep_converted import select_converted  # noqa: E402
+from sweep_debian import select_debian  # noqa: E402
 from sweep_docs import DEFAULT_CACHE, SweepDoc, select, select_beyond, select_fresh  # noqa: E402
 from sweep_languages import select_languages  # noqa: E402
 from sweep_manuals import select_manuals  # noqa: E402
@@ -472,6 +477,7 @@ def main() -> None:
     ap.add_argument("--sites", action="store_true", help="the fourth sample (Sphinx sites)")
     ap.add_argument("--manuals", action="store_true", help="the fifth sample (GNU, DocBook)")
     ap.add_argument("--languages", action="store_true", help="the sixth sample (languages)")
+    ap.add_argument("--debian", action="store_true", help="the seventh sample (Debian's PDFs)")
     ap.add_argument("--beyond", action="store_true", help="the sample's packages' next PDFs")
     ap.add_argument("--fresh", action="store_true", help="PDFs of packages no sample uses")
     ap.add_argument("--folder", type=Path, help="the books in this folder instead")
@@ -488,6 +494,8 @@ def main() -> None:
         docs = select_manuals(args.cache.expanduser())
     elif args.languages:
         docs = select_languages(args.cache.expanduser())
+    elif args.debian:
+        docs = select_debian(args.cache.expanduser())
     else:
         if not (CORPUS / "MANIFEST.md").is_file():
             # the sample leaves out the corpus's documents: without it, it is another one
