@@ -7,6 +7,9 @@ every child and the pool breaks, code on standard input cannot be re-imported at
 daemonic process (a Celery prefork child) may not have children. A worker started as a
 module of ours imports nothing of the caller's, whatever the entry point.
 
+Where the `quire` command's warm process is running (orchestrator/warm.py), it forks the
+workers instead, with their imports done: the same worker, the same conversation.
+
 A worker that dies in the middle of a part (killed, out of memory, a crash in native code)
 is replaced and the part sent again; when a part has ended its worker `CRASH_ATTEMPTS` times,
 its future fails with `WorkerCrashed` so the runner can fail that document alone.
@@ -24,7 +27,9 @@ import sys
 import threading
 from concurrent.futures import Future
 from pathlib import Path
+from typing import IO, Protocol
 
+from quire.orchestrator import warm
 from quire.orchestrator.part_worker import Answer, Setup
 from quire.shared.engine import TaskMessage
 from quire.shared.errors import QuireError, TransientError
@@ -34,6 +39,16 @@ from quire.workers.runtime import Runtime
 log = logging.getLogger("quire.pool")
 CRASH_ATTEMPTS = 3
 _Job = tuple[TaskMessage, "Future[None]"]
+
+
+class Worker(Protocol):
+    """What the pool uses of a worker process: `subprocess.Popen` or `warm.WarmPartWorker`."""
+
+    stdin: IO[bytes] | None
+    stdout: IO[bytes] | None
+
+    def wait(self, timeout: float | None = None) -> int: ...
+    def kill(self) -> None: ...
 
 
 class WorkerCrashed(QuireError):
@@ -82,7 +97,7 @@ class PartPool:
         self._lock = threading.Lock()
         self._slots: list[threading.Thread] = []
         self._idle = 0
-        self._procs: set[subprocess.Popen[bytes]] = set()
+        self._procs: set[Worker] = set()
         self._closed = False
 
     def submit(self, msg: TaskMessage) -> Future[None]:
@@ -117,16 +132,18 @@ class PartPool:
             with contextlib.suppress(RuntimeError):
                 slot.join(timeout=30)
 
-    def _start(self) -> subprocess.Popen[bytes]:
-        python_path = os.pathsep.join(
-            p for p in (_package_root(), os.environ.get("PYTHONPATH", "")) if p
-        )
-        proc = subprocess.Popen(  # -P: the caller's working folder is not on its path
-            [sys.executable, "-P", "-m", "quire.orchestrator.part_worker", str(os.getpid())],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env={**os.environ, "PYTHONPATH": python_path},
-        )
+    def _start(self) -> Worker:
+        proc: Worker | None = warm.part_worker()
+        if proc is None:
+            python_path = os.pathsep.join(
+                p for p in (_package_root(), os.environ.get("PYTHONPATH", "")) if p
+            )
+            proc = subprocess.Popen(  # -P: the caller's working folder is not on its path
+                [sys.executable, "-P", "-m", "quire.orchestrator.part_worker", str(os.getpid())],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env={**os.environ, "PYTHONPATH": python_path},
+            )
         with self._lock:
             self._procs.add(proc)
             if self._closed:  # `close(kill=True)` may have missed it
@@ -139,7 +156,7 @@ class PartPool:
             pass  # it died at once: the first part finds out
         return proc
 
-    def _ask(self, proc: subprocess.Popen[bytes], msg: TaskMessage) -> Answer:
+    def _ask(self, proc: Worker, msg: TaskMessage) -> Answer:
         assert proc.stdin is not None and proc.stdout is not None
         try:
             proc.stdin.write(msg.model_dump_json().encode() + b"\n")
@@ -153,7 +170,7 @@ class PartPool:
 
     def _serve(self) -> None:
         """One slot: a worker process (replaced when it dies) and the parts it runs."""
-        proc: subprocess.Popen[bytes] | None = None
+        proc: Worker | None = None
         try:
             while (job := self._jobs.get()) is not None:
                 msg, fut = job
@@ -173,9 +190,7 @@ class PartPool:
             if proc is not None:
                 self._stop(proc)
 
-    def _run(
-        self, proc: subprocess.Popen[bytes] | None, msg: TaskMessage, fut: Future[None]
-    ) -> subprocess.Popen[bytes] | None:
+    def _run(self, proc: Worker | None, msg: TaskMessage, fut: Future[None]) -> Worker | None:
         for attempt in range(1, CRASH_ATTEMPTS + 1):
             if self._closed:
                 fut.set_exception(RuntimeError("the pool was closed"))
@@ -209,11 +224,11 @@ class PartPool:
             return proc
         return proc
 
-    def _forget(self, proc: subprocess.Popen[bytes]) -> None:
+    def _forget(self, proc: Worker) -> None:
         with self._lock:
             self._procs.discard(proc)
 
-    def _stop(self, proc: subprocess.Popen[bytes]) -> None:
+    def _stop(self, proc: Worker) -> None:
         assert proc.stdin is not None
         try:
             proc.stdin.close()  # the worker ends after its current part

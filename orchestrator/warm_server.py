@@ -20,6 +20,7 @@ import importlib
 import io
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -28,7 +29,8 @@ import traceback
 from pathlib import Path
 from typing import Any, NoReturn
 
-from quire.orchestrator.warm import HEADER
+from quire.orchestrator import part_worker
+from quire.orchestrator.warm import HEADER, SERVED
 
 DEFAULT_IDLE = 600.0
 POLL = 1.0  # seconds between looks at finished children and the idle time
@@ -71,6 +73,7 @@ PRELOAD = (
 def main(path: str, idle: str = "") -> None:
     """Serve `path` until idle (`idle` seconds, QUIRE_WARM_IDLE as the caller read it)."""
     sock_path = Path(path)
+    SERVED.append(sock_path)
     lock = sock_path.with_suffix(".lock").open("w")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -150,14 +153,17 @@ def run_child(conn: socket.socket) -> NoReturn:
         for target, fd in enumerate(fds):  # the caller's streams; the log is left behind
             os.dup2(fd, target)
             os.close(fd)
-        conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
-        code = run_command(request)
+        if request.get("part_worker"):
+            code = run_part_worker(conn, request)
+        else:
+            conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+            code = run_command(request)
         conn.sendall(json.dumps({"exit": code}).encode() + b"\n")
     except BaseException:  # nothing may escape into the warm process's loop
         with contextlib.suppress(BaseException):
             traceback.print_exc()
     finally:
-        os._exit(code)
+        os._exit(code & 0xFF)
 
 
 def receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
@@ -196,6 +202,43 @@ def run_command(request: dict[str, Any]) -> int:
         with contextlib.suppress(Exception):
             stream.flush()
     return code
+
+
+def run_part_worker(conn: socket.socket, request: dict[str, Any]) -> int:
+    """Fork a part worker for the caller's embedded pool (its pipes are this process's
+    stdin and stdout now), tell the caller its pid, and wait: its exit status (negative: the
+    signal that ended it) is what the caller's pool reports when it dies mid-part. It is
+    killed when the caller goes away (`conn` closes), and exits by itself when this process
+    does (`part_worker` watches its parent)."""
+    adopt(request)
+    worker = os.fork()
+    if worker == 0:
+        conn.close()
+        sys.argv = ["quire-part-worker", str(os.getppid())]
+        code = 1
+        try:
+            part_worker.main()
+            code = 0
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            with contextlib.suppress(Exception):
+                sys.stderr.flush()
+            os._exit(code)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):  # the pipes are the worker's alone: its death must close them
+        os.dup2(null, fd)
+    conn.sendall(json.dumps({"pid": worker}).encode() + b"\n")
+    while True:
+        done, status = os.waitpid(worker, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        readable, _, _ = select.select([conn], [], [], POLL / 4)
+        if readable and not conn.recv(1):  # the pool's process is gone: no one to report to
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker, signal.SIGKILL)
+            os.waitpid(worker, 0)
+            os._exit(1)
 
 
 def adopt(request: dict[str, Any]) -> None:

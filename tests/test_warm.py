@@ -217,6 +217,48 @@ def test_a_killed_warm_process_is_replaced_and_an_idle_one_ends(
     assert holders(sock.with_suffix(".lock")) == [] and not sock.exists()
 
 
+def test_the_embedded_pools_workers_come_from_the_warm_process(
+    tmp_path: Path, warm_env: dict[str, str]
+) -> None:
+    quire(tmp_path, warm_env, "--version")  # runs here, starts the warm process
+    sock = wait_warm(warm_env)
+    args = ("run", "--input", str(SAMPLE_PDF), "--processes", "2", "--out")
+    for name in ("cold", "warm"):
+        (tmp_path / name).mkdir()
+    cold = quire(tmp_path / "cold", {**warm_env, "QUIRE_WARM": "0"}, *args, "out")
+    warm_run = quire(tmp_path / "warm", warm_env, *args, "out")
+    assert cold.returncode == 0 and warm_run.returncode == 0, warm_run.stderr
+    # its parts ran in workers the warm process forked (one or two, as parts waited)
+    commands = served(sock)
+    assert commands[0] == "run" and set(commands[1:]) == {"part-worker"}, commands
+    assert files(tmp_path / "warm" / "out") == files(tmp_path / "cold" / "out")
+
+
+def test_a_warm_part_worker_reports_its_death_and_dies_with_its_pool(
+    warm_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    quire(Path.cwd(), warm_env, "--version")
+    sock = wait_warm(warm_env)
+    for name in ("QUIRE_WARM", "XDG_RUNTIME_DIR"):
+        monkeypatch.setenv(name, warm_env[name])
+    monkeypatch.setattr(warm, "SERVED", [sock])  # as in a command the warm process forked
+    # killed mid-part: its pool reads the end of its answers and how it ended, as Popen's
+    worker = warm.part_worker()
+    assert worker is not None and worker.stdout is not None
+    assert Path(f"/proc/{worker.pid}").exists()
+    worker.kill()
+    assert worker.stdout.read() == b""
+    assert worker.wait(timeout=30) == -signal.SIGKILL
+    # the pool's process gone (its end of the conversation closed): the worker goes too
+    orphan = warm.part_worker()
+    assert orphan is not None
+    orphan._sock.close()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and Path(f"/proc/{orphan.pid}").exists():
+        time.sleep(0.1)
+    assert not Path(f"/proc/{orphan.pid}").exists()
+
+
 def test_services_and_quire_warm_0_run_in_their_own_process(
     tmp_path: Path, warm_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
