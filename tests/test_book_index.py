@@ -595,6 +595,26 @@ def test_columns_whose_extents_touch_are_read_apart() -> None:
     assert found == [t.split(",")[0] for t in left + right]
 
 
+def test_a_heading_set_large_across_the_gutter_leaves_the_columns_apart() -> None:
+    """A Finnish LaTeX guide's index is titled "Asiahakemistot" (a title the table did not
+    know) in large type above two narrow columns, running past the gutter, and a note under
+    it runs wider still: each page was read as one column, and 11 key terms were two
+    entries in one ("\\', 31, 179, 180 \\-"). A line set large joins the column it starts
+    in once the others have set the columns apart (here a heading over the entries)."""
+
+    def line(text: str, x0: float, x1: float, y0: float, size: float = 10.0) -> IndexLine:
+        return IndexLine(x0, x1, y0, y0 + size, size, [IndexSpan(text)])
+
+    left = ["article, 18, 19", "beamer, 61, 64", "book, 60, 61", "cd, 65", "guitartabs, 65"]
+    right = ["leaflet, 65", "letter, 61, 254", "memoir, 64", "report, 60, 61", "slides, 61"]
+    lines = [line("Dokumenttiluokat ja komennot", 44, 213, 120, 14.0)]
+    lines += [line("Tekstitilan ja matematiikkatilan komennot on ladottu:", 44, 346, 160)]
+    lines += [line(t, 44, 176, 200 + 13 * i) for i, t in enumerate(left)]
+    lines += [line(t, 201, 276, 200 + 13 * i) for i, t in enumerate(right)]
+    found = [e.display for e in parse_index([IndexPage(259, 420, 595, lines)])]
+    assert found == ["Dokumenttiluokat ja komennot", *(t.split(",")[0] for t in left + right)]
+
+
 def test_a_running_header_read_in_pieces_is_left_out_of_the_columns() -> None:
     """GAP's reference manual heads its index pages "GAP - Reference Manual" and the page
     number, set apart: the parser removed the row whole, the index reader kept the title

@@ -43,6 +43,7 @@ WRAP_INDENT_EMS = 3.0  # ... and this far in, the continuation of the line above
 WIDE_SHARE = 0.6  # of the text width: a line wider than this spans the columns
 MIN_COLUMN_LINES = 5  # a column of an index page has at least this many lines
 MIN_COLUMN_SHARE = 0.2  # of the text width: a column this wide at least (three fit)
+LARGE_TYPE = 1.15  # of the median size: a title or heading set larger than the entries
 MARGIN_SHARE = 0.1  # of the page height: top and bottom bands where page numbers stand
 TITLE_SIZE = 1.15  # a title is set at least this much larger than the index's lines
 
@@ -295,13 +296,21 @@ def _columns(lines: Sequence[IndexLine], rtl: bool) -> list[list[IndexLine]]:
     columns = _cluster(lines)
     if len(columns) == 1:
         width = _extent(lines)
+        em = statistics.median(ln.size for ln in lines)
         narrow = [ln for ln in lines if ln.x1 - ln.x0 <= WIDE_SHARE * width]
-        split = _cluster(narrow)
+        # a title set large may bridge the gutter (a Finnish index's "Asiahakemistot" above
+        # two narrow columns): the rest set the columns apart, and it joins the one it
+        # starts in
+        large = [ln for ln in narrow if ln.size > LARGE_TYPE * em]
+        rest = [ln for ln in narrow if ln.size <= LARGE_TYPE * em]
+        split = _cluster(rest)
         if len(split) == 1:  # columns that touch: set apart by a slack of an em
-            em = statistics.median(ln.size for ln in lines)
-            split = [c for c in _cluster(narrow, em) if _extent(c) >= MIN_COLUMN_SHARE * width]
-            split = split if len(split) > 1 and sum(map(len, split)) == len(narrow) else []
+            split = [c for c in _cluster(rest, em) if _extent(c) >= MIN_COLUMN_SHARE * width]
+            split = split if len(split) > 1 and sum(map(len, split)) == len(rest) else []
         if len(split) > 1 and all(len(c) >= MIN_COLUMN_LINES for c in split):
+            for ln in large:
+                edges = [min(x.x0 for x in c) for c in split]
+                split[max((i for i, x in enumerate(edges) if x <= ln.x0 + 1), default=0)].append(ln)
             columns = split
     place = {id(ln): i for i, ln in enumerate(lines)}  # the reader's order (by baseline)
     ordered = [sorted(c, key=lambda ln: place[id(ln)]) for c in columns]

@@ -195,7 +195,7 @@ TITLES: dict[str, tuple[MatterKind, dict[str, tuple[str, ...]]]] = {
             "pl": ("Skorowidz", "Indeks"),
             "cs": ("Rejstřík",),
             "hu": ("Tárgymutató",),
-            "fi": ("Hakemisto",),
+            "fi": ("Hakemisto", "Asiahakemisto", "Asiahakemistot"),
             "et": ("Aineregister",),
             "sv": ("Sakregister",),
             "da": ("Stikordsregister",),
