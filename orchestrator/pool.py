@@ -7,7 +7,7 @@ every child and the pool breaks, code on standard input cannot be re-imported at
 daemonic process (a Celery prefork child) may not have children. A worker started as a
 module of ours imports nothing of the caller's, whatever the entry point.
 
-Where the `quire` command's warm process is running (orchestrator/warm.py), it forks the
+Where the `quire` command's warm process is running (orchestrator/warm_workers.py), it forks the
 workers instead, with their imports done: the same worker, the same conversation.
 
 A worker that dies in the middle of a part (killed, out of memory, a crash in native code)
@@ -29,7 +29,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import IO, Protocol
 
-from quire.orchestrator import warm
+from quire.orchestrator import warm_workers
 from quire.orchestrator.part_worker import Answer, Setup
 from quire.shared.engine import TaskMessage
 from quire.shared.errors import QuireError, TransientError
@@ -42,7 +42,8 @@ _Job = tuple[TaskMessage, "Future[None]"]
 
 
 class Worker(Protocol):
-    """What the pool uses of a worker process: `subprocess.Popen` or `warm.WarmPartWorker`."""
+    """What the pool uses of a worker process: a `subprocess.Popen` or a
+    `warm_workers.WarmPartWorker`."""
 
     stdin: IO[bytes] | None
     stdout: IO[bytes] | None
@@ -133,7 +134,7 @@ class PartPool:
                 slot.join(timeout=30)
 
     def _start(self) -> Worker:
-        proc: Worker | None = warm.part_worker()
+        proc: Worker | None = warm_workers.part_worker()
         if proc is None:
             python_path = os.pathsep.join(
                 p for p in (_package_root(), os.environ.get("PYTHONPATH", "")) if p

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from quire.orchestrator import part_worker
-from quire.orchestrator.warm import HEADER, SERVED
+from quire.orchestrator.warm_socket import HEADER, SERVED
 
 DEFAULT_IDLE = 600.0
 POLL = 1.0  # seconds between looks at finished children and the idle time

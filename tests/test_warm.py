@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from pipeline_utils import SAMPLE_PDF
 
-from quire.orchestrator import warm
+from quire.orchestrator import warm, warm_socket, warm_workers
 
 
 @pytest.fixture
@@ -241,16 +241,16 @@ def test_a_warm_part_worker_reports_its_death_and_dies_with_its_pool(
     sock = wait_warm(warm_env)
     for name in ("QUIRE_WARM", "XDG_RUNTIME_DIR"):
         monkeypatch.setenv(name, warm_env[name])
-    monkeypatch.setattr(warm, "SERVED", [sock])  # as in a command the warm process forked
+    monkeypatch.setattr(warm_workers, "SERVED", [sock])  # as in a command the warm process forked
     # killed mid-part: its pool reads the end of its answers and how it ended, as Popen's
-    worker = warm.part_worker()
+    worker = warm_workers.part_worker()
     assert worker is not None and worker.stdout is not None
     assert Path(f"/proc/{worker.pid}").exists()
     worker.kill()
     assert worker.stdout.read() == b""
     assert worker.wait(timeout=30) == -signal.SIGKILL
     # the pool's process gone (its end of the conversation closed): the worker goes too
-    orphan = warm.part_worker()
+    orphan = warm_workers.part_worker()
     assert orphan is not None
     orphan._sock.close()
     deadline = time.monotonic() + 30
@@ -278,20 +278,20 @@ def test_the_socket_is_named_by_what_the_imports_depend_on(
     (package / "shared").mkdir(parents=True)
     module = package / "shared" / "ir.py"
     module.write_text("A = 1\n")
-    monkeypatch.setattr(warm, "PACKAGE", package)
-    before = warm.fingerprint()
-    assert warm.fingerprint() == before
+    monkeypatch.setattr(warm_socket, "PACKAGE", package)
+    before = warm_socket.fingerprint()
+    assert warm_socket.fingerprint() == before
     module.write_text("A = 22\n")  # an edit
-    assert warm.fingerprint() != before
-    edited = warm.fingerprint()
+    assert warm_socket.fingerprint() != before
+    edited = warm_socket.fingerprint()
     monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])  # another path
-    assert warm.fingerprint() != edited
+    assert warm_socket.fingerprint() != edited
     # a folder open to other users is never used for the socket
     runtime = Path(tempfile.mkdtemp(prefix="qw-"))  # short enough for a socket's path
     try:
         (runtime / f"quire-warm-{os.getuid()}").mkdir(mode=0o777)
         os.chmod(runtime / f"quire-warm-{os.getuid()}", 0o777)
         monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-        assert warm.socket_path() is None
+        assert warm_socket.socket_path() is None
     finally:
         shutil.rmtree(runtime)
