@@ -21,7 +21,8 @@ In one run it prints:
 - the per-document fixed cost: `quire run` of a one-page document (a page of the corpus's
   FHS), median wall of --fixed-runs fresh runs in a process of its own and in the warm
   process (the first command starts it; its time is shown too), beside a bare
-  `python -c pass` and `import pymupdf`;
+  `python -c pass` and `import pymupdf`; and the whole FHS (50 pages) run through the
+  embedded pool (`--processes 2`), its workers started cold or forked by the warm process;
 - with --profile: the same batch in one process (`--processes 1`, parts inline) under
   cProfile, the top 25 functions by own time and by cumulative time;
 - with --memory 100,1000: batches of that many copies of one small document (each copy's
@@ -255,11 +256,14 @@ QUIET_PYMUPDF = "from quire.workers.parse.pdf_open import pymupdf_module; pymupd
 COLD_RUN = "quire run, one page, in a process of its own (QUIRE_WARM=0)"
 FIRST_RUN = "quire run, one page, the first command (it starts the warm process)"
 WARM_RUN = "quire run, one page, in the warm process (CPU: the caller's only)"
+COLD_POOL = "quire run --processes 2, 50 pages (FHS), in processes of their own"
+WARM_POOL = "quire run --processes 2, 50 pages (FHS), forked by the warm process"
 
 
 def fixed_cost(work: Path, runs: int) -> dict[str, tuple[float, float, int]]:
     """Median (wall, CPU) seconds of `quire run` on one page, in a process of its own and in
-    the warm process (orchestrator/warm.py), and of interpreter starts."""
+    the warm process (orchestrator/warm.py), of interpreter starts, and of a whole
+    document run through the embedded pool (its workers started cold or forked warm)."""
     work.mkdir(parents=True)
     doc = one_page(work / "one-page.pdf")
     cmds: dict[str, list[str]] = {
@@ -267,10 +271,12 @@ def fixed_cost(work: Path, runs: int) -> dict[str, tuple[float, float, int]]:
         "python: import quire and PyMuPDF (as Quire does)": [sys.executable, "-c", QUIET_PYMUPDF],
     }
     found: dict[str, list[tuple[float, float]]] = {COLD_RUN: [], FIRST_RUN: [], WARM_RUN: []}
-    found |= {name: [] for name in cmds}
+    found |= {COLD_POOL: [], WARM_POOL: []} | {name: [] for name in cmds}
+    pooled = ("--input", str(CORPUS / ONE_PAGE_SOURCE[0]), "--processes", "2")
 
-    def run(name: str, out: Path, **env: str) -> None:
-        cmd = [sys.executable, "-m", "quire", "run", "--input", str(doc), "--out", str(out)]
+    def run(name: str, out: Path, *args: str, **env: str) -> None:
+        args = args or ("--input", str(doc))
+        cmd = [sys.executable, "-m", "quire", "run", *args, "--out", str(out)]
         found[name].append(timed(cmd, {**_env(out.parent), "QUIRE_LOG_FORMAT": "text", **env}))
 
     # a socket folder of the bench's own (short: a socket's path is at most 107 bytes)
@@ -285,6 +291,8 @@ def fixed_cost(work: Path, runs: int) -> dict[str, tuple[float, float, int]]:
         for i in range(runs):
             run(COLD_RUN, work / f"cold{i}" / "out")
             run(WARM_RUN, work / f"warm{i}" / "out", **warm)
+            run(COLD_POOL, work / f"cold-pool{i}" / "out", *pooled)
+            run(WARM_POOL, work / f"warm-pool{i}" / "out", *pooled, **warm)
             for name, other in cmds.items():
                 found[name].append(timed(other, _env(work)))
         if sock:
