@@ -55,9 +55,9 @@ class WarmPartWorker:
                 raise subprocess.TimeoutExpired(self.args, timeout or 0.0) from None
             except OSError:
                 pass
-            line = self._pending.partition(b"\n")[0]
+            line, ended, _ = self._pending.partition(b"\n")
             # no report: the warm process's waiter went too, and the status with it
-            self.returncode = int(json.loads(line)["exit"]) if line else 1
+            self.returncode = int(json.loads(line)["exit"]) if ended else 1
             self._sock.close()
         return self.returncode
 
