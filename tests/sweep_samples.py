@@ -445,6 +445,41 @@ def build_clipped_figure(path: Path, pages: int = 6) -> Path:
     return path
 
 
+# A plot whose curves climb past the running header to the top of the page (pst-news10's
+# piece-wise functions; its header rule is an image there, no path): the header row,
+# wider than the plot on both sides, is no text of the plot's.
+PLOT_HEADER = "7. The PostScript header files"
+PLOT_LABELS = ["x", "y"]
+
+
+def build_plot_over_header(path: Path, pages: int = 5) -> Path:
+    doc = pymupdf.open()
+    for n in range(1, pages + 1):
+        page = doc.new_page(width=W, height=H)
+        page.insert_text((LEFT, 50), PLOT_HEADER, fontsize=9, fontname="helv")
+        page.insert_text((W - LEFT - 12, 50), f"{n + 16}", fontsize=9, fontname="helv")
+        y = 100.0
+        if n == 3:
+            plot = page.new_shape()
+            plot.draw_line((200, 360), (400, 360))  # the axes
+            plot.draw_line((300, 160), (300, 560))
+            for k in range(8):  # curves, two of them running off the top of the page
+                top = 0 if k < 2 else 200 + 10 * k
+                plot.draw_line((210 + 20 * k, 540), (230 + 20 * k, top))
+            plot.finish(color=(0, 0, 1), width=0.5)
+            plot.commit()
+            page.insert_text((404, 364), PLOT_LABELS[0], fontsize=9, fontname="helv")
+            page.insert_text((304, 158), PLOT_LABELS[1], fontsize=9, fontname="helv")
+            y = 600.0
+        _lines(
+            page,
+            y,
+            [f"Paragraph {n}.{k}: the header files define the operators." for k in range(6)],
+        )
+    doc.save(path)
+    return path
+
+
 # Slides whose frame title repeats while a frame runs over several slides; on slide 3 a
 # drawing at the top of the slide (a picture placed over the title area) takes the title
 # into its figure text, whose block then has the drawing's box (beamer-verona).

@@ -32,6 +32,8 @@ from sweep_samples import (
     NUMBERED_PARAGRAPHS,
     PADDED_HEADER,
     PICTURE_LABELS,
+    PLOT_HEADER,
+    PLOT_LABELS,
     PROSE_ABOVE,
     PROSE_BELOW,
     SECTION_HEADERS,
@@ -59,6 +61,7 @@ from sweep_samples import (
     build_localised_index,
     build_long_listing,
     build_padded_headers,
+    build_plot_over_header,
     build_raised_folios,
     build_section_headers,
     build_slide_titles,
@@ -148,6 +151,18 @@ def test_a_clipped_drawing_counts_where_it_shows(tmp_path: Path) -> None:
     assert sorted(r.page for r in doc.removed if r.kind == "header") == list(range(1, 7))
     figures = [e.text for e in doc.elements if e.origin == "figure"]
     assert figures == [" ".join(PICTURE_LABELS)]
+
+
+def test_a_plot_climbing_past_the_header_rule_leaves_the_header_alone(tmp_path: Path) -> None:
+    """pst-news10: a plot's curves climb past the running-header rule to the top of the
+    page; the header row, its centre inside the curves' box, was taken into the plot's
+    text ("7. The PostScript header files 20 y 7 6 5 ... x -8 -7"), so that page kept
+    its header and the axis labels read as a paragraph."""
+    doc = parse_document(build_plot_over_header(tmp_path / "plot.pdf")).document
+    assert [e.text for e in doc.elements if PLOT_HEADER in e.text] == []
+    assert sorted(r.page for r in doc.removed if r.kind == "header") == list(range(1, 6))
+    figures = [e.text for e in doc.elements if e.origin == "figure"]
+    assert figures == [" ".join(reversed(PLOT_LABELS))]
 
 
 def test_a_title_taken_into_figure_text_is_judged_where_it_stands(tmp_path: Path) -> None:

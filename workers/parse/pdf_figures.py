@@ -224,9 +224,14 @@ def _ends_prose(before: tuple[Box, str], row: tuple[Box, str]) -> bool:
 
 
 def _figure_of(row: Box, text: str, boxes: list[Box]) -> int | None:
+    """The figure whose text the row is (see `figure_rows`). A row that runs past the
+    figure on both sides is none of its text: pst-news10's plotted curves climb past the
+    running-header rule to the top of the page, and the header row ("7. The PostScript
+    header files 20"), its centre inside the curves' box, became the plot's text."""
     cx, cy = (row[0] + row[2]) / 2, (row[1] + row[3]) / 2
     for i, (x0, y0, x1, y1) in enumerate(boxes):
-        if x0 <= cx <= x1 and y0 <= cy <= y1:
+        wider = row[0] < x0 - MARGIN and row[2] > x1 + MARGIN
+        if x0 <= cx <= x1 and y0 <= cy <= y1 and not wider:
             return i
         if _label(text) and _near(boxes[i], row, MARGIN):
             return i
