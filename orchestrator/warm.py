@@ -36,12 +36,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from quire.orchestrator.warm_socket import (
-    HEADER,
+    connect,
     enabled,
     import_paths,
+    send_request,
     socket_path,
     stream_setup,
-    umask,
 )
 from quire.shared.environment import quire_variables
 
@@ -80,11 +80,8 @@ def hand_over(args: list[str]) -> int | None:
     path = socket_path()
     if path is None:
         return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.connect(str(path))
-    except OSError:
-        sock.close()
+    sock = connect(path)
+    if sock is None:
         start_warm_process(path)
         return None
     with sock:
@@ -95,19 +92,9 @@ def converse(sock: socket.socket, args: list[str]) -> int | None:
     streams = [stream_setup(s) for s in (sys.stdin, sys.stdout, sys.stderr)]
     if None in streams:
         return None  # a standard stream this process has not got: run the command here
-    request = {
-        "argv": args,
-        "prog": prog_name(),
-        "cwd": os.getcwd(),
-        "env": dict(os.environ),
-        "umask": umask(),
-        "streams": streams,
-    }
-    body = json.dumps(request).encode()
     replies = sock.makefile("rb")
     try:
-        socket.send_fds(sock, [HEADER.pack(len(body))], [0, 1, 2])
-        sock.sendall(body)
+        send_request(sock, [0, 1, 2], streams, argv=args, prog=prog_name())
         started = read_reply(replies)
     except OSError:
         return None  # the warm process went away before it began: nothing has run

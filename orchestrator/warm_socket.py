@@ -11,6 +11,7 @@ pid of the process that runs it, then its exit status.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import socket
 import stat
@@ -28,6 +29,33 @@ SOCKET_PATH_MAX = 100  # a Unix socket's path is at most 107 bytes on Linux
 READ_AT_IMPORT = ("PYTHON", "LANG", "LC_", "PYMUPDF", "OPENBLAS", "OMP_")
 PACKAGE = Path(__file__).parents[1]  # the `quire` package's folder (its floors are linked in)
 SERVED: list[Path] = []  # in the warm process and its children: the socket it serves
+
+
+def connect(path: Path) -> socket.socket | None:
+    """A connection to the warm process listening at `path`, or None when none does."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(path))
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+def send_request(sock: socket.socket, fds: list[int], streams: list[Any], **request: Any) -> None:
+    """Send a request: `fds` become the child's standard streams (set up as `streams`
+    says), and it takes this process's folder, environment and umask (raises OSError)."""
+    body = json.dumps(
+        {
+            **request,
+            "cwd": os.getcwd(),
+            "env": dict(os.environ),
+            "umask": umask(),
+            "streams": streams,
+        }
+    ).encode()
+    socket.send_fds(sock, [HEADER.pack(len(body))], fds)
+    sock.sendall(body)
 
 
 def enabled() -> bool:

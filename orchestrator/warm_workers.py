@@ -15,12 +15,12 @@ from contextlib import suppress
 from typing import IO, Any
 
 from quire.orchestrator.warm_socket import (
-    HEADER,
     SERVED,
+    connect,
     enabled,
+    send_request,
     socket_path,
     stream_setup,
-    umask,
 )
 
 
@@ -75,29 +75,17 @@ def part_worker() -> WarmPartWorker | None:
     path = (SERVED[0] if SERVED else socket_path()) if enabled() else None
     if path is None:
         return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.connect(str(path))
-    except OSError:
-        sock.close()
+    sock = connect(path)
+    if sock is None:
         return None
     pipe = ["utf-8", "strict", False, False]
-    request = {
-        "argv": ["part-worker"],
-        "part_worker": True,
-        "prog": "quire",
-        "cwd": os.getcwd(),
-        "env": dict(os.environ),
-        "umask": umask(),
-        "streams": [pipe, pipe, stream_setup(sys.stderr) or pipe],
-    }
-    body = json.dumps(request).encode()
+    streams = [pipe, pipe, stream_setup(sys.stderr) or pipe]
     theirs_in, ours_in = os.pipe()
     ours_out, theirs_out = os.pipe()
     started = None
     try:
-        socket.send_fds(sock, [HEADER.pack(len(body))], [theirs_in, theirs_out, 2])
-        sock.sendall(body)
+        fds = [theirs_in, theirs_out, 2]
+        send_request(sock, fds, streams, argv=["part-worker"], part_worker=True, prog="quire")
         started = read_line(sock)
     except OSError:
         pass
