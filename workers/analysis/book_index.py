@@ -308,8 +308,8 @@ def _columns(lines: Sequence[IndexLine], rtl: bool) -> list[list[IndexLine]]:
             split = [c for c in _cluster(rest, em) if _extent(c) >= MIN_COLUMN_SHARE * width]
             split = split if len(split) > 1 and sum(map(len, split)) == len(rest) else []
         if len(split) > 1 and all(len(c) >= MIN_COLUMN_LINES for c in split):
+            edges = [min(x.x0 for x in c) for c in split]
             for ln in large:
-                edges = [min(x.x0 for x in c) for c in split]
                 split[max((i for i, x in enumerate(edges) if x <= ln.x0 + 1), default=0)].append(ln)
             columns = split
     place = {id(ln): i for i, ln in enumerate(lines)}  # the reader's order (by baseline)
